@@ -1,0 +1,214 @@
+//! Command-line definitions. Option names and number suffixes follow kvtest
+//! (K/M/G = x1000, KiB/MiB/GiB = x1024, 0x hex), so kvtest command lines
+//! work unchanged, single-dash spellings (`-count`) included.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::units::number_arg;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "blobbench",
+    version,
+    about = "Measure where your blobs should live: inside SQLite or as files, on your own hardware",
+    long_about = "Measure where your application's blobs should live: inside an SQLite database, \
+as files in a folder or tree, or as files named by a database. blobbench reproduces SQLite's \
+kvtest experiments (init / export / run take kvtest's options) with per-operation latency \
+histograms, repetitions, cache control and a JSON result that records the environment.\n\n\
+Start with `blobbench quick` (about a minute, no setup).",
+    after_help = "Targets:\n  x.db | sqlite:PATH[?journal_mode=wal&synchronous=normal&page_size=4096&cache_size=N&mmap_size=N&locking_mode=exclusive]\n  sqlite-ext:PATH   database of file names, content in PATH.files/\n  dir:PATH          one file per blob (000001, 000002, ...)\n  tree:PATH         one file per blob in 00/00/01 folders\n\nNumbers take kvtest's suffixes: 10k = 10000, 2KiB = 2048, 1M = 1000000, 0x1000 = 4096."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Create a dataset of N random blobs (kvtest init)
+    #[command(after_help = "Example: blobbench init test1.db --count 100k --size 10k --variance 2k")]
+    Init(InitArgs),
+    /// Copy every blob of a database into one file each (kvtest export)
+    #[command(after_help = "Example: blobbench export test1.db test1.dir && blobbench export test1.db test1.tree --tree")]
+    Export(ExportArgs),
+    /// Time reads or updates on one target (kvtest run)
+    #[command(after_help = "Examples:\n  blobbench run test1.db --count 100k --random --blob-api\n  blobbench run test1.dir --random\n  blobbench run test1.db --count 10k --random --update --jmode wal --nosync\n  blobbench run test1.dir --count 10k --random --update --fsync --write-style rename")]
+    Run(Box<RunArgs>),
+    /// About a minute: SQLite vs files on this machine, one table of ratios
+    Quick(QuickArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct InitArgs {
+    /// Where to create the dataset: x.db, sqlite:PATH, sqlite-ext:PATH, dir:PATH or tree:PATH
+    pub target: String,
+    /// Number of blobs (keys 1..N)
+    #[arg(long, default_value = "1000", value_parser = number_arg)]
+    pub count: u64,
+    /// Blob size in bytes (the median with --dist lognormal)
+    #[arg(long, default_value = "10000", value_parser = number_arg)]
+    pub size: u64,
+    /// Vary each size uniformly by up to +/- V bytes
+    #[arg(long, default_value = "0", value_parser = number_arg)]
+    pub variance: u64,
+    /// Database page size (sqlite targets)
+    #[arg(long, default_value = "4096", value_parser = number_arg)]
+    pub pagesize: u64,
+    /// Size distribution: uniform (size +/- variance), fixed, lognormal (median size, shape --sigma)
+    #[arg(long, default_value = "uniform")]
+    pub dist: String,
+    /// Shape of the log-normal distribution
+    #[arg(long, default_value_t = 1.0)]
+    pub sigma: f64,
+    /// Seed of the content and sizes: same seed, same bytes
+    #[arg(long, default_value = "1", value_parser = number_arg)]
+    pub seed: u64,
+    /// Journal mode to leave the database in (sqlite targets)
+    #[arg(long)]
+    pub jmode: Option<String>,
+    /// Also write a JSON result of the load to FILE
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// Database to read (never modified)
+    pub db: String,
+    /// Folder to create (must be new, empty, or an earlier blobbench export)
+    pub dir: PathBuf,
+    /// Write 00/00/01 folders instead of one flat folder
+    #[arg(long)]
+    pub tree: bool,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum WriteStyleArg {
+    /// open with O_TRUNC, write, close (kvtest's fopen "wb")
+    Truncate,
+    /// overwrite the old bytes without truncating first
+    InPlace,
+    /// write NAME.tmp, then rename it over NAME
+    Rename,
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// Database or folder to measure (see `blobbench --help` for target syntax)
+    pub target: String,
+    /// Visit keys in ascending order (default, as kvtest)
+    #[arg(long, group = "order")]
+    pub asc: bool,
+    /// Visit keys in descending order
+    #[arg(long, group = "order")]
+    pub desc: bool,
+    /// Visit keys in a random order (a permutation: each key once)
+    #[arg(long, group = "order")]
+    pub random: bool,
+    /// Read with sqlite3_blob_read on one reopened handle instead of SQL
+    #[arg(long)]
+    pub blob_api: bool,
+    /// SQLite cache_size (pages; negative = KiB)
+    #[arg(long, default_value = "1000", allow_hyphen_values = true)]
+    pub cache_size: String,
+    /// Operations per repetition [default: every key once]
+    #[arg(long, value_parser = number_arg)]
+    pub count: Option<u64>,
+    /// fsync each file written (file targets)
+    #[arg(long)]
+    pub fsync: bool,
+    /// Run PRAGMA integrity_check after the test (sqlite targets)
+    #[arg(long)]
+    pub integrity_check: bool,
+    /// Largest key to use
+    #[arg(long, value_parser = number_arg)]
+    pub max_id: Option<u64>,
+    /// Memory-map up to N bytes of the database
+    #[arg(long, value_parser = number_arg, default_value = "0")]
+    pub mmap: u64,
+    /// Each read or write in its own transaction
+    #[arg(long)]
+    pub multitrans: bool,
+    /// Leave the WAL checkpoint out of the timed total (it is still reported)
+    #[arg(long)]
+    pub nocheckpoint: bool,
+    /// PRAGMA synchronous=OFF
+    #[arg(long)]
+    pub nosync: bool,
+    /// Journal mode for the run (delete, truncate, persist, memory, wal, off); update runs only
+    #[arg(long, value_name = "MODE")]
+    pub jmode: Option<String>,
+    /// First key (ascending/descending orders)
+    #[arg(long, value_parser = number_arg)]
+    pub start: Option<u64>,
+    /// Print I/O counters and per-repetition detail
+    #[arg(long)]
+    pub stats: bool,
+    /// Overwrite blobs with new content of the same size instead of reading
+    #[arg(long)]
+    pub update: bool,
+    /// How files are rewritten by --update
+    #[arg(long, value_enum, default_value = "truncate")]
+    pub write_style: WriteStyleArg,
+    /// Measured repetitions (median and spread are reported)
+    #[arg(long, default_value = "3", value_parser = number_arg)]
+    pub repeat: u64,
+    /// Unmeasured repetitions before measuring
+    #[arg(long, default_value = "0", value_parser = number_arg)]
+    pub warmup: u64,
+    /// Check every byte read (or written, read back after the run) against the dataset
+    #[arg(long)]
+    pub verify: bool,
+    /// Evict the target from the page cache before each repetition
+    #[arg(long)]
+    pub cold: bool,
+    /// Seed of the random key order
+    #[arg(long, default_value = "1", value_parser = number_arg)]
+    pub order_seed: u64,
+    /// Write the JSON result to FILE
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct QuickArgs {
+    /// Folder for the datasets [default: a new temporary folder, removed afterwards]
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Keep the datasets after the run
+    #[arg(long)]
+    pub keep: bool,
+    /// Number of blobs
+    #[arg(long, default_value = "20k", value_parser = number_arg)]
+    pub count: u64,
+    /// Blob size
+    #[arg(long, default_value = "10k", value_parser = number_arg)]
+    pub size: u64,
+    /// Size variance (+/-)
+    #[arg(long, default_value = "2k", value_parser = number_arg)]
+    pub variance: u64,
+    /// Measured rounds; each round runs every case once, in alternating order
+    #[arg(long, default_value = "3", value_parser = number_arg)]
+    pub rounds: u64,
+    /// Where to write the JSON result
+    #[arg(long, value_name = "FILE", default_value = "quick.json")]
+    pub json: PathBuf,
+}
+
+/// kvtest accepts `-count` as well as `--count`; clap only the latter.
+/// Rewrites single-dash long options we know into double-dash ones.
+pub fn normalize_kvtest_args(args: Vec<String>) -> Vec<String> {
+    const LONG: &[&str] = &[
+        "count", "size", "variance", "pagesize", "tree", "asc", "desc", "random", "blob-api", "cache-size", "fsync",
+        "integrity-check", "max-id", "mmap", "multitrans", "nocheckpoint", "nosync", "jmode", "start", "stats",
+        "update", "vacuum",
+    ];
+    args.into_iter()
+        .map(|a| match a.strip_prefix('-') {
+            Some(rest) if !rest.starts_with('-') && LONG.contains(&rest) => format!("-{a}"),
+            _ => a,
+        })
+        .collect()
+}

@@ -1,0 +1,74 @@
+//! Typed errors of the library. Every error renders as one line; the binary
+//! prints it after `blobbench: error:` and maps [`Error::exit_code`].
+
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The user asked for something we cannot do as asked: bad value, missing
+    /// target, a file that is not ours. Exit status 2.
+    #[error("{0}")]
+    Usage(String),
+    #[error("{action} {path}: {source}")]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("SQLite error on {path}: {source}")]
+    Sqlite {
+        path: PathBuf,
+        #[source]
+        source: rusqlite::Error,
+    },
+    #[error("verification failed: {0}")]
+    Verify(String),
+    #[error("cannot write result {path}: {source}")]
+    Json {
+        path: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub fn usage(message: impl Into<String>) -> Self {
+        Error::Usage(message.into())
+    }
+
+    pub fn io(action: &'static str, path: &Path, source: std::io::Error) -> Self {
+        Error::Io {
+            action,
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    pub fn sqlite(path: &Path, source: rusqlite::Error) -> Self {
+        Error::Sqlite {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    /// 2 for anything the user can fix by changing the command line or the
+    /// paths it names (as clap does for bad arguments), 1 for failures.
+    pub fn exit_code(&self) -> i32 {
+        use std::io::ErrorKind::*;
+        match self {
+            Error::Usage(_) => 2,
+            Error::Io { source, .. }
+                if matches!(
+                    source.kind(),
+                    NotFound | PermissionDenied | ReadOnlyFilesystem | AlreadyExists | NotADirectory
+                ) =>
+            {
+                2
+            }
+            _ => 1,
+        }
+    }
+}

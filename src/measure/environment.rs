@@ -1,0 +1,114 @@
+//! What the numbers were measured on: recorded in every result, because a
+//! ratio means little without the machine, filesystem and library behind it.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Environment {
+    pub blobbench_version: String,
+    pub build: &'static str,
+    pub hostname: String,
+    pub os: String,
+    pub kernel: String,
+    pub cpu_model: String,
+    pub logical_cpus: usize,
+    pub memory_bytes: u64,
+    pub filesystem: Option<Filesystem>,
+    pub sqlite_version: String,
+    pub sqlite_compile_options: Vec<String>,
+    pub euid_is_root: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Filesystem {
+    pub path: String,
+    pub mount_point: String,
+    pub fs_type: String,
+    pub device: String,
+    pub mount_options: String,
+}
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(path).unwrap_or_default()
+}
+
+fn os_release() -> String {
+    read("/etc/os-release")
+        .lines()
+        .find_map(|l| l.strip_prefix("PRETTY_NAME="))
+        .map(|s| s.trim_matches('"').to_string())
+        .unwrap_or_else(|| std::env::consts::OS.to_string())
+}
+
+fn kernel() -> String {
+    let release = read("/proc/sys/kernel/osrelease");
+    format!("{} {}", read("/proc/sys/kernel/ostype").trim(), release.trim()).trim().to_string()
+}
+
+fn cpu_model() -> String {
+    read("/proc/cpuinfo")
+        .lines()
+        .find_map(|l| l.strip_prefix("model name").and_then(|r| r.split_once(':')).map(|(_, v)| v.trim().to_string()))
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string())
+}
+
+fn memory_bytes() -> u64 {
+    read("/proc/meminfo")
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map(|kb| kb * 1024)
+        .unwrap_or(0)
+}
+
+/// The mount holding `path`: longest mount point that is a prefix of it.
+pub fn filesystem_of(path: &Path) -> Option<Filesystem> {
+    let abs = std::fs::canonicalize(path)
+        .or_else(|_| path.parent().map(std::fs::canonicalize).unwrap_or_else(|| std::env::current_dir()))
+        .ok()?;
+    let abs_s = abs.to_string_lossy().into_owned();
+    let mounts = read("/proc/self/mounts");
+    let mut best: Option<Filesystem> = None;
+    for line in mounts.lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if f.len() < 4 {
+            continue;
+        }
+        let mp = f[1].replace("\\040", " ");
+        let inside = abs_s == mp || mp == "/" || abs_s.starts_with(&format!("{mp}/"));
+        if inside && best.as_ref().is_none_or(|b| mp.len() >= b.mount_point.len()) {
+            best = Some(Filesystem {
+                path: abs_s.clone(),
+                mount_point: mp,
+                fs_type: f[2].to_string(),
+                device: f[0].to_string(),
+                mount_options: f[3].to_string(),
+            });
+        }
+    }
+    best
+}
+
+impl Environment {
+    /// Captures the environment; `data_path` names where the data lives.
+    pub fn capture(data_path: Option<&Path>) -> Environment {
+        let (sqlite_version, sqlite_compile_options) = crate::store::read_sqlite_info();
+        Environment {
+            blobbench_version: env!("CARGO_PKG_VERSION").to_string(),
+            build: if cfg!(debug_assertions) { "debug" } else { "release" },
+            hostname: read("/proc/sys/kernel/hostname").trim().to_string(),
+            os: os_release(),
+            kernel: kernel(),
+            cpu_model: cpu_model(),
+            logical_cpus: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            memory_bytes: memory_bytes(),
+            filesystem: data_path.and_then(filesystem_of),
+            sqlite_version,
+            sqlite_compile_options,
+            // SAFETY: geteuid has no failure modes.
+            euid_is_root: unsafe { libc::geteuid() } == 0,
+        }
+    }
+}

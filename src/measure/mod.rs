@@ -1,0 +1,9 @@
+//! Clocks, latency histograms, statistics, CPU time, cache control, disk
+//! space and the environment record.
+
+pub mod cache;
+pub mod cpu;
+pub mod environment;
+pub mod latency;
+pub mod space;
+pub mod stats;

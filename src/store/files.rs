@@ -1,0 +1,428 @@
+//! One file per blob: a flat folder (`000042`) or kvtest's tree (`00/00/42`).
+
+use std::fmt::Write as _;
+use std::fs::{self, File, OpenOptions};
+use std::io::{ErrorKind, Read, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, json};
+
+use super::{Access, Catalog, Session, SessionOptions, Store, StoreInfo, WriteStyle, missing_key};
+use crate::dataset::Manifest;
+use crate::error::{Error, Result};
+
+/// The manifest file a dataset folder carries; kvtest ignores it.
+pub const MANIFEST_FILE: &str = "blobbench-dataset.json";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileLayout {
+    Flat,
+    Tree,
+}
+
+impl FileLayout {
+    /// Appends the relative name of `key` exactly as kvtest names it.
+    pub fn push_name(self, key: u64, out: &mut String) {
+        match self {
+            FileLayout::Flat => write!(out, "{key:06}"),
+            FileLayout::Tree => write!(out, "{:02}/{:02}/{:02}", key / 10000, (key / 100) % 100, key % 100),
+        }
+        .expect("writing to a String cannot fail");
+    }
+}
+
+pub struct FilesStore {
+    root: PathBuf,
+    layout: FileLayout,
+    access: Access,
+}
+
+impl FilesStore {
+    pub fn open(root: &Path, layout: FileLayout, access: Access) -> Result<Self> {
+        if !root.exists() {
+            return Err(Error::usage(format!(
+                "target \"{}\" does not exist (make it with: blobbench export DB {} or blobbench init dir:{})",
+                root.display(),
+                root.display(),
+                root.display()
+            )));
+        }
+        if !root.is_dir() {
+            return Err(Error::usage(format!(
+                "target \"{}\" is a file, not a folder; a database target is named sqlite:{}",
+                root.display(),
+                root.display()
+            )));
+        }
+        Ok(FilesStore { root: root.to_path_buf(), layout, access })
+    }
+
+    pub fn create(root: &Path, layout: FileLayout, manifest: &Manifest) -> Result<Self> {
+        prepare_own_folder(root)?;
+        let path = root.join(MANIFEST_FILE);
+        fs::write(&path, manifest.to_json()).map_err(|e| Error::io("cannot write", &path, e))?;
+        FilesStore::open(root, layout, Access::ReadWrite)
+    }
+
+    fn read_manifest(&self) -> Option<Manifest> {
+        let text = fs::read_to_string(self.root.join(MANIFEST_FILE)).ok()?;
+        Manifest::parse(&text)
+    }
+
+    fn key_path(&self, key: u64) -> PathBuf {
+        let mut s = String::new();
+        self.layout.push_name(key, &mut s);
+        self.root.join(s)
+    }
+
+    /// Lists every key file by walking the folder.
+    fn scan_keys(&self) -> Result<Vec<u64>> {
+        let mut keys = Vec::new();
+        let digits = |name: &str| !name.is_empty() && name.bytes().all(|b| b.is_ascii_digit());
+        let read = |dir: &Path| fs::read_dir(dir).map_err(|e| Error::io("cannot list", dir, e));
+        match self.layout {
+            FileLayout::Flat => {
+                for entry in read(&self.root)? {
+                    let entry = entry.map_err(|e| Error::io("cannot list", &self.root, e))?;
+                    let name = entry.file_name();
+                    let name = name.to_string_lossy();
+                    if digits(&name) && name.len() >= 6 {
+                        keys.push(name.parse::<u64>().unwrap_or(0));
+                    }
+                }
+            }
+            FileLayout::Tree => {
+                for a in read(&self.root)? {
+                    let a = a.map_err(|e| Error::io("cannot list", &self.root, e))?;
+                    let an = a.file_name().to_string_lossy().into_owned();
+                    if !digits(&an) || !a.path().is_dir() {
+                        continue;
+                    }
+                    for b in read(&a.path())? {
+                        let b = b.map_err(|e| Error::io("cannot list", &a.path(), e))?;
+                        let bn = b.file_name().to_string_lossy().into_owned();
+                        if !digits(&bn) || !b.path().is_dir() {
+                            continue;
+                        }
+                        for c in read(&b.path())? {
+                            let c = c.map_err(|e| Error::io("cannot list", &b.path(), e))?;
+                            let cn = c.file_name().to_string_lossy().into_owned();
+                            if digits(&cn) {
+                                let (a, b, c): (u64, u64, u64) =
+                                    (an.parse().unwrap_or(0), bn.parse().unwrap_or(0), cn.parse().unwrap_or(0));
+                                keys.push(a * 10000 + b * 100 + c);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        keys.sort_unstable();
+        Ok(keys)
+    }
+
+    fn walk(&self, include_dirs: bool) -> Result<Vec<PathBuf>> {
+        let mut out = Vec::new();
+        let mut stack = vec![self.root.clone()];
+        if include_dirs {
+            out.push(self.root.clone());
+        }
+        while let Some(dir) = stack.pop() {
+            for entry in fs::read_dir(&dir).map_err(|e| Error::io("cannot list", &dir, e))? {
+                let entry = entry.map_err(|e| Error::io("cannot list", &dir, e))?;
+                let ft = entry.file_type().map_err(|e| Error::io("cannot stat", &entry.path(), e))?;
+                if ft.is_dir() {
+                    stack.push(entry.path());
+                    if include_dirs {
+                        out.push(entry.path());
+                    }
+                } else if ft.is_file() {
+                    out.push(entry.path());
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Makes `root` ready to receive a dataset: creates it, or clears the blob
+/// files of an earlier blobbench dataset. Refuses a non-empty folder that
+/// blobbench did not make, so a user's files are never overwritten.
+pub(crate) fn prepare_own_folder(root: &Path) -> Result<()> {
+    if root.exists() {
+        if !root.is_dir() {
+            return Err(Error::usage(format!(
+                "refusing to write into \"{}\": it is a file, not a folder",
+                root.display()
+            )));
+        }
+        let mut entries = fs::read_dir(root).map_err(|e| Error::io("cannot list", root, e))?;
+        let ours = fs::read_to_string(root.join(MANIFEST_FILE)).ok().and_then(|t| Manifest::parse(&t)).is_some();
+        if !ours {
+            if entries.next().is_some() {
+                return Err(Error::usage(format!(
+                    "refusing to write into \"{}\": the folder is not empty and was not made by blobbench; choose an empty or new folder",
+                    root.display()
+                )));
+            }
+            return Ok(());
+        }
+        // Ours: remove only what we write (numbered files and folders, the manifest).
+        for entry in fs::read_dir(root).map_err(|e| Error::io("cannot list", root, e))? {
+            let entry = entry.map_err(|e| Error::io("cannot list", root, e))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let numbered = !name.is_empty() && name.bytes().all(|b| b.is_ascii_digit());
+            let p = entry.path();
+            if numbered && p.is_dir() {
+                fs::remove_dir_all(&p).map_err(|e| Error::io("cannot remove", &p, e))?;
+            } else if numbered || name == MANIFEST_FILE || name.ends_with(".tmp") {
+                fs::remove_file(&p).map_err(|e| Error::io("cannot remove", &p, e))?;
+            }
+        }
+        return Ok(());
+    }
+    fs::create_dir_all(root).map_err(|e| {
+        if e.kind() == ErrorKind::PermissionDenied {
+            Error::usage(format!("cannot create folder \"{}\": permission denied (choose a writable place)", root.display()))
+        } else {
+            Error::io("cannot create folder", root, e)
+        }
+    })
+}
+
+impl Store for FilesStore {
+    fn info(&self) -> StoreInfo {
+        let mut settings = Map::new();
+        settings.insert(
+            "layout".into(),
+            json!(match self.layout {
+                FileLayout::Flat => "flat (000001)",
+                FileLayout::Tree => "tree (00/00/01)",
+            }),
+        );
+        settings.insert(
+            "access".into(),
+            json!(if self.access == Access::ReadOnly { "read-only" } else { "read-write" }),
+        );
+        StoreInfo {
+            kind: match self.layout {
+                FileLayout::Flat => "dir".into(),
+                FileLayout::Tree => "tree".into(),
+            },
+            path: self.root.clone(),
+            settings,
+        }
+    }
+
+    fn catalog(&mut self) -> Result<Catalog> {
+        if let Some(m) = self.read_manifest() {
+            let first_ok = fs::metadata(self.key_path(m.first_key)).is_ok();
+            let last = fs::metadata(self.key_path(m.last_key));
+            let last_ok = match (&last, &m.spec) {
+                (Ok(md), Some(spec)) => md.len() == spec.size_of(m.last_key) as u64,
+                (Ok(_), None) => true,
+                _ => false,
+            };
+            if first_ok && last_ok {
+                return Ok(Catalog {
+                    first_key: m.first_key,
+                    last_key: m.last_key,
+                    count: m.count,
+                    manifest: Some(m),
+                    source: "manifest",
+                });
+            }
+        }
+        let keys = self.scan_keys()?;
+        let (Some(&first), Some(&last)) = (keys.first(), keys.last()) else {
+            return Err(Error::usage(format!(
+                "\"{}\" holds no blob files (expected names like 000001{})",
+                self.root.display(),
+                if self.layout == FileLayout::Tree { " in 00/00/ folders" } else { "" }
+            )));
+        };
+        Ok(Catalog { first_key: first, last_key: last, count: keys.len() as u64, manifest: None, source: "scan" })
+    }
+
+    fn session(&mut self, options: SessionOptions) -> Result<Box<dyn Session + '_>> {
+        let mut prefix = self.root.to_string_lossy().into_owned();
+        if !prefix.ends_with('/') {
+            prefix.push('/');
+        }
+        Ok(Box::new(FilesSession {
+            io: FileIo::new(options),
+            layout: self.layout,
+            prefix_len: prefix.len(),
+            path: prefix,
+            root: &self.root,
+        }))
+    }
+
+    fn files(&self) -> Result<Vec<PathBuf>> {
+        self.walk(false)
+    }
+
+    fn space_used(&self) -> Result<u64> {
+        crate::measure::space::allocated_bytes(&self.walk(true)?)
+    }
+}
+
+/// The file operations shared by dir, tree and sqlite-ext stores.
+pub(crate) struct FileIo {
+    pub options: SessionOptions,
+    buf: Vec<u8>,
+    tmp: String,
+}
+
+impl FileIo {
+    pub fn new(options: SessionOptions) -> Self {
+        FileIo { options, buf: Vec::new(), tmp: String::new() }
+    }
+
+    /// open + fstat + read + close; the bytes stay in our reused buffer.
+    pub fn read(&mut self, path: &str, key: u64, root: &Path, sink: &mut dyn FnMut(&[u8])) -> Result<()> {
+        let mut file = match File::open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Err(missing_key(key, root)),
+            Err(e) => return Err(Error::io("cannot open", Path::new(path), e)),
+        };
+        let n = file.metadata().map_err(|e| Error::io("cannot stat", Path::new(path), e))?.len() as usize;
+        if self.buf.len() < n {
+            self.buf.resize(n, 0);
+        }
+        file.read_exact(&mut self.buf[..n]).map_err(|e| Error::io("cannot read", Path::new(path), e))?;
+        sink(&self.buf[..n]);
+        Ok(())
+    }
+
+    /// Rewrites an existing file in the session's write style.
+    pub fn update(&mut self, path: &str, key: u64, root: &Path, data: &[u8]) -> Result<()> {
+        let p = Path::new(path);
+        let fsync = self.options.fsync;
+        let not_found = |e: std::io::Error| {
+            if e.kind() == ErrorKind::NotFound { missing_key(key, root) } else { Error::io("cannot open", p, e) }
+        };
+        match self.options.write_style {
+            WriteStyle::Truncate => {
+                let mut f = OpenOptions::new().write(true).truncate(true).open(p).map_err(not_found)?;
+                f.write_all(data).map_err(|e| Error::io("cannot write", p, e))?;
+                if fsync {
+                    f.sync_all().map_err(|e| Error::io("cannot fsync", p, e))?;
+                }
+            }
+            WriteStyle::InPlace => {
+                let f = OpenOptions::new().write(true).open(p).map_err(not_found)?;
+                f.write_all_at(data, 0).map_err(|e| Error::io("cannot write", p, e))?;
+                let old = f.metadata().map_err(|e| Error::io("cannot stat", p, e))?.len();
+                if old > data.len() as u64 {
+                    f.set_len(data.len() as u64).map_err(|e| Error::io("cannot truncate", p, e))?;
+                }
+                if fsync {
+                    f.sync_all().map_err(|e| Error::io("cannot fsync", p, e))?;
+                }
+            }
+            WriteStyle::TempRename => {
+                if fs::symlink_metadata(p).is_err() {
+                    return Err(missing_key(key, root));
+                }
+                self.tmp.clear();
+                self.tmp.push_str(path);
+                self.tmp.push_str(".tmp");
+                let tmp = Path::new(&self.tmp);
+                let mut f = OpenOptions::new()
+                    .write(true)
+                    .create(true)
+                    .truncate(true)
+                    .open(tmp)
+                    .map_err(|e| Error::io("cannot create", tmp, e))?;
+                f.write_all(data).map_err(|e| Error::io("cannot write", tmp, e))?;
+                if fsync {
+                    f.sync_all().map_err(|e| Error::io("cannot fsync", tmp, e))?;
+                }
+                drop(f);
+                fs::rename(tmp, p).map_err(|e| Error::io("cannot rename over", p, e))?;
+                if fsync {
+                    let dir = p.parent().unwrap_or(Path::new("."));
+                    File::open(dir)
+                        .and_then(|d| d.sync_all())
+                        .map_err(|e| Error::io("cannot fsync folder", dir, e))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Creates a new file; refuses to replace an existing one.
+    pub fn create(&mut self, path: &str, data: &[u8]) -> Result<()> {
+        let p = Path::new(path);
+        let open = || OpenOptions::new().write(true).create_new(true).open(p);
+        let mut f = match open() {
+            Err(e) if e.kind() == ErrorKind::NotFound => {
+                if let Some(parent) = p.parent() {
+                    fs::create_dir_all(parent).map_err(|e| Error::io("cannot create folder", parent, e))?;
+                }
+                open()
+            }
+            other => other,
+        }
+        .map_err(|e| Error::io("cannot create", p, e))?;
+        f.write_all(data).map_err(|e| Error::io("cannot write", p, e))?;
+        if self.options.fsync {
+            f.sync_all().map_err(|e| Error::io("cannot fsync", p, e))?;
+        }
+        Ok(())
+    }
+
+    pub fn remove(&mut self, path: &str, key: u64, root: &Path) -> Result<()> {
+        fs::remove_file(path).map_err(|e| {
+            if e.kind() == ErrorKind::NotFound { missing_key(key, root) } else { Error::io("cannot remove", Path::new(path), e) }
+        })
+    }
+}
+
+pub struct FilesSession<'a> {
+    io: FileIo,
+    layout: FileLayout,
+    /// The root with a trailing slash, followed by the current key's name.
+    path: String,
+    prefix_len: usize,
+    root: &'a Path,
+}
+
+impl FilesSession<'_> {
+    fn locate(&mut self, key: u64) {
+        self.path.truncate(self.prefix_len);
+        self.layout.push_name(key, &mut self.path);
+    }
+}
+
+impl Session for FilesSession<'_> {
+    fn read(&mut self, key: u64, sink: &mut dyn FnMut(&[u8])) -> Result<()> {
+        self.locate(key);
+        self.io.read(&self.path, key, self.root, sink)
+    }
+
+    fn update(&mut self, key: u64, data: &[u8]) -> Result<()> {
+        self.locate(key);
+        self.io.update(&self.path, key, self.root, data)
+    }
+
+    fn insert(&mut self, key: u64, data: &[u8]) -> Result<()> {
+        self.locate(key);
+        self.io.create(&self.path, data)
+    }
+
+    fn delete(&mut self, key: u64) -> Result<()> {
+        self.locate(key);
+        self.io.remove(&self.path, key, self.root)
+    }
+
+    fn begin(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    fn commit(&mut self) -> Result<()> {
+        Ok(())
+    }
+}

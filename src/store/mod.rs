@@ -1,0 +1,167 @@
+//! The Store trait every target implements, and the backends behind it.
+//!
+//! A [`Store`] is an open target. Work happens in a [`Session`], which holds
+//! the prepared statements, blob handles and buffers that a benchmark loop
+//! reuses from one operation to the next, so that only the operation itself
+//! falls inside the timed region.
+
+mod external;
+mod files;
+mod sqlite;
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+pub use external::ExternalStore;
+pub use files::{FileLayout, FilesStore};
+pub use sqlite::{SqliteStore, read_sqlite_info};
+
+use crate::dataset::Manifest;
+use crate::error::{Error, Result};
+use crate::target::Target;
+
+/// Whether the benchmark may change the target. Read-only stores are opened
+/// so that the operating system or SQLite refuses any write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    ReadOnly,
+    ReadWrite,
+}
+
+/// How SQLite content is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReadPath {
+    /// `SELECT v FROM kv WHERE k=?1`, prepared once.
+    Sql,
+    /// `sqlite3_blob_open` once, `sqlite3_blob_reopen` per key.
+    BlobApi,
+}
+
+/// How a file is rewritten, as an application would do it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WriteStyle {
+    /// open(O_TRUNC) + write + close: kvtest's fopen("wb").
+    Truncate,
+    /// open without truncation + pwrite over the old bytes + close.
+    InPlace,
+    /// write a temporary file beside it, then rename over the old one.
+    TempRename,
+}
+
+impl WriteStyle {
+    pub fn describe(self, fsync: bool) -> &'static str {
+        match (self, fsync) {
+            (WriteStyle::Truncate, false) => "truncate+rewrite",
+            (WriteStyle::Truncate, true) => "truncate+rewrite+fsync",
+            (WriteStyle::InPlace, false) => "overwrite in place",
+            (WriteStyle::InPlace, true) => "overwrite in place+fsync",
+            (WriteStyle::TempRename, false) => "temp+rename",
+            (WriteStyle::TempRename, true) => "temp+fsync+rename+fsync(dir)",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct SessionOptions {
+    pub read_path: ReadPath,
+    /// Each operation in its own transaction (kvtest's --multitrans). On the
+    /// blob API this means opening and closing the handle per operation,
+    /// because an open blob handle keeps its transaction open.
+    pub per_op_transaction: bool,
+    pub write_style: WriteStyle,
+    pub fsync: bool,
+}
+
+impl Default for SessionOptions {
+    fn default() -> Self {
+        SessionOptions {
+            read_path: ReadPath::Sql,
+            per_op_transaction: false,
+            write_style: WriteStyle::Truncate,
+            fsync: false,
+        }
+    }
+}
+
+/// What a store says about itself, recorded in every result.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct StoreInfo {
+    pub kind: String,
+    pub path: PathBuf,
+    /// Settings in force, read back from the store (not just what was asked).
+    pub settings: serde_json::Map<String, serde_json::Value>,
+}
+
+/// The keys a target holds: from its manifest, or found by scanning it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Catalog {
+    pub first_key: u64,
+    pub last_key: u64,
+    pub count: u64,
+    /// Present when the target was made by blobbench; enables --verify.
+    pub manifest: Option<Manifest>,
+    /// "manifest" or "scan".
+    pub source: &'static str,
+}
+
+pub trait Store {
+    fn info(&self) -> StoreInfo;
+    /// The keys present, via the manifest if trustworthy or a scan.
+    fn catalog(&mut self) -> Result<Catalog>;
+    /// Opens a session: prepared statements and handles reused across ops.
+    fn session(&mut self, options: SessionOptions) -> Result<Box<dyn Session + '_>>;
+    /// Files that hold the target's data, for cache warming and eviction.
+    fn files(&self) -> Result<Vec<PathBuf>>;
+    /// Space allocated on disk (like `du`), in bytes.
+    fn space_used(&self) -> Result<u64> {
+        crate::measure::space::allocated_bytes(&self.files()?)
+    }
+}
+
+pub trait Session {
+    /// Reads blob `key` and hands its bytes to `sink` without copying them
+    /// where the backend allows (SQLite's column buffer, our read buffer).
+    fn read(&mut self, key: u64, sink: &mut dyn FnMut(&[u8])) -> Result<()>;
+    /// Replaces blob `key` with `data` (same key, possibly same size).
+    fn update(&mut self, key: u64, data: &[u8]) -> Result<()>;
+    fn insert(&mut self, key: u64, data: &[u8]) -> Result<()>;
+    fn delete(&mut self, key: u64) -> Result<()>;
+    /// Starts a batch (one transaction) unless per-op transactions were asked.
+    fn begin(&mut self) -> Result<()>;
+    fn commit(&mut self) -> Result<()>;
+    /// Runs any deferred durability work (a WAL checkpoint); timed separately.
+    fn checkpoint(&mut self) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// Opens any target.
+pub fn open(target: &Target, access: Access) -> Result<Box<dyn Store>> {
+    Ok(match target {
+        Target::Sqlite { path, settings } => Box::new(SqliteStore::open(path, settings, access)?),
+        Target::SqliteExt { path, settings } => Box::new(ExternalStore::open(path, settings, access)?),
+        Target::Dir { path } => Box::new(FilesStore::open(path, FileLayout::Flat, access)?),
+        Target::Tree { path } => Box::new(FilesStore::open(path, FileLayout::Tree, access)?),
+    })
+}
+
+/// Creates an empty target of the given kind, refusing to replace anything
+/// that blobbench did not make.
+pub fn create(target: &Target, manifest: &Manifest) -> Result<Box<dyn Store>> {
+    Ok(match target {
+        Target::Sqlite { path, settings } => Box::new(SqliteStore::create(path, settings, manifest)?),
+        Target::SqliteExt { path, settings } => Box::new(ExternalStore::create(path, settings, manifest)?),
+        Target::Dir { path } => Box::new(FilesStore::create(path, FileLayout::Flat, manifest)?),
+        Target::Tree { path } => Box::new(FilesStore::create(path, FileLayout::Tree, manifest)?),
+    })
+}
+
+pub(crate) fn missing_key(key: u64, target: &std::path::Path) -> Error {
+    Error::usage(format!(
+        "key {key} is missing from {}: the run asked for a key the dataset does not hold (check --start/--max-id)",
+        target.display()
+    ))
+}

@@ -1,0 +1,543 @@
+//! Blobs inside an SQLite database, in kvtest's table `kv(k INTEGER PRIMARY KEY, v BLOB)`,
+//! so that databases made by kvtest and by blobbench are interchangeable.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use rusqlite::blob::Blob;
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, MAIN_DB, OpenFlags, Statement, params};
+use serde_json::{Map, Value, json};
+
+use super::{Access, Catalog, ReadPath, Session, SessionOptions, Store, StoreInfo, missing_key};
+use crate::dataset::Manifest;
+use crate::error::{Error, Result};
+use crate::target::SqliteSettings;
+
+pub(crate) const META_TABLE: &str = "blobbench_meta";
+
+pub struct SqliteStore {
+    path: PathBuf,
+    conn: Connection,
+    journal_mode: String,
+    settings: Map<String, Value>,
+}
+
+/// Checks that `path` exists and starts with SQLite's magic header.
+pub(crate) fn check_is_database(path: &Path, make_hint: &str) -> Result<()> {
+    if !path.exists() {
+        return Err(Error::usage(format!(
+            "target \"{}\" does not exist (create it with: {make_hint})",
+            path.display()
+        )));
+    }
+    if path.is_dir() {
+        return Err(Error::usage(format!(
+            "target \"{}\" is a folder, not a database: name it dir:{0} or tree:{0}",
+            path.display()
+        )));
+    }
+    let mut magic = [0u8; 16];
+    let mut file = std::fs::File::open(path).map_err(|e| Error::io("cannot open", path, e))?;
+    let n = file.read(&mut magic).map_err(|e| Error::io("cannot read", path, e))?;
+    if n < 16 || &magic != b"SQLite format 3\0" {
+        return Err(Error::usage(format!(
+            "\"{}\" is not an SQLite database (it does not start with \"SQLite format 3\"); name a database made by blobbench init or kvtest init",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+pub(crate) fn open_connection(path: &Path, access: Access) -> Result<Connection> {
+    let flags = match access {
+        Access::ReadOnly => OpenFlags::SQLITE_OPEN_READ_ONLY,
+        Access::ReadWrite => OpenFlags::SQLITE_OPEN_READ_WRITE,
+    } | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    Connection::open_with_flags(path, flags).map_err(|e| Error::sqlite(path, e))
+}
+
+pub(crate) fn has_table(conn: &Connection, path: &Path, table: &str) -> Result<bool> {
+    conn.query_row(
+        "SELECT count(*) FROM sqlite_schema WHERE type='table' AND name=?1",
+        [table],
+        |r| r.get::<_, i64>(0),
+    )
+    .map(|n| n > 0)
+    .map_err(|e| Error::sqlite(path, e))
+}
+
+pub(crate) fn read_manifest(conn: &Connection, path: &Path) -> Result<Option<Manifest>> {
+    if !has_table(conn, path, META_TABLE)? {
+        return Ok(None);
+    }
+    let text: Option<String> = conn
+        .query_row(&format!("SELECT value FROM {META_TABLE} WHERE name='dataset'"), [], |r| r.get(0))
+        .map(Some)
+        .or_else(|e| if e == rusqlite::Error::QueryReturnedNoRows { Ok(None) } else { Err(e) })
+        .map_err(|e| Error::sqlite(path, e))?;
+    Ok(text.as_deref().and_then(Manifest::parse))
+}
+
+/// Applies connection settings and returns what is in force afterwards.
+pub(crate) fn apply_settings(
+    conn: &Connection,
+    path: &Path,
+    settings: &SqliteSettings,
+    access: Access,
+) -> Result<(String, Map<String, Value>)> {
+    let err = |e| Error::sqlite(path, e);
+    let page_size: i64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0)).map_err(err)?;
+    if let Some(want) = settings.page_size
+        && i64::from(want) != page_size
+    {
+        return Err(Error::usage(format!(
+            "page_size={want} asked but {} has page size {page_size}: the page size is set when a database is created (blobbench init --pagesize {want})",
+            path.display()
+        )));
+    }
+    if let Some(n) = settings.cache_size {
+        conn.execute_batch(&format!("PRAGMA cache_size={n}")).map_err(err)?;
+    }
+    if let Some(n) = settings.mmap_size {
+        conn.execute_batch(&format!("PRAGMA mmap_size={n}")).map_err(err)?;
+    }
+    if let Some(m) = &settings.locking_mode {
+        conn.execute_batch(&format!("PRAGMA locking_mode={m}")).map_err(err)?;
+    }
+    if let Some(s) = &settings.synchronous {
+        conn.execute_batch(&format!("PRAGMA synchronous={s}")).map_err(err)?;
+    }
+    let current: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).map_err(err)?;
+    if let Some(j) = &settings.journal_mode
+        && !current.eq_ignore_ascii_case(j)
+    {
+        if access == Access::ReadOnly {
+            return Err(Error::usage(format!(
+                "journal_mode={j} would change {} (it is in {current} mode), but this run only reads it; set the journal mode with an --update run or blobbench init",
+                path.display()
+            )));
+        }
+        let got: String = conn
+            .query_row(&format!("PRAGMA journal_mode={j}"), [], |r| r.get(0))
+            .map_err(err)?;
+        if !got.eq_ignore_ascii_case(j) {
+            return Err(Error::usage(format!(
+                "SQLite refused journal_mode={j} on {} (it stayed {got})",
+                path.display()
+            )));
+        }
+    }
+    let mut map = Map::new();
+    let int = |sql: &str| -> Result<i64> { conn.query_row(sql, [], |r| r.get(0)).map_err(err) };
+    let journal_mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).map_err(err)?;
+    let sync = match int("PRAGMA synchronous")? {
+        0 => "off",
+        1 => "normal",
+        2 => "full",
+        3 => "extra",
+        _ => "?",
+    };
+    let locking: String = conn.query_row("PRAGMA locking_mode", [], |r| r.get(0)).map_err(err)?;
+    map.insert("page_size".into(), json!(page_size));
+    map.insert("journal_mode".into(), json!(journal_mode));
+    map.insert("synchronous".into(), json!(sync));
+    map.insert("cache_size".into(), json!(int("PRAGMA cache_size")?));
+    map.insert("mmap_size".into(), json!(int("PRAGMA mmap_size")?));
+    map.insert("locking_mode".into(), json!(locking));
+    map.insert("wal_autocheckpoint".into(), json!(int("PRAGMA wal_autocheckpoint")?));
+    map.insert("page_count".into(), json!(int("PRAGMA page_count")?));
+    map.insert("freelist_count".into(), json!(int("PRAGMA freelist_count")?));
+    map.insert(
+        "access".into(),
+        json!(if access == Access::ReadOnly { "read-only" } else { "read-write" }),
+    );
+    Ok((journal_mode.to_ascii_lowercase(), map))
+}
+
+/// The database's own files: itself plus any WAL, shared-memory or journal.
+pub(crate) fn database_files(path: &Path) -> Vec<PathBuf> {
+    let mut files = vec![path.to_path_buf()];
+    for suffix in ["-wal", "-shm", "-journal"] {
+        let mut p = path.as_os_str().to_owned();
+        p.push(suffix);
+        let p = PathBuf::from(p);
+        if p.exists() {
+            files.push(p);
+        }
+    }
+    files
+}
+
+/// Removes a database blobbench made, or refuses if it is not ours.
+pub(crate) fn replace_own_database(path: &Path, what: &str) -> Result<()> {
+    if !path.exists() {
+        return Ok(());
+    }
+    let ours = check_is_database(path, "").is_ok()
+        && open_connection(path, Access::ReadOnly)
+            .ok()
+            .and_then(|c| read_manifest(&c, path).ok().flatten())
+            .is_some();
+    if !ours {
+        return Err(Error::usage(format!(
+            "refusing to replace \"{}\": it exists and is not a {what} made by blobbench; remove it yourself or choose another path",
+            path.display()
+        )));
+    }
+    for f in database_files(path) {
+        std::fs::remove_file(&f).map_err(|e| Error::io("cannot remove", &f, e))?;
+    }
+    Ok(())
+}
+
+pub(crate) fn create_database(path: &Path, settings: &SqliteSettings, manifest: &Manifest, schema: &str) -> Result<Connection> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty())
+        && !parent.is_dir()
+    {
+        return Err(Error::usage(format!(
+            "cannot create \"{}\": folder \"{}\" does not exist",
+            path.display(),
+            parent.display()
+        )));
+    }
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|e| Error::sqlite(path, e))?;
+    let page_size = settings.page_size.unwrap_or(4096);
+    let err = |e| Error::sqlite(path, e);
+    conn.execute_batch(&format!("PRAGMA page_size={page_size};"))
+        .map_err(|e| match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::CannotOpen) | Some(rusqlite::ErrorCode::ReadOnly) => Error::usage(format!(
+                "cannot create \"{}\": the folder is not writable",
+                path.display()
+            )),
+            _ => err(e),
+        })?;
+    conn.execute_batch(&format!(
+        "BEGIN; {schema}; CREATE TABLE {META_TABLE}(name TEXT PRIMARY KEY, value TEXT); COMMIT;"
+    ))
+    .map_err(|e| match e.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::CannotOpen) | Some(rusqlite::ErrorCode::ReadOnly) => Error::usage(format!(
+            "cannot create \"{}\": the folder is not writable",
+            path.display()
+        )),
+        _ => err(e),
+    })?;
+    conn.execute(
+        &format!("INSERT INTO {META_TABLE}(name, value) VALUES('dataset', ?1)"),
+        [manifest.to_json()],
+    )
+    .map_err(err)?;
+    Ok(conn)
+}
+
+impl SqliteStore {
+    pub fn open(path: &Path, settings: &SqliteSettings, access: Access) -> Result<Self> {
+        check_is_database(path, &format!("blobbench init {} --count 100k --size 10k", path.display()))?;
+        let conn = open_connection(path, access)?;
+        if !has_table(&conn, path, "kv")? {
+            return Err(Error::usage(format!(
+                "\"{}\" is an SQLite database but not a blob dataset: it has no kv(k, v) table (make one with blobbench init or kvtest init)",
+                path.display()
+            )));
+        }
+        let (journal_mode, settings) = apply_settings(&conn, path, settings, access)?;
+        Ok(SqliteStore {
+            path: path.to_path_buf(),
+            conn,
+            journal_mode,
+            settings,
+        })
+    }
+
+    pub fn create(path: &Path, settings: &SqliteSettings, manifest: &Manifest) -> Result<Self> {
+        replace_own_database(path, "database")?;
+        let conn = create_database(path, settings, manifest, "CREATE TABLE kv(k INTEGER PRIMARY KEY, v BLOB)")?;
+        drop(conn);
+        let mut rest = settings.clone();
+        rest.page_size = None;
+        SqliteStore::open(path, &rest, Access::ReadWrite)
+    }
+
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+}
+
+/// Finds the key range: the manifest when it agrees with the table (kvtest
+/// init may have rebuilt kv after blobbench wrote it), else min/max of k.
+pub(crate) fn catalog_of(conn: &Connection, path: &Path, table: &str) -> Result<Catalog> {
+    let err = |e| Error::sqlite(path, e);
+    let (min, max): (Option<i64>, Option<i64>) = conn
+        .query_row(&format!("SELECT min(k), max(k) FROM {table}"), [], |r| Ok((r.get(0)?, r.get(1)?)))
+        .map_err(err)?;
+    let (Some(min), Some(max)) = (min, max) else {
+        return Err(Error::usage(format!("\"{}\" holds no blobs (its {table} table is empty)", path.display())));
+    };
+    let (first, last) = (min as u64, max as u64);
+    if let Some(m) = read_manifest(conn, path)?
+        && m.first_key == first
+        && m.last_key == last
+    {
+        return Ok(Catalog { first_key: first, last_key: last, count: m.count, manifest: Some(m), source: "manifest" });
+    }
+    Ok(Catalog { first_key: first, last_key: last, count: last - first + 1, manifest: None, source: "scan" })
+}
+
+impl Store for SqliteStore {
+    fn info(&self) -> StoreInfo {
+        StoreInfo { kind: "sqlite".into(), path: self.path.clone(), settings: self.settings.clone() }
+    }
+
+    fn catalog(&mut self) -> Result<Catalog> {
+        let mut c = catalog_of(&self.conn, &self.path, "kv")?;
+        // A manifest whose spec no longer matches the blobs (kvtest init over
+        // a blobbench file) must not drive --verify.
+        if let Some(spec) = c.manifest.as_ref().and_then(|m| m.spec.clone()) {
+            let len: Option<i64> = self
+                .conn
+                .query_row("SELECT length(v) FROM kv WHERE k=?1", [c.last_key as i64], |r| r.get(0))
+                .map_err(|e| Error::sqlite(&self.path, e))?;
+            if len != Some(spec.size_of(c.last_key) as i64) {
+                c.manifest = None;
+                c.source = "scan";
+            }
+        }
+        Ok(c)
+    }
+
+    fn session(&mut self, options: SessionOptions) -> Result<Box<dyn Session + '_>> {
+        Ok(Box::new(SqliteSession {
+            conn: &self.conn,
+            path: &self.path,
+            options,
+            wal: self.journal_mode == "wal",
+            select: None,
+            update: None,
+            insert: None,
+            delete: None,
+            read_blob: None,
+            write_blob: None,
+            buf: Vec::new(),
+            in_transaction: false,
+        }))
+    }
+
+    fn files(&self) -> Result<Vec<PathBuf>> {
+        Ok(database_files(&self.path))
+    }
+}
+
+pub struct SqliteSession<'a> {
+    conn: &'a Connection,
+    path: &'a Path,
+    options: SessionOptions,
+    wal: bool,
+    select: Option<Statement<'a>>,
+    update: Option<Statement<'a>>,
+    insert: Option<Statement<'a>>,
+    delete: Option<Statement<'a>>,
+    read_blob: Option<Blob<'a>>,
+    write_blob: Option<Blob<'a>>,
+    buf: Vec<u8>,
+    in_transaction: bool,
+}
+
+fn is_missing_row(e: &rusqlite::Error) -> bool {
+    e.to_string().contains("no such rowid")
+}
+
+impl<'a> SqliteSession<'a> {
+    fn err(&self, e: rusqlite::Error) -> Error {
+        Error::sqlite(self.path, e)
+    }
+
+    fn statement(
+        conn: &'a Connection,
+        slot: &mut Option<Statement<'a>>,
+        sql: &str,
+        path: &Path,
+    ) -> Result<()> {
+        if slot.is_none() {
+            *slot = Some(conn.prepare(sql).map_err(|e| Error::sqlite(path, e))?);
+        }
+        Ok(())
+    }
+
+    fn open_blob(&self, key: u64, read_only: bool) -> Result<Blob<'a>> {
+        self.conn.blob_open(MAIN_DB, "kv", "v", key as i64, read_only).map_err(|e| {
+            if is_missing_row(&e) { missing_key(key, self.path) } else { self.err(e) }
+        })
+    }
+
+    fn position_blob(&mut self, key: u64, read_only: bool) -> Result<()> {
+        let slot_full = if read_only { self.read_blob.is_some() } else { self.write_blob.is_some() };
+        if self.options.per_op_transaction || !slot_full {
+            let blob = self.open_blob(key, read_only)?;
+            if read_only { self.read_blob = Some(blob) } else { self.write_blob = Some(blob) }
+            return Ok(());
+        }
+        let blob = if read_only { self.read_blob.as_mut() } else { self.write_blob.as_mut() };
+        let blob = blob.expect("checked above");
+        blob.reopen(key as i64).map_err(|e| {
+            if is_missing_row(&e) { missing_key(key, self.path) } else { Error::sqlite(self.path, e) }
+        })
+    }
+
+    fn release_handles(&mut self) {
+        self.read_blob = None;
+        self.write_blob = None;
+    }
+}
+
+impl Session for SqliteSession<'_> {
+    fn read(&mut self, key: u64, sink: &mut dyn FnMut(&[u8])) -> Result<()> {
+        match self.options.read_path {
+            ReadPath::Sql => {
+                Self::statement(self.conn, &mut self.select, "SELECT v FROM kv WHERE k=?1", self.path)?;
+                let path = self.path;
+                let stmt = self.select.as_mut().expect("prepared");
+                stmt.raw_bind_parameter(1, key as i64).map_err(|e| Error::sqlite(path, e))?;
+                let mut rows = stmt.raw_query();
+                match rows.next().map_err(|e| Error::sqlite(path, e))? {
+                    Some(row) => match row.get_ref(0).map_err(|e| Error::sqlite(path, e))? {
+                        ValueRef::Blob(b) => sink(b),
+                        ValueRef::Null => sink(&[]),
+                        ValueRef::Text(t) => sink(t),
+                        _ => {
+                            return Err(Error::usage(format!(
+                                "key {key} of {} holds a number, not a blob",
+                                path.display()
+                            )));
+                        }
+                    },
+                    None => return Err(missing_key(key, path)),
+                }
+                Ok(())
+            }
+            ReadPath::BlobApi => {
+                self.position_blob(key, true)?;
+                let blob = self.read_blob.as_ref().expect("positioned");
+                let n = blob.len();
+                if self.buf.len() < n {
+                    self.buf.resize(n, 0);
+                }
+                blob.read_at_exact(&mut self.buf[..n], 0).map_err(|e| Error::sqlite(self.path, e))?;
+                if self.options.per_op_transaction {
+                    self.read_blob = None;
+                }
+                sink(&self.buf[..n]);
+                Ok(())
+            }
+        }
+    }
+
+    fn update(&mut self, key: u64, data: &[u8]) -> Result<()> {
+        match self.options.read_path {
+            ReadPath::Sql => {
+                Self::statement(self.conn, &mut self.update, "UPDATE kv SET v=?2 WHERE k=?1", self.path)?;
+                let changed = self
+                    .update
+                    .as_mut()
+                    .expect("prepared")
+                    .execute(params![key as i64, data])
+                    .map_err(|e| Error::sqlite(self.path, e))?;
+                if changed == 0 {
+                    return Err(missing_key(key, self.path));
+                }
+                Ok(())
+            }
+            ReadPath::BlobApi => {
+                self.position_blob(key, false)?;
+                let blob = self.write_blob.as_mut().expect("positioned");
+                if blob.len() != data.len() {
+                    return Err(Error::usage(format!(
+                        "the blob API overwrites in place and cannot resize key {key} ({} bytes stored, {} to write); drop --blob-api to update by SQL",
+                        blob.len(),
+                        data.len()
+                    )));
+                }
+                blob.write_at(data, 0).map_err(|e| Error::sqlite(self.path, e))?;
+                if self.options.per_op_transaction {
+                    self.write_blob = None;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn insert(&mut self, key: u64, data: &[u8]) -> Result<()> {
+        Self::statement(self.conn, &mut self.insert, "INSERT INTO kv(k, v) VALUES(?1, ?2)", self.path)?;
+        self.insert
+            .as_mut()
+            .expect("prepared")
+            .execute(params![key as i64, data])
+            .map_err(|e| Error::sqlite(self.path, e))?;
+        Ok(())
+    }
+
+    fn delete(&mut self, key: u64) -> Result<()> {
+        Self::statement(self.conn, &mut self.delete, "DELETE FROM kv WHERE k=?1", self.path)?;
+        let n = self
+            .delete
+            .as_mut()
+            .expect("prepared")
+            .execute([key as i64])
+            .map_err(|e| Error::sqlite(self.path, e))?;
+        if n == 0 {
+            return Err(missing_key(key, self.path));
+        }
+        Ok(())
+    }
+
+    fn begin(&mut self) -> Result<()> {
+        if !self.options.per_op_transaction && !self.in_transaction {
+            self.conn.execute_batch("BEGIN").map_err(|e| self.err(e))?;
+            self.in_transaction = true;
+        }
+        Ok(())
+    }
+
+    fn commit(&mut self) -> Result<()> {
+        self.release_handles();
+        if self.in_transaction {
+            self.conn.execute_batch("COMMIT").map_err(|e| self.err(e))?;
+            self.in_transaction = false;
+        }
+        Ok(())
+    }
+
+    fn checkpoint(&mut self) -> Result<()> {
+        if self.wal {
+            self.conn
+                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+                .map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for SqliteSession<'_> {
+    fn drop(&mut self) {
+        self.release_handles();
+        if self.in_transaction {
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
+    }
+}
+
+/// SQLite's version and compile options, for the environment record.
+pub fn read_sqlite_info() -> (String, Vec<String>) {
+    let version = rusqlite::version().to_string();
+    let options = Connection::open_in_memory()
+        .and_then(|c| {
+            let mut stmt = c.prepare("PRAGMA compile_options")?;
+            let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+            rows.collect::<rusqlite::Result<Vec<String>>>()
+        })
+        .unwrap_or_default();
+    (version, options)
+}

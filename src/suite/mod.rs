@@ -1,0 +1,4 @@
+//! Suites: named experiments, each a grid of runs and the table that answers
+//! its question.
+
+pub mod quick;

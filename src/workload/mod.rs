@@ -1,0 +1,8 @@
+//! What is done to a dataset: the operation, the key order, the transaction
+//! grouping, and the executor that times it.
+
+mod order;
+pub mod run;
+
+pub use order::{KeyOrder, key_sequence};
+pub use run::{CacheMode, Operation, Repetition, RunPlan, RunResult, execute};
