@@ -28,13 +28,19 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Create a dataset of N random blobs (kvtest init)
-    #[command(after_help = "Example: blobbench init test1.db --count 100k --size 10k --variance 2k")]
+    #[command(
+        after_help = "Example: blobbench init test1.db --count 100k --size 10k --variance 2k"
+    )]
     Init(InitArgs),
     /// Copy every blob of a database into one file each (kvtest export)
-    #[command(after_help = "Example: blobbench export test1.db test1.dir && blobbench export test1.db test1.tree --tree")]
+    #[command(
+        after_help = "Example: blobbench export test1.db test1.dir && blobbench export test1.db test1.tree --tree"
+    )]
     Export(ExportArgs),
     /// Time reads or updates on one target (kvtest run)
-    #[command(after_help = "Examples:\n  blobbench run test1.db --count 100k --random --blob-api\n  blobbench run test1.dir --random\n  blobbench run test1.db --count 10k --random --update --jmode wal --nosync\n  blobbench run test1.dir --count 10k --random --update --fsync --write-style rename")]
+    #[command(
+        after_help = "Examples:\n  blobbench run test1.db --count 100k --random --blob-api\n  blobbench run test1.dir --random\n  blobbench run test1.db --count 10k --random --update --jmode wal --nosync\n  blobbench run test1.dir --count 10k --random --update --fsync --write-style rename"
+    )]
     Run(Box<RunArgs>),
     /// About a minute: SQLite vs files on this machine, one table of ratios
     Quick(QuickArgs),
@@ -201,9 +207,28 @@ pub struct QuickArgs {
 /// Rewrites single-dash long options we know into double-dash ones.
 pub fn normalize_kvtest_args(args: Vec<String>) -> Vec<String> {
     const LONG: &[&str] = &[
-        "count", "size", "variance", "pagesize", "tree", "asc", "desc", "random", "blob-api", "cache-size", "fsync",
-        "integrity-check", "max-id", "mmap", "multitrans", "nocheckpoint", "nosync", "jmode", "start", "stats",
-        "update", "vacuum",
+        "count",
+        "size",
+        "variance",
+        "pagesize",
+        "tree",
+        "asc",
+        "desc",
+        "random",
+        "blob-api",
+        "cache-size",
+        "fsync",
+        "integrity-check",
+        "max-id",
+        "mmap",
+        "multitrans",
+        "nocheckpoint",
+        "nosync",
+        "jmode",
+        "start",
+        "stats",
+        "update",
+        "vacuum",
     ];
     args.into_iter()
         .map(|a| match a.strip_prefix('-') {

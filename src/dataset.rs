@@ -126,7 +126,9 @@ impl DatasetSpec {
     }
 
     pub fn total_bytes(&self) -> u64 {
-        (self.first_key..=self.last_key()).map(|k| self.size_of(k) as u64).sum()
+        (self.first_key..=self.last_key())
+            .map(|k| self.size_of(k) as u64)
+            .sum()
     }
 
     /// Writes blob `key` at `version` into `buf` (resized to the blob's size).
@@ -142,25 +144,46 @@ impl DatasetSpec {
 
     /// Checks that `data` is exactly blob `key` at some version, and that the
     /// version is `expected` when given. Returns the version found.
-    pub fn verify(&self, key: u64, data: &[u8], expected: Option<u64>, scratch: &mut Vec<u8>) -> Result<u64> {
+    pub fn verify(
+        &self,
+        key: u64,
+        data: &[u8],
+        expected: Option<u64>,
+        scratch: &mut Vec<u8>,
+    ) -> Result<u64> {
         let want = self.size_of(key);
         if data.len() != want {
-            return Err(Error::Verify(format!("key {key}: read {} bytes, the dataset says {want}", data.len())));
+            return Err(Error::Verify(format!(
+                "key {key}: read {} bytes, the dataset says {want}",
+                data.len()
+            )));
         }
         let mut header = [0u8; 8];
         let h = want.min(8);
         header[..h].copy_from_slice(&data[..h]);
         let mask = header_mask(self.seed, key);
-        let version = if want >= 8 { u64::from_le_bytes(header) ^ mask } else { expected.unwrap_or(0) };
+        let version = if want >= 8 {
+            u64::from_le_bytes(header) ^ mask
+        } else {
+            expected.unwrap_or(0)
+        };
         if let Some(v) = expected
             && v != version
         {
-            return Err(Error::Verify(format!("key {key}: holds version {version}, expected {v} (a write was lost)")));
+            return Err(Error::Verify(format!(
+                "key {key}: holds version {version}, expected {v} (a write was lost)"
+            )));
         }
         self.fill(key, version, scratch);
         if scratch.as_slice() != data {
-            let at = scratch.iter().zip(data).position(|(a, b)| a != b).unwrap_or(0);
-            return Err(Error::Verify(format!("key {key}: content differs from the dataset at byte {at}")));
+            let at = scratch
+                .iter()
+                .zip(data)
+                .position(|(a, b)| a != b)
+                .unwrap_or(0);
+            return Err(Error::Verify(format!(
+                "key {key}: content differs from the dataset at byte {at}"
+            )));
         }
         Ok(version)
     }
@@ -205,9 +228,15 @@ pub fn spec_from_options(
         "fixed" => SizeDistribution::Fixed,
         "lognormal" => {
             if !(sigma > 0.0 && sigma <= 4.0) {
-                return Err(Error::usage(format!("--sigma {sigma} must be in (0, 4], e.g. --sigma 1")));
+                return Err(Error::usage(format!(
+                    "--sigma {sigma} must be in (0, 4], e.g. --sigma 1"
+                )));
             }
-            SizeDistribution::LogNormal { sigma, min: 1, max: (size * 1000).min(i32::MAX as u64) }
+            SizeDistribution::LogNormal {
+                sigma,
+                min: 1,
+                max: (size * 1000).min(i32::MAX as u64),
+            }
         }
         other => {
             return Err(Error::usage(format!(
@@ -215,7 +244,13 @@ pub fn spec_from_options(
             )));
         }
     };
-    Ok(DatasetSpec { first_key: 1, count, size, distribution, seed })
+    Ok(DatasetSpec {
+        first_key: 1,
+        count,
+        size,
+        distribution,
+        seed,
+    })
 }
 
 #[cfg(test)]
@@ -223,7 +258,13 @@ mod tests {
     use super::*;
 
     fn spec(distribution: SizeDistribution) -> DatasetSpec {
-        DatasetSpec { first_key: 1, count: 1000, size: 10_000, distribution, seed: 7 }
+        DatasetSpec {
+            first_key: 1,
+            count: 1000,
+            size: 10_000,
+            distribution,
+            seed: 7,
+        }
     }
 
     #[test]
@@ -234,7 +275,11 @@ mod tests {
         let mean = sizes.iter().sum::<usize>() as f64 / 1000.0;
         assert!((mean - 10_000.0).abs() < 200.0, "mean {mean}");
         assert!(sizes.iter().min().unwrap() < &8300 && sizes.iter().max().unwrap() > &11700);
-        let l = spec(SizeDistribution::LogNormal { sigma: 1.0, min: 1, max: 10_000_000 });
+        let l = spec(SizeDistribution::LogNormal {
+            sigma: 1.0,
+            min: 1,
+            max: 10_000_000,
+        });
         let mut ls: Vec<usize> = (1..=1000).map(|k| l.size_of(k)).collect();
         ls.sort();
         let median = ls[500] as f64;
@@ -252,7 +297,12 @@ mod tests {
         assert_ne!(a, b);
         assert_eq!(s.verify(5, &a, Some(0), &mut scratch).unwrap(), 0);
         assert_eq!(s.verify(5, &b, None, &mut scratch).unwrap(), 1);
-        assert!(s.verify(5, &b, Some(0), &mut scratch).unwrap_err().to_string().contains("lost"));
+        assert!(
+            s.verify(5, &b, Some(0), &mut scratch)
+                .unwrap_err()
+                .to_string()
+                .contains("lost")
+        );
         a[100] ^= 1;
         assert!(s.verify(5, &a, None, &mut scratch).is_err());
         assert!(s.verify(6, &b, None, &mut scratch).is_err());
@@ -272,7 +322,17 @@ mod tests {
     #[test]
     fn option_errors_name_the_value() {
         assert!(spec_from_options(0, 10, 0, "uniform", 1.0, 1).is_err());
-        assert!(spec_from_options(10, 10, 10, "uniform", 1.0, 1).unwrap_err().to_string().contains("--variance 10"));
-        assert!(spec_from_options(10, 10, 0, "zipf", 1.0, 1).unwrap_err().to_string().contains("zipf"));
+        assert!(
+            spec_from_options(10, 10, 10, "uniform", 1.0, 1)
+                .unwrap_err()
+                .to_string()
+                .contains("--variance 10")
+        );
+        assert!(
+            spec_from_options(10, 10, 0, "zipf", 1.0, 1)
+                .unwrap_err()
+                .to_string()
+                .contains("zipf")
+        );
     }
 }

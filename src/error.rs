@@ -63,7 +63,11 @@ impl Error {
             Error::Io { source, .. }
                 if matches!(
                     source.kind(),
-                    NotFound | PermissionDenied | ReadOnlyFilesystem | AlreadyExists | NotADirectory
+                    NotFound
+                        | PermissionDenied
+                        | ReadOnlyFilesystem
+                        | AlreadyExists
+                        | NotADirectory
                 ) =>
             {
                 2

@@ -10,13 +10,20 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             use clap::error::ErrorKind::*;
-            if matches!(e.kind(), DisplayHelp | DisplayVersion | DisplayHelpOnMissingArgumentOrSubcommand) {
+            if matches!(
+                e.kind(),
+                DisplayHelp | DisplayVersion | DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
                 let _ = e.print();
                 return ExitCode::SUCCESS;
             }
             // clap's message is several lines; keep the first paragraph on one line.
             let rendered = e.render().to_string();
-            let first: Vec<&str> = rendered.lines().take_while(|l| !l.trim().is_empty()).map(str::trim).collect();
+            let first: Vec<&str> = rendered
+                .lines()
+                .take_while(|l| !l.trim().is_empty())
+                .map(str::trim)
+                .collect();
             let msg = first.join(" ");
             let msg = msg.strip_prefix("error: ").unwrap_or(&msg);
             eprintln!("blobbench: error: {msg} (see blobbench --help)");

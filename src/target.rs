@@ -50,7 +50,9 @@ impl Target {
     /// anything else (or a name ending in .db/.sqlite/.sqlite3) a database.
     pub fn parse(text: &str) -> Result<Target> {
         if text.is_empty() {
-            return Err(Error::usage("empty target: name a database (x.db, sqlite:PATH) or a folder (dir:PATH, tree:PATH)"));
+            return Err(Error::usage(
+                "empty target: name a database (x.db, sqlite:PATH) or a folder (dir:PATH, tree:PATH)",
+            ));
         }
         if let Some((scheme, rest)) = text.split_once(':') {
             let known = ["sqlite", "sqlite-ext", "dir", "tree"];
@@ -60,7 +62,9 @@ impl Target {
                     None => (rest, None),
                 };
                 if path.is_empty() {
-                    return Err(Error::usage(format!("target \"{text}\" has no path after \"{scheme}:\"")));
+                    return Err(Error::usage(format!(
+                        "target \"{text}\" has no path after \"{scheme}:\""
+                    )));
                 }
                 let path = PathBuf::from(path);
                 return match scheme {
@@ -78,7 +82,11 @@ impl Target {
                                 "target \"{text}\": {scheme}: targets take no ?settings"
                             )));
                         }
-                        Ok(if scheme == "dir" { Target::Dir { path } } else { Target::Tree { path } })
+                        Ok(if scheme == "dir" {
+                            Target::Dir { path }
+                        } else {
+                            Target::Tree { path }
+                        })
                     }
                 };
             }
@@ -137,7 +145,11 @@ impl fmt::Display for Target {
 fn classify_bare_path(path: &Path) -> Target {
     if path.is_dir() {
         let path = path.to_path_buf();
-        return if path.join("00").is_dir() { Target::Tree { path } } else { Target::Dir { path } };
+        return if path.join("00").is_dir() {
+            Target::Tree { path }
+        } else {
+            Target::Dir { path }
+        };
     }
     Target::Sqlite {
         path: path.to_path_buf(),
@@ -147,17 +159,25 @@ fn classify_bare_path(path: &Path) -> Target {
 
 fn parse_settings(target: &str, query: Option<&str>) -> Result<SqliteSettings> {
     let mut settings = SqliteSettings::default();
-    let Some(query) = query else { return Ok(settings) };
+    let Some(query) = query else {
+        return Ok(settings);
+    };
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         let (name, value) = pair.split_once('=').ok_or_else(|| {
-            Error::usage(format!("target \"{target}\": setting \"{pair}\" needs a value, e.g. journal_mode=wal"))
+            Error::usage(format!(
+                "target \"{target}\": setting \"{pair}\" needs a value, e.g. journal_mode=wal"
+            ))
         })?;
         let value_lc = value.to_ascii_lowercase();
         match name {
             "page_size" => settings.page_size = Some(parse_page_size(value)?),
-            "journal_mode" => settings.journal_mode = Some(one_of("journal_mode", &value_lc, JOURNAL_MODES)?),
+            "journal_mode" => {
+                settings.journal_mode = Some(one_of("journal_mode", &value_lc, JOURNAL_MODES)?)
+            }
             "synchronous" => settings.synchronous = Some(parse_synchronous(&value_lc)?),
-            "locking_mode" => settings.locking_mode = Some(one_of("locking_mode", &value_lc, LOCKING_MODES)?),
+            "locking_mode" => {
+                settings.locking_mode = Some(one_of("locking_mode", &value_lc, LOCKING_MODES)?)
+            }
             "cache_size" => settings.cache_size = Some(parse_cache_size(value)?),
             "mmap_size" => settings.mmap_size = Some(parse_number(value)?),
             other => {
@@ -218,17 +238,34 @@ mod tests {
 
     #[test]
     fn parses_schemes_and_settings() {
-        let t = Target::parse("sqlite:/tmp/a.db?journal_mode=WAL&synchronous=1&page_size=8KiB&mmap_size=1G").unwrap();
-        let Target::Sqlite { path, settings } = t else { panic!() };
+        let t = Target::parse(
+            "sqlite:/tmp/a.db?journal_mode=WAL&synchronous=1&page_size=8KiB&mmap_size=1G",
+        )
+        .unwrap();
+        let Target::Sqlite { path, settings } = t else {
+            panic!()
+        };
         assert_eq!(path, PathBuf::from("/tmp/a.db"));
         assert_eq!(settings.journal_mode.as_deref(), Some("wal"));
         assert_eq!(settings.synchronous.as_deref(), Some("normal"));
         assert_eq!(settings.page_size, Some(8192));
         assert_eq!(settings.mmap_size, Some(1_000_000_000));
-        assert!(matches!(Target::parse("dir:/x").unwrap(), Target::Dir { .. }));
-        assert!(matches!(Target::parse("tree:/x").unwrap(), Target::Tree { .. }));
-        assert!(matches!(Target::parse("sqlite-ext:/x.db").unwrap(), Target::SqliteExt { .. }));
-        assert!(matches!(Target::parse("nothing-here.db").unwrap(), Target::Sqlite { .. }));
+        assert!(matches!(
+            Target::parse("dir:/x").unwrap(),
+            Target::Dir { .. }
+        ));
+        assert!(matches!(
+            Target::parse("tree:/x").unwrap(),
+            Target::Tree { .. }
+        ));
+        assert!(matches!(
+            Target::parse("sqlite-ext:/x.db").unwrap(),
+            Target::SqliteExt { .. }
+        ));
+        assert!(matches!(
+            Target::parse("nothing-here.db").unwrap(),
+            Target::Sqlite { .. }
+        ));
     }
 
     #[test]
@@ -251,8 +288,14 @@ mod tests {
     #[test]
     fn bare_directory_is_tree_when_it_has_00() {
         let tmp = tempfile::tempdir().unwrap();
-        assert!(matches!(Target::parse(tmp.path().to_str().unwrap()).unwrap(), Target::Dir { .. }));
+        assert!(matches!(
+            Target::parse(tmp.path().to_str().unwrap()).unwrap(),
+            Target::Dir { .. }
+        ));
         std::fs::create_dir(tmp.path().join("00")).unwrap();
-        assert!(matches!(Target::parse(tmp.path().to_str().unwrap()).unwrap(), Target::Tree { .. }));
+        assert!(matches!(
+            Target::parse(tmp.path().to_str().unwrap()).unwrap(),
+            Target::Tree { .. }
+        ));
     }
 }

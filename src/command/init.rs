@@ -14,10 +14,15 @@ use crate::target::{JOURNAL_MODES, Target, one_of, parse_page_size};
 use crate::units::{human_bytes, human_duration_ns};
 
 /// Loads every blob of `spec` into a new target; returns the store.
-pub fn create_dataset(target: &Target, spec: &DatasetSpec, show_progress: bool) -> Result<(Box<dyn Store>, u64)> {
+pub fn create_dataset(
+    target: &Target,
+    spec: &DatasetSpec,
+    show_progress: bool,
+) -> Result<(Box<dyn Store>, u64)> {
     let manifest = Manifest::new(spec.clone());
     let mut store = store::create(target, &manifest)?;
-    let pb = show_progress.then(|| super::progress::bar(spec.count, &format!("creating {}", target.kind_name())));
+    let pb = show_progress
+        .then(|| super::progress::bar(spec.count, &format!("creating {}", target.kind_name())));
     let started = Instant::now();
     {
         let mut session = store.session(SessionOptions::default())?;
@@ -43,7 +48,14 @@ pub fn create_dataset(target: &Target, spec: &DatasetSpec, show_progress: bool) 
 
 pub fn run(args: &InitArgs) -> Result<()> {
     let mut target = Target::parse(&args.target)?;
-    let spec = spec_from_options(args.count, args.size, args.variance, &args.dist, args.sigma, args.seed)?;
+    let spec = spec_from_options(
+        args.count,
+        args.size,
+        args.variance,
+        &args.dist,
+        args.sigma,
+        args.seed,
+    )?;
     let page_size = parse_page_size(&args.pagesize.to_string())?;
     match target.sqlite_settings_mut() {
         Some(s) => {
@@ -53,7 +65,10 @@ pub fn run(args: &InitArgs) -> Result<()> {
             }
         }
         None if args.jmode.is_some() => {
-            return Err(Error::usage(format!("--jmode applies to sqlite targets, not {}", target.kind_name())));
+            return Err(Error::usage(format!(
+                "--jmode applies to sqlite targets, not {}",
+                target.kind_name()
+            )));
         }
         None => {}
     }

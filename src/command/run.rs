@@ -8,13 +8,17 @@ use crate::report::table::Table;
 use crate::store::{Access, ReadPath, WriteStyle};
 use crate::target::{JOURNAL_MODES, Target, one_of, parse_cache_size};
 use crate::units::{human_bytes, human_duration_ns};
-use crate::workload::{CacheMode, KeyOrder, Operation, RunPlan, RunResult, execute};
 use crate::workload::run::SessionOptionsRecord;
+use crate::workload::{CacheMode, KeyOrder, Operation, RunPlan, RunResult, execute};
 
 pub fn plan_from_args(args: &RunArgs) -> Result<(RunPlan, Vec<String>)> {
     let mut target = Target::parse(&args.target)?;
     let mut notes = Vec::new();
-    let operation = if args.update { Operation::Update } else { Operation::Read };
+    let operation = if args.update {
+        Operation::Update
+    } else {
+        Operation::Read
+    };
     match target.sqlite_settings_mut() {
         Some(s) => {
             s.cache_size = Some(parse_cache_size(&args.cache_size)?);
@@ -43,10 +47,15 @@ pub fn plan_from_args(args: &RunArgs) -> Result<(RunPlan, Vec<String>)> {
         }
     }
     if args.fsync && matches!(target, Target::Sqlite { .. }) {
-        notes.push("--fsync ignored: SQLite durability is set by synchronous (--nosync or ?synchronous=)".into());
+        notes.push(
+            "--fsync ignored: SQLite durability is set by synchronous (--nosync or ?synchronous=)"
+                .into(),
+        );
     }
     if args.repeat == 0 {
-        return Err(Error::usage("--repeat 0: at least one measured repetition is needed, e.g. --repeat 3"));
+        return Err(Error::usage(
+            "--repeat 0: at least one measured repetition is needed, e.g. --repeat 3",
+        ));
     }
     let order = if args.random {
         KeyOrder::Random
@@ -59,7 +68,11 @@ pub fn plan_from_args(args: &RunArgs) -> Result<(RunPlan, Vec<String>)> {
         return Err(Error::usage("--count must be positive"));
     }
     let plan = RunPlan {
-        name: format!("{} {}", if args.update { "update" } else { "read" }, target.kind_name()),
+        name: format!(
+            "{} {}",
+            if args.update { "update" } else { "read" },
+            target.kind_name()
+        ),
         target,
         operation,
         order,
@@ -67,7 +80,11 @@ pub fn plan_from_args(args: &RunArgs) -> Result<(RunPlan, Vec<String>)> {
         start: args.start,
         max_id: args.max_id,
         session: SessionOptionsRecord {
-            read_path: if args.blob_api { ReadPath::BlobApi } else { ReadPath::Sql },
+            read_path: if args.blob_api {
+                ReadPath::BlobApi
+            } else {
+                ReadPath::Sql
+            },
             per_op_transaction: args.multitrans,
             write_style: match args.write_style {
                 WriteStyleArg::Truncate => WriteStyle::Truncate,
@@ -78,7 +95,11 @@ pub fn plan_from_args(args: &RunArgs) -> Result<(RunPlan, Vec<String>)> {
         },
         repeat: args.repeat as u32,
         warmup: args.warmup as u32,
-        cache: if args.cold { CacheMode::Cold } else { CacheMode::Warm },
+        cache: if args.cold {
+            CacheMode::Cold
+        } else {
+            CacheMode::Warm
+        },
         verify: args.verify,
         exclude_checkpoint: args.nocheckpoint,
         order_seed: args.order_seed,
@@ -92,7 +113,11 @@ fn us(ns: f64) -> String {
 
 /// The human report of one run.
 pub fn print_run(r: &RunResult, stats: bool) {
-    let op = if r.plan.operation == Operation::Update { "write" } else { "read" };
+    let op = if r.plan.operation == Operation::Update {
+        "write"
+    } else {
+        "read"
+    };
     let p = &r.plan;
     let path = if r.plan.target.is_files() {
         "file".to_string()
@@ -110,17 +135,34 @@ pub fn print_run(r: &RunResult, stats: bool) {
             KeyOrder::Desc => "descending",
             KeyOrder::Random => "random",
         },
-        if p.session.per_op_transaction { "one transaction per op" } else { "one transaction" },
+        if p.session.per_op_transaction {
+            "one transaction per op"
+        } else {
+            "one transaction"
+        },
         match p.cache {
             CacheMode::Warm => "warm",
             CacheMode::Cold => "cold",
         },
-        r.repetitions.first().map(|x| x.cache.method.as_str()).unwrap_or("-"),
+        r.repetitions
+            .first()
+            .map(|x| x.cache.method.as_str())
+            .unwrap_or("-"),
         p.repeat,
         p.warmup
     );
     if !r.store.settings.is_empty() {
-        let s: Vec<String> = r.store.settings.iter().map(|(k, v)| format!("{k}={}", v.as_str().map(str::to_string).unwrap_or(v.to_string()))).collect();
+        let s: Vec<String> = r
+            .store
+            .settings
+            .iter()
+            .map(|(k, v)| {
+                format!(
+                    "{k}={}",
+                    v.as_str().map(str::to_string).unwrap_or(v.to_string())
+                )
+            })
+            .collect();
         println!("settings: {}", s.join(" "));
     }
     if let Some(w) = &r.write_method {
@@ -128,9 +170,27 @@ pub fn print_run(r: &RunResult, stats: bool) {
     }
     let s = &r.summary;
     let mut t = Table::new(["", "median", "min", "max", "stddev"]);
-    t.row([format!("µs per {op}"), us(s.time_per_op_ns.median), us(s.time_per_op_ns.min), us(s.time_per_op_ns.max), us(s.time_per_op_ns.stddev)]);
-    t.row([format!("{op}s/s"), format!("{:.0}", s.ops_per_sec.median), format!("{:.0}", s.ops_per_sec.min), format!("{:.0}", s.ops_per_sec.max), format!("{:.0}", s.ops_per_sec.stddev)]);
-    t.row(["MB/s".to_string(), format!("{:.1}", s.mb_per_sec.median), format!("{:.1}", s.mb_per_sec.min), format!("{:.1}", s.mb_per_sec.max), format!("{:.1}", s.mb_per_sec.stddev)]);
+    t.row([
+        format!("µs per {op}"),
+        us(s.time_per_op_ns.median),
+        us(s.time_per_op_ns.min),
+        us(s.time_per_op_ns.max),
+        us(s.time_per_op_ns.stddev),
+    ]);
+    t.row([
+        format!("{op}s/s"),
+        format!("{:.0}", s.ops_per_sec.median),
+        format!("{:.0}", s.ops_per_sec.min),
+        format!("{:.0}", s.ops_per_sec.max),
+        format!("{:.0}", s.ops_per_sec.stddev),
+    ]);
+    t.row([
+        "MB/s".to_string(),
+        format!("{:.1}", s.mb_per_sec.median),
+        format!("{:.1}", s.mb_per_sec.min),
+        format!("{:.1}", s.mb_per_sec.max),
+        format!("{:.1}", s.mb_per_sec.stddev),
+    ]);
     t.row([
         "whole run incl. open/close (s)".to_string(),
         format!("{:.4}", s.whole_run_ns.median / 1e9),
@@ -156,7 +216,11 @@ pub fn print_run(r: &RunResult, stats: bool) {
             human_duration_ns(rep.cpu_system_ns as f64),
             human_duration_ns(rep.commit_ns as f64),
             human_duration_ns(rep.checkpoint_ns as f64),
-            if p.exclude_checkpoint { " (excluded from the total)" } else { "" }
+            if p.exclude_checkpoint {
+                " (excluded from the total)"
+            } else {
+                ""
+            }
         );
     }
     println!("disk space: {}", human_bytes(r.space_bytes));
@@ -181,7 +245,10 @@ pub fn print_run(r: &RunResult, stats: bool) {
     }
     // kvtest's closing lines, so scripts that parse kvtest output parse ours.
     let cap = if op == "write" { "write" } else { "read" };
-    println!("Microseconds per BLOB {cap}: {:.3}", s.time_per_op_ns.median / 1000.0);
+    println!(
+        "Microseconds per BLOB {cap}: {:.3}",
+        s.time_per_op_ns.median / 1000.0
+    );
     println!("Content {cap} rate: {:.1} MB/s", s.mb_per_sec.median);
 }
 
@@ -199,7 +266,10 @@ pub fn run(args: &RunArgs) -> Result<()> {
         && let Target::Sqlite { path, .. } | Target::SqliteExt { path, .. } = &plan.target
     {
         let conn = crate::store::SqliteStore::open(path, &Default::default(), Access::ReadOnly)?;
-        let mut stmt = conn.connection().prepare("PRAGMA integrity_check").map_err(|e| Error::sqlite(path, e))?;
+        let mut stmt = conn
+            .connection()
+            .prepare("PRAGMA integrity_check")
+            .map_err(|e| Error::sqlite(path, e))?;
         let lines: Vec<String> = stmt
             .query_map([], |row| row.get::<_, String>(0))
             .and_then(|rows| rows.collect())
@@ -217,7 +287,10 @@ pub fn run(args: &RunArgs) -> Result<()> {
         result::write(&mut doc, path)?;
     }
     if integrity.as_deref().is_some_and(|i| i != "ok") {
-        return Err(Error::Verify(format!("integrity_check reported: {}", integrity.unwrap_or_default())));
+        return Err(Error::Verify(format!(
+            "integrity_check reported: {}",
+            integrity.unwrap_or_default()
+        )));
     }
     Ok(())
 }

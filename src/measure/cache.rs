@@ -27,12 +27,16 @@ pub fn warm(files: &[PathBuf]) -> Result<CacheAction> {
     let mut bytes = 0u64;
     let mut count = 0;
     for path in files {
-        if !path.is_file() {
-            continue;
-        }
-        let mut f = File::open(path).map_err(|e| Error::io("cannot open", path, e))?;
+        // A WAL or journal listed earlier may be gone since the last close.
+        let mut f = match File::open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(Error::io("cannot open", path, e)),
+        };
         loop {
-            let n = f.read(&mut buf).map_err(|e| Error::io("cannot read", path, e))?;
+            let n = f
+                .read(&mut buf)
+                .map_err(|e| Error::io("cannot read", path, e))?;
             if n == 0 {
                 break;
             }
@@ -62,7 +66,8 @@ pub fn evict(files: &[PathBuf]) -> Result<CacheAction> {
     if is_root() && std::fs::write("/proc/sys/vm/drop_caches", "3").is_ok() {
         return Ok(CacheAction {
             state: "cold",
-            method: "sync + echo 3 > /proc/sys/vm/drop_caches (page cache, dentries, inodes)".into(),
+            method: "sync + echo 3 > /proc/sys/vm/drop_caches (page cache, dentries, inodes)"
+                .into(),
             files: files.len(),
             bytes,
         });
@@ -72,7 +77,11 @@ pub fn evict(files: &[PathBuf]) -> Result<CacheAction> {
         if !path.is_file() {
             continue;
         }
-        let f = File::open(path).map_err(|e| Error::io("cannot open", path, e))?;
+        let f = match File::open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(Error::io("cannot open", path, e)),
+        };
         // SAFETY: valid fd for the lifetime of `f`; offset 0, len 0 = whole file.
         unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
         count += 1;

@@ -14,7 +14,10 @@ pub fn now() -> CpuTimes {
         return CpuTimes::default();
     }
     let ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1000;
-    CpuTimes { user_ns: ns(usage.ru_utime), system_ns: ns(usage.ru_stime) }
+    CpuTimes {
+        user_ns: ns(usage.ru_utime),
+        system_ns: ns(usage.ru_stime),
+    }
 }
 
 impl CpuTimes {

@@ -44,13 +44,23 @@ fn os_release() -> String {
 
 fn kernel() -> String {
     let release = read("/proc/sys/kernel/osrelease");
-    format!("{} {}", read("/proc/sys/kernel/ostype").trim(), release.trim()).trim().to_string()
+    format!(
+        "{} {}",
+        read("/proc/sys/kernel/ostype").trim(),
+        release.trim()
+    )
+    .trim()
+    .to_string()
 }
 
 fn cpu_model() -> String {
     read("/proc/cpuinfo")
         .lines()
-        .find_map(|l| l.strip_prefix("model name").and_then(|r| r.split_once(':')).map(|(_, v)| v.trim().to_string()))
+        .find_map(|l| {
+            l.strip_prefix("model name")
+                .and_then(|r| r.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
         .unwrap_or_else(|| std::env::consts::ARCH.to_string())
 }
 
@@ -66,7 +76,11 @@ fn memory_bytes() -> u64 {
 /// The mount holding `path`: longest mount point that is a prefix of it.
 pub fn filesystem_of(path: &Path) -> Option<Filesystem> {
     let abs = std::fs::canonicalize(path)
-        .or_else(|_| path.parent().map(std::fs::canonicalize).unwrap_or_else(|| std::env::current_dir()))
+        .or_else(|_| {
+            path.parent()
+                .map(std::fs::canonicalize)
+                .unwrap_or_else(std::env::current_dir)
+        })
         .ok()?;
     let abs_s = abs.to_string_lossy().into_owned();
     let mounts = read("/proc/self/mounts");
@@ -78,7 +92,11 @@ pub fn filesystem_of(path: &Path) -> Option<Filesystem> {
         }
         let mp = f[1].replace("\\040", " ");
         let inside = abs_s == mp || mp == "/" || abs_s.starts_with(&format!("{mp}/"));
-        if inside && best.as_ref().is_none_or(|b| mp.len() >= b.mount_point.len()) {
+        if inside
+            && best
+                .as_ref()
+                .is_none_or(|b| mp.len() >= b.mount_point.len())
+        {
             best = Some(Filesystem {
                 path: abs_s.clone(),
                 mount_point: mp,
@@ -97,12 +115,18 @@ impl Environment {
         let (sqlite_version, sqlite_compile_options) = crate::store::read_sqlite_info();
         Environment {
             blobbench_version: env!("CARGO_PKG_VERSION").to_string(),
-            build: if cfg!(debug_assertions) { "debug" } else { "release" },
+            build: if cfg!(debug_assertions) {
+                "debug"
+            } else {
+                "release"
+            },
             hostname: read("/proc/sys/kernel/hostname").trim().to_string(),
             os: os_release(),
             kernel: kernel(),
             cpu_model: cpu_model(),
-            logical_cpus: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            logical_cpus: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
             memory_bytes: memory_bytes(),
             filesystem: data_path.and_then(filesystem_of),
             sqlite_version,

@@ -32,7 +32,9 @@ impl Default for Latencies {
 
 impl Latencies {
     pub fn new() -> Self {
-        Latencies { hist: Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid bounds") }
+        Latencies {
+            hist: Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid bounds"),
+        }
     }
 
     #[inline]
@@ -52,8 +54,17 @@ impl Latencies {
         let h = &self.hist;
         let p50 = h.value_at_quantile(0.5);
         let threshold = p50.saturating_mul(10);
-        let spikes = if h.is_empty() { 0 } else { h.iter_recorded().filter(|v| v.value_iterated_to() > threshold).map(|v| v.count_at_value()).sum() };
-        let points = [0.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99, 99.999, 100.0];
+        let spikes = if h.is_empty() {
+            0
+        } else {
+            h.iter_recorded()
+                .filter(|v| v.value_iterated_to() > threshold)
+                .map(|v| v.count_at_value())
+                .sum()
+        };
+        let points = [
+            0.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99, 99.999, 100.0,
+        ];
         LatencySummary {
             count: h.len(),
             min_ns: h.min(),
@@ -64,7 +75,10 @@ impl Latencies {
             p999_ns: h.value_at_quantile(0.999),
             max_ns: h.max(),
             spikes_over_10x_median: spikes,
-            percentiles: points.iter().map(|&p| (p, h.value_at_percentile(p))).collect(),
+            percentiles: points
+                .iter()
+                .map(|&p| (p, h.value_at_percentile(p)))
+                .collect(),
         }
     }
 }

@@ -20,10 +20,25 @@ pub fn summarize(values: &[f64]) -> Summary {
     let mut v = values.to_vec();
     v.sort_by(|a, b| a.total_cmp(b));
     let n = v.len();
-    let median = if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 };
+    let median = if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    };
     let mean = v.iter().sum::<f64>() / n as f64;
-    let var = if n > 1 { v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64 } else { 0.0 };
-    Summary { n, median, mean, min: v[0], max: v[n - 1], stddev: var.sqrt() }
+    let var = if n > 1 {
+        v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64
+    } else {
+        0.0
+    };
+    Summary {
+        n,
+        median,
+        mean,
+        min: v[0],
+        max: v[n - 1],
+        stddev: var.sqrt(),
+    }
 }
 
 #[cfg(test)]

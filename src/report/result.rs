@@ -52,7 +52,10 @@ impl ResultDocument {
 /// Refuses to replace a file unless it is an earlier blobbench result.
 pub fn check_can_write(path: &Path) -> Result<()> {
     if path.is_dir() {
-        return Err(Error::usage(format!("--json {}: is a folder; name a file such as result.json", path.display())));
+        return Err(Error::usage(format!(
+            "--json {}: is a folder; name a file such as result.json",
+            path.display()
+        )));
     }
     if path.exists() {
         let ours = std::fs::read_to_string(path)
@@ -86,8 +89,12 @@ pub fn write(doc: &mut ResultDocument, path: &Path) -> Result<()> {
     tmp.push(".tmp");
     let tmp = std::path::PathBuf::from(tmp);
     let mut f = std::fs::File::create(&tmp).map_err(|e| Error::io("cannot create", &tmp, e))?;
-    serde_json::to_writer_pretty(&mut f, doc).map_err(|e| Error::Json { path: path.to_path_buf(), source: e })?;
-    f.write_all(b"\n").map_err(|e| Error::io("cannot write", &tmp, e))?;
+    serde_json::to_writer_pretty(&mut f, doc).map_err(|e| Error::Json {
+        path: path.to_path_buf(),
+        source: e,
+    })?;
+    f.write_all(b"\n")
+        .map_err(|e| Error::io("cannot write", &tmp, e))?;
     drop(f);
     std::fs::rename(&tmp, path).map_err(|e| Error::io("cannot rename to", path, e))
 }

@@ -8,7 +8,10 @@ use rusqlite::{Connection, Statement};
 use serde_json::{Map, Value, json};
 
 use super::files::{FileIo, FileLayout, prepare_own_folder};
-use super::sqlite::{apply_settings, catalog_of, check_is_database, create_database, database_files, has_table, open_connection, replace_own_database};
+use super::sqlite::{
+    apply_settings, catalog_of, check_is_database, create_database, database_files, has_table,
+    open_connection, replace_own_database,
+};
 use super::{Access, Catalog, Session, SessionOptions, Store, StoreInfo, missing_key};
 use crate::dataset::Manifest;
 use crate::error::{Error, Result};
@@ -29,7 +32,13 @@ pub fn files_folder(db: &Path) -> PathBuf {
 
 impl ExternalStore {
     pub fn open(path: &Path, settings: &SqliteSettings, access: Access) -> Result<Self> {
-        check_is_database(path, &format!("blobbench init sqlite-ext:{} --count 10k --size 100k", path.display()))?;
+        check_is_database(
+            path,
+            &format!(
+                "blobbench init sqlite-ext:{} --count 10k --size 100k",
+                path.display()
+            ),
+        )?;
         let conn = open_connection(path, access)?;
         if !has_table(&conn, path, "blobs")? {
             return Err(Error::usage(format!(
@@ -40,7 +49,11 @@ impl ExternalStore {
         }
         let (_, mut map) = apply_settings(&conn, path, settings, access)?;
         map.insert("files".into(), json!(files_folder(path)));
-        Ok(ExternalStore { path: path.to_path_buf(), conn, settings: map })
+        Ok(ExternalStore {
+            path: path.to_path_buf(),
+            conn,
+            settings: map,
+        })
     }
 
     pub fn create(path: &Path, settings: &SqliteSettings, manifest: &Manifest) -> Result<Self> {
@@ -49,7 +62,12 @@ impl ExternalStore {
         prepare_own_folder(&folder)?;
         std::fs::write(folder.join(super::files::MANIFEST_FILE), manifest.to_json())
             .map_err(|e| Error::io("cannot write", &folder, e))?;
-        drop(create_database(path, settings, manifest, "CREATE TABLE blobs(k INTEGER PRIMARY KEY, file TEXT NOT NULL)")?);
+        drop(create_database(
+            path,
+            settings,
+            manifest,
+            "CREATE TABLE blobs(k INTEGER PRIMARY KEY, file TEXT NOT NULL)",
+        )?);
         let mut rest = settings.clone();
         rest.page_size = None;
         ExternalStore::open(path, &rest, Access::ReadWrite)
@@ -58,7 +76,11 @@ impl ExternalStore {
 
 impl Store for ExternalStore {
     fn info(&self) -> StoreInfo {
-        StoreInfo { kind: "sqlite-ext".into(), path: self.path.clone(), settings: self.settings.clone() }
+        StoreInfo {
+            kind: "sqlite-ext".into(),
+            path: self.path.clone(),
+            settings: self.settings.clone(),
+        }
     }
 
     fn catalog(&mut self) -> Result<Catalog> {
@@ -70,7 +92,10 @@ impl Store for ExternalStore {
             Some(p) => format!("{}/", p.to_string_lossy()),
             None => String::new(),
         };
-        let folder_name = files_folder(&self.path).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let folder_name = files_folder(&self.path)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         Ok(Box::new(ExternalSession {
             conn: &self.conn,
             db: &self.path,
@@ -90,10 +115,15 @@ impl Store for ExternalStore {
         let mut files = database_files(&self.path);
         let folder = files_folder(&self.path);
         if folder.is_dir() {
-            for entry in std::fs::read_dir(&folder).map_err(|e| Error::io("cannot list", &folder, e))? {
-                files.push(entry.map_err(|e| Error::io("cannot list", &folder, e))?.path());
+            for entry in
+                std::fs::read_dir(&folder).map_err(|e| Error::io("cannot list", &folder, e))?
+            {
+                files.push(
+                    entry
+                        .map_err(|e| Error::io("cannot list", &folder, e))?
+                        .path(),
+                );
             }
-            files.push(folder);
         }
         Ok(files)
     }
@@ -119,14 +149,24 @@ impl ExternalSession<'_> {
     /// design slower than keeping the blob inside.
     fn locate(&mut self, key: u64) -> Result<()> {
         if self.lookup.is_none() {
-            self.lookup = Some(self.conn.prepare("SELECT file FROM blobs WHERE k=?1").map_err(|e| Error::sqlite(self.db, e))?);
+            self.lookup = Some(
+                self.conn
+                    .prepare("SELECT file FROM blobs WHERE k=?1")
+                    .map_err(|e| Error::sqlite(self.db, e))?,
+            );
         }
         let stmt = self.lookup.as_mut().expect("prepared");
-        stmt.raw_bind_parameter(1, key as i64).map_err(|e| Error::sqlite(self.db, e))?;
+        stmt.raw_bind_parameter(1, key as i64)
+            .map_err(|e| Error::sqlite(self.db, e))?;
         let mut rows = stmt.raw_query();
-        let row = rows.next().map_err(|e| Error::sqlite(self.db, e))?.ok_or_else(|| missing_key(key, self.db))?;
+        let row = rows
+            .next()
+            .map_err(|e| Error::sqlite(self.db, e))?
+            .ok_or_else(|| missing_key(key, self.db))?;
         let name = row.get_ref(0).map_err(|e| Error::sqlite(self.db, e))?;
-        let name = name.as_str().map_err(|e| Error::sqlite(self.db, e.into()))?;
+        let name = name
+            .as_str()
+            .map_err(|e| Error::sqlite(self.db, e.into()))?;
         self.path.truncate(self.base_len);
         self.path.push_str(name);
         Ok(())
@@ -154,7 +194,9 @@ impl Session for ExternalSession<'_> {
         self.io.create(&self.path, data)?;
         if self.insert.is_none() {
             self.insert = Some(
-                self.conn.prepare("INSERT INTO blobs(k, file) VALUES(?1, ?2)").map_err(|e| Error::sqlite(self.db, e))?,
+                self.conn
+                    .prepare("INSERT INTO blobs(k, file) VALUES(?1, ?2)")
+                    .map_err(|e| Error::sqlite(self.db, e))?,
             );
         }
         self.insert
@@ -168,15 +210,25 @@ impl Session for ExternalSession<'_> {
     fn delete(&mut self, key: u64) -> Result<()> {
         self.locate(key)?;
         if self.delete.is_none() {
-            self.delete = Some(self.conn.prepare("DELETE FROM blobs WHERE k=?1").map_err(|e| Error::sqlite(self.db, e))?);
+            self.delete = Some(
+                self.conn
+                    .prepare("DELETE FROM blobs WHERE k=?1")
+                    .map_err(|e| Error::sqlite(self.db, e))?,
+            );
         }
-        self.delete.as_mut().expect("prepared").execute([key as i64]).map_err(|e| Error::sqlite(self.db, e))?;
+        self.delete
+            .as_mut()
+            .expect("prepared")
+            .execute([key as i64])
+            .map_err(|e| Error::sqlite(self.db, e))?;
         self.io.remove(&self.path, key, self.db)
     }
 
     fn begin(&mut self) -> Result<()> {
         if !self.io.options.per_op_transaction && !self.in_transaction {
-            self.conn.execute_batch("BEGIN").map_err(|e| Error::sqlite(self.db, e))?;
+            self.conn
+                .execute_batch("BEGIN")
+                .map_err(|e| Error::sqlite(self.db, e))?;
             self.in_transaction = true;
         }
         Ok(())
@@ -184,7 +236,9 @@ impl Session for ExternalSession<'_> {
 
     fn commit(&mut self) -> Result<()> {
         if self.in_transaction {
-            self.conn.execute_batch("COMMIT").map_err(|e| Error::sqlite(self.db, e))?;
+            self.conn
+                .execute_batch("COMMIT")
+                .map_err(|e| Error::sqlite(self.db, e))?;
             self.in_transaction = false;
         }
         Ok(())

@@ -26,7 +26,13 @@ impl FileLayout {
     pub fn push_name(self, key: u64, out: &mut String) {
         match self {
             FileLayout::Flat => write!(out, "{key:06}"),
-            FileLayout::Tree => write!(out, "{:02}/{:02}/{:02}", key / 10000, (key / 100) % 100, key % 100),
+            FileLayout::Tree => write!(
+                out,
+                "{:02}/{:02}/{:02}",
+                key / 10000,
+                (key / 100) % 100,
+                key % 100
+            ),
         }
         .expect("writing to a String cannot fail");
     }
@@ -55,7 +61,11 @@ impl FilesStore {
                 root.display()
             )));
         }
-        Ok(FilesStore { root: root.to_path_buf(), layout, access })
+        Ok(FilesStore {
+            root: root.to_path_buf(),
+            layout,
+            access,
+        })
     }
 
     pub fn create(root: &Path, layout: FileLayout, manifest: &Manifest) -> Result<Self> {
@@ -109,8 +119,11 @@ impl FilesStore {
                             let c = c.map_err(|e| Error::io("cannot list", &b.path(), e))?;
                             let cn = c.file_name().to_string_lossy().into_owned();
                             if digits(&cn) {
-                                let (a, b, c): (u64, u64, u64) =
-                                    (an.parse().unwrap_or(0), bn.parse().unwrap_or(0), cn.parse().unwrap_or(0));
+                                let (a, b, c): (u64, u64, u64) = (
+                                    an.parse().unwrap_or(0),
+                                    bn.parse().unwrap_or(0),
+                                    cn.parse().unwrap_or(0),
+                                );
                                 keys.push(a * 10000 + b * 100 + c);
                             }
                         }
@@ -131,7 +144,9 @@ impl FilesStore {
         while let Some(dir) = stack.pop() {
             for entry in fs::read_dir(&dir).map_err(|e| Error::io("cannot list", &dir, e))? {
                 let entry = entry.map_err(|e| Error::io("cannot list", &dir, e))?;
-                let ft = entry.file_type().map_err(|e| Error::io("cannot stat", &entry.path(), e))?;
+                let ft = entry
+                    .file_type()
+                    .map_err(|e| Error::io("cannot stat", &entry.path(), e))?;
                 if ft.is_dir() {
                     stack.push(entry.path());
                     if include_dirs {
@@ -158,7 +173,10 @@ pub(crate) fn prepare_own_folder(root: &Path) -> Result<()> {
             )));
         }
         let mut entries = fs::read_dir(root).map_err(|e| Error::io("cannot list", root, e))?;
-        let ours = fs::read_to_string(root.join(MANIFEST_FILE)).ok().and_then(|t| Manifest::parse(&t)).is_some();
+        let ours = fs::read_to_string(root.join(MANIFEST_FILE))
+            .ok()
+            .and_then(|t| Manifest::parse(&t))
+            .is_some();
         if !ours {
             if entries.next().is_some() {
                 return Err(Error::usage(format!(
@@ -184,7 +202,10 @@ pub(crate) fn prepare_own_folder(root: &Path) -> Result<()> {
     }
     fs::create_dir_all(root).map_err(|e| {
         if e.kind() == ErrorKind::PermissionDenied {
-            Error::usage(format!("cannot create folder \"{}\": permission denied (choose a writable place)", root.display()))
+            Error::usage(format!(
+                "cannot create folder \"{}\": permission denied (choose a writable place)",
+                root.display()
+            ))
         } else {
             Error::io("cannot create folder", root, e)
         }
@@ -203,7 +224,11 @@ impl Store for FilesStore {
         );
         settings.insert(
             "access".into(),
-            json!(if self.access == Access::ReadOnly { "read-only" } else { "read-write" }),
+            json!(if self.access == Access::ReadOnly {
+                "read-only"
+            } else {
+                "read-write"
+            }),
         );
         StoreInfo {
             kind: match self.layout {
@@ -239,10 +264,20 @@ impl Store for FilesStore {
             return Err(Error::usage(format!(
                 "\"{}\" holds no blob files (expected names like 000001{})",
                 self.root.display(),
-                if self.layout == FileLayout::Tree { " in 00/00/ folders" } else { "" }
+                if self.layout == FileLayout::Tree {
+                    " in 00/00/ folders"
+                } else {
+                    ""
+                }
             )));
         };
-        Ok(Catalog { first_key: first, last_key: last, count: keys.len() as u64, manifest: None, source: "scan" })
+        Ok(Catalog {
+            first_key: first,
+            last_key: last,
+            count: keys.len() as u64,
+            manifest: None,
+            source: "scan",
+        })
     }
 
     fn session(&mut self, options: SessionOptions) -> Result<Box<dyn Session + '_>> {
@@ -277,21 +312,35 @@ pub(crate) struct FileIo {
 
 impl FileIo {
     pub fn new(options: SessionOptions) -> Self {
-        FileIo { options, buf: Vec::new(), tmp: String::new() }
+        FileIo {
+            options,
+            buf: Vec::new(),
+            tmp: String::new(),
+        }
     }
 
     /// open + fstat + read + close; the bytes stay in our reused buffer.
-    pub fn read(&mut self, path: &str, key: u64, root: &Path, sink: &mut dyn FnMut(&[u8])) -> Result<()> {
+    pub fn read(
+        &mut self,
+        path: &str,
+        key: u64,
+        root: &Path,
+        sink: &mut dyn FnMut(&[u8]),
+    ) -> Result<()> {
         let mut file = match File::open(path) {
             Ok(f) => f,
             Err(e) if e.kind() == ErrorKind::NotFound => return Err(missing_key(key, root)),
             Err(e) => return Err(Error::io("cannot open", Path::new(path), e)),
         };
-        let n = file.metadata().map_err(|e| Error::io("cannot stat", Path::new(path), e))?.len() as usize;
+        let n = file
+            .metadata()
+            .map_err(|e| Error::io("cannot stat", Path::new(path), e))?
+            .len() as usize;
         if self.buf.len() < n {
             self.buf.resize(n, 0);
         }
-        file.read_exact(&mut self.buf[..n]).map_err(|e| Error::io("cannot read", Path::new(path), e))?;
+        file.read_exact(&mut self.buf[..n])
+            .map_err(|e| Error::io("cannot read", Path::new(path), e))?;
         sink(&self.buf[..n]);
         Ok(())
     }
@@ -301,22 +350,36 @@ impl FileIo {
         let p = Path::new(path);
         let fsync = self.options.fsync;
         let not_found = |e: std::io::Error| {
-            if e.kind() == ErrorKind::NotFound { missing_key(key, root) } else { Error::io("cannot open", p, e) }
+            if e.kind() == ErrorKind::NotFound {
+                missing_key(key, root)
+            } else {
+                Error::io("cannot open", p, e)
+            }
         };
         match self.options.write_style {
             WriteStyle::Truncate => {
-                let mut f = OpenOptions::new().write(true).truncate(true).open(p).map_err(not_found)?;
-                f.write_all(data).map_err(|e| Error::io("cannot write", p, e))?;
+                let mut f = OpenOptions::new()
+                    .write(true)
+                    .truncate(true)
+                    .open(p)
+                    .map_err(not_found)?;
+                f.write_all(data)
+                    .map_err(|e| Error::io("cannot write", p, e))?;
                 if fsync {
                     f.sync_all().map_err(|e| Error::io("cannot fsync", p, e))?;
                 }
             }
             WriteStyle::InPlace => {
                 let f = OpenOptions::new().write(true).open(p).map_err(not_found)?;
-                f.write_all_at(data, 0).map_err(|e| Error::io("cannot write", p, e))?;
-                let old = f.metadata().map_err(|e| Error::io("cannot stat", p, e))?.len();
+                f.write_all_at(data, 0)
+                    .map_err(|e| Error::io("cannot write", p, e))?;
+                let old = f
+                    .metadata()
+                    .map_err(|e| Error::io("cannot stat", p, e))?
+                    .len();
                 if old > data.len() as u64 {
-                    f.set_len(data.len() as u64).map_err(|e| Error::io("cannot truncate", p, e))?;
+                    f.set_len(data.len() as u64)
+                        .map_err(|e| Error::io("cannot truncate", p, e))?;
                 }
                 if fsync {
                     f.sync_all().map_err(|e| Error::io("cannot fsync", p, e))?;
@@ -336,9 +399,11 @@ impl FileIo {
                     .truncate(true)
                     .open(tmp)
                     .map_err(|e| Error::io("cannot create", tmp, e))?;
-                f.write_all(data).map_err(|e| Error::io("cannot write", tmp, e))?;
+                f.write_all(data)
+                    .map_err(|e| Error::io("cannot write", tmp, e))?;
                 if fsync {
-                    f.sync_all().map_err(|e| Error::io("cannot fsync", tmp, e))?;
+                    f.sync_all()
+                        .map_err(|e| Error::io("cannot fsync", tmp, e))?;
                 }
                 drop(f);
                 fs::rename(tmp, p).map_err(|e| Error::io("cannot rename over", p, e))?;
@@ -360,14 +425,16 @@ impl FileIo {
         let mut f = match open() {
             Err(e) if e.kind() == ErrorKind::NotFound => {
                 if let Some(parent) = p.parent() {
-                    fs::create_dir_all(parent).map_err(|e| Error::io("cannot create folder", parent, e))?;
+                    fs::create_dir_all(parent)
+                        .map_err(|e| Error::io("cannot create folder", parent, e))?;
                 }
                 open()
             }
             other => other,
         }
         .map_err(|e| Error::io("cannot create", p, e))?;
-        f.write_all(data).map_err(|e| Error::io("cannot write", p, e))?;
+        f.write_all(data)
+            .map_err(|e| Error::io("cannot write", p, e))?;
         if self.options.fsync {
             f.sync_all().map_err(|e| Error::io("cannot fsync", p, e))?;
         }
@@ -376,7 +443,11 @@ impl FileIo {
 
     pub fn remove(&mut self, path: &str, key: u64, root: &Path) -> Result<()> {
         fs::remove_file(path).map_err(|e| {
-            if e.kind() == ErrorKind::NotFound { missing_key(key, root) } else { Error::io("cannot remove", Path::new(path), e) }
+            if e.kind() == ErrorKind::NotFound {
+                missing_key(key, root)
+            } else {
+                Error::io("cannot remove", Path::new(path), e)
+            }
         })
     }
 }

@@ -142,7 +142,9 @@ pub trait Session {
 pub fn open(target: &Target, access: Access) -> Result<Box<dyn Store>> {
     Ok(match target {
         Target::Sqlite { path, settings } => Box::new(SqliteStore::open(path, settings, access)?),
-        Target::SqliteExt { path, settings } => Box::new(ExternalStore::open(path, settings, access)?),
+        Target::SqliteExt { path, settings } => {
+            Box::new(ExternalStore::open(path, settings, access)?)
+        }
         Target::Dir { path } => Box::new(FilesStore::open(path, FileLayout::Flat, access)?),
         Target::Tree { path } => Box::new(FilesStore::open(path, FileLayout::Tree, access)?),
     })
@@ -152,8 +154,12 @@ pub fn open(target: &Target, access: Access) -> Result<Box<dyn Store>> {
 /// that blobbench did not make.
 pub fn create(target: &Target, manifest: &Manifest) -> Result<Box<dyn Store>> {
     Ok(match target {
-        Target::Sqlite { path, settings } => Box::new(SqliteStore::create(path, settings, manifest)?),
-        Target::SqliteExt { path, settings } => Box::new(ExternalStore::create(path, settings, manifest)?),
+        Target::Sqlite { path, settings } => {
+            Box::new(SqliteStore::create(path, settings, manifest)?)
+        }
+        Target::SqliteExt { path, settings } => {
+            Box::new(ExternalStore::create(path, settings, manifest)?)
+        }
         Target::Dir { path } => Box::new(FilesStore::create(path, FileLayout::Flat, manifest)?),
         Target::Tree { path } => Box::new(FilesStore::create(path, FileLayout::Tree, manifest)?),
     })

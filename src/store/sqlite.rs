@@ -39,7 +39,9 @@ pub(crate) fn check_is_database(path: &Path, make_hint: &str) -> Result<()> {
     }
     let mut magic = [0u8; 16];
     let mut file = std::fs::File::open(path).map_err(|e| Error::io("cannot open", path, e))?;
-    let n = file.read(&mut magic).map_err(|e| Error::io("cannot read", path, e))?;
+    let n = file
+        .read(&mut magic)
+        .map_err(|e| Error::io("cannot read", path, e))?;
     if n < 16 || &magic != b"SQLite format 3\0" {
         return Err(Error::usage(format!(
             "\"{}\" is not an SQLite database (it does not start with \"SQLite format 3\"); name a database made by blobbench init or kvtest init",
@@ -72,9 +74,19 @@ pub(crate) fn read_manifest(conn: &Connection, path: &Path) -> Result<Option<Man
         return Ok(None);
     }
     let text: Option<String> = conn
-        .query_row(&format!("SELECT value FROM {META_TABLE} WHERE name='dataset'"), [], |r| r.get(0))
+        .query_row(
+            &format!("SELECT value FROM {META_TABLE} WHERE name='dataset'"),
+            [],
+            |r| r.get(0),
+        )
         .map(Some)
-        .or_else(|e| if e == rusqlite::Error::QueryReturnedNoRows { Ok(None) } else { Err(e) })
+        .or_else(|e| {
+            if e == rusqlite::Error::QueryReturnedNoRows {
+                Ok(None)
+            } else {
+                Err(e)
+            }
+        })
         .map_err(|e| Error::sqlite(path, e))?;
     Ok(text.as_deref().and_then(Manifest::parse))
 }
@@ -87,7 +99,9 @@ pub(crate) fn apply_settings(
     access: Access,
 ) -> Result<(String, Map<String, Value>)> {
     let err = |e| Error::sqlite(path, e);
-    let page_size: i64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0)).map_err(err)?;
+    let page_size: i64 = conn
+        .query_row("PRAGMA page_size", [], |r| r.get(0))
+        .map_err(err)?;
     if let Some(want) = settings.page_size
         && i64::from(want) != page_size
     {
@@ -97,18 +111,24 @@ pub(crate) fn apply_settings(
         )));
     }
     if let Some(n) = settings.cache_size {
-        conn.execute_batch(&format!("PRAGMA cache_size={n}")).map_err(err)?;
+        conn.execute_batch(&format!("PRAGMA cache_size={n}"))
+            .map_err(err)?;
     }
     if let Some(n) = settings.mmap_size {
-        conn.execute_batch(&format!("PRAGMA mmap_size={n}")).map_err(err)?;
+        conn.execute_batch(&format!("PRAGMA mmap_size={n}"))
+            .map_err(err)?;
     }
     if let Some(m) = &settings.locking_mode {
-        conn.execute_batch(&format!("PRAGMA locking_mode={m}")).map_err(err)?;
+        conn.execute_batch(&format!("PRAGMA locking_mode={m}"))
+            .map_err(err)?;
     }
     if let Some(s) = &settings.synchronous {
-        conn.execute_batch(&format!("PRAGMA synchronous={s}")).map_err(err)?;
+        conn.execute_batch(&format!("PRAGMA synchronous={s}"))
+            .map_err(err)?;
     }
-    let current: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).map_err(err)?;
+    let current: String = conn
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .map_err(err)?;
     if let Some(j) = &settings.journal_mode
         && !current.eq_ignore_ascii_case(j)
     {
@@ -130,7 +150,9 @@ pub(crate) fn apply_settings(
     }
     let mut map = Map::new();
     let int = |sql: &str| -> Result<i64> { conn.query_row(sql, [], |r| r.get(0)).map_err(err) };
-    let journal_mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).map_err(err)?;
+    let journal_mode: String = conn
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .map_err(err)?;
     let sync = match int("PRAGMA synchronous")? {
         0 => "off",
         1 => "normal",
@@ -138,19 +160,31 @@ pub(crate) fn apply_settings(
         3 => "extra",
         _ => "?",
     };
-    let locking: String = conn.query_row("PRAGMA locking_mode", [], |r| r.get(0)).map_err(err)?;
+    let locking: String = conn
+        .query_row("PRAGMA locking_mode", [], |r| r.get(0))
+        .map_err(err)?;
     map.insert("page_size".into(), json!(page_size));
     map.insert("journal_mode".into(), json!(journal_mode));
     map.insert("synchronous".into(), json!(sync));
     map.insert("cache_size".into(), json!(int("PRAGMA cache_size")?));
     map.insert("mmap_size".into(), json!(int("PRAGMA mmap_size")?));
     map.insert("locking_mode".into(), json!(locking));
-    map.insert("wal_autocheckpoint".into(), json!(int("PRAGMA wal_autocheckpoint")?));
+    map.insert(
+        "wal_autocheckpoint".into(),
+        json!(int("PRAGMA wal_autocheckpoint")?),
+    );
     map.insert("page_count".into(), json!(int("PRAGMA page_count")?));
-    map.insert("freelist_count".into(), json!(int("PRAGMA freelist_count")?));
+    map.insert(
+        "freelist_count".into(),
+        json!(int("PRAGMA freelist_count")?),
+    );
     map.insert(
         "access".into(),
-        json!(if access == Access::ReadOnly { "read-only" } else { "read-write" }),
+        json!(if access == Access::ReadOnly {
+            "read-only"
+        } else {
+            "read-write"
+        }),
     );
     Ok((journal_mode.to_ascii_lowercase(), map))
 }
@@ -191,7 +225,12 @@ pub(crate) fn replace_own_database(path: &Path, what: &str) -> Result<()> {
     Ok(())
 }
 
-pub(crate) fn create_database(path: &Path, settings: &SqliteSettings, manifest: &Manifest, schema: &str) -> Result<Connection> {
+pub(crate) fn create_database(
+    path: &Path,
+    settings: &SqliteSettings,
+    manifest: &Manifest,
+    schema: &str,
+) -> Result<Connection> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty())
         && !parent.is_dir()
     {
@@ -203,27 +242,41 @@ pub(crate) fn create_database(path: &Path, settings: &SqliteSettings, manifest: 
     }
     let conn = Connection::open_with_flags(
         path,
-        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
-    .map_err(|e| Error::sqlite(path, e))?;
+    .map_err(|e| match e.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::CannotOpen)
+        | Some(rusqlite::ErrorCode::ReadOnly)
+        | Some(rusqlite::ErrorCode::PermissionDenied) => Error::usage(format!(
+            "cannot create \"{}\": the folder is not writable; choose another place",
+            path.display()
+        )),
+        _ => Error::sqlite(path, e),
+    })?;
     let page_size = settings.page_size.unwrap_or(4096);
     let err = |e| Error::sqlite(path, e);
     conn.execute_batch(&format!("PRAGMA page_size={page_size};"))
         .map_err(|e| match e.sqlite_error_code() {
-            Some(rusqlite::ErrorCode::CannotOpen) | Some(rusqlite::ErrorCode::ReadOnly) => Error::usage(format!(
-                "cannot create \"{}\": the folder is not writable",
-                path.display()
-            )),
+            Some(rusqlite::ErrorCode::CannotOpen) | Some(rusqlite::ErrorCode::ReadOnly) => {
+                Error::usage(format!(
+                    "cannot create \"{}\": the folder is not writable",
+                    path.display()
+                ))
+            }
             _ => err(e),
         })?;
     conn.execute_batch(&format!(
         "BEGIN; {schema}; CREATE TABLE {META_TABLE}(name TEXT PRIMARY KEY, value TEXT); COMMIT;"
     ))
     .map_err(|e| match e.sqlite_error_code() {
-        Some(rusqlite::ErrorCode::CannotOpen) | Some(rusqlite::ErrorCode::ReadOnly) => Error::usage(format!(
-            "cannot create \"{}\": the folder is not writable",
-            path.display()
-        )),
+        Some(rusqlite::ErrorCode::CannotOpen) | Some(rusqlite::ErrorCode::ReadOnly) => {
+            Error::usage(format!(
+                "cannot create \"{}\": the folder is not writable",
+                path.display()
+            ))
+        }
         _ => err(e),
     })?;
     conn.execute(
@@ -236,7 +289,10 @@ pub(crate) fn create_database(path: &Path, settings: &SqliteSettings, manifest: 
 
 impl SqliteStore {
     pub fn open(path: &Path, settings: &SqliteSettings, access: Access) -> Result<Self> {
-        check_is_database(path, &format!("blobbench init {} --count 100k --size 10k", path.display()))?;
+        check_is_database(
+            path,
+            &format!("blobbench init {} --count 100k --size 10k", path.display()),
+        )?;
         let conn = open_connection(path, access)?;
         if !has_table(&conn, path, "kv")? {
             return Err(Error::usage(format!(
@@ -255,7 +311,12 @@ impl SqliteStore {
 
     pub fn create(path: &Path, settings: &SqliteSettings, manifest: &Manifest) -> Result<Self> {
         replace_own_database(path, "database")?;
-        let conn = create_database(path, settings, manifest, "CREATE TABLE kv(k INTEGER PRIMARY KEY, v BLOB)")?;
+        let conn = create_database(
+            path,
+            settings,
+            manifest,
+            "CREATE TABLE kv(k INTEGER PRIMARY KEY, v BLOB)",
+        )?;
         drop(conn);
         let mut rest = settings.clone();
         rest.page_size = None;
@@ -272,24 +333,45 @@ impl SqliteStore {
 pub(crate) fn catalog_of(conn: &Connection, path: &Path, table: &str) -> Result<Catalog> {
     let err = |e| Error::sqlite(path, e);
     let (min, max): (Option<i64>, Option<i64>) = conn
-        .query_row(&format!("SELECT min(k), max(k) FROM {table}"), [], |r| Ok((r.get(0)?, r.get(1)?)))
+        .query_row(&format!("SELECT min(k), max(k) FROM {table}"), [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
         .map_err(err)?;
     let (Some(min), Some(max)) = (min, max) else {
-        return Err(Error::usage(format!("\"{}\" holds no blobs (its {table} table is empty)", path.display())));
+        return Err(Error::usage(format!(
+            "\"{}\" holds no blobs (its {table} table is empty)",
+            path.display()
+        )));
     };
     let (first, last) = (min as u64, max as u64);
     if let Some(m) = read_manifest(conn, path)?
         && m.first_key == first
         && m.last_key == last
     {
-        return Ok(Catalog { first_key: first, last_key: last, count: m.count, manifest: Some(m), source: "manifest" });
+        return Ok(Catalog {
+            first_key: first,
+            last_key: last,
+            count: m.count,
+            manifest: Some(m),
+            source: "manifest",
+        });
     }
-    Ok(Catalog { first_key: first, last_key: last, count: last - first + 1, manifest: None, source: "scan" })
+    Ok(Catalog {
+        first_key: first,
+        last_key: last,
+        count: last - first + 1,
+        manifest: None,
+        source: "scan",
+    })
 }
 
 impl Store for SqliteStore {
     fn info(&self) -> StoreInfo {
-        StoreInfo { kind: "sqlite".into(), path: self.path.clone(), settings: self.settings.clone() }
+        StoreInfo {
+            kind: "sqlite".into(),
+            path: self.path.clone(),
+            settings: self.settings.clone(),
+        }
     }
 
     fn catalog(&mut self) -> Result<Catalog> {
@@ -299,7 +381,11 @@ impl Store for SqliteStore {
         if let Some(spec) = c.manifest.as_ref().and_then(|m| m.spec.clone()) {
             let len: Option<i64> = self
                 .conn
-                .query_row("SELECT length(v) FROM kv WHERE k=?1", [c.last_key as i64], |r| r.get(0))
+                .query_row(
+                    "SELECT length(v) FROM kv WHERE k=?1",
+                    [c.last_key as i64],
+                    |r| r.get(0),
+                )
                 .map_err(|e| Error::sqlite(&self.path, e))?;
             if len != Some(spec.size_of(c.last_key) as i64) {
                 c.manifest = None;
@@ -368,22 +454,44 @@ impl<'a> SqliteSession<'a> {
     }
 
     fn open_blob(&self, key: u64, read_only: bool) -> Result<Blob<'a>> {
-        self.conn.blob_open(MAIN_DB, "kv", "v", key as i64, read_only).map_err(|e| {
-            if is_missing_row(&e) { missing_key(key, self.path) } else { self.err(e) }
-        })
+        self.conn
+            .blob_open(MAIN_DB, "kv", "v", key as i64, read_only)
+            .map_err(|e| {
+                if is_missing_row(&e) {
+                    missing_key(key, self.path)
+                } else {
+                    self.err(e)
+                }
+            })
     }
 
     fn position_blob(&mut self, key: u64, read_only: bool) -> Result<()> {
-        let slot_full = if read_only { self.read_blob.is_some() } else { self.write_blob.is_some() };
+        let slot_full = if read_only {
+            self.read_blob.is_some()
+        } else {
+            self.write_blob.is_some()
+        };
         if self.options.per_op_transaction || !slot_full {
             let blob = self.open_blob(key, read_only)?;
-            if read_only { self.read_blob = Some(blob) } else { self.write_blob = Some(blob) }
+            if read_only {
+                self.read_blob = Some(blob)
+            } else {
+                self.write_blob = Some(blob)
+            }
             return Ok(());
         }
-        let blob = if read_only { self.read_blob.as_mut() } else { self.write_blob.as_mut() };
+        let blob = if read_only {
+            self.read_blob.as_mut()
+        } else {
+            self.write_blob.as_mut()
+        };
         let blob = blob.expect("checked above");
         blob.reopen(key as i64).map_err(|e| {
-            if is_missing_row(&e) { missing_key(key, self.path) } else { Error::sqlite(self.path, e) }
+            if is_missing_row(&e) {
+                missing_key(key, self.path)
+            } else {
+                Error::sqlite(self.path, e)
+            }
         })
     }
 
@@ -397,10 +505,16 @@ impl Session for SqliteSession<'_> {
     fn read(&mut self, key: u64, sink: &mut dyn FnMut(&[u8])) -> Result<()> {
         match self.options.read_path {
             ReadPath::Sql => {
-                Self::statement(self.conn, &mut self.select, "SELECT v FROM kv WHERE k=?1", self.path)?;
+                Self::statement(
+                    self.conn,
+                    &mut self.select,
+                    "SELECT v FROM kv WHERE k=?1",
+                    self.path,
+                )?;
                 let path = self.path;
                 let stmt = self.select.as_mut().expect("prepared");
-                stmt.raw_bind_parameter(1, key as i64).map_err(|e| Error::sqlite(path, e))?;
+                stmt.raw_bind_parameter(1, key as i64)
+                    .map_err(|e| Error::sqlite(path, e))?;
                 let mut rows = stmt.raw_query();
                 match rows.next().map_err(|e| Error::sqlite(path, e))? {
                     Some(row) => match row.get_ref(0).map_err(|e| Error::sqlite(path, e))? {
@@ -425,7 +539,8 @@ impl Session for SqliteSession<'_> {
                 if self.buf.len() < n {
                     self.buf.resize(n, 0);
                 }
-                blob.read_at_exact(&mut self.buf[..n], 0).map_err(|e| Error::sqlite(self.path, e))?;
+                blob.read_at_exact(&mut self.buf[..n], 0)
+                    .map_err(|e| Error::sqlite(self.path, e))?;
                 if self.options.per_op_transaction {
                     self.read_blob = None;
                 }
@@ -438,7 +553,12 @@ impl Session for SqliteSession<'_> {
     fn update(&mut self, key: u64, data: &[u8]) -> Result<()> {
         match self.options.read_path {
             ReadPath::Sql => {
-                Self::statement(self.conn, &mut self.update, "UPDATE kv SET v=?2 WHERE k=?1", self.path)?;
+                Self::statement(
+                    self.conn,
+                    &mut self.update,
+                    "UPDATE kv SET v=?2 WHERE k=?1",
+                    self.path,
+                )?;
                 let changed = self
                     .update
                     .as_mut()
@@ -460,7 +580,8 @@ impl Session for SqliteSession<'_> {
                         data.len()
                     )));
                 }
-                blob.write_at(data, 0).map_err(|e| Error::sqlite(self.path, e))?;
+                blob.write_at(data, 0)
+                    .map_err(|e| Error::sqlite(self.path, e))?;
                 if self.options.per_op_transaction {
                     self.write_blob = None;
                 }
@@ -470,7 +591,12 @@ impl Session for SqliteSession<'_> {
     }
 
     fn insert(&mut self, key: u64, data: &[u8]) -> Result<()> {
-        Self::statement(self.conn, &mut self.insert, "INSERT INTO kv(k, v) VALUES(?1, ?2)", self.path)?;
+        Self::statement(
+            self.conn,
+            &mut self.insert,
+            "INSERT INTO kv(k, v) VALUES(?1, ?2)",
+            self.path,
+        )?;
         self.insert
             .as_mut()
             .expect("prepared")
@@ -480,7 +606,12 @@ impl Session for SqliteSession<'_> {
     }
 
     fn delete(&mut self, key: u64) -> Result<()> {
-        Self::statement(self.conn, &mut self.delete, "DELETE FROM kv WHERE k=?1", self.path)?;
+        Self::statement(
+            self.conn,
+            &mut self.delete,
+            "DELETE FROM kv WHERE k=?1",
+            self.path,
+        )?;
         let n = self
             .delete
             .as_mut()

@@ -16,7 +16,14 @@ pub enum KeyOrder {
 
 /// `count` keys from `first..=last` in `order`, starting at `start` for
 /// ascending/descending orders (wrapping around like kvtest).
-pub fn key_sequence(order: KeyOrder, first: u64, last: u64, count: u64, start: Option<u64>, seed: u64) -> Vec<u64> {
+pub fn key_sequence(
+    order: KeyOrder,
+    first: u64,
+    last: u64,
+    count: u64,
+    start: Option<u64>,
+    seed: u64,
+) -> Vec<u64> {
     let span = last - first + 1;
     match order {
         KeyOrder::Asc => {
@@ -47,12 +54,21 @@ mod tests {
 
     #[test]
     fn orders() {
-        assert_eq!(key_sequence(KeyOrder::Asc, 1, 5, 7, Some(4), 0), vec![4, 5, 1, 2, 3, 4, 5]);
-        assert_eq!(key_sequence(KeyOrder::Desc, 1, 5, 6, None, 0), vec![5, 4, 3, 2, 1, 5]);
+        assert_eq!(
+            key_sequence(KeyOrder::Asc, 1, 5, 7, Some(4), 0),
+            vec![4, 5, 1, 2, 3, 4, 5]
+        );
+        assert_eq!(
+            key_sequence(KeyOrder::Desc, 1, 5, 6, None, 0),
+            vec![5, 4, 3, 2, 1, 5]
+        );
         let mut r = key_sequence(KeyOrder::Random, 1, 1000, 1000, None, 9);
         assert_ne!(r, (1..=1000).collect::<Vec<_>>());
         r.sort();
         assert_eq!(r, (1..=1000).collect::<Vec<_>>());
-        assert_eq!(key_sequence(KeyOrder::Random, 1, 1000, 10, None, 9), key_sequence(KeyOrder::Random, 1, 1000, 10, None, 9));
+        assert_eq!(
+            key_sequence(KeyOrder::Random, 1, 1000, 10, None, 9),
+            key_sequence(KeyOrder::Random, 1, 1000, 10, None, 9)
+        );
     }
 }

@@ -16,7 +16,7 @@ use crate::dataset::{DatasetSpec, fresh_version};
 use crate::error::{Error, Result};
 use crate::measure::cache::{self, CacheAction};
 use crate::measure::cpu;
-use crate::measure::latency::{LatencySummary, Latencies};
+use crate::measure::latency::{Latencies, LatencySummary};
 use crate::measure::stats::{Summary, summarize};
 use crate::store::{self, Access, Catalog, ReadPath, SessionOptions, StoreInfo};
 use crate::target::Target;
@@ -66,7 +66,12 @@ pub struct SessionOptionsRecord {
 
 impl From<SessionOptionsRecord> for SessionOptions {
     fn from(r: SessionOptionsRecord) -> Self {
-        SessionOptions { read_path: r.read_path, per_op_transaction: r.per_op_transaction, write_style: r.write_style, fsync: r.fsync }
+        SessionOptions {
+            read_path: r.read_path,
+            per_op_transaction: r.per_op_transaction,
+            write_style: r.write_style,
+            fsync: r.fsync,
+        }
     }
 }
 
@@ -85,7 +90,9 @@ impl IoCounters {
         let text = std::fs::read_to_string("/proc/self/io").unwrap_or_default();
         let mut c = IoCounters::default();
         for line in text.lines() {
-            let Some((k, v)) = line.split_once(':') else { continue };
+            let Some((k, v)) = line.split_once(':') else {
+                continue;
+            };
             let v: u64 = v.trim().parse().unwrap_or(0);
             match k {
                 "rchar" => c.rchar = v,
@@ -176,7 +183,11 @@ const PREGENERATE_LIMIT: u64 = 512 << 20;
 
 /// Runs the plan and returns its measurements.
 pub fn execute(plan: &RunPlan, progress: Option<&ProgressBar>) -> Result<RunResult> {
-    let access = if plan.operation == Operation::Read { Access::ReadOnly } else { Access::ReadWrite };
+    let access = if plan.operation == Operation::Read {
+        Access::ReadOnly
+    } else {
+        Access::ReadWrite
+    };
     let options: SessionOptions = plan.session.into();
     let mut notes = Vec::new();
 
@@ -188,14 +199,15 @@ pub fn execute(plan: &RunPlan, progress: Option<&ProgressBar>) -> Result<RunResu
     };
     let last = match plan.max_id {
         Some(m) if m < catalog.first_key => {
-            return Err(Error::usage(format!("--max-id {m} is below the dataset's first key {}", catalog.first_key)));
+            return Err(Error::usage(format!(
+                "--max-id {m} is below the dataset's first key {}",
+                catalog.first_key
+            )));
         }
         Some(m) if m > catalog.last_key => {
             return Err(Error::usage(format!(
                 "--max-id {m} is beyond the dataset's last key {} ({}); use --max-id {} or less",
-                catalog.last_key,
-                plan.target,
-                catalog.last_key
+                catalog.last_key, plan.target, catalog.last_key
             )));
         }
         Some(m) => m,
@@ -212,7 +224,10 @@ pub fn execute(plan: &RunPlan, progress: Option<&ProgressBar>) -> Result<RunResu
     if let Some(s) = plan.start
         && (s < catalog.first_key || s > last)
     {
-        return Err(Error::usage(format!("--start {s} is outside the dataset's keys {}..={last}", catalog.first_key)));
+        return Err(Error::usage(format!(
+            "--start {s} is outside the dataset's keys {}..={last}",
+            catalog.first_key
+        )));
     }
     let spec: Option<DatasetSpec> = catalog.manifest.as_ref().and_then(|m| m.spec.clone());
     if plan.verify && spec.is_none() {
@@ -221,22 +236,36 @@ pub fn execute(plan: &RunPlan, progress: Option<&ProgressBar>) -> Result<RunResu
             plan.target
         )));
     }
-    let keys = key_sequence(plan.order, catalog.first_key, last, count, plan.start, plan.order_seed);
+    let keys = key_sequence(
+        plan.order,
+        catalog.first_key,
+        last,
+        count,
+        plan.start,
+        plan.order_seed,
+    );
     if let Some(p) = progress {
         p.set_length(u64::from(plan.warmup + plan.repeat) * keys.len() as u64);
     }
 
     // Sizes for updates of foreign datasets: read each blob's length once, untimed.
-    let foreign_sizes: Option<Vec<usize>> = if plan.operation == Operation::Update && spec.is_none() {
+    let foreign_sizes: Option<Vec<usize>> = if plan.operation == Operation::Update && spec.is_none()
+    {
         let mut s = store::open(&plan.target, Access::ReadOnly)?;
-        let mut session = s.session(SessionOptions { read_path: ReadPath::BlobApi, ..options })?;
+        let mut session = s.session(SessionOptions {
+            read_path: ReadPath::BlobApi,
+            ..options
+        })?;
         let mut sizes = Vec::with_capacity(keys.len());
         for &k in &keys {
             let mut n = 0;
             session.read(k, &mut |d| n = d.len())?;
             sizes.push(n);
         }
-        notes.push("dataset has no manifest: update content is random bytes of each blob's current size".into());
+        notes.push(
+            "dataset has no manifest: update content is random bytes of each blob's current size"
+                .into(),
+        );
         Some(sizes)
     } else {
         None
@@ -253,7 +282,12 @@ pub fn execute(plan: &RunPlan, progress: Option<&ProgressBar>) -> Result<RunResu
         let version = fresh_version();
         let contents = match plan.operation {
             Operation::Read => None,
-            Operation::Update => Some(generate(&keys, spec.as_ref(), foreign_sizes.as_deref(), version)),
+            Operation::Update => Some(generate(
+                &keys,
+                spec.as_ref(),
+                foreign_sizes.as_deref(),
+                version,
+            )),
         };
 
         let cache_action = match plan.cache {
@@ -294,7 +328,12 @@ pub fn execute(plan: &RunPlan, progress: Option<&ProgressBar>) -> Result<RunResu
                     let e = ns(t);
                     bytes += n as u64;
                     if plan.verify {
-                        spec.as_ref().expect("checked").verify(key, &verify_buf, None, &mut scratch)?;
+                        spec.as_ref().expect("checked").verify(
+                            key,
+                            &verify_buf,
+                            None,
+                            &mut scratch,
+                        )?;
                         verified += 1;
                     }
                     e
@@ -308,7 +347,14 @@ pub fn execute(plan: &RunPlan, progress: Option<&ProgressBar>) -> Result<RunResu
                     e
                 }
                 (_, Operation::Update) => {
-                    fill_one(key, i, spec.as_ref(), foreign_sizes.as_deref(), version, &mut inline_buf);
+                    fill_one(
+                        key,
+                        i,
+                        spec.as_ref(),
+                        foreign_sizes.as_deref(),
+                        version,
+                        &mut inline_buf,
+                    );
                     let t = Instant::now();
                     session.update(key, &inline_buf)?;
                     let e = ns(t);
@@ -346,7 +392,13 @@ pub fn execute(plan: &RunPlan, progress: Option<&ProgressBar>) -> Result<RunResu
         if !measured {
             continue;
         }
-        let elapsed_ns = ops_ns + commit_ns + if plan.exclude_checkpoint { 0 } else { checkpoint_ns };
+        let elapsed_ns = ops_ns
+            + commit_ns
+            + if plan.exclude_checkpoint {
+                0
+            } else {
+                checkpoint_ns
+            };
         all.merge(&latencies);
         reps.push(Repetition {
             ops: keys.len() as u64,
@@ -370,7 +422,11 @@ pub fn execute(plan: &RunPlan, progress: Option<&ProgressBar>) -> Result<RunResu
         && let (Some((version, keys)), Some(spec)) = (&last_update, &spec)
     {
         let mut s = store::open(&plan.target, Access::ReadOnly)?;
-        let mut session = s.session(SessionOptions { read_path: ReadPath::Sql, per_op_transaction: false, ..options })?;
+        let mut session = s.session(SessionOptions {
+            read_path: ReadPath::Sql,
+            per_op_transaction: false,
+            ..options
+        })?;
         let mut result = Ok(0);
         for &k in keys {
             session.read(k, &mut |d| {
@@ -383,14 +439,26 @@ pub fn execute(plan: &RunPlan, progress: Option<&ProgressBar>) -> Result<RunResu
         if let Some(r) = reps.last_mut() {
             r.verified = keys.len() as u64;
         }
-        notes.push(format!("verified {} updated blobs read back after the run", keys.len()));
+        notes.push(format!(
+            "verified {} updated blobs read back after the run",
+            keys.len()
+        ));
     }
 
     let space_bytes = store::open(&plan.target, Access::ReadOnly)?.space_used()?;
     let write_method = (plan.operation == Operation::Update).then(|| describe_writes(plan, &info));
-    let per_op: Vec<f64> = reps.iter().map(|r| r.elapsed_ns as f64 / r.ops as f64).collect();
-    let ops_s: Vec<f64> = reps.iter().map(|r| r.ops as f64 / (r.elapsed_ns as f64 / 1e9)).collect();
-    let mb_s: Vec<f64> = reps.iter().map(|r| r.bytes as f64 / 1e6 / (r.elapsed_ns as f64 / 1e9)).collect();
+    let per_op: Vec<f64> = reps
+        .iter()
+        .map(|r| r.elapsed_ns as f64 / r.ops as f64)
+        .collect();
+    let ops_s: Vec<f64> = reps
+        .iter()
+        .map(|r| r.ops as f64 / (r.elapsed_ns as f64 / 1e9))
+        .collect();
+    let mb_s: Vec<f64> = reps
+        .iter()
+        .map(|r| r.bytes as f64 / 1e6 / (r.elapsed_ns as f64 / 1e9))
+        .collect();
     let elapsed: Vec<f64> = reps.iter().map(|r| r.elapsed_ns as f64).collect();
     let whole: Vec<f64> = reps.iter().map(|r| r.whole_run_ns as f64).collect();
     Ok(RunResult {
@@ -424,17 +492,38 @@ fn describe_writes(plan: &RunPlan, info: &StoreInfo) -> String {
         }
         return d;
     }
-    let get = |k: &str| info.settings.get(k).and_then(|v| v.as_str()).unwrap_or("?").to_string();
+    let get = |k: &str| {
+        info.settings
+            .get(k)
+            .and_then(|v| v.as_str())
+            .unwrap_or("?")
+            .to_string()
+    };
     format!(
         "SQLite {} journal_mode={} synchronous={}, {}",
-        if s.read_path == ReadPath::BlobApi { "blob-api write in place," } else { "UPDATE," },
+        if s.read_path == ReadPath::BlobApi {
+            "blob-api write in place,"
+        } else {
+            "UPDATE,"
+        },
         get("journal_mode"),
         get("synchronous"),
-        if s.per_op_transaction { "one transaction per write" } else { "one transaction for all writes" }
+        if s.per_op_transaction {
+            "one transaction per write"
+        } else {
+            "one transaction for all writes"
+        }
     )
 }
 
-fn fill_one(key: u64, i: usize, spec: Option<&DatasetSpec>, sizes: Option<&[usize]>, version: u64, buf: &mut Vec<u8>) {
+fn fill_one(
+    key: u64,
+    i: usize,
+    spec: Option<&DatasetSpec>,
+    sizes: Option<&[usize]>,
+    version: u64,
+    buf: &mut Vec<u8>,
+) {
     match (spec, sizes) {
         (Some(spec), _) => spec.fill(key, version, buf),
         (None, Some(sizes)) => {
@@ -451,7 +540,12 @@ fn fill_one(key: u64, i: usize, spec: Option<&DatasetSpec>, sizes: Option<&[usiz
     }
 }
 
-fn generate(keys: &[u64], spec: Option<&DatasetSpec>, sizes: Option<&[usize]>, version: u64) -> Contents {
+fn generate(
+    keys: &[u64],
+    spec: Option<&DatasetSpec>,
+    sizes: Option<&[usize]>,
+    version: u64,
+) -> Contents {
     let total: u64 = keys
         .iter()
         .enumerate()

@@ -1,0 +1,490 @@
+//! End-to-end tests of the binary: each command, kvtest compatibility, and
+//! bad input (one line, exit 2, nothing written to a target only read).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_blobbench"))
+}
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    bin()
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+fn ok(dir: &Path, args: &[&str]) -> String {
+    let out = run(dir, args);
+    assert!(
+        out.status.success(),
+        "{args:?} failed: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Asserts a clean usage error: exit 2, one line on stderr naming `needle`.
+fn usage_error(dir: &Path, args: &[&str], needle: &str) {
+    let out = run(dir, args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{args:?}: status {:?}, stderr {err}",
+        out.status
+    );
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "{args:?}: not one line: {err}"
+    );
+    assert!(err.contains(needle), "{args:?}: {err} lacks {needle}");
+    assert!(
+        !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
+        "{err}"
+    );
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn mtime_and_bytes(path: &Path) -> (std::time::SystemTime, Vec<u8>) {
+    (
+        std::fs::metadata(path).unwrap().modified().unwrap(),
+        std::fs::read(path).unwrap(),
+    )
+}
+
+fn dataset(dir: &Path) -> PathBuf {
+    ok(
+        dir,
+        &[
+            "init",
+            "t.db",
+            "--count",
+            "300",
+            "--size",
+            "3k",
+            "--variance",
+            "1k",
+            "--seed",
+            "5",
+        ],
+    );
+    dir.join("t.db")
+}
+
+#[test]
+fn init_export_run_and_verify_every_target() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let out = ok(
+        d,
+        &[
+            "init",
+            "t.db",
+            "--count",
+            "300",
+            "--size",
+            "3k",
+            "--variance",
+            "1k",
+            "--pagesize",
+            "8KiB",
+        ],
+    );
+    assert!(out.contains("300 blobs"), "{out}");
+    ok(d, &["export", "t.db", "t.dir"]);
+    ok(d, &["export", "t.db", "t.tree", "--tree"]);
+    assert!(d.join("t.dir/000001").is_file() && d.join("t.dir/000300").is_file());
+    assert!(d.join("t.tree/00/00/01").is_file() && d.join("t.tree/00/03/00").is_file());
+    assert_eq!(
+        std::fs::read(d.join("t.dir/000123")).unwrap(),
+        std::fs::read(d.join("t.tree/00/01/23")).unwrap()
+    );
+    ok(
+        d,
+        &["init", "sqlite-ext:e.db", "--count", "50", "--size", "2k"],
+    );
+    for target in ["t.db", "t.dir", "t.tree", "sqlite-ext:e.db"] {
+        for extra in [
+            &[][..],
+            &["--random"],
+            &["--blob-api", "--desc"],
+            &["--blob-api", "--mmap", "100M", "--random"],
+            &["--multitrans", "--blob-api"],
+            &["--multitrans"],
+        ] {
+            let mut args = vec![
+                "run", target, "--verify", "--repeat", "2", "--json", "r.json",
+            ];
+            args.extend_from_slice(extra);
+            let out = ok(d, &args);
+            assert!(out.contains("Microseconds per BLOB read"), "{out}");
+            let doc = json(&d.join("r.json"));
+            let run = &doc["runs"][0];
+            assert_eq!(run["repetitions"].as_array().unwrap().len(), 2);
+            let expect = if target.contains("e.db") { 50 } else { 300 };
+            assert_eq!(run["repetitions"][0]["ops"], expect, "{target} {extra:?}");
+            assert_eq!(run["repetitions"][0]["verified"], expect);
+            assert!(
+                run["latency"]["p99_ns"].as_u64().unwrap()
+                    >= run["latency"]["p50_ns"].as_u64().unwrap()
+            );
+        }
+    }
+    // The page size asked at init is in force and recorded.
+    let doc = json(&d.join("r.json"));
+    assert_eq!(doc["schema"], "blobbench-result");
+    ok(d, &["run", "t.db", "--json", "r.json"]);
+    let doc = json(&d.join("r.json"));
+    assert_eq!(doc["runs"][0]["store"]["settings"]["page_size"], 8192);
+    let env = &doc["environment"];
+    assert!(env["sqlite_version"].as_str().unwrap().starts_with("3."));
+    assert!(!env["sqlite_compile_options"].as_array().unwrap().is_empty());
+    assert!(!env["kernel"].as_str().unwrap().is_empty());
+    assert!(env["filesystem"]["fs_type"].as_str().is_some());
+}
+
+#[test]
+fn updates_in_every_write_style_are_verified() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    dataset(d);
+    ok(d, &["export", "t.db", "t.dir"]);
+    for style in ["truncate", "in-place", "rename"] {
+        for fsync in [false, true] {
+            let mut args = vec![
+                "run",
+                "t.dir",
+                "--update",
+                "--random",
+                "--count",
+                "40",
+                "--verify",
+                "--repeat",
+                "1",
+                "--write-style",
+                style,
+                "--json",
+                "w.json",
+            ];
+            if fsync {
+                args.push("--fsync");
+            }
+            ok(d, &args);
+            let doc = json(&d.join("w.json"));
+            let method = doc["runs"][0]["write_method"].as_str().unwrap().to_string();
+            assert!(
+                method.contains(if style == "rename" {
+                    "rename"
+                } else if style == "truncate" {
+                    "truncate"
+                } else {
+                    "in place"
+                }),
+                "{method}"
+            );
+            assert_eq!(method.contains("fsync"), fsync, "{method}");
+        }
+    }
+    // The dataset is intact after all those rewrites.
+    ok(d, &["run", "t.dir", "--verify", "--repeat", "1"]);
+    for (mode, extra) in [
+        ("wal", vec!["--nosync"]),
+        ("delete", vec!["--blob-api"]),
+        ("wal", vec!["--multitrans", "--nocheckpoint"]),
+    ] {
+        let mut args = vec![
+            "run",
+            "t.db",
+            "--update",
+            "--random",
+            "--count",
+            "60",
+            "--verify",
+            "--repeat",
+            "2",
+            "--jmode",
+            mode,
+            "--integrity-check",
+            "--json",
+            "w.json",
+        ];
+        args.extend(extra.iter().copied());
+        let out = ok(d, &args);
+        assert!(out.contains("integrity-check: ok"), "{out}");
+        let doc = json(&d.join("w.json"));
+        let s = &doc["runs"][0]["store"]["settings"];
+        assert_eq!(s["journal_mode"], mode);
+        let method = doc["runs"][0]["write_method"].as_str().unwrap();
+        assert!(method.contains(&format!("journal_mode={mode}")), "{method}");
+    }
+    ok(d, &["run", "t.db", "--verify", "--repeat", "1"]);
+}
+
+#[test]
+fn updates_reach_the_disk_and_change_content() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    dataset(d);
+    ok(d, &["export", "t.db", "t.dir"]);
+    let before = std::fs::read(d.join("t.dir/000010")).unwrap();
+    ok(
+        d,
+        &["run", "t.dir", "--update", "--count", "20", "--repeat", "1"],
+    );
+    let after = std::fs::read(d.join("t.dir/000010")).unwrap();
+    assert_eq!(before.len(), after.len());
+    assert_ne!(before, after);
+}
+
+#[test]
+fn reads_never_write_to_the_target() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let db = dataset(d);
+    ok(d, &["export", "t.db", "t.dir"]);
+    let before = mtime_and_bytes(&db);
+    let file_before = mtime_and_bytes(&d.join("t.dir/000007"));
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    ok(
+        d,
+        &["run", "t.db", "--random", "--blob-api", "--repeat", "1"],
+    );
+    ok(d, &["run", "t.dir", "--random", "--repeat", "1", "--cold"]);
+    assert_eq!(mtime_and_bytes(&db), before);
+    assert_eq!(mtime_and_bytes(&d.join("t.dir/000007")), file_before);
+    assert!(!d.join("t.db-wal").exists() && !d.join("t.db-journal").exists());
+    // A read run that would change the journal mode is refused, not done.
+    usage_error(d, &["run", "t.db", "--jmode", "wal"], "only reads");
+    assert_eq!(mtime_and_bytes(&db), before);
+}
+
+#[test]
+fn cold_runs_say_how_they_evicted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    dataset(d);
+    ok(
+        d,
+        &["run", "t.db", "--cold", "--repeat", "1", "--json", "c.json"],
+    );
+    let doc = json(&d.join("c.json"));
+    let cache = &doc["runs"][0]["repetitions"][0]["cache"];
+    assert_eq!(cache["state"], "cold");
+    let method = cache["method"].as_str().unwrap();
+    assert!(
+        method.contains("drop_caches") || method.contains("posix_fadvise"),
+        "{method}"
+    );
+}
+
+#[test]
+fn kvtest_style_arguments_work() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    ok(
+        d,
+        &[
+            "init",
+            "k.db",
+            "-count",
+            "0x40",
+            "-size",
+            "1KiB",
+            "-variance",
+            "100",
+        ],
+    );
+    let out = ok(
+        d,
+        &[
+            "run",
+            "k.db",
+            "-count",
+            "64",
+            "-random",
+            "-blob-api",
+            "-cache-size",
+            "100",
+        ],
+    );
+    assert!(out.contains("64 reads"), "{out}");
+}
+
+#[test]
+fn databases_without_a_manifest_are_read_by_scan() {
+    // A kvtest-made database: table kv only, random content, no manifest.
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let conn = rusqlite::Connection::open(d.join("kv.db")).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE kv(k INTEGER PRIMARY KEY, v BLOB);
+         WITH RECURSIVE c(x) AS (VALUES(1) UNION ALL SELECT x+1 FROM c WHERE x<200)
+         INSERT INTO kv(k,v) SELECT x, randomblob(2000+(random()%(501))) FROM c;",
+    )
+    .unwrap();
+    drop(conn);
+    let out = ok(
+        d,
+        &["run", "kv.db", "--random", "--blob-api", "--repeat", "1"],
+    );
+    assert!(out.contains("200 reads"), "{out}");
+    ok(
+        d,
+        &["run", "kv.db", "--update", "--count", "20", "--repeat", "1"],
+    );
+    ok(d, &["export", "kv.db", "kv.dir"]);
+    ok(d, &["run", "kv.dir", "--repeat", "1"]);
+    usage_error(
+        d,
+        &["run", "kv.db", "--verify"],
+        "--verify needs a dataset made by blobbench",
+    );
+    // kvtest's export of a foreign db can be replaced by blobbench's own later.
+    ok(d, &["export", "kv.db", "kv.dir"]);
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    dataset(d);
+    std::fs::write(d.join("notes.txt"), "hello, not a database at all").unwrap();
+    std::fs::write(d.join("other.json"), "{\"mine\": true}").unwrap();
+    std::fs::create_dir(d.join("photos")).unwrap();
+    std::fs::write(d.join("photos/cat.jpg"), "meow").unwrap();
+    usage_error(d, &["run", "missing.db"], "does not exist");
+    usage_error(d, &["run", "dir:nowhere"], "does not exist");
+    usage_error(d, &["run", "sqlite:notes.txt"], "not an SQLite database");
+    usage_error(d, &["run", "t.db", "--jmode", "fast", "--update"], "fast");
+    usage_error(d, &["run", "t.db", "--write-style", "sideways"], "sideways");
+    usage_error(
+        d,
+        &["run", "t.db", "--count", "301"],
+        "--count 301 is beyond the dataset",
+    );
+    usage_error(d, &["run", "t.db", "--max-id", "1000"], "--max-id 1000");
+    usage_error(d, &["init", "x.db", "--size", "10q"], "10q");
+    usage_error(
+        d,
+        &[
+            "init",
+            "x.db",
+            "--count",
+            "10",
+            "--variance",
+            "20k",
+            "--size",
+            "10k",
+        ],
+        "--variance",
+    );
+    usage_error(
+        d,
+        &["init", "no/such/folder/x.db", "--count", "10"],
+        "does not exist",
+    );
+    usage_error(d, &["run", "sqlite:t.db?colour=blue"], "colour");
+    usage_error(d, &["run", "t.db", "--frobnicate"], "--frobnicate");
+    usage_error(
+        d,
+        &["run", "t.db", "--json", "other.json"],
+        "refusing to overwrite",
+    );
+    // Never overwrite what is not ours.
+    usage_error(
+        d,
+        &["init", "sqlite:notes.txt", "--count", "10"],
+        "refusing to replace",
+    );
+    usage_error(d, &["export", "t.db", "photos"], "not made by blobbench");
+    assert_eq!(
+        std::fs::read_to_string(d.join("notes.txt")).unwrap(),
+        "hello, not a database at all"
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("other.json")).unwrap(),
+        "{\"mine\": true}"
+    );
+    assert_eq!(std::fs::read(d.join("photos/cat.jpg")).unwrap(), b"meow");
+    // An unwritable folder (root ignores permissions, so use a read-only fs path).
+    usage_error(
+        d,
+        &["init", "/proc/blobbench-test.db", "--count", "10"],
+        "/proc",
+    );
+    usage_error(d, &["quick", "--dir", "/proc/nope"], "/proc/nope");
+    assert!(!d.join("x.db").exists());
+}
+
+#[test]
+fn quick_prints_ratios_and_writes_json() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let out = ok(
+        d,
+        &[
+            "quick",
+            "--count",
+            "400",
+            "--size",
+            "4k",
+            "--variance",
+            "1k",
+            "--rounds",
+            "2",
+            "--dir",
+            "data",
+            "--json",
+            "q.json",
+        ],
+    );
+    for row in [
+        "read, SQL statement",
+        "read, blob API",
+        "read, blob API + mmap",
+        "update, WAL+NORMAL",
+        "durable each write",
+        "disk space",
+    ] {
+        assert!(out.contains(row), "missing {row}: {out}");
+    }
+    let doc = json(&d.join("q.json"));
+    let rows = doc["tables"]["quick"].as_array().unwrap();
+    assert_eq!(rows.len(), 6);
+    for r in rows {
+        let ratio = r["dir_over_db"].as_f64().unwrap();
+        assert!(ratio.is_finite() && ratio > 0.0, "{r}");
+    }
+    assert!(doc["tables"]["space_bytes"]["dir"].as_u64().unwrap() > 0);
+    // 11 cases (3 db reads, dir, tree, 2 db updates, 4 file updates) x 2 rounds, each with its environment-backed run record.
+    assert_eq!(doc["runs"].as_array().unwrap().len(), 22);
+    // --dir was given without --keep: blobbench's datasets stay (the user chose the place).
+    assert!(d.join("data/quick.db").exists());
+    // Running again over its own datasets is allowed.
+    ok(
+        d,
+        &[
+            "quick",
+            "--count",
+            "100",
+            "--size",
+            "1k",
+            "--variance",
+            "0",
+            "--rounds",
+            "1",
+            "--dir",
+            "data",
+            "--json",
+            "q.json",
+        ],
+    );
+}
