@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# blobbench vs kvtest, side by side on one dataset.
+#
+# Builds kvtest.c (Debian's sqlite3 source package, test/kvtest.c) against the
+# very SQLite amalgamation blobbench bundles (libsqlite3-sys's sqlite3.c) with
+# the same -D flags and -O3 that libsqlite3-sys's build uses, then on one
+# COUNT x SIZE dataset runs both tools for SQL, blob API, mmap + blob API and
+# dir reads, random and ascending, alternating kvtest / blobbench PAIRS times,
+# warming the target's page cache right before every run.
+#
+# kvtest's "Microseconds per BLOB read" is its whole-run time (open, pragmas,
+# reads, commit, close) divided by the count, so it is compared with
+# blobbench's whole-run time (whole_run_ns) over the same count. blobbench's
+# own per-operation median is printed beside it.
+#
+# Usage: bench/vs-kvtest.sh            (COUNT=100k SIZE=10k VARIANCE=2k PAIRS=5)
+#        WORK=/var/tmp/x PAIRS=5 bench/vs-kvtest.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+COUNT=${COUNT:-100k}
+SIZE=${SIZE:-10k}
+VARIANCE=${VARIANCE:-2k}
+PAIRS=${PAIRS:-5}
+MMAP=${MMAP:-2000M}
+WORK=${WORK:-$(mktemp -d "${TMPDIR:-/var/tmp}/vs-kvtest.XXXXXX")}
+mkdir -p "$WORK"
+echo "work folder: $WORK" >&2
+
+cargo build --release --quiet
+BB=$PWD/target/release/blobbench
+
+# --- kvtest.c from Debian's sqlite3 source package -------------------------
+if [ ! -f "$WORK/kvtest.c" ]; then
+    if ! grep -rqs 'deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+        # Reuse the machine's own Debian source entries, adding deb-src.
+        sed -e 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources \
+            > /etc/apt/sources.list.d/blobbench-deb-src.sources
+    fi
+    apt-get update -qq
+    (cd "$WORK" && apt-get source --download-only -qq sqlite3 >/dev/null 2>&1)
+    orig=$(ls "$WORK"/sqlite3_*.orig.tar.xz | head -1)
+    tar -C "$WORK" -xf "$orig" --wildcards '*/test/kvtest.c'
+    cp "$WORK"/sqlite3-*/test/kvtest.c "$WORK/kvtest.c"
+fi
+
+# --- the amalgamation blobbench bundles, and its build flags ---------------
+SYS_DIR=$(cargo metadata --format-version 1 | python3 -c '
+import json, sys, os
+m = json.load(sys.stdin)
+print(os.path.dirname([p["manifest_path"] for p in m["packages"] if p["name"] == "libsqlite3-sys"][0]))')
+AMALG=$SYS_DIR/sqlite3
+FLAGS=$(grep -o '"-DSQLITE_[A-Z0-9_]*\(=[0-9]*\)\?"\|"-DHAVE_[A-Z0-9_]*\(=[0-9]*\)\?"\|"-D_POSIX_THREAD_SAFE_FUNCTIONS"' "$SYS_DIR/build.rs" \
+    | sed -n '1,/THREAD_SAFE_FUNCTIONS/p' | tr -d '"' | tr '\n' ' ')
+FLAGS="$FLAGS -DHAVE_LOCALTIME_R"
+if [ ! -x "$WORK/kvtest" ]; then
+    echo "building kvtest with: gcc -O3 $FLAGS" >&2
+    gcc -O3 $FLAGS -I"$AMALG" "$WORK/kvtest.c" "$AMALG/sqlite3.c" -o "$WORK/kvtest" -lpthread -ldl -lm
+fi
+KV=$WORK/kvtest
+
+# --- one dataset, read by both ------------------------------------------------
+DB=$WORK/test1.db
+DIR=$WORK/test1.dir
+if [ ! -f "$DB" ]; then
+    "$BB" init "$DB" --count "$COUNT" --size "$SIZE" --variance "$VARIANCE"
+    "$BB" export "$DB" "$DIR"
+fi
+# And the other way round: a database made by kvtest, read and verified-by-scan by blobbench.
+if [ ! -f "$WORK/kv-made.db" ]; then
+    "$KV" init "$WORK/kv-made.db" --count 2000 --size 10000 --variance 2000
+fi
+echo "blobbench reads the kvtest database: $("$BB" run "$WORK/kv-made.db" --random --blob-api --repeat 1 | grep 'per BLOB')" >&2
+
+N=$(python3 -c "import sqlite3; print(sqlite3.connect('file:$DB?mode=ro', uri=True).execute('select count(*) from kv').fetchone()[0])")
+echo "kvtest reads the blobbench database: $("$KV" stat "$DB" | tr '\n' ' ')" >&2
+
+warm() { if [ -d "$1" ]; then find "$1" -type f -print0 | xargs -0 cat > /dev/null; else cat "$1"* > /dev/null; fi; }
+
+RESULTS=$WORK/results.tsv
+: > "$RESULTS"
+for order in random asc; do
+    for mode in sql blob-api mmap dir; do
+        case $mode in
+            sql) target=$DB; opts=() ;;
+            blob-api) target=$DB; opts=(--blob-api) ;;
+            mmap) target=$DB; opts=(--blob-api --mmap "$MMAP") ;;
+            dir) target=$DIR; opts=() ;;
+        esac
+        for pair in $(seq "$PAIRS"); do
+            warm "$target"
+            kv=$("$KV" run "$target" --count "$N" "--$order" "${opts[@]}" | awk '/Microseconds per BLOB read/ {print $5}')
+            "$BB" run "$target" --count "$N" "--$order" "${opts[@]}" --repeat 1 --json "$WORK/bb.json" > /dev/null
+            read -r whole perop < <(python3 -c "
+import json; r = json.load(open('$WORK/bb.json'))['runs'][0]; rep = r['repetitions'][0]
+print(rep['whole_run_ns'] / rep['ops'] / 1000, r['summary']['time_per_op_ns']['median'] / 1000)")
+            printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$order" "$mode" "$pair" "$kv" "$whole" "$perop" >> "$RESULTS"
+            echo "$order $mode pair $pair: kvtest $kv µs, blobbench $whole µs (per-op $perop µs)" >&2
+        done
+    done
+done
+
+python3 - "$RESULTS" "$N" "$SIZE" "$PAIRS" <<'PY'
+import sys, statistics as st
+rows = [l.rstrip('\n').split('\t') for l in open(sys.argv[1]) if l.strip()]
+n, size, pairs = sys.argv[2], sys.argv[3], sys.argv[4]
+print(f"blobbench vs kvtest: {n} blobs of {size}, warm cache, median of {pairs} alternating pairs")
+print(f"{'order':8} {'mode':10} {'kvtest µs/blob':>15} {'blobbench µs/blob':>18} {'kvtest/blobbench':>17} {'blobbench per-op µs':>20}")
+worst = None
+for order in ("random", "asc"):
+    for mode in ("sql", "blob-api", "mmap", "dir"):
+        sel = [r for r in rows if r[0] == order and r[1] == mode]
+        if not sel:
+            continue
+        kv = st.median(float(r[3]) for r in sel)
+        bb = st.median(float(r[4]) for r in sel)
+        po = st.median(float(r[5]) for r in sel)
+        ratio = kv / bb
+        worst = ratio if worst is None else min(worst, ratio)
+        print(f"{order:8} {mode:10} {kv:15.3f} {bb:18.3f} {ratio:17.2f} {po:20.3f}")
+print(f"lowest ratio: {worst:.2f} (target >= 1.00: blobbench per blob no slower than kvtest)")
+PY
