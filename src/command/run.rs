@@ -238,6 +238,10 @@ pub fn print_run(r: &RunResult, stats: bool) {
                 rep.io.read_bytes,
                 rep.io.write_bytes
             );
+            if !rep.engine.is_empty() {
+                let e: Vec<String> = rep.engine.iter().map(|(k, v)| format!("{k} {v}")).collect();
+                println!("  SQLite: {}", e.join(", "));
+            }
         }
     }
     for n in &r.notes {

@@ -115,6 +115,10 @@ pub trait Store {
     fn session(&mut self, options: SessionOptions) -> Result<Box<dyn Session + '_>>;
     /// Files that hold the target's data, for cache warming and eviction.
     fn files(&self) -> Result<Vec<PathBuf>>;
+    /// Engine counters after a session (SQLite page cache hits, misses, writes).
+    fn engine_stats(&self) -> serde_json::Map<String, serde_json::Value> {
+        serde_json::Map::new()
+    }
     /// Space allocated on disk (like `du`), in bytes.
     fn space_used(&self) -> Result<u64> {
         crate::measure::space::allocated_bytes(&self.files()?)

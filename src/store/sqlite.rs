@@ -332,11 +332,13 @@ impl SqliteStore {
 /// init may have rebuilt kv after blobbench wrote it), else min/max of k.
 pub(crate) fn catalog_of(conn: &Connection, path: &Path, table: &str) -> Result<Catalog> {
     let err = |e| Error::sqlite(path, e);
-    let (min, max): (Option<i64>, Option<i64>) = conn
-        .query_row(&format!("SELECT min(k), max(k) FROM {table}"), [], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })
-        .map_err(err)?;
+    // Two queries: SQLite answers min() or max() alone from the b-tree's
+    // edge, but `SELECT min(k), max(k)` together scans the whole table.
+    let edge = |f: &str| -> Result<Option<i64>> {
+        conn.query_row(&format!("SELECT {f}(k) FROM {table}"), [], |r| r.get(0))
+            .map_err(err)
+    };
+    let (min, max) = (edge("min")?, edge("max")?);
     let (Some(min), Some(max)) = (min, max) else {
         return Err(Error::usage(format!(
             "\"{}\" holds no blobs (its {table} table is empty)",
@@ -414,6 +416,27 @@ impl Store for SqliteStore {
 
     fn files(&self) -> Result<Vec<PathBuf>> {
         Ok(database_files(&self.path))
+    }
+
+    fn engine_stats(&self) -> Map<String, Value> {
+        use rusqlite::ffi;
+        let mut m = Map::new();
+        // SAFETY: the handle belongs to self.conn, which outlives this call;
+        // sqlite3_db_status only reads counters.
+        let db = unsafe { self.conn.handle() };
+        for (name, op) in [
+            ("page_cache_hits", ffi::SQLITE_DBSTATUS_CACHE_HIT),
+            ("page_cache_misses", ffi::SQLITE_DBSTATUS_CACHE_MISS),
+            ("page_cache_writes", ffi::SQLITE_DBSTATUS_CACHE_WRITE),
+            ("page_cache_bytes", ffi::SQLITE_DBSTATUS_CACHE_USED),
+        ] {
+            let (mut current, mut highwater) = (0, 0);
+            let rc = unsafe { ffi::sqlite3_db_status(db, op, &mut current, &mut highwater, 0) };
+            if rc == ffi::SQLITE_OK {
+                m.insert(name.into(), json!(current));
+            }
+        }
+        m
     }
 }
 

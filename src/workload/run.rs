@@ -138,6 +138,8 @@ pub struct Repetition {
     pub io: IoCounters,
     pub cache: CacheAction,
     pub verified: u64,
+    /// Engine counters (SQLite page cache hits/misses/writes) for the repetition.
+    pub engine: serde_json::Map<String, serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -379,6 +381,7 @@ pub fn execute(plan: &RunPlan, progress: Option<&ProgressBar>) -> Result<RunResu
         let io = IoCounters::now().since(&io0);
         let t = Instant::now();
         drop(session);
+        let engine = store.engine_stats();
         drop(store);
         let close_ns = ns(t);
         let whole_run_ns = ns(whole);
@@ -414,6 +417,7 @@ pub fn execute(plan: &RunPlan, progress: Option<&ProgressBar>) -> Result<RunResu
             io,
             cache: cache_action,
             verified,
+            engine,
         });
     }
 
