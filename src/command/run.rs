@@ -3,6 +3,7 @@
 use crate::cli::{RunArgs, WriteStyleArg};
 use crate::error::{Error, Result};
 use crate::measure::environment::Environment;
+use crate::measure::stats::Summary;
 use crate::report::result::{self, ResultDocument};
 use crate::report::table::Table;
 use crate::store::{Access, ReadPath, WriteStyle};
@@ -170,34 +171,26 @@ pub fn print_run(r: &RunResult, stats: bool) {
     }
     let s = &r.summary;
     let mut t = Table::new(["", "median", "min", "max", "stddev"]);
-    t.row([
-        format!("µs per {op}"),
-        us(s.time_per_op_ns.median),
-        us(s.time_per_op_ns.min),
-        us(s.time_per_op_ns.max),
-        us(s.time_per_op_ns.stddev),
-    ]);
-    t.row([
-        format!("{op}s/s"),
-        format!("{:.0}", s.ops_per_sec.median),
-        format!("{:.0}", s.ops_per_sec.min),
-        format!("{:.0}", s.ops_per_sec.max),
-        format!("{:.0}", s.ops_per_sec.stddev),
-    ]);
-    t.row([
-        "MB/s".to_string(),
-        format!("{:.1}", s.mb_per_sec.median),
-        format!("{:.1}", s.mb_per_sec.min),
-        format!("{:.1}", s.mb_per_sec.max),
-        format!("{:.1}", s.mb_per_sec.stddev),
-    ]);
-    t.row([
-        "whole run incl. open/close (s)".to_string(),
-        format!("{:.4}", s.whole_run_ns.median / 1e9),
-        format!("{:.4}", s.whole_run_ns.min / 1e9),
-        format!("{:.4}", s.whole_run_ns.max / 1e9),
-        format!("{:.4}", s.whole_run_ns.stddev / 1e9),
-    ]);
+    let row = |t: &mut Table, label: String, x: &Summary, cell: &dyn Fn(f64) -> String| {
+        t.row([
+            label,
+            cell(x.median),
+            cell(x.min),
+            cell(x.max),
+            cell(x.stddev),
+        ]);
+    };
+    row(&mut t, format!("µs per {op}"), &s.time_per_op_ns, &us);
+    row(&mut t, format!("{op}s/s"), &s.ops_per_sec, &|v| {
+        format!("{v:.0}")
+    });
+    row(&mut t, "MB/s".into(), &s.mb_per_sec, &|v| format!("{v:.1}"));
+    row(
+        &mut t,
+        "whole run incl. open/close (s)".into(),
+        &s.whole_run_ns,
+        &|v| format!("{:.4}", v / 1e9),
+    );
     print!("{}", t.render());
     let l = &r.latency;
     println!(

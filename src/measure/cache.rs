@@ -21,17 +21,24 @@ pub struct CacheAction {
     pub bytes: u64,
 }
 
+/// Opens `path`, or None if it is gone: a WAL or journal listed earlier may
+/// have been removed by the last close.
+fn open_if_present(path: &std::path::Path) -> Result<Option<File>> {
+    match File::open(path) {
+        Ok(f) => Ok(Some(f)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io("cannot open", path, e)),
+    }
+}
+
 /// Reads every file once so its pages are cached.
 pub fn warm(files: &[PathBuf]) -> Result<CacheAction> {
     let mut buf = vec![0u8; 1 << 20];
     let mut bytes = 0u64;
     let mut count = 0;
     for path in files {
-        // A WAL or journal listed earlier may be gone since the last close.
-        let mut f = match File::open(path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(Error::io("cannot open", path, e)),
+        let Some(mut f) = open_if_present(path)? else {
+            continue;
         };
         loop {
             let n = f
@@ -77,10 +84,8 @@ pub fn evict(files: &[PathBuf]) -> Result<CacheAction> {
         if !path.is_file() {
             continue;
         }
-        let f = match File::open(path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(Error::io("cannot open", path, e)),
+        let Some(f) = open_if_present(path)? else {
+            continue;
         };
         // SAFETY: valid fd for the lifetime of `f`; offset 0, len 0 = whole file.
         unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };

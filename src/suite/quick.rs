@@ -331,12 +331,7 @@ fn run_in(args: &QuickArgs, spec: &crate::dataset::DatasetSpec, base: &Path) -> 
             ),
         });
     }
-    let unique: Vec<usize> = (0..cases.len()).collect();
-    let total_ops: u64 = unique
-        .iter()
-        .map(|&i| cases[i].plan.count.unwrap_or(0))
-        .sum::<u64>()
-        * args.rounds;
+    let total_ops: u64 = cases.iter().map(|c| c.plan.count.unwrap_or(0)).sum::<u64>() * args.rounds;
     let pb = crate::command::progress::bar(total_ops, "measuring");
     let mut results: Vec<Vec<RunResult>> = (0..cases.len()).map(|_| Vec::new()).collect();
     let mut doc = ResultDocument::new("quick", Environment::capture(Some(base)));
@@ -344,7 +339,7 @@ fn run_in(args: &QuickArgs, spec: &crate::dataset::DatasetSpec, base: &Path) -> 
         // Reads first (updates change the database's journal mode), each
         // group in alternating order.
         let (reads, writes): (Vec<usize>, Vec<usize>) =
-            unique.iter().partition(|&&i| i < read_cases);
+            (0..cases.len()).partition(|&i| i < read_cases);
         for mut group in [reads, writes] {
             if round % 2 == 1 {
                 group.reverse();
