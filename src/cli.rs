@@ -44,6 +44,90 @@ pub enum Command {
     Run(Box<RunArgs>),
     /// About a minute: SQLite vs files on this machine, one table of ratios
     Quick(QuickArgs),
+    /// Reproduce a published experiment on this machine
+    #[command(subcommand)]
+    Suite(SuiteCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum SuiteCommand {
+    /// SQLite's "35% Faster Than The Filesystem": every chart, the page's claim beside each ratio
+    #[command(
+        name = "fasterthanfs",
+        after_help = "Reads all blobs in random order via SQL, the blob API and a memory-mapped database (charts 1-3) and with a transaction per read; overwrites 10% of them in WAL+NORMAL (chart 4) and with journal and sync off (chart 5) against every file write style, with and without fsync; compares disk space. Each round runs every case once, alternating the order.\n\nExamples:\n  blobbench suite fasterthanfs                      (100k x 10k+-2k, about 5 minutes)\n  blobbench suite fasterthanfs --count 20k --rounds 5\n  blobbench suite fasterthanfs --dir /mnt/ssd/bench --keep"
+    )]
+    FasterThanFs(FasterThanFsArgs),
+    /// SQLite's "Internal Versus External BLOBs": the 49-case matrix of blob size x page size
+    #[command(
+        name = "internal-external",
+        after_help = "Each case holds --total of content (count = total / blob size) twice: inside the database (internal) and as files whose names the database holds (external, the name looked up for every read). Both read every blob in random order with the page cache held at --cache-bytes. Cells are external time / internal time: above 1 the database is faster.\n\nExamples:\n  blobbench suite internal-external                 (49 cases, 100 MB each, about 5 minutes)\n  blobbench suite internal-external --sizes 10k,100k,1m --page-sizes 4096,16384 --total 20M"
+    )]
+    InternalExternal(InternalExternalArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct InternalExternalArgs {
+    /// Folder for the datasets [default: a new temporary folder, removed afterwards]
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Keep the datasets after the run
+    #[arg(long)]
+    pub keep: bool,
+    /// Blob sizes (columns), comma-separated
+    #[arg(long, default_value = "10k,20k,50k,100k,200k,500k,1m")]
+    pub sizes: String,
+    /// Database page sizes (rows), comma-separated
+    #[arg(long, default_value = "1024,2048,4096,8192,16384,32768,65536")]
+    pub page_sizes: String,
+    /// Content per case: count = total / blob size
+    #[arg(long, default_value = "100M", value_parser = number_arg)]
+    pub total: u64,
+    /// Page cache per database: cache_size = this / page size pages
+    #[arg(long, default_value = "2M", value_parser = number_arg)]
+    pub cache_bytes: u64,
+    /// Measured rounds per case (internal and external alternate)
+    #[arg(long, default_value = "3", value_parser = number_arg)]
+    pub rounds: u64,
+    /// Evict the datasets from the page cache before every read pass instead of warming them
+    #[arg(long)]
+    pub cold: bool,
+    /// Seed of the blob content
+    #[arg(long, default_value = "1", value_parser = number_arg)]
+    pub seed: u64,
+    /// Where to write the JSON result
+    #[arg(long, value_name = "FILE", default_value = "internal-external.json")]
+    pub json: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct FasterThanFsArgs {
+    /// Folder for the datasets [default: a new temporary folder, removed afterwards]
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Keep the datasets after the run
+    #[arg(long)]
+    pub keep: bool,
+    /// Number of blobs
+    #[arg(long, default_value = "100k", value_parser = number_arg)]
+    pub count: u64,
+    /// Blob size
+    #[arg(long, default_value = "10k", value_parser = number_arg)]
+    pub size: u64,
+    /// Size variance (+/-)
+    #[arg(long, default_value = "2k", value_parser = number_arg)]
+    pub variance: u64,
+    /// Blobs overwritten per write case without fsync [default: count / 10, the page's 10k of 100k]
+    #[arg(long, value_parser = number_arg)]
+    pub updates: Option<u64>,
+    /// Blobs overwritten per write case with fsync or a transaction per write [default: count / 100]
+    #[arg(long, value_parser = number_arg)]
+    pub durable_updates: Option<u64>,
+    /// Measured rounds; each round runs every case once, in alternating order
+    #[arg(long, default_value = "3", value_parser = number_arg)]
+    pub rounds: u64,
+    /// Where to write the JSON result
+    #[arg(long, value_name = "FILE", default_value = "fasterthanfs.json")]
+    pub json: PathBuf,
 }
 
 #[derive(Args, Debug)]
@@ -113,6 +197,9 @@ pub struct RunArgs {
     /// Visit keys in a random order (a permutation: each key once)
     #[arg(long, group = "order")]
     pub random: bool,
+    /// Draw random keys with replacement from kvtest's own generator: kvtest's exact key sequence, for like-for-like comparisons
+    #[arg(long, group = "order")]
+    pub random_draws: bool,
     /// Read with sqlite3_blob_read on one reopened handle instead of SQL
     #[arg(long)]
     pub blob_api: bool,

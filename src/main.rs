@@ -2,7 +2,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use blobbench::cli::{Cli, Command, normalize_kvtest_args};
+use blobbench::cli::{Cli, Command, SuiteCommand, normalize_kvtest_args};
 
 fn main() -> ExitCode {
     let args = normalize_kvtest_args(std::env::args().collect());
@@ -35,6 +35,10 @@ fn main() -> ExitCode {
         Command::Export(a) => blobbench::command::export::run(a),
         Command::Run(a) => blobbench::command::run::run(a),
         Command::Quick(a) => blobbench::suite::quick::run(a),
+        Command::Suite(SuiteCommand::FasterThanFs(a)) => blobbench::suite::fasterthanfs::run(a),
+        Command::Suite(SuiteCommand::InternalExternal(a)) => {
+            blobbench::suite::internal_external::run(a)
+        }
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

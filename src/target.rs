@@ -128,6 +128,18 @@ impl Target {
         }
     }
 
+    /// The same target without a journal mode to set: for the untimed,
+    /// read-only opens around a run (sizes, read-back, space), which must not
+    /// try to switch a database whose mode the run changed (journal_mode=off
+    /// and memory do not persist past the connection).
+    pub fn for_inspection(&self) -> Target {
+        let mut t = self.clone();
+        if let Some(s) = t.sqlite_settings_mut() {
+            s.journal_mode = None;
+        }
+        t
+    }
+
     pub fn sqlite_settings(&self) -> Option<&SqliteSettings> {
         match self {
             Target::Sqlite { settings, .. } | Target::SqliteExt { settings, .. } => Some(settings),

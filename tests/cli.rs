@@ -1,57 +1,11 @@
 //! End-to-end tests of the binary: each command, kvtest compatibility, and
 //! bad input (one line, exit 2, nothing written to a target only read).
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_blobbench"))
-}
-
-fn run(dir: &Path, args: &[&str]) -> Output {
-    bin()
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("binary runs")
-}
-
-fn ok(dir: &Path, args: &[&str]) -> String {
-    let out = run(dir, args);
-    assert!(
-        out.status.success(),
-        "{args:?} failed: {}\n{}",
-        String::from_utf8_lossy(&out.stderr),
-        String::from_utf8_lossy(&out.stdout)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// Asserts a clean usage error: exit 2, one line on stderr naming `needle`.
-fn usage_error(dir: &Path, args: &[&str], needle: &str) {
-    let out = run(dir, args);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "{args:?}: status {:?}, stderr {err}",
-        out.status
-    );
-    assert_eq!(
-        err.trim_end().lines().count(),
-        1,
-        "{args:?}: not one line: {err}"
-    );
-    assert!(err.contains(needle), "{args:?}: {err} lacks {needle}");
-    assert!(
-        !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
-        "{err}"
-    );
-}
-
-fn json(path: &Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
+use common::{json, ok, usage_error};
 
 fn mtime_and_bytes(path: &Path) -> (std::time::SystemTime, Vec<u8>) {
     (

@@ -60,6 +60,8 @@ pub fn plan_from_args(args: &RunArgs) -> Result<(RunPlan, Vec<String>)> {
     }
     let order = if args.random {
         KeyOrder::Random
+    } else if args.random_draws {
+        KeyOrder::KvtestDraws
     } else if args.desc {
         KeyOrder::Desc
     } else {
@@ -135,6 +137,7 @@ pub fn print_run(r: &RunResult, stats: bool) {
             KeyOrder::Asc => "ascending",
             KeyOrder::Desc => "descending",
             KeyOrder::Random => "random",
+            KeyOrder::KvtestDraws => "random (kvtest's draws)",
         },
         if p.session.per_op_transaction {
             "one transaction per op"

@@ -27,14 +27,14 @@ impl Table {
         let mut width = vec![0; cols];
         for r in std::iter::once(&self.headers).chain(&self.rows) {
             for (i, c) in r.iter().enumerate().take(cols) {
-                width[i] = width[i].max(c.chars().count());
+                width[i] = width[i].max(visible_len(c));
             }
         }
         let mut out = String::new();
         let line = |out: &mut String, r: &Vec<String>| {
             for (i, w) in width.iter().enumerate() {
                 let c = r.get(i).map(String::as_str).unwrap_or("");
-                let pad = w - c.chars().count();
+                let pad = w - visible_len(c);
                 if i > 0 {
                     out.push_str("  ");
                 }
@@ -58,6 +58,22 @@ impl Table {
         }
         out
     }
+}
+
+/// Characters a terminal shows: ANSI colour sequences (ESC [ ... m) take no room.
+fn visible_len(s: &str) -> usize {
+    let mut n = 0;
+    let mut in_escape = false;
+    for ch in s.chars() {
+        if in_escape {
+            in_escape = ch != 'm';
+        } else if ch == '\x1b' {
+            in_escape = true;
+        } else {
+            n += 1;
+        }
+    }
+    n
 }
 
 #[cfg(test)]

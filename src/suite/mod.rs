@@ -1,4 +1,7 @@
 //! Suites: named experiments, each a grid of runs and the table that answers
 //! its question.
 
+pub mod common;
+pub mod fasterthanfs;
+pub mod internal_external;
 pub mod quick;

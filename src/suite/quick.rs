@@ -5,8 +5,6 @@
 //! order (A B C, C B A, ...) so drift on a shared machine does not favour one
 //! side; each case warms its own files right before it is timed.
 
-use std::path::{Path, PathBuf};
-
 use serde_json::json;
 
 use crate::cli::QuickArgs;
@@ -16,11 +14,12 @@ use crate::measure::environment::Environment;
 use crate::measure::stats::summarize;
 use crate::report::result::{self, ResultDocument};
 use crate::report::table::Table;
-use crate::store::{FileLayout, ReadPath, WriteStyle};
+use crate::store::{ReadPath, WriteStyle};
 use crate::target::{SqliteSettings, Target};
 use crate::units::human_bytes;
-use crate::workload::run::SessionOptionsRecord;
-use crate::workload::{CacheMode, KeyOrder, Operation, RunPlan, RunResult, execute};
+use crate::workload::{Operation, RunPlan};
+
+use super::common::{ThreeLayouts, WorkDir, per_op_ns, plan, run_rounds, session, sqlite};
 
 struct Case {
     row: usize,
@@ -67,151 +66,23 @@ const ROWS: &[Row] = &[
     },
 ];
 
-fn plan(
-    name: String,
-    target: Target,
-    operation: Operation,
-    count: u64,
-    session: SessionOptionsRecord,
-    seed: u64,
-) -> RunPlan {
-    RunPlan {
-        name,
-        target,
-        operation,
-        order: KeyOrder::Random,
-        count: Some(count),
-        start: None,
-        max_id: None,
-        session,
-        repeat: 1,
-        warmup: 0,
-        cache: CacheMode::Warm,
-        verify: false,
-        exclude_checkpoint: false,
-        order_seed: seed,
-    }
-}
-
-fn session(
-    read_path: ReadPath,
-    per_op: bool,
-    style: WriteStyle,
-    fsync: bool,
-) -> SessionOptionsRecord {
-    SessionOptionsRecord {
-        read_path,
-        per_op_transaction: per_op,
-        write_style: style,
-        fsync,
-    }
-}
-
-fn sqlite(path: &Path, f: impl FnOnce(&mut SqliteSettings)) -> Target {
-    let mut settings = SqliteSettings {
-        cache_size: Some(1000),
-        ..Default::default()
-    };
-    f(&mut settings);
-    Target::Sqlite {
-        path: path.to_path_buf(),
-        settings,
-    }
-}
-
 pub fn run(args: &QuickArgs) -> Result<()> {
     if args.rounds == 0 {
         return Err(Error::usage("--rounds 0: at least one round is needed"));
     }
     result::check_can_write(&args.json)?;
     let spec = spec_from_options(args.count, args.size, args.variance, "uniform", 1.0, 1)?;
-    let temp;
-    let (base, cleanup): (PathBuf, bool) = match &args.dir {
-        Some(d) => {
-            if !d.exists() {
-                std::fs::create_dir_all(d).map_err(|e| Error::io("cannot create folder", d, e))?;
-            } else if !d.is_dir() {
-                return Err(Error::usage(format!(
-                    "--dir {}: is a file, not a folder",
-                    d.display()
-                )));
-            }
-            (d.clone(), false)
-        }
-        None => {
-            temp = tempfile::Builder::new()
-                .prefix("blobbench-quick-")
-                .tempdir()
-                .map_err(|e| {
-                    Error::io(
-                        "cannot create a temporary folder in",
-                        &std::env::temp_dir(),
-                        e,
-                    )
-                })?;
-            (temp.path().to_path_buf(), !args.keep)
-        }
-    };
-    let outcome = run_in(args, &spec, &base);
-    if cleanup {
-        for name in [
-            "quick.db",
-            "quick.db-wal",
-            "quick.db-shm",
-            "quick.dir",
-            "quick.tree",
-        ] {
-            let p = base.join(name);
-            let _ = if p.is_dir() {
-                std::fs::remove_dir_all(&p)
-            } else {
-                std::fs::remove_file(&p)
-            };
-        }
-    } else {
-        eprintln!("datasets kept in {}", base.display());
-    }
+    let work = WorkDir::new(args.dir.as_deref(), args.keep, "blobbench-quick-")?;
+    let outcome = run_in(args, &spec, &work);
+    work.remove(&ThreeLayouts::names("quick"));
+    work.report_kept();
     outcome
 }
 
-fn run_in(args: &QuickArgs, spec: &crate::dataset::DatasetSpec, base: &Path) -> Result<()> {
-    let db = base.join("quick.db");
-    let dir = base.join("quick.dir");
-    let tree = base.join("quick.tree");
-    eprintln!(
-        "blobbench quick: {} blobs of {} +/- {} bytes in {} ({})",
-        spec.count,
-        args.size,
-        args.variance,
-        base.display(),
-        crate::measure::environment::filesystem_of(base)
-            .map(|f| f.fs_type)
-            .unwrap_or_else(|| "?".into())
-    );
-    let (store, _) = crate::command::init::create_dataset(&sqlite(&db, |_| {}), spec, true)?;
-    drop(store);
-    crate::command::export::export(&db, &dir, FileLayout::Flat, true)?;
-    crate::command::export::export(&db, &tree, FileLayout::Tree, true)?;
-    let space = [
-        crate::store::open(
-            &Target::Sqlite {
-                path: db.clone(),
-                settings: Default::default(),
-            },
-            crate::store::Access::ReadOnly,
-        )?
-        .space_used()?,
-        crate::store::open(
-            &Target::Dir { path: dir.clone() },
-            crate::store::Access::ReadOnly,
-        )?
-        .space_used()?,
-        crate::store::open(
-            &Target::Tree { path: tree.clone() },
-            crate::store::Access::ReadOnly,
-        )?
-        .space_used()?,
-    ];
+fn run_in(args: &QuickArgs, spec: &crate::dataset::DatasetSpec, work: &WorkDir) -> Result<()> {
+    let layouts = ThreeLayouts::create(work, "quick", spec, "blobbench quick")?;
+    let (db, dir, tree, space) = (layouts.db, layouts.dir, layouts.tree, layouts.space);
+    let base = &work.path;
 
     let n = spec.count;
     let updates = (n / 10).max(1);
@@ -227,7 +98,7 @@ fn run_in(args: &QuickArgs, spec: &crate::dataset::DatasetSpec, base: &Path) -> 
         row: 0,
         side: Side::Db,
         plan: plan(
-            "read sql".into(),
+            "read sql",
             sqlite(&db, |_| {}),
             Operation::Read,
             n,
@@ -239,7 +110,7 @@ fn run_in(args: &QuickArgs, spec: &crate::dataset::DatasetSpec, base: &Path) -> 
         row: 1,
         side: Side::Db,
         plan: plan(
-            "read blob-api".into(),
+            "read blob-api",
             sqlite(&db, |_| {}),
             Operation::Read,
             n,
@@ -251,7 +122,7 @@ fn run_in(args: &QuickArgs, spec: &crate::dataset::DatasetSpec, base: &Path) -> 
         row: 2,
         side: Side::Db,
         plan: plan(
-            "read blob-api mmap".into(),
+            "read blob-api mmap",
             sqlite(&db, |s| s.mmap_size = Some(mmap)),
             Operation::Read,
             n,
@@ -285,7 +156,7 @@ fn run_in(args: &QuickArgs, spec: &crate::dataset::DatasetSpec, base: &Path) -> 
         row: 3,
         side: Side::Db,
         plan: plan(
-            "update wal normal".into(),
+            "update wal normal",
             sqlite(&db, wal("normal")),
             Operation::Update,
             updates,
@@ -297,7 +168,7 @@ fn run_in(args: &QuickArgs, spec: &crate::dataset::DatasetSpec, base: &Path) -> 
         row: 4,
         side: Side::Db,
         plan: plan(
-            "update wal full per-write txn".into(),
+            "update wal full per-write txn",
             sqlite(&db, wal("full")),
             Operation::Update,
             durable,
@@ -331,49 +202,20 @@ fn run_in(args: &QuickArgs, spec: &crate::dataset::DatasetSpec, base: &Path) -> 
             ),
         });
     }
-    let total_ops: u64 = cases.iter().map(|c| c.plan.count.unwrap_or(0)).sum::<u64>() * args.rounds;
-    let pb = crate::command::progress::bar(total_ops, "measuring");
-    let mut results: Vec<Vec<RunResult>> = (0..cases.len()).map(|_| Vec::new()).collect();
     let mut doc = ResultDocument::new("quick", Environment::capture(Some(base)));
-    for round in 0..args.rounds {
-        // Reads first (updates change the database's journal mode), each
-        // group in alternating order.
-        let (reads, writes): (Vec<usize>, Vec<usize>) =
-            (0..cases.len()).partition(|&i| i < read_cases);
-        for mut group in [reads, writes] {
-            if round % 2 == 1 {
-                group.reverse();
-            }
-            for i in group {
-                let sub = crate::command::progress::bar(0, "");
-                sub.set_draw_target(indicatif::ProgressDrawTarget::hidden());
-                let mut r = execute(&cases[i].plan, Some(&sub))?;
-                pb.inc(cases[i].plan.count.unwrap_or(0));
-                pb.set_message(format!(
-                    "round {}/{}: {}",
-                    round + 1,
-                    args.rounds,
-                    cases[i].plan.name
-                ));
-                r.name = format!("{} (round {})", r.name, round + 1);
-                results[i].push(r.clone());
-                doc.runs.push(r);
-            }
-        }
+    // Reads first (updates change the database's journal mode), each group
+    // in alternating order.
+    let plans: Vec<RunPlan> = cases.iter().map(|c| c.plan.clone()).collect();
+    let groups = [
+        (0..read_cases).collect(),
+        (read_cases..cases.len()).collect(),
+    ];
+    let results = run_rounds(&plans, &groups, args.rounds, "measuring", |_| Ok(()))?;
+    for r in results.iter().flatten() {
+        doc.runs.push(r.clone());
     }
-    pb.finish_and_clear();
 
-    // Per-op time of a case in one round; `with_checkpoint` false drops the
-    // WAL checkpoint from the total, as the fasterthanfs page's chart 4 does.
-    let per_op = |r: &RunResult, with_checkpoint: bool| -> f64 {
-        let rep = &r.repetitions[0];
-        let total = if with_checkpoint {
-            rep.ops_ns + rep.commit_ns + rep.checkpoint_ns
-        } else {
-            rep.ops_ns + rep.commit_ns
-        };
-        total as f64 / rep.ops as f64
-    };
+    let per_op = per_op_ns;
     let lookup = |row: usize, side: Side, with_checkpoint: bool| -> Option<(f64, f64)> {
         let row = if side != Side::Db && row < 3 { 0 } else { row };
         let idx = cases.iter().position(|c| c.row == row && c.side == side)?;

@@ -1,5 +1,8 @@
 //! Key orders. Random is a permutation (each key once per pass, unlike
 //! kvtest's draws with replacement) so a run covers the whole dataset.
+//! KvtestDraws reproduces kvtest's own sequence (first key, then draws with
+//! replacement from its generator) for like-for-like comparisons with it:
+//! keys drawn twice find their pages already mapped or cached.
 
 use rand::seq::SliceRandom;
 use rand_core::SeedableRng;
@@ -12,6 +15,29 @@ pub enum KeyOrder {
     Asc,
     Desc,
     Random,
+    KvtestDraws,
+}
+
+/// kvtest.c's randInt(): a shift register xor a linear congruential
+/// generator, seeded with kvtest's constants.
+struct KvtestRand {
+    x: u32,
+    y: u32,
+}
+
+impl KvtestRand {
+    fn new() -> Self {
+        KvtestRand {
+            x: 0x333a13cd,
+            y: 0xecb2adea,
+        }
+    }
+
+    fn next(&mut self) -> u32 {
+        self.x = (self.x >> 1) ^ ((1u32.wrapping_add(!(self.x & 1))) & 0xd0000001);
+        self.y = self.y.wrapping_mul(1103515245).wrapping_add(12345);
+        self.x ^ self.y
+    }
 }
 
 /// `count` keys from `first..=last` in `order`, starting at `start` for
@@ -45,6 +71,17 @@ pub fn key_sequence(
             }
             out
         }
+        KeyOrder::KvtestDraws => {
+            let mut rng = KvtestRand::new();
+            let mut out = Vec::with_capacity(count as usize);
+            if count > 0 {
+                out.push(start.unwrap_or(first).clamp(first, last));
+            }
+            while (out.len() as u64) < count {
+                out.push(first + u64::from(rng.next()) % span);
+            }
+            out
+        }
     }
 }
 
@@ -66,6 +103,11 @@ mod tests {
         assert_ne!(r, (1..=1000).collect::<Vec<_>>());
         r.sort();
         assert_eq!(r, (1..=1000).collect::<Vec<_>>());
+        // kvtest's first keys with iMax = 100000, printed by kvtest.c's randInt compiled as is.
+        assert_eq!(
+            key_sequence(KeyOrder::KvtestDraws, 1, 100_000, 6, None, 0),
+            vec![1, 24893, 65547, 48745, 76172, 54665]
+        );
         assert_eq!(
             key_sequence(KeyOrder::Random, 1, 1000, 10, None, 9),
             key_sequence(KeyOrder::Random, 1, 1000, 10, None, 9)

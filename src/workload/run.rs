@@ -253,7 +253,7 @@ pub fn execute(plan: &RunPlan, progress: Option<&ProgressBar>) -> Result<RunResu
     // Sizes for updates of foreign datasets: read each blob's length once, untimed.
     let foreign_sizes: Option<Vec<usize>> = if plan.operation == Operation::Update && spec.is_none()
     {
-        let mut s = store::open(&plan.target, Access::ReadOnly)?;
+        let mut s = store::open(&plan.target.for_inspection(), Access::ReadOnly)?;
         let mut session = s.session(SessionOptions {
             read_path: ReadPath::BlobApi,
             ..options
@@ -278,6 +278,8 @@ pub fn execute(plan: &RunPlan, progress: Option<&ProgressBar>) -> Result<RunResu
     let mut last_update: Option<(u64, Vec<u64>)> = None;
     let mut scratch = Vec::new();
     let mut verify_buf: Vec<u8> = Vec::new();
+    let clock = quanta::Clock::new();
+    let mut ticks: Vec<u64> = Vec::with_capacity(keys.len());
     let total_iterations = plan.warmup + plan.repeat;
     for iteration in 0..total_iterations {
         let measured = iteration >= plan.warmup;
@@ -297,7 +299,6 @@ pub fn execute(plan: &RunPlan, progress: Option<&ProgressBar>) -> Result<RunResu
             CacheMode::Cold => cache::evict(&files)?,
         };
 
-        let mut latencies = Latencies::new();
         let whole = Instant::now();
         let t = Instant::now();
         let mut store = store::open(&plan.target, access)?;
@@ -307,17 +308,20 @@ pub fn execute(plan: &RunPlan, progress: Option<&ProgressBar>) -> Result<RunResu
         let io0 = IoCounters::now();
         let cpu0 = cpu::now();
         let mut bytes = 0u64;
-        let mut ops_ns = 0u64;
         let mut verified = 0u64;
         let t = Instant::now();
         session.begin()?;
         let begin_ns = ns(t);
         let mut inline_buf = Vec::new();
-        // Back-to-back timestamps: one clock read per operation, each op's
-        // time running from the previous op's end. Anything that is not the
+        // Back-to-back timestamps: one clock read per operation (the TSC
+        // where it is invariant, ~10 ns, else the OS clock), each op's time
+        // running from the previous op's end. Anything that is not the
         // operation (generation, verification, progress drawing) is followed
-        // by a fresh timestamp so it stays outside the timed intervals.
-        let mut t_prev = Instant::now();
+        // by a fresh timestamp so it stays outside the timed intervals. Raw
+        // ticks go into a preallocated vector; scaling to ns and the HDR
+        // histogram come after the loop, outside the timed region.
+        ticks.clear();
+        let mut t_prev = clock.raw();
         for (i, &key) in keys.iter().enumerate() {
             let mut n = 0usize;
             match (&contents, plan.operation) {
@@ -346,29 +350,27 @@ pub fn execute(plan: &RunPlan, progress: Option<&ProgressBar>) -> Result<RunResu
                         version,
                         &mut inline_buf,
                     );
-                    t_prev = Instant::now();
+                    t_prev = clock.raw();
                     session.update(key, &inline_buf)?;
                     n = inline_buf.len();
                 }
             }
-            let now = Instant::now();
-            let elapsed = now.duration_since(t_prev).as_nanos() as u64;
+            let now = clock.raw();
+            ticks.push(now.wrapping_sub(t_prev));
             t_prev = now;
-            latencies.record(elapsed);
-            ops_ns += elapsed;
             bytes += n as u64;
             if plan.verify && plan.operation == Operation::Read {
                 spec.as_ref()
                     .expect("checked")
                     .verify(key, &verify_buf, None, &mut scratch)?;
                 verified += 1;
-                t_prev = Instant::now();
+                t_prev = clock.raw();
             }
             if let Some(p) = progress
                 && i % 512 == 511
             {
                 p.inc(512);
-                t_prev = Instant::now();
+                t_prev = clock.raw();
             }
         }
         let t = Instant::now();
@@ -385,6 +387,13 @@ pub fn execute(plan: &RunPlan, progress: Option<&ProgressBar>) -> Result<RunResu
         drop(store);
         let close_ns = ns(t);
         let whole_run_ns = ns(whole);
+        let mut latencies = Latencies::new();
+        let mut ops_ns = 0u64;
+        for &d in &ticks {
+            let elapsed = clock.delta_as_nanos(0, d);
+            latencies.record(elapsed);
+            ops_ns += elapsed;
+        }
         if let Some(p) = progress {
             p.inc(keys.len() as u64 % 512);
         }
@@ -424,7 +433,7 @@ pub fn execute(plan: &RunPlan, progress: Option<&ProgressBar>) -> Result<RunResu
     if plan.verify
         && let (Some((version, keys)), Some(spec)) = (&last_update, &spec)
     {
-        let mut s = store::open(&plan.target, Access::ReadOnly)?;
+        let mut s = store::open(&plan.target.for_inspection(), Access::ReadOnly)?;
         let mut session = s.session(SessionOptions {
             read_path: ReadPath::Sql,
             per_op_transaction: false,
@@ -448,7 +457,7 @@ pub fn execute(plan: &RunPlan, progress: Option<&ProgressBar>) -> Result<RunResu
         ));
     }
 
-    let space_bytes = store::open(&plan.target, Access::ReadOnly)?.space_used()?;
+    let space_bytes = store::open(&plan.target.for_inspection(), Access::ReadOnly)?.space_used()?;
     let write_method = (plan.operation == Operation::Update).then(|| describe_writes(plan, &info));
     let per_op: Vec<f64> = reps
         .iter()

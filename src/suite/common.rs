@@ -1,0 +1,302 @@
+//! What every suite needs: a work folder it owns, run plans built from a few
+//! parameters, cases run round after round in alternating order, and per-op
+//! times and ratios taken from the results.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::measure::stats::summarize;
+use crate::store::{self, Access, ReadPath, WriteStyle};
+use crate::target::{SqliteSettings, Target};
+use crate::workload::run::SessionOptionsRecord;
+use crate::workload::{CacheMode, KeyOrder, Operation, RunPlan, RunResult, execute};
+
+/// The folder a suite creates its datasets in: `--dir` (kept) or a fresh
+/// temporary folder (removed afterwards unless `--keep`). Only the entries
+/// the suite names as its own are ever removed.
+pub struct WorkDir {
+    pub path: PathBuf,
+    remove_after: bool,
+    _temp: Option<tempfile::TempDir>,
+}
+
+impl WorkDir {
+    pub fn new(dir: Option<&Path>, keep: bool, prefix: &str) -> Result<WorkDir> {
+        match dir {
+            Some(d) => {
+                if !d.exists() {
+                    std::fs::create_dir_all(d)
+                        .map_err(|e| Error::io("cannot create folder", d, e))?;
+                } else if !d.is_dir() {
+                    return Err(Error::usage(format!(
+                        "--dir {}: is a file, not a folder",
+                        d.display()
+                    )));
+                }
+                Ok(WorkDir {
+                    path: d.to_path_buf(),
+                    remove_after: false,
+                    _temp: None,
+                })
+            }
+            None => {
+                let temp = tempfile::Builder::new()
+                    .prefix(prefix)
+                    .tempdir()
+                    .map_err(|e| {
+                        Error::io(
+                            "cannot create a temporary folder in",
+                            &std::env::temp_dir(),
+                            e,
+                        )
+                    })?;
+                let path = temp.path().to_path_buf();
+                // keep: forget the TempDir so it is not removed on drop.
+                let temp = if keep {
+                    let _ = temp.keep();
+                    None
+                } else {
+                    Some(temp)
+                };
+                Ok(WorkDir {
+                    path,
+                    remove_after: !keep,
+                    _temp: temp,
+                })
+            }
+        }
+    }
+
+    pub fn join(&self, name: &str) -> PathBuf {
+        self.path.join(name)
+    }
+
+    /// Removes `names` (files or folders) when the folder is not being kept.
+    pub fn remove(&self, names: &[String]) {
+        if !self.remove_after {
+            return;
+        }
+        for name in names {
+            remove_entry(&self.path.join(name));
+        }
+    }
+
+    /// Says where the datasets are when they stay on disk.
+    pub fn report_kept(&self) {
+        if !self.remove_after {
+            eprintln!("datasets kept in {}", self.path.display());
+        }
+    }
+}
+
+/// Removes a file or folder and, for a database, its -wal/-shm/-journal siblings.
+pub fn remove_entry(p: &Path) {
+    if p.is_dir() {
+        let _ = std::fs::remove_dir_all(p);
+    } else {
+        let _ = std::fs::remove_file(p);
+        for suffix in ["-wal", "-shm", "-journal"] {
+            let mut s = p.as_os_str().to_owned();
+            s.push(suffix);
+            let _ = std::fs::remove_file(PathBuf::from(s));
+        }
+    }
+}
+
+/// One dataset in the three layouts the fasterthanfs page compares: a
+/// database, a flat folder and a tree, with the disk space of each.
+pub struct ThreeLayouts {
+    pub db: PathBuf,
+    pub dir: PathBuf,
+    pub tree: PathBuf,
+    /// du of db, dir, tree.
+    pub space: [u64; 3],
+}
+
+impl ThreeLayouts {
+    /// Creates `NAME.db`, exports it to `NAME.dir` and `NAME.tree`, and says so.
+    pub fn create(
+        work: &WorkDir,
+        name: &str,
+        spec: &crate::dataset::DatasetSpec,
+        title: &str,
+    ) -> Result<ThreeLayouts> {
+        let db = work.join(&format!("{name}.db"));
+        let dir = work.join(&format!("{name}.dir"));
+        let tree = work.join(&format!("{name}.tree"));
+        eprintln!(
+            "{title}: {} blobs of {} in {} ({})",
+            spec.count,
+            match spec.distribution {
+                crate::dataset::SizeDistribution::Uniform { variance } =>
+                    format!("{} +/- {variance} bytes", spec.size),
+                _ => format!("{} bytes", spec.size),
+            },
+            work.path.display(),
+            crate::measure::environment::filesystem_of(&work.path)
+                .map(|f| f.fs_type)
+                .unwrap_or_else(|| "?".into())
+        );
+        let (store, _) = crate::command::init::create_dataset(&sqlite(&db, |_| {}), spec, true)?;
+        drop(store);
+        crate::command::export::export(&db, &dir, crate::store::FileLayout::Flat, true)?;
+        crate::command::export::export(&db, &tree, crate::store::FileLayout::Tree, true)?;
+        let space = [
+            space_of(&sqlite(&db, |_| {}))?,
+            space_of(&Target::Dir { path: dir.clone() })?,
+            space_of(&Target::Tree { path: tree.clone() })?,
+        ];
+        Ok(ThreeLayouts {
+            db,
+            dir,
+            tree,
+            space,
+        })
+    }
+
+    /// The entry names to remove afterwards.
+    pub fn names(name: &str) -> Vec<String> {
+        ["db", "dir", "tree"]
+            .iter()
+            .map(|ext| format!("{name}.{ext}"))
+            .collect()
+    }
+}
+
+/// A single-repetition warm run of `count` ops in `order`.
+pub fn plan(
+    name: impl Into<String>,
+    target: Target,
+    operation: Operation,
+    count: u64,
+    session: SessionOptionsRecord,
+    seed: u64,
+) -> RunPlan {
+    RunPlan {
+        name: name.into(),
+        target,
+        operation,
+        order: KeyOrder::Random,
+        count: Some(count),
+        start: None,
+        max_id: None,
+        session,
+        repeat: 1,
+        warmup: 0,
+        cache: CacheMode::Warm,
+        verify: false,
+        exclude_checkpoint: false,
+        order_seed: seed,
+    }
+}
+
+pub fn session(
+    read_path: ReadPath,
+    per_op_transaction: bool,
+    write_style: WriteStyle,
+    fsync: bool,
+) -> SessionOptionsRecord {
+    SessionOptionsRecord {
+        read_path,
+        per_op_transaction,
+        write_style,
+        fsync,
+    }
+}
+
+/// An sqlite target with kvtest's default cache (1000 pages), adjusted by `f`.
+pub fn sqlite(path: &Path, f: impl FnOnce(&mut SqliteSettings)) -> Target {
+    let mut settings = SqliteSettings {
+        cache_size: Some(1000),
+        ..Default::default()
+    };
+    f(&mut settings);
+    Target::Sqlite {
+        path: path.to_path_buf(),
+        settings,
+    }
+}
+
+/// Disk space a target uses (like du).
+pub fn space_of(target: &Target) -> Result<u64> {
+    store::open(target, Access::ReadOnly)?.space_used()
+}
+
+/// Runs each group of cases `rounds` times; within a round the groups run in
+/// the given order and each group's cases alternate direction from round to
+/// round (A B C, C B A, ...) so drift on a shared machine favours no side.
+/// `between_groups` runs untimed after each group (e.g. to reset a journal
+/// mode). Returns every case's results, one per round.
+pub fn run_rounds(
+    cases: &[RunPlan],
+    groups: &[Vec<usize>],
+    rounds: u64,
+    label: &str,
+    mut between_groups: impl FnMut(usize) -> Result<()>,
+) -> Result<Vec<Vec<RunResult>>> {
+    let total_ops: u64 = groups
+        .iter()
+        .flatten()
+        .map(|&i| cases[i].count.unwrap_or(0))
+        .sum::<u64>()
+        * rounds;
+    let pb = crate::command::progress::bar(total_ops, label);
+    let mut results: Vec<Vec<RunResult>> = (0..cases.len()).map(|_| Vec::new()).collect();
+    for round in 0..rounds {
+        for (g, group) in groups.iter().enumerate() {
+            let mut order = group.clone();
+            if round % 2 == 1 {
+                order.reverse();
+            }
+            for i in order {
+                pb.set_message(format!("round {}/{}: {}", round + 1, rounds, cases[i].name));
+                let mut r = execute(&cases[i], None)?;
+                pb.inc(cases[i].count.unwrap_or(0));
+                r.name = format!("{} (round {})", r.name, round + 1);
+                results[i].push(r);
+            }
+            between_groups(g)?;
+        }
+    }
+    pb.finish_and_clear();
+    Ok(results)
+}
+
+/// Time per op of a one-repetition run: operations plus commit, and the WAL
+/// checkpoint when `with_checkpoint` (the fasterthanfs page's chart 4 stops
+/// its timer before the checkpoint).
+pub fn per_op_ns(r: &RunResult, with_checkpoint: bool) -> f64 {
+    let rep = &r.repetitions[0];
+    let mut total = rep.ops_ns + rep.commit_ns;
+    if with_checkpoint {
+        total += rep.checkpoint_ns;
+    }
+    total as f64 / rep.ops.max(1) as f64
+}
+
+/// Ratio of two cases' times, round by round (numerator / denominator):
+/// the median and the range across rounds.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct Ratio {
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+    pub numerator_ns: f64,
+    pub denominator_ns: f64,
+}
+
+pub fn ratio(numerator: &[f64], denominator: &[f64]) -> Ratio {
+    let per_round: Vec<f64> = numerator
+        .iter()
+        .zip(denominator)
+        .map(|(n, d)| n / d)
+        .collect();
+    let s = summarize(&per_round);
+    Ratio {
+        median: s.median,
+        min: s.min,
+        max: s.max,
+        numerator_ns: summarize(numerator).median,
+        denominator_ns: summarize(denominator).median,
+    }
+}

@@ -1,0 +1,65 @@
+//! Helpers shared by the end-to-end tests: run the binary, expect success or
+//! a clean usage error, read a JSON result.
+#![allow(dead_code)] // each test file uses its own subset
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+pub fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_blobbench"))
+}
+
+pub fn run(dir: &Path, args: &[&str]) -> Output {
+    bin()
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+pub fn ok(dir: &Path, args: &[&str]) -> String {
+    ok_with_env(dir, &[], args)
+}
+
+/// Like `ok`, with extra environment variables for the binary.
+pub fn ok_with_env(dir: &Path, env: &[(&str, &Path)], args: &[&str]) -> String {
+    let out = bin()
+        .current_dir(dir)
+        .envs(env.iter().copied())
+        .args(args)
+        .output()
+        .expect("binary runs");
+    assert!(
+        out.status.success(),
+        "{args:?} failed: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Asserts a clean usage error: exit 2, one line on stderr naming `needle`.
+pub fn usage_error(dir: &Path, args: &[&str], needle: &str) {
+    let out = run(dir, args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{args:?}: status {:?}, stderr {err}",
+        out.status
+    );
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "{args:?}: not one line: {err}"
+    );
+    assert!(err.contains(needle), "{args:?}: {err} lacks {needle}");
+    assert!(
+        !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
+        "{err}"
+    );
+}
+
+pub fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
