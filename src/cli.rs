@@ -47,6 +47,62 @@ pub enum Command {
     /// Reproduce a published experiment on this machine
     #[command(subcommand)]
     Suite(SuiteCommand),
+    /// Try every combination of SQLite settings on a workload; rank them and recommend one
+    #[command(
+        after_help = "Parameters: open_mode (nomutex, fullmutex), transaction (deferred, immediate, \
+exclusive), page_size, cache_size, locking_mode, synchronous, journal_mode, mmap_size, journal_size_limit, \
+and any other PRAGMA by name. Without --param the sweep is the article's 1152 cases: open_mode x \
+cache_size 1000..8000 x page_size 1024..8192 x locking_mode x transaction immediate/exclusive x \
+journal_size_limit=-1 x synchronous full/normal/off x journal_mode wal/truncate/memory.\n\n\
+Workloads: insert:ROWS[:ROUNDS] (one transaction per round, table with a composite index), \
+insert-copy:ROWS[:COPIES] (then ATTACH + CREATE TABLE AS, default 10 copies), blob-insert:COUNT[:SIZE], \
+blob-read:COUNT[:SIZE], blob-update:COUNT[:SIZE] (random order, one transaction, SIZE default 10k).\n\n\
+Examples:\n  blobbench sweep                                          (1152 cases, insert:50k)\n  \
+blobbench sweep --exclude synchronous=off --exclude journal_mode=memory --workload insert:50k:2\n  \
+blobbench sweep --param page_size=4096,8192,16384 --param journal_mode=wal,delete --workload blob-read:5000:50k --rounds 3\n  \
+blobbench sweep --time-budget 10m && blobbench sweep --resume      (same options)"
+    )]
+    Sweep(SweepArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct SweepArgs {
+    /// A parameter and its values, NAME=v1,v2,... (repeat for more) [default: the article's 1152 cases]
+    #[arg(long, value_name = "NAME=VALUES")]
+    pub param: Vec<String>,
+    /// Workload to time for every case (repeat for more) [default: insert:50k]
+    #[arg(long, value_name = "WORKLOAD")]
+    pub workload: Vec<String>,
+    /// Runs of every case; each round runs the cases in a new shuffled order
+    #[arg(long, default_value = "1", value_parser = number_arg)]
+    pub rounds: u64,
+    /// Keep only cases with NAME among the values, e.g. --filter page_size=8192 (repeat: all must hold)
+    #[arg(long, value_name = "NAME=VALUES")]
+    pub filter: Vec<String>,
+    /// Drop cases with NAME among the values, e.g. --exclude synchronous=off (repeat: any drops)
+    #[arg(long, value_name = "NAME=VALUES")]
+    pub exclude: Vec<String>,
+    /// Stop starting new runs after this long (e.g. 10m); --resume continues
+    #[arg(long, value_name = "DURATION")]
+    pub time_budget: Option<String>,
+    /// Continue the sweep recorded in --json, skipping the runs it holds
+    #[arg(long)]
+    pub resume: bool,
+    /// Cases shown at the top and at the bottom of each ranking
+    #[arg(long, default_value = "10", value_parser = number_arg)]
+    pub top: u64,
+    /// Seed of the generated rows and blobs and of the case order
+    #[arg(long, default_value = "1", value_parser = number_arg)]
+    pub seed: u64,
+    /// Folder for the databases [default: a new temporary folder, removed afterwards]
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Keep the folder after the run
+    #[arg(long)]
+    pub keep: bool,
+    /// Where to write the JSON result (rewritten after every run)
+    #[arg(long, value_name = "FILE", default_value = "sweep.json")]
+    pub json: PathBuf,
 }
 
 #[derive(Subcommand, Debug)]

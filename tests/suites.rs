@@ -158,3 +158,136 @@ fn suite_parameters_are_checked_before_anything_runs() {
     usage_error(d, &["suite", "nosuch"], "nosuch");
     assert_eq!(std::fs::read_dir(d).unwrap().count(), 0, "nothing written");
 }
+
+#[test]
+fn sweep_ranks_cases_resumes_and_recommends_a_power_safe_setting() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let args = [
+        "sweep",
+        "--param",
+        "page_size=4096,8192",
+        "--param",
+        "synchronous=off,normal",
+        "--param",
+        "journal_mode=wal,memory",
+        "--param",
+        "temp_store=memory",
+        "--workload",
+        "insert:2k:2",
+        "--workload",
+        "blob-update:200:4k",
+        "--rounds",
+        "2",
+        "--top",
+        "2",
+        "--json",
+        "s.json",
+    ];
+    // A budget spent before the first run: nothing measured, the sweep saved as incomplete.
+    let mut first = args.to_vec();
+    first.extend(["--time-budget", "1ns"]);
+    let out = ok(d, &first);
+    assert!(out.contains("incomplete"), "{out}");
+    let doc = json(&d.join("s.json"));
+    assert_eq!(doc["tables"]["sweep"]["complete"], false);
+    assert_eq!(
+        doc["tables"]["sweep"]["records"].as_array().unwrap().len(),
+        0
+    );
+
+    // --resume runs all 8 cases x 2 workloads x 2 rounds.
+    let mut again = args.to_vec();
+    again.push("--resume");
+    let out = ok(d, &again);
+    let doc = json(&d.join("s.json"));
+    let records = doc["tables"]["sweep"]["records"].as_array().unwrap();
+    assert_eq!(records.len(), 32);
+    assert_eq!(doc["tables"]["sweep"]["complete"], true);
+    for r in records {
+        assert!(r["timing"]["ns"].as_u64().unwrap() > 0);
+        // temp_store=memory reads back as 2.
+        let back = r["timing"]["settings_read_back"].as_array().unwrap();
+        assert!(
+            back.iter().any(|kv| kv[0] == "temp_store" && kv[1] == "2"),
+            "{r}"
+        );
+    }
+    assert!(out.contains("Insert 2,000 twice took"), "{out}");
+    assert!(out.contains("Update 200 blobs of 4000 bytes took"), "{out}");
+    assert!(out.contains("...[snip]..."), "{out}");
+    assert!(out.contains("effect of each parameter"), "{out}");
+    // The recommendation is never an unsafe setting.
+    let rec = out
+        .lines()
+        .find(|l| l.starts_with("recommendation:"))
+        .unwrap();
+    assert!(
+        rec.contains("synchronous=normal") && rec.contains("journal_mode=wal"),
+        "{rec}"
+    );
+    // Resuming a finished sweep runs nothing more and still reports.
+    let out = ok(d, &again);
+    assert!(out.contains("recommendation:"), "{out}");
+    assert_eq!(
+        json(&d.join("s.json"))["tables"]["sweep"]["records"]
+            .as_array()
+            .unwrap()
+            .len(),
+        32
+    );
+}
+
+#[test]
+fn sweep_parameters_are_checked_before_anything_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    usage_error(
+        d,
+        &["sweep", "--param", "no_such_pragma=1"],
+        "no_such_pragma",
+    );
+    usage_error(d, &["sweep", "--param", "page_size=1000"], "1000");
+    usage_error(d, &["sweep", "--param", "journal_mode=fast"], "fast");
+    usage_error(d, &["sweep", "--param", "temp_store=1;drop"], "temp_store");
+    usage_error(
+        d,
+        &[
+            "sweep",
+            "--param",
+            "page_size=4096",
+            "--param",
+            "page_size=8192",
+        ],
+        "twice",
+    );
+    usage_error(d, &["sweep", "--workload", "scan:5"], "scan:5");
+    usage_error(
+        d,
+        &["sweep", "--exclude", "synchronous=sometimes"],
+        "sometimes",
+    );
+    usage_error(
+        d,
+        &[
+            "sweep",
+            "--param",
+            "synchronous=off",
+            "--exclude",
+            "synchronous=off",
+        ],
+        "no case",
+    );
+    usage_error(d, &["sweep", "--time-budget", "soon"], "soon");
+    std::fs::write(d.join("notes.json"), "my notes").unwrap();
+    usage_error(d, &["sweep", "--json", "notes.json"], "notes.json");
+    assert_eq!(
+        std::fs::read_to_string(d.join("notes.json")).unwrap(),
+        "my notes"
+    );
+    assert_eq!(
+        std::fs::read_dir(d).unwrap().count(),
+        1,
+        "nothing else written"
+    );
+}

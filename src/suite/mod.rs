@@ -5,3 +5,4 @@ pub mod common;
 pub mod fasterthanfs;
 pub mod internal_external;
 pub mod quick;
+pub mod sweep;
