@@ -5,8 +5,8 @@
 # very SQLite amalgamation blobbench bundles (libsqlite3-sys's sqlite3.c) with
 # the same -D flags and -O3 that libsqlite3-sys's build uses, then on one
 # COUNT x SIZE dataset runs both tools for SQL, blob API, mmap + blob API and
-# dir reads, random and ascending, alternating kvtest / blobbench PAIRS times,
-# warming the target's page cache right before every run.
+# dir reads, random and ascending, PAIRS times in A B, B A order (who goes
+# first alternates), warming the target's page cache right before every run.
 #
 # Both read the same key sequence: for random order blobbench runs with
 # --random-draws (kvtest's own generator, keys drawn with replacement) rather
@@ -90,15 +90,23 @@ for order in random asc; do
             mmap) target=$DB; opts=(--blob-api --mmap "$MMAP") ;;
             dir) target=$DIR; opts=() ;;
         esac
-        for pair in $(seq "$PAIRS"); do
+        bb_order=--$order
+        [ "$order" = random ] && bb_order=--random-draws
+        run_kvtest() {
             warm "$target"
             kv=$("$KV" run "$target" --count "$N" "--$order" "${opts[@]}" | awk '/Microseconds per BLOB read/ {print $5}')
-            bb_order=--$order
-            [ "$order" = random ] && bb_order=--random-draws
+        }
+        run_blobbench() {
+            # blobbench warms the target itself right before timing.
             "$BB" run "$target" --count "$N" "$bb_order" "${opts[@]}" --repeat 1 --json "$WORK/bb.json" > /dev/null
             read -r whole perop < <(python3 -c "
 import json; r = json.load(open('$WORK/bb.json'))['runs'][0]; rep = r['repetitions'][0]
 print(rep['whole_run_ns'] / rep['ops'] / 1000, r['summary']['time_per_op_ns']['median'] / 1000)")
+        }
+        for pair in $(seq "$PAIRS"); do
+            # A B, B A, A B, ...: whichever runs second in a pair alternates, so
+            # drift within a pair cancels out over the pairs.
+            if [ $((pair % 2)) = 1 ]; then run_kvtest; run_blobbench; else run_blobbench; run_kvtest; fi
             printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$order" "$mode" "$pair" "$kv" "$whole" "$perop" >> "$RESULTS"
             echo "$order $mode pair $pair: kvtest $kv µs, blobbench $whole µs (per-op $perop µs)" >&2
         done
@@ -109,7 +117,7 @@ python3 - "$RESULTS" "$N" "$SIZE" "$PAIRS" <<'PY'
 import sys, statistics as st
 rows = [l.rstrip('\n').split('\t') for l in open(sys.argv[1]) if l.strip()]
 n, size, pairs = sys.argv[2], sys.argv[3], sys.argv[4]
-print(f"blobbench vs kvtest: {n} blobs of {size}, warm cache, {pairs} alternating pairs (kvtest, blobbench)")
+print(f"blobbench vs kvtest: {n} blobs of {size}, warm cache, {pairs} pairs run A B, B A, ...")
 print("ratio = kvtest time per blob / blobbench time per blob, per pair; >= 1.00 means blobbench is no slower")
 print("(µs/blob columns: median over pairs; best ratio = kvtest's fastest run / blobbench's fastest run)")
 print(f"{'order':8} {'mode':10} {'kvtest µs/blob':>15} {'blobbench µs/blob':>18} {'median ratio':>13} {'pair ratios min..max':>21} {'best ratio':>11} {'bb per-op µs':>13}")
