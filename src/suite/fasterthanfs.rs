@@ -552,7 +552,7 @@ Median of rounds; spread = half the range of the ratio across rounds."
     for claim in rows.iter().map(|r| r.claim).chain([space_claim]) {
         if !seen.contains(&claim.text()) && !matches!(claim, Claim::NotClaimed { .. }) {
             seen.push(claim.text());
-            println!("  {}  {}", claim.short(), claim.text());
+            println!("  {:>8}  {}", claim.short(), claim.text());
         }
     }
     println!(

@@ -75,6 +75,11 @@ pub fn print(
         rusqlite::version()
     );
     println!("cases are written [{}]", varied.join(", "));
+    if args.rounds == 1 {
+        println!(
+            "one round: a single slow run on a busy machine can rank a case last; --rounds 3 ranks by medians"
+        );
+    }
     if !fixed.is_empty() {
         println!("fixed: {}", fixed.join(", "));
     }
