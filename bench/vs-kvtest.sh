@@ -18,7 +18,7 @@
 # own per-operation median is printed beside it.
 #
 # Usage: bench/vs-kvtest.sh            (COUNT=100k SIZE=10k VARIANCE=2k PAIRS=5)
-#        WORK=/var/tmp/x PAIRS=5 bench/vs-kvtest.sh
+#        WORK=/var/tmp/x PAIRS=11 PIN=1 bench/vs-kvtest.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 COUNT=${COUNT:-100k}
@@ -26,6 +26,10 @@ SIZE=${SIZE:-10k}
 VARIANCE=${VARIANCE:-2k}
 PAIRS=${PAIRS:-5}
 MMAP=${MMAP:-2000M}
+# PIN=1 runs both tools on CPU 1 only (taskset), which removes scheduler
+# migrations from the noise; both get the same treatment.
+RUNNER=()
+if [ -n "${PIN:-}" ]; then RUNNER=(taskset -c "$PIN"); fi
 WORK=${WORK:-$(mktemp -d "${TMPDIR:-/var/tmp}/vs-kvtest.XXXXXX")}
 mkdir -p "$WORK"
 echo "work folder: $WORK" >&2
@@ -94,11 +98,11 @@ for order in random asc; do
         [ "$order" = random ] && bb_order=--random-draws
         run_kvtest() {
             warm "$target"
-            kv=$("$KV" run "$target" --count "$N" "--$order" "${opts[@]}" | awk '/Microseconds per BLOB read/ {print $5}')
+            kv=$("${RUNNER[@]}" "$KV" run "$target" --count "$N" "--$order" "${opts[@]}" | awk '/Microseconds per BLOB read/ {print $5}')
         }
         run_blobbench() {
             # blobbench warms the target itself right before timing.
-            "$BB" run "$target" --count "$N" "$bb_order" "${opts[@]}" --repeat 1 --json "$WORK/bb.json" > /dev/null
+            "${RUNNER[@]}" "$BB" run "$target" --count "$N" "$bb_order" "${opts[@]}" --repeat 1 --json "$WORK/bb.json" > /dev/null
             read -r whole perop < <(python3 -c "
 import json; r = json.load(open('$WORK/bb.json'))['runs'][0]; rep = r['repetitions'][0]
 print(rep['whole_run_ns'] / rep['ops'] / 1000, r['summary']['time_per_op_ns']['median'] / 1000)")
