@@ -18,4 +18,13 @@ fi
 
 cargo fmt --check
 cargo clippy --all-targets --quiet -- -D warnings
+# Build before starting servers, so they do not idle through a compile.
+cargo test --release --no-run --quiet
+
+# Real servers for the server tests: throwaway PostgreSQL and MariaDB on
+# 127.0.0.1, stopped (and their folders removed) when this script exits.
+. scripts/start-postgres.sh
+. scripts/start-mariadb.sh
+export BLOBBENCH_PG_URL BLOBBENCH_MYSQL_URL
+
 cargo test --release -- --include-ignored

@@ -22,6 +22,13 @@ pub enum Error {
         #[source]
         source: rusqlite::Error,
     },
+    /// A database server refused a statement.
+    #[error("{target}: {message}")]
+    Server { target: String, message: String },
+    /// A database server could not be reached or refused the login: a wrong
+    /// URL, a server not running. Exit status 2.
+    #[error("cannot connect to {target}: {message}")]
+    Connect { target: String, message: String },
     #[error("verification failed: {0}")]
     Verify(String),
     #[error("cannot write result {path}: {source}")]
@@ -54,12 +61,27 @@ impl Error {
         }
     }
 
+    /// A server error on `target`, as one line.
+    pub fn server(target: &Path, message: impl std::fmt::Display) -> Self {
+        Error::Server {
+            target: target.display().to_string(),
+            message: one_line(&message.to_string()),
+        }
+    }
+
+    pub fn connect(target: &Path, message: impl std::fmt::Display) -> Self {
+        Error::Connect {
+            target: target.display().to_string(),
+            message: one_line(&message.to_string()),
+        }
+    }
+
     /// 2 for anything the user can fix by changing the command line or the
     /// paths it names (as clap does for bad arguments), 1 for failures.
     pub fn exit_code(&self) -> i32 {
         use std::io::ErrorKind::*;
         match self {
-            Error::Usage(_) => 2,
+            Error::Usage(_) | Error::Connect { .. } => 2,
             Error::Io { source, .. }
                 if matches!(
                     source.kind(),
@@ -75,4 +97,12 @@ impl Error {
             _ => 1,
         }
     }
+}
+
+fn one_line(text: &str) -> String {
+    text.split('\n')
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
 }

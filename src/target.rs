@@ -38,6 +38,63 @@ pub enum Target {
     Dir { path: PathBuf },
     /// One file per blob in `00/00/01` folders as kvtest's `--tree`.
     Tree { path: PathBuf },
+    /// PostgreSQL: table `LargeObjects(id bigint primary key, largeData bytea)`
+    /// (TOAST, storage EXTERNAL) or `largeData oid` (large objects).
+    Postgres {
+        server: ServerUrl,
+        mode: PgMode,
+        table: String,
+    },
+    /// MariaDB / MySQL: table `LargeObjects(id BIGINT, largeData LONGBLOB)` in one engine.
+    Mysql {
+        server: ServerUrl,
+        engine: MysqlEngine,
+        table: String,
+    },
+}
+
+/// A server's address. The connection string (which may hold a password)
+/// is never serialized or printed; `display` is the same URL without it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ServerUrl {
+    #[serde(skip)]
+    pub connect: String,
+    /// The URL with any password replaced by `***`.
+    pub display: PathBuf,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PgMode {
+    /// bytea column, TOASTed out of line, uncompressed (storage EXTERNAL).
+    Bytea,
+    /// Large objects: the row holds an oid; content via lo_from_bytea / lo_get / lo_put.
+    Lo,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MysqlEngine {
+    Innodb,
+    Myisam,
+    Aria,
+    Archive,
+}
+
+impl MysqlEngine {
+    pub fn sql_name(self) -> &'static str {
+        match self {
+            MysqlEngine::Innodb => "InnoDB",
+            MysqlEngine::Myisam => "MyISAM",
+            MysqlEngine::Aria => "Aria",
+            MysqlEngine::Archive => "ARCHIVE",
+        }
+    }
+
+    /// ARCHIVE only inserts and reads: no UPDATE, no DELETE.
+    pub fn can_modify(self) -> bool {
+        self != MysqlEngine::Archive
+    }
 }
 
 pub const JOURNAL_MODES: &[&str] = &["delete", "truncate", "persist", "memory", "wal", "off"];
@@ -90,21 +147,29 @@ impl Target {
                     }
                 };
             }
-            if ["postgres", "postgresql", "mysql", "mariadb", "s3"].contains(&scheme) {
+            if ["postgres", "postgresql"].contains(&scheme) {
+                return parse_postgres(text);
+            }
+            if ["mysql", "mariadb"].contains(&scheme) {
+                return parse_mysql(text);
+            }
+            if scheme == "s3" {
                 return Err(Error::usage(format!(
-                    "target \"{text}\": {scheme} targets are not supported yet; use sqlite:, sqlite-ext:, dir: or tree:"
+                    "target \"{text}\": s3 targets are not supported yet; use sqlite:, sqlite-ext:, dir:, tree:, postgres:// or mysql://"
                 )));
             }
         }
         Ok(classify_bare_path(Path::new(text)))
     }
 
+    /// The file or folder; for a server, its URL without the password.
     pub fn path(&self) -> &Path {
         match self {
             Target::Sqlite { path, .. }
             | Target::SqliteExt { path, .. }
             | Target::Dir { path }
             | Target::Tree { path } => path,
+            Target::Postgres { server, .. } | Target::Mysql { server, .. } => &server.display,
         }
     }
 
@@ -114,7 +179,25 @@ impl Target {
             Target::SqliteExt { .. } => "sqlite-ext",
             Target::Dir { .. } => "dir",
             Target::Tree { .. } => "tree",
+            Target::Postgres {
+                mode: PgMode::Bytea,
+                ..
+            } => "postgres-bytea",
+            Target::Postgres {
+                mode: PgMode::Lo, ..
+            } => "postgres-lo",
+            Target::Mysql { engine, .. } => match engine {
+                MysqlEngine::Innodb => "mysql-innodb",
+                MysqlEngine::Myisam => "mysql-myisam",
+                MysqlEngine::Aria => "mysql-aria",
+                MysqlEngine::Archive => "mysql-archive",
+            },
         }
+    }
+
+    /// A database server (no local files to warm or evict).
+    pub fn is_server(&self) -> bool {
+        matches!(self, Target::Postgres { .. } | Target::Mysql { .. })
     }
 
     pub fn is_files(&self) -> bool {
@@ -150,8 +233,145 @@ impl Target {
 
 impl fmt::Display for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.kind_name(), self.path().display())
+        match self {
+            Target::Postgres { server, table, .. } | Target::Mysql { server, table, .. } => {
+                write!(
+                    f,
+                    "{} {} table {table}",
+                    self.kind_name(),
+                    server.display.display()
+                )
+            }
+            _ => write!(f, "{}:{}", self.kind_name(), self.path().display()),
+        }
     }
+}
+
+/// Splits blobbench's own `?name=value` settings off a server URL; the rest
+/// goes to the client library. Returns (url for the client, our settings).
+fn split_server_url(text: &str, ours: &[&str]) -> Result<(String, Vec<(String, String)>)> {
+    let (base, query) = match text.split_once('?') {
+        Some((b, q)) => (b, q),
+        None => (text, ""),
+    };
+    let mut theirs = Vec::new();
+    let mut mine = Vec::new();
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        if ours.contains(&name) {
+            mine.push((name.to_string(), value.to_ascii_lowercase()));
+        } else {
+            theirs.push(pair.to_string());
+        }
+    }
+    let url = if theirs.is_empty() {
+        base.to_string()
+    } else {
+        format!("{base}?{}", theirs.join("&"))
+    };
+    Ok((url, mine))
+}
+
+/// The URL with the password (user:PASSWORD@) replaced by ***.
+fn redact(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let (authority, tail) = match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, ""),
+    };
+    match authority.rsplit_once('@') {
+        Some((userinfo, host)) => match userinfo.split_once(':') {
+            Some((user, _)) => format!("{scheme}://{user}:***@{host}{tail}"),
+            None => url.to_string(),
+        },
+        None => url.to_string(),
+    }
+}
+
+fn server_url(connect: String) -> ServerUrl {
+    let display = PathBuf::from(redact(&connect).split('?').next().unwrap_or_default());
+    ServerUrl { connect, display }
+}
+
+fn valid_table(text: &str, table: &str) -> Result<String> {
+    if table.is_empty()
+        || table.len() > 60
+        || !table.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        || table.starts_with(|c: char| c.is_ascii_digit())
+    {
+        return Err(Error::usage(format!(
+            "target \"{}\": table \"{table}\" must be letters, digits and _ (not starting with a digit)",
+            redact(text)
+        )));
+    }
+    Ok(table.to_ascii_lowercase())
+}
+
+fn parse_postgres(text: &str) -> Result<Target> {
+    let (connect, mine) = split_server_url(text, &["mode", "table"])?;
+    let mut mode = PgMode::Bytea;
+    let mut table = None;
+    for (name, value) in mine {
+        match name.as_str() {
+            "mode" => {
+                mode = match value.as_str() {
+                    "bytea" => PgMode::Bytea,
+                    "lo" => PgMode::Lo,
+                    _ => {
+                        return Err(Error::usage(format!(
+                            "target \"{}\": unknown mode \"{value}\"; use mode=bytea or mode=lo",
+                            redact(text)
+                        )));
+                    }
+                }
+            }
+            _ => table = Some(valid_table(text, &value)?),
+        }
+    }
+    let table = table.unwrap_or_else(|| match mode {
+        PgMode::Bytea => "largeobjects".into(),
+        PgMode::Lo => "largeobjects_lo".into(),
+    });
+    Ok(Target::Postgres {
+        server: server_url(connect),
+        mode,
+        table,
+    })
+}
+
+fn parse_mysql(text: &str) -> Result<Target> {
+    let (connect, mine) = split_server_url(text, &["engine", "table"])?;
+    let connect = connect.replacen("mariadb://", "mysql://", 1);
+    let mut engine = MysqlEngine::Innodb;
+    let mut table = None;
+    for (name, value) in mine {
+        match name.as_str() {
+            "engine" => {
+                engine = match value.as_str() {
+                    "innodb" => MysqlEngine::Innodb,
+                    "myisam" => MysqlEngine::Myisam,
+                    "aria" => MysqlEngine::Aria,
+                    "archive" => MysqlEngine::Archive,
+                    _ => {
+                        return Err(Error::usage(format!(
+                            "target \"{}\": unknown engine \"{value}\"; use engine=innodb, myisam, aria or archive",
+                            redact(text)
+                        )));
+                    }
+                }
+            }
+            _ => table = Some(valid_table(text, &value)?),
+        }
+    }
+    let table =
+        table.unwrap_or_else(|| format!("largeobjects_{}", engine.sql_name().to_ascii_lowercase()));
+    Ok(Target::Mysql {
+        server: server_url(connect),
+        engine,
+        table,
+    })
 }
 
 fn classify_bare_path(path: &Path) -> Target {
@@ -289,12 +509,49 @@ mod tests {
             "sqlite:a.db?synchronous",
             "dir:x?a=b",
             "sqlite:",
-            "postgres://u@h/db",
+            "postgres://u@h/db?mode=toast",
+            "mysql://u@h/db?engine=memory",
+            "mysql://u@h/db?table=1x",
+            "s3://bucket/x",
         ] {
             assert!(Target::parse(bad).is_err(), "{bad}");
         }
         assert!(Target::parse("sqlite:a.db?page_size=8192").is_ok());
         assert!(Target::parse("sqlite:a.db?cache_size=-2000").is_ok());
+    }
+
+    #[test]
+    fn server_urls_keep_their_own_options_and_hide_passwords() {
+        let t = Target::parse(
+            "mysql://bob:secret@127.0.0.1:3306/db?engine=archive&prefer_socket=false",
+        )
+        .unwrap();
+        let Target::Mysql {
+            server,
+            engine,
+            table,
+        } = &t
+        else {
+            panic!()
+        };
+        assert_eq!(*engine, MysqlEngine::Archive);
+        assert_eq!(table, "largeobjects_archive");
+        assert_eq!(
+            server.connect,
+            "mysql://bob:secret@127.0.0.1:3306/db?prefer_socket=false"
+        );
+        assert_eq!(
+            server.display,
+            PathBuf::from("mysql://bob:***@127.0.0.1:3306/db")
+        );
+        assert!(!t.to_string().contains("secret"));
+        assert!(!serde_json::to_string(&t).unwrap().contains("secret"));
+        let Target::Postgres { mode, table, .. } =
+            Target::parse("postgres://u@h:5432/db?mode=lo").unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!((mode, table.as_str()), (PgMode::Lo, "largeobjects_lo"));
     }
 
     #[test]

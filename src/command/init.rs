@@ -87,7 +87,10 @@ pub fn run(args: &InitArgs) -> Result<()> {
         human_bytes(space)
     );
     if let Some(path) = &args.json {
-        let mut doc = ResultDocument::new("init", Environment::capture(Some(target.path())));
+        let mut doc = ResultDocument::new(
+            "init",
+            Environment::capture((!target.is_server()).then(|| target.path())),
+        );
         doc.tables = json!({
             "init": {
                 "target": target.to_string(),

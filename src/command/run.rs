@@ -281,7 +281,10 @@ pub fn run(args: &RunArgs) -> Result<()> {
         println!("integrity-check: {i}");
     }
     if let Some(path) = &args.json {
-        let mut doc = ResultDocument::new("run", Environment::capture(Some(plan.target.path())));
+        let mut doc = ResultDocument::new(
+            "run",
+            Environment::capture((!plan.target.is_server()).then(|| plan.target.path())),
+        );
         doc.tables = serde_json::json!({ "integrity_check": integrity });
         doc.runs.push(r);
         result::write(&mut doc, path)?;

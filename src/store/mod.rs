@@ -7,6 +7,8 @@
 
 mod external;
 mod files;
+mod mysql;
+mod postgres;
 mod sqlite;
 
 use std::path::PathBuf;
@@ -15,6 +17,8 @@ use serde::Serialize;
 
 pub use external::ExternalStore;
 pub use files::{FileLayout, FilesStore};
+pub use mysql::MysqlStore;
+pub use postgres::PostgresStore;
 pub use sqlite::{SqliteStore, read_sqlite_info};
 
 use crate::dataset::Manifest;
@@ -113,8 +117,13 @@ pub trait Store {
     fn catalog(&mut self) -> Result<Catalog>;
     /// Opens a session: prepared statements and handles reused across ops.
     fn session(&mut self, options: SessionOptions) -> Result<Box<dyn Session + '_>>;
-    /// Files that hold the target's data, for cache warming and eviction.
+    /// Files that hold the target's data, for cache warming and eviction
+    /// (none for a server: its files are the server's).
     fn files(&self) -> Result<Vec<PathBuf>>;
+    /// Whether rows can be updated and deleted (MySQL's ARCHIVE cannot).
+    fn can_modify(&self) -> bool {
+        true
+    }
     /// Engine counters after a session (SQLite page cache hits, misses, writes).
     fn engine_stats(&self) -> serde_json::Map<String, serde_json::Value> {
         serde_json::Map::new()
@@ -151,6 +160,28 @@ pub fn open(target: &Target, access: Access) -> Result<Box<dyn Store>> {
         }
         Target::Dir { path } => Box::new(FilesStore::open(path, FileLayout::Flat, access)?),
         Target::Tree { path } => Box::new(FilesStore::open(path, FileLayout::Tree, access)?),
+        Target::Postgres {
+            server,
+            mode,
+            table,
+        } => Box::new(PostgresStore::open(
+            &server.connect,
+            &server.display,
+            *mode,
+            table,
+            access,
+        )?),
+        Target::Mysql {
+            server,
+            engine,
+            table,
+        } => Box::new(MysqlStore::open(
+            &server.connect,
+            &server.display,
+            *engine,
+            table,
+            access,
+        )?),
     })
 }
 
@@ -166,6 +197,28 @@ pub fn create(target: &Target, manifest: &Manifest) -> Result<Box<dyn Store>> {
         }
         Target::Dir { path } => Box::new(FilesStore::create(path, FileLayout::Flat, manifest)?),
         Target::Tree { path } => Box::new(FilesStore::create(path, FileLayout::Tree, manifest)?),
+        Target::Postgres {
+            server,
+            mode,
+            table,
+        } => Box::new(PostgresStore::create(
+            &server.connect,
+            &server.display,
+            *mode,
+            table,
+            manifest,
+        )?),
+        Target::Mysql {
+            server,
+            engine,
+            table,
+        } => Box::new(MysqlStore::create(
+            &server.connect,
+            &server.display,
+            *engine,
+            table,
+            manifest,
+        )?),
     })
 }
 

@@ -183,6 +183,28 @@ enum Contents {
 
 const PREGENERATE_LIMIT: u64 = 512 << 20;
 
+/// A server caches what it was last asked for: read every key of the run
+/// once, untimed, right before timing.
+fn warm_server(plan: &RunPlan, keys: &[u64]) -> Result<cache::CacheAction> {
+    let mut store = store::open(&plan.target.for_inspection(), Access::ReadOnly)?;
+    let mut session = store.session(SessionOptions::default())?;
+    let mut bytes = 0u64;
+    let mut unique: Vec<u64> = keys.to_vec();
+    unique.sort_unstable();
+    unique.dedup();
+    session.begin()?;
+    for &k in &unique {
+        session.read(k, &mut |d| bytes += d.len() as u64)?;
+    }
+    session.commit()?;
+    Ok(cache::CacheAction {
+        state: "warm",
+        method: "read every key of the run once through the server right before timing".into(),
+        files: 0,
+        bytes,
+    })
+}
+
 /// Runs the plan and returns its measurements.
 pub fn execute(plan: &RunPlan, progress: Option<&ProgressBar>) -> Result<RunResult> {
     let access = if plan.operation == Operation::Read {
@@ -196,9 +218,22 @@ pub fn execute(plan: &RunPlan, progress: Option<&ProgressBar>) -> Result<RunResu
     // Discovery, outside any timing: key range, files, settings.
     let (catalog, files, info) = {
         let mut s = store::open(&plan.target, access)?;
+        if plan.operation == Operation::Update && !s.can_modify() {
+            return Err(Error::usage(format!(
+                "{}: this store cannot update rows (MySQL's ARCHIVE engine only inserts and reads); \
+use engine=innodb, myisam or aria for --update",
+                plan.target
+            )));
+        }
         let c = s.catalog()?;
         (c, s.files()?, s.info())
     };
+    if plan.target.is_server() && plan.cache == CacheMode::Cold {
+        return Err(Error::usage(format!(
+            "--cold evicts local files from the page cache; {} is a server with its own cache (restart it to start cold)",
+            plan.target
+        )));
+    }
     let last = match plan.max_id {
         Some(m) if m < catalog.first_key => {
             return Err(Error::usage(format!(
@@ -295,6 +330,7 @@ pub fn execute(plan: &RunPlan, progress: Option<&ProgressBar>) -> Result<RunResu
         };
 
         let cache_action = match plan.cache {
+            CacheMode::Warm if plan.target.is_server() => warm_server(plan, &keys)?,
             CacheMode::Warm => cache::warm(&files)?,
             CacheMode::Cold => cache::evict(&files)?,
         };

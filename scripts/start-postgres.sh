@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL server on 127.0.0.1, in a temporary folder.
+#
+# Sourced:   . scripts/start-postgres.sh
+#            -> starts it, exports BLOBBENCH_PG_URL, and stops it (removing the
+#               folder) when the calling script exits, or on `stop_postgres`.
+# Run:       scripts/start-postgres.sh
+#            -> starts it, prints the URL, and keeps it running until Ctrl-C.
+#
+# PostgreSQL 15 from Debian (installed with apt-get if missing). initdb
+# refuses to run as root, so the cluster belongs to the postgres user.
+# PG_PORT picks the port (default: a free one from 54320 up).
+
+_pg_fail() { echo "start-postgres: $*" >&2; return 1; }
+
+_pg_bindir() {
+    local d
+    for d in /usr/lib/postgresql/*/bin; do
+        [ -x "$d/initdb" ] && { echo "$d"; return 0; }
+    done
+    return 1
+}
+
+_pg_free_port() {
+    local p=${PG_PORT:-54320}
+    while (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; do p=$((p + 1)); done
+    echo "$p"
+}
+
+start_postgres() {
+    local bin
+    if ! bin=$(_pg_bindir); then
+        echo "start-postgres: installing postgresql with apt-get" >&2
+        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null) \
+            || { _pg_fail "apt-get install postgresql failed"; return 1; }
+        bin=$(_pg_bindir) || { _pg_fail "no initdb after installing postgresql"; return 1; }
+    fi
+    local runas=()
+    if [ "$(id -u)" = 0 ]; then
+        id postgres >/dev/null 2>&1 || useradd --system --home /var/lib/postgresql postgres
+        runas=(runuser -u postgres --)
+    fi
+    BLOBBENCH_PG_DIR=$(mktemp -d "${TMPDIR:-/tmp}/blobbench-pg.XXXXXX")
+    chmod 755 "$BLOBBENCH_PG_DIR"
+    [ "$(id -u)" = 0 ] && chown postgres "$BLOBBENCH_PG_DIR"
+    local port
+    port=$(_pg_free_port)
+    "${runas[@]}" "$bin/initdb" -D "$BLOBBENCH_PG_DIR/data" -U postgres --auth=trust \
+        --encoding=UTF8 --locale=C >"$BLOBBENCH_PG_DIR/initdb.log" 2>&1 \
+        || { cat "$BLOBBENCH_PG_DIR/initdb.log" >&2; _pg_fail "initdb failed"; return 1; }
+    "${runas[@]}" "$bin/pg_ctl" -D "$BLOBBENCH_PG_DIR/data" -l "$BLOBBENCH_PG_DIR/server.log" -w -t 60 \
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $BLOBBENCH_PG_DIR" start >/dev/null \
+        || { cat "$BLOBBENCH_PG_DIR/server.log" >&2; _pg_fail "the server did not start"; return 1; }
+    BLOBBENCH_PG_BIN=$bin
+    local i
+    for i in $(seq 60); do
+        "$bin/pg_isready" -q -h 127.0.0.1 -p "$port" && break
+        sleep 0.5
+    done
+    "$bin/psql" -q -h 127.0.0.1 -p "$port" -U postgres -d postgres -c "CREATE DATABASE blobbench" >/dev/null \
+        || { _pg_fail "cannot create database blobbench"; return 1; }
+    export BLOBBENCH_PG_URL="postgres://postgres@127.0.0.1:$port/blobbench"
+    export BLOBBENCH_PG_DIR BLOBBENCH_PG_BIN
+    echo "PostgreSQL $("$bin/postgres" --version | awk '{print $3}') running: $BLOBBENCH_PG_URL (data in $BLOBBENCH_PG_DIR)" >&2
+}
+
+stop_postgres() {
+    [ -n "${BLOBBENCH_PG_DIR:-}" ] && [ -d "$BLOBBENCH_PG_DIR/data" ] || return 0
+    local runas=()
+    [ "$(id -u)" = 0 ] && runas=(runuser -u postgres --)
+    "${runas[@]}" "$BLOBBENCH_PG_BIN/pg_ctl" -D "$BLOBBENCH_PG_DIR/data" -m fast -w stop >/dev/null 2>&1
+    rm -rf "$BLOBBENCH_PG_DIR"
+    unset BLOBBENCH_PG_DIR BLOBBENCH_PG_URL
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+    set -euo pipefail
+    start_postgres
+    trap 'stop_postgres; exit 0' INT TERM
+    trap stop_postgres EXIT
+    echo "$BLOBBENCH_PG_URL"
+    echo "Ctrl-C stops the server and removes its folder." >&2
+    while true; do sleep 3600 & wait $!; done
+else
+    start_postgres || return 1
+    # Keep whatever EXIT trap the caller already has (e.g. the MariaDB one).
+    _pg_prev_trap=$(trap -p EXIT | sed -e "s/^trap -- '//" -e "s/' EXIT\$//")
+    trap "stop_postgres; ${_pg_prev_trap}" EXIT
+fi

@@ -1,0 +1,436 @@
+//! MariaDB / MySQL targets: `mysql://USER:PASS@HOST:PORT/DB?engine=innodb|myisam|aria|archive`.
+//!
+//! Table `LargeObjects(id BIGINT PRIMARY KEY, largeData LONGBLOB)` in the
+//! chosen engine. ARCHIVE only inserts and reads (no UPDATE, no DELETE) and
+//! allows an index only on an AUTO_INCREMENT column, so its id is one.
+//! Blobs travel in one packet: a blob larger than the server's
+//! max_allowed_packet is refused with an error naming that setting.
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+
+use mysql::prelude::Queryable;
+use mysql::{Conn, Opts, OptsBuilder, Statement};
+use serde_json::{Map, Value};
+
+use super::{Access, Catalog, Session, SessionOptions, Store, StoreInfo};
+use crate::dataset::Manifest;
+use crate::error::{Error, Result};
+use crate::target::MysqlEngine;
+
+/// Variables recorded in every result.
+const VARIABLES: &[&str] = &[
+    "version",
+    "version_comment",
+    "innodb_buffer_pool_size",
+    "innodb_flush_log_at_trx_commit",
+    "innodb_doublewrite",
+    "innodb_flush_method",
+    "innodb_log_file_size",
+    "key_buffer_size",
+    "aria_pagecache_buffer_size",
+    "max_allowed_packet",
+    "sync_binlog",
+    "log_bin",
+];
+
+pub struct MysqlStore {
+    // RefCell: space_used() takes &self; sessions take the connection through &mut self.
+    conn: RefCell<Conn>,
+    display: PathBuf,
+    engine: MysqlEngine,
+    table: String,
+    access: Access,
+    variables: Vec<(String, String)>,
+    max_packet: u64,
+}
+
+fn connect(url: &str, display: &Path) -> Result<Conn> {
+    let opts = Opts::from_url(url).map_err(|e| Error::connect(display, e))?;
+    // TCP to the address given, even on 127.0.0.1: by default the client
+    // would switch to the server's Unix socket, a different transport from
+    // the one named.
+    let opts = OptsBuilder::from_opts(opts).prefer_socket(false);
+    Conn::new(opts).map_err(|e| Error::connect(display, e))
+}
+
+fn read_variables(conn: &mut Conn) -> mysql::Result<Vec<(String, String)>> {
+    let list = VARIABLES
+        .iter()
+        .map(|v| format!("'{v}'"))
+        .collect::<Vec<_>>()
+        .join(",");
+    conn.query(format!("SHOW VARIABLES WHERE Variable_name IN ({list})"))
+}
+
+fn table_exists(conn: &mut Conn, table: &str) -> mysql::Result<bool> {
+    let n: Option<u64> = conn.exec_first(
+        "SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?",
+        (table,),
+    )?;
+    Ok(n.unwrap_or(0) > 0)
+}
+
+impl MysqlStore {
+    fn finish(
+        mut conn: Conn,
+        display: &Path,
+        engine: MysqlEngine,
+        table: &str,
+        access: Access,
+    ) -> Result<Self> {
+        let err = |e| Error::server(display, e);
+        let variables = read_variables(&mut conn).map_err(err)?;
+        let max_packet = variables
+            .iter()
+            .find(|(k, _)| k == "max_allowed_packet")
+            .and_then(|(_, v)| v.parse().ok())
+            .unwrap_or(16 << 20);
+        if access == Access::ReadOnly {
+            conn.query_drop("SET SESSION TRANSACTION READ ONLY")
+                .map_err(err)?;
+        }
+        Ok(MysqlStore {
+            conn: RefCell::new(conn),
+            display: display.to_path_buf(),
+            engine,
+            table: table.to_string(),
+            access,
+            variables,
+            max_packet,
+        })
+    }
+
+    pub fn open(
+        url: &str,
+        display: &Path,
+        engine: MysqlEngine,
+        table: &str,
+        access: Access,
+    ) -> Result<Self> {
+        let mut conn = connect(url, display)?;
+        if !table_exists(&mut conn, table).map_err(|e| Error::server(display, e))? {
+            return Err(Error::usage(format!(
+                "{}: table {table} does not exist; create it with `blobbench init` on this target",
+                display.display()
+            )));
+        }
+        Self::finish(conn, display, engine, table, access)
+    }
+
+    /// Creates the table afresh, refusing to drop one blobbench did not make.
+    pub fn create(
+        url: &str,
+        display: &Path,
+        engine: MysqlEngine,
+        table: &str,
+        manifest: &Manifest,
+    ) -> Result<Self> {
+        let mut conn = connect(url, display)?;
+        let err = |e| Error::server(display, e);
+        conn.query_drop(
+            "CREATE TABLE IF NOT EXISTS blobbench_meta (tbl VARCHAR(64), name VARCHAR(64), value LONGTEXT, \
+             PRIMARY KEY (tbl, name)) ENGINE=InnoDB",
+        )
+        .map_err(err)?;
+        if table_exists(&mut conn, table).map_err(err)? {
+            let ours: Option<u64> = conn
+                .exec_first(
+                    "SELECT 1 FROM blobbench_meta WHERE tbl = ? AND name = 'manifest'",
+                    (table,),
+                )
+                .map_err(err)?;
+            if ours.is_none() {
+                return Err(Error::usage(format!(
+                    "{}: table {table} exists and was not made by blobbench; name another with ?table=NAME",
+                    display.display()
+                )));
+            }
+            conn.query_drop(format!("DROP TABLE {table}"))
+                .map_err(err)?;
+        }
+        let id = if engine == MysqlEngine::Archive {
+            "id BIGINT NOT NULL AUTO_INCREMENT"
+        } else {
+            "id BIGINT NOT NULL"
+        };
+        conn.query_drop(format!(
+            "CREATE TABLE {table} ({id}, largedata LONGBLOB, PRIMARY KEY (id)) ENGINE={}",
+            engine.sql_name()
+        ))
+        .map_err(|e| {
+            let text = e.to_string();
+            if text.contains("Unknown storage engine") {
+                Error::usage(format!(
+                    "{}: the server has no {} engine (MariaDB loads ARCHIVE with --plugin-load-add=ha_archive.so)",
+                    display.display(),
+                    engine.sql_name()
+                ))
+            } else {
+                Error::server(display, text)
+            }
+        })?;
+        let actual: Option<String> = conn
+            .exec_first(
+                "SELECT engine FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?",
+                (table,),
+            )
+            .map_err(err)?;
+        if !actual
+            .as_deref()
+            .is_some_and(|a| a.eq_ignore_ascii_case(engine.sql_name()))
+        {
+            return Err(Error::usage(format!(
+                "{}: asked for engine {} but the server made the table {} (engine substitution)",
+                display.display(),
+                engine.sql_name(),
+                actual.unwrap_or_default()
+            )));
+        }
+        conn.exec_drop(
+            "REPLACE INTO blobbench_meta (tbl, name, value) VALUES (?, 'manifest', ?)",
+            (table, manifest.to_json()),
+        )
+        .map_err(err)?;
+        Self::finish(conn, display, engine, table, Access::ReadWrite)
+    }
+}
+
+impl Store for MysqlStore {
+    fn info(&self) -> StoreInfo {
+        let mut settings = Map::new();
+        settings.insert("engine".into(), Value::from(self.engine.sql_name()));
+        settings.insert("table".into(), Value::from(self.table.clone()));
+        settings.insert("transport".into(), Value::from("tcp, no TLS"));
+        for (k, v) in &self.variables {
+            settings.insert(k.clone(), Value::from(v.clone()));
+        }
+        StoreInfo {
+            kind: "mysql".into(),
+            path: self.display.clone(),
+            settings,
+        }
+    }
+
+    fn can_modify(&self) -> bool {
+        self.engine.can_modify()
+    }
+
+    fn catalog(&mut self) -> Result<Catalog> {
+        let conn = self.conn.get_mut();
+        let err = |e| Error::server(&self.display, e);
+        let row: Option<(Option<i64>, Option<i64>, u64)> = conn
+            .query_first(format!(
+                "SELECT min(id), max(id), count(*) FROM {}",
+                self.table
+            ))
+            .map_err(err)?;
+        let Some((Some(min), Some(max), count)) = row else {
+            return Err(Error::usage(format!(
+                "{}: table {} is empty",
+                self.display.display(),
+                self.table
+            )));
+        };
+        let manifest = conn
+            .exec_first::<String, _, _>(
+                "SELECT value FROM blobbench_meta WHERE tbl = ? AND name = 'manifest'",
+                (&self.table,),
+            )
+            .ok()
+            .flatten()
+            .and_then(|v| Manifest::parse(&v))
+            .filter(|m| m.first_key == min as u64 && m.last_key == max as u64 && m.count == count);
+        Ok(Catalog {
+            first_key: min as u64,
+            last_key: max as u64,
+            count,
+            source: if manifest.is_some() {
+                "manifest"
+            } else {
+                "scan"
+            },
+            manifest,
+        })
+    }
+
+    fn session(&mut self, options: SessionOptions) -> Result<Box<dyn Session + '_>> {
+        let t = &self.table;
+        let display = self.display.clone();
+        let err = |e| Error::server(&display, e);
+        let conn = self.conn.get_mut();
+        let read = conn
+            .prep(format!("SELECT largedata FROM {t} WHERE id = ?"))
+            .map_err(err)?;
+        let writes = if self.access == Access::ReadWrite {
+            let insert = conn
+                .prep(format!("INSERT INTO {t} (id, largedata) VALUES (?, ?)"))
+                .map_err(err)?;
+            let modify = if self.engine.can_modify() {
+                Some((
+                    conn.prep(format!("UPDATE {t} SET largedata = ? WHERE id = ?"))
+                        .map_err(err)?,
+                    conn.prep(format!("DELETE FROM {t} WHERE id = ?"))
+                        .map_err(err)?,
+                ))
+            } else {
+                None
+            };
+            Some((insert, modify))
+        } else {
+            None
+        };
+        Ok(Box::new(MysqlSession {
+            conn,
+            display: self.display.clone(),
+            engine: self.engine,
+            options,
+            read,
+            writes,
+            max_packet: self.max_packet,
+            in_transaction: false,
+        }))
+    }
+
+    fn files(&self) -> Result<Vec<PathBuf>> {
+        Ok(Vec::new())
+    }
+
+    fn space_used(&self) -> Result<u64> {
+        let mut conn = self.conn.borrow_mut();
+        let err = |e| Error::server(&self.display, e);
+        // Fresh statistics first: InnoDB's are sampled and may lag.
+        conn.query_drop(format!("ANALYZE TABLE {}", self.table))
+            .map_err(err)?;
+        let n: Option<u64> = conn
+            .exec_first(
+                "SELECT data_length + index_length FROM information_schema.tables \
+                 WHERE table_schema = DATABASE() AND table_name = ?",
+                (&self.table,),
+            )
+            .map_err(err)?;
+        Ok(n.unwrap_or(0))
+    }
+}
+
+type Writes = (Statement, Option<(Statement, Statement)>);
+
+pub struct MysqlSession<'a> {
+    conn: &'a mut Conn,
+    display: PathBuf,
+    engine: MysqlEngine,
+    options: SessionOptions,
+    read: Statement,
+    writes: Option<Writes>,
+    max_packet: u64,
+    in_transaction: bool,
+}
+
+impl MysqlSession<'_> {
+    fn check_packet(&self, len: usize) -> Result<()> {
+        // The statement, the id and the packet header ride along with the blob.
+        if len as u64 + 1024 > self.max_packet {
+            return Err(Error::usage(format!(
+                "{}: a blob of {len} bytes does not fit the server's max_allowed_packet ({}); \
+raise it, e.g. SET GLOBAL max_allowed_packet={} (or mariadbd --max-allowed-packet)",
+                self.display.display(),
+                self.max_packet,
+                (len as u64 + (1 << 20)).next_power_of_two()
+            )));
+        }
+        Ok(())
+    }
+
+    fn read_only(&self) -> Error {
+        Error::usage(format!(
+            "{}: opened read-only; this run may not write",
+            self.display.display()
+        ))
+    }
+
+    fn no_modify(&self) -> Error {
+        Error::usage(format!(
+            "{}: the {} engine cannot update or delete rows; use engine=innodb, myisam or aria",
+            self.display.display(),
+            self.engine.sql_name()
+        ))
+    }
+}
+
+impl Session for MysqlSession<'_> {
+    fn read(&mut self, key: u64, sink: &mut dyn FnMut(&[u8])) -> Result<()> {
+        let row: Option<Option<Vec<u8>>> = self
+            .conn
+            .exec_first(&self.read, (key as i64,))
+            .map_err(|e| Error::server(&self.display, e))?;
+        match row {
+            Some(data) => {
+                sink(data.as_deref().unwrap_or_default());
+                Ok(())
+            }
+            None => Err(super::missing_key(key, &self.display)),
+        }
+    }
+
+    fn update(&mut self, key: u64, data: &[u8]) -> Result<()> {
+        self.check_packet(data.len())?;
+        let Some((_, modify)) = &self.writes else {
+            return Err(self.read_only());
+        };
+        let Some((update, _)) = modify else {
+            return Err(self.no_modify());
+        };
+        let update = update.clone();
+        self.conn
+            .exec_drop(&update, (data, key as i64))
+            .map_err(|e| Error::server(&self.display, e))?;
+        if self.conn.affected_rows() == 0 {
+            return Err(super::missing_key(key, &self.display));
+        }
+        Ok(())
+    }
+
+    fn insert(&mut self, key: u64, data: &[u8]) -> Result<()> {
+        self.check_packet(data.len())?;
+        let Some((insert, _)) = &self.writes else {
+            return Err(self.read_only());
+        };
+        let insert = insert.clone();
+        self.conn
+            .exec_drop(&insert, (key as i64, data))
+            .map_err(|e| Error::server(&self.display, e))
+    }
+
+    fn delete(&mut self, key: u64) -> Result<()> {
+        let Some((_, modify)) = &self.writes else {
+            return Err(self.read_only());
+        };
+        let Some((_, delete)) = modify else {
+            return Err(self.no_modify());
+        };
+        let delete = delete.clone();
+        self.conn
+            .exec_drop(&delete, (key as i64,))
+            .map_err(|e| Error::server(&self.display, e))
+    }
+
+    fn begin(&mut self) -> Result<()> {
+        if !self.options.per_op_transaction && !self.in_transaction {
+            self.conn
+                .query_drop("START TRANSACTION")
+                .map_err(|e| Error::server(&self.display, e))?;
+            self.in_transaction = true;
+        }
+        Ok(())
+    }
+
+    fn commit(&mut self) -> Result<()> {
+        if self.in_transaction {
+            self.conn
+                .query_drop("COMMIT")
+                .map_err(|e| Error::server(&self.display, e))?;
+            self.in_transaction = false;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,396 @@
+//! PostgreSQL targets: `postgres://USER@HOST:PORT/DB?mode=bytea|lo`.
+//!
+//! bytea: table `LargeObjects(id bigint primary key, largeData bytea)` with
+//! the column's storage EXTERNAL, so incompressible content is TOASTed out
+//! of line without a wasted compression attempt.
+//! lo: the row holds an oid; content goes through the server functions
+//! lo_from_bytea / lo_get, and every replaced or deleted object is unlinked
+//! in the same statement, so no orphan large objects remain.
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+
+use postgres::{Client, NoTls, Statement};
+use serde_json::{Map, Value};
+
+use super::{Access, Catalog, Session, SessionOptions, Store, StoreInfo};
+use crate::dataset::Manifest;
+use crate::error::{Error, Result};
+use crate::target::PgMode;
+
+pub struct PostgresStore {
+    // RefCell: info() and space_used() take &self; sessions take the client
+    // through &mut self, so the two never overlap.
+    client: RefCell<Client>,
+    server_settings: Vec<(String, String)>,
+    display: PathBuf,
+    mode: PgMode,
+    table: String,
+    access: Access,
+}
+
+/// Settings recorded in every result: the ones that decide blob speed and durability.
+const SETTINGS: &[&str] = &[
+    "server_version",
+    "shared_buffers",
+    "effective_cache_size",
+    "work_mem",
+    "wal_level",
+    "wal_buffers",
+    "wal_compression",
+    "fsync",
+    "synchronous_commit",
+    "full_page_writes",
+    "checkpoint_timeout",
+    "max_wal_size",
+    "default_toast_compression",
+    "block_size",
+];
+
+fn connect(url: &str, display: &Path) -> Result<Client> {
+    Client::connect(url, NoTls).map_err(|e| Error::connect(display, e))
+}
+
+fn read_settings(
+    client: &mut Client,
+) -> std::result::Result<Vec<(String, String)>, postgres::Error> {
+    let names: Vec<String> = SETTINGS.iter().map(|s| s.to_string()).collect();
+    Ok(client
+        .query(
+            "SELECT name, setting || coalesce(' ' || unit, '') FROM pg_settings WHERE name = ANY($1) ORDER BY name",
+            &[&names],
+        )?
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect())
+}
+
+impl PostgresStore {
+    pub fn open(
+        url: &str,
+        display: &Path,
+        mode: PgMode,
+        table: &str,
+        access: Access,
+    ) -> Result<Self> {
+        let mut client = connect(url, display)?;
+        let err = |e| Error::server(display, e);
+        if access == Access::ReadOnly {
+            // The server itself refuses any write from this session.
+            client
+                .batch_execute("SET default_transaction_read_only = on")
+                .map_err(err)?;
+        }
+        let exists: Option<String> = client
+            .query_one("SELECT to_regclass($1::text)::text", &[&table])
+            .map_err(err)?
+            .get(0);
+        if exists.is_none() {
+            return Err(Error::usage(format!(
+                "{}: table {table} does not exist; create it with `blobbench init` on this target",
+                display.display()
+            )));
+        }
+        let server_settings = read_settings(&mut client).map_err(err)?;
+        Ok(PostgresStore {
+            client: RefCell::new(client),
+            server_settings,
+            display: display.to_path_buf(),
+            mode,
+            table: table.to_string(),
+            access,
+        })
+    }
+
+    /// Creates the table afresh, refusing to drop one blobbench did not make.
+    pub fn create(
+        url: &str,
+        display: &Path,
+        mode: PgMode,
+        table: &str,
+        manifest: &Manifest,
+    ) -> Result<Self> {
+        let mut client = connect(url, display)?;
+        let err = |e| Error::server(display, e);
+        client
+            .batch_execute(
+                "CREATE TABLE IF NOT EXISTS blobbench_meta (tbl text, name text, value text, PRIMARY KEY (tbl, name))",
+            )
+            .map_err(err)?;
+        let exists: Option<String> = client
+            .query_one("SELECT to_regclass($1::text)::text", &[&table])
+            .map_err(err)?
+            .get(0);
+        if exists.is_some() {
+            let ours = client
+                .query_opt(
+                    "SELECT 1 FROM blobbench_meta WHERE tbl = $1 AND name = 'manifest'",
+                    &[&table],
+                )
+                .map_err(err)?
+                .is_some();
+            if !ours {
+                return Err(Error::usage(format!(
+                    "{}: table {table} exists and was not made by blobbench; name another with ?table=NAME",
+                    display.display()
+                )));
+            }
+            if mode == PgMode::Lo || column_is_oid(&mut client, table).map_err(err)? {
+                client
+                    .batch_execute(&format!(
+                        "SELECT lo_unlink(largedata) FROM {table} WHERE largedata IS NOT NULL"
+                    ))
+                    .map_err(err)?;
+            }
+            client
+                .batch_execute(&format!("DROP TABLE {table}"))
+                .map_err(err)?;
+        }
+        let ddl = match mode {
+            PgMode::Bytea => format!(
+                "CREATE TABLE {table} (id bigint PRIMARY KEY, largedata bytea);
+                 ALTER TABLE {table} ALTER COLUMN largedata SET STORAGE EXTERNAL;"
+            ),
+            PgMode::Lo => format!("CREATE TABLE {table} (id bigint PRIMARY KEY, largedata oid);"),
+        };
+        client.batch_execute(&ddl).map_err(err)?;
+        client
+            .execute(
+                "INSERT INTO blobbench_meta (tbl, name, value) VALUES ($1, 'manifest', $2)
+                 ON CONFLICT (tbl, name) DO UPDATE SET value = excluded.value",
+                &[&table, &manifest.to_json()],
+            )
+            .map_err(err)?;
+        let server_settings = read_settings(&mut client).map_err(err)?;
+        Ok(PostgresStore {
+            client: RefCell::new(client),
+            server_settings,
+            display: display.to_path_buf(),
+            mode,
+            table: table.to_string(),
+            access: Access::ReadWrite,
+        })
+    }
+}
+
+fn column_is_oid(client: &mut Client, table: &str) -> std::result::Result<bool, postgres::Error> {
+    let t: Option<String> = client
+        .query_opt(
+            "SELECT data_type FROM information_schema.columns WHERE table_name = $1 AND column_name = 'largedata'",
+            &[&table],
+        )?
+        .map(|r| r.get(0));
+    Ok(t.as_deref() == Some("oid"))
+}
+
+impl Store for PostgresStore {
+    fn info(&self) -> StoreInfo {
+        let mut settings = Map::new();
+        settings.insert(
+            "mode".into(),
+            Value::from(match self.mode {
+                PgMode::Bytea => "bytea (storage EXTERNAL)",
+                PgMode::Lo => "large objects (lo_from_bytea / lo_get)",
+            }),
+        );
+        settings.insert("table".into(), Value::from(self.table.clone()));
+        settings.insert("transport".into(), Value::from("tcp, no TLS"));
+        for (k, v) in &self.server_settings {
+            settings.insert(k.clone(), Value::from(v.clone()));
+        }
+        StoreInfo {
+            kind: "postgres".into(),
+            path: self.display.clone(),
+            settings,
+        }
+    }
+
+    fn catalog(&mut self) -> Result<Catalog> {
+        let err = |e| Error::server(&self.display, e);
+        let client = self.client.get_mut();
+        let row = client
+            .query_one(
+                &format!("SELECT min(id), max(id), count(*) FROM {}", self.table),
+                &[],
+            )
+            .map_err(err)?;
+        let (min, max, count): (Option<i64>, Option<i64>, i64) =
+            (row.get(0), row.get(1), row.get(2));
+        let (Some(min), Some(max)) = (min, max) else {
+            return Err(Error::usage(format!(
+                "{}: table {} is empty",
+                self.display.display(),
+                self.table
+            )));
+        };
+        let manifest = client
+            .query_opt(
+                "SELECT value FROM blobbench_meta WHERE tbl = $1 AND name = 'manifest'",
+                &[&self.table],
+            )
+            .ok()
+            .flatten()
+            .and_then(|r| Manifest::parse(&r.get::<_, String>(0)))
+            .filter(|m| {
+                m.first_key == min as u64 && m.last_key == max as u64 && m.count == count as u64
+            });
+        Ok(Catalog {
+            first_key: min as u64,
+            last_key: max as u64,
+            count: count as u64,
+            source: if manifest.is_some() {
+                "manifest"
+            } else {
+                "scan"
+            },
+            manifest,
+        })
+    }
+
+    fn session(&mut self, options: SessionOptions) -> Result<Box<dyn Session + '_>> {
+        let t = &self.table;
+        let sql = match self.mode {
+            PgMode::Bytea => [
+                format!("SELECT largedata FROM {t} WHERE id = $1"),
+                format!("INSERT INTO {t} (id, largedata) VALUES ($1, $2)"),
+                format!("UPDATE {t} SET largedata = $2 WHERE id = $1"),
+                format!("DELETE FROM {t} WHERE id = $1"),
+            ],
+            PgMode::Lo => [
+                format!("SELECT lo_get(largedata) FROM {t} WHERE id = $1"),
+                format!("INSERT INTO {t} (id, largedata) VALUES ($1, lo_from_bytea(0, $2))"),
+                // Replace the whole object and unlink the old one in one statement.
+                format!(
+                    "UPDATE {t} SET largedata = lo_from_bytea(0, $2) FROM (SELECT id, largedata AS old FROM {t} WHERE id = $1) o \
+                     WHERE {t}.id = o.id RETURNING lo_unlink(o.old)"
+                ),
+                format!("DELETE FROM {t} WHERE id = $1 RETURNING lo_unlink(largedata)"),
+            ],
+        };
+        let display = self.display.clone();
+        let err = |e| Error::server(&display, e);
+        let client = self.client.get_mut();
+        let read = client.prepare(&sql[0]).map_err(err)?;
+        let (insert, update, delete) = if self.access == Access::ReadWrite {
+            (
+                Some(client.prepare(&sql[1]).map_err(err)?),
+                Some(client.prepare(&sql[2]).map_err(err)?),
+                Some(client.prepare(&sql[3]).map_err(err)?),
+            )
+        } else {
+            (None, None, None)
+        };
+        Ok(Box::new(PostgresSession {
+            client,
+            display: self.display.clone(),
+            options,
+            read,
+            insert,
+            update,
+            delete,
+            in_transaction: false,
+        }))
+    }
+
+    fn files(&self) -> Result<Vec<PathBuf>> {
+        Ok(Vec::new())
+    }
+
+    fn space_used(&self) -> Result<u64> {
+        let mut client = self.client.borrow_mut();
+        let err = |e| Error::server(&self.display, e);
+        let sql = match self.mode {
+            PgMode::Bytea => "SELECT pg_total_relation_size($1::text::regclass)".to_string(),
+            PgMode::Lo => "SELECT pg_total_relation_size($1::text::regclass) + pg_total_relation_size('pg_largeobject')".to_string(),
+        };
+        let n: i64 = client.query_one(&sql, &[&self.table]).map_err(err)?.get(0);
+        Ok(n as u64)
+    }
+}
+
+pub struct PostgresSession<'a> {
+    client: &'a mut Client,
+    display: PathBuf,
+    options: SessionOptions,
+    read: Statement,
+    insert: Option<Statement>,
+    update: Option<Statement>,
+    delete: Option<Statement>,
+    in_transaction: bool,
+}
+
+impl PostgresSession<'_> {
+    fn writable<'s>(&self, stmt: &'s Option<Statement>) -> Result<&'s Statement> {
+        stmt.as_ref().ok_or_else(|| {
+            Error::usage(format!(
+                "{}: opened read-only; this run may not write",
+                self.display.display()
+            ))
+        })
+    }
+}
+
+impl Session for PostgresSession<'_> {
+    fn read(&mut self, key: u64, sink: &mut dyn FnMut(&[u8])) -> Result<()> {
+        let row = self
+            .client
+            .query_opt(&self.read, &[&(key as i64)])
+            .map_err(|e| Error::server(&self.display, e))?;
+        match row {
+            Some(r) => {
+                let data: Option<&[u8]> = r.get(0);
+                sink(data.unwrap_or_default());
+                Ok(())
+            }
+            None => Err(super::missing_key(key, &self.display)),
+        }
+    }
+
+    fn update(&mut self, key: u64, data: &[u8]) -> Result<()> {
+        let stmt = self.writable(&self.update)?.clone();
+        let n = self
+            .client
+            .execute(&stmt, &[&(key as i64), &data])
+            .map_err(|e| Error::server(&self.display, e))?;
+        if n == 0 {
+            return Err(super::missing_key(key, &self.display));
+        }
+        Ok(())
+    }
+
+    fn insert(&mut self, key: u64, data: &[u8]) -> Result<()> {
+        let stmt = self.writable(&self.insert)?.clone();
+        self.client
+            .execute(&stmt, &[&(key as i64), &data])
+            .map_err(|e| Error::server(&self.display, e))?;
+        Ok(())
+    }
+
+    fn delete(&mut self, key: u64) -> Result<()> {
+        let stmt = self.writable(&self.delete)?.clone();
+        self.client
+            .execute(&stmt, &[&(key as i64)])
+            .map_err(|e| Error::server(&self.display, e))?;
+        Ok(())
+    }
+
+    fn begin(&mut self) -> Result<()> {
+        if !self.options.per_op_transaction && !self.in_transaction {
+            self.client
+                .batch_execute("BEGIN")
+                .map_err(|e| Error::server(&self.display, e))?;
+            self.in_transaction = true;
+        }
+        Ok(())
+    }
+
+    fn commit(&mut self) -> Result<()> {
+        if self.in_transaction {
+            self.client
+                .batch_execute("COMMIT")
+                .map_err(|e| Error::server(&self.display, e))?;
+            self.in_transaction = false;
+        }
+        Ok(())
+    }
+}
