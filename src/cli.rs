@@ -119,6 +119,42 @@ pub enum SuiteCommand {
         after_help = "Each case holds --total of content (count = total / blob size) twice: inside the database (internal) and as files whose names the database holds (external, the name looked up for every read). Both read every blob in random order with the page cache held at --cache-bytes. Cells are external time / internal time: above 1 the database is faster.\n\nExamples:\n  blobbench suite internal-external                 (49 cases, 100 MB each, about 5 minutes)\n  blobbench suite internal-external --sizes 10k,100k,1m --page-sizes 4096,16384 --total 20M"
     )]
     InternalExternal(InternalExternalArgs),
+    /// The 2008 comparative benchmark of large objects: SQLite, files, PostgreSQL, MariaDB engines
+    #[command(
+        after_help = "For each blob size, --per-size different random blobs are inserted one by one \
+(each INSERT its own transaction, timed at the database call), then read back by id on a new connection. \
+Systems: sqlite and dir always; postgres bytea and lo with --pg URL; mariadb innodb, myisam, aria and \
+archive with --mysql URL. A system that cannot be reached is listed as skipped, with the reason.\n\n\
+Examples:\n  blobbench suite lob\n  \
+blobbench suite lob --pg postgres://postgres@127.0.0.1:5432/bench --mysql mysql://root@127.0.0.1:3306/bench\n  \
+(scripts/start-postgres.sh and scripts/start-mariadb.sh start throwaway servers and print their URLs)"
+    )]
+    Lob(LobArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct LobArgs {
+    /// PostgreSQL URL, e.g. postgres://USER@HOST:PORT/DB (tables lob_bytea, lob_lo)
+    #[arg(long, value_name = "URL")]
+    pub pg: Option<String>,
+    /// MariaDB/MySQL URL, e.g. mysql://USER:PASS@HOST:PORT/DB (tables lob_innodb, ...)
+    #[arg(long, value_name = "URL")]
+    pub mysql: Option<String>,
+    /// Blob sizes, comma-separated (kvtest units: 1K = 1000 bytes)
+    #[arg(long, default_value = crate::suite::lob::PAPER_SIZES)]
+    pub sizes: String,
+    /// Different random blobs per size
+    #[arg(long, default_value = "10", value_parser = number_arg)]
+    pub per_size: u64,
+    /// Folder for the sqlite and dir systems [default: a new temporary folder, removed afterwards]
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Keep the folder after the run
+    #[arg(long)]
+    pub keep: bool,
+    /// Where to write the JSON result (every sample)
+    #[arg(long, value_name = "FILE", default_value = "lob.json")]
+    pub json: PathBuf,
 }
 
 #[derive(Args, Debug)]

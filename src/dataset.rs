@@ -98,6 +98,17 @@ fn header_mask(seed: u64, key: u64) -> u64 {
 }
 
 impl DatasetSpec {
+    /// Keys 1..=count, every blob `size` bytes.
+    pub fn fixed(count: u64, size: u64, seed: u64) -> DatasetSpec {
+        DatasetSpec {
+            first_key: 1,
+            count,
+            size,
+            distribution: SizeDistribution::Fixed,
+            seed,
+        }
+    }
+
     pub fn last_key(&self) -> u64 {
         self.first_key + self.count - 1
     }

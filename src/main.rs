@@ -39,6 +39,7 @@ fn main() -> ExitCode {
         Command::Suite(SuiteCommand::InternalExternal(a)) => {
             blobbench::suite::internal_external::run(a)
         }
+        Command::Suite(SuiteCommand::Lob(a)) => blobbench::suite::lob::run(a),
         Command::Sweep(a) => blobbench::suite::sweep::run(a),
     };
     match outcome {

@@ -291,3 +291,67 @@ fn sweep_parameters_are_checked_before_anything_runs() {
         "nothing else written"
     );
 }
+
+#[test]
+fn lob_runs_the_local_systems_and_names_the_skipped_ones() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let out = ok(
+        d,
+        &[
+            "suite",
+            "lob",
+            "--sizes",
+            "1K,50K",
+            "--per-size",
+            "3",
+            "--json",
+            "lob.json",
+        ],
+    );
+    assert!(out.contains("time to read 1 GB"), "{out}");
+    assert!(out.contains("best blob size for sqlite"), "{out}");
+    assert!(
+        out.contains("skipped postgres bytea: no --pg URL given"),
+        "{out}"
+    );
+    assert!(
+        out.contains("skipped mariadb archive: no --mysql URL given"),
+        "{out}"
+    );
+    let doc = json(&d.join("lob.json"));
+    let samples = doc["tables"]["lob"].as_array().unwrap();
+    assert_eq!(samples.len(), 4, "sqlite and dir x 2 sizes");
+    assert!(
+        samples
+            .iter()
+            .all(|s| s["read_ns"].as_array().unwrap().len() == 3)
+    );
+    assert_eq!(doc["tables"]["skipped"].as_array().unwrap().len(), 6);
+    // An unreachable server is skipped with the reason, never silently dropped.
+    let out = ok(
+        d,
+        &[
+            "suite",
+            "lob",
+            "--sizes",
+            "1K",
+            "--per-size",
+            "2",
+            "--pg",
+            "postgres://postgres@127.0.0.1:9/none",
+            "--json",
+            "lob2.json",
+        ],
+    );
+    assert!(
+        out.contains("skipped postgres bytea: cannot connect"),
+        "{out}"
+    );
+    usage_error(d, &["suite", "lob", "--sizes", "1K,2q"], "2q");
+    usage_error(
+        d,
+        &["suite", "lob", "--pg", "postgres://x@h/db?mode=toast"],
+        "mode",
+    );
+}

@@ -4,5 +4,6 @@
 pub mod common;
 pub mod fasterthanfs;
 pub mod internal_external;
+pub mod lob;
 pub mod quick;
 pub mod sweep;

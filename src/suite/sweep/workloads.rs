@@ -13,7 +13,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rusqlite::{Connection, OpenFlags, params};
 use serde::{Deserialize, Serialize};
 
-use crate::dataset::{DatasetSpec, SizeDistribution};
+use crate::dataset::DatasetSpec;
 use crate::error::{Error, Result};
 use crate::units::parse_number;
 
@@ -258,13 +258,7 @@ pub fn prepare(w: &Workload, seed: u64) -> Prepared {
         Workload::BlobInsert { count, size }
         | Workload::BlobRead { count, size }
         | Workload::BlobUpdate { count, size } => {
-            let spec = DatasetSpec {
-                first_key: 1,
-                count,
-                size,
-                distribution: SizeDistribution::Fixed,
-                seed,
-            };
+            let spec = DatasetSpec::fixed(count, size, seed);
             let mut data = Vec::with_capacity((count * size) as usize);
             let mut buf = Vec::new();
             for k in 1..=count {
