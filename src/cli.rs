@@ -47,6 +47,14 @@ pub enum Command {
     /// Reproduce a published experiment on this machine
     #[command(subcommand)]
     Suite(SuiteCommand),
+    /// Serve a target's blobs over HTTP: GET/HEAD /blobs/{key}, Range, /healthz
+    #[command(
+        after_help = "Examples:\n  blobbench serve test1.db --listen 127.0.0.1:8080\n  \
+curl -r 0-99 http://127.0.0.1:8080/blobs/42 | wc -c\n\n\
+Read-only. Blobs larger than 256 KiB are streamed in pieces (SQLite's incremental blob API, pread on \
+files). Each worker thread has its own read-only connection."
+    )]
+    Serve(ServeArgs),
     /// Try every combination of SQLite settings on a workload; rank them and recommend one
     #[command(
         after_help = "Parameters: open_mode (nomutex, fullmutex), transaction (deferred, immediate, \
@@ -63,6 +71,24 @@ blobbench sweep --param page_size=4096,8192,16384 --param journal_mode=wal,delet
 blobbench sweep --time-budget 10m && blobbench sweep --resume      (same options)"
     )]
     Sweep(SweepArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// What to serve (see `blobbench --help` for target syntax)
+    pub target: String,
+    /// Address and port to listen on
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub listen: std::net::SocketAddr,
+    /// Connections served at once; more wait to be accepted
+    #[arg(long, default_value = "4096", value_parser = number_arg)]
+    pub max_connections: u64,
+    /// Drop a client that has not sent its request headers within this time
+    #[arg(long, default_value = "10s")]
+    pub header_timeout: humantime::Duration,
+    /// One access-log line per request on stderr
+    #[arg(long)]
+    pub log: bool,
 }
 
 #[derive(Args, Debug)]

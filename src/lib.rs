@@ -8,6 +8,7 @@ pub mod cli;
 pub mod command;
 pub mod dataset;
 pub mod error;
+pub mod http;
 pub mod measure;
 pub mod report;
 pub mod store;

@@ -5,3 +5,4 @@ pub mod export;
 pub mod init;
 pub mod progress;
 pub mod run;
+pub mod serve;

@@ -479,6 +479,39 @@ impl Session for FilesSession<'_> {
         self.io.update(&self.path, key, self.root, data)
     }
 
+    fn size(&mut self, key: u64) -> Result<Option<u64>> {
+        self.locate(key);
+        match std::fs::metadata(&self.path) {
+            Ok(m) => Ok(Some(m.len())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(Error::io("cannot stat", Path::new(&self.path), e)),
+        }
+    }
+
+    fn read_at(&mut self, key: u64, offset: u64, buf: &mut [u8]) -> Result<usize> {
+        use std::os::unix::fs::FileExt;
+        self.locate(key);
+        let path = Path::new(&self.path);
+        let f = match std::fs::File::open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(super::missing_key(key, self.root));
+            }
+            Err(e) => return Err(Error::io("cannot open", path, e)),
+        };
+        let mut done = 0;
+        while done < buf.len() {
+            let n = f
+                .read_at(&mut buf[done..], offset + done as u64)
+                .map_err(|e| Error::io("cannot read", path, e))?;
+            if n == 0 {
+                break;
+            }
+            done += n;
+        }
+        Ok(done)
+    }
+
     fn insert(&mut self, key: u64, data: &[u8]) -> Result<()> {
         self.locate(key);
         self.io.create(&self.path, data)

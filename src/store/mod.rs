@@ -145,6 +145,28 @@ pub trait Session {
     /// Starts a batch (one transaction) unless per-op transactions were asked.
     fn begin(&mut self) -> Result<()>;
     fn commit(&mut self) -> Result<()>;
+    /// Size of blob `key` in bytes, or None when the key is absent. The
+    /// default reads the whole blob; stores that can ask cheaply override it.
+    fn size(&mut self, key: u64) -> Result<Option<u64>> {
+        let mut n = 0u64;
+        match self.read(key, &mut |d| n = d.len() as u64) {
+            Ok(()) => Ok(Some(n)),
+            Err(Error::Usage(m)) if m.contains("is missing from") => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+    /// Copies bytes of blob `key` from `offset` into `buf`; returns how many
+    /// (0 at or past the end). Lets a server stream a large blob in pieces.
+    /// The default reads the whole blob and copies the piece.
+    fn read_at(&mut self, key: u64, offset: u64, buf: &mut [u8]) -> Result<usize> {
+        let mut copied = 0;
+        self.read(key, &mut |d| {
+            let start = (offset as usize).min(d.len());
+            copied = buf.len().min(d.len() - start);
+            buf[..copied].copy_from_slice(&d[start..start + copied]);
+        })?;
+        Ok(copied)
+    }
     /// Runs any deferred durability work (a WAL checkpoint); timed separately.
     fn checkpoint(&mut self) -> Result<()> {
         Ok(())

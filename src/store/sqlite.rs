@@ -525,6 +525,27 @@ impl<'a> SqliteSession<'a> {
 }
 
 impl Session for SqliteSession<'_> {
+    fn size(&mut self, key: u64) -> Result<Option<u64>> {
+        match self.open_blob(key, true) {
+            Ok(b) => Ok(Some(b.len() as u64)),
+            Err(Error::Usage(m)) if m.contains("is missing from") => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The incremental blob API: only the pages of the piece are read.
+    fn read_at(&mut self, key: u64, offset: u64, buf: &mut [u8]) -> Result<usize> {
+        let blob = self.open_blob(key, true)?;
+        let len = blob.len() as u64;
+        if offset >= len {
+            return Ok(0);
+        }
+        let n = (buf.len() as u64).min(len - offset) as usize;
+        blob.read_at_exact(&mut buf[..n], offset as usize)
+            .map_err(|e| self.err(e))?;
+        Ok(n)
+    }
+
     fn read(&mut self, key: u64, sink: &mut dyn FnMut(&[u8])) -> Result<()> {
         match self.options.read_path {
             ReadPath::Sql => {

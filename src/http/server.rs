@@ -1,0 +1,470 @@
+//! `blobbench serve`: an HTTP blob server over any target.
+//!
+//! Reads run on tokio's blocking pool; each blocking thread keeps its own
+//! read-only store (for SQLite, its own connection: a pool of readers with
+//! no global lock; for files, plain reads). Blobs up to one chunk are read
+//! in one call; larger ones are streamed chunk by chunk (SQLite's
+//! incremental blob API, pread on files), never loaded whole.
+
+use std::cell::RefCell;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Empty, Full};
+use hyper::body::{Body, Frame, Incoming, SizeHint};
+use hyper::header::{self, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::net::TcpListener;
+use tokio::sync::{Semaphore, mpsc};
+
+use super::keys::parse_key;
+use crate::error::{Error, Result};
+use crate::store::{self, Access, SessionOptions, Store};
+use crate::target::Target;
+
+/// Pieces a large blob is streamed in.
+pub const CHUNK: usize = 256 * 1024;
+
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    pub target: Target,
+    pub listen: SocketAddr,
+    pub max_connections: usize,
+    /// A client must send its request headers within this time.
+    pub header_timeout: Duration,
+    pub log: bool,
+}
+
+type ResponseBody = BoxBody<Bytes, std::io::Error>;
+
+fn full(data: impl Into<Bytes>) -> ResponseBody {
+    Full::new(data.into())
+        .map_err(|never| match never {})
+        .boxed()
+}
+
+fn empty() -> ResponseBody {
+    Empty::new().map_err(|never| match never {}).boxed()
+}
+
+thread_local! {
+    /// This blocking thread's read-only store, opened on first use.
+    static STORE: RefCell<Option<(String, Box<dyn Store>)>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with a session of this thread's store for `target`.
+fn with_session<T>(
+    target: &Target,
+    f: impl FnOnce(&mut dyn crate::store::Session) -> Result<T>,
+) -> Result<T> {
+    STORE.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        let id = target.to_string();
+        if slot.as_ref().is_none_or(|(t, _)| *t != id) {
+            *slot = Some((id, store::open(target, Access::ReadOnly)?));
+        }
+        let (_, store) = slot.as_mut().expect("just set");
+        let mut session = store.session(SessionOptions {
+            per_op_transaction: true,
+            ..Default::default()
+        })?;
+        f(session.as_mut())
+    })
+}
+
+/// A response body fed by a blocking reader through a bounded channel.
+struct ChannelBody {
+    rx: mpsc::Receiver<std::io::Result<Bytes>>,
+    len: u64,
+}
+
+impl Body for ChannelBody {
+    type Data = Bytes;
+    type Error = std::io::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<std::result::Result<Frame<Bytes>, std::io::Error>>> {
+        match self.rx.poll_recv(cx) {
+            Poll::Ready(Some(Ok(b))) => Poll::Ready(Some(Ok(Frame::data(b)))),
+            Poll::Ready(Some(Err(e))) => Poll::Ready(Some(Err(e))),
+            Poll::Ready(None) => Poll::Ready(None),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        SizeHint::with_exact(self.len)
+    }
+}
+
+/// A single byte range of a blob of `size` bytes, from a `Range` header.
+#[derive(Debug, PartialEq, Eq)]
+pub enum RangeRequest {
+    /// No usable Range header (absent, malformed or multiple ranges): the whole blob.
+    Whole,
+    /// Bytes start..=end.
+    Part {
+        start: u64,
+        end: u64,
+    },
+    Unsatisfiable,
+}
+
+pub fn parse_range(header: Option<&str>, size: u64) -> RangeRequest {
+    let Some(spec) = header.and_then(|h| h.trim().strip_prefix("bytes=")) else {
+        return RangeRequest::Whole;
+    };
+    if spec.contains(',') {
+        return RangeRequest::Whole;
+    }
+    let Some((a, b)) = spec.trim().split_once('-') else {
+        return RangeRequest::Whole;
+    };
+    let num = |s: &str| -> Option<u64> {
+        (!s.is_empty() && s.bytes().all(|c| c.is_ascii_digit()))
+            .then(|| s.parse().ok())
+            .flatten()
+    };
+    match (a.is_empty(), b.is_empty()) {
+        // bytes=-N: the last N bytes.
+        (true, false) => match num(b) {
+            Some(0) => RangeRequest::Unsatisfiable,
+            Some(n) if size == 0 => {
+                let _ = n;
+                RangeRequest::Unsatisfiable
+            }
+            Some(n) => RangeRequest::Part {
+                start: size.saturating_sub(n),
+                end: size - 1,
+            },
+            None => RangeRequest::Whole,
+        },
+        // bytes=A-: from A to the end.
+        (false, true) => match num(a) {
+            Some(s) if s >= size => RangeRequest::Unsatisfiable,
+            Some(s) => RangeRequest::Part {
+                start: s,
+                end: size - 1,
+            },
+            None => RangeRequest::Whole,
+        },
+        (false, false) => match (num(a), num(b)) {
+            (Some(s), Some(e)) if s > e => RangeRequest::Whole,
+            (Some(s), Some(_)) if s >= size => RangeRequest::Unsatisfiable,
+            (Some(s), Some(e)) => RangeRequest::Part {
+                start: s,
+                end: e.min(size - 1),
+            },
+            _ => RangeRequest::Whole,
+        },
+        (true, true) => RangeRequest::Whole,
+    }
+}
+
+fn status(code: StatusCode, text: &str) -> Response<ResponseBody> {
+    let mut r = Response::new(full(format!("{text}\n")));
+    *r.status_mut() = code;
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    r
+}
+
+struct State {
+    config: ServeConfig,
+}
+
+async fn get_blob(state: &State, req: &Request<Incoming>, key: u64) -> Response<ResponseBody> {
+    let target = state.config.target.clone();
+    let head = req.method() == Method::HEAD;
+    let range_header = req
+        .headers()
+        .get(header::RANGE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    // Size first (cheap on every store), then the bytes asked for.
+    let t = target.clone();
+    let size = match tokio::task::spawn_blocking(move || with_session(&t, |s| s.size(key))).await {
+        Ok(Ok(Some(n))) => n,
+        Ok(Ok(None)) => return status(StatusCode::NOT_FOUND, "no such blob"),
+        Ok(Err(e)) => return status(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+        Err(e) => return status(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+    };
+    let (code, start, len) = match parse_range(range_header.as_deref(), size) {
+        RangeRequest::Whole => (StatusCode::OK, 0, size),
+        RangeRequest::Part { start, end } => (StatusCode::PARTIAL_CONTENT, start, end - start + 1),
+        RangeRequest::Unsatisfiable => {
+            let mut r = status(StatusCode::RANGE_NOT_SATISFIABLE, "range not satisfiable");
+            r.headers_mut().insert(
+                header::CONTENT_RANGE,
+                HeaderValue::from_str(&format!("bytes */{size}")).expect("ascii"),
+            );
+            return r;
+        }
+    };
+    let body = if head || len == 0 {
+        empty()
+    } else if len as usize <= CHUNK {
+        let t = target.clone();
+        let read = tokio::task::spawn_blocking(move || {
+            with_session(&t, |s| {
+                let mut buf = vec![0u8; len as usize];
+                let n = s.read_at(key, start, &mut buf)?;
+                buf.truncate(n);
+                Ok(buf)
+            })
+        })
+        .await;
+        match read {
+            Ok(Ok(buf)) if buf.len() as u64 == len => full(buf),
+            Ok(Ok(_)) => return status(StatusCode::CONFLICT, "the blob changed while being read"),
+            Ok(Err(e)) => return status(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+            Err(e) => return status(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+        }
+    } else {
+        let (tx, rx) = mpsc::channel(4);
+        let t = target.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut offset = start;
+            let end = start + len;
+            while offset < end {
+                let want = ((end - offset) as usize).min(CHUNK);
+                let mut buf = vec![0u8; want];
+                let piece = with_session(&t, |s| s.read_at(key, offset, &mut buf));
+                let item = match piece {
+                    Ok(n) if n == want => Ok(Bytes::from(buf)),
+                    Ok(_) => Err(std::io::Error::other("the blob shrank while being read")),
+                    Err(e) => Err(std::io::Error::other(e.to_string())),
+                };
+                let failed = item.is_err();
+                if tx.blocking_send(item).is_err() || failed {
+                    return; // the client went away, or the read failed
+                }
+                offset += want as u64;
+            }
+        });
+        ChannelBody { rx, len }.boxed()
+    };
+    let mut r = Response::new(body);
+    *r.status_mut() = code;
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/octet-stream"),
+    );
+    h.insert(header::CONTENT_LENGTH, HeaderValue::from(len));
+    h.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+    if code == StatusCode::PARTIAL_CONTENT {
+        h.insert(
+            header::CONTENT_RANGE,
+            HeaderValue::from_str(&format!("bytes {}-{}/{size}", start, start + len - 1))
+                .expect("ascii"),
+        );
+    }
+    r
+}
+
+async fn route(state: &State, req: &Request<Incoming>) -> Response<ResponseBody> {
+    let path = req.uri().path();
+    if path == "/healthz" {
+        return match *req.method() {
+            Method::GET | Method::HEAD => status(StatusCode::OK, "ok"),
+            _ => method_not_allowed(),
+        };
+    }
+    let Some(segment) = path.strip_prefix("/blobs/") else {
+        return status(
+            StatusCode::NOT_FOUND,
+            "not found: blobs are at /blobs/{key}",
+        );
+    };
+    let key = match parse_key(segment) {
+        Ok(k) => k,
+        Err(e) => return status(StatusCode::BAD_REQUEST, &format!("bad key: {e}")),
+    };
+    match *req.method() {
+        Method::GET | Method::HEAD => get_blob(state, req, key).await,
+        _ => method_not_allowed(),
+    }
+}
+
+fn method_not_allowed() -> Response<ResponseBody> {
+    let mut r = status(StatusCode::METHOD_NOT_ALLOWED, "method not allowed");
+    r.headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+    r
+}
+
+async fn handle(
+    state: Arc<State>,
+    peer: SocketAddr,
+    req: Request<Incoming>,
+) -> std::result::Result<Response<ResponseBody>, Infallible> {
+    let started = Instant::now();
+    let mut resp = route(&state, &req).await;
+    if req.method() == Method::HEAD {
+        // Same headers as GET, no body.
+        *resp.body_mut() = empty();
+    }
+    if state.config.log {
+        eprintln!(
+            "{peer} \"{} {}\" {} {} {:.3}ms",
+            req.method(),
+            req.uri().path(),
+            resp.status().as_u16(),
+            resp.headers()
+                .get(header::CONTENT_LENGTH)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("-"),
+            started.elapsed().as_secs_f64() * 1e3
+        );
+    }
+    Ok(resp)
+}
+
+/// Serves until `shutdown` resolves, then lets open requests finish (up to 10 s).
+pub async fn run(
+    config: ServeConfig,
+    listener: TcpListener,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> Result<()> {
+    let state = Arc::new(State { config });
+    let permits = Arc::new(Semaphore::new(state.config.max_connections));
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(state.config.header_timeout)
+        .max_buf_size(64 * 1024);
+    tokio::pin!(shutdown);
+    loop {
+        // At most max_connections at once: wait for a slot before accepting.
+        let permit = tokio::select! {
+            p = permits.clone().acquire_owned() => p.expect("semaphore open"),
+            () = &mut shutdown => break,
+        };
+        let (stream, peer) = tokio::select! {
+            r = listener.accept() => match r {
+                Ok(x) => x,
+                Err(_) => continue, // e.g. EMFILE: keep serving the others
+            },
+            () = &mut shutdown => break,
+        };
+        let _ = stream.set_nodelay(true);
+        let state = state.clone();
+        let svc = hyper::service::service_fn(move |req| handle(state.clone(), peer, req));
+        let conn = http.serve_connection(TokioIo::new(stream), svc);
+        let watched = graceful.watch(conn);
+        tokio::spawn(async move {
+            let _ = watched.await;
+            drop(permit);
+        });
+    }
+    let _ = tokio::time::timeout(Duration::from_secs(10), graceful.shutdown()).await;
+    Ok(())
+}
+
+/// SIGINT or SIGTERM.
+pub async fn shutdown_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate()).expect("signal handler");
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {},
+        _ = term.recv() => {},
+    }
+}
+
+/// Raises the open-file limit to its hard maximum: every connection is a
+/// descriptor, and the usual soft limit (1024) is below --max-connections.
+fn raise_fd_limit() {
+    // SAFETY: getrlimit/setrlimit with a valid, initialised struct.
+    unsafe {
+        let mut l: libc::rlimit = std::mem::zeroed();
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut l) == 0 && l.rlim_cur < l.rlim_max {
+            l.rlim_cur = l.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &l);
+        }
+    }
+}
+
+/// `blobbench serve`: checks the target, binds, serves until a signal.
+pub fn serve(config: ServeConfig) -> Result<()> {
+    raise_fd_limit();
+    // Open once up front so a bad target fails before anything listens.
+    let mut probe = store::open(&config.target, Access::ReadOnly)?;
+    let catalog = probe.catalog()?;
+    drop(probe);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::io("cannot start the runtime for", config.target.path(), e))?;
+    runtime.block_on(async {
+        let listener = TcpListener::bind(config.listen).await.map_err(|e| {
+            Error::usage(format!(
+                "--listen {}: cannot listen there ({e}); pick another address or port",
+                config.listen
+            ))
+        })?;
+        let addr = listener.local_addr().unwrap_or(config.listen);
+        eprintln!(
+            "serving {} ({} blobs, keys {}..={}) read-only on http://{addr}/blobs/{{key}}; Ctrl-C stops",
+            config.target, catalog.count, catalog.first_key, catalog.last_key
+        );
+        run(config, listener, shutdown_signal()).await
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges() {
+        use RangeRequest::*;
+        assert_eq!(parse_range(None, 100), Whole);
+        assert_eq!(
+            parse_range(Some("bytes=0-9"), 100),
+            Part { start: 0, end: 9 }
+        );
+        assert_eq!(
+            parse_range(Some("bytes=90-"), 100),
+            Part { start: 90, end: 99 }
+        );
+        assert_eq!(
+            parse_range(Some("bytes=-10"), 100),
+            Part { start: 90, end: 99 }
+        );
+        assert_eq!(
+            parse_range(Some("bytes=-500"), 100),
+            Part { start: 0, end: 99 }
+        );
+        assert_eq!(
+            parse_range(Some("bytes=50-500"), 100),
+            Part { start: 50, end: 99 }
+        );
+        assert_eq!(parse_range(Some("bytes=100-"), 100), Unsatisfiable);
+        assert_eq!(parse_range(Some("bytes=100-200"), 100), Unsatisfiable);
+        assert_eq!(parse_range(Some("bytes=-0"), 100), Unsatisfiable);
+        assert_eq!(parse_range(Some("bytes=0-0"), 0), Unsatisfiable);
+        // Malformed or multiple ranges: ignored, the whole blob is sent.
+        for h in [
+            "bytes=9-1",
+            "bytes=a-b",
+            "items=0-1",
+            "bytes=0-1,5-6",
+            "bytes=-",
+            "bytes=1",
+        ] {
+            assert_eq!(parse_range(Some(h), 100), Whole, "{h}");
+        }
+    }
+}

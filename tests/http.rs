@@ -1,0 +1,304 @@
+//! End-to-end tests of `blobbench serve`, spoken to over raw TCP so that
+//! malformed requests can be sent as they are.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{bin, ok};
+
+/// A running `blobbench serve`, stopped (SIGTERM) when dropped.
+struct Server {
+    child: Child,
+    addr: String,
+}
+
+impl Server {
+    fn start(dir: &Path, target: &str, extra: &[&str]) -> Server {
+        let mut child = bin()
+            .current_dir(dir)
+            .args(["serve", target, "--listen", "127.0.0.1:0"])
+            .args(extra)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The first stderr line names the address actually bound.
+        let mut line = String::new();
+        BufReader::new(child.stderr.as_mut().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let addr = line
+            .split("http://")
+            .nth(1)
+            .and_then(|s| s.split('/').next())
+            .unwrap_or_else(|| panic!("no address in {line:?}"))
+            .to_string();
+        Server { child, addr }
+    }
+
+    fn stop(&mut self) -> std::process::ExitStatus {
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        self.child.wait().unwrap()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+struct Reply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Reads one response (Content-Length framed) from a keep-alive connection.
+fn read_reply(r: &mut BufReader<TcpStream>, head: bool) -> Reply {
+    let mut line = String::new();
+    r.read_line(&mut line).unwrap();
+    let status: u16 = line
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or_else(|| panic!("bad status line {line:?}"))
+        .parse()
+        .unwrap();
+    let mut headers = Vec::new();
+    loop {
+        let mut h = String::new();
+        r.read_line(&mut h).unwrap();
+        let h = h.trim_end();
+        if h.is_empty() {
+            break;
+        }
+        let (n, v) = h.split_once(':').unwrap();
+        headers.push((n.trim().to_string(), v.trim().to_string()));
+    }
+    let len: usize = headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case("content-length"))
+        .map(|(_, v)| v.parse().unwrap())
+        .unwrap_or(0);
+    let mut body = vec![0; if head { 0 } else { len }];
+    r.read_exact(&mut body).unwrap();
+    Reply {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn request(addr: &str, raw: &str) -> Reply {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(raw.as_bytes()).unwrap();
+    read_reply(&mut BufReader::new(s), raw.starts_with("HEAD "))
+}
+
+fn get(addr: &str, path: &str, extra: &str) -> Reply {
+    request(
+        addr,
+        &format!("GET {path} HTTP/1.1\r\nHost: x\r\n{extra}Connection: close\r\n\r\n"),
+    )
+}
+
+fn blob_from_db(db: &Path, key: i64) -> Vec<u8> {
+    rusqlite::Connection::open(db)
+        .unwrap()
+        .query_row("SELECT v FROM kv WHERE k = ?1", [key], |r| r.get(0))
+        .unwrap()
+}
+
+#[test]
+fn statuses_ranges_and_streaming() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    // Sizes around the 256 KiB streaming threshold: 150k .. 650k.
+    ok(
+        d,
+        &[
+            "init",
+            "s.db",
+            "--count",
+            "30",
+            "--size",
+            "400k",
+            "--variance",
+            "250k",
+        ],
+    );
+    ok(d, &["export", "s.db", "s.dir"]);
+    let db_before = std::fs::read(d.join("s.db")).unwrap();
+    for target in ["s.db", "dir:s.dir"] {
+        let server = Server::start(d, target, &[]);
+        let a = server.addr.as_str();
+        assert_eq!(get(a, "/healthz", "").status, 200);
+        for key in [1i64, 7, 30] {
+            let want = blob_from_db(&d.join("s.db"), key);
+            let r = get(a, &format!("/blobs/{key}"), "");
+            assert_eq!(r.status, 200, "{target} {key}");
+            assert_eq!(r.header("content-type"), Some("application/octet-stream"));
+            assert_eq!(
+                r.header("content-length"),
+                Some(want.len().to_string().as_str())
+            );
+            assert!(r.body == want, "{target} key {key}: bytes differ");
+            // HEAD: the same headers, no body.
+            let h = request(
+                a,
+                &format!("HEAD /blobs/{key} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+            );
+            assert_eq!(h.status, 200);
+            assert_eq!(h.header("content-length"), r.header("content-length"));
+            // Ranges: first bytes, a middle piece across the chunk size, the tail.
+            let r = get(a, &format!("/blobs/{key}"), "Range: bytes=0-99\r\n");
+            assert_eq!((r.status, &r.body[..]), (206, &want[..100]));
+            let n = want.len();
+            assert_eq!(
+                r.header("content-range").unwrap(),
+                format!("bytes 0-99/{n}")
+            );
+            let r = get(
+                a,
+                &format!("/blobs/{key}"),
+                "Range: bytes=100000-300000\r\n",
+            );
+            assert_eq!(r.status, 206);
+            assert!(r.body == want[100_000..=300_000.min(n - 1)]);
+            let r = get(a, &format!("/blobs/{key}"), "Range: bytes=-10\r\n");
+            assert_eq!((r.status, &r.body[..]), (206, &want[n - 10..]));
+            let r = get(
+                a,
+                &format!("/blobs/{key}"),
+                &format!("Range: bytes={n}-\r\n"),
+            );
+            assert_eq!(r.status, 416);
+            assert_eq!(r.header("content-range").unwrap(), format!("bytes */{n}"));
+            // Multiple ranges are not served piecewise: the whole blob.
+            let r = get(a, &format!("/blobs/{key}"), "Range: bytes=0-1,5-6\r\n");
+            assert_eq!((r.status, r.body.len()), (200, n));
+        }
+        assert_eq!(get(a, "/blobs/31", "").status, 404);
+        assert_eq!(get(a, "/nothing/here", "").status, 404);
+        // Not keys, never paths: every traversal attempt is a 400.
+        for bad in [
+            "/blobs/..%2f..%2fetc%2fpasswd",
+            "/blobs/%2e%2e",
+            "/blobs/0",
+            "/blobs/1%00",
+            "/blobs/%2Fetc%2Fpasswd",
+            "/blobs/12345678901234567890123",
+            "/blobs/",
+            "/blobs/1/2",
+        ] {
+            assert_eq!(get(a, bad, "").status, 400, "{target} {bad}");
+        }
+        // Raw `..` segments and an absolute path in the request target.
+        assert_ne!(get(a, "/blobs/../../etc/passwd", "").status, 200);
+        for method in ["POST", "PUT", "DELETE", "PATCH"] {
+            let r = request(
+                a,
+                &format!(
+                    "{method} /blobs/1 HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                ),
+            );
+            assert_eq!(r.status, 405, "{method}");
+            assert_eq!(r.header("allow"), Some("GET, HEAD"));
+        }
+    }
+    // Read-only: serving left the database byte for byte as it was.
+    assert!(std::fs::read(d.join("s.db")).unwrap() == db_before);
+}
+
+#[test]
+fn slow_clients_are_dropped_and_shutdown_is_graceful() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    ok(d, &["init", "s.db", "--count", "5", "--size", "1k"]);
+    let mut server = Server::start(d, "s.db", &["--header-timeout", "1s"]);
+    // Half a request line, then silence: the server hangs up after 1 s.
+    let mut s = TcpStream::connect(&server.addr).unwrap();
+    s.write_all(b"GET /blobs/1 HT").unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let started = Instant::now();
+    let mut buf = [0u8; 256];
+    let n = s.read(&mut buf).unwrap_or(0);
+    let waited = started.elapsed();
+    assert!(
+        waited < Duration::from_secs(4),
+        "slow client kept for {waited:?} ({n} bytes)"
+    );
+    // Meanwhile others are served.
+    assert_eq!(get(&server.addr, "/blobs/2", "").status, 200);
+    // SIGTERM: a clean exit.
+    let status = server.stop();
+    assert!(status.success(), "{status:?}");
+}
+
+#[test]
+fn a_thousand_concurrent_connections() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    ok(d, &["init", "s.db", "--count", "200", "--size", "10k"]);
+    // This process needs a descriptor per connection too.
+    unsafe {
+        let mut l: libc::rlimit = std::mem::zeroed();
+        libc::getrlimit(libc::RLIMIT_NOFILE, &mut l);
+        l.rlim_cur = l.rlim_max;
+        libc::setrlimit(libc::RLIMIT_NOFILE, &l);
+    }
+    let server = Server::start(d, "s.db", &[]);
+    // 1000 connections opened and holding a request each before any is read.
+    let mut conns: Vec<TcpStream> = (0..1000)
+        .map(|i| {
+            let mut s = TcpStream::connect(&server.addr).unwrap();
+            s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+            s.write_all(
+                format!("GET /blobs/{} HTTP/1.1\r\nHost: x\r\n\r\n", i % 200 + 1).as_bytes(),
+            )
+            .unwrap();
+            s
+        })
+        .collect();
+    let mut served = 0;
+    for s in conns.drain(..) {
+        let r = read_reply(&mut BufReader::new(s), false);
+        assert_eq!(r.status, 200);
+        assert_eq!(r.body.len(), 10_000);
+        served += 1;
+    }
+    assert_eq!(served, 1000);
+}
+
+#[test]
+fn bad_serve_options_fail_before_listening() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    common::usage_error(d, &["serve", "missing.db"], "missing.db");
+    ok(d, &["init", "s.db", "--count", "5", "--size", "1k"]);
+    common::usage_error(d, &["serve", "s.db", "--listen", "nonsense"], "nonsense");
+    common::usage_error(
+        d,
+        &["serve", "s.db", "--max-connections", "0"],
+        "--max-connections",
+    );
+    // A port already taken.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    common::usage_error(d, &["serve", "s.db", "--listen", &addr], "cannot listen");
+}
