@@ -86,9 +86,21 @@ pub struct ServeArgs {
     /// Drop a client that has not sent its request headers within this time
     #[arg(long, default_value = "10s")]
     pub header_timeout: humantime::Duration,
+    /// Drop a client whose PUT body has not arrived within this time
+    #[arg(long, default_value = "30s")]
+    pub body_timeout: humantime::Duration,
     /// One access-log line per request on stderr
     #[arg(long)]
     pub log: bool,
+    /// Allow PUT (create or replace, durable before the reply) and DELETE; needs --token
+    #[arg(long)]
+    pub writable: bool,
+    /// Bearer token writers must send (Authorization: Bearer TOKEN); also read from BLOBBENCH_TOKEN
+    #[arg(long, value_name = "TOKEN")]
+    pub token: Option<String>,
+    /// Largest blob a PUT may store (413 above)
+    #[arg(long, default_value = "64MiB", value_parser = number_arg)]
+    pub max_blob_size: u64,
 }
 
 #[derive(Args, Debug)]

@@ -302,3 +302,131 @@ fn bad_serve_options_fail_before_listening() {
     let addr = taken.local_addr().unwrap().to_string();
     common::usage_error(d, &["serve", "s.db", "--listen", &addr], "cannot listen");
 }
+
+const TOKEN: &str = "0123456789abcdef0123";
+
+#[test]
+fn etags_and_conditional_requests() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    ok(d, &["init", "s.db", "--count", "10", "--size", "5k"]);
+    ok(d, &["export", "s.db", "s.dir"]);
+    for target in ["s.db", "dir:s.dir"] {
+        let server = Server::start(d, target, &["--writable", "--token", TOKEN]);
+        let a = server.addr.as_str();
+        let r = get(a, "/blobs/4", "");
+        let tag = r.header("etag").expect("an ETag").to_string();
+        assert!(tag.starts_with('"') && tag.ends_with('"'), "strong: {tag}");
+        assert_eq!(
+            get(a, "/blobs/4", "").header("etag"),
+            Some(tag.as_str()),
+            "stable"
+        );
+        let r = get(a, "/blobs/4", &format!("If-None-Match: {tag}\r\n"));
+        assert_eq!((r.status, r.body.len()), (304, 0));
+        assert_eq!(r.header("etag"), Some(tag.as_str()));
+        assert_eq!(
+            get(a, "/blobs/4", "If-None-Match: \"other\"\r\n").status,
+            200
+        );
+        // A write changes the tag: the old one no longer matches.
+        let put = request(
+            a,
+            &format!(
+                "PUT /blobs/4 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello"
+            ),
+        );
+        assert_eq!(put.status, 204, "{target}: replaced");
+        let r = get(a, "/blobs/4", &format!("If-None-Match: {tag}\r\n"));
+        assert_eq!((r.status, &r.body[..]), (200, &b"hello"[..]), "{target}");
+        assert_ne!(r.header("etag"), Some(tag.as_str()));
+    }
+}
+
+fn put(addr: &str, key: &str, token: &str, body: &[u8]) -> Reply {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(
+        format!(
+            "PUT /blobs/{key} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    let _ = s.write_all(body);
+    read_reply(&mut BufReader::new(s), false)
+}
+
+#[test]
+fn writable_servers_need_the_token_and_respect_the_size_limit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    ok(d, &["init", "s.db", "--count", "10", "--size", "5k"]);
+    ok(d, &["export", "s.db", "s.dir", "--tree"]);
+    for target in ["s.db", "tree:s.dir"] {
+        let server = Server::start(
+            d,
+            target,
+            &["--writable", "--token", TOKEN, "--max-blob-size", "100k"],
+        );
+        let a = server.addr.as_str();
+        let blob: Vec<u8> = (0..70_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        // New key: 201 with its Location, then readable byte for byte.
+        let r = put(a, "500", TOKEN, &blob);
+        assert_eq!(r.status, 201, "{target}");
+        assert_eq!(r.header("location"), Some("/blobs/500"));
+        assert!(get(a, "/blobs/500", "").body == blob);
+        // Wrong or missing token: 401, nothing written.
+        assert_eq!(put(a, "501", "0123456789abcdef0124", b"x").status, 401);
+        let r = request(
+            a,
+            "PUT /blobs/501 HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nConnection: close\r\n\r\nx",
+        );
+        assert_eq!(r.status, 401);
+        assert_eq!(r.header("www-authenticate"), Some("Bearer"));
+        assert_eq!(get(a, "/blobs/501", "").status, 404);
+        // Over --max-blob-size: announced (refused before the body) and chunked.
+        assert_eq!(put(a, "502", TOKEN, &vec![1u8; 100_001]).status, 413);
+        let mut s = TcpStream::connect(a).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        s.write_all(format!("PUT /blobs/503 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n").as_bytes()).unwrap();
+        for _ in 0..30 {
+            let _ = s.write_all(b"1000\r\n");
+            let _ = s.write_all(&[9u8; 4096]);
+            let _ = s.write_all(b"\r\n");
+        }
+        let _ = s.write_all(b"0\r\n\r\n");
+        assert_eq!(read_reply(&mut BufReader::new(s), false).status, 413);
+        assert_eq!(get(a, "/blobs/502", "").status, 404);
+        assert_eq!(get(a, "/blobs/503", "").status, 404);
+        // DELETE: 204, then 404; a second DELETE is 404.
+        let del = |key: &str, token: &str| {
+            request(
+                a,
+                &format!("DELETE /blobs/{key} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\nConnection: close\r\n\r\n"),
+            )
+            .status
+        };
+        assert_eq!(del("3", "0123456789abcdef9999"), 401);
+        assert_eq!(del("3", TOKEN), 204);
+        assert_eq!(get(a, "/blobs/3", "").status, 404);
+        assert_eq!(del("3", TOKEN), 404);
+        let r = request(
+            a,
+            "POST /blobs/1 HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+        );
+        assert_eq!(r.header("allow"), Some("GET, HEAD, PUT, DELETE"));
+    }
+    // What the server wrote is in the database itself.
+    assert_eq!(blob_from_db(&d.join("s.db"), 500).len(), 70_000);
+    // Read-only servers refuse writes outright.
+    let server = Server::start(d, "s.db", &[]);
+    assert_eq!(put(&server.addr, "600", TOKEN, b"x").status, 405);
+    common::usage_error(d, &["serve", "s.db", "--writable"], "--token");
+    common::usage_error(
+        d,
+        &["serve", "s.db", "--writable", "--token", "short"],
+        "16",
+    );
+}

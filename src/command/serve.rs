@@ -2,18 +2,49 @@
 
 use crate::cli::ServeArgs;
 use crate::error::{Error, Result};
-use crate::http::server::{ServeConfig, serve};
+use crate::http::server::{ServeConfig, Writable, serve};
 use crate::target::Target;
 
 pub fn run(args: &ServeArgs) -> Result<()> {
     if args.max_connections == 0 {
         return Err(Error::usage("--max-connections must be at least 1"));
     }
+    let token = args
+        .token
+        .clone()
+        .or_else(|| std::env::var("BLOBBENCH_TOKEN").ok());
+    let writable = match (args.writable, token) {
+        (false, Some(_)) if args.token.is_some() => {
+            return Err(Error::usage(
+                "--token given without --writable: add --writable to allow PUT and DELETE",
+            ));
+        }
+        (false, _) => None,
+        (true, None) => {
+            return Err(Error::usage(
+                "--writable needs --token TOKEN (or BLOBBENCH_TOKEN): writers must authenticate",
+            ));
+        }
+        (true, Some(t)) if t.len() < 16 => {
+            return Err(Error::usage(
+                "--token is shorter than 16 characters: use a long random token, e.g. $(openssl rand -hex 16)",
+            ));
+        }
+        (true, Some(token)) => Some(Writable {
+            token,
+            max_blob_size: args.max_blob_size,
+        }),
+    };
+    if args.max_blob_size == 0 {
+        return Err(Error::usage("--max-blob-size must be positive, e.g. 64MiB"));
+    }
     serve(ServeConfig {
         target: Target::parse(&args.target)?,
         listen: args.listen,
         max_connections: args.max_connections as usize,
         header_timeout: *args.header_timeout,
+        body_timeout: *args.body_timeout,
         log: args.log,
+        writable,
     })
 }

@@ -39,8 +39,38 @@ pub struct ServeConfig {
     pub max_connections: usize,
     /// A client must send its request headers within this time.
     pub header_timeout: Duration,
+    /// ... and a PUT's body within this time.
+    pub body_timeout: Duration,
     pub log: bool,
+    /// PUT and DELETE allowed (bearer token, size limit); None: read-only.
+    pub writable: Option<Writable>,
 }
+
+#[derive(Clone)]
+pub struct Writable {
+    pub token: String,
+    pub max_blob_size: u64,
+}
+
+impl std::fmt::Debug for Writable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never print the token.
+        write!(f, "Writable {{ max_blob_size: {} }}", self.max_blob_size)
+    }
+}
+
+/// Equal without an early exit on the first differing byte, so the time
+/// taken says nothing about how much of a guessed token was right.
+pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Serializes writes from all worker threads (one writer at a time, as
+/// SQLite allows anyway; for files it keeps create-or-replace atomic).
+static WRITE_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 type ResponseBody = BoxBody<Bytes, std::io::Error>;
 
@@ -59,20 +89,26 @@ thread_local! {
     static STORE: RefCell<Option<(String, Box<dyn Store>)>> = const { RefCell::new(None) };
 }
 
-/// Runs `f` with a session of this thread's store for `target`.
+/// Runs `f` with a session of this thread's store for `target`: read-only
+/// unless the server is writable; writes are durable when they return
+/// (temp + fsync + rename + fsync of the folder for files; SQLite's own
+/// commit with synchronous as the database has it, FULL by default).
 fn with_session<T>(
     target: &Target,
+    access: Access,
     f: impl FnOnce(&mut dyn crate::store::Session) -> Result<T>,
 ) -> Result<T> {
     STORE.with(|cell| {
         let mut slot = cell.borrow_mut();
-        let id = target.to_string();
+        let id = format!("{target} {access:?}");
         if slot.as_ref().is_none_or(|(t, _)| *t != id) {
-            *slot = Some((id, store::open(target, Access::ReadOnly)?));
+            *slot = Some((id, store::open(target, access)?));
         }
         let (_, store) = slot.as_mut().expect("just set");
         let mut session = store.session(SessionOptions {
             per_op_transaction: true,
+            write_style: crate::store::WriteStyle::TempRename,
+            fsync: true,
             ..Default::default()
         })?;
         f(session.as_mut())
@@ -184,6 +220,16 @@ struct State {
     config: ServeConfig,
 }
 
+impl State {
+    fn access(&self) -> Access {
+        if self.config.writable.is_some() {
+            Access::ReadWrite
+        } else {
+            Access::ReadOnly
+        }
+    }
+}
+
 async fn get_blob(state: &State, req: &Request<Incoming>, key: u64) -> Response<ResponseBody> {
     let target = state.config.target.clone();
     let head = req.method() == Method::HEAD;
@@ -192,14 +238,40 @@ async fn get_blob(state: &State, req: &Request<Incoming>, key: u64) -> Response<
         .get(header::RANGE)
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
-    // Size first (cheap on every store), then the bytes asked for.
+    let access = state.access();
+    // Size and validator first (cheap on every store), then the bytes asked for.
     let t = target.clone();
-    let size = match tokio::task::spawn_blocking(move || with_session(&t, |s| s.size(key))).await {
-        Ok(Ok(Some(n))) => n,
+    let found = tokio::task::spawn_blocking(move || {
+        with_session(&t, access, |s| {
+            Ok(match s.size(key)? {
+                Some(n) => Some((n, s.etag(key)?)),
+                None => None,
+            })
+        })
+    })
+    .await;
+    let (size, etag) = match found {
+        Ok(Ok(Some(x))) => x,
         Ok(Ok(None)) => return status(StatusCode::NOT_FOUND, "no such blob"),
         Ok(Err(e)) => return status(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
         Err(e) => return status(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
     };
+    if let Some(tag) = &etag
+        && let Some(inm) = req
+            .headers()
+            .get(header::IF_NONE_MATCH)
+            .and_then(|v| v.to_str().ok())
+        && inm
+            .split(',')
+            .map(str::trim)
+            .any(|t| t == "*" || t == tag || t.strip_prefix("W/") == Some(tag))
+    {
+        let mut r = Response::new(empty());
+        *r.status_mut() = StatusCode::NOT_MODIFIED;
+        r.headers_mut()
+            .insert(header::ETAG, HeaderValue::from_str(tag).expect("ascii"));
+        return r;
+    }
     let (code, start, len) = match parse_range(range_header.as_deref(), size) {
         RangeRequest::Whole => (StatusCode::OK, 0, size),
         RangeRequest::Part { start, end } => (StatusCode::PARTIAL_CONTENT, start, end - start + 1),
@@ -217,7 +289,7 @@ async fn get_blob(state: &State, req: &Request<Incoming>, key: u64) -> Response<
     } else if len as usize <= CHUNK {
         let t = target.clone();
         let read = tokio::task::spawn_blocking(move || {
-            with_session(&t, |s| {
+            with_session(&t, access, |s| {
                 let mut buf = vec![0u8; len as usize];
                 let n = s.read_at(key, start, &mut buf)?;
                 buf.truncate(n);
@@ -240,7 +312,7 @@ async fn get_blob(state: &State, req: &Request<Incoming>, key: u64) -> Response<
             while offset < end {
                 let want = ((end - offset) as usize).min(CHUNK);
                 let mut buf = vec![0u8; want];
-                let piece = with_session(&t, |s| s.read_at(key, offset, &mut buf));
+                let piece = with_session(&t, access, |s| s.read_at(key, offset, &mut buf));
                 let item = match piece {
                     Ok(n) if n == want => Ok(Bytes::from(buf)),
                     Ok(_) => Err(std::io::Error::other("the blob shrank while being read")),
@@ -264,6 +336,9 @@ async fn get_blob(state: &State, req: &Request<Incoming>, key: u64) -> Response<
     );
     h.insert(header::CONTENT_LENGTH, HeaderValue::from(len));
     h.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+    if let Some(tag) = &etag {
+        h.insert(header::ETAG, HeaderValue::from_str(tag).expect("ascii"));
+    }
     if code == StatusCode::PARTIAL_CONTENT {
         h.insert(
             header::CONTENT_RANGE,
@@ -274,15 +349,131 @@ async fn get_blob(state: &State, req: &Request<Incoming>, key: u64) -> Response<
     r
 }
 
-async fn route(state: &State, req: &Request<Incoming>) -> Response<ResponseBody> {
-    let path = req.uri().path();
+/// PUT (create or replace) and DELETE, for a writable server.
+async fn write_blob(state: &State, req: Request<Incoming>, key: u64) -> Response<ResponseBody> {
+    let Some(w) = state.config.writable.clone() else {
+        return method_not_allowed(false);
+    };
+    let authorized = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .is_some_and(|t| constant_time_eq(t.as_bytes(), w.token.as_bytes()));
+    if !authorized {
+        let mut r = status(
+            StatusCode::UNAUTHORIZED,
+            "a valid bearer token is needed to write",
+        );
+        r.headers_mut()
+            .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        return r;
+    }
+    let target = state.config.target.clone();
+    if req.method() == Method::DELETE {
+        let done = tokio::task::spawn_blocking(move || {
+            let _guard = WRITE_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+            with_session(&target, Access::ReadWrite, |s| {
+                if s.size(key)?.is_none() {
+                    return Ok(false);
+                }
+                s.delete(key)?;
+                Ok(true)
+            })
+        })
+        .await;
+        return match done {
+            Ok(Ok(true)) => status(StatusCode::NO_CONTENT, ""),
+            Ok(Ok(false)) => status(StatusCode::NOT_FOUND, "no such blob"),
+            Ok(Err(e)) => status(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+            Err(e) => status(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+        };
+    }
+    // PUT: refuse an announced oversize body before reading any of it.
+    let announced = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if announced.is_some_and(|n| n > w.max_blob_size) {
+        return too_large(w.max_blob_size);
+    }
+    let limited = http_body_util::Limited::new(req.into_body(), w.max_blob_size as usize);
+    let data = match tokio::time::timeout(state.config.body_timeout, limited.collect()).await {
+        Err(_) => {
+            return status(
+                StatusCode::REQUEST_TIMEOUT,
+                "the body did not arrive in time",
+            );
+        }
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => {
+            return too_large(w.max_blob_size);
+        }
+        Ok(Err(e)) => {
+            return status(
+                StatusCode::BAD_REQUEST,
+                &format!("cannot read the body: {e}"),
+            );
+        }
+        Ok(Ok(c)) => c.to_bytes(),
+    };
+    let done = tokio::task::spawn_blocking(move || {
+        let _guard = WRITE_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+        with_session(&target, Access::ReadWrite, |s| {
+            let created = if s.size(key)?.is_some() {
+                s.update(key, &data)?;
+                false
+            } else {
+                s.insert(key, &data)?;
+                true
+            };
+            Ok((created, s.etag(key)?))
+        })
+    })
+    .await;
+    match done {
+        Ok(Ok((created, etag))) => {
+            let mut r = if created {
+                status(StatusCode::CREATED, "created")
+            } else {
+                status(StatusCode::NO_CONTENT, "")
+            };
+            if created {
+                *r.body_mut() = empty();
+                r.headers_mut().remove(header::CONTENT_TYPE);
+                r.headers_mut().insert(
+                    header::LOCATION,
+                    HeaderValue::from_str(&format!("/blobs/{key}")).expect("ascii"),
+                );
+            }
+            if let Some(tag) = etag {
+                r.headers_mut()
+                    .insert(header::ETAG, HeaderValue::from_str(&tag).expect("ascii"));
+            }
+            r
+        }
+        Ok(Err(e)) => status(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+        Err(e) => status(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+    }
+}
+
+fn too_large(max: u64) -> Response<ResponseBody> {
+    status(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        &format!("blobs are limited to {max} bytes (--max-blob-size)"),
+    )
+}
+
+async fn route(state: &State, req: Request<Incoming>) -> Response<ResponseBody> {
+    let writable = state.config.writable.is_some();
+    let path = req.uri().path().to_string();
     if path == "/healthz" {
         return match *req.method() {
             Method::GET | Method::HEAD => status(StatusCode::OK, "ok"),
-            _ => method_not_allowed(),
+            _ => method_not_allowed(false),
         };
     }
-    let Some(segment) = path.strip_prefix("/blobs/") else {
+    let Some(segment) = path.as_str().strip_prefix("/blobs/") else {
         return status(
             StatusCode::NOT_FOUND,
             "not found: blobs are at /blobs/{key}",
@@ -293,15 +484,22 @@ async fn route(state: &State, req: &Request<Incoming>) -> Response<ResponseBody>
         Err(e) => return status(StatusCode::BAD_REQUEST, &format!("bad key: {e}")),
     };
     match *req.method() {
-        Method::GET | Method::HEAD => get_blob(state, req, key).await,
-        _ => method_not_allowed(),
+        Method::GET | Method::HEAD => get_blob(state, &req, key).await,
+        Method::PUT | Method::DELETE if writable => write_blob(state, req, key).await,
+        _ => method_not_allowed(writable),
     }
 }
 
-fn method_not_allowed() -> Response<ResponseBody> {
+fn method_not_allowed(writable: bool) -> Response<ResponseBody> {
     let mut r = status(StatusCode::METHOD_NOT_ALLOWED, "method not allowed");
-    r.headers_mut()
-        .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+    r.headers_mut().insert(
+        header::ALLOW,
+        HeaderValue::from_static(if writable {
+            "GET, HEAD, PUT, DELETE"
+        } else {
+            "GET, HEAD"
+        }),
+    );
     r
 }
 
@@ -311,16 +509,16 @@ async fn handle(
     req: Request<Incoming>,
 ) -> std::result::Result<Response<ResponseBody>, Infallible> {
     let started = Instant::now();
-    let mut resp = route(&state, &req).await;
-    if req.method() == Method::HEAD {
+    let method = req.method().clone();
+    let path = req.uri().path().to_string();
+    let mut resp = route(&state, req).await;
+    if method == Method::HEAD {
         // Same headers as GET, no body.
         *resp.body_mut() = empty();
     }
     if state.config.log {
         eprintln!(
-            "{peer} \"{} {}\" {} {} {:.3}ms",
-            req.method(),
-            req.uri().path(),
+            "{peer} \"{method} {path}\" {} {} {:.3}ms",
             resp.status().as_u16(),
             resp.headers()
                 .get(header::CONTENT_LENGTH)
@@ -416,8 +614,16 @@ pub fn serve(config: ServeConfig) -> Result<()> {
         })?;
         let addr = listener.local_addr().unwrap_or(config.listen);
         eprintln!(
-            "serving {} ({} blobs, keys {}..={}) read-only on http://{addr}/blobs/{{key}}; Ctrl-C stops",
-            config.target, catalog.count, catalog.first_key, catalog.last_key
+            "serving {} ({} blobs, keys {}..={}) {} on http://{addr}/blobs/{{key}}; Ctrl-C stops",
+            config.target,
+            catalog.count,
+            catalog.first_key,
+            catalog.last_key,
+            if config.writable.is_some() {
+                "read-write (PUT and DELETE with the bearer token)"
+            } else {
+                "read-only"
+            }
         );
         run(config, listener, shutdown_signal()).await
     })

@@ -421,6 +421,9 @@ impl FileIo {
     /// Creates a new file; refuses to replace an existing one.
     pub fn create(&mut self, path: &str, data: &[u8]) -> Result<()> {
         let p = Path::new(path);
+        if self.options.fsync {
+            return self.create_durably(p, data);
+        }
         let open = || OpenOptions::new().write(true).create_new(true).open(p);
         let mut f = match open() {
             Err(e) if e.kind() == ErrorKind::NotFound => {
@@ -434,11 +437,30 @@ impl FileIo {
         }
         .map_err(|e| Error::io("cannot create", p, e))?;
         f.write_all(data)
-            .map_err(|e| Error::io("cannot write", p, e))?;
-        if self.options.fsync {
-            f.sync_all().map_err(|e| Error::io("cannot fsync", p, e))?;
-        }
-        Ok(())
+            .map_err(|e| Error::io("cannot write", p, e))
+    }
+
+    /// A new file that is whole or absent after a crash: a temporary file,
+    /// fsynced, linked under its name only if the name is free, then the
+    /// folder fsynced so the name itself survives.
+    fn create_durably(&mut self, p: &Path, data: &[u8]) -> Result<()> {
+        let parent = p.parent().unwrap_or(Path::new("."));
+        fs::create_dir_all(parent).map_err(|e| Error::io("cannot create folder", parent, e))?;
+        let mut tmp = p.as_os_str().to_owned();
+        tmp.push(format!(".tmp-{}", std::process::id()));
+        let tmp = PathBuf::from(tmp);
+        let result = (|| {
+            let mut f = File::create(&tmp).map_err(|e| Error::io("cannot create", &tmp, e))?;
+            f.write_all(data)
+                .map_err(|e| Error::io("cannot write", &tmp, e))?;
+            f.sync_all()
+                .map_err(|e| Error::io("cannot fsync", &tmp, e))?;
+            // hard_link fails if the name exists: never replaces a blob.
+            fs::hard_link(&tmp, p).map_err(|e| Error::io("cannot create", p, e))
+        })();
+        let _ = fs::remove_file(&tmp);
+        result?;
+        sync_dir(parent)
     }
 
     pub fn remove(&mut self, path: &str, key: u64, root: &Path) -> Result<()> {
@@ -448,8 +470,19 @@ impl FileIo {
             } else {
                 Error::io("cannot remove", Path::new(path), e)
             }
-        })
+        })?;
+        if self.options.fsync {
+            sync_dir(Path::new(path).parent().unwrap_or(Path::new(".")))?;
+        }
+        Ok(())
     }
+}
+
+/// fsync of a folder: makes a created, renamed or removed name durable.
+fn sync_dir(dir: &Path) -> Result<()> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| Error::io("cannot fsync folder", dir, e))
 }
 
 pub struct FilesSession<'a> {
@@ -477,6 +510,13 @@ impl Session for FilesSession<'_> {
     fn update(&mut self, key: u64, data: &[u8]) -> Result<()> {
         self.locate(key);
         self.io.update(&self.path, key, self.root, data)
+    }
+
+    /// The file's size, modification time and inode, as nginx's ETag.
+    fn etag(&mut self, key: u64) -> Result<Option<String>> {
+        self.locate(key);
+        let [size, mtime, ino] = super::file_stamp(Path::new(&self.path));
+        Ok(Some(super::fingerprint(&[key, size, mtime, ino])))
     }
 
     fn size(&mut self, key: u64) -> Result<Option<u64>> {

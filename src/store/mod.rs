@@ -167,6 +167,12 @@ pub trait Session {
         })?;
         Ok(copied)
     }
+    /// A strong validator for blob `key`: changes whenever its bytes may
+    /// have changed (it may also change when they did not). None when the
+    /// store cannot tell cheaply; HTTP then sends no ETag.
+    fn etag(&mut self, _key: u64) -> Result<Option<String>> {
+        Ok(None)
+    }
     /// Runs any deferred durability work (a WAL checkpoint); timed separately.
     fn checkpoint(&mut self) -> Result<()> {
         Ok(())
@@ -249,4 +255,31 @@ pub(crate) fn missing_key(key: u64, target: &std::path::Path) -> Error {
         "key {key} is missing from {}: the run asked for a key the dataset does not hold (check --start/--max-id)",
         target.display()
     ))
+}
+
+/// FNV-1a over `parts`: a short, stable fingerprint for ETags.
+pub(crate) fn fingerprint(parts: &[u64]) -> String {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for p in parts {
+        for b in p.to_le_bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x100000001b3);
+        }
+    }
+    format!("\"{h:016x}\"")
+}
+
+/// (size, modification time in ns, inode) of a file, or zeros when absent.
+pub(crate) fn file_stamp(path: &std::path::Path) -> [u64; 3] {
+    use std::os::unix::fs::MetadataExt;
+    match std::fs::metadata(path) {
+        Ok(m) => [
+            m.len(),
+            (m.mtime() as u64)
+                .wrapping_mul(1_000_000_000)
+                .wrapping_add(m.mtime_nsec() as u64),
+            m.ino(),
+        ],
+        Err(_) => [0; 3],
+    }
 }

@@ -525,6 +525,34 @@ impl<'a> SqliteSession<'a> {
 }
 
 impl Session for SqliteSession<'_> {
+    /// SQLite keeps no per-row version, so the tag covers the whole
+    /// database: its file and WAL (size, mtime, inode) and the header's
+    /// change counter, which every commit in rollback mode increments. Any
+    /// write anywhere changes every tag: coarse, never stale.
+    fn etag(&mut self, key: u64) -> Result<Option<String>> {
+        use std::os::unix::fs::FileExt;
+        let db = super::file_stamp(self.path);
+        let mut wal = self.path.as_os_str().to_owned();
+        wal.push("-wal");
+        let wal = super::file_stamp(Path::new(&wal));
+        let mut counter = [0u8; 4];
+        if let Ok(f) = std::fs::File::open(self.path) {
+            let _ = f.read_exact_at(&mut counter, 24);
+        }
+        let size = self.size(key)?.unwrap_or(0);
+        Ok(Some(super::fingerprint(&[
+            key,
+            size,
+            db[0],
+            db[1],
+            db[2],
+            wal[0],
+            wal[1],
+            wal[2],
+            u64::from(u32::from_be_bytes(counter)),
+        ])))
+    }
+
     fn size(&mut self, key: u64) -> Result<Option<u64>> {
         match self.open_blob(key, true) {
             Ok(b) => Ok(Some(b.len() as u64)),
