@@ -55,6 +55,14 @@ Read-only. Blobs larger than 256 KiB are streamed in pieces (SQLite's incrementa
 files). Each worker thread has its own read-only connection."
     )]
     Serve(ServeArgs),
+    /// Load an HTTP server: requests/s, MB/s and latency per concurrency level (like siege, wrk, oha)
+    #[command(
+        after_help = "Examples:\n  blobbench load http://127.0.0.1:8080/blobs/1 -c 1,4,16 -t 10s\n  \
+blobbench load --urls urls.txt -c 1,2,4,8,16,32 -t 10s --json load.json    (one URL per line, as siege -f)\n  \
+blobbench load --urls urls.txt -c 64 --rate 5000 -t 30s                   (open loop, latency from the intended send time)\n  \
+blobbench load --urls urls.txt -n 10000 --verify test1.db                 (check every byte against the dataset)"
+    )]
+    Load(LoadArgs),
     /// Try every combination of SQLite settings on a workload; rank them and recommend one
     #[command(
         after_help = "Parameters: open_mode (nomutex, fullmutex), transaction (deferred, immediate, \
@@ -101,6 +109,39 @@ pub struct ServeArgs {
     /// Largest blob a PUT may store (413 above)
     #[arg(long, default_value = "64MiB", value_parser = number_arg)]
     pub max_blob_size: u64,
+}
+
+#[derive(Args, Debug)]
+pub struct LoadArgs {
+    /// URLs to request (or --urls FILE)
+    pub urls: Vec<String>,
+    /// A file of URLs, one per line (blank lines and # comments skipped)
+    #[arg(long = "urls", value_name = "FILE")]
+    pub url_file: Option<PathBuf>,
+    /// Connections (keep-alive), a list sweeps levels: 1,2,4,8
+    #[arg(short = 'c', long, default_value = "1")]
+    pub concurrency: String,
+    /// Duration of each level [default: 10s unless -n]
+    #[arg(short = 't', long, value_name = "DURATION")]
+    pub duration: Option<humantime::Duration>,
+    /// Requests per level instead of a duration
+    #[arg(short = 'n', long, value_parser = number_arg)]
+    pub requests: Option<u64>,
+    /// Open loop: this many requests per second in total, latency counted from when each was due
+    #[arg(long)]
+    pub rate: Option<f64>,
+    /// Visit the URLs in random or sequential (file) order
+    #[arg(long, default_value = "random", value_parser = ["random", "sequential"])]
+    pub order: String,
+    /// A request taking longer counts as a timeout
+    #[arg(long, default_value = "10s")]
+    pub timeout: humantime::Duration,
+    /// Check every /blobs/{key} response byte for byte against this dataset (e.g. the served db)
+    #[arg(long, value_name = "TARGET")]
+    pub verify: Option<String>,
+    /// Also write a JSON result to FILE
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

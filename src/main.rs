@@ -42,6 +42,7 @@ fn main() -> ExitCode {
         Command::Suite(SuiteCommand::Lob(a)) => blobbench::suite::lob::run(a),
         Command::Sweep(a) => blobbench::suite::sweep::run(a),
         Command::Serve(a) => blobbench::command::serve::run(a),
+        Command::Load(a) => blobbench::command::load::run(a),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{bin, ok};
+use common::{bin, json, ok};
 
 /// A running `blobbench serve`, stopped (SIGTERM) when dropped.
 struct Server {
@@ -428,5 +428,106 @@ fn writable_servers_need_the_token_and_respect_the_size_limit() {
         d,
         &["serve", "s.db", "--writable", "--token", "short"],
         "16",
+    );
+}
+
+#[test]
+fn load_counts_requests_checks_content_and_reports_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    ok(
+        d,
+        &[
+            "init",
+            "s.db",
+            "--count",
+            "40",
+            "--size",
+            "20k",
+            "--variance",
+            "5k",
+        ],
+    );
+    let server = Server::start(d, "s.db", &[]);
+    let urls: String = (1..=40)
+        .map(|k| format!("http://{}/blobs/{k}\n", server.addr))
+        .collect();
+    std::fs::write(d.join("urls.txt"), format!("# the dataset\n{urls}")).unwrap();
+    let out = ok(
+        d,
+        &[
+            "load", "--urls", "urls.txt", "-c", "1,8", "-n", "400", "--verify", "s.db", "--json",
+            "l.json",
+        ],
+    );
+    assert!(out.contains("-c 8"), "{out}");
+    let doc = json(&d.join("l.json"));
+    let levels = doc["tables"]["levels"].as_array().unwrap();
+    assert_eq!(levels.len(), 2);
+    for l in levels {
+        assert_eq!(l["ok"], 400, "{l}");
+        assert_eq!(l["requests"], 400);
+        assert!(l["bytes"].as_u64().unwrap() > 400 * 15_000);
+        assert_eq!(l["latency"]["count"], 400);
+    }
+    // Open loop: the rate is held, and errors are counted by kind.
+    std::fs::write(
+        d.join("bad.txt"),
+        format!("http://{0}/blobs/1\nhttp://{0}/blobs/999\n", server.addr),
+    )
+    .unwrap();
+    ok(
+        d,
+        &[
+            "load",
+            "--urls",
+            "bad.txt",
+            "-c",
+            "4",
+            "--rate",
+            "200",
+            "-t",
+            "1s",
+            "--order",
+            "sequential",
+            "--json",
+            "b.json",
+        ],
+    );
+    let doc = json(&d.join("b.json"));
+    let l = &doc["tables"]["levels"][0];
+    let (ok_n, status) = (
+        l["ok"].as_u64().unwrap(),
+        l["errors"]["status"].as_u64().unwrap(),
+    );
+    assert!(ok_n > 50 && status > 50, "{l}");
+    assert!(
+        (ok_n as i64 - status as i64).abs() <= 1,
+        "sequential: half and half: {l}"
+    );
+    assert!(
+        (150..=230).contains(&(ok_n + status)),
+        "about 200 requests in 1 s: {l}"
+    );
+    // Nothing listening: connect errors, not a crash.
+    let out = ok(
+        d,
+        &[
+            "load",
+            "http://127.0.0.1:9/blobs/1",
+            "-n",
+            "5",
+            "--timeout",
+            "1s",
+        ],
+    );
+    assert!(out.contains("connect"), "{out}");
+    common::usage_error(d, &["load"], "no URL");
+    common::usage_error(d, &["load", "https://x/blobs/1"], "http://");
+    common::usage_error(d, &["load", "http://x/1", "-c", "0"], "-c 0");
+    common::usage_error(
+        d,
+        &["load", "http://x/1", "-t", "1s", "-n", "5"],
+        "not both",
     );
 }

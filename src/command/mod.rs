@@ -3,6 +3,7 @@
 
 pub mod export;
 pub mod init;
+pub mod load;
 pub mod progress;
 pub mod run;
 pub mod serve;
