@@ -209,6 +209,46 @@ blobbench suite lob --pg postgres://postgres@127.0.0.1:5432/bench --mysql mysql:
 (scripts/start-postgres.sh and scripts/start-mariadb.sh start throwaway servers and print their URLs)"
     )]
     Lob(LobArgs),
+    /// The blog experiment: blobs served over HTTP from SQLite and from files, loaded side by side
+    #[command(
+        after_help = "Builds the dataset (2000 blobs of 200 KB..4 MB by default, as the blog), serves \
+it from sqlite and from dir with one `blobbench serve` process each, loads both at every -c level for -t \
+(which goes first alternates per level) and prints requests/s, the ratio to sqlite, and p50/p99.\n\n\
+Examples:\n  blobbench suite http\n  blobbench suite http --count 20k --size 10k --variance 0 -c 1,8,64    \
+(thumbnails)\n  blobbench suite http --extra nginx=nginx-urls.txt       (another server over the same blobs)"
+    )]
+    Http(HttpSuiteArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct HttpSuiteArgs {
+    /// Number of blobs
+    #[arg(long, default_value = "2000", value_parser = number_arg)]
+    pub count: u64,
+    /// Blob size (the middle of the range)
+    #[arg(long, default_value = "2100k", value_parser = number_arg)]
+    pub size: u64,
+    /// Size variance (+/-): 2100k +/- 1900k is the blog's 200 KB..4 MB
+    #[arg(long, default_value = "1900k", value_parser = number_arg)]
+    pub variance: u64,
+    /// Concurrency levels
+    #[arg(short = 'c', long, default_value = "1,2,4,8,16,32")]
+    pub concurrency: String,
+    /// Load duration per level and system
+    #[arg(short = 't', long, default_value = "10s")]
+    pub duration: humantime::Duration,
+    /// Another server over the same blobs: NAME=FILE of URLs (one per line)
+    #[arg(long, value_name = "NAME=URLFILE")]
+    pub extra: Vec<String>,
+    /// Folder for the datasets [default: a new temporary folder, removed afterwards]
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Keep the datasets after the run
+    #[arg(long)]
+    pub keep: bool,
+    /// Where to write the JSON result
+    #[arg(long, value_name = "FILE", default_value = "http.json")]
+    pub json: PathBuf,
 }
 
 #[derive(Args, Debug)]

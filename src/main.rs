@@ -40,6 +40,7 @@ fn main() -> ExitCode {
             blobbench::suite::internal_external::run(a)
         }
         Command::Suite(SuiteCommand::Lob(a)) => blobbench::suite::lob::run(a),
+        Command::Suite(SuiteCommand::Http(a)) => blobbench::suite::http::run(a),
         Command::Sweep(a) => blobbench::suite::sweep::run(a),
         Command::Serve(a) => blobbench::command::serve::run(a),
         Command::Load(a) => blobbench::command::load::run(a),

@@ -531,3 +531,54 @@ fn load_counts_requests_checks_content_and_reports_errors() {
         "not both",
     );
 }
+
+#[test]
+fn http_suite_serves_both_sides_and_adds_extra_servers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    ok(d, &["init", "x.db", "--count", "20", "--size", "8k"]);
+    let extra = Server::start(d, "x.db", &[]);
+    let urls: String = (1..=20)
+        .map(|k| format!("http://{}/blobs/{k}\n", extra.addr))
+        .collect();
+    std::fs::write(d.join("extra.txt"), urls).unwrap();
+    let out = ok(
+        d,
+        &[
+            "suite",
+            "http",
+            "--count",
+            "60",
+            "--size",
+            "30k",
+            "--variance",
+            "10k",
+            "-c",
+            "1,4",
+            "-t",
+            "300ms",
+            "--extra",
+            "other=extra.txt",
+            "--json",
+            "h.json",
+        ],
+    );
+    assert!(
+        out.contains("dir/sqlite") && out.contains("other/sqlite"),
+        "{out}"
+    );
+    let doc = json(&d.join("h.json"));
+    let systems = doc["tables"]["http"].as_array().unwrap();
+    assert_eq!(systems.len(), 3);
+    for s in systems {
+        let levels = s["levels"].as_array().unwrap();
+        assert_eq!(levels.len(), 2, "{s}");
+        for l in levels {
+            assert!(l["ok"].as_u64().unwrap() > 10, "{s}");
+            assert_eq!(l["errors"]["status"], 0, "{s}");
+            assert_eq!(l["errors"]["length"], 0, "{s}");
+        }
+    }
+    common::usage_error(d, &["suite", "http", "--extra", "nofile"], "NAME=URLFILE");
+    common::usage_error(d, &["suite", "http", "-c", "0"], "-c 0");
+}

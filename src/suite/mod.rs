@@ -3,6 +3,7 @@
 
 pub mod common;
 pub mod fasterthanfs;
+pub mod http;
 pub mod internal_external;
 pub mod lob;
 pub mod quick;
