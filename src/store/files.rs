@@ -513,7 +513,7 @@ impl Session for FilesSession<'_> {
     }
 
     /// The file's size, modification time and inode, as nginx's ETag.
-    fn etag(&mut self, key: u64) -> Result<Option<String>> {
+    fn etag(&mut self, key: u64, _size: u64) -> Result<Option<String>> {
         self.locate(key);
         let [size, mtime, ino] = super::file_stamp(Path::new(&self.path));
         Ok(Some(super::fingerprint(&[key, size, mtime, ino])))

@@ -170,8 +170,22 @@ pub trait Session {
     /// A strong validator for blob `key`: changes whenever its bytes may
     /// have changed (it may also change when they did not). None when the
     /// store cannot tell cheaply; HTTP then sends no ETag.
-    fn etag(&mut self, _key: u64) -> Result<Option<String>> {
+    fn etag(&mut self, _key: u64, _size: u64) -> Result<Option<String>> {
         Ok(None)
+    }
+    /// Size of blob `key` and, when it is at most `max` bytes, its content:
+    /// what a server needs for a small blob, in one lookup where the store
+    /// allows. None when the key is absent.
+    fn fetch_small(&mut self, key: u64, max: u64) -> Result<Option<(u64, Option<Vec<u8>>)>> {
+        let Some(size) = self.size(key)? else {
+            return Ok(None);
+        };
+        if size > max {
+            return Ok(Some((size, None)));
+        }
+        let mut data = Vec::with_capacity(size as usize);
+        self.read(key, &mut |d| data.extend_from_slice(d))?;
+        Ok(Some((data.len() as u64, Some(data))))
     }
     /// Runs any deferred durability work (a WAL checkpoint); timed separately.
     fn checkpoint(&mut self) -> Result<()> {

@@ -407,6 +407,8 @@ impl Store for SqliteStore {
             update: None,
             insert: None,
             delete: None,
+            length: None,
+            small: None,
             read_blob: None,
             write_blob: None,
             buf: Vec::new(),
@@ -449,6 +451,8 @@ pub struct SqliteSession<'a> {
     update: Option<Statement<'a>>,
     insert: Option<Statement<'a>>,
     delete: Option<Statement<'a>>,
+    length: Option<Statement<'a>>,
+    small: Option<Statement<'a>>,
     read_blob: Option<Blob<'a>>,
     write_blob: Option<Blob<'a>>,
     buf: Vec<u8>,
@@ -526,38 +530,59 @@ impl<'a> SqliteSession<'a> {
 
 impl Session for SqliteSession<'_> {
     /// SQLite keeps no per-row version, so the tag covers the whole
-    /// database: its file and WAL (size, mtime, inode) and the header's
-    /// change counter, which every commit in rollback mode increments. Any
-    /// write anywhere changes every tag: coarse, never stale.
-    fn etag(&mut self, key: u64) -> Result<Option<String>> {
-        use std::os::unix::fs::FileExt;
+    /// database: its file and its WAL (size, mtime in ns, inode). A commit
+    /// writes one of them (the WAL, or the database in rollback mode) and a
+    /// checkpoint writes the database, so any write anywhere changes every
+    /// tag: coarse, never stale.
+    fn etag(&mut self, key: u64, size: u64) -> Result<Option<String>> {
         let db = super::file_stamp(self.path);
         let mut wal = self.path.as_os_str().to_owned();
         wal.push("-wal");
         let wal = super::file_stamp(Path::new(&wal));
-        let mut counter = [0u8; 4];
-        if let Ok(f) = std::fs::File::open(self.path) {
-            let _ = f.read_exact_at(&mut counter, 24);
-        }
-        let size = self.size(key)?.unwrap_or(0);
         Ok(Some(super::fingerprint(&[
-            key,
-            size,
-            db[0],
-            db[1],
-            db[2],
-            wal[0],
-            wal[1],
-            wal[2],
-            u64::from(u32::from_be_bytes(counter)),
+            key, size, db[0], db[1], db[2], wal[0], wal[1], wal[2],
         ])))
     }
 
+    /// One statement (one lock, one lookup): the length always, the bytes
+    /// only when small; length() alone reads no overflow page.
+    fn fetch_small(&mut self, key: u64, max: u64) -> Result<Option<(u64, Option<Vec<u8>>)>> {
+        Self::statement(
+            self.conn,
+            &mut self.small,
+            "SELECT length(v), CASE WHEN length(v) <= ?2 THEN v END FROM kv WHERE k=?1",
+            self.path,
+        )?;
+        let stmt = self.small.as_mut().expect("prepared");
+        let row = stmt.query_row(params![key as i64, max as i64], |r| {
+            let n: Option<i64> = r.get(0)?;
+            let data = match r.get_ref(1)? {
+                ValueRef::Blob(b) => Some(b.to_vec()),
+                ValueRef::Text(t) => Some(t.to_vec()),
+                _ => None,
+            };
+            Ok((n.unwrap_or(0) as u64, data))
+        });
+        match row {
+            Ok((n, data)) => Ok(Some((n, if n <= max { Some(data.unwrap_or_default()) } else { None }))),
+            Err(rusqlite::Error::QueryReturnedNoRows) => Ok(None),
+            Err(e) => Err(Error::sqlite(self.path, e)),
+        }
+    }
+
+    /// length() reads the record header only, not the blob's overflow pages.
     fn size(&mut self, key: u64) -> Result<Option<u64>> {
-        match self.open_blob(key, true) {
-            Ok(b) => Ok(Some(b.len() as u64)),
-            Err(Error::Usage(m)) if m.contains("is missing from") => Ok(None),
-            Err(e) => Err(e),
+        Self::statement(
+            self.conn,
+            &mut self.length,
+            "SELECT length(v) FROM kv WHERE k=?1",
+            self.path,
+        )?;
+        let stmt = self.length.as_mut().expect("prepared");
+        match stmt.query_row([key as i64], |r| r.get::<_, Option<i64>>(0)) {
+            Ok(n) => Ok(Some(n.unwrap_or(0) as u64)),
+            Err(rusqlite::Error::QueryReturnedNoRows) => Ok(None),
+            Err(e) => Err(Error::sqlite(self.path, e)),
         }
     }
 
