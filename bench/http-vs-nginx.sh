@@ -89,7 +89,7 @@ EOF
     rm -f "$WORK/nginx.pid"
     "$NGINX" -c "$WORK/nginx.conf" -p "$WORK/nginx"
     bb_port=$(free_port)
-    "$BB" serve "sqlite:$db" --listen "127.0.0.1:$bb_port" 2>"$WORK/serve.log" &
+    "$BB" serve "sqlite:$db${SERVE_OPTS:-}" --listen "127.0.0.1:$bb_port" 2>"$WORK/serve.log" &
     SERVE_PID=$!
     for _ in $(seq 50); do
         curl -sf "http://127.0.0.1:$bb_port/healthz" >/dev/null 2>&1 && \

@@ -523,24 +523,14 @@ async fn handle(
     Ok(resp)
 }
 
-/// Serves until `shutdown` resolves, then lets open requests finish (up to 10 s).
-pub async fn run(
-    config: ServeConfig,
+/// Accepts on `listener` until `shutdown` resolves, then lets open requests
+/// finish (up to 10 s). `permits` bounds connections across all listeners.
+async fn run(
+    state: Arc<State>,
+    permits: Arc<Semaphore>,
     listener: TcpListener,
     shutdown: impl std::future::Future<Output = ()>,
 ) -> Result<()> {
-    let access = if config.writable.is_some() {
-        Access::ReadWrite
-    } else {
-        Access::ReadOnly
-    };
-    let server = ServerRef {
-        id: SERVER_IDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-        target: config.target.clone(),
-        access,
-    };
-    let state = Arc::new(State { config, server });
-    let permits = Arc::new(Semaphore::new(state.config.max_connections));
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
@@ -597,39 +587,112 @@ fn raise_fd_limit() {
     }
 }
 
+/// A listener on `addr` that other threads may share (SO_REUSEPORT): the
+/// kernel spreads connections across them.
+fn shared_listener(addr: SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    socket.set_reuseport(true)?;
+    socket.bind(addr)?;
+    socket.listen(4096)
+}
+
 /// `blobbench serve`: checks the target, binds, serves until a signal.
+///
+/// One single-threaded runtime per core, each with its own listener on the
+/// same port (as nginx's workers): a connection lives on one thread, with
+/// that thread's SQLite connection, and no request hops between threads.
 pub fn serve(config: ServeConfig) -> Result<()> {
     raise_fd_limit();
     // Open once up front so a bad target fails before anything listens.
     let mut probe = store::open(&config.target, Access::ReadOnly)?;
     let catalog = probe.catalog()?;
     drop(probe);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    let access = if config.writable.is_some() {
+        Access::ReadWrite
+    } else {
+        Access::ReadOnly
+    };
+    let server = ServerRef {
+        id: SERVER_IDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        target: config.target.clone(),
+        access,
+    };
+    let permits = Arc::new(Semaphore::new(config.max_connections));
+    let state = Arc::new(State { config, server });
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let mut addr = state.config.listen;
+    let mut workers = Vec::new();
+    for i in 0..threads {
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel::<std::io::Result<SocketAddr>>();
+        let (worker_state, permits, mut stop) = (state.clone(), permits.clone(), stop_rx.clone());
+        let bind_to = addr;
+        workers.push(std::thread::spawn(move || -> Result<()> {
+            let state = worker_state;
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| Error::io("cannot start the runtime for", state.config.target.path(), e))?;
+            runtime.block_on(async move {
+                let listener = match shared_listener(bind_to) {
+                    Ok(l) => {
+                        let _ = ready_tx.send(Ok(l.local_addr().unwrap_or(bind_to)));
+                        l
+                    }
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(e));
+                        return Ok(());
+                    }
+                };
+                run(state, permits, listener, async move {
+                    let _ = stop.wait_for(|v| *v).await;
+                })
+                .await
+            })
+        }));
+        match ready_rx.recv() {
+            // The first listener settles the port (--listen ...:0 picks one).
+            Ok(Ok(bound)) if i == 0 => addr = bound,
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => {
+                let _ = stop_tx.send(true);
+                return Err(Error::usage(format!(
+                    "--listen {}: cannot listen there ({e}); pick another address or port",
+                    state.config.listen
+                )));
+            }
+            Err(_) => return Err(Error::usage("a server thread failed to start")),
+        }
+    }
+    eprintln!(
+        "serving {} ({} blobs, keys {}..={}) {} on http://{addr}/blobs/{{key}} ({threads} threads); Ctrl-C stops",
+        state.config.target,
+        catalog.count,
+        catalog.first_key,
+        catalog.last_key,
+        if state.config.writable.is_some() {
+            "read-write (PUT and DELETE with the bearer token)"
+        } else {
+            "read-only"
+        }
+    );
+    let signals = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| Error::io("cannot start the runtime for", config.target.path(), e))?;
-    runtime.block_on(async {
-        let listener = TcpListener::bind(config.listen).await.map_err(|e| {
-            Error::usage(format!(
-                "--listen {}: cannot listen there ({e}); pick another address or port",
-                config.listen
-            ))
-        })?;
-        let addr = listener.local_addr().unwrap_or(config.listen);
-        eprintln!(
-            "serving {} ({} blobs, keys {}..={}) {} on http://{addr}/blobs/{{key}}; Ctrl-C stops",
-            config.target,
-            catalog.count,
-            catalog.first_key,
-            catalog.last_key,
-            if config.writable.is_some() {
-                "read-write (PUT and DELETE with the bearer token)"
-            } else {
-                "read-only"
-            }
-        );
-        run(config, listener, shutdown_signal()).await
-    })
+        .map_err(|e| Error::io("cannot start the runtime for", state.config.target.path(), e))?;
+    signals.block_on(shutdown_signal());
+    let _ = stop_tx.send(true);
+    for w in workers {
+        w.join().map_err(|_| Error::usage("a server thread panicked"))??;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
