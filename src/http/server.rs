@@ -107,7 +107,8 @@ fn with_session<T>(
             // The store lives as long as the thread: leaked on purpose so the
             // session (which borrows it) can be kept between requests. One
             // per worker thread and server.
-            let store: &'static mut dyn Store = Box::leak(store::open(&server.target, server.access)?);
+            let store: &'static mut dyn Store =
+                Box::leak(store::open(&server.target, server.access)?);
             let session = store.session(SessionOptions {
                 // Autocommit: every read sees the latest committed data.
                 per_op_transaction: true,
@@ -639,7 +640,13 @@ pub fn serve(config: ServeConfig) -> Result<()> {
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
-                .map_err(|e| Error::io("cannot start the runtime for", state.config.target.path(), e))?;
+                .map_err(|e| {
+                    Error::io(
+                        "cannot start the runtime for",
+                        state.config.target.path(),
+                        e,
+                    )
+                })?;
             runtime.block_on(async move {
                 let listener = match shared_listener(bind_to) {
                     Ok(l) => {
@@ -686,11 +693,18 @@ pub fn serve(config: ServeConfig) -> Result<()> {
     let signals = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| Error::io("cannot start the runtime for", state.config.target.path(), e))?;
+        .map_err(|e| {
+            Error::io(
+                "cannot start the runtime for",
+                state.config.target.path(),
+                e,
+            )
+        })?;
     signals.block_on(shutdown_signal());
     let _ = stop_tx.send(true);
     for w in workers {
-        w.join().map_err(|_| Error::usage("a server thread panicked"))??;
+        w.join()
+            .map_err(|_| Error::usage("a server thread panicked"))??;
     }
     Ok(())
 }

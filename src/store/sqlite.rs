@@ -409,6 +409,8 @@ impl Store for SqliteStore {
             delete: None,
             length: None,
             small: None,
+            data_version: None,
+            stamps: None,
             read_blob: None,
             write_blob: None,
             buf: Vec::new(),
@@ -453,6 +455,11 @@ pub struct SqliteSession<'a> {
     delete: Option<Statement<'a>>,
     length: Option<Statement<'a>>,
     small: Option<Statement<'a>>,
+    data_version: Option<Statement<'a>>,
+    /// (PRAGMA data_version, db and WAL stamps) from the last etag(): while
+    /// no other connection commits and this one does not write, the files'
+    /// stamps need not be read again.
+    stamps: Option<(i64, [u64; 6])>,
     read_blob: Option<Blob<'a>>,
     write_blob: Option<Blob<'a>>,
     buf: Vec<u8>,
@@ -535,13 +542,33 @@ impl Session for SqliteSession<'_> {
     /// checkpoint writes the database, so any write anywhere changes every
     /// tag: coarse, never stale.
     fn etag(&mut self, key: u64, size: u64) -> Result<Option<String>> {
-        let db = super::file_stamp(self.path);
-        let mut wal = self.path.as_os_str().to_owned();
-        wal.push("-wal");
-        let wal = super::file_stamp(Path::new(&wal));
-        Ok(Some(super::fingerprint(&[
-            key, size, db[0], db[1], db[2], wal[0], wal[1], wal[2],
-        ])))
+        Self::statement(
+            self.conn,
+            &mut self.data_version,
+            "PRAGMA data_version",
+            self.path,
+        )?;
+        let version: i64 = self
+            .data_version
+            .as_mut()
+            .expect("prepared")
+            .query_row([], |r| r.get(0))
+            .map_err(|e| Error::sqlite(self.path, e))?;
+        let stamps = match self.stamps {
+            Some((v, st)) if v == version => st,
+            _ => {
+                let db = super::file_stamp(self.path);
+                let mut wal = self.path.as_os_str().to_owned();
+                wal.push("-wal");
+                let wal = super::file_stamp(Path::new(&wal));
+                let st = [db[0], db[1], db[2], wal[0], wal[1], wal[2]];
+                self.stamps = Some((version, st));
+                st
+            }
+        };
+        let mut parts = vec![key, size];
+        parts.extend_from_slice(&stamps);
+        Ok(Some(super::fingerprint(&parts)))
     }
 
     /// One statement (one lock, one lookup): the length always, the bytes
@@ -564,7 +591,14 @@ impl Session for SqliteSession<'_> {
             Ok((n.unwrap_or(0) as u64, data))
         });
         match row {
-            Ok((n, data)) => Ok(Some((n, if n <= max { Some(data.unwrap_or_default()) } else { None }))),
+            Ok((n, data)) => Ok(Some((
+                n,
+                if n <= max {
+                    Some(data.unwrap_or_default())
+                } else {
+                    None
+                },
+            ))),
             Err(rusqlite::Error::QueryReturnedNoRows) => Ok(None),
             Err(e) => Err(Error::sqlite(self.path, e)),
         }
@@ -648,6 +682,8 @@ impl Session for SqliteSession<'_> {
     }
 
     fn update(&mut self, key: u64, data: &[u8]) -> Result<()> {
+        // This connection's own writes do not move data_version.
+        self.stamps = None;
         match self.options.read_path {
             ReadPath::Sql => {
                 Self::statement(
@@ -688,6 +724,8 @@ impl Session for SqliteSession<'_> {
     }
 
     fn insert(&mut self, key: u64, data: &[u8]) -> Result<()> {
+        // This connection's own writes do not move data_version.
+        self.stamps = None;
         Self::statement(
             self.conn,
             &mut self.insert,
@@ -703,6 +741,8 @@ impl Session for SqliteSession<'_> {
     }
 
     fn delete(&mut self, key: u64) -> Result<()> {
+        // This connection's own writes do not move data_version.
+        self.stamps = None;
         Self::statement(
             self.conn,
             &mut self.delete,
