@@ -208,6 +208,9 @@ fn statuses_ranges_and_streaming() {
         ] {
             assert_eq!(get(a, bad, "").status, 400, "{target} {bad}");
         }
+        // Oversized headers: 431, the connection still answers after.
+        let big = format!("X-Big: {}\r\n", "a".repeat(20_000));
+        assert_eq!(get(a, "/blobs/1", &big).status, 431);
         // Raw `..` segments and an absolute path in the request target.
         assert_ne!(get(a, "/blobs/../../etc/passwd", "").status, 200);
         for method in ["POST", "PUT", "DELETE", "PATCH"] {

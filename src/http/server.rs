@@ -458,7 +458,22 @@ fn too_large(max: u64) -> Response<ResponseBody> {
     )
 }
 
+/// Request headers larger than this in total are refused (431).
+pub const MAX_HEADER_BYTES: usize = 16 * 1024;
+
 async fn route(state: &State, req: Request<Incoming>) -> Response<ResponseBody> {
+    let header_bytes: usize = req
+        .headers()
+        .iter()
+        .map(|(n, v)| n.as_str().len() + v.len() + 4)
+        .sum::<usize>()
+        + req.uri().to_string().len();
+    if header_bytes > MAX_HEADER_BYTES {
+        return status(
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            "request headers over 16 KiB",
+        );
+    }
     let writable = state.config.writable.is_some();
     let path = req.uri().path().to_string();
     if path == "/healthz" {
