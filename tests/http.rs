@@ -585,3 +585,66 @@ fn http_suite_serves_both_sides_and_adds_extra_servers() {
     common::usage_error(d, &["suite", "http", "--extra", "nofile"], "NAME=URLFILE");
     common::usage_error(d, &["suite", "http", "-c", "0"], "-c 0");
 }
+
+/// A stream reads one version of a blob even when it is replaced midway
+/// (files by rename, SQLite by a commit in WAL mode).
+#[test]
+fn streams_read_one_version_of_a_blob() {
+    use blobbench::store::{self, Access, SessionOptions};
+    use blobbench::target::Target;
+
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    ok(
+        d,
+        &[
+            "init", "w.db", "--count", "3", "--size", "1M", "--jmode", "wal",
+        ],
+    );
+    ok(d, &["export", "w.db", "w.dir"]);
+    let old = blob_from_db(&d.join("w.db"), 2);
+    for (target, replace) in [
+        (
+            "sqlite:w.db",
+            Box::new(|d: &Path| {
+                let c = rusqlite::Connection::open(d.join("w.db")).unwrap();
+                c.execute("UPDATE kv SET v = zeroblob(1000000) WHERE k = 2", [])
+                    .unwrap();
+            }) as Box<dyn Fn(&Path)>,
+        ),
+        (
+            "dir:w.dir",
+            Box::new(|d: &Path| {
+                std::fs::write(d.join("w.dir/new"), vec![0u8; 1_000_000]).unwrap();
+                std::fs::rename(d.join("w.dir/new"), d.join("w.dir/000002")).unwrap();
+            }),
+        ),
+    ] {
+        let t = if target.starts_with("dir") {
+            Target::Dir {
+                path: d.join("w.dir"),
+            }
+        } else {
+            Target::Sqlite {
+                path: d.join("w.db"),
+                settings: Default::default(),
+            }
+        };
+        let mut s = store::open(&t, Access::ReadOnly).unwrap();
+        let mut session = s.session(SessionOptions::default()).unwrap();
+        let mut got = Vec::new();
+        let mut first = true;
+        let n = session
+            .read_stream(2, 0, 1_000_000, 256 * 1024, &mut |piece| {
+                got.extend_from_slice(&piece);
+                if first {
+                    first = false;
+                    replace(d);
+                }
+                true
+            })
+            .unwrap();
+        assert_eq!(n, 1_000_000, "{target}");
+        assert!(got == old, "{target}: the stream mixed versions");
+    }
+}

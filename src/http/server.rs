@@ -300,23 +300,18 @@ async fn get_blob(state: &State, req: &Request<Incoming>, key: u64) -> Response<
         let (tx, rx) = mpsc::channel(4);
         let server = state.server.clone();
         tokio::task::spawn_blocking(move || {
-            let mut offset = start;
-            let end = start + len;
-            while offset < end {
-                let want = ((end - offset) as usize).min(CHUNK);
-                let mut buf = vec![0u8; want];
-                let piece = with_session(&server, |s| s.read_at(key, offset, &mut buf));
-                let item = match piece {
-                    Ok(n) if n == want => Ok(Bytes::from(buf)),
-                    Ok(_) => Err(std::io::Error::other("the blob shrank while being read")),
-                    Err(e) => Err(std::io::Error::other(e.to_string())),
-                };
-                let failed = item.is_err();
-                if tx.blocking_send(item).is_err() || failed {
-                    return; // the client went away, or the read failed
-                }
-                offset += want as u64;
-            }
+            let streamed = with_session(&server, |s| {
+                s.read_stream(key, start, len, CHUNK, &mut |piece| {
+                    tx.blocking_send(Ok(Bytes::from(piece))).is_ok()
+                })
+            });
+            let failure = match streamed {
+                Ok(n) if n == len => return,
+                Ok(_) if tx.is_closed() => return, // the client went away
+                Ok(_) => std::io::Error::other("the blob shrank while being read"),
+                Err(e) => std::io::Error::other(e.to_string()),
+            };
+            let _ = tx.blocking_send(Err(failure));
         });
         ChannelBody { rx, len }.boxed()
     };

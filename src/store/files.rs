@@ -528,8 +528,47 @@ impl Session for FilesSession<'_> {
         }
     }
 
+    /// One open descriptor for the whole stream: a replacement by rename
+    /// (how blobbench and most applications rewrite files) does not reach it.
+    fn read_stream(
+        &mut self,
+        key: u64,
+        offset: u64,
+        len: u64,
+        piece: usize,
+        sink: &mut dyn FnMut(Vec<u8>) -> bool,
+    ) -> Result<u64> {
+        self.locate(key);
+        let path = Path::new(&self.path);
+        let f = match File::open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Err(missing_key(key, self.root)),
+            Err(e) => return Err(Error::io("cannot open", path, e)),
+        };
+        let mut done = 0u64;
+        while done < len {
+            let want = ((len - done) as usize).min(piece);
+            let mut buf = vec![0u8; want];
+            let mut got = 0;
+            while got < want {
+                let n = f
+                    .read_at(&mut buf[got..], offset + done + got as u64)
+                    .map_err(|e| Error::io("cannot read", path, e))?;
+                if n == 0 {
+                    break;
+                }
+                got += n;
+            }
+            buf.truncate(got);
+            done += got as u64;
+            if got == 0 || !sink(buf) {
+                break;
+            }
+        }
+        Ok(done)
+    }
+
     fn read_at(&mut self, key: u64, offset: u64, buf: &mut [u8]) -> Result<usize> {
-        use std::os::unix::fs::FileExt;
         self.locate(key);
         let path = Path::new(&self.path);
         let f = match std::fs::File::open(path) {

@@ -167,6 +167,32 @@ pub trait Session {
         })?;
         Ok(copied)
     }
+    /// Hands bytes [offset, offset + len) of blob `key` to `sink` in pieces
+    /// of at most `piece` bytes, all from one version of the blob; `sink`
+    /// returns false to stop. Returns the bytes delivered. The default reads
+    /// each piece separately; SQLite (one blob handle, one read transaction)
+    /// and files (one open descriptor) read a single version.
+    fn read_stream(
+        &mut self,
+        key: u64,
+        offset: u64,
+        len: u64,
+        piece: usize,
+        sink: &mut dyn FnMut(Vec<u8>) -> bool,
+    ) -> Result<u64> {
+        let mut done = 0u64;
+        while done < len {
+            let want = ((len - done) as usize).min(piece);
+            let mut buf = vec![0u8; want];
+            let n = self.read_at(key, offset + done, &mut buf)?;
+            buf.truncate(n);
+            done += n as u64;
+            if n == 0 || !sink(buf) {
+                break;
+            }
+        }
+        Ok(done)
+    }
     /// A strong validator for blob `key`: changes whenever its bytes may
     /// have changed (it may also change when they did not). None when the
     /// store cannot tell cheaply; HTTP then sends no ETag.

@@ -620,6 +620,32 @@ impl Session for SqliteSession<'_> {
         }
     }
 
+    /// One blob handle for the whole stream: it holds one read transaction,
+    /// so every piece comes from the same version of the blob.
+    fn read_stream(
+        &mut self,
+        key: u64,
+        offset: u64,
+        len: u64,
+        piece: usize,
+        sink: &mut dyn FnMut(Vec<u8>) -> bool,
+    ) -> Result<u64> {
+        let blob = self.open_blob(key, true)?;
+        let end = (offset + len).min(blob.len() as u64);
+        let mut at = offset;
+        while at < end {
+            let want = ((end - at) as usize).min(piece);
+            let mut buf = vec![0u8; want];
+            blob.read_at_exact(&mut buf, at as usize)
+                .map_err(|e| self.err(e))?;
+            at += want as u64;
+            if !sink(buf) {
+                break;
+            }
+        }
+        Ok(at - offset)
+    }
+
     /// The incremental blob API: only the pages of the piece are read.
     fn read_at(&mut self, key: u64, offset: u64, buf: &mut [u8]) -> Result<usize> {
         let blob = self.open_blob(key, true)?;
