@@ -429,6 +429,17 @@ fn writable_servers_need_the_token_and_respect_the_size_limit() {
     common::usage_error(d, &["serve", "s.db", "--writable"], "--token");
     common::usage_error(
         d,
+        &[
+            "serve",
+            "sqlite:s.db?locking_mode=exclusive",
+            "--writable",
+            "--token",
+            TOKEN,
+        ],
+        "locking_mode=exclusive",
+    );
+    common::usage_error(
+        d,
         &["serve", "s.db", "--writable", "--token", "short"],
         "16",
     );
@@ -646,5 +657,22 @@ fn streams_read_one_version_of_a_blob() {
             .unwrap();
         assert_eq!(n, 1_000_000, "{target}");
         assert!(got == old, "{target}: the stream mixed versions");
+    }
+}
+
+/// The fast read-only setting: every connection keeps its shared lock.
+#[test]
+fn exclusive_locking_serves_the_same_bytes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    ok(d, &["init", "s.db", "--count", "50", "--size", "10k"]);
+    let server = Server::start(d, "sqlite:s.db?locking_mode=exclusive&mmap_size=100M", &[]);
+    // Many requests, so that several threads' connections hold their locks at once.
+    for round in 0..4 {
+        for key in 1..=50i64 {
+            let r = get(&server.addr, &format!("/blobs/{key}"), "");
+            assert_eq!(r.status, 200, "round {round} key {key}");
+            assert!(r.body == blob_from_db(&d.join("s.db"), key));
+        }
     }
 }

@@ -38,8 +38,20 @@ pub fn run(args: &ServeArgs) -> Result<()> {
     if args.max_blob_size == 0 {
         return Err(Error::usage("--max-blob-size must be positive, e.g. 64MiB"));
     }
+    let target = Target::parse(&args.target)?;
+    if writable.is_some()
+        && target
+            .sqlite_settings()
+            .and_then(|s| s.locking_mode.as_deref())
+            .is_some_and(|m| m == "exclusive")
+    {
+        return Err(Error::usage(
+            "locking_mode=exclusive with --writable: each thread's connection keeps its lock, so writes would wait \
+for ever; drop ?locking_mode=exclusive to serve writes",
+        ));
+    }
     serve(ServeConfig {
-        target: Target::parse(&args.target)?,
+        target,
         listen: args.listen,
         max_connections: args.max_connections as usize,
         header_timeout: *args.header_timeout,
