@@ -6,7 +6,7 @@
 //! round to sending it (coordinated omission corrected, as wrk2 and oha do).
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -202,7 +202,6 @@ async fn one_request(
 struct Shared {
     plan: LoadPlan,
     next: AtomicU64,
-    stop: AtomicBool,
     started: Instant,
     done: AtomicU64,
 }
@@ -210,9 +209,6 @@ struct Shared {
 impl Shared {
     /// The index of the next request, or None when the run is over.
     fn take(&self) -> Option<u64> {
-        if self.stop.load(Ordering::Relaxed) {
-            return None;
-        }
         let i = self.next.fetch_add(1, Ordering::Relaxed);
         if self.plan.requests.is_some_and(|n| i >= n) {
             return None;
@@ -317,7 +313,6 @@ pub async fn run_level(plan: LoadPlan, progress: Option<&indicatif::ProgressBar>
     let shared = Arc::new(Shared {
         plan: plan.clone(),
         next: AtomicU64::new(0),
-        stop: AtomicBool::new(false),
         started: Instant::now(),
         done: AtomicU64::new(0),
     });
@@ -325,10 +320,10 @@ pub async fn run_level(plan: LoadPlan, progress: Option<&indicatif::ProgressBar>
         .map(|id| tokio::spawn(worker(shared.clone(), id)))
         .collect();
     // Live progress while the workers run.
-    if let Some(pb) = progress {
+    let ticker = progress.map(|pb| {
         let s = shared.clone();
         let pb = pb.clone();
-        let ticker = tokio::spawn(async move {
+        tokio::spawn(async move {
             loop {
                 tokio::time::sleep(Duration::from_millis(200)).await;
                 let done = s.done.load(Ordering::Relaxed);
@@ -343,17 +338,14 @@ pub async fn run_level(plan: LoadPlan, progress: Option<&indicatif::ProgressBar>
                     done as f64 / secs.max(1e-9)
                 ));
             }
-        });
-        let mut outcomes = Vec::new();
-        for h in handles {
-            outcomes.push(h.await.unwrap_or_default());
-        }
-        ticker.abort();
-        return summarize(&plan, shared.started.elapsed(), outcomes);
-    }
+        })
+    });
     let mut outcomes = Vec::new();
     for h in handles {
         outcomes.push(h.await.unwrap_or_default());
+    }
+    if let Some(t) = ticker {
+        t.abort();
     }
     summarize(&plan, shared.started.elapsed(), outcomes)
 }

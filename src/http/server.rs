@@ -423,18 +423,16 @@ async fn write_blob(state: &State, req: Request<Incoming>, key: u64) -> Response
     match done {
         Ok(Ok((created, etag))) => {
             let mut r = if created {
-                status(StatusCode::CREATED, "created")
-            } else {
-                status(StatusCode::NO_CONTENT, "")
-            };
-            if created {
-                *r.body_mut() = empty();
-                r.headers_mut().remove(header::CONTENT_TYPE);
+                let mut r = Response::new(empty());
+                *r.status_mut() = StatusCode::CREATED;
                 r.headers_mut().insert(
                     header::LOCATION,
                     HeaderValue::from_str(&format!("/blobs/{key}")).expect("ascii"),
                 );
-            }
+                r
+            } else {
+                status(StatusCode::NO_CONTENT, "")
+            };
             if let Some(tag) = etag {
                 r.headers_mut()
                     .insert(header::ETAG, HeaderValue::from_str(&tag).expect("ascii"));

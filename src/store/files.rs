@@ -327,11 +327,7 @@ impl FileIo {
         root: &Path,
         sink: &mut dyn FnMut(&[u8]),
     ) -> Result<()> {
-        let mut file = match File::open(path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == ErrorKind::NotFound => return Err(missing_key(key, root)),
-            Err(e) => return Err(Error::io("cannot open", Path::new(path), e)),
-        };
+        let mut file = open_blob_file(path, key, root)?;
         let n = file
             .metadata()
             .map_err(|e| Error::io("cannot stat", Path::new(path), e))?
@@ -478,6 +474,31 @@ impl FileIo {
     }
 }
 
+/// Opens blob `key`'s file for reading; a missing file is a missing key.
+fn open_blob_file(path: &str, key: u64, root: &Path) -> Result<File> {
+    match File::open(path) {
+        Ok(f) => Ok(f),
+        Err(e) if e.kind() == ErrorKind::NotFound => Err(missing_key(key, root)),
+        Err(e) => Err(Error::io("cannot open", Path::new(path), e)),
+    }
+}
+
+/// Reads into all of `buf` from `offset`, stopping early only at the end
+/// of the file; returns the bytes read.
+fn fill_at(f: &File, buf: &mut [u8], offset: u64, path: &str) -> Result<usize> {
+    let mut done = 0;
+    while done < buf.len() {
+        let n = f
+            .read_at(&mut buf[done..], offset + done as u64)
+            .map_err(|e| Error::io("cannot read", Path::new(path), e))?;
+        if n == 0 {
+            break;
+        }
+        done += n;
+    }
+    Ok(done)
+}
+
 /// fsync of a folder: makes a created, renamed or removed name durable.
 fn sync_dir(dir: &Path) -> Result<()> {
     File::open(dir)
@@ -539,26 +560,12 @@ impl Session for FilesSession<'_> {
         sink: &mut dyn FnMut(Vec<u8>) -> bool,
     ) -> Result<u64> {
         self.locate(key);
-        let path = Path::new(&self.path);
-        let f = match File::open(path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == ErrorKind::NotFound => return Err(missing_key(key, self.root)),
-            Err(e) => return Err(Error::io("cannot open", path, e)),
-        };
+        let f = open_blob_file(&self.path, key, self.root)?;
         let mut done = 0u64;
         while done < len {
             let want = ((len - done) as usize).min(piece);
             let mut buf = vec![0u8; want];
-            let mut got = 0;
-            while got < want {
-                let n = f
-                    .read_at(&mut buf[got..], offset + done + got as u64)
-                    .map_err(|e| Error::io("cannot read", path, e))?;
-                if n == 0 {
-                    break;
-                }
-                got += n;
-            }
+            let got = fill_at(&f, &mut buf, offset + done, &self.path)?;
             buf.truncate(got);
             done += got as u64;
             if got == 0 || !sink(buf) {
@@ -570,25 +577,8 @@ impl Session for FilesSession<'_> {
 
     fn read_at(&mut self, key: u64, offset: u64, buf: &mut [u8]) -> Result<usize> {
         self.locate(key);
-        let path = Path::new(&self.path);
-        let f = match std::fs::File::open(path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(super::missing_key(key, self.root));
-            }
-            Err(e) => return Err(Error::io("cannot open", path, e)),
-        };
-        let mut done = 0;
-        while done < buf.len() {
-            let n = f
-                .read_at(&mut buf[done..], offset + done as u64)
-                .map_err(|e| Error::io("cannot read", path, e))?;
-            if n == 0 {
-                break;
-            }
-            done += n;
-        }
-        Ok(done)
+        let f = open_blob_file(&self.path, key, self.root)?;
+        fill_at(&f, buf, offset, &self.path)
     }
 
     fn insert(&mut self, key: u64, data: &[u8]) -> Result<()> {
