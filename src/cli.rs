@@ -66,6 +66,16 @@ blobbench load --urls urls.txt -c 64 --rate 5000 -t 30s                   (open 
 blobbench load --urls urls.txt -n 10000 --verify test1.db                 (check every byte against the dataset)"
     )]
     Load(LoadArgs),
+    /// Draw results as one HTML page with charts (also Markdown, CSV, PNG)
+    #[command(
+        after_help = "Examples:\n  blobbench report quick.json -o report.html\n  \
+blobbench report results/*.json -o report.html --png charts/ --markdown report.md --csv tables/\n\n\
+Each result gets the chart that suits it: ratio bars (quick, fasterthanfs), the colored matrix \
+(internal-external), log-log time vs size and time to read 1 GB (lob), requests/s and response time vs \
+concurrency (http, load), ranked cases and parameter effects (sweep), latency percentiles (run, quick), \
+and the environment and exact command that produced it. The HTML needs no network."
+    )]
+    Report(ReportArgs),
     /// Try every combination of SQLite settings on a workload; rank them and recommend one
     #[command(
         after_help = "Parameters: open_mode (nomutex, fullmutex), transaction (deferred, immediate, \
@@ -185,6 +195,9 @@ pub struct SweepArgs {
     /// Where to write the JSON result (rewritten after every run)
     #[arg(long, value_name = "FILE", default_value = "sweep.json")]
     pub json: PathBuf,
+    /// Also write an HTML report with charts to FILE
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -252,6 +265,9 @@ pub struct HttpSuiteArgs {
     /// Where to write the JSON result
     #[arg(long, value_name = "FILE", default_value = "http.json")]
     pub json: PathBuf,
+    /// Also write an HTML report with charts to FILE
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -277,6 +293,9 @@ pub struct LobArgs {
     /// Where to write the JSON result (every sample)
     #[arg(long, value_name = "FILE", default_value = "lob.json")]
     pub json: PathBuf,
+    /// Also write an HTML report with charts to FILE
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -311,6 +330,9 @@ pub struct InternalExternalArgs {
     /// Where to write the JSON result
     #[arg(long, value_name = "FILE", default_value = "internal-external.json")]
     pub json: PathBuf,
+    /// Also write an HTML report with charts to FILE
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -342,6 +364,9 @@ pub struct FasterThanFsArgs {
     /// Where to write the JSON result
     #[arg(long, value_name = "FILE", default_value = "fasterthanfs.json")]
     pub json: PathBuf,
+    /// Also write an HTML report with charts to FILE
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -502,6 +527,9 @@ pub struct QuickArgs {
     /// Where to write the JSON result
     #[arg(long, value_name = "FILE", default_value = "quick.json")]
     pub json: PathBuf,
+    /// Where to write the HTML report with charts (--report none: no report)
+    #[arg(long, value_name = "FILE", default_value = "report.html", value_parser = optional_path)]
+    pub report: Option<PathBuf>,
 }
 
 /// kvtest accepts `-count` as well as `--count`; clap only the latter.
@@ -537,4 +565,28 @@ pub fn normalize_kvtest_args(args: Vec<String>) -> Vec<String> {
             _ => a,
         })
         .collect()
+}
+
+/// A file name, or `none` for no file.
+fn optional_path(text: &str) -> Result<Option<PathBuf>, String> {
+    Ok((text != "none").then(|| PathBuf::from(text)))
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// Result files written by --json (any command, any machine)
+    #[arg(required = true, value_name = "RESULT.json")]
+    pub results: Vec<PathBuf>,
+    /// The HTML report to write
+    #[arg(short, long, value_name = "FILE", default_value = "report.html")]
+    pub output: PathBuf,
+    /// Also write the tables as Markdown to FILE (- for standard output)
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Also write each table as a CSV file into DIR
+    #[arg(long, value_name = "DIR")]
+    pub csv: Option<PathBuf>,
+    /// Also write each chart as a PNG file into DIR
+    #[arg(long, value_name = "DIR")]
+    pub png: Option<PathBuf>,
 }

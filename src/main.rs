@@ -44,6 +44,7 @@ fn main() -> ExitCode {
         Command::Sweep(a) => blobbench::suite::sweep::run(a),
         Command::Serve(a) => blobbench::command::serve::run(a),
         Command::Load(a) => blobbench::command::load::run(a),
+        Command::Report(a) => blobbench::command::report::run(a),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -5,5 +5,6 @@ pub mod export;
 pub mod init;
 pub mod load;
 pub mod progress;
+pub mod report;
 pub mod run;
 pub mod serve;

@@ -98,3 +98,31 @@ pub fn write(doc: &mut ResultDocument, path: &Path) -> Result<()> {
     drop(f);
     std::fs::rename(&tmp, path).map_err(|e| Error::io("cannot rename to", path, e))
 }
+
+/// Writes the JSON result and, when asked, the HTML report drawn from it
+/// (from the document as written, not from live state).
+pub fn write_with_report(
+    doc: &mut ResultDocument,
+    json_path: &Path,
+    report: Option<&Path>,
+) -> Result<()> {
+    write(doc, json_path)?;
+    if let Some(report) = report {
+        let value = serde_json::to_value(&*doc).map_err(|e| Error::Json {
+            path: json_path.to_path_buf(),
+            source: e,
+        })?;
+        super::write_html(report, &[(value, json_path.display().to_string())])?;
+        eprintln!("report written to {}", report.display());
+    }
+    Ok(())
+}
+
+/// Checks both destinations before any measuring starts.
+pub fn check_outputs(json_path: &Path, report: Option<&Path>) -> Result<()> {
+    check_can_write(json_path)?;
+    if let Some(r) = report {
+        super::check_html_target("--report", r)?;
+    }
+    Ok(())
+}

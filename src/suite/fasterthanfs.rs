@@ -110,7 +110,7 @@ pub fn run(args: &FasterThanFsArgs) -> Result<()> {
     if args.rounds == 0 {
         return Err(Error::usage("--rounds 0: at least one round is needed"));
     }
-    result::check_can_write(&args.json)?;
+    result::check_outputs(&args.json, args.report.as_deref())?;
     let spec = spec_from_options(args.count, args.size, args.variance, "uniform", 1.0, 1)?;
     let updates = args.updates.unwrap_or((spec.count / 10).max(1));
     let durable = args.durable_updates.unwrap_or((spec.count / 100).max(1));
@@ -578,7 +578,7 @@ mmap_size={}.",
         "rounds": args.rounds,
         "mmap_size": mmap,
     });
-    result::write(&mut doc, &args.json)?;
+    result::write_with_report(&mut doc, &args.json, args.report.as_deref())?;
     println!("result written to {}", args.json.display());
     Ok(())
 }

@@ -118,7 +118,7 @@ pub fn run(args: &HttpSuiteArgs) -> Result<()> {
             results: Vec::new(),
         });
     }
-    result::check_can_write(&args.json)?;
+    result::check_outputs(&args.json, args.report.as_deref())?;
     let work = WorkDir::new(args.dir.as_deref(), args.keep, "blobbench-http-")?;
     let db = work.join("http.db");
     let dir = work.join("http.dir");
@@ -272,7 +272,7 @@ fn run_in(
         "dataset": spec,
         "duration_ns": duration.as_nanos() as u64,
     });
-    result::write(&mut doc, &args.json)?;
+    result::write_with_report(&mut doc, &args.json, args.report.as_deref())?;
     println!("result written to {}", args.json.display());
     Ok(())
 }

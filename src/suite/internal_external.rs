@@ -63,7 +63,7 @@ pub fn run(args: &InternalExternalArgs) -> Result<()> {
             "--cache-bytes must be positive, e.g. --cache-bytes 2M",
         ));
     }
-    result::check_can_write(&args.json)?;
+    result::check_outputs(&args.json, args.report.as_deref())?;
     let work = WorkDir::new(
         args.dir.as_deref(),
         args.keep,
@@ -464,7 +464,7 @@ cache {} per database, random order, {} cache, median of {} rounds",
         "rounds": args.rounds,
         "cold": args.cold,
     });
-    result::write(doc, &args.json)?;
+    result::write_with_report(doc, &args.json, args.report.as_deref())?;
     println!("result written to {}", args.json.display());
     Ok(())
 }

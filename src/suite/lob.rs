@@ -74,7 +74,7 @@ pub fn run(args: &LobArgs) -> Result<()> {
     if args.per_size == 0 {
         return Err(Error::usage("--per-size must be at least 1"));
     }
-    result::check_can_write(&args.json)?;
+    result::check_outputs(&args.json, args.report.as_deref())?;
     let mut systems = Vec::new();
     let work = WorkDir::new(args.dir.as_deref(), args.keep, "blobbench-lob-")?;
     let db = work.join("lob.db");
@@ -390,7 +390,7 @@ fn report(
         "stores": stores,
         "per_size": args.per_size,
     });
-    result::write(&mut doc, &args.json)?;
+    result::write_with_report(&mut doc, &args.json, args.report.as_deref())?;
     println!("result written to {}", args.json.display());
     Ok(())
 }

@@ -8,7 +8,7 @@
 //! continues where it stopped with `--resume`.
 
 pub mod params;
-mod report;
+pub mod report;
 pub mod workloads;
 
 use std::time::{Duration, Instant};
@@ -106,7 +106,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         })?),
         None => None,
     };
-    result::check_can_write(&args.json)?;
+    result::check_outputs(&args.json, args.report.as_deref())?;
     let plan = SweepPlan {
         params: params.clone(),
         workloads: workloads.clone(),
@@ -267,6 +267,10 @@ fn sweep(
     pb.finish_and_clear();
     if todo.is_empty() {
         save(&mut doc, args, plan, records, true)?;
+    }
+    if args.report.is_some() {
+        // The document as saved last, with the report drawn from it.
+        result::write_with_report(&mut doc, &args.json, args.report.as_deref())?;
     }
     Ok(complete)
 }

@@ -83,8 +83,6 @@ pub fn print(
     if !fixed.is_empty() {
         println!("fixed: {}", fixed.join(", "));
     }
-    // Relative time of each power-safe case across workloads, for the overall pick.
-    let mut overall: Vec<(Case, Vec<f64>)> = Vec::new();
     for w in &plan.workloads {
         let ranked = ranked(records, cases, w);
         if ranked.is_empty() {
@@ -117,28 +115,11 @@ pub fn print(
 
         // Marginal effect: the median over all cases having each value.
         let mut table = Table::new(["parameter", "value", "median", "vs best value", "cases"]);
-        for p in plan.params.iter().filter(|p| p.values.len() > 1) {
-            let medians: Vec<(String, f64, usize)> = p
-                .values
-                .iter()
-                .map(|v| {
-                    let t: Vec<f64> = ranked
-                        .iter()
-                        .filter(|(c, _, _)| c.iter().any(|(n, x)| *n == p.name && x == v))
-                        .map(|(_, t, _)| *t)
-                        .collect();
-                    (v.clone(), summarize(&t).median, t.len())
-                })
-                .filter(|(_, _, n)| *n > 0)
-                .collect();
+        for (name, medians) in marginal(plan, &ranked) {
             let best_value = medians.iter().map(|m| m.1).fold(f64::INFINITY, f64::min);
             for (i, (v, m, n)) in medians.iter().enumerate() {
                 table.row([
-                    if i == 0 {
-                        p.name.clone()
-                    } else {
-                        String::new()
-                    },
+                    if i == 0 { name.clone() } else { String::new() },
                     v.clone(),
                     human_duration_ns(*m),
                     format!("{:.2}x", m / best_value),
@@ -161,22 +142,9 @@ pub fn print(
             }
             None => println!("  no power-safe case was measured"),
         }
-        for (c, t, _) in ranked.iter().filter(|(c, _, _)| power_safe(c)) {
-            match overall.iter_mut().find(|(o, _)| o == c) {
-                Some((_, v)) => v.push(t / best),
-                None => overall.push((c.clone(), vec![t / best])),
-            }
-        }
     }
     let n_workloads = plan.workloads.len();
-    let pick = overall
-        .iter()
-        .filter(|(_, v)| v.len() == n_workloads)
-        .map(|(c, v)| {
-            let geo = (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp();
-            (c, geo)
-        })
-        .min_by(|a, b| a.1.total_cmp(&b.1));
+    let pick = recommendation(plan, records, cases);
     println!();
     match pick {
         Some((c, geo)) => {
@@ -194,4 +162,59 @@ pub fn print(
         }
         None => println!("recommendation: none: no power-safe case ran every workload"),
     }
+}
+
+/// Each varied parameter's values with the median time over the ranked
+/// cases having that value (and how many cases that is).
+pub fn marginal(
+    plan: &SweepPlan,
+    ranked: &[(Case, f64, usize)],
+) -> Vec<(String, Vec<(String, f64, usize)>)> {
+    plan.params
+        .iter()
+        .filter(|p| p.values.len() > 1)
+        .map(|p| {
+            let medians = p
+                .values
+                .iter()
+                .map(|v| {
+                    let t: Vec<f64> = ranked
+                        .iter()
+                        .filter(|(c, _, _)| c.iter().any(|(n, x)| *n == p.name && x == v))
+                        .map(|(_, t, _)| *t)
+                        .collect();
+                    (v.clone(), summarize(&t).median, t.len())
+                })
+                .filter(|(_, _, n)| *n > 0)
+                .collect();
+            (p.name.clone(), medians)
+        })
+        .collect()
+}
+
+/// The power-safe case with the lowest geometric mean of (time / fastest
+/// time) over the workloads, among those that ran every workload.
+pub fn recommendation(plan: &SweepPlan, records: &[Record], cases: &[Case]) -> Option<(Case, f64)> {
+    let mut overall: Vec<(Case, Vec<f64>)> = Vec::new();
+    for w in &plan.workloads {
+        let ranked = ranked(records, cases, w);
+        let Some(best) = ranked.first().map(|r| r.1) else {
+            continue;
+        };
+        for (c, t, _) in ranked.iter().filter(|(c, _, _)| power_safe(c)) {
+            match overall.iter_mut().find(|(o, _)| o == c) {
+                Some((_, v)) => v.push(t / best),
+                None => overall.push((c.clone(), vec![t / best])),
+            }
+        }
+    }
+    let n_workloads = plan.workloads.len();
+    overall
+        .into_iter()
+        .filter(|(_, v)| v.len() == n_workloads)
+        .map(|(c, v)| {
+            let geo = (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp();
+            (c, geo)
+        })
+        .min_by(|a, b| a.1.total_cmp(&b.1))
 }

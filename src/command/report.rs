@@ -1,0 +1,114 @@
+//! `blobbench report`: result files in, one HTML page out (and, on request,
+//! Markdown, CSV and PNG files).
+
+use std::path::Path;
+
+use crate::cli::ReportArgs;
+use crate::error::{Error, Result};
+use crate::report::{self, html, png, text, view};
+
+/// Marks a folder blobbench filled with charts or tables; only such a folder
+/// (or an empty or new one) is written into.
+const FOLDER_MARK: &str = ".blobbench-report";
+
+pub fn run(args: &ReportArgs) -> Result<()> {
+    // Check every destination before reading or writing anything.
+    report::check_html_target("-o", &args.output)?;
+    if let Some(md) = args.markdown.as_deref().filter(|p| *p != Path::new("-")) {
+        report::check_markdown_target("--markdown", md)?;
+    }
+    for (option, dir) in [("--csv", &args.csv), ("--png", &args.png)] {
+        if let Some(d) = dir {
+            check_folder(option, d)?;
+        }
+    }
+    for r in &args.results {
+        if r == &args.output {
+            return Err(Error::usage(format!(
+                "-o {}: is one of the results; name another file for the report",
+                r.display()
+            )));
+        }
+    }
+    let docs: Vec<serde_json::Value> = args
+        .results
+        .iter()
+        .map(|p| view::load(p))
+        .collect::<Result<_>>()?;
+    let sections: Vec<view::Section> = docs
+        .iter()
+        .zip(&args.results)
+        .enumerate()
+        .map(|(i, (doc, path))| view::section(doc, &path.display().to_string(), i))
+        .collect();
+    // The rasterizer needs fonts; find out before writing anything.
+    let rasterizer = args.png.as_ref().map(|_| png::Rasterizer::new()).transpose()?;
+
+    report::write_atomically(&args.output, html::render(&sections).as_bytes())?;
+    let charts: usize = sections.iter().map(|s| s.figures.len()).sum();
+    let tables: usize = sections.iter().map(|s| s.tables.len()).sum();
+    println!(
+        "report: {} result(s), {charts} chart(s), {tables} table(s) -> {}",
+        sections.len(),
+        args.output.display()
+    );
+    if let Some(md) = &args.markdown {
+        let text = text::markdown(&sections);
+        if md == Path::new("-") {
+            print!("{text}");
+        } else {
+            report::write_atomically(md, text.as_bytes())?;
+            println!("markdown -> {}", md.display());
+        }
+    }
+    if let Some(dir) = &args.csv {
+        prepare_folder(dir)?;
+        for s in &sections {
+            for t in &s.tables {
+                let path = dir.join(text::csv_name(s, t));
+                report::write_atomically(&path, &text::csv(t)?)?;
+            }
+        }
+        println!("csv: {tables} file(s) -> {}", dir.display());
+    }
+    if let (Some(dir), Some(r)) = (&args.png, &rasterizer) {
+        prepare_folder(dir)?;
+        for s in &sections {
+            for f in &s.figures {
+                let path = dir.join(format!("{}-{}.png", s.id, f.name));
+                report::write_atomically(&path, &r.png(&f.chart.to_svg())?)?;
+            }
+        }
+        println!("png: {charts} file(s) -> {}", dir.display());
+    }
+    Ok(())
+}
+
+fn check_folder(option: &str, dir: &Path) -> Result<()> {
+    if dir.exists() {
+        if !dir.is_dir() {
+            return Err(Error::usage(format!(
+                "{option} {}: is a file; name a folder",
+                dir.display()
+            )));
+        }
+        let empty = std::fs::read_dir(dir)
+            .map_err(|e| Error::io("cannot read folder", dir, e))?
+            .next()
+            .is_none();
+        if !empty && !dir.join(FOLDER_MARK).exists() {
+            return Err(Error::usage(format!(
+                "{option} {}: the folder holds files blobbench did not write; name a new or empty folder",
+                dir.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn prepare_folder(dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io("cannot create folder", dir, e))?;
+    let mark = dir.join(FOLDER_MARK);
+    std::fs::write(&mark, "files written by blobbench report\n")
+        .map_err(|e| Error::io("cannot write", &mark, e))
+}
