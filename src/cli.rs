@@ -76,6 +76,16 @@ concurrency (http, load), ranked cases and parameter effects (sweep), latency pe
 and the environment and exact command that produced it. The HTML needs no network."
     )]
     Report(ReportArgs),
+    /// Compare two results case by case: which changes exceed the noise
+    #[command(
+        after_help = "Examples:\n  blobbench compare laptop/quick.json server/quick.json\n  \
+blobbench compare before.json after.json --threshold 10 --fail-on-slower\n\n\
+Cases are matched by their settings (command, case name, target kind and settings, operation, order, \
+cache), never by paths or host names, so results from two machines or two blobbench versions compare. \
+A change counts when the medians differ by more than --threshold and the two sides' min..max ranges \
+(over rounds or repetitions) do not overlap; otherwise it is within noise."
+    )]
+    Compare(CompareArgs),
     /// Try every combination of SQLite settings on a workload; rank them and recommend one
     #[command(
         after_help = "Parameters: open_mode (nomutex, fullmutex), transaction (deferred, immediate, \
@@ -528,7 +538,7 @@ pub struct QuickArgs {
     #[arg(long, value_name = "FILE", default_value = "quick.json")]
     pub json: PathBuf,
     /// Where to write the HTML report with charts (--report none: no report)
-    #[arg(long, value_name = "FILE", default_value = "report.html", value_parser = optional_path)]
+    #[arg(long, value_name = "FILE", default_value = "report.html")]
     pub report: Option<PathBuf>,
 }
 
@@ -567,11 +577,6 @@ pub fn normalize_kvtest_args(args: Vec<String>) -> Vec<String> {
         .collect()
 }
 
-/// A file name, or `none` for no file.
-fn optional_path(text: &str) -> Result<Option<PathBuf>, String> {
-    Ok((text != "none").then(|| PathBuf::from(text)))
-}
-
 #[derive(Args, Debug)]
 pub struct ReportArgs {
     /// Result files written by --json (any command, any machine)
@@ -589,4 +594,23 @@ pub struct ReportArgs {
     /// Also write each chart as a PNG file into DIR
     #[arg(long, value_name = "DIR")]
     pub png: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// The earlier (or reference) result
+    #[arg(value_name = "BEFORE.json")]
+    pub before: PathBuf,
+    /// The later (or other machine's) result
+    #[arg(value_name = "AFTER.json")]
+    pub after: PathBuf,
+    /// Smallest change in percent that can count as a change
+    #[arg(long, value_name = "PERCENT", default_value_t = 5.0)]
+    pub threshold: f64,
+    /// Exit with status 1 when any case is slower beyond the noise
+    #[arg(long)]
+    pub fail_on_slower: bool,
+    /// Also write the comparison as JSON to FILE
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
 }

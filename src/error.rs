@@ -31,6 +31,9 @@ pub enum Error {
     Connect { target: String, message: String },
     #[error("verification failed: {0}")]
     Verify(String),
+    /// `compare --fail-on-slower` found slower cases. Exit status 1.
+    #[error("{0} case(s) slower beyond the noise (--fail-on-slower)")]
+    Regression(usize),
     #[error("cannot write result {path}: {source}")]
     Json {
         path: PathBuf,

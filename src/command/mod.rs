@@ -1,6 +1,7 @@
 //! One module per subcommand; each turns parsed arguments into library calls
 //! and prints the human table.
 
+pub mod compare;
 pub mod export;
 pub mod init;
 pub mod load;

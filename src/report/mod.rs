@@ -2,6 +2,7 @@
 //! tables, HTML with charts, Markdown, CSV, PNG, and comparisons.
 
 pub mod chart;
+pub mod compare;
 pub mod html;
 pub mod png;
 pub mod result;
