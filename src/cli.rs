@@ -66,6 +66,22 @@ blobbench load --urls urls.txt -c 64 --rate 5000 -t 30s                   (open 
 blobbench load --urls urls.txt -n 10000 --verify test1.db                 (check every byte against the dataset)"
     )]
     Load(LoadArgs),
+    /// Where should your blobs live? A one-minute calibration on this disk and a recommendation
+    #[command(
+        after_help = "Examples:\n  blobbench advise --sample-dir ~/uploads                 (sizes from your files; they are only stat()ed)\n  \
+blobbench advise --sizes 10k..2m --reads 70 --durability crash\n  \
+blobbench advise --sizes 4k,40k,400k --dir /mnt/ssd/tmp --report advise.html\n\n\
+--sizes: A..B (lognormal, A and B about the 5th and 95th percentiles), A..B uniform, or a list A,B,C \
+(equal shares). --durability: power (a commit is on disk when it returns: synchronous=FULL, files \
+fsync'd and renamed), crash (survives power loss without corruption, may lose the last writes: \
+WAL+NORMAL, files renamed over), none (data you can rebuild: synchronous=OFF, files overwritten).\n\n\
+It measures, at a few representative sizes of your distribution, reads (SQL, random order, warm \
+cache) and writes (one transaction per write) of blobs inside the database at several page sizes, of \
+files named in the database, and of plain files; then WAL against a rollback journal; and prints the \
+size threshold, page size, journal_mode and synchronous, with the expected speed-up and disk saving \
+and their spread over rounds."
+    )]
+    Advise(AdviseArgs),
     /// Draw results as one HTML page with charts (also Markdown, CSV, PNG)
     #[command(
         after_help = "Examples:\n  blobbench report quick.json -o report.html\n  \
@@ -613,4 +629,47 @@ pub struct CompareArgs {
     /// Also write the comparison as JSON to FILE
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct AdviseArgs {
+    /// Take blob sizes from the files under DIR (read-only: files are only stat()ed)
+    #[arg(long, value_name = "DIR", conflicts_with = "sizes")]
+    pub sample_dir: Option<PathBuf>,
+    /// Blob sizes: A..B [lognormal|uniform] or a list A,B,C
+    #[arg(long, value_name = "SPEC")]
+    pub sizes: Option<String>,
+    /// Share of operations that are reads, in percent (the rest are writes)
+    #[arg(long, value_name = "PERCENT", default_value = "90", value_parser = number_arg)]
+    pub reads: u64,
+    /// What a write must survive: power, crash or none
+    #[arg(long, value_name = "LEVEL", default_value = "power")]
+    pub durability: String,
+    /// How many representative sizes to measure
+    #[arg(long, value_name = "N", default_value = "5", value_parser = number_arg)]
+    pub points: u64,
+    /// Content per size and layout (blobs = total / size, 10 to 1000)
+    #[arg(long, value_name = "BYTES", default_value = "32M", value_parser = number_arg)]
+    pub total: u64,
+    /// Page sizes to try for blobs inside the database
+    #[arg(long, value_name = "LIST", default_value = "4096,16384,65536")]
+    pub page_sizes: String,
+    /// Measured rounds (the spread of every figure is over rounds)
+    #[arg(long, default_value = "3", value_parser = number_arg)]
+    pub rounds: u64,
+    /// Folder for the calibration data, on the disk you care about [default: a new temporary folder]
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Keep the calibration data afterwards
+    #[arg(long)]
+    pub keep: bool,
+    /// Seed for sampled sizes and key order
+    #[arg(long, default_value = "1", value_parser = number_arg)]
+    pub seed: u64,
+    /// Where to write the JSON result
+    #[arg(long, value_name = "FILE", default_value = "advise.json")]
+    pub json: PathBuf,
+    /// Also write an HTML report with charts to FILE
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
 }

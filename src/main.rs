@@ -45,6 +45,7 @@ fn main() -> ExitCode {
         Command::Serve(a) => blobbench::command::serve::run(a),
         Command::Load(a) => blobbench::command::load::run(a),
         Command::Report(a) => blobbench::command::report::run(a),
+        Command::Advise(a) => blobbench::suite::advise::run(a),
         Command::Compare(a) => blobbench::command::compare::run(a),
     };
     match outcome {

@@ -85,7 +85,11 @@ pub fn run(args: &CompareArgs) -> Result<()> {
                 "only in {what}: {} case(s): {}{}",
                 list.len(),
                 shown.join("; "),
-                if list.len() > shown.len() { "; ..." } else { "" }
+                if list.len() > shown.len() {
+                    "; ..."
+                } else {
+                    ""
+                }
             );
         }
     }

@@ -42,7 +42,11 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         .map(|(i, (doc, path))| view::section(doc, &path.display().to_string(), i))
         .collect();
     // The rasterizer needs fonts; find out before writing anything.
-    let rasterizer = args.png.as_ref().map(|_| png::Rasterizer::new()).transpose()?;
+    let rasterizer = args
+        .png
+        .as_ref()
+        .map(|_| png::Rasterizer::new())
+        .transpose()?;
 
     report::write_atomically(&args.output, html::render(&sections).as_bytes())?;
     let charts: usize = sections.iter().map(|s| s.figures.len()).sum();

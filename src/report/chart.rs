@@ -186,6 +186,12 @@ pub struct BarChart {
     pub marker_label: Option<String>,
 }
 
+/// A matrix cell's value and an optional second line; None: not measured.
+pub type MatrixCell = Option<(f64, Option<String>)>;
+
+/// A point placed on the canvas: x, y and the whisker's ends.
+type Placed = (f64, f64, Option<(f64, f64)>);
+
 #[derive(Debug, Clone)]
 pub struct Heatmap {
     pub title: String,
@@ -195,7 +201,7 @@ pub struct Heatmap {
     pub cols: Vec<String>,
     /// cells[row][col]: the value and an optional second line (e.g. a
     /// published figure to compare with).
-    pub cells: Vec<Vec<Option<(f64, Option<String>)>>>,
+    pub cells: Vec<Vec<MatrixCell>>,
     /// The value drawn white; above it green, below it red (log distance).
     pub neutral: f64,
     pub legend: String,
@@ -467,7 +473,7 @@ impl LineChart {
         );
         for s in &self.series {
             let color = PALETTE[s.color % PALETTE.len()];
-            let pts: Vec<(f64, f64, Option<(f64, f64)>)> = s
+            let pts: Vec<Placed> = s
                 .points
                 .iter()
                 .filter(|p| finite(p.x, self.x.scale) && finite(p.y, self.y.scale))
@@ -479,11 +485,7 @@ impl LineChart {
                     )
                 })
                 .collect();
-            let _ = write!(
-                out,
-                r#"<g class="series" data-name="{}">"#,
-                escape(&s.name)
-            );
+            let _ = write!(out, r#"<g class="series" data-name="{}">"#, escape(&s.name));
             let path: Vec<String> = pts
                 .iter()
                 .map(|(x, y, _)| format!("{},{}", fmt(*x), fmt(*y)))
@@ -859,7 +861,7 @@ mod tests {
         assert_eq!(diverging(1.0, 1.0), "#ffffff");
         let up = diverging(4.0, 1.0);
         let down = diverging(0.25, 1.0);
-        assert!(up[3..5] > up[1..3].to_string(), "green dominates: {up}");
-        assert!(down[1..3] > down[3..5].to_string(), "red dominates: {down}");
+        assert!(up[3..5] > up[1..3], "green dominates: {up}");
+        assert!(down[1..3] > down[3..5], "red dominates: {down}");
     }
 }

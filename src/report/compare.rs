@@ -310,22 +310,42 @@ mod tests {
         let before = lob(&[100.0, 105.0, 110.0]);
         // Faster and clear of the before range.
         let c = compare(&before, &lob(&[70.0, 72.0, 75.0]), 0.05);
-        let w = c.changes.iter().find(|x| x.label.ends_with("write")).unwrap();
+        let w = c
+            .changes
+            .iter()
+            .find(|x| x.label.ends_with("write"))
+            .unwrap();
         assert_eq!(w.verdict, Verdict::Better);
         assert!((w.ratio - 72.0 / 105.0).abs() < 1e-9);
         // Faster median, but the ranges overlap.
         let c = compare(&before, &lob(&[80.0, 90.0, 104.0]), 0.05);
-        let w = c.changes.iter().find(|x| x.label.ends_with("write")).unwrap();
+        let w = c
+            .changes
+            .iter()
+            .find(|x| x.label.ends_with("write"))
+            .unwrap();
         assert_eq!(w.verdict, Verdict::WithinNoise);
         // Clear of the range but below the threshold.
         let c = compare(&before, &lob(&[111.0, 112.0, 113.0]), 0.10);
-        let w = c.changes.iter().find(|x| x.label.ends_with("write")).unwrap();
+        let w = c
+            .changes
+            .iter()
+            .find(|x| x.label.ends_with("write"))
+            .unwrap();
         assert_eq!(w.verdict, Verdict::WithinNoise);
         let c = compare(&before, &lob(&[150.0, 160.0, 170.0]), 0.05);
-        let w = c.changes.iter().find(|x| x.label.ends_with("write")).unwrap();
+        let w = c
+            .changes
+            .iter()
+            .find(|x| x.label.ends_with("write"))
+            .unwrap();
         assert_eq!(w.verdict, Verdict::Worse);
         // The identical read figures are within noise.
-        let r = c.changes.iter().find(|x| x.label.ends_with("read")).unwrap();
+        let r = c
+            .changes
+            .iter()
+            .find(|x| x.label.ends_with("read"))
+            .unwrap();
         assert_eq!(r.verdict, Verdict::WithinNoise);
     }
 

@@ -50,9 +50,7 @@ details.environment dd { margin: 0; word-break: break-word; }
 pub fn render(sections: &[Section]) -> String {
     let mut out = String::new();
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-    out.push_str(
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
-    );
+    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
     out.push_str(GENERATOR);
     out.push('\n');
     let title = match sections {

@@ -1,6 +1,7 @@
 //! Results (the versioned JSON document) and their renderings: terminal
 //! tables, HTML with charts, Markdown, CSV, PNG, and comparisons.
 
+pub mod advise_view;
 pub mod chart;
 pub mod compare;
 pub mod html;

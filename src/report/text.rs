@@ -46,7 +46,11 @@ fn md_table(out: &mut String, headers: &[String], rows: &[Vec<String>]) {
     let line = |cells: &[String]| {
         format!(
             "| {} |",
-            cells.iter().map(|c| md_cell(c)).collect::<Vec<_>>().join(" | ")
+            cells
+                .iter()
+                .map(|c| md_cell(c))
+                .collect::<Vec<_>>()
+                .join(" | ")
         )
     };
     let _ = writeln!(out, "{}", line(headers));

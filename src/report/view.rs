@@ -126,9 +126,8 @@ pub fn command_line(doc: &Value) -> String {
 
 fn shell_quote(a: &str) -> String {
     let plain = !a.is_empty()
-        && a.chars().all(|c| {
-            c.is_ascii_alphanumeric() || "-_./=:,+@%^".contains(c) || !c.is_ascii()
-        });
+        && a.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%^".contains(c) || !c.is_ascii());
     if plain {
         a.to_string()
     } else {
@@ -171,6 +170,7 @@ pub fn section(doc: &Value, source: &str, index: usize) -> Section {
             &mut s,
         ),
         "sweep" => sweep(tables, &mut s),
+        "advise" => super::advise_view::advise(tables, &mut s),
         _ => {}
     }
     if !matches!(
@@ -269,7 +269,12 @@ fn environment(doc: &Value) -> Vec<(String, String)> {
         let line: Vec<String> = settings
             .iter()
             .filter(|(k, _)| !matches!(k.as_str(), "page_count" | "freelist_count"))
-            .map(|(k, v)| format!("{k}={}", v.as_str().map(String::from).unwrap_or(v.to_string())))
+            .map(|(k, v)| {
+                format!(
+                    "{k}={}",
+                    v.as_str().map(String::from).unwrap_or(v.to_string())
+                )
+            })
             .collect();
         let line = line.join(", ");
         let key = format!("{kind}: {line}");
@@ -300,7 +305,9 @@ fn strip_round(name: &str) -> &str {
 /// percentile the median over that name's rounds.
 fn latency_figures(doc: &Value, s: &mut Section) {
     let runs = arr(doc, "runs");
-    let mut by_op: Vec<(String, Vec<(String, Vec<&Value>)>)> = Vec::new();
+    // Operation -> run name -> that name's runs (one per round).
+    type ByName<'a> = Vec<(String, Vec<&'a Value>)>;
+    let mut by_op: Vec<(String, ByName)> = Vec::new();
     for r in runs {
         let op = text(&r["plan"], "operation").to_string();
         let name = strip_round(text(r, "name")).to_string();
@@ -335,7 +342,9 @@ fn latency_figures(doc: &Value, s: &mut Section) {
                         }
                         let vals: Vec<f64> = rs
                             .iter()
-                            .filter_map(|r| arr(&r["latency"], "percentiles").get(k)?.get(1)?.as_f64())
+                            .filter_map(|r| {
+                                arr(&r["latency"], "percentiles").get(k)?.get(1)?.as_f64()
+                            })
                             .collect();
                         (!vals.is_empty()).then(|| Point::new(p, summarize(&vals).median))
                     })
@@ -351,7 +360,11 @@ fn latency_figures(doc: &Value, s: &mut Section) {
         if series.is_empty() {
             continue;
         }
-        let op = if op.is_empty() { "operation".into() } else { op };
+        let op = if op.is_empty() {
+            "operation".into()
+        } else {
+            op
+        };
         s.figures.push(Figure {
             name: format!("latency-{op}"),
             caption: format!(
@@ -377,7 +390,15 @@ fn runs_table(doc: &Value, s: &mut Section) {
         "runs",
         "Runs",
         &[
-            "run", "target", "time/op median", "min", "max", "ops/s", "p50", "p99", "p99.9",
+            "run",
+            "target",
+            "time/op median",
+            "min",
+            "max",
+            "ops/s",
+            "p50",
+            "p99",
+            "p99.9",
             "max op",
         ],
     );
@@ -444,7 +465,13 @@ fn quick(tables: &Value, _doc: &Value, s: &mut Section) {
         "quick",
         "SQLite vs files",
         &[
-            "case", "detail", "db per op", "dir per op", "tree per op", "dir/db", "tree/db",
+            "case",
+            "detail",
+            "db per op",
+            "dir per op",
+            "tree per op",
+            "dir/db",
+            "tree/db",
             "spread",
         ],
     );
@@ -489,8 +516,7 @@ fn space_table(space: &Value, s: &mut Section) {
     let mut t = DataTable::new("space", "Disk space (du)", &["layout", "bytes", "size"]);
     for (k, v) in obj {
         let b = v.as_u64().unwrap_or(0);
-        t.rows
-            .push(vec![k.clone(), b.to_string(), human_bytes(b)]);
+        t.rows.push(vec![k.clone(), b.to_string(), human_bytes(b)]);
     }
     s.tables.push(t);
 }
@@ -584,18 +610,24 @@ fn fasterthanfs(tables: &Value, _doc: &Value, s: &mut Section) {
 
 fn internal_external(tables: &Value, s: &mut Section) {
     let cells = arr(tables, "internal_external");
-    let mut sizes: Vec<u64> = cells.iter().filter_map(|c| c["blob_size"].as_u64()).collect();
+    let mut sizes: Vec<u64> = cells
+        .iter()
+        .filter_map(|c| c["blob_size"].as_u64())
+        .collect();
     sizes.sort_unstable();
     sizes.dedup();
-    let mut pages: Vec<u64> = cells.iter().filter_map(|c| c["page_size"].as_u64()).collect();
+    let mut pages: Vec<u64> = cells
+        .iter()
+        .filter_map(|c| c["page_size"].as_u64())
+        .collect();
     pages.sort_unstable();
     pages.dedup();
     let find = |size: u64, page: u64| {
-        cells
-            .iter()
-            .find(|c| c["blob_size"].as_u64() == Some(size) && c["page_size"].as_u64() == Some(page))
+        cells.iter().find(|c| {
+            c["blob_size"].as_u64() == Some(size) && c["page_size"].as_u64() == Some(page)
+        })
     };
-    let matrix: Vec<Vec<Option<(f64, Option<String>)>>> = pages
+    let matrix: Vec<Vec<super::chart::MatrixCell>> = pages
         .iter()
         .map(|&p| {
             sizes
@@ -651,8 +683,13 @@ fn internal_external(tables: &Value, s: &mut Section) {
             num(c, "count").unwrap_or(0.0).to_string(),
             med("internal_ns_per_read").unwrap_or_default(),
             med("external_ns_per_read").unwrap_or_default(),
-            format!("{:.3}", num(c, "external_over_internal").unwrap_or(f64::NAN)),
-            num(c, "seed").map(|v| format!("{v:.3}")).unwrap_or_default(),
+            format!(
+                "{:.3}",
+                num(c, "external_over_internal").unwrap_or(f64::NAN)
+            ),
+            num(c, "seed")
+                .map(|v| format!("{v:.3}"))
+                .unwrap_or_default(),
         ]);
     }
     s.tables.push(t);
@@ -753,7 +790,14 @@ fn lob(tables: &Value, s: &mut Section) {
     let mut t = DataTable::new(
         "lob",
         "Write and read time per blob",
-        &["system", "size", "write median", "write max", "read median", "read max"],
+        &[
+            "system",
+            "size",
+            "write median",
+            "write max",
+            "read median",
+            "read max",
+        ],
     );
     for x in samples {
         let m = |k: &str| {
@@ -796,7 +840,15 @@ fn http(systems: &[Value], s: &mut Section) {
         "http",
         "Requests per concurrency level",
         &[
-            "system", "concurrency", "requests/s", "MB/s", "p50", "p99", "p99.9", "max", "ok",
+            "system",
+            "concurrency",
+            "requests/s",
+            "MB/s",
+            "p50",
+            "p99",
+            "p99.9",
+            "max",
+            "ok",
             "errors",
         ],
     );
@@ -852,7 +904,13 @@ fn http(systems: &[Value], s: &mut Section) {
             ]);
         }
     }
-    let x = || AxisSpec::new("concurrent connections (log scale)", Scale::Log, Unit::Plain);
+    let x = || {
+        AxisSpec::new(
+            "concurrent connections (log scale)",
+            Scale::Log,
+            Unit::Plain,
+        )
+    };
     s.figures.push(Figure {
         name: "requests".into(),
         caption: "Requests per second at each concurrency level (closed loop: each connection sends its next \
@@ -867,7 +925,9 @@ fn http(systems: &[Value], s: &mut Section) {
     });
     s.figures.push(Figure {
         name: "latency".into(),
-        caption: "Response time at each concurrency level: median (solid) and 99th percentile (dashed).".into(),
+        caption:
+            "Response time at each concurrency level: median (solid) and 99th percentile (dashed)."
+                .into(),
         chart: Chart::Line(LineChart {
             title: "response time vs concurrency".into(),
             x: x(),
@@ -1033,7 +1093,10 @@ mod tests {
     #[test]
     fn command_lines_are_quoted_for_a_shell() {
         let doc = serde_json::json!({"argv": ["/x/target/release/blobbench", "sweep", "--exclude", "a b", "it's"]});
-        assert_eq!(command_line(&doc), "blobbench sweep --exclude 'a b' 'it'\\''s'");
+        assert_eq!(
+            command_line(&doc),
+            "blobbench sweep --exclude 'a b' 'it'\\''s'"
+        );
     }
 
     #[test]

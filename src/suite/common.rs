@@ -300,3 +300,29 @@ pub fn ratio(numerator: &[f64], denominator: &[f64]) -> Ratio {
         denominator_ns: summarize(denominator).median,
     }
 }
+
+/// A comma-separated option value, each item checked by `f`.
+pub fn parse_list<T>(name: &str, text: &str, f: impl Fn(&str) -> Result<T>) -> Result<Vec<T>> {
+    let items: Vec<T> = text
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(&f)
+        .collect::<Result<_>>()?;
+    if items.is_empty() {
+        return Err(Error::usage(format!(
+            "{name} is empty: give a comma-separated list"
+        )));
+    }
+    Ok(items)
+}
+
+/// Free space for an unprivileged user on the filesystem holding `path`.
+pub fn free_bytes(path: &std::path::Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: c is a valid NUL-terminated path and st a properly sized out-parameter.
+    (unsafe { libc::statvfs(c.as_ptr(), &mut st) } == 0)
+        .then(|| st.f_bavail as u64 * st.f_frsize as u64)
+}

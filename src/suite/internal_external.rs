@@ -25,7 +25,7 @@ use crate::target::{SqliteSettings, Target, parse_page_size};
 use crate::units::{human_bytes, parse_number};
 use crate::workload::{CacheMode, Operation, RunPlan, execute};
 
-use super::common::{WorkDir, per_op_ns, plan, remove_entry, session};
+use super::common::{WorkDir, free_bytes, parse_list, per_op_ns, plan, remove_entry, session};
 
 pub const SEED_SIZES: [u64; 7] = [10_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000];
 pub const SEED_PAGE_SIZES: [u32; 7] = [1024, 2048, 4096, 8192, 16384, 32768, 65536];
@@ -85,30 +85,6 @@ pub fn run(args: &InternalExternalArgs) -> Result<()> {
     let outcome = run_in(args, &sizes, &page_sizes, &work);
     work.report_kept();
     outcome
-}
-
-fn parse_list<T>(name: &str, text: &str, f: impl Fn(&str) -> Result<T>) -> Result<Vec<T>> {
-    let items: Vec<T> = text
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(&f)
-        .collect::<Result<_>>()?;
-    if items.is_empty() {
-        return Err(Error::usage(format!(
-            "{name} is empty: give a comma-separated list"
-        )));
-    }
-    Ok(items)
-}
-
-fn free_bytes(path: &std::path::Path) -> Option<u64> {
-    use std::os::unix::ffi::OsStrExt;
-    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
-    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-    // SAFETY: c is a valid NUL-terminated path and st a properly sized out-parameter.
-    (unsafe { libc::statvfs(c.as_ptr(), &mut st) } == 0)
-        .then(|| st.f_bavail as u64 * st.f_frsize as u64)
 }
 
 struct Cell {

@@ -1,6 +1,7 @@
 //! Suites: named experiments, each a grid of runs and the table that answers
 //! its question.
 
+pub mod advise;
 pub mod common;
 pub mod fasterthanfs;
 pub mod http;

@@ -70,7 +70,12 @@ pub fn run(args: &QuickArgs) -> Result<()> {
     if args.rounds == 0 {
         return Err(Error::usage("--rounds 0: at least one round is needed"));
     }
-    result::check_outputs(&args.json, args.report.as_deref().filter(|p| *p != std::path::Path::new("none")))?;
+    result::check_outputs(
+        &args.json,
+        args.report
+            .as_deref()
+            .filter(|p| *p != std::path::Path::new("none")),
+    )?;
     let spec = spec_from_options(args.count, args.size, args.variance, "uniform", 1.0, 1)?;
     let work = WorkDir::new(args.dir.as_deref(), args.keep, "blobbench-quick-")?;
     let outcome = run_in(args, &spec, &work);
@@ -303,7 +308,13 @@ fn run_in(args: &QuickArgs, spec: &crate::dataset::DatasetSpec, work: &WorkDir) 
         "dataset": spec,
         "rounds": args.rounds,
     });
-    result::write_with_report(&mut doc, &args.json, args.report.as_deref().filter(|p| *p != std::path::Path::new("none")))?;
+    result::write_with_report(
+        &mut doc,
+        &args.json,
+        args.report
+            .as_deref()
+            .filter(|p| *p != std::path::Path::new("none")),
+    )?;
     println!("result written to {}", args.json.display());
     Ok(())
 }

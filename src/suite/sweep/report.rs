@@ -164,12 +164,15 @@ pub fn print(
     }
 }
 
+/// A parameter value, the median time of the cases having it, and how many.
+pub type ValueMedian = (String, f64, usize);
+
 /// Each varied parameter's values with the median time over the ranked
 /// cases having that value (and how many cases that is).
 pub fn marginal(
     plan: &SweepPlan,
     ranked: &[(Case, f64, usize)],
-) -> Vec<(String, Vec<(String, f64, usize)>)> {
+) -> Vec<(String, Vec<ValueMedian>)> {
     plan.params
         .iter()
         .filter(|p| p.values.len() > 1)
