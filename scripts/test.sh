@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 
 need_apt=()
 command -v cc >/dev/null 2>&1 || need_apt+=(build-essential)
+# The browser test loads a report in headless Chromium; PNG charts need a font.
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+[ -n "$(find /usr/share/fonts -name '*.ttf' -print -quit 2>/dev/null)" ] || need_apt+=(fonts-dejavu-core)
 if ((${#need_apt[@]})); then
     if [ "$(id -u)" = 0 ]; then
         apt-get update -qq && apt-get install -y -qq "${need_apt[@]}"
@@ -26,5 +29,10 @@ cargo test --release --no-run --quiet
 . scripts/start-postgres.sh
 . scripts/start-mariadb.sh
 export BLOBBENCH_PG_URL BLOBBENCH_MYSQL_URL
+BLOBBENCH_CHROMIUM="$(command -v chromium)"
+# The browser test leaves its screenshots here (wide and phone width).
+BLOBBENCH_SCREENSHOT_DIR="$PWD/target/screenshots"
+mkdir -p "$BLOBBENCH_SCREENSHOT_DIR"
+export BLOBBENCH_CHROMIUM BLOBBENCH_SCREENSHOT_DIR
 
 cargo test --release -- --include-ignored

@@ -420,6 +420,22 @@ fn quick_prints_ratios_and_writes_json() {
     assert!(doc["tables"]["space_bytes"]["dir"].as_u64().unwrap() > 0);
     // 11 cases (3 db reads, dir, tree, 2 db updates, 4 file updates) x 2 rounds, each with its environment-backed run record.
     assert_eq!(doc["runs"].as_array().unwrap().len(), 22);
+    // quick writes report.html by default: ratio bars and latency by percentile.
+    let html = std::fs::read_to_string(d.join("report.html")).unwrap();
+    let bars = common::figure(&html, "1-quick-ratios");
+    assert_eq!(common::count(&bars, "class=\"bar\""), 12, "{bars}");
+    for op in ["read", "update"] {
+        let f = common::figure(&html, &format!("1-quick-latency-{op}"));
+        assert_eq!(
+            common::count(&f, "class=\"series\""),
+            common::run_names(&doc, op).len(),
+            "{f}"
+        );
+    }
+    assert_eq!(common::run_names(&doc, "read").len(), 5);
+    assert!(
+        html.contains("<details class=\"environment\">") && html.contains("SQLite compile options")
+    );
     // --dir was given without --keep: blobbench's datasets stay (the user chose the place).
     assert!(d.join("data/quick.db").exists());
     // Running again over its own datasets is allowed.

@@ -575,6 +575,8 @@ fn http_suite_serves_both_sides_and_adds_extra_servers() {
             "other=extra.txt",
             "--json",
             "h.json",
+            "--report",
+            "h.html",
         ],
     );
     assert!(
@@ -593,6 +595,19 @@ fn http_suite_serves_both_sides_and_adds_extra_servers() {
             assert_eq!(l["errors"]["length"], 0, "{s}");
         }
     }
+    // Requests/s per system; p50 and p99 (dashed) per system.
+    let html = std::fs::read_to_string(d.join("h.html")).unwrap();
+    let rps = common::figure(&html, "1-http-requests");
+    assert_eq!(common::count(&rps, "class=\"series\""), 3, "{rps}");
+    assert!(rps.contains("data-name=\"other\""), "{rps}");
+    let lat = common::figure(&html, "1-http-latency");
+    assert_eq!(common::count(&lat, "class=\"series\""), 6, "{lat}");
+    assert_eq!(common::count(&lat, "<polyline fill=\"none\" stroke=\"#"), 6);
+    assert!(lat.contains("data-name=\"sqlite p99\""), "{lat}");
+    assert!(
+        lat.contains(">concurrent connections (log scale)<"),
+        "{lat}"
+    );
     common::usage_error(d, &["suite", "http", "--extra", "nofile"], "NAME=URLFILE");
     common::usage_error(d, &["suite", "http", "-c", "0"], "-c 0");
 }

@@ -28,6 +28,8 @@ fn fasterthanfs_measures_every_chart_and_judges_each_claim() {
             "2",
             "--json",
             "f.json",
+            "--report",
+            "f.html",
         ],
     );
     for row in [
@@ -74,6 +76,34 @@ fn fasterthanfs_measures_every_chart_and_judges_each_claim() {
         })
         .unwrap();
     assert_eq!(updates["repetitions"][0]["ops"], 60, "count / 10 updates");
+    // The report draws every ratio row as two bars (dir, tree) with the claims marked.
+    let html = std::fs::read_to_string(d.join("f.html")).unwrap();
+    let bars = common::figure(&html, "1-fasterthanfs-ratios");
+    let ratio_rows = rows.iter().filter(|r| r["dir_over_db"].is_object()).count();
+    assert!(ratio_rows >= 15, "{ratio_rows}");
+    assert_eq!(common::count(&bars, "class=\"bar\""), 2 * ratio_rows);
+    let claims = rows
+        .iter()
+        .filter(|r| r["dir_over_db"].is_object() && r["claim"]["kind"] == "at-least")
+        .count();
+    assert_eq!(common::count(&bars, "class=\"marker\""), claims);
+    assert_eq!(common::count(&bars, "class=\"reference\""), 1);
+    assert!(bars.contains("file time / database time (log scale)"));
+    assert!(bars.contains(">chart 2: read, blob API<"), "{bars}");
+    assert!(bars.contains(">1x</text>"), "{bars}");
+    let latency = common::figure(&html, "1-fasterthanfs-latency-read");
+    assert_eq!(
+        common::count(&latency, "class=\"series\""),
+        common::run_names(&doc, "read").len()
+    );
+    assert!(
+        latency.contains(">percentile<") && latency.contains(">99%<"),
+        "{latency}"
+    );
+    assert!(
+        html.contains("blobbench suite fasterthanfs --count 600"),
+        "the rerun command"
+    );
     // Its temporary folder is gone.
     assert_eq!(std::fs::read_dir(d.join("tmp")).unwrap().count(), 0);
 }
@@ -99,6 +129,8 @@ fn internal_external_fills_the_matrix_and_derives_rules() {
             "data",
             "--json",
             "ie.json",
+            "--report",
+            "ie.html",
         ],
     );
     assert!(out.contains("this machine"), "{out}");
@@ -125,6 +157,24 @@ fn internal_external_fills_the_matrix_and_derives_rules() {
     assert_eq!(std::fs::read_dir(d.join("data")).unwrap().count(), 0);
     // 6 cells x (internal + external) x 2 rounds.
     assert_eq!(doc["runs"].as_array().unwrap().len(), 24);
+    // The report's matrix: one colored cell per measurement, the study's figure beside it.
+    let html = std::fs::read_to_string(d.join("ie.html")).unwrap();
+    let m = common::figure(&html, "1-internal-external-matrix");
+    assert_eq!(common::count(&m, "class=\"cell\""), 6);
+    assert!(m.contains("study 2.26"), "{m}");
+    for label in [
+        ">1024<",
+        ">4096<",
+        ">16384<",
+        ">10k<",
+        ">100k<",
+        ">page size<",
+        ">blob size<",
+    ] {
+        assert!(m.contains(label), "{label} missing: {m}");
+    }
+    let r = cell_4096_10k["external_over_internal"].as_f64().unwrap();
+    assert!(m.contains(&format!(">{r:.2}<")), "{r:.2} not drawn: {m}");
 }
 
 #[test]
@@ -183,6 +233,8 @@ fn sweep_ranks_cases_resumes_and_recommends_a_power_safe_setting() {
         "2",
         "--json",
         "s.json",
+        "--report",
+        "s.html",
     ];
     // A budget spent before the first run: nothing measured, the sweep saved as incomplete.
     let mut first = args.to_vec();
@@ -226,6 +278,17 @@ fn sweep_ranks_cases_resumes_and_recommends_a_power_safe_setting() {
         rec.contains("synchronous=normal") && rec.contains("journal_mode=wal"),
         "{rec}"
     );
+    // The report ranks all 8 cases per workload and draws each parameter's 2 values.
+    let html = std::fs::read_to_string(d.join("s.html")).unwrap();
+    for w in 1..=2 {
+        let ranked = common::figure(&html, &format!("1-sweep-ranked-{w}"));
+        assert_eq!(common::count(&ranked, "class=\"bar\""), 8, "{ranked}");
+        assert!(ranked.contains(">1. ["), "{ranked}");
+        let effect = common::figure(&html, &format!("1-sweep-effect-{w}"));
+        assert_eq!(common::count(&effect, "class=\"bar\""), 6, "{effect}");
+        assert!(effect.contains(">journal_mode=wal<"), "{effect}");
+    }
+    assert!(html.contains("recommendation: "), "summary line");
     // Resuming a finished sweep runs nothing more and still reports.
     let out = ok(d, &again);
     assert!(out.contains("recommendation:"), "{out}");
@@ -307,6 +370,8 @@ fn lob_runs_the_local_systems_and_names_the_skipped_ones() {
             "3",
             "--json",
             "lob.json",
+            "--report",
+            "lob.html",
         ],
     );
     assert!(out.contains("time to read 1 GB"), "{out}");
@@ -328,6 +393,18 @@ fn lob_runs_the_local_systems_and_names_the_skipped_ones() {
             .all(|s| s["read_ns"].as_array().unwrap().len() == 3)
     );
     assert_eq!(doc["tables"]["skipped"].as_array().unwrap().len(), 6);
+    // Log-log charts: one series per system, one point per size.
+    let html = std::fs::read_to_string(d.join("lob.html")).unwrap();
+    for fig in ["write", "read", "read-1gb"] {
+        let f = common::figure(&html, &format!("1-lob-{fig}"));
+        assert_eq!(common::count(&f, "class=\"series\""), 2, "{fig}: {f}");
+        assert_eq!(common::count(&f, "<circle"), 4, "{fig}: {f}");
+        assert!(
+            f.contains(">blob size (bytes)<") && f.contains(">10k<"),
+            "{f}"
+        );
+    }
+    assert!(html.contains("skipped postgres bytea: no --pg URL given"));
     // An unreachable server is skipped with the reason, never silently dropped.
     let out = ok(
         d,

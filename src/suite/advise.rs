@@ -496,16 +496,15 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
         }
     };
     result::check_outputs(&args.json, args.report.as_deref())?;
-    let work = WorkDir::new(args.dir.as_deref(), args.keep, "blobbench-advise-")?;
-    if let Some(d) = &args.sample_dir
-        && let (Ok(a), Ok(b)) = (d.canonicalize(), work.path.canonicalize())
-        && b.starts_with(&a)
+    if let (Some(sample_dir), Some(dir)) = (&args.sample_dir, &args.dir)
+        && resolved(dir).starts_with(resolved(sample_dir))
     {
         return Err(Error::usage(format!(
             "--dir {}: inside --sample-dir; calibration data must not go into the folder being sampled",
-            work.path.display()
+            dir.display()
         )));
     }
+    let work = WorkDir::new(args.dir.as_deref(), args.keep, "blobbench-advise-")?;
     let pts = points(&sample, args.points);
     let layouts = page_sizes.len() as u64 + 2;
     let biggest = pts
@@ -527,6 +526,28 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
     let outcome = calibrate(args, durability, &sample, &pts, &page_sizes, &work);
     work.report_kept();
     outcome
+}
+
+/// The path with symbolic links and `..` resolved as far as it exists, the
+/// rest appended: where a folder is or would be created.
+fn resolved(path: &Path) -> std::path::PathBuf {
+    let mut existing = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        match (
+            existing.file_name().map(|f| f.to_owned()),
+            existing.parent(),
+        ) {
+            (Some(name), Some(parent)) => {
+                rest.push(name);
+                existing = parent.to_path_buf();
+            }
+            _ => break,
+        }
+    }
+    let mut out = existing.canonicalize().unwrap_or(existing);
+    out.extend(rest.iter().rev());
+    out
 }
 
 fn blobs_for(size: u64, total: u64) -> u64 {
@@ -939,4 +960,83 @@ fn print_outcome(
         ns(d.expected_ns.min),
         ns(d.expected_ns.max)
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layout(kind: &'static str, page: Option<u32>, read: f64, write: f64) -> LayoutResult {
+        LayoutResult {
+            layout: kind.into(),
+            kind,
+            page_size: page,
+            read_ns: vec![read, read * 1.1],
+            write_ns: vec![write, write * 1.1],
+            space_bytes: 1000,
+        }
+    }
+
+    fn point(size: u64, db4096: f64, db16384: f64, ext: f64) -> PointResult {
+        PointResult {
+            size,
+            share: 0.25,
+            blobs: 10,
+            writes: 10,
+            layouts: vec![
+                layout("db", Some(4096), db4096, db4096),
+                layout("db", Some(16384), db16384, db16384),
+                layout("db+files", None, ext, ext),
+                layout("files", None, ext * 1.2, ext * 1.2),
+            ],
+        }
+    }
+
+    #[test]
+    fn lognormal_ranges_put_their_ends_near_the_5th_and_95th_percentiles() {
+        let s = sample_spec("10k..2m", 7).unwrap();
+        let q = |f: f64| s.sorted[((s.sorted.len() - 1) as f64 * f) as usize] as f64;
+        assert!((8_000.0..12_500.0).contains(&q(0.05)), "{}", q(0.05));
+        assert!((1_600_000.0..2_500_000.0).contains(&q(0.95)), "{}", q(0.95));
+        let u = sample_spec("1k..3k uniform", 7).unwrap();
+        assert!(u.sorted.iter().all(|&x| (1000..=3000).contains(&x)));
+        let l = sample_spec("4k,40k", 1).unwrap();
+        assert_eq!(points(&l, 4), vec![(4000, 0.5), (40_000, 0.5)]);
+        for bad in ["2m..10k", "10k..2m pareto", "10q", "4k,40k uniform", ""] {
+            assert!(sample_spec(bad, 1).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_database_that_wins_small_and_loses_large_gives_a_threshold_between() {
+        // db cheaper below 100k, files cheaper above; 16384 beats 4096 everywhere.
+        let pts = vec![
+            point(10_000, 20.0, 10.0, 30.0),
+            point(50_000, 40.0, 20.0, 35.0),
+            point(200_000, 200.0, 100.0, 60.0),
+            point(1_000_000, 900.0, 500.0, 200.0),
+        ];
+        let d = decide(&pts, &[4096, 16384], 0.9, 2);
+        assert_eq!(d.page_size, 16384);
+        assert_eq!(d.points_inside, 2);
+        assert_eq!(d.placement, "split by size");
+        let x = d.threshold_bytes.unwrap();
+        assert!(x > 50_000.0 && x < 200_000.0, "{x}");
+        // Faster than every alternative, by the expected amounts.
+        for (name, s) in &d.speedup_vs {
+            assert!(s.median > 1.0, "{name}: {s:?}");
+        }
+        let all_in = &d.speedup_vs[0];
+        assert!(all_in.0.starts_with("all inside"));
+        let expected = (10.0 + 20.0 + 100.0 + 500.0) / (10.0 + 20.0 + 60.0 + 200.0);
+        assert!((all_in.1.median - expected).abs() < 1e-9, "{all_in:?}");
+        // The database winning everywhere: everything inside, no threshold.
+        let pts: Vec<PointResult> = [10_000, 50_000]
+            .iter()
+            .map(|&s| point(s, 20.0, 10.0, 30.0))
+            .collect();
+        let d = decide(&pts, &[4096, 16384], 0.5, 2);
+        assert_eq!(d.placement, "all inside the database");
+        assert!(d.threshold_bytes.is_none());
+    }
 }

@@ -63,3 +63,32 @@ pub fn usage_error(dir: &Path, args: &[&str], needle: &str) {
 pub fn json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
+
+/// The `<figure>` with this id in a report (its SVG and caption).
+pub fn figure(html: &str, id: &str) -> String {
+    let start = html
+        .find(&format!("<figure id=\"{id}\""))
+        .unwrap_or_else(|| panic!("report has no figure {id}"));
+    let end = start + html[start..].find("</figure>").expect("figure closes");
+    html[start..end].to_string()
+}
+
+pub fn count(haystack: &str, needle: &str) -> usize {
+    haystack.matches(needle).count()
+}
+
+/// Distinct run names (rounds folded) of one operation in a result.
+pub fn run_names(doc: &serde_json::Value, operation: &str) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for r in doc["runs"].as_array().unwrap() {
+        if r["plan"]["operation"] != operation {
+            continue;
+        }
+        let name = r["name"].as_str().unwrap();
+        let name = name.split(" (round ").next().unwrap().to_string();
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
+}

@@ -1,0 +1,503 @@
+//! End-to-end tests of `report`, `compare` and `advise` on real results.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{count, figure, json, ok, run, usage_error};
+
+/// A small real `run` result and a small real `lob` result in `d`.
+fn results(d: &Path) -> (PathBuf, PathBuf) {
+    ok(d, &["init", "x.db", "--count", "300", "--size", "2k"]);
+    ok(
+        d,
+        &[
+            "run", "x.db", "--random", "--repeat", "3", "--json", "run.json",
+        ],
+    );
+    ok(
+        d,
+        &[
+            "suite",
+            "lob",
+            "--sizes",
+            "1K,5K",
+            "--per-size",
+            "2",
+            "--json",
+            "lob.json",
+        ],
+    );
+    (d.join("run.json"), d.join("lob.json"))
+}
+
+#[test]
+fn report_writes_html_markdown_csv_and_png_from_several_results() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    results(d);
+    let out = ok(
+        d,
+        &[
+            "report",
+            "run.json",
+            "lob.json",
+            "-o",
+            "r.html",
+            "--markdown",
+            "r.md",
+            "--csv",
+            "tables",
+            "--png",
+            "charts",
+        ],
+    );
+    assert!(out.contains("2 result(s), 4 chart(s)"), "{out}");
+    let html = std::fs::read_to_string(d.join("r.html")).unwrap();
+    // Self-contained: no scripts, no external resources.
+    for external in ["<script", "src=\"http", "href=\"http", "url(", "@import"] {
+        assert!(!html.contains(external), "{external} in the report");
+    }
+    assert!(html.contains("<nav>"), "two results get a navigation bar");
+    let latency = figure(&html, "1-run-latency-read");
+    assert_eq!(count(&latency, "class=\"series\""), 1);
+    assert!(latency.contains(">time per read<"), "{latency}");
+    assert!(html.contains("blobbench run x.db --random --repeat 3 --json run.json"));
+    figure(&html, "2-lob-read-1gb");
+    // Markdown: the same tables, marked as ours.
+    let md = std::fs::read_to_string(d.join("r.md")).unwrap();
+    assert!(md.starts_with("<!-- blobbench report -->"));
+    assert!(
+        md.contains("## suite lob") && md.contains("| system | size |"),
+        "{md}"
+    );
+    // CSV: one file per table with its header.
+    let csv = std::fs::read_to_string(d.join("tables/2-lob-lob.csv")).unwrap();
+    assert!(csv.starts_with("system,size,write median"), "{csv}");
+    assert_eq!(csv.lines().count(), 1 + 4, "2 systems x 2 sizes: {csv}");
+    assert!(d.join("tables/1-run-runs.csv").exists());
+    // PNG: every chart, real images.
+    let pngs: Vec<_> = std::fs::read_dir(d.join("charts"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".png"))
+        .collect();
+    assert_eq!(pngs.len(), 4, "{pngs:?}");
+    for p in &pngs {
+        let bytes = std::fs::read(d.join("charts").join(p)).unwrap();
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "{p}");
+        let img = resvg::tiny_skia::Pixmap::decode_png(&bytes).unwrap();
+        assert!(img.width() >= 1000, "{p}: drawn at twice the SVG size");
+        let dark = img
+            .pixels()
+            .iter()
+            .filter(|px| px.red() < 100 && px.green() < 100)
+            .count();
+        assert!(
+            dark > 500,
+            "{p}: text and lines are drawn ({dark} dark pixels)"
+        );
+    }
+    // Running again replaces its own files.
+    ok(
+        d,
+        &[
+            "report",
+            "lob.json",
+            "-o",
+            "r.html",
+            "--markdown",
+            "r.md",
+            "--png",
+            "charts",
+        ],
+    );
+}
+
+#[test]
+fn report_refuses_what_is_not_its_own() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    results(d);
+    std::fs::write(d.join("notes.html"), "<p>mine</p>").unwrap();
+    usage_error(
+        d,
+        &["report", "run.json", "-o", "notes.html"],
+        "refusing to overwrite",
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("notes.html")).unwrap(),
+        "<p>mine</p>"
+    );
+    std::fs::write(d.join("notes.md"), "# mine").unwrap();
+    usage_error(
+        d,
+        &["report", "run.json", "--markdown", "notes.md"],
+        "notes.md",
+    );
+    std::fs::create_dir(d.join("photos")).unwrap();
+    std::fs::write(d.join("photos/a.jpg"), "jpeg").unwrap();
+    usage_error(d, &["report", "run.json", "--png", "photos"], "photos");
+    usage_error(d, &["report", "notes.html"], "not JSON");
+    std::fs::write(d.join("other.json"), "{\"a\": 1}").unwrap();
+    usage_error(d, &["report", "other.json"], "not a blobbench result");
+    usage_error(d, &["report", "run.json", "-o", "run.json"], "run.json");
+    usage_error(d, &["report", "missing.json"], "missing.json");
+    assert!(!d.join("report.html").exists(), "nothing written on error");
+}
+
+fn lob_doc(write_ns: &[f64]) -> serde_json::Value {
+    serde_json::json!({
+        "schema": "blobbench-result", "schema_version": 1, "command": "suite lob",
+        "argv": ["blobbench", "suite", "lob"], "environment": {"hostname": "laptop"},
+        "runs": [],
+        "tables": {"lob": [{"system": "sqlite", "size": 1000, "write_ns": write_ns, "read_ns": [10.0, 11.0, 12.0]}]}
+    })
+}
+
+#[test]
+fn compare_matches_cases_and_judges_changes_against_the_noise() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    results(d);
+    // The same command twice on this machine: every case matches.
+    ok(
+        d,
+        &[
+            "run",
+            "x.db",
+            "--random",
+            "--repeat",
+            "3",
+            "--json",
+            "run2.json",
+        ],
+    );
+    let out = ok(d, &["compare", "run.json", "run2.json", "--json", "c.json"]);
+    assert!(out.contains("read sqlite"), "{out}");
+    assert!(out.contains("1 case(s) compared"), "{out}");
+    let c = json(&d.join("c.json"));
+    let change = &c["tables"]["compare"]["changes"][0];
+    assert_eq!(change["before"]["n"], 3);
+    assert_eq!(change["after"]["n"], 3);
+
+    // Written by hand with known samples: a clear slowdown, across hosts.
+    let write = |name: &str, v: serde_json::Value| {
+        std::fs::write(d.join(name), serde_json::to_string(&v).unwrap()).unwrap()
+    };
+    write("a.json", lob_doc(&[100.0, 101.0, 102.0]));
+    let mut slower = lob_doc(&[150.0, 151.0, 152.0]);
+    slower["environment"]["hostname"] = "server".into();
+    write("b.json", slower);
+    let out = ok(d, &["compare", "a.json", "b.json"]);
+    assert!(out.contains("differs: host: laptop -> server"), "{out}");
+    assert!(out.contains("1.50x slower"), "{out}");
+    assert!(out.contains("within noise"), "the unchanged reads: {out}");
+    let failed = run(d, &["compare", "a.json", "b.json", "--fail-on-slower"]);
+    assert_eq!(failed.status.code(), Some(1));
+    // Above the threshold it is noise by definition.
+    let out = ok(
+        d,
+        &[
+            "compare",
+            "a.json",
+            "b.json",
+            "--threshold",
+            "60",
+            "--fail-on-slower",
+        ],
+    );
+    assert!(out.contains("0 slower"), "{out}");
+    usage_error(
+        d,
+        &["compare", "a.json", "run.json"],
+        "no case with the same settings",
+    );
+    usage_error(
+        d,
+        &["compare", "a.json", "b.json", "--threshold=-3"],
+        "--threshold",
+    );
+}
+
+/// Files of known sizes in nested folders.
+fn sample_folder(root: &Path) {
+    for (i, size) in std::iter::repeat_n(2000usize, 40)
+        .chain(std::iter::repeat_n(50_000, 20))
+        .chain(std::iter::repeat_n(400_000, 10))
+        .enumerate()
+    {
+        let dir = root.join(format!("album{}", i % 3));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(format!("{i}.jpg")), vec![(i % 251) as u8; size]).unwrap();
+    }
+}
+
+fn snapshot(root: &Path) -> Vec<(PathBuf, std::time::SystemTime, u64)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            let m = e.metadata().unwrap();
+            if m.is_dir() {
+                stack.push(e.path());
+            }
+            out.push((e.path(), m.modified().unwrap(), m.len()));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn advise_samples_a_folder_without_touching_it_and_recommends() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    sample_folder(&d.join("photos"));
+    let before = snapshot(&d.join("photos"));
+    let out = ok(
+        d,
+        &[
+            "advise",
+            "--sample-dir",
+            "photos",
+            "--total",
+            "2M",
+            "--rounds",
+            "2",
+            "--page-sizes",
+            "4096,16384",
+            "--durability",
+            "none",
+            "--json",
+            "a.json",
+            "--report",
+            "a.html",
+        ],
+    );
+    assert_eq!(
+        snapshot(&d.join("photos")),
+        before,
+        "the sample folder is untouched"
+    );
+    assert!(out.contains("70 blobs from photos"), "{out}");
+    assert!(out.contains("page_size="), "{out}");
+    assert!(out.contains("journal_mode="), "{out}");
+    assert!(out.contains("vs plain files, no database:"), "{out}");
+    let doc = json(&d.join("a.json"));
+    let a = &doc["tables"]["advise"];
+    let sample = &a["input"]["sample"];
+    assert_eq!(sample["blobs"], 70);
+    assert_eq!(
+        sample["total_bytes"],
+        40 * 2000 + 20 * 50_000 + 10 * 400_000
+    );
+    assert_eq!(sample["median"], 2000);
+    assert_eq!(sample["p90"], 400_000);
+    // Quantile bands 10/30/50% fall on 2000, 70% on 50k, 90% on 400k.
+    let points: Vec<(u64, f64)> = a["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["size"].as_u64().unwrap(), p["share"].as_f64().unwrap()))
+        .collect();
+    assert_eq!(points.len(), 3, "{points:?}");
+    assert_eq!(
+        points.iter().map(|p| p.0).collect::<Vec<_>>(),
+        [2000, 50_000, 400_000]
+    );
+    assert!((points[0].1 - 0.6).abs() < 1e-9 && (points[2].1 - 0.2).abs() < 1e-9);
+    for p in a["points"].as_array().unwrap() {
+        // 2 page sizes + files named in the db + plain files, each read and written every round.
+        let layouts = p["layouts"].as_array().unwrap();
+        assert_eq!(layouts.len(), 4);
+        for l in layouts {
+            assert_eq!(l["read_ns"].as_array().unwrap().len(), 2, "{l}");
+            assert_eq!(l["write_ns"].as_array().unwrap().len(), 2, "{l}");
+            assert!(l["space_bytes"].as_u64().unwrap() > 0);
+        }
+    }
+    let decision = &a["decision"];
+    let page = decision["page_size"].as_u64().unwrap();
+    assert!([4096, 16384].contains(&page));
+    let inside = decision["points_inside"].as_u64().unwrap();
+    match decision["placement"].as_str().unwrap() {
+        "split by size" => {
+            let x = decision["threshold_bytes"].as_f64().unwrap();
+            let (lo, hi) = (points[inside as usize - 1].0, points[inside as usize].0);
+            assert!(x > lo as f64 && x < hi as f64, "{x} between {lo} and {hi}");
+        }
+        "all inside the database" => assert_eq!(inside, 3),
+        "all as files" => assert_eq!(inside, 0),
+        other => panic!("{other}"),
+    }
+    for alt in decision["speedup_vs"].as_array().unwrap() {
+        let s = alt[1]["median"].as_f64().unwrap();
+        assert!(s.is_finite() && s > 0.0, "{alt}");
+    }
+    // durability none: synchronous OFF in both journal modes.
+    assert_eq!(a["journal"]["best_synchronous"], "off");
+    // 3 sizes x 4 layouts x 2 rounds x (read + write) + 2 journal modes x 2 rounds.
+    assert_eq!(doc["runs"].as_array().unwrap().len(), 52);
+    let html = std::fs::read_to_string(d.join("a.html")).unwrap();
+    let f = figure(&html, "1-advise-layouts");
+    assert_eq!(count(&f, "class=\"series\""), 3);
+    assert_eq!(count(&f, "<circle"), 9, "3 layouts x 3 sizes");
+    let pages = figure(&html, "1-advise-page-sizes");
+    assert_eq!(count(&pages, "class=\"bar\""), 2);
+}
+
+#[test]
+fn advise_checks_its_input_before_measuring() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    std::fs::create_dir(d.join("empty")).unwrap();
+    usage_error(d, &["advise"], "--sample-dir");
+    usage_error(
+        d,
+        &["advise", "--sample-dir", "empty"],
+        "no non-empty files",
+    );
+    usage_error(d, &["advise", "--sample-dir", "nowhere"], "nowhere");
+    usage_error(d, &["advise", "--sizes", "2m..10k"], "2m..10k");
+    usage_error(d, &["advise", "--sizes", "10k..2m zipf"], "zipf");
+    usage_error(
+        d,
+        &["advise", "--sizes", "10k", "--reads", "101"],
+        "--reads 101",
+    );
+    usage_error(
+        d,
+        &["advise", "--sizes", "10k", "--durability", "sometimes"],
+        "sometimes",
+    );
+    usage_error(
+        d,
+        &["advise", "--sizes", "10k", "--page-sizes", "1000"],
+        "1000",
+    );
+    usage_error(
+        d,
+        &["advise", "--sizes", "10k", "--sample-dir", "empty"],
+        "--sample-dir",
+    );
+    std::fs::write(d.join("empty/a"), "x").unwrap();
+    usage_error(
+        d,
+        &["advise", "--sample-dir", "empty", "--dir", "empty/work"],
+        "inside --sample-dir",
+    );
+    assert!(
+        !d.join("empty/work").exists(),
+        "nothing created in the sample folder"
+    );
+}
+
+/// Headless Chromium opens the report from a file and draws it: a
+/// screenshot with content (not blank) and no errors in the console.
+#[test]
+#[ignore = "needs chromium: run scripts/test.sh"]
+fn the_report_renders_in_a_browser() {
+    let chromium =
+        std::env::var("BLOBBENCH_CHROMIUM").expect("BLOBBENCH_CHROMIUM: path to chromium");
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    results(d);
+    ok(
+        d,
+        &[
+            "quick",
+            "--count",
+            "300",
+            "--size",
+            "4k",
+            "--variance",
+            "1k",
+            "--rounds",
+            "2",
+            "--json",
+            "q.json",
+            "--report",
+            "none",
+        ],
+    );
+    ok(
+        d,
+        &[
+            "report",
+            "q.json",
+            "lob.json",
+            "run.json",
+            "-o",
+            "report.html",
+        ],
+    );
+    // A page with a console error, to show the check below can fail.
+    std::fs::write(
+        d.join("broken.html"),
+        "<html><body><p>x</p><script>console.error('deliberate failure')</script></body></html>",
+    )
+    .unwrap();
+    let shots = std::env::var_os("BLOBBENCH_SCREENSHOT_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| d.to_path_buf());
+    let browse = |page: &str, shot: &Path, width: u32| {
+        let out = std::process::Command::new(&chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--hide-scrollbars",
+                "--enable-logging=stderr",
+                "--v=0",
+                &format!("--window-size={width},2400"),
+                &format!("--screenshot={}", shot.display()),
+            ])
+            .arg(format!("file://{}", d.join(page).display()))
+            .env("HOME", d)
+            .output()
+            .expect("chromium runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .filter(|l| l.contains("CONSOLE") || l.contains("Uncaught"))
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    let console = browse("broken.html", &d.join("broken.png"), 800);
+    assert!(
+        console.iter().any(|l| l.contains("deliberate failure")),
+        "the console check sees errors: {console:?}"
+    );
+    for (width, name) in [(1280, "report-wide.png"), (390, "report-phone.png")] {
+        let shot = shots.join(name);
+        let console = browse("report.html", &shot, width);
+        assert!(console.is_empty(), "console messages: {console:?}");
+        let img = resvg::tiny_skia::Pixmap::decode_png(&std::fs::read(&shot).unwrap()).unwrap();
+        assert_eq!(img.width(), width);
+        let px = img.pixels();
+        let white = px
+            .iter()
+            .filter(|p| p.red() > 245 && p.green() > 245 && p.blue() > 245)
+            .count();
+        let mut colors: Vec<u32> = px
+            .iter()
+            .map(|p| u32::from_be_bytes([0, p.red(), p.green(), p.blue()]))
+            .collect();
+        colors.sort_unstable();
+        colors.dedup();
+        assert!(white < px.len() * 95 / 100, "{name} is (nearly) blank");
+        // The header, charts in the palette's colors and text antialiasing.
+        assert!(colors.len() > 50, "{name}: only {} colors", colors.len());
+        let header = px[..width as usize * 20]
+            .iter()
+            .filter(|p| p.red() == 0x14 && p.green() == 0x21 && p.blue() == 0x3d)
+            .count();
+        assert!(header > 1000, "{name}: the header bar is drawn");
+    }
+}
