@@ -180,6 +180,10 @@ fn compare_matches_cases_and_judges_changes_against_the_noise() {
     let change = &c["tables"]["compare"]["changes"][0];
     assert_eq!(change["before"]["n"], 3);
     assert_eq!(change["after"]["n"], 3);
+    // A comparison is a result too, and draws as one bar per case.
+    ok(d, &["report", "c.json", "-o", "c.html"]);
+    let html = std::fs::read_to_string(d.join("c.html")).unwrap();
+    assert_eq!(count(&figure(&html, "1-compare-speed"), "class=\"bar\""), 1);
 
     // Written by hand with known samples: a clear slowdown, across hosts.
     let write = |name: &str, v: serde_json::Value| {
