@@ -41,8 +41,12 @@ pub fn advise(tables: &Value, s: &mut Section) {
             "store blobs below {} inside the database, larger ones as files named in it",
             size_label(num(decision, "threshold_bytes").unwrap_or(0.0))
         ),
-        "all as files" => "store the blobs as files named in the database".into(),
-        _ => "store every blob inside the database".into(),
+        "all as files" => "store the blobs as files named in the database (keeping any size range inside does \
+                           not lower the expected time)"
+            .into(),
+        _ => "store every blob inside the database (moving any size range out to files does not lower the \
+              expected time)"
+            .into(),
     });
     s.summary.push(format!(
         "page_size={page}, journal_mode={}, synchronous={} (rollback journal / WAL write time: {})",

@@ -35,6 +35,7 @@ th, td { padding: 3px 8px; border-bottom: 1px solid #e3e3e3; text-align: right; 
 th:first-child, td:first-child, td.t { text-align: left; }
 th { background: #f0f2f5; }
 h3 { font-size: 1.05em; margin: 18px 0 4px; }
+details > summary { cursor: pointer; font-weight: 600; margin: 14px 0 4px; }
 details.environment dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 8px 0; }
 details.environment dt { font-weight: 600; }
 details.environment dd { margin: 0; word-break: break-word; }
@@ -71,12 +72,14 @@ pub fn render(sections: &[Section]) -> String {
     if sections.len() > 1 {
         out.push_str("<nav>");
         for s in sections {
-            let _ = write!(
-                out,
-                "<a href=\"#{}\">{}</a>",
-                escape(&s.id),
-                escape(&s.title)
-            );
+            // Two results of one command are told apart by their files.
+            let twin = sections.iter().any(|o| o.id != s.id && o.title == s.title);
+            let label = if twin {
+                format!("{} ({})", s.title, s.source)
+            } else {
+                s.title.clone()
+            };
+            let _ = write!(out, "<a href=\"#{}\">{}</a>", escape(&s.id), escape(&label));
         }
         out.push_str("</nav>\n");
     }
@@ -142,11 +145,19 @@ fn section(out: &mut String, s: &Section) {
 }
 
 fn table(out: &mut String, t: &DataTable) {
-    let _ = write!(
-        out,
-        "<h3>{}</h3><div class=\"scroll\"><table><thead><tr>",
-        escape(&t.title)
-    );
+    // Long tables (every run of every round) start folded.
+    let folded = t.rows.len() > 15;
+    if folded {
+        let _ = write!(
+            out,
+            "<details><summary>{} ({} rows)</summary>",
+            escape(&t.title),
+            t.rows.len()
+        );
+    } else {
+        let _ = write!(out, "<h3>{}</h3>", escape(&t.title));
+    }
+    out.push_str("<div class=\"scroll\"><table><thead><tr>");
     for h in &t.headers {
         let _ = write!(out, "<th>{}</th>", escape(h));
     }
@@ -168,5 +179,6 @@ fn table(out: &mut String, t: &DataTable) {
         }
         out.push_str("</tr>");
     }
-    out.push_str("</tbody></table></div>\n");
+    out.push_str("</tbody></table></div>");
+    out.push_str(if folded { "</details>\n" } else { "\n" });
 }
