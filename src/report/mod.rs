@@ -17,28 +17,37 @@ use crate::error::{Error, Result};
 
 /// Refuses to replace a file that is not a report blobbench wrote.
 pub fn check_html_target(option: &str, path: &Path) -> Result<()> {
-    check_text_target(option, path, |t| t.contains(html::GENERATOR))
+    check_replaceable(option, path, "report", |t| t.contains(html::GENERATOR))
 }
 
 pub fn check_markdown_target(option: &str, path: &Path) -> Result<()> {
-    check_text_target(option, path, |t| t.starts_with(text::MARKDOWN_MARK))
+    check_replaceable(option, path, "report", |t| {
+        t.starts_with(text::MARKDOWN_MARK)
+    })
 }
 
-fn check_text_target(option: &str, path: &Path, ours: impl Fn(&str) -> bool) -> Result<()> {
+/// A file may be written when it is new (in an existing folder) or when
+/// blobbench wrote it, as `ours` judges from the file's text.
+pub fn check_replaceable(
+    option: &str,
+    path: &Path,
+    what: &str,
+    ours: impl Fn(&str) -> bool,
+) -> Result<()> {
     if path.is_dir() {
         return Err(Error::usage(format!(
-            "{option} {}: is a folder; name a file such as report.html",
+            "{option} {}: is a folder; name a file",
             path.display()
         )));
     }
     if path.exists() {
         let is_ours = std::fs::read(path)
             .ok()
-            .map(|b| ours(&String::from_utf8_lossy(&b[..b.len().min(4096)])))
+            .map(|b| ours(&String::from_utf8_lossy(&b)))
             .unwrap_or(false);
         if !is_ours {
             return Err(Error::usage(format!(
-                "refusing to overwrite \"{}\": it exists and is not a blobbench report; choose another {option} file",
+                "refusing to overwrite \"{}\": it exists and is not a blobbench {what}; choose another {option} file",
                 path.display()
             )));
         }

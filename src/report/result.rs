@@ -51,34 +51,10 @@ impl ResultDocument {
 
 /// Refuses to replace a file unless it is an earlier blobbench result.
 pub fn check_can_write(path: &Path) -> Result<()> {
-    if path.is_dir() {
-        return Err(Error::usage(format!(
-            "--json {}: is a folder; name a file such as result.json",
-            path.display()
-        )));
-    }
-    if path.exists() {
-        let ours = std::fs::read_to_string(path)
-            .ok()
-            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-            .is_some_and(|v| v.get("schema").and_then(|s| s.as_str()) == Some(SCHEMA));
-        if !ours {
-            return Err(Error::usage(format!(
-                "refusing to overwrite \"{}\": it exists and is not a blobbench result; choose another --json file",
-                path.display()
-            )));
-        }
-    }
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty())
-        && !parent.is_dir()
-    {
-        return Err(Error::usage(format!(
-            "--json {}: folder \"{}\" does not exist",
-            path.display(),
-            parent.display()
-        )));
-    }
-    Ok(())
+    super::check_replaceable("--json", path, "result", |text| {
+        serde_json::from_str::<serde_json::Value>(text)
+            .is_ok_and(|v| v.get("schema").and_then(|s| s.as_str()) == Some(SCHEMA))
+    })
 }
 
 /// Writes the document atomically (temporary file + rename).

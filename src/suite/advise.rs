@@ -310,6 +310,21 @@ fn find<'a>(p: &'a PointResult, kind: &str, page: Option<u32>) -> &'a LayoutResu
         .expect("every point measures every layout")
 }
 
+/// Where point `i` lives when the first `inside` points are in the database.
+fn placed<'a>(
+    p: &'a PointResult,
+    i: usize,
+    page: u32,
+    inside: usize,
+    outside: &str,
+) -> &'a LayoutResult {
+    if i < inside {
+        find(p, "db", Some(page))
+    } else {
+        find(p, outside, None)
+    }
+}
+
 /// Expected time per operation over the distribution, round by round, when
 /// the first `inside` points live in the database at `page` and the rest in
 /// `outside` ("db+files" or "files").
@@ -324,14 +339,7 @@ fn expected(
     points
         .iter()
         .enumerate()
-        .map(|(i, p)| {
-            let l = if i < inside {
-                find(p, "db", Some(page))
-            } else {
-                find(p, outside, None)
-            };
-            p.share * mix_cost(l, round, reads)
-        })
+        .map(|(i, p)| p.share * mix_cost(placed(p, i, page, inside, outside), round, reads))
         .sum()
 }
 
@@ -340,11 +348,7 @@ fn disk(points: &[PointResult], page: u32, inside: usize, outside: &str) -> f64 
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            let l = if i < inside {
-                find(p, "db", Some(page))
-            } else {
-                find(p, outside, None)
-            };
+            let l = placed(p, i, page, inside, outside);
             p.share * l.space_bytes as f64 / p.blobs as f64
         })
         .sum()
