@@ -21,6 +21,8 @@ const FONT: &str = "DejaVu Sans, Verdana, Arial, sans-serif";
 pub enum Scale {
     Linear,
     Log,
+    /// Logarithmic with ticks at powers of two (concurrency levels).
+    Log2,
     /// Percentiles as "nines" (0, 90, 99, 99.9, ...), HdrHistogram style.
     Nines,
 }
@@ -266,7 +268,7 @@ fn nines(p: f64) -> f64 {
 fn transform(scale: Scale, v: f64) -> f64 {
     match scale {
         Scale::Linear => v,
-        Scale::Log => v.max(f64::MIN_POSITIVE).log10(),
+        Scale::Log | Scale::Log2 => v.max(f64::MIN_POSITIVE).log10(),
         Scale::Nines => nines(v),
     }
 }
@@ -342,6 +344,13 @@ fn ticks(scale: Scale, lo: f64, hi: f64) -> (f64, f64, Vec<f64>) {
                 .position(|&v| v >= hi / 1.000_001)
                 .unwrap_or(t.len() - 1);
             let t = t[first..=last].to_vec();
+            (t[0], t[t.len() - 1], t)
+        }
+        Scale::Log2 => {
+            let lo = lo.max(1.0);
+            let (p0, p1) = (lo.log2().floor() as i32, hi.max(lo).log2().ceil() as i32);
+            let p1 = p1.max(p0 + 1);
+            let t: Vec<f64> = (p0..=p1).map(|p| 2f64.powi(p)).collect();
             (t[0], t[t.len() - 1], t)
         }
         Scale::Nines => {
@@ -422,7 +431,9 @@ fn fmt(v: f64) -> String {
 impl LineChart {
     pub fn to_svg(&self) -> String {
         let all: Vec<&Point> = self.series.iter().flat_map(|s| &s.points).collect();
-        let finite = |v: f64, scale: Scale| v.is_finite() && (scale != Scale::Log || v > 0.0);
+        let finite = |v: f64, scale: Scale| {
+            v.is_finite() && (!matches!(scale, Scale::Log | Scale::Log2) || v > 0.0)
+        };
         let xs: Vec<f64> = all
             .iter()
             .map(|p| p.x)
@@ -840,6 +851,8 @@ mod tests {
         let (lo, hi, t) = ticks(Scale::Log, 3_000.0, 2_000_000.0);
         assert!(lo <= 3_000.0 && hi >= 2_000_000.0, "{lo} {hi}");
         assert!(t.contains(&10_000.0) && t.contains(&1_000_000.0), "{t:?}");
+        let (_, _, t) = ticks(Scale::Log2, 1.0, 48.0);
+        assert_eq!(t, vec![1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0]);
         let (lo, hi, t) = ticks(Scale::Linear, 0.0, 7.3);
         assert_eq!((lo, hi), (0.0, 8.0));
         assert_eq!(t, vec![0.0, 2.0, 4.0, 6.0, 8.0]);

@@ -915,7 +915,7 @@ fn http(systems: &[Value], s: &mut Section) {
     let x = || {
         AxisSpec::new(
             "concurrent connections (log scale)",
-            Scale::Log,
+            Scale::Log2,
             Unit::Plain,
         )
     };
