@@ -592,6 +592,13 @@ fn calibrate(
             .map(|f| f.fs_type)
             .unwrap_or_else(|| "?".into())
     );
+    if pts.iter().any(|&(s, _)| s == MAX_POINT) {
+        println!(
+            "note: blobs above {} are calibrated at {} (larger ones would take minutes per layout)",
+            size_label(MAX_POINT as f64),
+            size_label(MAX_POINT as f64)
+        );
+    }
     let mut doc = ResultDocument::new("advise", Environment::capture(Some(&work.path)));
     let (wal_sync, _) = durability.synchronous();
     let (style, fsync) = durability.file_writes();
