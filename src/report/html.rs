@@ -45,9 +45,8 @@ details.environment dd { margin: 0; word-break: break-word; }
   main { padding: 4px; }
   section.result { padding: 10px; border-radius: 0; }
   details.environment dl { grid-template-columns: 1fr; }
-  /* Charts keep a legible size and scroll sideways rather than shrink. */
-  figure { overflow-x: auto; }
-  figure svg { min-width: 540px; }
+  /* Charts shrink to the screen whole (pinch to zoom): a cut chart hides its axis. */
+  figure { margin: 10px 0; }
 }
 "#;
 
