@@ -30,17 +30,12 @@ pub fn run(args: &ReportArgs) -> Result<()> {
             )));
         }
     }
-    let docs: Vec<serde_json::Value> = args
+    let docs: Vec<(serde_json::Value, String)> = args
         .results
         .iter()
-        .map(|p| view::load(p))
+        .map(|p| Ok((view::load(p)?, p.display().to_string())))
         .collect::<Result<_>>()?;
-    let sections: Vec<view::Section> = docs
-        .iter()
-        .zip(&args.results)
-        .enumerate()
-        .map(|(i, (doc, path))| view::section(doc, &path.display().to_string(), i))
-        .collect();
+    let sections = view::sections(&docs);
     // The rasterizer needs fonts; find out before writing anything.
     let rasterizer = args
         .png

@@ -5,7 +5,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::view::{arr, num, text};
+use super::view::{arr, http_systems, num, strip_round, text};
 use crate::measure::stats::summarize;
 
 /// One figure of one case, with every sample behind it.
@@ -70,13 +70,6 @@ pub struct Comparison {
     /// Environment or dataset fields that differ: (field, before, after).
     pub differences: Vec<(String, String, String)>,
     pub threshold: f64,
-}
-
-fn strip_round(name: &str) -> &str {
-    match name.rfind(" (round ") {
-        Some(i) if name.ends_with(')') => &name[..i],
-        _ => name,
-    }
 }
 
 /// Settings of a run that define the case, leaving out paths.
@@ -152,12 +145,7 @@ pub fn measures(doc: &Value) -> Vec<Measure> {
             );
         }
     }
-    let http_systems: Vec<Value> = if command == "load" {
-        vec![serde_json::json!({"system": "server", "levels": tables["levels"]})]
-    } else {
-        arr(tables, "http").to_vec()
-    };
-    for sys in &http_systems {
+    for sys in &http_systems(doc) {
         for l in arr(sys, "levels") {
             let c = num(l, "concurrency").unwrap_or(0.0);
             let rate = l.get("rate").filter(|r| !r.is_null());
@@ -305,48 +293,28 @@ mod tests {
         ]}})
     }
 
+    fn change<'a>(c: &'a Comparison, op: &str) -> &'a Change {
+        c.changes.iter().find(|x| x.label.ends_with(op)).unwrap()
+    }
+
     #[test]
     fn a_change_counts_only_beyond_both_spreads_and_the_threshold() {
         let before = lob(&[100.0, 105.0, 110.0]);
+        let verdict = |after: &[f64], threshold: f64| {
+            change(&compare(&before, &lob(after), threshold), "write").verdict
+        };
         // Faster and clear of the before range.
         let c = compare(&before, &lob(&[70.0, 72.0, 75.0]), 0.05);
-        let w = c
-            .changes
-            .iter()
-            .find(|x| x.label.ends_with("write"))
-            .unwrap();
-        assert_eq!(w.verdict, Verdict::Better);
-        assert!((w.ratio - 72.0 / 105.0).abs() < 1e-9);
+        assert_eq!(change(&c, "write").verdict, Verdict::Better);
+        assert!((change(&c, "write").ratio - 72.0 / 105.0).abs() < 1e-9);
         // Faster median, but the ranges overlap.
-        let c = compare(&before, &lob(&[80.0, 90.0, 104.0]), 0.05);
-        let w = c
-            .changes
-            .iter()
-            .find(|x| x.label.ends_with("write"))
-            .unwrap();
-        assert_eq!(w.verdict, Verdict::WithinNoise);
+        assert_eq!(verdict(&[80.0, 90.0, 104.0], 0.05), Verdict::WithinNoise);
         // Clear of the range but below the threshold.
-        let c = compare(&before, &lob(&[111.0, 112.0, 113.0]), 0.10);
-        let w = c
-            .changes
-            .iter()
-            .find(|x| x.label.ends_with("write"))
-            .unwrap();
-        assert_eq!(w.verdict, Verdict::WithinNoise);
+        assert_eq!(verdict(&[111.0, 112.0, 113.0], 0.10), Verdict::WithinNoise);
         let c = compare(&before, &lob(&[150.0, 160.0, 170.0]), 0.05);
-        let w = c
-            .changes
-            .iter()
-            .find(|x| x.label.ends_with("write"))
-            .unwrap();
-        assert_eq!(w.verdict, Verdict::Worse);
+        assert_eq!(change(&c, "write").verdict, Verdict::Worse);
         // The identical read figures are within noise.
-        let r = c
-            .changes
-            .iter()
-            .find(|x| x.label.ends_with("read"))
-            .unwrap();
-        assert_eq!(r.verdict, Verdict::WithinNoise);
+        assert_eq!(change(&c, "read").verdict, Verdict::WithinNoise);
     }
 
     #[test]

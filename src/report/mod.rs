@@ -77,10 +77,5 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
 /// Renders result documents (with the file each came from) into one HTML file.
 pub fn write_html(path: &Path, docs: &[(serde_json::Value, String)]) -> Result<()> {
     check_html_target("--report", path)?;
-    let sections: Vec<view::Section> = docs
-        .iter()
-        .enumerate()
-        .map(|(i, (doc, source))| view::section(doc, source, i))
-        .collect();
-    write_atomically(path, html::render(&sections).as_bytes())
+    write_atomically(path, html::render(&view::sections(docs)).as_bytes())
 }

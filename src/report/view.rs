@@ -135,6 +135,25 @@ fn shell_quote(a: &str) -> String {
     }
 }
 
+/// The HTTP systems of a result: the http suite's list, or load's single
+/// server as a one-system list.
+pub fn http_systems(doc: &Value) -> Vec<Value> {
+    let tables = &doc["tables"];
+    if text(doc, "command") == "load" {
+        vec![serde_json::json!({"system": "server", "levels": tables["levels"]})]
+    } else {
+        arr(tables, "http").to_vec()
+    }
+}
+
+/// Sections for result documents, each with the file it came from.
+pub fn sections(docs: &[(Value, String)]) -> Vec<Section> {
+    docs.iter()
+        .enumerate()
+        .map(|(i, (doc, source))| section(doc, source, i))
+        .collect()
+}
+
 /// Builds the section for one result document.
 pub fn section(doc: &Value, source: &str, index: usize) -> Section {
     let command = text(doc, "command").to_string();
@@ -164,11 +183,7 @@ pub fn section(doc: &Value, source: &str, index: usize) -> Section {
         "suite fasterthanfs" => fasterthanfs(tables, doc, &mut s),
         "suite internal-external" => internal_external(tables, &mut s),
         "suite lob" => lob(tables, &mut s),
-        "suite http" => http(arr(tables, "http"), &mut s),
-        "load" => http(
-            &[serde_json::json!({"system": "server", "levels": tables["levels"]})],
-            &mut s,
-        ),
+        "suite http" | "load" => http(&http_systems(doc), &mut s),
         "sweep" => sweep(tables, &mut s),
         "advise" => super::advise_view::advise(tables, &mut s),
         "compare" => compare(tables, &mut s),
@@ -302,7 +317,8 @@ fn ratio_text(v: Option<f64>) -> String {
     v.map(|r| format!("{r:.2}")).unwrap_or_else(|| "-".into())
 }
 
-fn strip_round(name: &str) -> &str {
+/// A run's name without its " (round N)" suffix: the case it measures.
+pub fn strip_round(name: &str) -> &str {
     match name.rfind(" (round ") {
         Some(i) if name.ends_with(')') => &name[..i],
         _ => name,

@@ -561,18 +561,10 @@ impl Session for FilesSession<'_> {
     ) -> Result<u64> {
         self.locate(key);
         let f = open_blob_file(&self.path, key, self.root)?;
-        let mut done = 0u64;
-        while done < len {
-            let want = ((len - done) as usize).min(piece);
-            let mut buf = vec![0u8; want];
-            let got = fill_at(&f, &mut buf, offset + done, &self.path)?;
-            buf.truncate(got);
-            done += got as u64;
-            if got == 0 || !sink(buf) {
-                break;
-            }
-        }
-        Ok(done)
+        let path = &self.path;
+        super::stream_pieces(offset, len, piece, sink, |at, buf| {
+            fill_at(&f, buf, at, path)
+        })
     }
 
     fn read_at(&mut self, key: u64, offset: u64, buf: &mut [u8]) -> Result<usize> {

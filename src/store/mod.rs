@@ -180,18 +180,9 @@ pub trait Session {
         piece: usize,
         sink: &mut dyn FnMut(Vec<u8>) -> bool,
     ) -> Result<u64> {
-        let mut done = 0u64;
-        while done < len {
-            let want = ((len - done) as usize).min(piece);
-            let mut buf = vec![0u8; want];
-            let n = self.read_at(key, offset + done, &mut buf)?;
-            buf.truncate(n);
-            done += n as u64;
-            if n == 0 || !sink(buf) {
-                break;
-            }
-        }
-        Ok(done)
+        stream_pieces(offset, len, piece, sink, |at, buf| {
+            self.read_at(key, at, buf)
+        })
     }
     /// A strong validator for blob `key`: changes whenever its bytes may
     /// have changed (it may also change when they did not). None when the
@@ -322,4 +313,28 @@ pub(crate) fn file_stamp(path: &std::path::Path) -> [u64; 3] {
         ],
         Err(_) => [0; 3],
     }
+}
+
+/// Reads [offset, offset + len) in pieces of at most `piece` bytes with
+/// `read_at` (which returns how many bytes it filled, 0 at the end) and hands
+/// each to `sink` until it returns false. Returns the bytes delivered.
+pub fn stream_pieces(
+    offset: u64,
+    len: u64,
+    piece: usize,
+    sink: &mut dyn FnMut(Vec<u8>) -> bool,
+    mut read_at: impl FnMut(u64, &mut [u8]) -> Result<usize>,
+) -> Result<u64> {
+    let mut done = 0u64;
+    while done < len {
+        let want = ((len - done) as usize).min(piece);
+        let mut buf = vec![0u8; want];
+        let n = read_at(offset + done, &mut buf)?;
+        buf.truncate(n);
+        done += n as u64;
+        if n == 0 || !sink(buf) {
+            break;
+        }
+    }
+    Ok(done)
 }

@@ -81,11 +81,7 @@ impl PostgresStore {
                 .batch_execute("SET default_transaction_read_only = on")
                 .map_err(err)?;
         }
-        let exists: Option<String> = client
-            .query_one("SELECT to_regclass($1::text)::text", &[&table])
-            .map_err(err)?
-            .get(0);
-        if exists.is_none() {
+        if !table_exists(&mut client, table).map_err(err)? {
             return Err(Error::usage(format!(
                 "{}: table {table} does not exist; create it with `blobbench init` on this target",
                 display.display()
@@ -117,11 +113,7 @@ impl PostgresStore {
                 "CREATE TABLE IF NOT EXISTS blobbench_meta (tbl text, name text, value text, PRIMARY KEY (tbl, name))",
             )
             .map_err(err)?;
-        let exists: Option<String> = client
-            .query_one("SELECT to_regclass($1::text)::text", &[&table])
-            .map_err(err)?
-            .get(0);
-        if exists.is_some() {
+        if table_exists(&mut client, table).map_err(err)? {
             let ours = client
                 .query_opt(
                     "SELECT 1 FROM blobbench_meta WHERE tbl = $1 AND name = 'manifest'",
@@ -393,4 +385,11 @@ impl Session for PostgresSession<'_> {
         }
         Ok(())
     }
+}
+
+fn table_exists(client: &mut postgres::Client, table: &str) -> Result<bool, postgres::Error> {
+    let found: Option<String> = client
+        .query_one("SELECT to_regclass($1::text)::text", &[&table])?
+        .get(0);
+    Ok(found.is_some())
 }

@@ -631,19 +631,13 @@ impl Session for SqliteSession<'_> {
         sink: &mut dyn FnMut(Vec<u8>) -> bool,
     ) -> Result<u64> {
         let blob = self.open_blob(key, true)?;
-        let end = (offset + len).min(blob.len() as u64);
-        let mut at = offset;
-        while at < end {
-            let want = ((end - at) as usize).min(piece);
-            let mut buf = vec![0u8; want];
-            blob.read_at_exact(&mut buf, at as usize)
+        // Bounded by the blob's length, every piece is read in full.
+        let len = len.min((blob.len() as u64).saturating_sub(offset));
+        super::stream_pieces(offset, len, piece, sink, |at, buf| {
+            blob.read_at_exact(buf, at as usize)
                 .map_err(|e| self.err(e))?;
-            at += want as u64;
-            if !sink(buf) {
-                break;
-            }
-        }
-        Ok(at - offset)
+            Ok(buf.len())
+        })
     }
 
     /// The incremental blob API: only the pages of the piece are read.

@@ -169,7 +169,8 @@ pub fn sample_spec(text: &str, seed: u64) -> Result<SizeSample> {
     };
     let mut words = text.split_whitespace();
     let range = words.next().ok_or_else(|| bad("empty"))?;
-    let shape = words.next().unwrap_or("lognormal");
+    let shape_word = words.next();
+    let shape = shape_word.unwrap_or("lognormal");
     if words.next().is_some() {
         return Err(bad("too many words"));
     }
@@ -201,7 +202,7 @@ pub fn sample_spec(text: &str, seed: u64) -> Result<SizeSample> {
             other => return Err(bad(&format!("unknown shape \"{other}\""))),
         }
     } else {
-        if words_after(text) {
+        if shape_word.is_some() {
             return Err(bad("a shape applies to a range A..B only"));
         }
         let list = parse_list("--sizes", range, size)?;
@@ -212,10 +213,6 @@ pub fn sample_spec(text: &str, seed: u64) -> Result<SizeSample> {
             .collect()
     };
     Ok(SizeSample::new(format!("--sizes {text}"), sizes, 0))
-}
-
-fn words_after(text: &str) -> bool {
-    text.split_whitespace().count() > 1
 }
 
 /// Representative sizes: the midpoints of `k` equal quantile bands, each
