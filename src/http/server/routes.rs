@@ -1,0 +1,111 @@
+//! Routing: which handler a request goes to, the replies that need no
+//! store (health check, bad paths, wrong methods), and the access log.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Instant;
+
+use hyper::body::Incoming;
+use hyper::header::{self, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode};
+
+use super::State;
+use super::body::{ResponseBody, empty, full};
+use super::read::get_blob;
+use super::write::write_blob;
+use crate::http::keys::parse_key;
+
+/// Request headers larger than this in total are refused (431).
+pub const MAX_HEADER_BYTES: usize = 16 * 1024;
+
+/// A plain-text reply, so that a person with curl reads why.
+pub(super) fn status(code: StatusCode, text: &str) -> Response<ResponseBody> {
+    let mut r = Response::new(full(format!("{text}\n")));
+    *r.status_mut() = code;
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    r
+}
+
+/// 405, with the methods this server does take (RFC 9110 requires `Allow`).
+pub(super) fn method_not_allowed(writable: bool) -> Response<ResponseBody> {
+    let mut r = status(StatusCode::METHOD_NOT_ALLOWED, "method not allowed");
+    r.headers_mut().insert(
+        header::ALLOW,
+        HeaderValue::from_static(if writable {
+            "GET, HEAD, PUT, DELETE"
+        } else {
+            "GET, HEAD"
+        }),
+    );
+    r
+}
+
+async fn route(state: &State, req: Request<Incoming>) -> Response<ResponseBody> {
+    let header_bytes: usize = req
+        .headers()
+        .iter()
+        .map(|(n, v)| n.as_str().len() + v.len() + 4)
+        .sum::<usize>()
+        + req.uri().to_string().len();
+    if header_bytes > MAX_HEADER_BYTES {
+        return status(
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            "request headers over 16 KiB",
+        );
+    }
+    let writable = state.config.writable.is_some();
+    let path = req.uri().path().to_string();
+    if path == "/healthz" {
+        return match *req.method() {
+            Method::GET | Method::HEAD => status(StatusCode::OK, "ok"),
+            _ => method_not_allowed(false),
+        };
+    }
+    let Some(segment) = path.as_str().strip_prefix("/blobs/") else {
+        return status(
+            StatusCode::NOT_FOUND,
+            "not found: blobs are at /blobs/{key}",
+        );
+    };
+    let key = match parse_key(segment) {
+        Ok(k) => k,
+        Err(e) => return status(StatusCode::BAD_REQUEST, &format!("bad key: {e}")),
+    };
+    match *req.method() {
+        Method::GET | Method::HEAD => get_blob(state, &req, key).await,
+        Method::PUT | Method::DELETE if writable => write_blob(state, req, key).await,
+        _ => method_not_allowed(writable),
+    }
+}
+
+/// One request, end to end: routed, its body dropped for HEAD, logged.
+pub(super) async fn handle(
+    state: Arc<State>,
+    peer: SocketAddr,
+    req: Request<Incoming>,
+) -> std::result::Result<Response<ResponseBody>, Infallible> {
+    let started = Instant::now();
+    let method = req.method().clone();
+    let path = req.uri().path().to_string();
+    let mut resp = route(&state, req).await;
+    if method == Method::HEAD {
+        // Same headers as GET, no body.
+        *resp.body_mut() = empty();
+    }
+    if state.config.log {
+        eprintln!(
+            "{peer} \"{method} {path}\" {} {} {:.3}ms",
+            resp.status().as_u16(),
+            resp.headers()
+                .get(header::CONTENT_LENGTH)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("-"),
+            started.elapsed().as_secs_f64() * 1e3
+        );
+    }
+    Ok(resp)
+}
