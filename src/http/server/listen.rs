@@ -5,17 +5,98 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use std::sync::mpsc as std_mpsc;
+use std::thread::JoinHandle;
+
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
+use tokio::runtime::Runtime;
+use tokio::sync::{Semaphore, watch};
 
-use super::State;
 use super::routes::handle;
-use crate::error::Result;
+use super::{ServeConfig, State};
+use crate::error::{Error, Result};
+
+/// A server thread, ended by `true` on the stop channel.
+pub(super) type Worker = JoinHandle<Result<()>>;
+
+/// Starts `threads` workers on `state.config.listen`, one at a time so that
+/// a bind failure is reported before anything serves; returns the address
+/// bound (the port the first worker got for `:0`) and the workers.
+pub(super) fn start_workers(
+    state: &Arc<State>,
+    permits: &Arc<Semaphore>,
+    threads: usize,
+    stop_tx: &watch::Sender<bool>,
+    stop_rx: &watch::Receiver<bool>,
+) -> Result<(SocketAddr, Vec<Worker>)> {
+    let mut addr = state.config.listen;
+    let mut workers = Vec::new();
+    for i in 0..threads {
+        let (ready_tx, ready_rx) = std_mpsc::channel::<std::io::Result<SocketAddr>>();
+        let (worker_state, permits, stop) = (state.clone(), permits.clone(), stop_rx.clone());
+        let bind_to = addr;
+        workers.push(std::thread::spawn(move || {
+            worker(worker_state, permits, stop, bind_to, ready_tx)
+        }));
+        match ready_rx.recv() {
+            // The first listener settles the port (--listen ...:0 picks one).
+            Ok(Ok(bound)) if i == 0 => addr = bound,
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => {
+                let _ = stop_tx.send(true);
+                return Err(Error::usage(format!(
+                    "--listen {}: cannot listen there ({e}); pick another address or port",
+                    state.config.listen
+                )));
+            }
+            Err(_) => return Err(Error::usage("a server thread failed to start")),
+        }
+    }
+    Ok((addr, workers))
+}
+
+/// One worker thread: its own single-threaded runtime and listener, serving
+/// until `stop` turns true. Tells `ready` where it listens (or why it
+/// cannot) before serving.
+fn worker(
+    state: Arc<State>,
+    permits: Arc<Semaphore>,
+    mut stop: watch::Receiver<bool>,
+    bind_to: SocketAddr,
+    ready: std_mpsc::Sender<std::io::Result<SocketAddr>>,
+) -> Result<()> {
+    let runtime = runtime(&state.config)?;
+    runtime.block_on(async move {
+        let listener = match shared_listener(bind_to) {
+            Ok(l) => {
+                let _ = ready.send(Ok(l.local_addr().unwrap_or(bind_to)));
+                l
+            }
+            Err(e) => {
+                let _ = ready.send(Err(e));
+                return Ok(());
+            }
+        };
+        run(state, permits, listener, async move {
+            let _ = stop.wait_for(|v| *v).await;
+        })
+        .await
+    })
+}
+
+/// A single-threaded runtime: each thread keeps its connections, so they
+/// never need moving between threads.
+pub(super) fn runtime(config: &ServeConfig) -> Result<Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::io("cannot start the runtime for", config.target.path(), e))
+}
 
 /// Accepts on `listener` until `shutdown` resolves, then lets open requests
 /// finish (up to 10 s). `permits` bounds connections across all listeners.
-pub(super) async fn run(
+async fn run(
     state: Arc<State>,
     permits: Arc<Semaphore>,
     listener: TcpListener,
@@ -79,7 +160,7 @@ pub(super) fn raise_fd_limit() {
 
 /// A listener on `addr` that other threads may share (SO_REUSEPORT): the
 /// kernel spreads connections across them.
-pub(super) fn shared_listener(addr: SocketAddr) -> std::io::Result<TcpListener> {
+fn shared_listener(addr: SocketAddr) -> std::io::Result<TcpListener> {
     let socket = if addr.is_ipv4() {
         tokio::net::TcpSocket::new_v4()?
     } else {

@@ -23,7 +23,7 @@ use tokio::sync::Semaphore;
 use crate::error::{Error, Result};
 use crate::store::{self, Access};
 use crate::target::Target;
-use listen::{raise_fd_limit, run, shared_listener};
+use listen::{raise_fd_limit, runtime, start_workers};
 use session::ServerRef;
 
 pub use listen::shutdown_signal;
@@ -90,55 +90,7 @@ pub fn serve(config: ServeConfig) -> Result<()> {
         .map(|n| n.get())
         .unwrap_or(1);
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-    let mut addr = state.config.listen;
-    let mut workers = Vec::new();
-    for i in 0..threads {
-        let (ready_tx, ready_rx) = std::sync::mpsc::channel::<std::io::Result<SocketAddr>>();
-        let (worker_state, permits, mut stop) = (state.clone(), permits.clone(), stop_rx.clone());
-        let bind_to = addr;
-        workers.push(std::thread::spawn(move || -> Result<()> {
-            let state = worker_state;
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .map_err(|e| {
-                    Error::io(
-                        "cannot start the runtime for",
-                        state.config.target.path(),
-                        e,
-                    )
-                })?;
-            runtime.block_on(async move {
-                let listener = match shared_listener(bind_to) {
-                    Ok(l) => {
-                        let _ = ready_tx.send(Ok(l.local_addr().unwrap_or(bind_to)));
-                        l
-                    }
-                    Err(e) => {
-                        let _ = ready_tx.send(Err(e));
-                        return Ok(());
-                    }
-                };
-                run(state, permits, listener, async move {
-                    let _ = stop.wait_for(|v| *v).await;
-                })
-                .await
-            })
-        }));
-        match ready_rx.recv() {
-            // The first listener settles the port (--listen ...:0 picks one).
-            Ok(Ok(bound)) if i == 0 => addr = bound,
-            Ok(Ok(_)) => {}
-            Ok(Err(e)) => {
-                let _ = stop_tx.send(true);
-                return Err(Error::usage(format!(
-                    "--listen {}: cannot listen there ({e}); pick another address or port",
-                    state.config.listen
-                )));
-            }
-            Err(_) => return Err(Error::usage("a server thread failed to start")),
-        }
-    }
+    let (addr, workers) = start_workers(&state, &permits, threads, &stop_tx, &stop_rx)?;
     eprintln!(
         "serving {} ({} blobs, keys {}..={}) {} on http://{addr}/blobs/{{key}} ({threads} threads); Ctrl-C stops",
         state.config.target,
@@ -151,16 +103,7 @@ pub fn serve(config: ServeConfig) -> Result<()> {
             "read-only"
         }
     );
-    let signals = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| {
-            Error::io(
-                "cannot start the runtime for",
-                state.config.target.path(),
-                e,
-            )
-        })?;
+    let signals = runtime(&state.config)?;
     signals.block_on(shutdown_signal());
     let _ = stop_tx.send(true);
     for w in workers {

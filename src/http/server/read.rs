@@ -10,8 +10,24 @@ use tokio::sync::mpsc;
 use super::body::{ResponseBody, empty, full, streamed};
 use super::range::{RangeRequest, parse_range};
 use super::routes::status;
-use super::session::with_session;
+use super::session::{ServerRef, with_session};
 use super::{CHUNK, State};
+use crate::error::Result;
+
+/// A blob as first looked up: enough to answer every header.
+struct Found {
+    size: u64,
+    etag: Option<String>,
+    /// The whole content, when the blob fits in one chunk (never for HEAD).
+    small: Option<Bytes>,
+}
+
+/// The bytes a reply carries: the whole blob (200) or one range (206).
+struct Span {
+    code: StatusCode,
+    start: u64,
+    len: u64,
+}
 
 pub(super) async fn get_blob(
     state: &State,
@@ -19,99 +35,142 @@ pub(super) async fn get_blob(
     key: u64,
 ) -> Response<ResponseBody> {
     let head = req.method() == Method::HEAD;
+    let found = match look_up(&state.server, key, head) {
+        Ok(Some(found)) => found,
+        Ok(None) => return status(StatusCode::NOT_FOUND, "no such blob"),
+        Err(e) => return status(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+    };
+    if let Some(tag) = &found.etag
+        && none_match_hits(req, tag)
+    {
+        return not_modified(tag);
+    }
     let range_header = req
         .headers()
         .get(header::RANGE)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string);
-    // Size, validator and (for a small blob) the bytes, in one step on this
-    // worker thread: a page-cache hit costs microseconds, less than a hop
-    // to the blocking pool. Large blobs are streamed from the blocking pool.
-    let server = state.server.clone();
-    let found = with_session(&server, |s| {
+        .and_then(|v| v.to_str().ok());
+    let span = match parse_range(range_header, found.size) {
+        RangeRequest::Whole => Span {
+            code: StatusCode::OK,
+            start: 0,
+            len: found.size,
+        },
+        RangeRequest::Part { start, end } => Span {
+            code: StatusCode::PARTIAL_CONTENT,
+            start,
+            len: end - start + 1,
+        },
+        RangeRequest::Unsatisfiable => return range_not_satisfiable(found.size),
+    };
+    let body = if head || span.len == 0 {
+        empty()
+    } else if let Some(all) = &found.small {
+        if all.len() as u64 != found.size {
+            return status(StatusCode::CONFLICT, "the blob changed while being read");
+        }
+        full(all.slice(span.start as usize..(span.start + span.len) as usize))
+    } else {
+        stream(state.server.clone(), key, span.start, span.len)
+    };
+    blob_reply(body, &span, &found)
+}
+
+/// Size, validator and (for a small blob) the bytes, in one step on this
+/// worker thread: a page-cache hit costs microseconds, less than a hop to
+/// the blocking pool. Large blobs are streamed from the blocking pool.
+fn look_up(server: &ServerRef, key: u64, head: bool) -> Result<Option<Found>> {
+    with_session(server, |s| {
         let max = if head { 0 } else { CHUNK as u64 };
         let Some((size, small)) = s.fetch_small(key, max)? else {
             return Ok(None);
         };
         let etag = s.etag(key, size)?;
-        Ok(Some((size, etag, small.map(Bytes::from))))
-    });
-    let (size, etag, small) = match found {
-        Ok(Some(x)) => x,
-        Ok(None) => return status(StatusCode::NOT_FOUND, "no such blob"),
-        Err(e) => return status(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
-    };
-    if let Some(tag) = &etag
-        && let Some(inm) = req
-            .headers()
-            .get(header::IF_NONE_MATCH)
-            .and_then(|v| v.to_str().ok())
-        && inm
-            .split(',')
-            .map(str::trim)
-            .any(|t| t == "*" || t == tag || t.strip_prefix("W/") == Some(tag))
-    {
-        let mut r = Response::new(empty());
-        *r.status_mut() = StatusCode::NOT_MODIFIED;
-        r.headers_mut()
-            .insert(header::ETAG, HeaderValue::from_str(tag).expect("ascii"));
-        return r;
-    }
-    let (code, start, len) = match parse_range(range_header.as_deref(), size) {
-        RangeRequest::Whole => (StatusCode::OK, 0, size),
-        RangeRequest::Part { start, end } => (StatusCode::PARTIAL_CONTENT, start, end - start + 1),
-        RangeRequest::Unsatisfiable => {
-            let mut r = status(StatusCode::RANGE_NOT_SATISFIABLE, "range not satisfiable");
-            r.headers_mut().insert(
-                header::CONTENT_RANGE,
-                HeaderValue::from_str(&format!("bytes */{size}")).expect("ascii"),
-            );
-            return r;
-        }
-    };
-    let body = if head || len == 0 {
-        empty()
-    } else if let Some(all) = small {
-        if all.len() as u64 != size {
-            return status(StatusCode::CONFLICT, "the blob changed while being read");
-        }
-        full(all.slice(start as usize..(start + len) as usize))
-    } else {
-        let (tx, rx) = mpsc::channel(4);
-        let server = state.server.clone();
-        tokio::task::spawn_blocking(move || {
-            let streamed = with_session(&server, |s| {
-                s.read_stream(key, start, len, CHUNK, &mut |piece| {
-                    tx.blocking_send(Ok(Bytes::from(piece))).is_ok()
-                })
-            });
-            let failure = match streamed {
-                Ok(n) if n == len => return,
-                Ok(_) if tx.is_closed() => return, // the client went away
-                Ok(_) => std::io::Error::other("the blob shrank while being read"),
-                Err(e) => std::io::Error::other(e.to_string()),
-            };
-            let _ = tx.blocking_send(Err(failure));
+        Ok(Some(Found {
+            size,
+            etag,
+            small: small.map(Bytes::from),
+        }))
+    })
+}
+
+/// Whether `If-None-Match` names the blob's current version (or `*`); weak
+/// tags count too, as RFC 9110 compares them weakly for GET.
+fn none_match_hits(req: &Request<Incoming>, tag: &str) -> bool {
+    req.headers()
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|inm| {
+            inm.split(',')
+                .map(str::trim)
+                .any(|t| t == "*" || t == tag || t.strip_prefix("W/") == Some(tag))
+        })
+}
+
+fn not_modified(tag: &str) -> Response<ResponseBody> {
+    let mut r = Response::new(empty());
+    *r.status_mut() = StatusCode::NOT_MODIFIED;
+    r.headers_mut()
+        .insert(header::ETAG, HeaderValue::from_str(tag).expect("ascii"));
+    r
+}
+
+/// 416, with the size the client should have asked within.
+fn range_not_satisfiable(size: u64) -> Response<ResponseBody> {
+    let mut r = status(StatusCode::RANGE_NOT_SATISFIABLE, "range not satisfiable");
+    r.headers_mut().insert(
+        header::CONTENT_RANGE,
+        HeaderValue::from_str(&format!("bytes */{size}")).expect("ascii"),
+    );
+    r
+}
+
+/// `len` bytes of blob `key` from `start`, read on the blocking pool and
+/// sent as they come: a large blob is never held whole in memory. A blob
+/// that shrinks or fails mid-way ends the body with an error, so the client
+/// cannot take a short read for the whole blob.
+fn stream(server: ServerRef, key: u64, start: u64, len: u64) -> ResponseBody {
+    let (tx, rx) = mpsc::channel(4);
+    tokio::task::spawn_blocking(move || {
+        let sent = with_session(&server, |s| {
+            s.read_stream(key, start, len, CHUNK, &mut |piece| {
+                tx.blocking_send(Ok(Bytes::from(piece))).is_ok()
+            })
         });
-        streamed(rx, len)
-    };
+        let failure = match sent {
+            Ok(n) if n == len => return,
+            Ok(_) if tx.is_closed() => return, // the client went away
+            Ok(_) => std::io::Error::other("the blob shrank while being read"),
+            Err(e) => std::io::Error::other(e.to_string()),
+        };
+        let _ = tx.blocking_send(Err(failure));
+    });
+    streamed(rx, len)
+}
+
+/// The headers of a 200 or 206 around `body`.
+fn blob_reply(body: ResponseBody, span: &Span, found: &Found) -> Response<ResponseBody> {
     let mut r = Response::new(body);
-    *r.status_mut() = code;
+    *r.status_mut() = span.code;
     let h = r.headers_mut();
     h.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/octet-stream"),
     );
-    h.insert(header::CONTENT_LENGTH, HeaderValue::from(len));
+    h.insert(header::CONTENT_LENGTH, HeaderValue::from(span.len));
     h.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
-    if let Some(tag) = &etag {
+    if let Some(tag) = &found.etag {
         h.insert(header::ETAG, HeaderValue::from_str(tag).expect("ascii"));
     }
-    if code == StatusCode::PARTIAL_CONTENT {
+    if span.code == StatusCode::PARTIAL_CONTENT {
         h.insert(
             header::CONTENT_RANGE,
-            HeaderValue::from_str(&format!("bytes {}-{}/{size}", start, start + len - 1))
-                .expect("ascii"),
+            HeaderValue::from_str(&format!(
+                "bytes {}-{}/{}",
+                span.start,
+                span.start + span.len - 1,
+                found.size
+            ))
+            .expect("ascii"),
         );
     }
     r

@@ -1,6 +1,9 @@
 //! PUT and DELETE of a blob on a writable server: the bearer token, the
 //! size limit, and durable, serialized writes.
 
+use std::time::Duration;
+
+use bytes::Bytes;
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderValue};
@@ -9,7 +12,9 @@ use hyper::{Method, Request, Response, StatusCode};
 use super::State;
 use super::body::{ResponseBody, empty};
 use super::routes::{method_not_allowed, status};
-use super::session::with_session;
+use super::session::{ServerRef, with_session};
+use crate::error::Result;
+use crate::store::Session;
 
 /// Serializes writes from all worker threads (one writer at a time, as
 /// SQLite allows anyway; for files it keeps create-or-replace atomic).
@@ -30,111 +35,156 @@ pub(super) async fn write_blob(
     req: Request<Incoming>,
     key: u64,
 ) -> Response<ResponseBody> {
-    let Some(w) = state.config.writable.clone() else {
+    let Some(w) = &state.config.writable else {
         return method_not_allowed(false);
     };
-    let authorized = req
-        .headers()
+    if !authorized(&req, &w.token) {
+        return unauthorized();
+    }
+    if req.method() == Method::DELETE {
+        return delete_blob(state.server.clone(), key).await;
+    }
+    put_blob(state, req, key, w.max_blob_size).await
+}
+
+fn authorized(req: &Request<Incoming>, token: &str) -> bool {
+    req.headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
-        .is_some_and(|t| constant_time_eq(t.as_bytes(), w.token.as_bytes()));
-    if !authorized {
-        let mut r = status(
-            StatusCode::UNAUTHORIZED,
-            "a valid bearer token is needed to write",
-        );
-        r.headers_mut()
-            .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-        return r;
+        .is_some_and(|t| constant_time_eq(t.as_bytes(), token.as_bytes()))
+}
+
+/// 401, naming the scheme the client should retry with (RFC 9110 requires
+/// `WWW-Authenticate`).
+fn unauthorized() -> Response<ResponseBody> {
+    let mut r = status(
+        StatusCode::UNAUTHORIZED,
+        "a valid bearer token is needed to write",
+    );
+    r.headers_mut()
+        .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    r
+}
+
+async fn delete_blob(server: ServerRef, key: u64) -> Response<ResponseBody> {
+    let deleted = write_alone(server, move |s| {
+        if s.size(key)?.is_none() {
+            return Ok(false);
+        }
+        s.delete(key)?;
+        Ok(true)
+    })
+    .await;
+    match deleted {
+        Ok(true) => status(StatusCode::NO_CONTENT, ""),
+        Ok(false) => status(StatusCode::NOT_FOUND, "no such blob"),
+        Err(e) => status(StatusCode::INTERNAL_SERVER_ERROR, &e),
     }
-    let server = state.server.clone();
-    if req.method() == Method::DELETE {
-        let done = tokio::task::spawn_blocking(move || {
-            let _guard = WRITE_LOCK.lock().unwrap_or_else(|p| p.into_inner());
-            with_session(&server, |s| {
-                if s.size(key)?.is_none() {
-                    return Ok(false);
-                }
-                s.delete(key)?;
-                Ok(true)
-            })
-        })
-        .await;
-        return match done {
-            Ok(Ok(true)) => status(StatusCode::NO_CONTENT, ""),
-            Ok(Ok(false)) => status(StatusCode::NOT_FOUND, "no such blob"),
-            Ok(Err(e)) => status(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
-            Err(e) => status(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+}
+
+/// Reads the whole body first, so a slow or oversized upload never holds
+/// the write lock.
+async fn put_blob(
+    state: &State,
+    req: Request<Incoming>,
+    key: u64,
+    max_blob_size: u64,
+) -> Response<ResponseBody> {
+    let data = match read_body(req, max_blob_size, state.config.body_timeout).await {
+        Ok(data) => data,
+        Err(refused) => return refused,
+    };
+    let written = write_alone(state.server.clone(), move |s| {
+        let created = if s.size(key)?.is_some() {
+            s.update(key, &data)?;
+            false
+        } else {
+            s.insert(key, &data)?;
+            true
         };
+        let size = s.size(key)?.unwrap_or(0);
+        Ok((created, s.etag(key, size)?))
+    })
+    .await;
+    match written {
+        Ok((created, etag)) => put_reply(key, created, etag.as_deref()),
+        Err(e) => status(StatusCode::INTERNAL_SERVER_ERROR, &e),
     }
-    // PUT: refuse an announced oversize body before reading any of it.
+}
+
+/// A PUT's body, or the reply refusing it: too large (413), too slow (408)
+/// or broken off (400).
+async fn read_body(
+    req: Request<Incoming>,
+    max_blob_size: u64,
+    timeout: Duration,
+) -> std::result::Result<Bytes, Response<ResponseBody>> {
+    // Refuse an announced oversize body before reading any of it.
     let announced = req
         .headers()
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
-    if announced.is_some_and(|n| n > w.max_blob_size) {
-        return too_large(w.max_blob_size);
+    if announced.is_some_and(|n| n > max_blob_size) {
+        return Err(too_large(max_blob_size));
     }
-    let limited = http_body_util::Limited::new(req.into_body(), w.max_blob_size as usize);
-    let data = match tokio::time::timeout(state.config.body_timeout, limited.collect()).await {
-        Err(_) => {
-            return status(
-                StatusCode::REQUEST_TIMEOUT,
-                "the body did not arrive in time",
-            );
-        }
-        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => {
-            return too_large(w.max_blob_size);
-        }
-        Ok(Err(e)) => {
-            return status(
-                StatusCode::BAD_REQUEST,
-                &format!("cannot read the body: {e}"),
-            );
-        }
-        Ok(Ok(c)) => c.to_bytes(),
-    };
-    let done = tokio::task::spawn_blocking(move || {
-        let _guard = WRITE_LOCK.lock().unwrap_or_else(|p| p.into_inner());
-        with_session(&server, |s| {
-            let created = if s.size(key)?.is_some() {
-                s.update(key, &data)?;
-                false
-            } else {
-                s.insert(key, &data)?;
-                true
-            };
-            let size = s.size(key)?.unwrap_or(0);
-            Ok((created, s.etag(key, size)?))
-        })
-    })
-    .await;
-    match done {
-        Ok(Ok((created, etag))) => {
-            let mut r = if created {
-                let mut r = Response::new(empty());
-                *r.status_mut() = StatusCode::CREATED;
-                r.headers_mut().insert(
-                    header::LOCATION,
-                    HeaderValue::from_str(&format!("/blobs/{key}")).expect("ascii"),
-                );
-                r
-            } else {
-                status(StatusCode::NO_CONTENT, "")
-            };
-            if let Some(tag) = etag {
-                r.headers_mut()
-                    .insert(header::ETAG, HeaderValue::from_str(&tag).expect("ascii"));
-            }
-            r
-        }
-        Ok(Err(e)) => status(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
-        Err(e) => status(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+    let limited = http_body_util::Limited::new(req.into_body(), max_blob_size as usize);
+    match tokio::time::timeout(timeout, limited.collect()).await {
+        Err(_) => Err(status(
+            StatusCode::REQUEST_TIMEOUT,
+            "the body did not arrive in time",
+        )),
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => Err(too_large(max_blob_size)),
+        Ok(Err(e)) => Err(status(
+            StatusCode::BAD_REQUEST,
+            &format!("cannot read the body: {e}"),
+        )),
+        Ok(Ok(c)) => Ok(c.to_bytes()),
     }
 }
 
+/// Runs `f` on the blocking pool as the only writer, durable when it
+/// returns (see `with_session`). A failure, of the store or of the task,
+/// comes back as the text a 500 reply carries.
+async fn write_alone<T: Send + 'static>(
+    server: ServerRef,
+    f: impl FnOnce(&mut dyn Session) -> Result<T> + Send + 'static,
+) -> std::result::Result<T, String> {
+    let done = tokio::task::spawn_blocking(move || {
+        let _guard = WRITE_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+        with_session(&server, f)
+    })
+    .await;
+    match done {
+        Ok(Ok(x)) => Ok(x),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// 201 with the new blob's address, or 204 for a replaced one; either with
+/// the new version's tag, so the writer can make conditional reads at once.
+fn put_reply(key: u64, created: bool, etag: Option<&str>) -> Response<ResponseBody> {
+    let mut r = if created {
+        let mut r = Response::new(empty());
+        *r.status_mut() = StatusCode::CREATED;
+        r.headers_mut().insert(
+            header::LOCATION,
+            HeaderValue::from_str(&format!("/blobs/{key}")).expect("ascii"),
+        );
+        r
+    } else {
+        status(StatusCode::NO_CONTENT, "")
+    };
+    if let Some(tag) = etag {
+        r.headers_mut()
+            .insert(header::ETAG, HeaderValue::from_str(tag).expect("ascii"));
+    }
+    r
+}
+
+/// 413, naming the limit and the option that sets it.
 fn too_large(max: u64) -> Response<ResponseBody> {
     status(
         StatusCode::PAYLOAD_TOO_LARGE,
