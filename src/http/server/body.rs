@@ -13,12 +13,14 @@ use tokio::sync::mpsc;
 /// Every response's body, boxed so whole and streamed replies share a type.
 pub(super) type ResponseBody = BoxBody<Bytes, std::io::Error>;
 
+/// A body already in memory.
 pub(super) fn full(data: impl Into<Bytes>) -> ResponseBody {
     Full::new(data.into())
         .map_err(|never| match never {})
         .boxed()
 }
 
+/// No body: HEAD, 304, 201 and empty blobs.
 pub(super) fn empty() -> ResponseBody {
     Empty::new().map_err(|never| match never {}).boxed()
 }
@@ -31,7 +33,9 @@ pub(super) fn streamed(rx: mpsc::Receiver<std::io::Result<Bytes>>, len: u64) -> 
 
 /// A response body fed by a blocking reader through a bounded channel.
 struct ChannelBody {
+    /// Pieces in order; an error ends the body.
     rx: mpsc::Receiver<std::io::Result<Bytes>>,
+    /// Announced up front, so hyper sends Content-Length, not chunks.
     len: u64,
 }
 

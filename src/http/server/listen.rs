@@ -135,7 +135,8 @@ async fn run(
     Ok(())
 }
 
-/// SIGINT or SIGTERM.
+/// Resolves on SIGINT or SIGTERM: either stops the server gracefully, so
+/// Ctrl-C and a service manager's stop both let open requests finish.
 pub async fn shutdown_signal() {
     use tokio::signal::unix::{SignalKind, signal};
     let mut term = signal(SignalKind::terminate()).expect("signal handler");

@@ -1,10 +1,12 @@
-//! `blobbench serve`: an HTTP blob server over any target.
+//! `blobbench serve`: an HTTP blob server over any target. This file holds
+//! its configuration and the entry point that starts the worker threads;
+//! each other concept has its own file.
 //!
-//! Reads run on tokio's blocking pool; each blocking thread keeps its own
-//! read-only store (for SQLite, its own connection: a pool of readers with
-//! no global lock; for files, plain reads). Blobs up to one chunk are read
-//! in one call; larger ones are streamed chunk by chunk (SQLite's
-//! incremental blob API, pread on files), never loaded whole.
+//! Each thread keeps its own store session (for SQLite, its own
+//! connection: a pool of readers with no global lock; for files, plain
+//! reads). Blobs up to one chunk are read in one call; larger ones are
+//! streamed chunk by chunk (SQLite's incremental blob API, pread on files),
+//! never loaded whole.
 
 mod body;
 mod listen;
@@ -34,23 +36,33 @@ pub use write::constant_time_eq;
 /// Pieces a large blob is streamed in.
 pub const CHUNK: usize = 256 * 1024;
 
+/// Everything `serve` needs, already checked by the command line.
 #[derive(Debug, Clone)]
 pub struct ServeConfig {
+    /// The store served; opened once per worker thread.
     pub target: Target,
+    /// Address to bind; port 0 picks a free one (the banner names it).
     pub listen: SocketAddr,
+    /// Open connections at most, across all threads; more wait in the
+    /// kernel's backlog instead of being refused.
     pub max_connections: usize,
     /// A client must send its request headers within this time.
     pub header_timeout: Duration,
     /// ... and a PUT's body within this time.
     pub body_timeout: Duration,
+    /// One access-log line per request on stderr.
     pub log: bool,
     /// PUT and DELETE allowed (bearer token, size limit); None: read-only.
     pub writable: Option<Writable>,
 }
 
+/// What lets a client write: the token it must present and the largest
+/// blob it may send.
 #[derive(Clone)]
 pub struct Writable {
+    /// Bearer token PUT and DELETE must carry; compared in constant time.
     pub token: String,
+    /// Larger PUT bodies are refused (413) before or while being read.
     pub max_blob_size: u64,
 }
 
@@ -63,7 +75,9 @@ impl std::fmt::Debug for Writable {
 
 /// What every request of one server shares.
 struct State {
+    /// As given to `serve`.
     config: ServeConfig,
+    /// Where each thread finds its session.
     server: ServerRef,
 }
 

@@ -16,7 +16,9 @@ use crate::error::Result;
 
 /// A blob as first looked up: enough to answer every header.
 struct Found {
+    /// Bytes in the blob.
     size: u64,
+    /// Its version, when the store can tell one (for If-None-Match).
     etag: Option<String>,
     /// The whole content, when the blob fits in one chunk (never for HEAD).
     small: Option<Bytes>,
@@ -24,11 +26,15 @@ struct Found {
 
 /// The bytes a reply carries: the whole blob (200) or one range (206).
 struct Span {
+    /// 200 or 206.
     code: StatusCode,
+    /// First byte sent.
     start: u64,
+    /// Bytes sent.
     len: u64,
 }
 
+/// GET or HEAD of blob `key`.
 pub(super) async fn get_blob(
     state: &State,
     req: &Request<Incoming>,
@@ -106,6 +112,7 @@ fn none_match_hits(req: &Request<Incoming>, tag: &str) -> bool {
         })
 }
 
+/// 304: the client's copy is current; the tag confirms which one.
 fn not_modified(tag: &str) -> Response<ResponseBody> {
     let mut r = Response::new(empty());
     *r.status_mut() = StatusCode::NOT_MODIFIED;

@@ -44,6 +44,7 @@ pub(super) fn method_not_allowed(writable: bool) -> Response<ResponseBody> {
     r
 }
 
+/// The reply to one request, by path and method.
 async fn route(state: &State, req: Request<Incoming>) -> Response<ResponseBody> {
     let header_bytes: usize = req
         .headers()

@@ -21,8 +21,11 @@ static SERVER_IDS: AtomicU64 = AtomicU64::new(1);
 /// What a worker thread needs to find (or open) its session.
 #[derive(Clone)]
 pub(super) struct ServerRef {
+    /// Tells a session opened for this server from one for an earlier server.
     id: u64,
+    /// The store to open.
     target: Target,
+    /// Read-write only for a writable server.
     access: Access,
 }
 

@@ -47,6 +47,7 @@ pub(super) async fn write_blob(
     put_blob(state, req, key, w.max_blob_size).await
 }
 
+/// Whether the request carries the server's bearer token.
 fn authorized(req: &Request<Incoming>, token: &str) -> bool {
     req.headers()
         .get(header::AUTHORIZATION)
@@ -67,6 +68,7 @@ fn unauthorized() -> Response<ResponseBody> {
     r
 }
 
+/// DELETE: 204, or 404 when there was nothing to delete.
 async fn delete_blob(server: ServerRef, key: u64) -> Response<ResponseBody> {
     let deleted = write_alone(server, move |s| {
         if s.size(key)?.is_none() {
