@@ -1,12 +1,12 @@
-//! Listening: the sockets, the accept loop with its connection limit and
-//! graceful stop, and the signals that end it.
+//! Listening: the worker threads with their shared-port sockets, the accept
+//! loop with its connection limit and graceful stop, and the signals that
+//! end it.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
-
 use std::sync::mpsc as std_mpsc;
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
@@ -20,9 +20,10 @@ use crate::error::{Error, Result};
 /// A server thread, ended by `true` on the stop channel.
 pub(super) type Worker = JoinHandle<Result<()>>;
 
-/// Starts `threads` workers on `state.config.listen`, one at a time so that
-/// a bind failure is reported before anything serves; returns the address
-/// bound (the port the first worker got for `:0`) and the workers.
+/// Starts `threads` workers on `state.config.listen`, one after another:
+/// the first settles the port the others share (for `:0`), and a bind
+/// failure stops the start-up with a usage error. Returns the address
+/// bound and the workers.
 pub(super) fn start_workers(
     state: &Arc<State>,
     permits: &Arc<Semaphore>,
