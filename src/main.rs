@@ -2,7 +2,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use blobbench::cli::{Cli, Command, SuiteCommand, normalize_kvtest_args};
+use blobbench::cli::{Cli, normalize_kvtest_args};
 
 fn main() -> ExitCode {
     let args = normalize_kvtest_args(std::env::args().collect());
@@ -30,24 +30,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let outcome = match &cli.command {
-        Command::Init(a) => blobbench::command::init::run(a),
-        Command::Export(a) => blobbench::command::export::run(a),
-        Command::Run(a) => blobbench::command::run::run(a),
-        Command::Quick(a) => blobbench::suite::quick::run(a),
-        Command::Suite(SuiteCommand::FasterThanFs(a)) => blobbench::suite::fasterthanfs::run(a),
-        Command::Suite(SuiteCommand::InternalExternal(a)) => {
-            blobbench::suite::internal_external::run(a)
-        }
-        Command::Suite(SuiteCommand::Lob(a)) => blobbench::suite::lob::run(a),
-        Command::Suite(SuiteCommand::Http(a)) => blobbench::suite::http::run(a),
-        Command::Sweep(a) => blobbench::suite::sweep::run(a),
-        Command::Serve(a) => blobbench::command::serve::run(a),
-        Command::Load(a) => blobbench::command::load::run(a),
-        Command::Report(a) => blobbench::command::report::run(a),
-        Command::Advise(a) => blobbench::suite::advise::run(a),
-        Command::Compare(a) => blobbench::command::compare::run(a),
-    };
+    let outcome = blobbench::command::dispatch(&cli.command);
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -4,14 +4,14 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::units::parse_number;
 
 /// SQLite connection settings a target string may carry. `None` leaves the
 /// database's (or the run's) own setting alone.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SqliteSettings {
     pub page_size: Option<u32>,
     pub journal_mode: Option<String>,
@@ -21,7 +21,7 @@ pub struct SqliteSettings {
     pub locking_mode: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Target {
     /// Blobs inside the database, table `kv(k INTEGER PRIMARY KEY, v BLOB)` as kvtest.
@@ -55,7 +55,7 @@ pub enum Target {
 
 /// A server's address. The connection string (which may hold a password)
 /// is never serialized or printed; `display` is the same URL without it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ServerUrl {
     #[serde(skip)]
     pub connect: String,
@@ -63,7 +63,7 @@ pub struct ServerUrl {
     pub display: PathBuf,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum PgMode {
     /// bytea column, TOASTed out of line, uncompressed (storage EXTERNAL).
@@ -72,7 +72,7 @@ pub enum PgMode {
     Lo,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum MysqlEngine {
     Innodb,

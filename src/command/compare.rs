@@ -2,11 +2,10 @@
 
 use crate::cli::CompareArgs;
 use crate::error::{Error, Result};
-use crate::measure::environment::Environment;
 use crate::report::compare::{Change, Verdict, compare};
-use crate::report::result::{self, ResultDocument};
 use crate::report::table::Table;
-use crate::report::view::{self, text};
+use crate::report::view::text;
+use crate::result::ResultDocument;
 use crate::units::human_duration_ns;
 
 pub fn run(args: &CompareArgs) -> Result<()> {
@@ -17,10 +16,12 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         )));
     }
     if let Some(j) = &args.json {
-        result::check_can_write(j)?;
+        crate::command::output::check_result_target(j)?;
     }
-    let before = view::load(&args.before)?;
-    let after = view::load(&args.after)?;
+    // Bridge while compare moves to the typed result: it reads the JSON form.
+    let as_value = |d: crate::result::ResultDocument| serde_json::to_value(d).unwrap_or_default();
+    let before = as_value(crate::result::load(&args.before)?);
+    let after = as_value(crate::result::load(&args.after)?);
     let c = compare(&before, &after, args.threshold / 100.0);
     let describe = |doc: &serde_json::Value, path: &std::path::Path| {
         format!(
@@ -94,13 +95,19 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         }
     }
     if let Some(j) = &args.json {
-        let mut doc = ResultDocument::new("compare", Environment::capture(None));
-        doc.tables = serde_json::json!({
-            "compare": c,
-            "before": args.before.display().to_string(),
-            "after": args.after.display().to_string(),
-        });
-        result::write(&mut doc, j)?;
+        let mut doc = ResultDocument::new(
+            "compare",
+            crate::store::capture_environment(None),
+            crate::result::Tables::Other(serde_json::Value::Null),
+        );
+        doc.tables = crate::result::Tables::Compare(crate::result::compare::CompareTables(
+            serde_json::json!({
+                "compare": c,
+                "before": args.before.display().to_string(),
+                "after": args.after.display().to_string(),
+            }),
+        ));
+        crate::command::output::write_result(&mut doc, j)?;
     }
     if args.fail_on_slower && count(Verdict::Worse) > 0 {
         return Err(Error::Regression(count(Verdict::Worse)));

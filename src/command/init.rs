@@ -1,50 +1,13 @@
 //! `blobbench init`: create a dataset, as kvtest init does.
 
-use std::time::Instant;
-
 use serde_json::json;
 
 use crate::cli::InitArgs;
-use crate::dataset::{DatasetSpec, Manifest, spec_from_options};
+use crate::dataset::spec_from_options;
 use crate::error::{Error, Result};
-use crate::measure::environment::Environment;
-use crate::report::result::{self, ResultDocument};
-use crate::store::{self, SessionOptions, Store};
+use crate::result::ResultDocument;
 use crate::target::{JOURNAL_MODES, Target, one_of, parse_page_size};
 use crate::units::{human_bytes, human_duration_ns};
-
-/// Loads every blob of `spec` into a new target; returns the store.
-pub fn create_dataset(
-    target: &Target,
-    spec: &DatasetSpec,
-    show_progress: bool,
-) -> Result<(Box<dyn Store>, u64)> {
-    let manifest = Manifest::new(spec.clone());
-    let mut store = store::create(target, &manifest)?;
-    let pb = show_progress
-        .then(|| super::progress::bar(spec.count, &format!("creating {}", target.kind_name())));
-    let started = Instant::now();
-    {
-        let mut session = store.session(SessionOptions::default())?;
-        session.begin()?;
-        let mut buf = Vec::new();
-        for key in spec.first_key..=spec.last_key() {
-            spec.fill(key, 0, &mut buf);
-            session.insert(key, &buf)?;
-            if let Some(p) = &pb
-                && key % 256 == 0
-            {
-                p.inc(256);
-            }
-        }
-        session.commit()?;
-        session.checkpoint()?;
-    }
-    if let Some(p) = pb {
-        p.finish_and_clear();
-    }
-    Ok((store, started.elapsed().as_nanos() as u64))
-}
 
 pub fn run(args: &InitArgs) -> Result<()> {
     let mut target = Target::parse(&args.target)?;
@@ -73,9 +36,10 @@ pub fn run(args: &InitArgs) -> Result<()> {
         None => {}
     }
     if let Some(j) = &args.json {
-        result::check_can_write(j)?;
+        crate::command::output::check_result_target(j)?;
     }
-    let (store, load_ns) = create_dataset(&target, &spec, true)?;
+    let (store, load_ns) =
+        crate::store::create_dataset(&target, &spec, &super::progress::Bars::new())?;
     let bytes = spec.total_bytes();
     let space = store.space_used()?;
     println!(
@@ -89,9 +53,10 @@ pub fn run(args: &InitArgs) -> Result<()> {
     if let Some(path) = &args.json {
         let mut doc = ResultDocument::new(
             "init",
-            Environment::capture((!target.is_server()).then(|| target.path())),
+            crate::store::capture_environment((!target.is_server()).then(|| target.path())),
+            crate::result::Tables::Other(serde_json::Value::Null),
         );
-        doc.tables = json!({
+        doc.tables = crate::result::Tables::Init(crate::result::init::InitTables(json!({
             "init": {
                 "target": target.to_string(),
                 "spec": spec,
@@ -100,8 +65,8 @@ pub fn run(args: &InitArgs) -> Result<()> {
                 "space_bytes": space,
                 "load_ns": load_ns,
             }
-        });
-        result::write(&mut doc, path)?;
+        })));
+        crate::command::output::write_result(&mut doc, path)?;
     }
     Ok(())
 }

@@ -7,9 +7,8 @@ use serde_json::json;
 use crate::cli::LoadArgs;
 use crate::error::{Error, Result};
 use crate::http::load::{LevelResult, LoadPlan, Order, Url, parse_url, run_level};
-use crate::measure::environment::Environment;
-use crate::report::result::{self, ResultDocument};
 use crate::report::table::Table;
+use crate::result::ResultDocument;
 use crate::store::{self, Access};
 use crate::target::Target;
 use crate::units::human_duration_ns;
@@ -110,7 +109,7 @@ pub fn run(args: &LoadArgs) -> Result<()> {
         None => None,
     };
     if let Some(j) = &args.json {
-        result::check_can_write(j)?;
+        crate::command::output::check_result_target(j)?;
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -163,9 +162,15 @@ pub fn run(args: &LoadArgs) -> Result<()> {
         );
     }
     if let Some(j) = &args.json {
-        let mut doc = ResultDocument::new("load", Environment::capture(None));
-        doc.tables = json!({ "levels": results, "urls": urls.len(), "order": args.order, "rate": args.rate });
-        result::write(&mut doc, j)?;
+        let mut doc = ResultDocument::new(
+            "load",
+            crate::store::capture_environment(None),
+            crate::result::Tables::Other(serde_json::Value::Null),
+        );
+        doc.tables = crate::result::Tables::Load(crate::result::load::LoadTables(
+            json!({ "levels": results, "urls": urls.len(), "order": args.order, "rate": args.rate }),
+        ));
+        crate::command::output::write_result(&mut doc, j)?;
         println!("result written to {}", j.display());
     }
     let errors: u64 = results.iter().map(|r| r.errors.total()).sum();

@@ -1,11 +1,43 @@
-//! One module per subcommand; each turns parsed arguments into library calls
-//! and prints the human table.
+//! The edge: one module per subcommand. Each turns parsed arguments into
+//! typed options once, calls the library, prints the human table and writes
+//! the files asked for. Nothing below this layer prints or parses arguments.
 
+pub mod advise;
 pub mod compare;
 pub mod export;
+pub mod fasterthanfs;
+pub mod http;
 pub mod init;
+pub mod internal_external;
 pub mod load;
+pub mod lob;
+pub mod output;
 pub mod progress;
+pub mod quick;
 pub mod report;
 pub mod run;
 pub mod serve;
+pub mod sweep;
+
+use crate::cli::{Command, SuiteCommand};
+use crate::error::Result;
+
+/// Runs one parsed command line.
+pub fn dispatch(command: &Command) -> Result<()> {
+    match command {
+        Command::Init(a) => init::run(a),
+        Command::Export(a) => export::run(a),
+        Command::Run(a) => run::run(a),
+        Command::Quick(a) => quick::run(a),
+        Command::Suite(SuiteCommand::FasterThanFs(a)) => fasterthanfs::run(a),
+        Command::Suite(SuiteCommand::InternalExternal(a)) => internal_external::run(a),
+        Command::Suite(SuiteCommand::Lob(a)) => lob::run(a),
+        Command::Suite(SuiteCommand::Http(a)) => http::run(a),
+        Command::Sweep(a) => sweep::run(a),
+        Command::Serve(a) => serve::run(a),
+        Command::Load(a) => load::run(a),
+        Command::Report(a) => report::run(a),
+        Command::Advise(a) => advise::run(a),
+        Command::Compare(a) => compare::run(a),
+    }
+}

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::cli::ReportArgs;
 use crate::error::{Error, Result};
-use crate::report::{self, html, png, text, view};
+use crate::report::{html, png, text, view};
 
 /// Marks a folder blobbench filled with charts or tables; only such a folder
 /// (or an empty or new one) is written into.
@@ -13,9 +13,9 @@ const FOLDER_MARK: &str = ".blobbench-report";
 
 pub fn run(args: &ReportArgs) -> Result<()> {
     // Check every destination before reading or writing anything.
-    report::check_html_target("-o", &args.output)?;
+    crate::command::output::check_html_target("-o", &args.output)?;
     if let Some(md) = args.markdown.as_deref().filter(|p| *p != Path::new("-")) {
-        report::check_markdown_target("--markdown", md)?;
+        crate::command::output::check_markdown_target("--markdown", md)?;
     }
     for (option, dir) in [("--csv", &args.csv), ("--png", &args.png)] {
         if let Some(d) = dir {
@@ -30,10 +30,10 @@ pub fn run(args: &ReportArgs) -> Result<()> {
             )));
         }
     }
-    let docs: Vec<(serde_json::Value, String)> = args
+    let docs: Vec<(crate::result::ResultDocument, String)> = args
         .results
         .iter()
-        .map(|p| Ok((view::load(p)?, p.display().to_string())))
+        .map(|p| Ok((crate::result::load(p)?, p.display().to_string())))
         .collect::<Result<_>>()?;
     let sections = view::sections(&docs);
     // The rasterizer needs fonts; find out before writing anything.
@@ -43,7 +43,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         .map(|_| png::Rasterizer::new())
         .transpose()?;
 
-    report::write_atomically(&args.output, html::render(&sections).as_bytes())?;
+    crate::command::output::write_atomically(&args.output, html::render(&sections).as_bytes())?;
     let charts: usize = sections.iter().map(|s| s.figures.len()).sum();
     let tables: usize = sections.iter().map(|s| s.tables.len()).sum();
     println!(
@@ -56,7 +56,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         if md == Path::new("-") {
             print!("{text}");
         } else {
-            report::write_atomically(md, text.as_bytes())?;
+            crate::command::output::write_atomically(md, text.as_bytes())?;
             println!("markdown -> {}", md.display());
         }
     }
@@ -65,7 +65,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         for s in &sections {
             for t in &s.tables {
                 let path = dir.join(text::csv_name(s, t));
-                report::write_atomically(&path, &text::csv(t)?)?;
+                crate::command::output::write_atomically(&path, &text::csv(t)?)?;
             }
         }
         println!("csv: {tables} file(s) -> {}", dir.display());
@@ -75,7 +75,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         for s in &sections {
             for f in &s.figures {
                 let path = dir.join(format!("{}-{}.png", s.id, f.name));
-                report::write_atomically(&path, &r.png(&f.chart.to_svg())?)?;
+                crate::command::output::write_atomically(&path, &r.png(&f.chart.to_svg())?)?;
             }
         }
         println!("png: {charts} file(s) -> {}", dir.display());

@@ -2,10 +2,10 @@
 
 use crate::cli::{RunArgs, WriteStyleArg};
 use crate::error::{Error, Result};
-use crate::measure::environment::Environment;
 use crate::measure::stats::Summary;
-use crate::report::result::{self, ResultDocument};
+use crate::progress::Progress;
 use crate::report::table::Table;
+use crate::result::ResultDocument;
 use crate::store::{Access, ReadPath, WriteStyle};
 use crate::target::{JOURNAL_MODES, Target, one_of, parse_cache_size};
 use crate::units::{human_bytes, human_duration_ns};
@@ -255,11 +255,12 @@ pub fn print_run(r: &RunResult, stats: bool) {
 pub fn run(args: &RunArgs) -> Result<()> {
     let (plan, notes) = plan_from_args(args)?;
     if let Some(j) = &args.json {
-        result::check_can_write(j)?;
+        crate::command::output::check_result_target(j)?;
     }
-    let pb = super::progress::bar(0, &plan.name);
-    let mut r = execute(&plan, Some(&pb))?;
-    pb.finish_and_clear();
+    let bars = super::progress::Bars::new();
+    bars.start(&plan.name, 0);
+    let mut r = execute(&plan, &bars)?;
+    bars.finish();
     r.notes.extend(notes);
     let mut integrity = None;
     if args.integrity_check
@@ -283,11 +284,16 @@ pub fn run(args: &RunArgs) -> Result<()> {
     if let Some(path) = &args.json {
         let mut doc = ResultDocument::new(
             "run",
-            Environment::capture((!plan.target.is_server()).then(|| plan.target.path())),
+            crate::store::capture_environment(
+                (!plan.target.is_server()).then(|| plan.target.path()),
+            ),
+            crate::result::Tables::Other(serde_json::Value::Null),
         );
-        doc.tables = serde_json::json!({ "integrity_check": integrity });
+        doc.tables = crate::result::Tables::Run(crate::result::run::RunTables(
+            serde_json::json!({ "integrity_check": integrity }),
+        ));
         doc.runs.push(r);
-        result::write(&mut doc, path)?;
+        crate::command::output::write_result(&mut doc, path)?;
     }
     if integrity.as_deref().is_some_and(|i| i != "ok") {
         return Err(Error::Verify(format!(

@@ -7,14 +7,14 @@ use std::io::Read;
 use std::os::unix::io::AsRawFd;
 use std::path::PathBuf;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct CacheAction {
     /// "warm" or "cold".
-    pub state: &'static str,
+    pub state: String,
     /// How it was achieved, in words a reader can check.
     pub method: String,
     pub files: usize,
@@ -52,7 +52,7 @@ pub fn warm(files: &[PathBuf]) -> Result<CacheAction> {
         count += 1;
     }
     Ok(CacheAction {
-        state: "warm",
+        state: "warm".into(),
         method: "read every file of the target right before timing".into(),
         files: count,
         bytes,
@@ -72,7 +72,7 @@ pub fn evict(files: &[PathBuf]) -> Result<CacheAction> {
     let bytes = crate::measure::space::apparent_bytes(files);
     if is_root() && std::fs::write("/proc/sys/vm/drop_caches", "3").is_ok() {
         return Ok(CacheAction {
-            state: "cold",
+            state: "cold".into(),
             method: "sync + echo 3 > /proc/sys/vm/drop_caches (page cache, dentries, inodes)"
                 .into(),
             files: files.len(),
@@ -92,7 +92,7 @@ pub fn evict(files: &[PathBuf]) -> Result<CacheAction> {
         count += 1;
     }
     Ok(CacheAction {
-        state: "cold",
+        state: "cold".into(),
         method: "posix_fadvise(DONTNEED) on every file (page cache only; not root, so dentries stay cached)".into(),
         files: count,
         bytes,

@@ -3,12 +3,13 @@
 
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Environment {
     pub blobbench_version: String,
-    pub build: &'static str,
+    pub build: String,
     pub hostname: String,
     pub os: String,
     pub kernel: String,
@@ -21,7 +22,8 @@ pub struct Environment {
     pub euid_is_root: bool,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Filesystem {
     pub path: String,
     pub mount_point: String,
@@ -110,15 +112,16 @@ pub fn filesystem_of(path: &Path) -> Option<Filesystem> {
 }
 
 impl Environment {
-    /// Captures the environment; `data_path` names where the data lives.
-    pub fn capture(data_path: Option<&Path>) -> Environment {
-        let (sqlite_version, sqlite_compile_options) = crate::store::read_sqlite_info();
+    /// Captures the machine; `data_path` names where the data lives. The
+    /// storage engines' versions are left empty: `store::capture_environment`
+    /// fills them, because only the store layer knows the engines.
+    pub fn capture_machine(data_path: Option<&Path>) -> Environment {
         Environment {
             blobbench_version: env!("CARGO_PKG_VERSION").to_string(),
             build: if cfg!(debug_assertions) {
-                "debug"
+                "debug".into()
             } else {
-                "release"
+                "release".into()
             },
             hostname: read("/proc/sys/kernel/hostname").trim().to_string(),
             os: os_release(),
@@ -129,8 +132,8 @@ impl Environment {
                 .unwrap_or(1),
             memory_bytes: memory_bytes(),
             filesystem: data_path.and_then(filesystem_of),
-            sqlite_version,
-            sqlite_compile_options,
+            sqlite_version: String::new(),
+            sqlite_compile_options: Vec::new(),
             // SAFETY: geteuid has no failure modes.
             euid_is_root: unsafe { libc::geteuid() } == 0,
         }

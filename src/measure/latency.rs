@@ -2,13 +2,13 @@
 //! hours) and the percentiles and spikes drawn from it.
 
 use hdrhistogram::Histogram;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub struct Latencies {
     hist: Histogram<u64>,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct LatencySummary {
     pub count: u64,
     pub min_ns: u64,

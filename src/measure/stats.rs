@@ -1,8 +1,8 @@
 //! Summary statistics over repetitions.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, Serialize, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, Default, PartialEq)]
 pub struct Summary {
     pub n: usize,
     pub median: f64,

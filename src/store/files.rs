@@ -255,7 +255,7 @@ impl Store for FilesStore {
                     last_key: m.last_key,
                     count: m.count,
                     manifest: Some(m),
-                    source: "manifest",
+                    source: "manifest".into(),
                 });
             }
         }
@@ -276,7 +276,7 @@ impl Store for FilesStore {
             last_key: last,
             count: keys.len() as u64,
             manifest: None,
-            source: "scan",
+            source: "scan".into(),
         })
     }
 

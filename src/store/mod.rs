@@ -5,6 +5,7 @@
 //! reuses from one operation to the next, so that only the operation itself
 //! falls inside the timed region.
 
+mod copy;
 mod external;
 mod files;
 mod mysql;
@@ -13,8 +14,9 @@ mod sqlite;
 
 use std::path::PathBuf;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+pub use copy::{create_dataset, export};
 pub use external::ExternalStore;
 pub use files::{FileLayout, FilesStore};
 pub use mysql::MysqlStore;
@@ -34,7 +36,7 @@ pub enum Access {
 }
 
 /// How SQLite content is read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ReadPath {
     /// `SELECT v FROM kv WHERE k=?1`, prepared once.
@@ -44,7 +46,7 @@ pub enum ReadPath {
 }
 
 /// How a file is rewritten, as an application would do it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum WriteStyle {
     /// open(O_TRUNC) + write + close: kvtest's fopen("wb").
@@ -91,7 +93,7 @@ impl Default for SessionOptions {
 }
 
 /// What a store says about itself, recorded in every result.
-#[derive(Debug, Clone, Serialize, Default)]
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
 pub struct StoreInfo {
     pub kind: String,
     pub path: PathBuf,
@@ -100,7 +102,7 @@ pub struct StoreInfo {
 }
 
 /// The keys a target holds: from its manifest, or found by scanning it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Catalog {
     pub first_key: u64,
     pub last_key: u64,
@@ -108,7 +110,7 @@ pub struct Catalog {
     /// Present when the target was made by blobbench; enables --verify.
     pub manifest: Option<Manifest>,
     /// "manifest" or "scan".
-    pub source: &'static str,
+    pub source: String,
 }
 
 pub trait Store {
@@ -208,6 +210,16 @@ pub trait Session {
     fn checkpoint(&mut self) -> Result<()> {
         Ok(())
     }
+}
+
+/// The environment record of this machine, with the storage engines'
+/// versions (SQLite's version and compile options) filled in.
+pub fn capture_environment(
+    data_path: Option<&std::path::Path>,
+) -> crate::measure::environment::Environment {
+    let mut env = crate::measure::environment::Environment::capture_machine(data_path);
+    (env.sqlite_version, env.sqlite_compile_options) = read_sqlite_info();
+    env
 }
 
 /// Opens any target.

@@ -246,9 +246,9 @@ impl Store for MysqlStore {
             last_key: max as u64,
             count,
             source: if manifest.is_some() {
-                "manifest"
+                "manifest".into()
             } else {
-                "scan"
+                "scan".into()
             },
             manifest,
         })

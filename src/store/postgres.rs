@@ -231,9 +231,9 @@ impl Store for PostgresStore {
             last_key: max as u64,
             count: count as u64,
             source: if manifest.is_some() {
-                "manifest"
+                "manifest".into()
             } else {
-                "scan"
+                "scan".into()
             },
             manifest,
         })

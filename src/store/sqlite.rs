@@ -355,7 +355,7 @@ pub(crate) fn catalog_of(conn: &Connection, path: &Path, table: &str) -> Result<
             last_key: last,
             count: m.count,
             manifest: Some(m),
-            source: "manifest",
+            source: "manifest".into(),
         });
     }
     Ok(Catalog {
@@ -363,7 +363,7 @@ pub(crate) fn catalog_of(conn: &Connection, path: &Path, table: &str) -> Result<
         last_key: last,
         count: last - first + 1,
         manifest: None,
-        source: "scan",
+        source: "scan".into(),
     })
 }
 
@@ -391,7 +391,7 @@ impl Store for SqliteStore {
                 .map_err(|e| Error::sqlite(&self.path, e))?;
             if len != Some(spec.size_of(c.last_key) as i64) {
                 c.manifest = None;
-                c.source = "scan";
+                c.source = "scan".into();
             }
         }
         Ok(c)

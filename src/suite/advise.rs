@@ -20,11 +20,10 @@ use serde_json::json;
 use crate::cli::AdviseArgs;
 use crate::dataset::spec_from_options;
 use crate::error::{Error, Result};
-use crate::measure::environment::Environment;
 use crate::measure::stats::summarize;
 use crate::report::chart::size_label;
-use crate::report::result::{self, ResultDocument};
 use crate::report::table::Table;
+use crate::result::ResultDocument;
 use crate::store::{ReadPath, WriteStyle};
 use crate::target::{SqliteSettings, Target, parse_page_size};
 use crate::units::{human_bytes, parse_number};
@@ -496,7 +495,7 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
             ));
         }
     };
-    result::check_outputs(&args.json, args.report.as_deref())?;
+    crate::command::output::check_outputs(&args.json, args.report.as_deref())?;
     if let (Some(sample_dir), Some(dir)) = (&args.sample_dir, &args.dir)
         && resolved(dir).starts_with(resolved(sample_dir))
     {
@@ -596,7 +595,11 @@ fn calibrate(
             size_label(MAX_POINT as f64)
         );
     }
-    let mut doc = ResultDocument::new("advise", Environment::capture(Some(&work.path)));
+    let mut doc = ResultDocument::new(
+        "advise",
+        crate::store::capture_environment(Some(&work.path)),
+        crate::result::Tables::Other(serde_json::Value::Null),
+    );
     let (wal_sync, _) = durability.synchronous();
     let (style, fsync) = durability.file_writes();
     let rounds = args.rounds as usize;
@@ -646,7 +649,7 @@ fn calibrate(
         let mut names = Vec::new();
         let mut layouts = Vec::new();
         for (name, kind, page, t) in &targets {
-            let (store, _) = crate::command::init::create_dataset(t, &spec, false)?;
+            let (store, _) = crate::store::create_dataset(t, &spec, &crate::progress::Silent)?;
             let space_bytes = store.space_used()?;
             drop(store);
             layouts.push(LayoutResult {
@@ -688,7 +691,7 @@ fn calibrate(
                     session(ReadPath::Sql, false, WriteStyle::Truncate, false),
                     args.seed ^ size ^ round as u64,
                 );
-                let r = execute(&p, None)?;
+                let r = execute(&p, &crate::progress::Silent)?;
                 layouts[i].read_ns.push(per_op_ns(&r, false));
                 doc.runs.push(r);
             }
@@ -703,7 +706,7 @@ fn calibrate(
                     session(ReadPath::Sql, per_txn, style, fsync),
                     args.seed ^ size ^ (round as u64 + 100),
                 );
-                let r = execute(&p, None)?;
+                let r = execute(&p, &crate::progress::Silent)?;
                 // Writes pay for their WAL checkpoint too.
                 layouts[i].write_ns.push(per_op_ns(&r, true));
                 doc.runs.push(r);
@@ -754,7 +757,7 @@ fn calibrate(
     pb.finish_and_clear();
 
     print_outcome(args, durability, &results, &decision, &journal);
-    doc.tables = json!({
+    doc.tables = crate::result::Tables::Advise(crate::result::advise::AdviseTables(json!({
         "advise": {
             "input": {
                 "sample": sample,
@@ -768,8 +771,8 @@ fn calibrate(
             "decision": decision,
             "journal": journal,
         }
-    });
-    result::write_with_report(&mut doc, &args.json, args.report.as_deref())?;
+    })));
+    crate::command::output::write_result_with_report(&mut doc, &args.json, args.report.as_deref())?;
     println!("result written to {}", args.json.display());
     Ok(())
 }
@@ -809,8 +812,11 @@ fn compare_journals(
             ..Default::default()
         },
     };
-    let (store, _) =
-        crate::command::init::create_dataset(&target("delete", rollback_sync), &spec, false)?;
+    let (store, _) = crate::store::create_dataset(
+        &target("delete", rollback_sync),
+        &spec,
+        &crate::progress::Silent,
+    )?;
     drop(store);
     let modes = [("wal", wal_sync), ("delete", rollback_sync)];
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); 2];
@@ -829,7 +835,7 @@ fn compare_journals(
                 session(ReadPath::Sql, true, WriteStyle::Truncate, false),
                 args.seed ^ (round as u64 + 200),
             );
-            let r = execute(&p, None)?;
+            let r = execute(&p, &crate::progress::Silent)?;
             times[i].push(per_op_ns(&r, true));
             doc.runs.push(r);
         }

@@ -137,10 +137,24 @@ impl ThreeLayouts {
                 .map(|f| f.fs_type)
                 .unwrap_or_else(|| "?".into())
         );
-        let (store, _) = crate::command::init::create_dataset(&sqlite(&db, |_| {}), spec, true)?;
+        let (store, _) = crate::store::create_dataset(
+            &sqlite(&db, |_| {}),
+            spec,
+            &crate::command::progress::Bars::new(),
+        )?;
         drop(store);
-        crate::command::export::export(&db, &dir, crate::store::FileLayout::Flat, true)?;
-        crate::command::export::export(&db, &tree, crate::store::FileLayout::Tree, true)?;
+        crate::store::export(
+            &db,
+            &dir,
+            crate::store::FileLayout::Flat,
+            &crate::command::progress::Bars::new(),
+        )?;
+        crate::store::export(
+            &db,
+            &tree,
+            crate::store::FileLayout::Tree,
+            &crate::command::progress::Bars::new(),
+        )?;
         let space = [
             space_of(&sqlite(&db, |_| {}))?,
             space_of(&Target::Dir { path: dir.clone() })?,
@@ -250,7 +264,7 @@ pub fn run_rounds(
             }
             for i in order {
                 pb.set_message(format!("round {}/{}: {}", round + 1, rounds, cases[i].name));
-                let mut r = execute(&cases[i], None)?;
+                let mut r = execute(&cases[i], &crate::progress::Silent)?;
                 pb.inc(cases[i].count.unwrap_or(0));
                 r.name = format!("{} (round {})", r.name, round + 1);
                 results[i].push(r);

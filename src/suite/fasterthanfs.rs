@@ -19,9 +19,8 @@ use serde_json::json;
 use crate::cli::FasterThanFsArgs;
 use crate::dataset::spec_from_options;
 use crate::error::{Error, Result};
-use crate::measure::environment::Environment;
-use crate::report::result::{self, ResultDocument};
 use crate::report::table::Table;
+use crate::result::ResultDocument;
 use crate::store::{ReadPath, WriteStyle};
 use crate::target::{SqliteSettings, Target};
 use crate::units::human_bytes;
@@ -110,7 +109,7 @@ pub fn run(args: &FasterThanFsArgs) -> Result<()> {
     if args.rounds == 0 {
         return Err(Error::usage("--rounds 0: at least one round is needed"));
     }
-    result::check_outputs(&args.json, args.report.as_deref())?;
+    crate::command::output::check_outputs(&args.json, args.report.as_deref())?;
     let spec = spec_from_options(args.count, args.size, args.variance, "uniform", 1.0, 1)?;
     let updates = args.updates.unwrap_or((spec.count / 10).max(1));
     let durable = args.durable_updates.unwrap_or((spec.count / 100).max(1));
@@ -439,7 +438,11 @@ fn run_in(
         },
     ];
 
-    let mut doc = ResultDocument::new("suite fasterthanfs", Environment::capture(Some(&work.path)));
+    let mut doc = ResultDocument::new(
+        "suite fasterthanfs",
+        crate::store::capture_environment(Some(&work.path)),
+        crate::result::Tables::Other(serde_json::Value::Null),
+    );
     let results = common::run_rounds(
         &cases,
         &[read_group, write_group],
@@ -570,15 +573,17 @@ mmap_size={}.",
         "tree_over_db": tree_s,
         "verdict": space_verdict,
     }));
-    doc.tables = json!({
-        "fasterthanfs": rows_json,
-        "dataset": spec,
-        "updates": updates,
-        "durable_updates": durable,
-        "rounds": args.rounds,
-        "mmap_size": mmap,
-    });
-    result::write_with_report(&mut doc, &args.json, args.report.as_deref())?;
+    doc.tables = crate::result::Tables::FasterThanFs(
+        crate::result::fasterthanfs::FasterThanFsTables(json!({
+            "fasterthanfs": rows_json,
+            "dataset": spec,
+            "updates": updates,
+            "durable_updates": durable,
+            "rounds": args.rounds,
+            "mmap_size": mmap,
+        })),
+    );
+    crate::command::output::write_result_with_report(&mut doc, &args.json, args.report.as_deref())?;
     println!("result written to {}", args.json.display());
     Ok(())
 }

@@ -18,8 +18,7 @@ use crate::dataset::spec_from_options;
 use crate::error::{Error, Result};
 use crate::http::load::{LevelResult, LoadPlan, Order, Url, parse_url, run_level};
 use crate::measure::cache;
-use crate::measure::environment::Environment;
-use crate::report::result::{self, ResultDocument};
+use crate::result::ResultDocument;
 use crate::store::{self, Access, FileLayout};
 use crate::target::Target;
 use crate::units::human_bytes;
@@ -118,7 +117,7 @@ pub fn run(args: &HttpSuiteArgs) -> Result<()> {
             results: Vec::new(),
         });
     }
-    result::check_outputs(&args.json, args.report.as_deref())?;
+    crate::command::output::check_outputs(&args.json, args.report.as_deref())?;
     let work = WorkDir::new(args.dir.as_deref(), args.keep, "blobbench-http-")?;
     let db = work.join("http.db");
     let dir = work.join("http.dir");
@@ -145,9 +144,18 @@ fn run_in(
         human_bytes(spec.total_bytes()),
         work.path.display()
     );
-    let (store, _) = crate::command::init::create_dataset(&sqlite(db, |_| {}), spec, true)?;
+    let (store, _) = crate::store::create_dataset(
+        &sqlite(db, |_| {}),
+        spec,
+        &crate::command::progress::Bars::new(),
+    )?;
     drop(store);
-    crate::command::export::export(db, dir, FileLayout::Flat, true)?;
+    crate::store::export(
+        db,
+        dir,
+        FileLayout::Flat,
+        &crate::command::progress::Bars::new(),
+    )?;
     let files_of = |t: &Target| -> Result<Vec<std::path::PathBuf>> {
         store::open(t, Access::ReadOnly)?.files()
     };
@@ -266,13 +274,17 @@ fn run_in(
             print!("{}", level_table(&rows).render());
         }
     }
-    let mut doc = ResultDocument::new("suite http", Environment::capture(Some(&work.path)));
-    doc.tables = json!({
+    let mut doc = ResultDocument::new(
+        "suite http",
+        crate::store::capture_environment(Some(&work.path)),
+        crate::result::Tables::Other(serde_json::Value::Null),
+    );
+    doc.tables = crate::result::Tables::Http(crate::result::http::HttpTables(json!({
         "http": systems.iter().map(|s| json!({"system": s.name, "levels": s.results})).collect::<Vec<_>>(),
         "dataset": spec,
         "duration_ns": duration.as_nanos() as u64,
-    });
-    result::write_with_report(&mut doc, &args.json, args.report.as_deref())?;
+    })));
+    crate::command::output::write_result_with_report(&mut doc, &args.json, args.report.as_deref())?;
     println!("result written to {}", args.json.display());
     Ok(())
 }

@@ -16,10 +16,9 @@ use serde_json::json;
 use crate::cli::InternalExternalArgs;
 use crate::dataset::spec_from_options;
 use crate::error::{Error, Result};
-use crate::measure::environment::Environment;
 use crate::measure::stats::summarize;
-use crate::report::result::{self, ResultDocument};
 use crate::report::table::Table;
+use crate::result::ResultDocument;
 use crate::store::{ReadPath, WriteStyle};
 use crate::target::{SqliteSettings, Target, parse_page_size};
 use crate::units::{human_bytes, parse_number};
@@ -63,7 +62,7 @@ pub fn run(args: &InternalExternalArgs) -> Result<()> {
             "--cache-bytes must be positive, e.g. --cache-bytes 2M",
         ));
     }
-    result::check_outputs(&args.json, args.report.as_deref())?;
+    crate::command::output::check_outputs(&args.json, args.report.as_deref())?;
     let work = WorkDir::new(
         args.dir.as_deref(),
         args.keep,
@@ -127,7 +126,8 @@ fn run_in(
     );
     let mut doc = ResultDocument::new(
         "suite internal-external",
-        Environment::capture(Some(&work.path)),
+        crate::store::capture_environment(Some(&work.path)),
+        crate::result::Tables::Other(serde_json::Value::Null),
     );
     // One step per case for creating its two datasets, one per round for reading them.
     let steps = n_cases as u64 * (1 + args.rounds);
@@ -166,7 +166,7 @@ fn run_in(
                 settings,
             };
             for t in [&internal, &external] {
-                let (store, _) = crate::command::init::create_dataset(t, &spec, false)?;
+                let (store, _) = crate::store::create_dataset(t, &spec, &crate::progress::Silent)?;
                 drop(store);
             }
             names.push(int_name);
@@ -223,7 +223,7 @@ fn run_in(
                     [external, internal]
                 };
                 for p in pair {
-                    let mut r = execute(p, None)?;
+                    let mut r = execute(p, &crate::progress::Silent)?;
                     let t = per_op_ns(&r, false);
                     if std::ptr::eq(p, internal) {
                         cells[*cell].internal_ns.push(t);
@@ -421,26 +421,28 @@ cache {} per database, random order, {} cache, median of {} rounds",
     }
     println!("the study: page size 8192 or 16384 is best; files win for blobs above about 100k");
 
-    doc.tables = json!({
-        "internal_external": cells.iter().map(|c| json!({
-            "blob_size": c.size,
-            "page_size": c.page_size,
-            "count": c.count,
-            "internal_ns_per_read": c.internal_ns,
-            "external_ns_per_read": c.external_ns,
-            "external_over_internal": c.ratio(),
-            "seed": SEED_PAGE_SIZES.iter().position(|&x| x == c.page_size)
-                .zip(SEED_SIZES.iter().position(|&x| x == c.size))
-                .map(|(i, j)| SEED_MATRIX[i][j]),
-        })).collect::<Vec<_>>(),
-        "best_page_size": best,
-        "crossover": crossovers.iter().map(|(p, c)| json!({"page_size": p, "crossover": c})).collect::<Vec<_>>(),
-        "total_bytes": args.total,
-        "cache_bytes": args.cache_bytes,
-        "rounds": args.rounds,
-        "cold": args.cold,
-    });
-    result::write_with_report(doc, &args.json, args.report.as_deref())?;
+    doc.tables = crate::result::Tables::InternalExternal(
+        crate::result::internal_external::InternalExternalTables(json!({
+            "internal_external": cells.iter().map(|c| json!({
+                "blob_size": c.size,
+                "page_size": c.page_size,
+                "count": c.count,
+                "internal_ns_per_read": c.internal_ns,
+                "external_ns_per_read": c.external_ns,
+                "external_over_internal": c.ratio(),
+                "seed": SEED_PAGE_SIZES.iter().position(|&x| x == c.page_size)
+                    .zip(SEED_SIZES.iter().position(|&x| x == c.size))
+                    .map(|(i, j)| SEED_MATRIX[i][j]),
+            })).collect::<Vec<_>>(),
+            "best_page_size": best,
+            "crossover": crossovers.iter().map(|(p, c)| json!({"page_size": p, "crossover": c})).collect::<Vec<_>>(),
+            "total_bytes": args.total,
+            "cache_bytes": args.cache_bytes,
+            "rounds": args.rounds,
+            "cold": args.cold,
+        })),
+    );
+    crate::command::output::write_result_with_report(doc, &args.json, args.report.as_deref())?;
     println!("result written to {}", args.json.display());
     Ok(())
 }

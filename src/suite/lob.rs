@@ -19,10 +19,9 @@ use serde_json::json;
 use crate::cli::LobArgs;
 use crate::dataset::{DatasetSpec, Manifest};
 use crate::error::{Error, Result};
-use crate::measure::environment::Environment;
 use crate::measure::stats::summarize;
-use crate::report::result::{self, ResultDocument};
 use crate::report::table::Table;
+use crate::result::ResultDocument;
 use crate::store::{self, Access, SessionOptions};
 use crate::target::Target;
 use crate::units::{human_duration_ns, parse_number};
@@ -74,7 +73,7 @@ pub fn run(args: &LobArgs) -> Result<()> {
     if args.per_size == 0 {
         return Err(Error::usage("--per-size must be at least 1"));
     }
-    result::check_outputs(&args.json, args.report.as_deref())?;
+    crate::command::output::check_outputs(&args.json, args.report.as_deref())?;
     let mut systems = Vec::new();
     let work = WorkDir::new(args.dir.as_deref(), args.keep, "blobbench-lob-")?;
     let db = work.join("lob.db");
@@ -376,12 +375,16 @@ fn report(
         }
     }
 
-    let mut doc = ResultDocument::new("suite lob", Environment::capture(Some(&work.path)));
+    let mut doc = ResultDocument::new(
+        "suite lob",
+        crate::store::capture_environment(Some(&work.path)),
+        crate::result::Tables::Other(serde_json::Value::Null),
+    );
     let stores: Vec<_> = measured
         .iter()
         .map(|s| json!({"system": s.name, "store": s.info, "notes": s.notes}))
         .collect();
-    doc.tables = json!({
+    doc.tables = crate::result::Tables::Lob(crate::result::lob::LobTables(json!({
         "lob": samples,
         "spikes": spikes,
         "read_1gb_seconds": gb.iter().map(|(n, s, secs)| json!({"system": n, "size": s, "seconds": secs})).collect::<Vec<_>>(),
@@ -389,8 +392,8 @@ fn report(
         "skipped": systems.iter().filter_map(|s| s.skipped.as_ref().map(|r| json!({"system": s.name, "reason": r}))).collect::<Vec<_>>(),
         "stores": stores,
         "per_size": args.per_size,
-    });
-    result::write_with_report(&mut doc, &args.json, args.report.as_deref())?;
+    })));
+    crate::command::output::write_result_with_report(&mut doc, &args.json, args.report.as_deref())?;
     println!("result written to {}", args.json.display());
     Ok(())
 }

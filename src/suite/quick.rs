@@ -10,10 +10,9 @@ use serde_json::json;
 use crate::cli::QuickArgs;
 use crate::dataset::spec_from_options;
 use crate::error::{Error, Result};
-use crate::measure::environment::Environment;
 use crate::measure::stats::summarize;
-use crate::report::result::{self, ResultDocument};
 use crate::report::table::Table;
+use crate::result::ResultDocument;
 use crate::store::{ReadPath, WriteStyle};
 use crate::target::{SqliteSettings, Target};
 use crate::units::human_bytes;
@@ -70,7 +69,7 @@ pub fn run(args: &QuickArgs) -> Result<()> {
     if args.rounds == 0 {
         return Err(Error::usage("--rounds 0: at least one round is needed"));
     }
-    result::check_outputs(
+    crate::command::output::check_outputs(
         &args.json,
         args.report
             .as_deref()
@@ -207,7 +206,11 @@ fn run_in(args: &QuickArgs, spec: &crate::dataset::DatasetSpec, work: &WorkDir) 
             ),
         });
     }
-    let mut doc = ResultDocument::new("quick", Environment::capture(Some(base)));
+    let mut doc = ResultDocument::new(
+        "quick",
+        crate::store::capture_environment(Some(base)),
+        crate::result::Tables::Other(serde_json::Value::Null),
+    );
     // Reads first (updates change the database's journal mode), each group
     // in alternating order.
     let plans: Vec<RunPlan> = cases.iter().map(|c| c.plan.clone()).collect();
@@ -302,13 +305,13 @@ fn run_in(args: &QuickArgs, spec: &crate::dataset::DatasetSpec, work: &WorkDir) 
         human_bytes(spec.total_bytes()),
         rusqlite::version()
     );
-    doc.tables = json!({
+    doc.tables = crate::result::Tables::Quick(crate::result::quick::QuickTables(json!({
         "quick": rows_json,
         "space_bytes": { "db": space[0], "dir": space[1], "tree": space[2] },
         "dataset": spec,
         "rounds": args.rounds,
-    });
-    result::write_with_report(
+    })));
+    crate::command::output::write_result_with_report(
         &mut doc,
         &args.json,
         args.report

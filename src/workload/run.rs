@@ -8,166 +8,21 @@
 
 use std::time::Instant;
 
-use indicatif::ProgressBar;
-use serde::Serialize;
-
-use super::order::{KeyOrder, key_sequence};
+use super::order::key_sequence;
+use super::timer::OpTimer;
 use crate::dataset::{DatasetSpec, fresh_version};
 use crate::error::{Error, Result};
-use crate::measure::cache::{self, CacheAction};
+use crate::measure::cache::{self};
 use crate::measure::cpu;
-use crate::measure::latency::{Latencies, LatencySummary};
-use crate::measure::stats::{Summary, summarize};
-use crate::store::{self, Access, Catalog, ReadPath, SessionOptions, StoreInfo};
+use crate::measure::io::IoCounters;
+use crate::measure::latency::Latencies;
+use crate::measure::stats::summarize;
+use crate::progress::Progress;
+pub use crate::result::run::{
+    CacheMode, Operation, Repetition, RunPlan, RunResult, RunSummary, SessionOptionsRecord,
+};
+use crate::store::{self, Access, ReadPath, SessionOptions, StoreInfo};
 use crate::target::Target;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Operation {
-    Read,
-    Update,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum CacheMode {
-    Warm,
-    Cold,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct RunPlan {
-    pub name: String,
-    pub target: Target,
-    pub operation: Operation,
-    pub order: KeyOrder,
-    /// Operations per repetition; None = every key of the dataset once.
-    pub count: Option<u64>,
-    pub start: Option<u64>,
-    pub max_id: Option<u64>,
-    pub session: SessionOptionsRecord,
-    pub repeat: u32,
-    pub warmup: u32,
-    pub cache: CacheMode,
-    pub verify: bool,
-    /// Leave the WAL checkpoint out of the timed total (it is still timed and reported).
-    pub exclude_checkpoint: bool,
-    pub order_seed: u64,
-}
-
-/// The session options as recorded in results.
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct SessionOptionsRecord {
-    pub read_path: ReadPath,
-    pub per_op_transaction: bool,
-    pub write_style: crate::store::WriteStyle,
-    pub fsync: bool,
-}
-
-impl From<SessionOptionsRecord> for SessionOptions {
-    fn from(r: SessionOptionsRecord) -> Self {
-        SessionOptions {
-            read_path: r.read_path,
-            per_op_transaction: r.per_op_transaction,
-            write_style: r.write_style,
-            fsync: r.fsync,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Serialize, Default)]
-pub struct IoCounters {
-    pub rchar: u64,
-    pub wchar: u64,
-    pub syscr: u64,
-    pub syscw: u64,
-    pub read_bytes: u64,
-    pub write_bytes: u64,
-}
-
-impl IoCounters {
-    fn now() -> IoCounters {
-        let text = std::fs::read_to_string("/proc/self/io").unwrap_or_default();
-        let mut c = IoCounters::default();
-        for line in text.lines() {
-            let Some((k, v)) = line.split_once(':') else {
-                continue;
-            };
-            let v: u64 = v.trim().parse().unwrap_or(0);
-            match k {
-                "rchar" => c.rchar = v,
-                "wchar" => c.wchar = v,
-                "syscr" => c.syscr = v,
-                "syscw" => c.syscw = v,
-                "read_bytes" => c.read_bytes = v,
-                "write_bytes" => c.write_bytes = v,
-                _ => {}
-            }
-        }
-        c
-    }
-
-    fn since(&self, s: &IoCounters) -> IoCounters {
-        IoCounters {
-            rchar: self.rchar.saturating_sub(s.rchar),
-            wchar: self.wchar.saturating_sub(s.wchar),
-            syscr: self.syscr.saturating_sub(s.syscr),
-            syscw: self.syscw.saturating_sub(s.syscw),
-            read_bytes: self.read_bytes.saturating_sub(s.read_bytes),
-            write_bytes: self.write_bytes.saturating_sub(s.write_bytes),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Repetition {
-    pub ops: u64,
-    pub bytes: u64,
-    /// Sum of the per-operation times.
-    pub ops_ns: u64,
-    pub commit_ns: u64,
-    pub checkpoint_ns: u64,
-    /// The measured total: ops + commit (+ checkpoint unless excluded).
-    pub elapsed_ns: u64,
-    /// Open + ops + commit + checkpoint + close, as kvtest's whole-run timer sees it.
-    pub whole_run_ns: u64,
-    pub open_ns: u64,
-    pub close_ns: u64,
-    pub cpu_user_ns: u64,
-    pub cpu_system_ns: u64,
-    pub io: IoCounters,
-    pub cache: CacheAction,
-    pub verified: u64,
-    /// Engine counters (SQLite page cache hits/misses/writes) for the repetition.
-    pub engine: serde_json::Map<String, serde_json::Value>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct RunSummary {
-    pub time_per_op_ns: Summary,
-    pub ops_per_sec: Summary,
-    pub mb_per_sec: Summary,
-    pub elapsed_ns: Summary,
-    pub whole_run_ns: Summary,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct RunResult {
-    pub name: String,
-    pub target: String,
-    pub plan: RunPlan,
-    pub store: StoreInfo,
-    pub catalog: Catalog,
-    /// Human description of how writes reach the disk.
-    pub write_method: Option<String>,
-    pub repetitions: Vec<Repetition>,
-    pub summary: RunSummary,
-    pub latency: LatencySummary,
-    pub space_bytes: u64,
-    pub notes: Vec<String>,
-    #[serde(skip)]
-    pub histogram_count: u64,
-}
 
 fn ns(start: Instant) -> u64 {
     start.elapsed().as_nanos() as u64
@@ -198,7 +53,7 @@ fn warm_server(plan: &RunPlan, keys: &[u64]) -> Result<cache::CacheAction> {
     }
     session.commit()?;
     Ok(cache::CacheAction {
-        state: "warm",
+        state: "warm".into(),
         method: "read every key of the run once through the server right before timing".into(),
         files: 0,
         bytes,
@@ -206,7 +61,7 @@ fn warm_server(plan: &RunPlan, keys: &[u64]) -> Result<cache::CacheAction> {
 }
 
 /// Runs the plan and returns its measurements.
-pub fn execute(plan: &RunPlan, progress: Option<&ProgressBar>) -> Result<RunResult> {
+pub fn execute(plan: &RunPlan, progress: &dyn Progress) -> Result<RunResult> {
     let access = if plan.operation == Operation::Read {
         Access::ReadOnly
     } else {
@@ -281,9 +136,7 @@ use engine=innodb, myisam or aria for --update",
         plan.start,
         plan.order_seed,
     );
-    if let Some(p) = progress {
-        p.set_length(u64::from(plan.warmup + plan.repeat) * keys.len() as u64);
-    }
+    progress.set_total(u64::from(plan.warmup + plan.repeat) * keys.len() as u64);
 
     // Sizes for updates of foreign datasets: read each blob's length once, untimed.
     let foreign_sizes: Option<Vec<usize>> = if plan.operation == Operation::Update && spec.is_none()
@@ -313,8 +166,7 @@ use engine=innodb, myisam or aria for --update",
     let mut last_update: Option<(u64, Vec<u64>)> = None;
     let mut scratch = Vec::new();
     let mut verify_buf: Vec<u8> = Vec::new();
-    let clock = quanta::Clock::new();
-    let mut ticks: Vec<u64> = Vec::with_capacity(keys.len());
+    let mut timer = OpTimer::with_capacity(keys.len());
     let total_iterations = plan.warmup + plan.repeat;
     for iteration in 0..total_iterations {
         let measured = iteration >= plan.warmup;
@@ -349,15 +201,9 @@ use engine=innodb, myisam or aria for --update",
         session.begin()?;
         let begin_ns = ns(t);
         let mut inline_buf = Vec::new();
-        // Back-to-back timestamps: one clock read per operation (the TSC
-        // where it is invariant, ~10 ns, else the OS clock), each op's time
-        // running from the previous op's end. Anything that is not the
-        // operation (generation, verification, progress drawing) is followed
-        // by a fresh timestamp so it stays outside the timed intervals. Raw
-        // ticks go into a preallocated vector; scaling to ns and the HDR
-        // histogram come after the loop, outside the timed region.
-        ticks.clear();
-        let mut t_prev = clock.raw();
+        // One interval per operation (see workload::timer): anything that
+        // is not the operation is followed by a restart.
+        timer.clear();
         for (i, &key) in keys.iter().enumerate() {
             let mut n = 0usize;
             match (&contents, plan.operation) {
@@ -386,27 +232,23 @@ use engine=innodb, myisam or aria for --update",
                         version,
                         &mut inline_buf,
                     );
-                    t_prev = clock.raw();
+                    timer.restart();
                     session.update(key, &inline_buf)?;
                     n = inline_buf.len();
                 }
             }
-            let now = clock.raw();
-            ticks.push(now.wrapping_sub(t_prev));
-            t_prev = now;
+            timer.lap();
             bytes += n as u64;
             if plan.verify && plan.operation == Operation::Read {
                 spec.as_ref()
                     .expect("checked")
                     .verify(key, &verify_buf, None, &mut scratch)?;
                 verified += 1;
-                t_prev = clock.raw();
+                timer.restart();
             }
-            if let Some(p) = progress
-                && i % 512 == 511
-            {
-                p.inc(512);
-                t_prev = clock.raw();
+            if i % 512 == 511 {
+                progress.advance(512);
+                timer.restart();
             }
         }
         let t = Instant::now();
@@ -423,16 +265,8 @@ use engine=innodb, myisam or aria for --update",
         drop(store);
         let close_ns = ns(t);
         let whole_run_ns = ns(whole);
-        let mut latencies = Latencies::new();
-        let mut ops_ns = 0u64;
-        for &d in &ticks {
-            let elapsed = clock.delta_as_nanos(0, d);
-            latencies.record(elapsed);
-            ops_ns += elapsed;
-        }
-        if let Some(p) = progress {
-            p.inc(keys.len() as u64 % 512);
-        }
+        let (latencies, ops_ns) = timer.latencies();
+        progress.advance(keys.len() as u64 % 512);
         if plan.operation == Operation::Update {
             last_update = Some((version, keys.clone()));
         }

@@ -21,8 +21,7 @@ use serde_json::json;
 
 use crate::cli::SweepArgs;
 use crate::error::{Error, Result};
-use crate::measure::environment::Environment;
-use crate::report::result::{self, ResultDocument};
+use crate::result::ResultDocument;
 
 use super::common::{WorkDir, remove_entry};
 use params::{Case, Condition, Param};
@@ -106,7 +105,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         })?),
         None => None,
     };
-    result::check_outputs(&args.json, args.report.as_deref())?;
+    crate::command::output::check_outputs(&args.json, args.report.as_deref())?;
     let plan = SweepPlan {
         params: params.clone(),
         workloads: workloads.clone(),
@@ -229,7 +228,11 @@ fn sweep(
         .iter()
         .map(|w| workloads::prepare(w, plan.seed))
         .collect();
-    let mut doc = ResultDocument::new("sweep", Environment::capture(Some(&work.path)));
+    let mut doc = ResultDocument::new(
+        "sweep",
+        crate::store::capture_environment(Some(&work.path)),
+        crate::result::Tables::Other(serde_json::Value::Null),
+    );
     let pb = crate::command::progress::bar(todo.len() as u64, "sweeping");
     let started = Instant::now();
     let mut complete = true;
@@ -270,7 +273,11 @@ fn sweep(
     }
     if args.report.is_some() {
         // The document as saved last, with the report drawn from it.
-        result::write_with_report(&mut doc, &args.json, args.report.as_deref())?;
+        crate::command::output::write_result_with_report(
+            &mut doc,
+            &args.json,
+            args.report.as_deref(),
+        )?;
     }
     Ok(complete)
 }
@@ -282,13 +289,13 @@ fn save(
     records: &[Record],
     complete: bool,
 ) -> Result<()> {
-    doc.tables = json!({
+    doc.tables = crate::result::Tables::Sweep(crate::result::sweep::SweepTables(json!({
         "sweep": {
             "plan": plan,
             "rounds": args.rounds,
             "complete": complete,
             "records": records,
         }
-    });
-    result::write(doc, &args.json)
+    })));
+    crate::command::output::write_result(doc, &args.json)
 }

@@ -3,11 +3,11 @@
 
 use serde_json::Value;
 
-use super::chart::{
+use super::{DataTable, Figure, Section, arr, num, text};
+use crate::measure::stats::summarize;
+use crate::report::chart::{
     AxisSpec, Bar, BarChart, BarGroup, Chart, LineChart, Point, Scale, Series, Unit, size_label,
 };
-use super::view::{DataTable, Figure, Section, arr, num, text};
-use crate::measure::stats::summarize;
 use crate::units::human_duration_ns;
 
 fn spread(v: &Value) -> String {

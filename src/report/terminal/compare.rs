@@ -1,0 +1,1 @@
+//! The terminal table of a `compare` result.

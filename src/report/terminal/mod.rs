@@ -1,0 +1,13 @@
+//! Terminal tables, one module per kind of result, each rendered from the
+//! typed result (never from live state), as `report` renders HTML.
+
+pub mod advise;
+pub mod compare;
+pub mod fasterthanfs;
+pub mod http;
+pub mod internal_external;
+pub mod load;
+pub mod lob;
+pub mod quick;
+pub mod run;
+pub mod sweep;

@@ -1,0 +1,10 @@
+//! The `advise` result's own tables.
+//!
+//! Placeholder during the move to typed results: the JSON as written.
+
+use serde::{Deserialize, Serialize};
+
+/// The kind-specific part of a `advise` result.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct AdviseTables(pub serde_json::Value);

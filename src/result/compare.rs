@@ -1,0 +1,10 @@
+//! The `compare` result's own tables.
+//!
+//! Placeholder during the move to typed results: the JSON as written.
+
+use serde::{Deserialize, Serialize};
+
+/// The kind-specific part of a `compare` result.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct CompareTables(pub serde_json::Value);

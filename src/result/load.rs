@@ -1,0 +1,10 @@
+//! The `load` result's own tables.
+//!
+//! Placeholder during the move to typed results: the JSON as written.
+
+use serde::{Deserialize, Serialize};
+
+/// The kind-specific part of a `load` result.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct LoadTables(pub serde_json::Value);

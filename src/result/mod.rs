@@ -1,0 +1,220 @@
+//! The result document: the versioned JSON contract between what measures
+//! and what renders. Commands write it; `report`, `compare` and the terminal
+//! tables read it, never live state. One type per kind of result, each in
+//! its own module; [`Tables`] holds the kind-specific part.
+//!
+//! Compatibility: documents written by earlier versions with the same
+//! [`SCHEMA_VERSION`] must keep loading (tests/fixtures holds some).
+
+pub mod advise;
+pub mod compare;
+pub mod fasterthanfs;
+pub mod http;
+pub mod init;
+pub mod internal_external;
+pub mod load;
+pub mod lob;
+pub mod quick;
+pub mod run;
+pub mod sweep;
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::measure::environment::Environment;
+pub use run::RunResult;
+
+/// The value of every document's `schema` field.
+pub const SCHEMA: &str = "blobbench-result";
+/// The newest schema version this blobbench writes and understands.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One result: the environment, the exact command line, every run and the
+/// kind-specific tables.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(try_from = "RawDocument")]
+pub struct ResultDocument {
+    /// Always [`SCHEMA`].
+    pub schema: String,
+    /// The version of the contract the document follows.
+    pub schema_version: u32,
+    /// The command that produced it: "quick", "run", "suite lob", ...
+    pub command: String,
+    /// The exact command line, so a reader can rerun it.
+    pub argv: Vec<String>,
+    /// When the command started (RFC 3339, seconds).
+    pub started_at: String,
+    /// When the document was written.
+    pub finished_at: String,
+    /// The machine, filesystem and engines the numbers were measured on.
+    pub environment: Environment,
+    /// Every run the executor timed, with its repetitions.
+    pub runs: Vec<RunResult>,
+    /// The kind-specific part: the table that answers the command's question.
+    pub tables: Tables,
+}
+
+/// The kind-specific part of a result, chosen by its `command`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Tables {
+    /// `quick`: file/db ratios and disk space.
+    Quick(quick::QuickTables),
+    /// `run`: the integrity check, when asked.
+    Run(run::RunTables),
+    /// `init` with `--json`: the load of a dataset.
+    Init(init::InitTables),
+    /// `suite fasterthanfs`: each chart's ratio beside the page's claim.
+    FasterThanFs(fasterthanfs::FasterThanFsTables),
+    /// `suite internal-external`: the blob size x page size matrix.
+    InternalExternal(internal_external::InternalExternalTables),
+    /// `suite lob`: every write and read sample per system and size.
+    Lob(lob::LobTables),
+    /// `suite http`: requests/s and latency per system and concurrency.
+    Http(http::HttpTables),
+    /// `load`: one server under load, per concurrency level.
+    Load(load::LoadTables),
+    /// `sweep`: every case of the parameter grid.
+    Sweep(sweep::SweepTables),
+    /// `advise`: the calibration and the recommendation.
+    Advise(advise::AdviseTables),
+    /// `compare`: what changed between two results.
+    Compare(compare::CompareTables),
+    /// No kind-specific part (or a command this version does not know).
+    Other(serde_json::Value),
+}
+
+impl Tables {
+    /// Reads the kind-specific part of a document of `command`.
+    fn from_value(command: &str, value: serde_json::Value) -> Result<Tables, serde_json::Error> {
+        use serde_json::from_value as v;
+        Ok(match command {
+            "quick" => Tables::Quick(v(value)?),
+            "run" => Tables::Run(v(value)?),
+            "init" => Tables::Init(v(value)?),
+            "suite fasterthanfs" => Tables::FasterThanFs(v(value)?),
+            "suite internal-external" => Tables::InternalExternal(v(value)?),
+            "suite lob" => Tables::Lob(v(value)?),
+            "suite http" => Tables::Http(v(value)?),
+            "load" => Tables::Load(v(value)?),
+            "sweep" => Tables::Sweep(v(value)?),
+            "advise" => Tables::Advise(v(value)?),
+            "compare" => Tables::Compare(v(value)?),
+            _ => Tables::Other(value),
+        })
+    }
+}
+
+/// The document as stored, before its tables are typed by its command.
+#[derive(Deserialize)]
+struct RawDocument {
+    schema: String,
+    #[serde(default)]
+    schema_version: u32,
+    command: String,
+    #[serde(default)]
+    argv: Vec<String>,
+    #[serde(default)]
+    started_at: String,
+    #[serde(default)]
+    finished_at: String,
+    environment: Environment,
+    #[serde(default)]
+    runs: Vec<RunResult>,
+    #[serde(default)]
+    tables: serde_json::Value,
+}
+
+impl TryFrom<RawDocument> for ResultDocument {
+    type Error = String;
+
+    fn try_from(raw: RawDocument) -> std::result::Result<Self, String> {
+        let tables = Tables::from_value(&raw.command, raw.tables)
+            .map_err(|e| format!("the \"{}\" tables do not parse: {e}", raw.command))?;
+        Ok(ResultDocument {
+            schema: raw.schema,
+            schema_version: raw.schema_version,
+            command: raw.command,
+            argv: raw.argv,
+            started_at: raw.started_at,
+            finished_at: raw.finished_at,
+            environment: raw.environment,
+            runs: raw.runs,
+            tables,
+        })
+    }
+}
+
+/// The current time as RFC 3339 (seconds), as results record it.
+pub fn now_rfc3339() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
+impl ResultDocument {
+    /// A new document for `command`, started now, with the process's argv.
+    pub fn new(command: &str, environment: Environment, tables: Tables) -> Self {
+        ResultDocument {
+            schema: SCHEMA.into(),
+            schema_version: SCHEMA_VERSION,
+            command: command.to_string(),
+            argv: std::env::args().collect(),
+            started_at: now_rfc3339(),
+            finished_at: String::new(),
+            environment,
+            runs: Vec::new(),
+            tables,
+        }
+    }
+
+    /// The document as pretty JSON with a final newline, stamped finished now.
+    pub fn to_json(&mut self) -> Result<Vec<u8>, serde_json::Error> {
+        self.finished_at = now_rfc3339();
+        let mut bytes = serde_json::to_vec_pretty(self)?;
+        bytes.push(b'\n');
+        Ok(bytes)
+    }
+}
+
+/// Whether `text` is a result document (any version): only such a file may
+/// be replaced by a new result.
+pub fn is_result(text: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(text)
+        .is_ok_and(|v| v.get("schema").and_then(|s| s.as_str()) == Some(SCHEMA))
+}
+
+/// Reads a result file, refusing anything that is not a blobbench result of
+/// a version this blobbench understands.
+pub fn load(path: &Path) -> Result<ResultDocument> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io("cannot read", path, e))?;
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|_| {
+        Error::usage(format!(
+            "{}: not JSON; give result files written by --json",
+            path.display()
+        ))
+    })?;
+    if value.get("schema").and_then(serde_json::Value::as_str) != Some(SCHEMA) {
+        return Err(Error::usage(format!(
+            "{}: not a blobbench result (no \"schema\": \"blobbench-result\"); give files written by --json",
+            path.display()
+        )));
+    }
+    let version = value
+        .get("schema_version")
+        .and_then(serde_json::Value::as_u64)
+        .unwrap_or(0);
+    if version > u64::from(SCHEMA_VERSION) {
+        return Err(Error::usage(format!(
+            "{}: result schema version {version} is newer than this blobbench understands ({SCHEMA_VERSION}); update blobbench",
+            path.display()
+        )));
+    }
+    serde_json::from_value(value).map_err(|e| {
+        Error::usage(format!(
+            "{}: a blobbench result this version cannot read ({e}); give a result written by blobbench {}",
+            path.display(),
+            env!("CARGO_PKG_VERSION")
+        ))
+    })
+}
