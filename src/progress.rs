@@ -8,6 +8,8 @@ pub trait Progress: Sync {
     fn start(&self, label: &str, total: u64);
     /// Changes the current stage's total, once it is known.
     fn set_total(&self, total: u64);
+    /// Says what the current stage is doing now (the case being measured).
+    fn message(&self, text: &str);
     /// Counts `n` more units done in the current stage.
     fn advance(&self, n: u64);
     /// Ends the current stage and clears it from the screen.
@@ -23,6 +25,7 @@ pub struct Silent;
 impl Progress for Silent {
     fn start(&self, _label: &str, _total: u64) {}
     fn set_total(&self, _total: u64) {}
+    fn message(&self, _text: &str) {}
     fn advance(&self, _n: u64) {}
     fn finish(&self) {}
     fn note(&self, _text: &str) {}

@@ -48,6 +48,9 @@ impl Progress for Bars {
     fn set_total(&self, total: u64) {
         self.with(|pb| pb.set_length(total));
     }
+    fn message(&self, text: &str) {
+        self.with(|pb| pb.set_message(text.to_string()));
+    }
     fn advance(&self, n: u64) {
         self.with(|pb| pb.inc(n));
     }

@@ -524,7 +524,7 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
         )));
     }
     let outcome = calibrate(args, durability, &sample, &pts, &page_sizes, &work);
-    work.report_kept();
+    work.report_kept(&crate::command::progress::Bars::new());
     outcome
 }
 

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::measure::stats::summarize;
+use crate::progress::Progress;
 use crate::store::{self, Access, ReadPath, WriteStyle};
 use crate::target::{SqliteSettings, Target};
 use crate::workload::run::SessionOptionsRecord;
@@ -82,9 +83,9 @@ impl WorkDir {
     }
 
     /// Says where the datasets are when they stay on disk.
-    pub fn report_kept(&self) {
+    pub fn report_kept(&self, progress: &dyn Progress) {
         if !self.remove_after {
-            eprintln!("datasets kept in {}", self.path.display());
+            progress.note(&format!("datasets kept in {}", self.path.display()));
         }
     }
 }
@@ -120,11 +121,12 @@ impl ThreeLayouts {
         name: &str,
         spec: &crate::dataset::DatasetSpec,
         title: &str,
+        progress: &dyn Progress,
     ) -> Result<ThreeLayouts> {
         let db = work.join(&format!("{name}.db"));
         let dir = work.join(&format!("{name}.dir"));
         let tree = work.join(&format!("{name}.tree"));
-        eprintln!(
+        progress.note(&format!(
             "{title}: {} blobs of {} in {} ({})",
             spec.count,
             match spec.distribution {
@@ -136,25 +138,11 @@ impl ThreeLayouts {
             crate::measure::environment::filesystem_of(&work.path)
                 .map(|f| f.fs_type)
                 .unwrap_or_else(|| "?".into())
-        );
-        let (store, _) = crate::store::create_dataset(
-            &sqlite(&db, |_| {}),
-            spec,
-            &crate::command::progress::Bars::new(),
-        )?;
+        ));
+        let (store, _) = crate::store::create_dataset(&sqlite(&db, |_| {}), spec, progress)?;
         drop(store);
-        crate::store::export(
-            &db,
-            &dir,
-            crate::store::FileLayout::Flat,
-            &crate::command::progress::Bars::new(),
-        )?;
-        crate::store::export(
-            &db,
-            &tree,
-            crate::store::FileLayout::Tree,
-            &crate::command::progress::Bars::new(),
-        )?;
+        crate::store::export(&db, &dir, crate::store::FileLayout::Flat, progress)?;
+        crate::store::export(&db, &tree, crate::store::FileLayout::Tree, progress)?;
         let space = [
             space_of(&sqlite(&db, |_| {}))?,
             space_of(&Target::Dir { path: dir.clone() })?,
@@ -246,6 +234,7 @@ pub fn run_rounds(
     groups: &[Vec<usize>],
     rounds: u64,
     label: &str,
+    progress: &dyn Progress,
     mut between_groups: impl FnMut(usize) -> Result<()>,
 ) -> Result<Vec<Vec<RunResult>>> {
     let total_ops: u64 = groups
@@ -254,7 +243,7 @@ pub fn run_rounds(
         .map(|&i| cases[i].count.unwrap_or(0))
         .sum::<u64>()
         * rounds;
-    let pb = crate::command::progress::bar(total_ops, label);
+    progress.start(label, total_ops);
     let mut results: Vec<Vec<RunResult>> = (0..cases.len()).map(|_| Vec::new()).collect();
     for round in 0..rounds {
         for (g, group) in groups.iter().enumerate() {
@@ -263,16 +252,21 @@ pub fn run_rounds(
                 order.reverse();
             }
             for i in order {
-                pb.set_message(format!("round {}/{}: {}", round + 1, rounds, cases[i].name));
+                progress.message(&format!(
+                    "round {}/{}: {}",
+                    round + 1,
+                    rounds,
+                    cases[i].name
+                ));
                 let mut r = execute(&cases[i], &crate::progress::Silent)?;
-                pb.inc(cases[i].count.unwrap_or(0));
+                progress.advance(cases[i].count.unwrap_or(0));
                 r.name = format!("{} (round {})", r.name, round + 1);
                 results[i].push(r);
             }
             between_groups(g)?;
         }
     }
-    pb.finish_and_clear();
+    progress.finish();
     Ok(results)
 }
 

@@ -124,7 +124,7 @@ pub fn run(args: &FasterThanFsArgs) -> Result<()> {
     let work = WorkDir::new(args.dir.as_deref(), args.keep, "blobbench-fasterthanfs-")?;
     let outcome = run_in(args, &spec, &work, updates, durable);
     work.remove(&ThreeLayouts::names("fasterthanfs"));
-    work.report_kept();
+    work.report_kept(&crate::command::progress::Bars::new());
     outcome
 }
 
@@ -135,7 +135,13 @@ fn run_in(
     updates: u64,
     durable: u64,
 ) -> Result<()> {
-    let layouts = ThreeLayouts::create(work, "fasterthanfs", spec, "blobbench suite fasterthanfs")?;
+    let layouts = ThreeLayouts::create(
+        work,
+        "fasterthanfs",
+        spec,
+        "blobbench suite fasterthanfs",
+        &crate::command::progress::Bars::new(),
+    )?;
     let (db, space) = (layouts.db.clone(), layouts.space);
     let dir_t = Target::Dir { path: layouts.dir };
     let tree_t = Target::Tree { path: layouts.tree };
@@ -448,6 +454,7 @@ fn run_in(
         &[read_group, write_group],
         args.rounds,
         "measuring",
+        &crate::command::progress::Bars::new(),
         |group| {
             // Reads in the next round meet a rollback-journal database, as on
             // the page, whatever journal mode the last write case left.

@@ -123,7 +123,7 @@ pub fn run(args: &HttpSuiteArgs) -> Result<()> {
     let dir = work.join("http.dir");
     let outcome = run_in(args, &spec, &levels, extras, &work, &db, &dir);
     work.remove(&["http.db".to_string(), "http.dir".to_string()]);
-    work.report_kept();
+    work.report_kept(&crate::command::progress::Bars::new());
     outcome
 }
 

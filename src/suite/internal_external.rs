@@ -82,7 +82,7 @@ pub fn run(args: &InternalExternalArgs) -> Result<()> {
         )));
     }
     let outcome = run_in(args, &sizes, &page_sizes, &work);
-    work.report_kept();
+    work.report_kept(&crate::command::progress::Bars::new());
     outcome
 }
 

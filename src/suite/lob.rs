@@ -114,7 +114,7 @@ pub fn run(args: &LobArgs) -> Result<()> {
     let outcome = measure(args, &sizes, &mut systems, &work);
     remove_entry(&db);
     remove_entry(&dir);
-    work.report_kept();
+    work.report_kept(&crate::command::progress::Bars::new());
     let samples = outcome?;
     report(args, &sizes, &systems, &samples, &work)
 }

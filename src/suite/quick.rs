@@ -79,12 +79,18 @@ pub fn run(args: &QuickArgs) -> Result<()> {
     let work = WorkDir::new(args.dir.as_deref(), args.keep, "blobbench-quick-")?;
     let outcome = run_in(args, &spec, &work);
     work.remove(&ThreeLayouts::names("quick"));
-    work.report_kept();
+    work.report_kept(&crate::command::progress::Bars::new());
     outcome
 }
 
 fn run_in(args: &QuickArgs, spec: &crate::dataset::DatasetSpec, work: &WorkDir) -> Result<()> {
-    let layouts = ThreeLayouts::create(work, "quick", spec, "blobbench quick")?;
+    let layouts = ThreeLayouts::create(
+        work,
+        "quick",
+        spec,
+        "blobbench quick",
+        &crate::command::progress::Bars::new(),
+    )?;
     let (db, dir, tree, space) = (layouts.db, layouts.dir, layouts.tree, layouts.space);
     let base = &work.path;
 
@@ -218,7 +224,14 @@ fn run_in(args: &QuickArgs, spec: &crate::dataset::DatasetSpec, work: &WorkDir) 
         (0..read_cases).collect(),
         (read_cases..cases.len()).collect(),
     ];
-    let results = run_rounds(&plans, &groups, args.rounds, "measuring", |_| Ok(()))?;
+    let results = run_rounds(
+        &plans,
+        &groups,
+        args.rounds,
+        "measuring",
+        &crate::command::progress::Bars::new(),
+        |_| Ok(()),
+    )?;
     for r in results.iter().flatten() {
         doc.runs.push(r.clone());
     }

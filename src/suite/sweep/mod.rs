@@ -134,7 +134,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     );
     remove_entry(&db);
     remove_entry(&copy_db);
-    work.report_kept();
+    work.report_kept(&crate::command::progress::Bars::new());
     let complete = outcome?;
     report::print(args, &plan, &cases, &records, complete);
     println!("result written to {}", args.json.display());
