@@ -6,7 +6,9 @@ use crate::measure::stats::summarize;
 use crate::report::chart::{
     AxisSpec, Bar, BarChart, BarGroup, Chart, LineChart, Point, Scale, Series, Unit, size_label,
 };
-use crate::result::advise::{AdviseTables, LayoutKind, Placement, Spread};
+use crate::result::advise::{
+    Advice, AdviseTables, Decision, LayoutKind, Placement, PointResult, Spread,
+};
 use crate::units::human_duration_ns;
 
 fn spread(v: &Spread) -> String {
@@ -17,10 +19,17 @@ fn spread(v: &Spread) -> String {
 /// every measurement.
 pub(super) fn advise(tables: &AdviseTables, s: &mut Section) {
     let a = &tables.advise;
+    summary(a, s);
+    s.figures.push(layouts_figure(a));
+    s.figures.push(page_sizes_figure(&a.decision));
+    s.tables.push(measurements(&a.points));
+}
+
+/// The question, the recommendation and the comparisons, in words.
+fn summary(a: &Advice, s: &mut Section) {
     let (input, decision, journal) = (&a.input, &a.decision, &a.journal);
     let reads = input.reads_percent as f64 / 100.0;
     let page = decision.page_size;
-    let points = &a.points;
     let sample = &input.sample;
     s.summary.push(format!(
         "{} blobs from {}: median {}, p10 {}, p90 {}; {:.0}% reads; durability {}",
@@ -56,8 +65,13 @@ pub(super) fn advise(tables: &AdviseTables, s: &mut Section) {
             spread(sp)
         ));
     }
+}
 
-    // Mixed time per operation vs size, per layout.
+/// Mixed time per operation vs size, per layout.
+fn layouts_figure(a: &Advice) -> Figure {
+    let reads = a.input.reads_percent as f64 / 100.0;
+    let page = a.decision.page_size;
+    let points = &a.points;
     let layout_series = |kind: LayoutKind, page: Option<u32>, name: &str, color: usize| Series {
         name: name.into(),
         dashed: false,
@@ -77,7 +91,7 @@ pub(super) fn advise(tables: &AdviseTables, s: &mut Section) {
             })
             .collect(),
     };
-    s.figures.push(Figure {
+    Figure {
         name: "layouts".into(),
         caption: format!(
             "Time per operation ({:.0}% reads, {:.0}% writes) at each measured size: median over rounds with \
@@ -100,7 +114,11 @@ pub(super) fn advise(tables: &AdviseTables, s: &mut Section) {
                 layout_series(LayoutKind::Files, None, "plain files", 2),
             ],
         }),
-    });
+    }
+}
+
+/// Each page size's expected time relative to the best.
+fn page_sizes_figure(decision: &Decision) -> Figure {
     let groups: Vec<BarGroup> = decision
         .page_sizes
         .iter()
@@ -113,7 +131,7 @@ pub(super) fn advise(tables: &AdviseTables, s: &mut Section) {
             marker: None,
         })
         .collect();
-    s.figures.push(Figure {
+    Figure {
         name: "page-sizes".into(),
         caption: "Expected time per operation with every blob inside the database, relative to the best page \
                   size (1x), median over rounds with min..max whiskers."
@@ -126,7 +144,11 @@ pub(super) fn advise(tables: &AdviseTables, s: &mut Section) {
             reference: Some(1.0),
             marker_label: None,
         }),
-    });
+    }
+}
+
+/// Every measurement: medians per size and layout, and disk per blob.
+fn measurements(points: &[PointResult]) -> DataTable {
     let mut t = DataTable {
         name: "advise".into(),
         title: "Measurements per size and layout (median of rounds)".into(),
@@ -149,5 +171,5 @@ pub(super) fn advise(tables: &AdviseTables, s: &mut Section) {
             ]);
         }
     }
-    s.tables.push(t);
+    t
 }
