@@ -1,9 +1,131 @@
-//! `blobbench advise`: where to keep your blobs, calibrated here.
+//! `blobbench advise`: where to keep your blobs, calibrated here. The
+//! options are checked (and the sizes sampled) before anything is created;
+//! the suite measures; the header, the recommendation and the files are
+//! written here.
+
+use std::path::{Path, PathBuf};
 
 use crate::cli::AdviseArgs;
-use crate::error::Result;
+use crate::command::progress::Bars;
+use crate::error::{Error, Result};
+use crate::report::terminal::advise as terminal;
+use crate::result::Tables;
+use crate::result::advise::Durability;
+use crate::suite::advise::{self as suite, AdviseOptions};
+use crate::suite::common::parse_list;
+use crate::target::parse_page_size;
 
 /// Runs `advise`.
 pub fn run(args: &AdviseArgs) -> Result<()> {
-    crate::suite::advise::run(args)
+    let options = options(args)?;
+    crate::command::output::check_outputs(&args.json, args.report.as_deref())?;
+    if let (Some(sample_dir), Some(dir)) = (&args.sample_dir, &args.dir)
+        && resolved(dir).starts_with(resolved(sample_dir))
+    {
+        return Err(Error::usage(format!(
+            "--dir {}: inside --sample-dir; calibration data must not go into the folder being sampled",
+            dir.display()
+        )));
+    }
+    let calibration = suite::prepare(&options)?;
+    let fs_type = crate::measure::environment::filesystem_of(calibration.folder())
+        .map(|f| f.fs_type)
+        .unwrap_or_else(|| "?".into());
+    print!(
+        "{}",
+        terminal::header(
+            &options.input(),
+            calibration.points().len(),
+            calibration.folder(),
+            &fs_type,
+            calibration.capped_at()
+        )
+    );
+    let mut doc = calibration.run(&Bars::new())?;
+    if let Tables::Advise(t) = &doc.tables {
+        print!("{}", terminal::outcome(&t.advise));
+    }
+    crate::command::output::write_result_with_report(&mut doc, &args.json, args.report.as_deref())?;
+    println!("result written to {}", args.json.display());
+    Ok(())
+}
+
+/// The arguments checked and typed, the sizes sampled: nothing is created.
+fn options(args: &AdviseArgs) -> Result<AdviseOptions> {
+    let durability = durability(&args.durability)?;
+    if args.reads > 100 {
+        return Err(Error::usage(format!(
+            "--reads {}: a percentage from 0 to 100, e.g. --reads 90",
+            args.reads
+        )));
+    }
+    if args.rounds == 0 {
+        return Err(Error::usage("--rounds 0: at least one round is needed"));
+    }
+    if !(1..=12).contains(&args.points) {
+        return Err(Error::usage(format!(
+            "--points {}: from 1 to 12 representative sizes",
+            args.points
+        )));
+    }
+    if args.total == 0 {
+        return Err(Error::usage("--total must be positive, e.g. --total 32M"));
+    }
+    let page_sizes = parse_list("--page-sizes", &args.page_sizes, parse_page_size)?;
+    let sample = match (&args.sample_dir, &args.sizes) {
+        (Some(d), _) => suite::sample_dir(d)?,
+        (None, Some(s)) => suite::sample_spec(s, args.seed)?,
+        (None, None) => {
+            return Err(Error::usage(
+                "say what your blobs look like: --sample-dir DIR (a folder of real files) or --sizes 10k..2m",
+            ));
+        }
+    };
+    Ok(AdviseOptions {
+        sample,
+        reads_percent: args.reads,
+        durability,
+        page_sizes,
+        points: args.points,
+        total: args.total,
+        rounds: args.rounds,
+        dir: args.dir.clone(),
+        keep: args.keep,
+        seed: args.seed,
+    })
+}
+
+/// `--durability`: power, crash or none.
+fn durability(text: &str) -> Result<Durability> {
+    match text {
+        "power" => Ok(Durability::Power),
+        "crash" => Ok(Durability::Crash),
+        "none" => Ok(Durability::None),
+        other => Err(Error::usage(format!(
+            "--durability {other}: use power (every commit on disk), crash (no corruption on power loss, \
+             may lose the last writes) or none (data you can rebuild)"
+        ))),
+    }
+}
+
+/// The path with symbolic links and `..` resolved as far as it exists, the
+/// rest appended: where a folder is or would be created.
+fn resolved(path: &Path) -> PathBuf {
+    let mut existing = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        match (
+            existing.file_name().map(|f| f.to_owned()),
+            existing.parent(),
+        ) {
+            (Some(name), Some(parent)) => {
+                rest.push(name);
+                existing = parent.to_path_buf();
+            }
+            _ => break,
+        }
+    }
+    let mut out = existing.canonicalize().unwrap_or(existing);
+    out.extend(rest.iter().rev());
+    out
 }

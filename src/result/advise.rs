@@ -1,10 +1,287 @@
-//! The `advise` result's own tables.
-//!
-//! Placeholder during the move to typed results: the JSON as written.
+//! The `advise` result's own tables: what was asked (the sizes, the
+//! read/write mix, the durability), what was measured at each representative
+//! size in each layout, the recommendation drawn from it and the WAL against
+//! rollback-journal comparison.
+
+use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-/// The kind-specific part of a `advise` result.
+use crate::measure::stats::summarize;
+
+/// The kind-specific part of an `advise` result.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct AdviseTables(pub serde_json::Value);
+pub struct AdviseTables {
+    /// Everything `advise` found, under one key as version 0.1 wrote it
+    /// (boxed: it is by far the largest kind of tables).
+    pub advise: Box<Advice>,
+}
+
+/// The calibration and the recommendation.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Advice {
+    /// What the user asked about.
+    pub input: AdviseInput,
+    /// The representative sizes, each measured in every layout.
+    pub points: Vec<PointResult>,
+    /// The recommendation drawn from the points.
+    pub decision: Decision,
+    /// WAL against a rollback journal at the most common size.
+    pub journal: JournalComparison,
+}
+
+/// The question: which blobs, which mix of reads and writes, how durable.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AdviseInput {
+    /// The blob sizes and where they came from.
+    pub sample: SizeSample,
+    /// Share of operations that are reads, in percent.
+    pub reads_percent: u64,
+    /// What a write must survive.
+    pub durability: Durability,
+    /// The page sizes tried for blobs inside the database.
+    pub page_sizes: Vec<u32>,
+    /// Measured rounds; every spread is over them.
+    pub rounds: u64,
+    /// Bytes of content per size and layout.
+    pub total_per_layout: u64,
+}
+
+/// What a write must survive; it decides `synchronous` and how files are
+/// written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Durability {
+    /// Every commit is on disk when it returns.
+    Power,
+    /// No corruption on power loss; the last writes may be lost.
+    Crash,
+    /// Data that can be rebuilt: no syncing at all.
+    None,
+}
+
+impl Durability {
+    /// The word the user types (and the result stores).
+    pub fn name(self) -> &'static str {
+        match self {
+            Durability::Power => "power",
+            Durability::Crash => "crash",
+            Durability::None => "none",
+        }
+    }
+
+    /// One line saying what the level promises.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Durability::Power => "power: a write is on disk when it returns",
+            Durability::Crash => "crash: no corruption on power loss, the last writes may be lost",
+            Durability::None => "none: data that can be rebuilt",
+        }
+    }
+}
+
+impl fmt::Display for Durability {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Where the sizes came from and what they look like.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SizeSample {
+    /// The folder sampled or the `--sizes` description.
+    pub source: String,
+    /// How many sizes the sample holds.
+    pub blobs: u64,
+    /// Their sum.
+    pub total_bytes: u64,
+    /// 10th percentile size.
+    pub p10: u64,
+    /// Median size.
+    pub median: u64,
+    /// 90th percentile size.
+    pub p90: u64,
+    /// Largest size.
+    pub max: u64,
+    /// Entries under --sample-dir that were not regular files or could not be stat()ed.
+    pub skipped: u64,
+    /// Every size, ascending: what the representative points are drawn
+    /// from. Not written: a result keeps the summary, not the sample.
+    #[serde(skip)]
+    pub sorted: Vec<u64>,
+}
+
+impl SizeSample {
+    /// The summary of `sizes` (at least one) from `source`.
+    pub fn new(source: String, mut sizes: Vec<u64>, skipped: u64) -> SizeSample {
+        sizes.sort_unstable();
+        let q = |f: f64| sizes[((sizes.len() - 1) as f64 * f).round() as usize];
+        SizeSample {
+            source,
+            blobs: sizes.len() as u64,
+            total_bytes: sizes.iter().sum(),
+            p10: q(0.1),
+            median: q(0.5),
+            p90: q(0.9),
+            max: *sizes.last().unwrap_or(&0),
+            skipped,
+            sorted: sizes,
+        }
+    }
+}
+
+/// How a layout keeps its blobs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LayoutKind {
+    /// Inside the database.
+    #[serde(rename = "db")]
+    Db,
+    /// As files named in the database.
+    #[serde(rename = "db+files")]
+    DbFiles,
+    /// As plain files, no database.
+    #[serde(rename = "files")]
+    Files,
+}
+
+/// One layout's measurements at one size, one value per round.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LayoutResult {
+    /// "db 4096", "db+files", "files".
+    pub layout: String,
+    /// How the layout keeps its blobs.
+    pub kind: LayoutKind,
+    /// The database page size, for blobs inside the database.
+    pub page_size: Option<u32>,
+    /// Time per read, per round.
+    pub read_ns: Vec<f64>,
+    /// Time per write (with its checkpoint), per round.
+    pub write_ns: Vec<f64>,
+    /// Disk space of the whole layout.
+    pub space_bytes: u64,
+}
+
+impl LayoutResult {
+    /// Time per operation of the mix with `reads` (0..1) reads, in `round`.
+    pub fn mix_ns(&self, round: usize, reads: f64) -> f64 {
+        reads * self.read_ns[round] + (1.0 - reads) * self.write_ns[round]
+    }
+}
+
+/// One representative size and its measurements in every layout.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PointResult {
+    /// The blob size measured.
+    pub size: u64,
+    /// The share of the user's blobs this size stands for (0..1).
+    pub share: f64,
+    /// Blobs in each layout's dataset.
+    pub blobs: u64,
+    /// Writes timed per layout and round.
+    pub writes: u64,
+    /// Every layout measured at this size.
+    pub layouts: Vec<LayoutResult>,
+}
+
+impl PointResult {
+    /// The layout of `kind` (and, when given, `page` size).
+    pub fn layout(&self, kind: LayoutKind, page: Option<u32>) -> Option<&LayoutResult> {
+        self.layouts
+            .iter()
+            .find(|l| l.kind == kind && (page.is_none() || l.page_size == page))
+    }
+}
+
+/// A figure over rounds: median and range.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    /// Median over rounds.
+    pub median: f64,
+    /// Smallest round.
+    pub min: f64,
+    /// Largest round.
+    pub max: f64,
+}
+
+impl Spread {
+    /// The spread of per-round values.
+    pub fn of(v: &[f64]) -> Spread {
+        let s = summarize(v);
+        Spread {
+            median: s.median,
+            min: s.min,
+            max: s.max,
+        }
+    }
+}
+
+/// Where the blobs go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Placement {
+    /// Every blob inside the database.
+    #[serde(rename = "all inside the database")]
+    AllInside,
+    /// Every blob as a file named in the database.
+    #[serde(rename = "all as files")]
+    AllFiles,
+    /// Small blobs inside, large ones as files.
+    #[serde(rename = "split by size")]
+    Split,
+}
+
+impl Placement {
+    /// The words the result stores and the report matches on.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Placement::AllInside => "all inside the database",
+            Placement::AllFiles => "all as files",
+            Placement::Split => "split by size",
+        }
+    }
+}
+
+/// A placement equals the words a result stores for it.
+impl PartialEq<&str> for Placement {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+/// The recommendation.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Decision {
+    /// The page size chosen.
+    pub page_size: u32,
+    /// Expected time per operation of each page size relative to the best.
+    pub page_sizes: Vec<(u32, Spread)>,
+    /// Blobs at or above this size go to files; None when all go inside or
+    /// all go to files (see `placement`).
+    pub threshold_bytes: Option<f64>,
+    /// How many of the measured points go inside the database.
+    pub points_inside: usize,
+    /// Where the blobs go.
+    pub placement: Placement,
+    /// Expected time per operation of the recommendation.
+    pub expected_ns: Spread,
+    /// How many times faster the recommendation is than each alternative.
+    pub speedup_vs: Vec<(String, Spread)>,
+    /// Bytes on disk per blob, recommendation first, then the alternatives.
+    pub disk_per_blob: Vec<(String, f64)>,
+}
+
+/// WAL against a rollback journal for writes at one size.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct JournalComparison {
+    /// The blob size written.
+    pub size: u64,
+    /// The page size (the one chosen).
+    pub page_size: u32,
+    /// (journal_mode, synchronous, write ns per round): WAL first.
+    pub modes: Vec<(String, String, Vec<f64>)>,
+    /// The faster journal mode.
+    pub best: String,
+    /// The synchronous setting that goes with it.
+    pub best_synchronous: String,
+    /// Rollback time / WAL time per round.
+    pub rollback_over_wal: Spread,
+}

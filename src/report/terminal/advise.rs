@@ -1,1 +1,199 @@
-//! The terminal table of a `advise` result.
+//! The terminal text of an `advise` result: the header saying what is about
+//! to be calibrated, and the per-size table with the recommendation, both
+//! rendered from typed values (the recommendation from the result).
+
+use std::fmt::Write;
+use std::path::Path;
+
+use crate::measure::stats::summarize;
+use crate::report::chart::size_label;
+use crate::report::table::Table;
+use crate::result::advise::{
+    Advice, AdviseInput, Decision, Durability, JournalComparison, LayoutKind, Placement, Spread,
+};
+use crate::units::human_duration_ns as ns;
+
+/// What is about to be measured: the sizes, the mix, the durability, and
+/// `sizes` representative sizes in every layout in `folder` (of `fs_type`);
+/// `capped_at` when larger blobs are calibrated at a smaller size.
+pub fn header(
+    input: &AdviseInput,
+    sizes: usize,
+    folder: &Path,
+    fs_type: &str,
+    capped_at: Option<u64>,
+) -> String {
+    let s = &input.sample;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "blobbench advise: {} blobs from {}: p10 {}, median {}, p90 {}, max {}",
+        s.blobs,
+        s.source,
+        size_label(s.p10 as f64),
+        size_label(s.median as f64),
+        size_label(s.p90 as f64),
+        size_label(s.max as f64)
+    );
+    let _ = writeln!(
+        out,
+        "workload: {}% reads, {}% writes; durability {}",
+        input.reads_percent,
+        100 - input.reads_percent,
+        input.durability.describe()
+    );
+    let _ = writeln!(
+        out,
+        "calibration: {} sizes x {} layouts x {} rounds in {} ({})",
+        sizes,
+        input.page_sizes.len() + 2,
+        input.rounds,
+        folder.display(),
+        fs_type
+    );
+    if let Some(cap) = capped_at {
+        let _ = writeln!(
+            out,
+            "note: blobs above {} are calibrated at {} (larger ones would take minutes per layout)",
+            size_label(cap as f64),
+            size_label(cap as f64)
+        );
+    }
+    out
+}
+
+fn spread_text(s: &Spread) -> String {
+    format!("{:.2}x [{:.2}..{:.2}]", s.median, s.min, s.max)
+}
+
+/// The measurements per size and layout, then the recommendation.
+pub fn outcome(a: &Advice) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "\nper operation, median of {} rounds (db at page size {}; db+files / db is the mix's time, above 1 the database wins):",
+        a.input.rounds, a.decision.page_size
+    );
+    out.push_str(&points_table(a).render());
+    let _ = writeln!(
+        out,
+        "\nrecommendation for {}% reads, durability {}:",
+        a.input.reads_percent, a.input.durability
+    );
+    recommendation(&mut out, &a.decision, &a.journal, a.input.durability);
+    out
+}
+
+/// Medians per size and layout at the chosen page size, and the mix's
+/// files/database ratio with its spread.
+fn points_table(a: &Advice) -> Table {
+    let reads = a.input.reads_percent as f64 / 100.0;
+    let mut t = Table::new([
+        "size",
+        "share",
+        "read db",
+        "read db+files",
+        "read files",
+        "write db",
+        "write db+files",
+        "write files",
+        "db+files / db",
+    ]);
+    for p in &a.points {
+        let (Some(db), Some(ext), Some(files)) = (
+            p.layout(LayoutKind::Db, Some(a.decision.page_size)),
+            p.layout(LayoutKind::DbFiles, None),
+            p.layout(LayoutKind::Files, None),
+        ) else {
+            continue;
+        };
+        let med = |v: &[f64]| ns(summarize(v).median);
+        let ratio: Vec<f64> = (0..db.read_ns.len())
+            .map(|r| ext.mix_ns(r, reads) / db.mix_ns(r, reads))
+            .collect();
+        t.row([
+            size_label(p.size as f64),
+            format!("{:.0}%", p.share * 100.0),
+            med(&db.read_ns),
+            med(&ext.read_ns),
+            med(&files.read_ns),
+            med(&db.write_ns),
+            med(&ext.write_ns),
+            med(&files.write_ns),
+            spread_text(&Spread::of(&ratio)),
+        ]);
+    }
+    t
+}
+
+/// Placement, page size, journal mode and the comparison with every
+/// alternative.
+fn recommendation(out: &mut String, d: &Decision, j: &JournalComparison, durability: Durability) {
+    match (d.placement, d.threshold_bytes) {
+        (Placement::Split, Some(x)) => {
+            let _ = writeln!(
+                out,
+                "  store blobs below {} inside the database, larger ones as files named in it",
+                size_label(x)
+            );
+        }
+        (Placement::AllFiles, _) => out.push_str(
+            "  store the blobs as files named in the database (keeping any size range inside does not lower the expected time)\n",
+        ),
+        _ => out.push_str(
+            "  store every blob inside the database (moving any size range out to files does not lower the expected time)\n",
+        ),
+    }
+    let pages: Vec<String> = d
+        .page_sizes
+        .iter()
+        .filter(|(p, _)| *p != d.page_size)
+        .map(|(p, s)| format!("{p}: {}", spread_text(s)))
+        .collect();
+    let _ = writeln!(
+        out,
+        "  page_size={}            (time per operation of the others, relative: {})",
+        d.page_size,
+        pages.join(", ")
+    );
+    if let [w, r, ..] = j.modes.as_slice() {
+        let _ = writeln!(
+            out,
+            "  journal_mode={}, synchronous={}   (writes of {} blobs: {}+{} takes {} the time of {}+{})",
+            j.best.to_uppercase(),
+            j.best_synchronous.to_uppercase(),
+            size_label(j.size as f64),
+            r.0.to_uppercase(),
+            r.1.to_uppercase(),
+            spread_text(&j.rollback_over_wal),
+            w.0.to_uppercase(),
+            w.1.to_uppercase()
+        );
+    }
+    if durability == Durability::None {
+        out.push_str(
+            "  (synchronous=OFF: a power loss can corrupt the database; only for data you can rebuild)\n",
+        );
+    }
+    let rec_disk = d.disk_per_blob.first().map_or(f64::NAN, |r| r.1);
+    for ((name, s), (_, space)) in d.speedup_vs.iter().zip(d.disk_per_blob.iter().skip(1)) {
+        let saving = 1.0 - rec_disk / space;
+        let _ = writeln!(
+            out,
+            "  vs {name}: {} faster, {} disk",
+            spread_text(s),
+            if saving >= 0.0 {
+                format!("{:.0}% less", saving * 100.0)
+            } else {
+                format!("{:.0}% more", -saving * 100.0)
+            }
+        );
+    }
+    let _ = writeln!(
+        out,
+        "  expected time per operation: {} [{}..{}] (speed-ups: median [min..max] over rounds)",
+        ns(d.expected_ns.median),
+        ns(d.expected_ns.min),
+        ns(d.expected_ns.max)
+    );
+}

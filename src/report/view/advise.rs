@@ -1,94 +1,97 @@
 //! How an `advise` result is drawn: time per operation vs blob size for
 //! each layout, the page sizes side by side, and the recommendation.
 
-use serde_json::Value;
-
-use super::{DataTable, Figure, Section, arr, num, text};
+use super::{DataTable, Figure, Section};
 use crate::measure::stats::summarize;
 use crate::report::chart::{
     AxisSpec, Bar, BarChart, BarGroup, Chart, LineChart, Point, Scale, Series, Unit, size_label,
 };
+use crate::result::advise::{
+    Advice, AdviseTables, Decision, LayoutKind, Placement, PointResult, Spread,
+};
 use crate::units::human_duration_ns;
 
-fn spread(v: &Value) -> String {
-    format!(
-        "{:.2}x [{:.2}..{:.2}]",
-        num(v, "median").unwrap_or(f64::NAN),
-        num(v, "min").unwrap_or(f64::NAN),
-        num(v, "max").unwrap_or(f64::NAN)
-    )
+fn spread(v: &Spread) -> String {
+    format!("{:.2}x [{:.2}..{:.2}]", v.median, v.min, v.max)
 }
 
-pub fn advise(tables: &Value, s: &mut Section) {
-    let a = &tables["advise"];
-    let (input, decision, journal) = (&a["input"], &a["decision"], &a["journal"]);
-    let reads = num(input, "reads_percent").unwrap_or(100.0) / 100.0;
-    let page = num(decision, "page_size").unwrap_or(0.0);
-    let points = arr(a, "points");
-    let sample = &input["sample"];
+/// The summary lines, the layouts and page-size charts and the table of
+/// every measurement.
+pub(super) fn advise(tables: &AdviseTables, s: &mut Section) {
+    let a = &tables.advise;
+    summary(a, s);
+    s.figures.push(layouts_figure(a));
+    s.figures.push(page_sizes_figure(&a.decision));
+    s.tables.push(measurements(&a.points));
+}
+
+/// The question, the recommendation and the comparisons, in words.
+fn summary(a: &Advice, s: &mut Section) {
+    let (input, decision, journal) = (&a.input, &a.decision, &a.journal);
+    let reads = input.reads_percent as f64 / 100.0;
+    let page = decision.page_size;
+    let sample = &input.sample;
     s.summary.push(format!(
         "{} blobs from {}: median {}, p10 {}, p90 {}; {:.0}% reads; durability {}",
-        num(sample, "blobs").unwrap_or(0.0),
-        text(sample, "source"),
-        size_label(num(sample, "median").unwrap_or(0.0)),
-        size_label(num(sample, "p10").unwrap_or(0.0)),
-        size_label(num(sample, "p90").unwrap_or(0.0)),
+        sample.blobs,
+        sample.source,
+        size_label(sample.median as f64),
+        size_label(sample.p10 as f64),
+        size_label(sample.p90 as f64),
         reads * 100.0,
-        text(input, "durability")
+        input.durability
     ));
-    s.summary.push(match text(decision, "placement") {
-        "split by size" => format!(
+    s.summary.push(match decision.placement {
+        Placement::Split => format!(
             "store blobs below {} inside the database, larger ones as files named in it",
-            size_label(num(decision, "threshold_bytes").unwrap_or(0.0))
+            size_label(decision.threshold_bytes.unwrap_or(0.0))
         ),
-        "all as files" => "store the blobs as files named in the database (keeping any size range inside does \
+        Placement::AllFiles => "store the blobs as files named in the database (keeping any size range inside does \
                            not lower the expected time)"
             .into(),
-        _ => "store every blob inside the database (moving any size range out to files does not lower the \
+        Placement::AllInside => "store every blob inside the database (moving any size range out to files does not lower the \
               expected time)"
             .into(),
     });
     s.summary.push(format!(
         "page_size={page}, journal_mode={}, synchronous={} (rollback journal / WAL write time: {})",
-        text(journal, "best").to_uppercase(),
-        text(journal, "best_synchronous").to_uppercase(),
-        spread(&journal["rollback_over_wal"])
+        journal.best.to_uppercase(),
+        journal.best_synchronous.to_uppercase(),
+        spread(&journal.rollback_over_wal)
     ));
-    for alt in arr(decision, "speedup_vs") {
+    for (name, sp) in &decision.speedup_vs {
         s.summary.push(format!(
-            "vs {}: {} faster (median [min..max] over rounds)",
-            alt.get(0).and_then(Value::as_str).unwrap_or(""),
-            spread(&alt[1])
+            "vs {name}: {} faster (median [min..max] over rounds)",
+            spread(sp)
         ));
     }
+}
 
-    // Mixed time per operation vs size, per layout.
-    let layout_series = |kind: &str, page: Option<f64>, name: &str, color: usize| Series {
+/// Mixed time per operation vs size, per layout.
+fn layouts_figure(a: &Advice) -> Figure {
+    let reads = a.input.reads_percent as f64 / 100.0;
+    let page = a.decision.page_size;
+    let points = &a.points;
+    let layout_series = |kind: LayoutKind, page: Option<u32>, name: &str, color: usize| Series {
         name: name.into(),
         dashed: false,
         color,
         points: points
             .iter()
             .filter_map(|p| {
-                let l = arr(p, "layouts").iter().find(|l| {
-                    text(l, "kind") == kind && page.is_none_or(|pg| num(l, "page_size") == Some(pg))
-                })?;
-                let r: Vec<f64> = arr(l, "read_ns").iter().filter_map(Value::as_f64).collect();
-                let w: Vec<f64> = arr(l, "write_ns")
+                let l = p.layout(kind, page)?;
+                let mix: Vec<f64> = l
+                    .read_ns
                     .iter()
-                    .filter_map(Value::as_f64)
-                    .collect();
-                let mix: Vec<f64> = r
-                    .iter()
-                    .zip(&w)
+                    .zip(&l.write_ns)
                     .map(|(r, w)| reads * r + (1.0 - reads) * w)
                     .collect();
                 let m = summarize(&mix);
-                Some(Point::with_spread(num(p, "size")?, m.median, m.min, m.max))
+                Some(Point::with_spread(p.size as f64, m.median, m.min, m.max))
             })
             .collect(),
     };
-    s.figures.push(Figure {
+    Figure {
         name: "layouts".into(),
         caption: format!(
             "Time per operation ({:.0}% reads, {:.0}% writes) at each measured size: median over rounds with \
@@ -101,26 +104,34 @@ pub fn advise(tables: &Value, s: &mut Section) {
             x: AxisSpec::new("blob size (bytes)", Scale::Log, Unit::Bytes),
             y: AxisSpec::new("time per operation", Scale::Log, Unit::Nanos),
             series: vec![
-                layout_series("db", Some(page), &format!("inside the database (page {page})"), 0),
-                layout_series("db+files", None, "files named in the database", 1),
-                layout_series("files", None, "plain files", 2),
+                layout_series(
+                    LayoutKind::Db,
+                    Some(page),
+                    &format!("inside the database (page {page})"),
+                    0,
+                ),
+                layout_series(LayoutKind::DbFiles, None, "files named in the database", 1),
+                layout_series(LayoutKind::Files, None, "plain files", 2),
             ],
         }),
-    });
-    let groups: Vec<BarGroup> = arr(decision, "page_sizes")
+    }
+}
+
+/// Each page size's expected time relative to the best.
+fn page_sizes_figure(decision: &Decision) -> Figure {
+    let groups: Vec<BarGroup> = decision
+        .page_sizes
         .iter()
-        .filter_map(|ps| {
-            Some(BarGroup {
-                label: format!("page size {}", ps[0].as_f64()?),
-                bars: vec![Some(Bar {
-                    value: num(&ps[1], "median")?,
-                    spread: num(&ps[1], "min").zip(num(&ps[1], "max")),
-                })],
-                marker: None,
-            })
+        .map(|(p, sp)| BarGroup {
+            label: format!("page size {p}"),
+            bars: vec![Some(Bar {
+                value: sp.median,
+                spread: Some((sp.min, sp.max)),
+            })],
+            marker: None,
         })
         .collect();
-    s.figures.push(Figure {
+    Figure {
         name: "page-sizes".into(),
         caption: "Expected time per operation with every blob inside the database, relative to the best page \
                   size (1x), median over rounds with min..max whiskers."
@@ -133,7 +144,11 @@ pub fn advise(tables: &Value, s: &mut Section) {
             reference: Some(1.0),
             marker_label: None,
         }),
-    });
+    }
+}
+
+/// Every measurement: medians per size and layout, and disk per blob.
+fn measurements(points: &[PointResult]) -> DataTable {
     let mut t = DataTable {
         name: "advise".into(),
         title: "Measurements per size and layout (median of rounds)".into(),
@@ -144,23 +159,17 @@ pub fn advise(tables: &Value, s: &mut Section) {
         rows: Vec::new(),
     };
     for p in points {
-        for l in arr(p, "layouts") {
-            let med = |k: &str| {
-                let v: Vec<f64> = arr(l, k).iter().filter_map(Value::as_f64).collect();
-                human_duration_ns(summarize(&v).median)
-            };
+        for l in &p.layouts {
+            let med = |v: &[f64]| human_duration_ns(summarize(v).median);
             t.rows.push(vec![
-                size_label(num(p, "size").unwrap_or(0.0)),
-                format!("{:.0}%", num(p, "share").unwrap_or(0.0) * 100.0),
-                text(l, "layout").into(),
-                med("read_ns"),
-                med("write_ns"),
-                format!(
-                    "{:.0}",
-                    num(l, "space_bytes").unwrap_or(0.0) / num(p, "blobs").unwrap_or(1.0)
-                ),
+                size_label(p.size as f64),
+                format!("{:.0}%", p.share * 100.0),
+                l.layout.clone(),
+                med(&l.read_ns),
+                med(&l.write_ns),
+                format!("{:.0}", l.space_bytes as f64 / p.blobs as f64),
             ]);
         }
     }
-    s.tables.push(t);
+    t
 }

@@ -167,7 +167,11 @@ pub fn section(typed: &ResultDocument, source: &str, index: usize) -> Section {
         "suite lob" => lob::lob(tables, &mut s),
         "suite http" | "load" => http::http(&http_systems(doc), &mut s),
         "sweep" => sweep::sweep(tables, &mut s),
-        "advise" => advise::advise(tables, &mut s),
+        "advise" => {
+            if let crate::result::Tables::Advise(t) = &typed.tables {
+                advise::advise(t, &mut s);
+            }
+        }
         "compare" => compare::compare(tables, &mut s),
         _ => {}
     }

@@ -1,0 +1,322 @@
+//! Measuring one representative size in every layout (inside the database at
+//! each page size, as files named in the database, as plain files) with the
+//! durability asked for, round after round in alternating order; and writes
+//! under WAL against a rollback journal at one size.
+
+use std::path::PathBuf;
+
+use crate::dataset::spec_from_options;
+use crate::error::Result;
+use crate::progress::{Progress, Silent};
+use crate::result::advise::{
+    Durability, JournalComparison, LayoutKind, LayoutResult, PointResult, Spread,
+};
+use crate::store::{ReadPath, WriteStyle};
+use crate::target::{SqliteSettings, Target};
+use crate::workload::{Operation, RunResult, execute};
+
+use super::super::common::{WorkDir, per_op_ns, plan, remove_entry, session};
+use super::AdviseOptions;
+use super::sizes::size_label;
+
+/// Writes timed per layout and round (each is its own transaction).
+const MAX_WRITES: u64 = 100;
+
+/// `synchronous` for WAL and for a rollback journal at a durability.
+fn synchronous(d: Durability) -> (&'static str, &'static str) {
+    match d {
+        Durability::Power => ("full", "full"),
+        // A rollback journal needs FULL to be safe from corruption on power loss.
+        Durability::Crash => ("normal", "full"),
+        Durability::None => ("off", "off"),
+    }
+}
+
+/// How plain files are written at a durability: the write style and
+/// whether each write is fsync()ed.
+fn file_writes(d: Durability) -> (WriteStyle, bool) {
+    match d {
+        Durability::Power => (WriteStyle::TempRename, true),
+        Durability::Crash => (WriteStyle::TempRename, false),
+        Durability::None => (WriteStyle::InPlace, false),
+    }
+}
+
+/// Blobs per layout at `size`: `total` bytes' worth, 10 to 1000.
+pub fn blobs_for(size: u64, total: u64) -> u64 {
+    (total / size.max(1)).clamp(10, 1000)
+}
+
+/// One layout to create and measure at one size.
+struct Layout {
+    name: String,
+    kind: LayoutKind,
+    page: Option<u32>,
+    target: Target,
+}
+
+/// Every layout at `size`: the database at each page size (WAL), files named
+/// in a database, plain files.
+fn layouts(size: u64, page_sizes: &[u32], work: &WorkDir, wal_sync: &str) -> Vec<Layout> {
+    let wal = |page: Option<u32>| SqliteSettings {
+        page_size: page,
+        journal_mode: Some("wal".into()),
+        synchronous: Some(wal_sync.into()),
+        ..Default::default()
+    };
+    let mut out: Vec<Layout> = page_sizes
+        .iter()
+        .map(|&p| Layout {
+            name: format!("db {p}"),
+            kind: LayoutKind::Db,
+            page: Some(p),
+            target: Target::Sqlite {
+                path: work.join(&format!("advise-{size}-{p}.db")),
+                settings: wal(Some(p)),
+            },
+        })
+        .collect();
+    out.push(Layout {
+        name: "db+files".into(),
+        kind: LayoutKind::DbFiles,
+        page: None,
+        target: Target::SqliteExt {
+            path: work.join(&format!("advise-{size}-ext.db")),
+            settings: wal(None),
+        },
+    });
+    out.push(Layout {
+        name: "files".into(),
+        kind: LayoutKind::Files,
+        page: None,
+        target: Target::Dir {
+            path: work.join(&format!("advise-{size}.dir")),
+        },
+    });
+    out
+}
+
+/// Measures in the work folder and keeps every run it times.
+pub struct Calibrator<'a> {
+    /// What to measure.
+    pub options: &'a AdviseOptions,
+    /// Where the datasets go.
+    pub work: &'a WorkDir,
+    /// Where progress goes.
+    pub progress: &'a dyn Progress,
+    /// Every run timed so far, for the result.
+    pub runs: Vec<RunResult>,
+}
+
+impl Calibrator<'_> {
+    /// Measures the point of `size` (the `index`th) in every layout.
+    pub fn point(&mut self, index: usize, size: u64, share: f64) -> Result<PointResult> {
+        let o = self.options;
+        self.progress
+            .message(&format!("{}: creating", size_label(size)));
+        let blobs = blobs_for(size, o.total);
+        let writes = blobs.min(MAX_WRITES);
+        let (wal_sync, _) = synchronous(o.durability);
+        let targets = layouts(size, &o.page_sizes, self.work, wal_sync);
+        let spec = spec_from_options(blobs, size, 0, "fixed", 1.0, o.seed + index as u64)?;
+        let (mut results, names) = create(&targets, &spec)?;
+        self.progress.advance(1);
+        for round in 0..o.rounds as usize {
+            self.progress.message(&format!(
+                "{}: round {}/{}",
+                size_label(size),
+                round + 1,
+                o.rounds
+            ));
+            self.round(&targets, &mut results, size, (blobs, writes), round)?;
+            self.progress.advance(1);
+        }
+        if !o.keep {
+            for n in &names {
+                remove_entry(n);
+            }
+        }
+        Ok(PointResult {
+            size,
+            share,
+            blobs,
+            writes,
+            layouts: results,
+        })
+    }
+
+    /// One round at one size: reads of every layout, then writes, so no read
+    /// sees another layout's fresh writes; odd rounds go in reverse order.
+    fn round(
+        &mut self,
+        targets: &[Layout],
+        results: &mut [LayoutResult],
+        size: u64,
+        (blobs, writes): (u64, u64),
+        round: usize,
+    ) -> Result<()> {
+        let seed = self.options.seed;
+        let (style, fsync) = file_writes(self.options.durability);
+        let mut order: Vec<usize> = (0..targets.len()).collect();
+        if round % 2 == 1 {
+            order.reverse();
+        }
+        for &i in &order {
+            let l = &targets[i];
+            let p = plan(
+                format!("read {} {size} (round {})", l.name, round + 1),
+                l.target.clone(),
+                Operation::Read,
+                blobs,
+                session(ReadPath::Sql, false, WriteStyle::Truncate, false),
+                seed ^ size ^ round as u64,
+            );
+            let r = execute(&p, &Silent)?;
+            results[i].read_ns.push(per_op_ns(&r, false));
+            self.runs.push(r);
+        }
+        for &i in &order {
+            let l = &targets[i];
+            let per_txn = l.kind != LayoutKind::Files;
+            let p = plan(
+                format!("write {} {size} (round {})", l.name, round + 1),
+                l.target.clone(),
+                Operation::Update,
+                writes,
+                session(ReadPath::Sql, per_txn, style, fsync),
+                seed ^ size ^ (round as u64 + 100),
+            );
+            let r = execute(&p, &Silent)?;
+            // Writes pay for their WAL checkpoint too.
+            results[i].write_ns.push(per_op_ns(&r, true));
+            self.runs.push(r);
+        }
+        Ok(())
+    }
+
+    /// Writes of blobs of `size` at `page_size` under WAL and under a
+    /// rollback journal (each with the `synchronous` the durability needs),
+    /// alternating order round by round.
+    pub fn journals(&mut self, size: u64, page_size: u32) -> Result<JournalComparison> {
+        let o = self.options;
+        let (wal_sync, rollback_sync) = synchronous(o.durability);
+        let blobs = blobs_for(size, o.total);
+        let writes = blobs.min(MAX_WRITES);
+        let spec = spec_from_options(blobs, size, 0, "fixed", 1.0, o.seed)?;
+        let path = self.work.join(&format!("advise-journal-{size}.db"));
+        let target = |mode: &str, sync: &str| Target::Sqlite {
+            path: path.clone(),
+            settings: SqliteSettings {
+                page_size: Some(page_size),
+                journal_mode: Some(mode.into()),
+                synchronous: Some(sync.into()),
+                ..Default::default()
+            },
+        };
+        let (store, _) =
+            crate::store::create_dataset(&target("delete", rollback_sync), &spec, &Silent)?;
+        drop(store);
+        let modes = [("wal", wal_sync), ("delete", rollback_sync)];
+        let mut times: Vec<Vec<f64>> = vec![Vec::new(); 2];
+        for round in 0..o.rounds as usize {
+            let order: [usize; 2] = if round % 2 == 0 { [0, 1] } else { [1, 0] };
+            for i in order {
+                let (mode, sync) = modes[i];
+                let p = plan(
+                    format!(
+                        "write journal {mode} synchronous {sync} (round {})",
+                        round + 1
+                    ),
+                    target(mode, sync),
+                    Operation::Update,
+                    writes,
+                    session(ReadPath::Sql, true, WriteStyle::Truncate, false),
+                    o.seed ^ (round as u64 + 200),
+                );
+                let r = execute(&p, &Silent)?;
+                times[i].push(per_op_ns(&r, true));
+                self.runs.push(r);
+            }
+            self.progress.advance(1);
+        }
+        if !o.keep {
+            remove_entry(&path);
+        }
+        Ok(compare_journals(size, page_size, modes, times))
+    }
+}
+
+/// Creates every layout's dataset; returns their (still empty) results with
+/// each one's space on disk, and every name to remove afterwards.
+fn create(
+    targets: &[Layout],
+    spec: &crate::dataset::DatasetSpec,
+) -> Result<(Vec<LayoutResult>, Vec<PathBuf>)> {
+    let mut names = Vec::new();
+    let mut results = Vec::new();
+    for l in targets {
+        // Nested work: the calibration's own stage stays on screen.
+        let (store, _) = crate::store::create_dataset(&l.target, spec, &Silent)?;
+        let space_bytes = store.space_used()?;
+        drop(store);
+        results.push(LayoutResult {
+            layout: l.name.clone(),
+            kind: l.kind,
+            page_size: l.page,
+            read_ns: Vec::new(),
+            write_ns: Vec::new(),
+            space_bytes,
+        });
+        let path = l.target.path().to_path_buf();
+        names.push(path.clone());
+        if l.kind == LayoutKind::DbFiles {
+            let mut files = path.into_os_string();
+            files.push(".files");
+            names.push(files.into());
+        }
+    }
+    Ok((results, names))
+}
+
+/// The comparison from WAL's and the rollback journal's write times.
+fn compare_journals(
+    size: u64,
+    page_size: u32,
+    modes: [(&str, &str); 2],
+    times: Vec<Vec<f64>>,
+) -> JournalComparison {
+    let ratio: Vec<f64> = times[1].iter().zip(&times[0]).map(|(d, w)| d / w).collect();
+    let ratio = Spread::of(&ratio);
+    let wal_wins = ratio.median >= 1.0;
+    let best = if wal_wins { modes[0] } else { modes[1] };
+    JournalComparison {
+        size,
+        page_size,
+        modes: modes
+            .iter()
+            .zip(times)
+            .map(|((m, s), t)| (m.to_string(), s.to_string(), t))
+            .collect(),
+        best: best.0.into(),
+        best_synchronous: best.1.into(),
+        rollback_over_wal: ratio,
+    }
+}
+
+/// The size the journal modes are compared at: the point carrying the most
+/// blobs; ties (equal shares) go to the middle size.
+pub fn journal_point(points: &[(u64, f64)]) -> u64 {
+    let middle = (points.len() - 1) as f64 / 2.0;
+    points
+        .iter()
+        .enumerate()
+        .max_by(|(i, a), (k, b)| {
+            a.1.total_cmp(&b.1).then(
+                (*k as f64 - middle)
+                    .abs()
+                    .total_cmp(&(*i as f64 - middle).abs()),
+            )
+        })
+        .map(|(_, p)| p.0)
+        .expect("at least one point")
+}

@@ -1,0 +1,278 @@
+//! The recommendation as a pure function of the measurements: the page size
+//! with the lowest expected time, the split of sizes between the database
+//! and files that minimizes the expected time per operation over the user's
+//! distribution and mix, and how it compares with every alternative, all
+//! recomputed round by round so each figure carries its spread.
+
+use crate::result::advise::{Decision, LayoutKind, LayoutResult, Placement, PointResult, Spread};
+
+/// What point `i` would be stored as outside the database.
+type Outside = LayoutKind;
+
+fn find(p: &PointResult, kind: LayoutKind, page: Option<u32>) -> &LayoutResult {
+    p.layout(kind, page)
+        .expect("every point measures every layout")
+}
+
+/// Where point `i` lives when the first `inside` points are in the database.
+fn placed(p: &PointResult, i: usize, page: u32, inside: usize, outside: Outside) -> &LayoutResult {
+    if i < inside {
+        find(p, LayoutKind::Db, Some(page))
+    } else {
+        find(p, outside, None)
+    }
+}
+
+/// The measurements and the mix every figure of a decision is computed from.
+struct Model<'a> {
+    points: &'a [PointResult],
+    reads: f64,
+    rounds: usize,
+}
+
+impl Model<'_> {
+    /// Expected time per operation over the distribution in `round`, when
+    /// the first `inside` points live in the database at `page` and the rest
+    /// in `outside`.
+    fn expected(&self, page: u32, inside: usize, outside: Outside, round: usize) -> f64 {
+        self.points
+            .iter()
+            .enumerate()
+            .map(|(i, p)| p.share * placed(p, i, page, inside, outside).mix_ns(round, self.reads))
+            .sum()
+    }
+
+    /// [`Model::expected`] for every round.
+    fn per_round(&self, page: u32, inside: usize, outside: Outside) -> Vec<f64> {
+        (0..self.rounds)
+            .map(|r| self.expected(page, inside, outside, r))
+            .collect()
+    }
+
+    /// Every blob inside the database at `page`, per round.
+    fn all_inside(&self, page: u32) -> Vec<f64> {
+        self.per_round(page, self.points.len(), LayoutKind::Files)
+    }
+
+    /// Bytes on disk per blob over the distribution.
+    fn disk(&self, page: u32, inside: usize, outside: Outside) -> f64 {
+        self.points
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let l = placed(p, i, page, inside, outside);
+                p.share * l.space_bytes as f64 / p.blobs as f64
+            })
+            .sum()
+    }
+
+    /// One layout's median mixed time at one point.
+    fn median_mix(&self, l: &LayoutResult) -> f64 {
+        let v: Vec<f64> = (0..self.rounds).map(|r| l.mix_ns(r, self.reads)).collect();
+        Spread::of(&v).median
+    }
+
+    /// The page size with the lowest expected time with every blob inside.
+    fn best_page(&self, page_sizes: &[u32]) -> u32 {
+        *page_sizes
+            .iter()
+            .min_by(|a, b| {
+                let (x, y) = (
+                    Spread::of(&self.all_inside(**a)),
+                    Spread::of(&self.all_inside(**b)),
+                );
+                x.median.total_cmp(&y.median)
+            })
+            .expect("at least one page size")
+    }
+
+    /// Each page size's expected time relative to `best`'s, round by round.
+    fn page_table(&self, page_sizes: &[u32], best: u32) -> Vec<(u32, Spread)> {
+        let best = self.all_inside(best);
+        page_sizes
+            .iter()
+            .map(|&p| {
+                let rel: Vec<f64> = self
+                    .all_inside(p)
+                    .iter()
+                    .zip(&best)
+                    .map(|(a, b)| a / b)
+                    .collect();
+                (p, Spread::of(&rel))
+            })
+            .collect()
+    }
+
+    /// How many of the smallest points go inside: the first `inside` points
+    /// in the database, the rest as files named in it; the cheapest split wins.
+    fn split(&self, page: u32) -> usize {
+        let n = self.points.len();
+        let cost = |k: usize| Spread::of(&self.per_round(page, k, LayoutKind::DbFiles)).median;
+        (0..=n)
+            .min_by(|a, b| cost(*a).total_cmp(&cost(*b)))
+            .unwrap_or(n)
+    }
+
+    /// The size between the last point inside and the first outside where
+    /// files start to win: where the files/database ratio crosses 1 on a log
+    /// scale, or the geometric midpoint when it does not cross between them.
+    fn threshold(&self, page: u32, inside: usize) -> Option<f64> {
+        let n = self.points.len();
+        (inside > 0 && inside < n).then(|| {
+            let (lo, hi) = (&self.points[inside - 1], &self.points[inside]);
+            let ratio = |p: &PointResult| {
+                self.median_mix(find(p, LayoutKind::DbFiles, None))
+                    / self.median_mix(find(p, LayoutKind::Db, Some(page)))
+            };
+            let (r1, r2) = (ratio(lo), ratio(hi));
+            let (l1, l2) = ((lo.size as f64).ln(), (hi.size as f64).ln());
+            if r1 > 1.0 && r2 < 1.0 {
+                (l1 + (r1 - 1.0) / (r1 - r2) * (l2 - l1)).exp()
+            } else {
+                ((l1 + l2) / 2.0).exp()
+            }
+        })
+    }
+
+    /// The alternatives to the recommendation: name, expected time per
+    /// round, disk per blob.
+    fn alternatives(&self, page: u32, page_sizes: &[u32]) -> Vec<(String, Vec<f64>, f64)> {
+        let n = self.points.len();
+        let mut out = vec![
+            (
+                format!("all inside the database (page {page})"),
+                self.all_inside(page),
+                self.disk(page, n, LayoutKind::DbFiles),
+            ),
+            (
+                "all as files named in the database".into(),
+                self.per_round(page, 0, LayoutKind::DbFiles),
+                self.disk(page, 0, LayoutKind::DbFiles),
+            ),
+            (
+                "plain files, no database".into(),
+                self.per_round(page, 0, LayoutKind::Files),
+                self.disk(page, 0, LayoutKind::Files),
+            ),
+        ];
+        if page != 4096 && page_sizes.contains(&4096) {
+            out.push((
+                "all inside at SQLite's default page size 4096".into(),
+                self.all_inside(4096),
+                self.disk(4096, n, LayoutKind::DbFiles),
+            ));
+        }
+        out
+    }
+}
+
+/// The recommendation from the measurements: a pure function of them.
+pub fn decide(points: &[PointResult], page_sizes: &[u32], reads: f64, rounds: usize) -> Decision {
+    let m = Model {
+        points,
+        reads,
+        rounds,
+    };
+    let n = points.len();
+    let page_size = m.best_page(page_sizes);
+    let inside = m.split(page_size);
+    let placement = match inside {
+        0 => Placement::AllFiles,
+        i if i == n => Placement::AllInside,
+        _ => Placement::Split,
+    };
+    let rec = m.per_round(page_size, inside, LayoutKind::DbFiles);
+    let mut speedup_vs = Vec::new();
+    let mut disk_per_blob = vec![(
+        "recommendation".to_string(),
+        m.disk(page_size, inside, LayoutKind::DbFiles),
+    )];
+    for (name, cost, space) in m.alternatives(page_size, page_sizes) {
+        // The alternative that is the recommendation itself is not compared.
+        let is_rec = match placement {
+            Placement::AllFiles => name.starts_with("all as files"),
+            Placement::AllInside => name.starts_with("all inside the database"),
+            Placement::Split => false,
+        };
+        if is_rec {
+            continue;
+        }
+        let s: Vec<f64> = cost.iter().zip(&rec).map(|(a, b)| a / b).collect();
+        speedup_vs.push((name.clone(), Spread::of(&s)));
+        disk_per_blob.push((name, space));
+    }
+    Decision {
+        page_size,
+        page_sizes: m.page_table(page_sizes, page_size),
+        threshold_bytes: m.threshold(page_size, inside),
+        points_inside: inside,
+        placement,
+        expected_ns: Spread::of(&rec),
+        speedup_vs,
+        disk_per_blob,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layout(kind: LayoutKind, page: Option<u32>, read: f64, write: f64) -> LayoutResult {
+        LayoutResult {
+            layout: format!("{kind:?}"),
+            kind,
+            page_size: page,
+            read_ns: vec![read, read * 1.1],
+            write_ns: vec![write, write * 1.1],
+            space_bytes: 1000,
+        }
+    }
+
+    fn point(size: u64, db4096: f64, db16384: f64, ext: f64) -> PointResult {
+        PointResult {
+            size,
+            share: 0.25,
+            blobs: 10,
+            writes: 10,
+            layouts: vec![
+                layout(LayoutKind::Db, Some(4096), db4096, db4096),
+                layout(LayoutKind::Db, Some(16384), db16384, db16384),
+                layout(LayoutKind::DbFiles, None, ext, ext),
+                layout(LayoutKind::Files, None, ext * 1.2, ext * 1.2),
+            ],
+        }
+    }
+
+    #[test]
+    fn a_database_that_wins_small_and_loses_large_gives_a_threshold_between() {
+        // db cheaper below 100k, files cheaper above; 16384 beats 4096 everywhere.
+        let pts = vec![
+            point(10_000, 20.0, 10.0, 30.0),
+            point(50_000, 40.0, 20.0, 35.0),
+            point(200_000, 200.0, 100.0, 60.0),
+            point(1_000_000, 900.0, 500.0, 200.0),
+        ];
+        let d = decide(&pts, &[4096, 16384], 0.9, 2);
+        assert_eq!(d.page_size, 16384);
+        assert_eq!(d.points_inside, 2);
+        assert_eq!(d.placement, "split by size");
+        let x = d.threshold_bytes.unwrap();
+        assert!(x > 50_000.0 && x < 200_000.0, "{x}");
+        // Faster than every alternative, by the expected amounts.
+        for (name, s) in &d.speedup_vs {
+            assert!(s.median > 1.0, "{name}: {s:?}");
+        }
+        let all_in = &d.speedup_vs[0];
+        assert!(all_in.0.starts_with("all inside"));
+        let expected = (10.0 + 20.0 + 100.0 + 500.0) / (10.0 + 20.0 + 60.0 + 200.0);
+        assert!((all_in.1.median - expected).abs() < 1e-9, "{all_in:?}");
+        // The database winning everywhere: everything inside, no threshold.
+        let pts: Vec<PointResult> = [10_000, 50_000]
+            .iter()
+            .map(|&s| point(s, 20.0, 10.0, 30.0))
+            .collect();
+        let d = decide(&pts, &[4096, 16384], 0.5, 2);
+        assert_eq!(d.placement, "all inside the database");
+        assert!(d.threshold_bytes.is_none());
+    }
+}

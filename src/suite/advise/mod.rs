@@ -1,0 +1,176 @@
+//! `blobbench advise`: the user's question ("inside SQLite or as files, and
+//! with which settings?") answered for their blob sizes on their disk.
+//!
+//! Sizes come from a sample folder (only stat()ed) or a description. A few
+//! representative sizes (quantile midpoints, each carrying its share of the
+//! blobs) are measured in every layout: inside the database at several page
+//! sizes, as files named in the database, and as plain files; reads and
+//! writes with the durability asked for. Then WAL is measured against a
+//! rollback journal. The recommendation minimizes the expected time per
+//! operation over the user's size distribution and read/write mix; every
+//! figure is recomputed round by round so its spread is known.
+
+pub mod calibrate;
+pub mod decide;
+pub mod sizes;
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::progress::Progress;
+use crate::result::advise::{Advice, AdviseInput, AdviseTables, Durability, SizeSample};
+use crate::result::{ResultDocument, Tables};
+use crate::units::human_bytes;
+
+use super::common::{WorkDir, free_bytes};
+use calibrate::{Calibrator, blobs_for, journal_point};
+pub use decide::decide;
+pub use sizes::{MAX_POINT, points, sample_dir, sample_spec};
+
+/// What `advise` is asked, checked: every value is valid.
+#[derive(Debug, Clone)]
+pub struct AdviseOptions {
+    /// The user's blob sizes (from a folder or a description).
+    pub sample: SizeSample,
+    /// Share of operations that are reads, 0 to 100.
+    pub reads_percent: u64,
+    /// What a write must survive.
+    pub durability: Durability,
+    /// Page sizes to try for blobs inside the database (at least one).
+    pub page_sizes: Vec<u32>,
+    /// How many representative sizes to measure, 1 to 12.
+    pub points: u64,
+    /// Bytes of content per size and layout (positive).
+    pub total: u64,
+    /// Measured rounds (at least one).
+    pub rounds: u64,
+    /// Folder for the calibration data; None: a new temporary folder.
+    pub dir: Option<PathBuf>,
+    /// Keep the calibration data afterwards.
+    pub keep: bool,
+    /// Seed for sampled sizes and key order.
+    pub seed: u64,
+}
+
+impl AdviseOptions {
+    /// The question as the result records it.
+    pub fn input(&self) -> AdviseInput {
+        AdviseInput {
+            sample: self.sample.clone(),
+            reads_percent: self.reads_percent,
+            durability: self.durability,
+            page_sizes: self.page_sizes.clone(),
+            rounds: self.rounds,
+            total_per_layout: self.total,
+        }
+    }
+}
+
+/// A calibration ready to measure: its work folder exists, its sizes are
+/// chosen and the disk has room for them.
+pub struct Calibration<'a> {
+    options: &'a AdviseOptions,
+    work: WorkDir,
+    points: Vec<(u64, f64)>,
+}
+
+/// Creates the work folder, chooses the representative sizes and checks
+/// there is room for them; nothing is measured yet.
+pub fn prepare(options: &AdviseOptions) -> Result<Calibration<'_>> {
+    let work = WorkDir::new(options.dir.as_deref(), options.keep, "blobbench-advise-")?;
+    let pts = points(&options.sample, options.points);
+    let layouts = options.page_sizes.len() as u64 + 2;
+    let biggest = pts
+        .iter()
+        .map(|&(s, _)| blobs_for(s, options.total) * s)
+        .max()
+        .unwrap_or(0);
+    let kept = if options.keep { pts.len() as u64 } else { 1 };
+    let needed = biggest * layouts * kept * 12 / 10;
+    if let Some(free) = free_bytes(&work.path)
+        && free < needed
+    {
+        return Err(Error::usage(format!(
+            "{} has {} free; advise needs about {}: use --dir on a larger disk or a smaller --total",
+            work.path.display(),
+            human_bytes(free),
+            human_bytes(needed)
+        )));
+    }
+    Ok(Calibration {
+        options,
+        work,
+        points: pts,
+    })
+}
+
+/// Calibrates and decides: the whole `advise`, without a header.
+pub fn run(options: &AdviseOptions, progress: &dyn Progress) -> Result<ResultDocument> {
+    prepare(options)?.run(progress)
+}
+
+impl Calibration<'_> {
+    /// The folder the datasets go in.
+    pub fn folder(&self) -> &Path {
+        &self.work.path
+    }
+
+    /// The representative sizes and the share of blobs each stands for.
+    pub fn points(&self) -> &[(u64, f64)] {
+        &self.points
+    }
+
+    /// The size larger blobs are calibrated at, when some are.
+    pub fn capped_at(&self) -> Option<u64> {
+        self.points
+            .iter()
+            .any(|&(s, _)| s == MAX_POINT)
+            .then_some(MAX_POINT)
+    }
+
+    /// Measures every point and the journal modes, decides, and says what
+    /// was kept; the folder is removed on return unless kept.
+    pub fn run(self, progress: &dyn Progress) -> Result<ResultDocument> {
+        let outcome = self.measure(progress);
+        self.work.report_kept(progress);
+        outcome
+    }
+
+    fn measure(&self, progress: &dyn Progress) -> Result<ResultDocument> {
+        let o = self.options;
+        let mut doc = ResultDocument::new(
+            "advise",
+            crate::store::capture_environment(Some(&self.work.path)),
+            Tables::Other(serde_json::Value::Null),
+        );
+        let steps = self.points.len() as u64 * (1 + o.rounds) + o.rounds;
+        progress.start("calibrating", steps);
+        let mut c = Calibrator {
+            options: o,
+            work: &self.work,
+            progress,
+            runs: Vec::new(),
+        };
+        let mut results = Vec::new();
+        for (i, &(size, share)) in self.points.iter().enumerate() {
+            results.push(c.point(i, size, share)?);
+        }
+        let reads = o.reads_percent as f64 / 100.0;
+        let decision = decide(&results, &o.page_sizes, reads, o.rounds as usize);
+        // WAL against a rollback journal, at the size carrying the most
+        // blobs, with the chosen page size.
+        progress.message("journal modes");
+        let journal = c.journals(journal_point(&self.points), decision.page_size)?;
+        progress.finish();
+        doc.runs = c.runs;
+        doc.tables = Tables::Advise(AdviseTables {
+            advise: Box::new(Advice {
+                input: o.input(),
+                points: results,
+                decision,
+                journal,
+            }),
+        });
+        Ok(doc)
+    }
+}
