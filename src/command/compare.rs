@@ -2,12 +2,14 @@
 
 use crate::cli::CompareArgs;
 use crate::error::{Error, Result};
-use crate::report::compare::{Change, Verdict, compare};
+use crate::report::compare::compare;
 use crate::report::table::Table;
-use crate::report::view::text;
-use crate::result::ResultDocument;
+use crate::result::compare::{Change, CompareTables, Verdict};
+use crate::result::{ResultDocument, Tables};
 use crate::units::human_duration_ns;
 
+/// Runs `compare`: prints every case found in both results with its
+/// verdict; fails with a regression exit code under `--fail-on-slower`.
 pub fn run(args: &CompareArgs) -> Result<()> {
     if !(args.threshold >= 0.0 && args.threshold < 1000.0) {
         return Err(Error::usage(format!(
@@ -18,27 +20,24 @@ pub fn run(args: &CompareArgs) -> Result<()> {
     if let Some(j) = &args.json {
         crate::command::output::check_result_target(j)?;
     }
-    // Bridge while compare moves to the typed result: it reads the JSON form.
-    let as_value = |d: crate::result::ResultDocument| serde_json::to_value(d).unwrap_or_default();
-    let before = as_value(crate::result::load(&args.before)?);
-    let after = as_value(crate::result::load(&args.after)?);
+    let before = crate::result::load(&args.before)?;
+    let after = crate::result::load(&args.after)?;
     let c = compare(&before, &after, args.threshold / 100.0);
-    let describe = |doc: &serde_json::Value, path: &std::path::Path| {
+    let describe = |doc: &ResultDocument, path: &std::path::Path| {
         format!(
             "{} ({}, host {}, {})",
             path.display(),
-            text(doc, "command"),
-            text(&doc["environment"], "hostname"),
-            text(doc, "started_at")
+            doc.command,
+            doc.environment.hostname,
+            doc.started_at
         )
     };
     println!("before: {}", describe(&before, &args.before));
     println!("after:  {}", describe(&after, &args.after));
-    if text(&before, "command") != text(&after, "command") {
+    if before.command != after.command {
         println!(
             "note: different commands ({} vs {}); only cases with the same settings are compared",
-            text(&before, "command"),
-            text(&after, "command")
+            before.command, after.command
         );
     }
     for (field, b, a) in &c.differences {
@@ -62,7 +61,7 @@ pub fn run(args: &CompareArgs) -> Result<()> {
     for ch in &c.changes {
         table.row([
             ch.label.clone(),
-            ch.figure.to_string(),
+            ch.figure.clone(),
             side(ch, true),
             side(ch, false),
             format!("{:.3}", ch.ratio),
@@ -94,23 +93,21 @@ pub fn run(args: &CompareArgs) -> Result<()> {
             );
         }
     }
+    let worse = count(Verdict::Worse);
     if let Some(j) = &args.json {
         let mut doc = ResultDocument::new(
             "compare",
             crate::store::capture_environment(None),
-            crate::result::Tables::Other(serde_json::Value::Null),
-        );
-        doc.tables = crate::result::Tables::Compare(crate::result::compare::CompareTables(
-            serde_json::json!({
-                "compare": c,
-                "before": args.before.display().to_string(),
-                "after": args.after.display().to_string(),
+            Tables::Compare(CompareTables {
+                compare: c,
+                before: args.before.display().to_string(),
+                after: args.after.display().to_string(),
             }),
-        ));
+        );
         crate::command::output::write_result(&mut doc, j)?;
     }
-    if args.fail_on_slower && count(Verdict::Worse) > 0 {
-        return Err(Error::Regression(count(Verdict::Worse)));
+    if args.fail_on_slower && worse > 0 {
+        return Err(Error::Regression(worse));
     }
     Ok(())
 }
@@ -118,7 +115,7 @@ pub fn run(args: &CompareArgs) -> Result<()> {
 fn side(ch: &Change, before: bool) -> String {
     let s = if before { &ch.before } else { &ch.after };
     let f = |v: f64| {
-        if ch.figure == "requests/s" {
+        if ch.higher_is_better() {
             format!("{v:.0}")
         } else {
             human_duration_ns(v)
@@ -133,7 +130,7 @@ fn side(ch: &Change, before: bool) -> String {
 
 fn verdict(ch: &Change) -> String {
     // Speed factor: how many times faster the after side is.
-    let speed = if ch.figure == "requests/s" {
+    let speed = if ch.higher_is_better() {
         ch.ratio
     } else {
         1.0 / ch.ratio
