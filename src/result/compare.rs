@@ -99,3 +99,33 @@ pub struct CompareTables {
 fn null_as_nan<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
     Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_ratio_that_is_not_a_number_is_written_and_read_as_null() {
+        let side = Side {
+            median: 0.0,
+            min: 0.0,
+            max: 0.0,
+            n: 1,
+        };
+        let change = Change {
+            label: "server c=1".into(),
+            figure: "requests/s".into(),
+            before: side.clone(),
+            after: side,
+            ratio: f64::NAN,
+            verdict: Verdict::WithinNoise,
+            reason: String::new(),
+        };
+        let json = serde_json::to_value(&change).unwrap();
+        assert!(json["ratio"].is_null());
+        assert_eq!(json["verdict"], "within-noise");
+        let back: Change = serde_json::from_value(json.clone()).unwrap();
+        assert!(back.ratio.is_nan());
+        assert_eq!(serde_json::to_value(&back).unwrap(), json);
+    }
+}
