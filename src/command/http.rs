@@ -1,9 +1,79 @@
-//! `blobbench suite http`: serving blobs over HTTP, SQLite vs files.
+//! `blobbench suite http`: serving blobs over HTTP, SQLite vs files. The
+//! edge: options checked (levels, extra servers' URL files, destinations)
+//! before any work, the table printed and the result written after.
 
 use crate::cli::HttpSuiteArgs;
-use crate::error::Result;
+use crate::command::progress::Bars;
+use crate::dataset::spec_from_options;
+use crate::error::{Error, Result};
+use crate::http::load::parse_url;
+use crate::report::terminal;
+use crate::result::Tables;
+use crate::suite::http::{ExtraServer, HttpOptions};
 
 /// Runs `suite http`.
 pub fn run(args: &HttpSuiteArgs) -> Result<()> {
-    crate::suite::http::run(args)
+    let options = options(args)?;
+    crate::command::output::check_outputs(&args.json, args.report.as_deref())?;
+    let mut doc = crate::suite::http::run(&options, &Bars::new())?;
+    if let Tables::Http(t) = &doc.tables {
+        print!("{}", terminal::http::render(t));
+    }
+    crate::command::output::write_result_with_report(&mut doc, &args.json, args.report.as_deref())?;
+    println!("result written to {}", args.json.display());
+    Ok(())
+}
+
+/// The suite's options from the command line; every URL file is read here.
+fn options(args: &HttpSuiteArgs) -> Result<HttpOptions> {
+    let dataset = spec_from_options(args.count, args.size, args.variance, "uniform", 1.0, 1)?;
+    let levels: Vec<usize> = args
+        .concurrency
+        .split(',')
+        .map(|c| match c.trim().parse::<usize>() {
+            Ok(n) if (1..=10_000).contains(&n) => Ok(n),
+            _ => Err(Error::usage(format!(
+                "-c {}: concurrency levels are numbers from 1 to 10000, e.g. -c 1,4,16",
+                args.concurrency
+            ))),
+        })
+        .collect::<Result<_>>()?;
+    let extras = args
+        .extra
+        .iter()
+        .map(|e| extra_server(e))
+        .collect::<Result<_>>()?;
+    Ok(HttpOptions {
+        dataset,
+        levels,
+        duration: *args.duration,
+        extras,
+        dir: args.dir.clone(),
+        keep: args.keep,
+    })
+}
+
+/// `--extra NAME=URLFILE`: the name and the URLs the file lists (one per
+/// line; blank lines and # comments skipped).
+fn extra_server(e: &str) -> Result<ExtraServer> {
+    let Some((name, file)) = e.split_once('=') else {
+        return Err(Error::usage(format!(
+            "--extra {e}: expected NAME=URLFILE, e.g. --extra nginx=nginx-urls.txt"
+        )));
+    };
+    let text = std::fs::read_to_string(file)
+        .map_err(|err| Error::io("cannot read", std::path::Path::new(file), err))?;
+    let urls = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(parse_url)
+        .collect::<Result<Vec<_>>>()?;
+    if urls.is_empty() {
+        return Err(Error::usage(format!("--extra {e}: {file} holds no URL")));
+    }
+    Ok(ExtraServer {
+        name: name.to_string(),
+        urls,
+    })
 }

@@ -2,16 +2,16 @@
 
 use std::time::Duration;
 
-use serde_json::json;
-
 use crate::cli::LoadArgs;
+use crate::command::progress::Bars;
 use crate::error::{Error, Result};
-use crate::http::load::{LevelResult, LoadPlan, Order, Url, parse_url, run_level};
-use crate::report::table::Table;
-use crate::result::ResultDocument;
+use crate::http::load::{LoadPlan, Order, Url, parse_url, run_level};
+use crate::progress::Progress;
+use crate::report::terminal;
+use crate::result::load::LoadTables;
+use crate::result::{ResultDocument, Tables};
 use crate::store::{self, Access};
 use crate::target::Target;
-use crate::units::human_duration_ns;
 
 fn read_urls(args: &LoadArgs) -> Result<Vec<Url>> {
     let mut texts: Vec<String> = args.urls.clone();
@@ -43,32 +43,7 @@ fn levels(text: &str) -> Result<Vec<usize>> {
         .collect()
 }
 
-/// Prints one level per row; shared with the http suite.
-pub fn level_table(rows: &[(String, &LevelResult)]) -> Table {
-    let mut t = Table::new([
-        "level", "req/s", "MB/s", "p50", "p90", "p99", "p99.9", "max", "errors",
-    ]);
-    for (name, r) in rows {
-        let l = &r.latency;
-        t.row([
-            name.clone(),
-            format!("{:.0}", r.requests_per_s),
-            format!("{:.1}", r.mb_per_s),
-            human_duration_ns(l.p50_ns as f64),
-            human_duration_ns(l.p90_ns as f64),
-            human_duration_ns(l.p99_ns as f64),
-            human_duration_ns(l.p999_ns as f64),
-            human_duration_ns(l.max_ns as f64),
-            if r.errors.total() == 0 {
-                "0".to_string()
-            } else {
-                serde_json::to_string(&r.errors).unwrap_or_default()
-            },
-        ]);
-    }
-    t
-}
-
+/// Runs `load`: every level against the URLs, one table row per level.
 pub fn run(args: &LoadArgs) -> Result<()> {
     let urls = read_urls(args)?;
     let levels = levels(&args.concurrency)?;
@@ -115,15 +90,17 @@ pub fn run(args: &LoadArgs) -> Result<()> {
         .enable_all()
         .build()
         .map_err(|e| Error::io("cannot start the runtime", std::path::Path::new("load"), e))?;
+    let order = if args.order == "sequential" {
+        Order::Sequential
+    } else {
+        Order::Random
+    };
+    let bars = Bars::new();
     let mut results = Vec::new();
     for &c in &levels {
         let plan = LoadPlan {
             urls: urls.clone(),
-            order: if args.order == "sequential" {
-                Order::Sequential
-            } else {
-                Order::Random
-            },
+            order,
             concurrency: c,
             duration,
             requests: args.requests,
@@ -131,15 +108,17 @@ pub fn run(args: &LoadArgs) -> Result<()> {
             timeout: *args.timeout,
             verify: verify.clone(),
         };
-        let pb = crate::command::progress::bar(1000, &format!("-c {c}"));
-        let r = runtime.block_on(run_level(plan, Some(&pb)));
-        pb.finish_and_clear();
+        bars.start(&format!("-c {c}"), 1000);
+        let r = runtime.block_on(run_level(plan, &bars));
+        bars.finish();
         results.push(r);
     }
-    let rows: Vec<(String, &LevelResult)> = results
-        .iter()
-        .map(|r| (format!("-c {}", r.concurrency), r))
-        .collect();
+    let tables = LoadTables {
+        levels: results,
+        urls: urls.len(),
+        order,
+        rate: args.rate,
+    };
     println!(
         "blobbench load: {} URL(s), {} order, {}{}",
         urls.len(),
@@ -154,26 +133,23 @@ pub fn run(args: &LoadArgs) -> Result<()> {
             None => ", closed loop".into(),
         }
     );
-    print!("{}", level_table(&rows).render());
+    print!("{}", terminal::load::levels(&tables).render());
     if verify.is_some() {
         println!(
             "every response checked byte for byte against {}",
             args.verify.as_deref().unwrap_or("")
         );
     }
+    let errors: u64 = tables.levels.iter().map(|r| r.errors.total()).sum();
     if let Some(j) = &args.json {
         let mut doc = ResultDocument::new(
             "load",
             crate::store::capture_environment(None),
-            crate::result::Tables::Other(serde_json::Value::Null),
+            Tables::Load(tables),
         );
-        doc.tables = crate::result::Tables::Load(crate::result::load::LoadTables(
-            json!({ "levels": results, "urls": urls.len(), "order": args.order, "rate": args.rate }),
-        ));
         crate::command::output::write_result(&mut doc, j)?;
         println!("result written to {}", j.display());
     }
-    let errors: u64 = results.iter().map(|r| r.errors.total()).sum();
     if errors > 0 {
         eprintln!("blobbench: {errors} requests failed (see the errors column)");
     }

@@ -11,6 +11,8 @@ use crate::report::{html, png, text, view};
 /// (or an empty or new one) is written into.
 const FOLDER_MARK: &str = ".blobbench-report";
 
+/// Runs `report`: every destination checked, then the results read and
+/// rendered to HTML (and Markdown, CSV, PNG when asked).
 pub fn run(args: &ReportArgs) -> Result<()> {
     // Check every destination before reading or writing anything.
     crate::command::output::check_html_target("-o", &args.output)?;

@@ -14,22 +14,30 @@ use http_body_util::{BodyExt, Empty};
 use hyper::Request;
 use hyper::header::{self, HeaderValue};
 use hyper_util::rt::TokioIo;
-use serde::Serialize;
 use tokio::net::TcpStream;
 
 use crate::dataset::DatasetSpec;
 use crate::error::{Error, Result};
-use crate::measure::latency::{Latencies, LatencySummary};
+use crate::measure::latency::Latencies;
+use crate::progress::Progress;
+// The records a level produces are result types; re-exported so callers of
+// the load generator find them here.
+pub use crate::result::load::{Errors, LevelResult, Order};
 
 /// One URL to request: where to connect, what to ask for, and the blob key
 /// when the path is /blobs/{key} (for --verify).
 #[derive(Debug, Clone)]
 pub struct Url {
+    /// HOST:PORT to connect to (port 80 when the URL names none).
     pub authority: String,
+    /// The path and query sent in the request line.
     pub path: String,
+    /// The blob key of a /blobs/{key} path.
     pub key: Option<u64>,
 }
 
+/// Reads an http:// URL (no TLS); a Usage error names the URL and the form
+/// expected.
 pub fn parse_url(text: &str) -> Result<Url> {
     let uri: hyper::Uri = text
         .parse()
@@ -61,58 +69,25 @@ pub fn parse_url(text: &str) -> Result<Url> {
     })
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Order {
-    Random,
-    Sequential,
-}
-
+/// One load level: what to request, how hard, for how long.
 #[derive(Debug, Clone)]
 pub struct LoadPlan {
+    /// The URLs to visit.
     pub urls: Vec<Url>,
+    /// In which order.
     pub order: Order,
+    /// Connections kept open at once.
     pub concurrency: usize,
+    /// Stop after this long (with `requests`, whichever comes first).
     pub duration: Option<Duration>,
+    /// Stop after this many requests.
     pub requests: Option<u64>,
     /// Open loop: requests per second across all connections.
     pub rate: Option<f64>,
+    /// A request not answered in full within this counts as a timeout.
     pub timeout: Duration,
+    /// Check every body byte for byte against this dataset.
     pub verify: Option<DatasetSpec>,
-}
-
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Errors {
-    pub connect: u64,
-    pub timeout: u64,
-    /// Non-2xx responses.
-    pub status: u64,
-    /// Body shorter or longer than Content-Length (or than the dataset says).
-    pub length: u64,
-    /// --verify: bytes differ from the dataset's.
-    pub content: u64,
-    /// Connection reset or closed mid-response, protocol errors.
-    pub io: u64,
-}
-
-impl Errors {
-    pub fn total(&self) -> u64 {
-        self.connect + self.timeout + self.status + self.length + self.content + self.io
-    }
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct LevelResult {
-    pub concurrency: usize,
-    pub rate: Option<f64>,
-    pub requests: u64,
-    pub ok: u64,
-    pub bytes: u64,
-    pub elapsed_ns: u64,
-    pub requests_per_s: f64,
-    pub mb_per_s: f64,
-    pub latency: LatencySummary,
-    pub errors: Errors,
 }
 
 #[derive(Default)]
@@ -247,15 +222,7 @@ async fn worker(shared: Arc<Shared>, id: u64) -> WorkerOutcome {
     let mut body_buf = Vec::new();
     let interval = shared.plan.rate.map(|r| Duration::from_secs_f64(1.0 / r));
     while let Some(i) = shared.take() {
-        // Open loop: request i is due at start + i / rate, whoever sends it.
-        let due = match interval {
-            Some(iv) => {
-                let due = shared.started + iv.mul_f64(i as f64);
-                tokio::time::sleep_until(due.into()).await;
-                due
-            }
-            None => Instant::now(),
-        };
+        let due = due_time(&shared, i, interval).await;
         let url = shared.url(i, &mut rng).clone();
         if sender.is_none() {
             match connect(&url.authority).await {
@@ -281,35 +248,62 @@ async fn worker(shared: Arc<Shared>, id: u64) -> WorkerOutcome {
         .await;
         let elapsed = due.elapsed().as_nanos() as u64;
         shared.done.fetch_add(1, Ordering::Relaxed);
-        match result {
-            Ok(Ok(n)) => {
-                out.ok += 1;
-                out.bytes += n;
-                out.latencies.record(elapsed);
-            }
-            Ok(Err(f)) => {
-                match f {
-                    Failure::Connect => out.errors.connect += 1,
-                    Failure::Status => out.errors.status += 1,
-                    Failure::Length => out.errors.length += 1,
-                    Failure::Content => out.errors.content += 1,
-                    Failure::Io => out.errors.io += 1,
-                }
-                if matches!(f, Failure::Io | Failure::Length) {
-                    sender = None; // the connection's state is unknown: start afresh
-                }
-            }
-            Err(_) => {
-                out.errors.timeout += 1;
-                sender = None;
-            }
+        if !out.record(result, elapsed) {
+            sender = None; // the connection's state is unknown: start afresh
         }
     }
     out
 }
 
-/// Runs one load level and returns its figures.
-pub async fn run_level(plan: LoadPlan, progress: Option<&indicatif::ProgressBar>) -> LevelResult {
+/// When request `i` counts from. Open loop: it is due at start + i / rate,
+/// whoever sends it, and the worker waits until then; closed loop: now.
+async fn due_time(shared: &Shared, i: u64, interval: Option<Duration>) -> Instant {
+    match interval {
+        Some(iv) => {
+            let due = shared.started + iv.mul_f64(i as f64);
+            tokio::time::sleep_until(due.into()).await;
+            due
+        }
+        None => Instant::now(),
+    }
+}
+
+type Outcome = std::result::Result<std::result::Result<u64, Failure>, tokio::time::error::Elapsed>;
+
+impl WorkerOutcome {
+    /// Counts one request's outcome; false when its connection must not be
+    /// used again.
+    fn record(&mut self, result: Outcome, elapsed_ns: u64) -> bool {
+        match result {
+            Ok(Ok(n)) => {
+                self.ok += 1;
+                self.bytes += n;
+                self.latencies.record(elapsed_ns);
+                true
+            }
+            Ok(Err(f)) => {
+                match f {
+                    Failure::Connect => self.errors.connect += 1,
+                    Failure::Status => self.errors.status += 1,
+                    Failure::Length => self.errors.length += 1,
+                    Failure::Content => self.errors.content += 1,
+                    Failure::Io => self.errors.io += 1,
+                }
+                !matches!(f, Failure::Io | Failure::Length)
+            }
+            Err(_) => {
+                self.errors.timeout += 1;
+                false
+            }
+        }
+    }
+}
+
+/// Runs one load level and returns its figures. Progress goes to the
+/// current stage of `progress` in thousandths of the level (by time, or by
+/// requests under `-n`), with the requests so far as its message; the
+/// caller starts and finishes the stage.
+pub async fn run_level(plan: LoadPlan, progress: &dyn Progress) -> LevelResult {
     let shared = Arc::new(Shared {
         plan: plan.clone(),
         next: AtomicU64::new(0),
@@ -319,35 +313,50 @@ pub async fn run_level(plan: LoadPlan, progress: Option<&indicatif::ProgressBar>
     let handles: Vec<_> = (0..plan.concurrency as u64)
         .map(|id| tokio::spawn(worker(shared.clone(), id)))
         .collect();
-    // Live progress while the workers run.
-    let ticker = progress.map(|pb| {
-        let s = shared.clone();
-        let pb = pb.clone();
-        tokio::spawn(async move {
-            loop {
-                tokio::time::sleep(Duration::from_millis(200)).await;
-                let done = s.done.load(Ordering::Relaxed);
-                let secs = s.started.elapsed().as_secs_f64();
-                pb.set_position(match (s.plan.duration, s.plan.requests) {
-                    (Some(d), _) => (secs / d.as_secs_f64() * 1000.0).min(1000.0) as u64,
-                    (None, Some(n)) => (done as f64 / n as f64 * 1000.0) as u64,
-                    _ => 0,
-                });
-                pb.set_message(format!(
-                    "{done} requests, {:.0}/s",
-                    done as f64 / secs.max(1e-9)
-                ));
-            }
-        })
+    let all = Box::pin(async move {
+        let mut outcomes = Vec::new();
+        for h in handles {
+            outcomes.push(h.await.unwrap_or_default());
+        }
+        outcomes
     });
-    let mut outcomes = Vec::new();
-    for h in handles {
-        outcomes.push(h.await.unwrap_or_default());
-    }
-    if let Some(t) = ticker {
-        t.abort();
-    }
+    let outcomes = watch(&shared, all, progress).await;
     summarize(&plan, shared.started.elapsed(), outcomes)
+}
+
+/// Waits for the workers, showing live progress every 200 ms meanwhile.
+async fn watch(
+    shared: &Shared,
+    mut all: std::pin::Pin<Box<impl Future<Output = Vec<WorkerOutcome>>>>,
+    progress: &dyn Progress,
+) -> Vec<WorkerOutcome> {
+    let mut shown = 0u64;
+    loop {
+        match tokio::time::timeout(Duration::from_millis(200), &mut all).await {
+            Ok(outcomes) => return outcomes,
+            Err(_) => shown = show_progress(shared, progress, shown),
+        }
+    }
+}
+
+/// Moves the stage to the level's position (of 1000) and says how many
+/// requests were done at what rate; returns the position shown.
+fn show_progress(s: &Shared, progress: &dyn Progress, shown: u64) -> u64 {
+    let done = s.done.load(Ordering::Relaxed);
+    let secs = s.started.elapsed().as_secs_f64();
+    let position = match (s.plan.duration, s.plan.requests) {
+        (Some(d), _) => (secs / d.as_secs_f64() * 1000.0).min(1000.0) as u64,
+        (None, Some(n)) => (done as f64 / n as f64 * 1000.0) as u64,
+        _ => 0,
+    };
+    if position > shown {
+        progress.advance(position - shown);
+    }
+    progress.message(&format!(
+        "{done} requests, {:.0}/s",
+        done as f64 / secs.max(1e-9)
+    ));
+    position.max(shown)
 }
 
 fn summarize(plan: &LoadPlan, elapsed: Duration, outcomes: Vec<WorkerOutcome>) -> LevelResult {
@@ -358,13 +367,7 @@ fn summarize(plan: &LoadPlan, elapsed: Duration, outcomes: Vec<WorkerOutcome>) -
         all.merge(&o.latencies);
         ok += o.ok;
         bytes += o.bytes;
-        let e = o.errors;
-        errors.connect += e.connect;
-        errors.timeout += e.timeout;
-        errors.status += e.status;
-        errors.length += e.length;
-        errors.content += e.content;
-        errors.io += e.io;
+        errors.add(&o.errors);
     }
     let secs = elapsed.as_secs_f64().max(1e-9);
     LevelResult {

@@ -2,86 +2,52 @@
 //! settings, not by file paths or machine names), the ratio of their
 //! figures, and whether the change is larger than the noise of either side.
 
-use serde::Serialize;
 use serde_json::Value;
 
 use super::view::{arr, http_systems, num, strip_round, text};
 use crate::measure::stats::summarize;
+pub use crate::result::compare::{Change, Comparison, Side, Verdict};
+use crate::result::run::{RunPlan, RunResult};
+use crate::result::{ResultDocument, Tables};
 
 /// One figure of one case, with every sample behind it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct Measure {
     /// Identity across machines and versions: command, case and settings.
     pub key: String,
     /// What a reader sees.
     pub label: String,
+    /// What is measured: "time per op", "time" or "requests/s".
     pub figure: &'static str,
+    /// Whether more is better (requests/s) or less (times).
     pub higher_is_better: bool,
+    /// Every sample of the figure (repetitions, rounds, blobs).
     pub samples: Vec<f64>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Verdict {
-    Better,
-    Worse,
-    /// The change is inside either side's spread or below the threshold.
-    WithinNoise,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Side {
-    pub median: f64,
-    pub min: f64,
-    pub max: f64,
-    pub n: usize,
-}
-
-impl Side {
-    fn of(samples: &[f64]) -> Side {
-        let s = summarize(samples);
-        Side {
-            median: s.median,
-            min: s.min,
-            max: s.max,
-            n: samples.len(),
-        }
+/// The median, spread and count of one side's samples.
+fn side_of(samples: &[f64]) -> Side {
+    let s = summarize(samples);
+    Side {
+        median: s.median,
+        min: s.min,
+        max: s.max,
+        n: samples.len(),
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub struct Change {
-    pub label: String,
-    pub figure: &'static str,
-    pub before: Side,
-    pub after: Side,
-    /// after / before, as measured (for times, below 1 is faster).
-    pub ratio: f64,
-    pub verdict: Verdict,
-    /// Why the verdict is what it is, in words.
-    pub reason: String,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Comparison {
-    pub changes: Vec<Change>,
-    pub only_before: Vec<String>,
-    pub only_after: Vec<String>,
-    /// Environment or dataset fields that differ: (field, before, after).
-    pub differences: Vec<(String, String, String)>,
-    pub threshold: f64,
-}
-
-/// Settings of a run that define the case, leaving out paths.
-fn run_settings(plan: &Value) -> String {
-    let t = &plan["target"];
+/// Settings of a run that define the case, leaving out paths. The target
+/// and session are read in their recorded JSON form, so every setting they
+/// record joins the key without code here knowing each kind of target.
+fn run_settings(plan: &RunPlan) -> String {
+    let t = json(&plan.target);
     let mut parts = vec![
-        text(t, "kind").to_string(),
-        text(plan, "operation").to_string(),
-        text(plan, "order").to_string(),
-        text(plan, "cache").to_string(),
+        text(&t, "kind").to_string(),
+        name_of(&json(&plan.operation)),
+        name_of(&json(&plan.order)),
+        name_of(&json(&plan.cache)),
     ];
-    for obj in [&t["settings"], &plan["session"]] {
+    for obj in [&t["settings"], &json(&plan.session)] {
         if let Some(o) = obj.as_object() {
             for (k, v) in o {
                 if !v.is_null() {
@@ -98,133 +64,204 @@ fn run_settings(plan: &Value) -> String {
     parts.join(" ")
 }
 
-/// Every comparable figure a result holds.
-pub fn measures(doc: &Value) -> Vec<Measure> {
-    let command = text(doc, "command");
-    let mut out: Vec<Measure> = Vec::new();
-    let mut push = |key: String, label: String, figure, higher, samples: Vec<f64>| {
-        if samples.is_empty() {
-            return;
-        }
-        match out.iter_mut().find(|m| m.key == key && m.figure == figure) {
-            Some(m) => m.samples.extend(samples),
-            None => out.push(Measure {
-                key,
-                label,
-                figure,
-                higher_is_better: higher,
-                samples,
-            }),
-        }
-    };
-    for r in arr(doc, "runs") {
-        let name = strip_round(text(r, "name"));
-        let samples: Vec<f64> = arr(r, "repetitions")
+/// A recorded value's JSON form (null if it cannot be written).
+fn json<T: serde::Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).unwrap_or_default()
+}
+
+/// A unit enum variant's recorded name ("read", "random", "warm").
+fn name_of(v: &Value) -> String {
+    v.as_str().unwrap_or("").to_string()
+}
+
+/// The figures of every run: time per operation of each repetition.
+fn run_measures(command: &str, runs: &[RunResult], push: &mut impl FnMut(Measure)) {
+    for r in runs {
+        let name = strip_round(&r.name);
+        let samples: Vec<f64> = r
+            .repetitions
             .iter()
-            .filter_map(|rep| Some(num(rep, "elapsed_ns")? / num(rep, "ops")?.max(1.0)))
+            .map(|rep| rep.elapsed_ns as f64 / (rep.ops as f64).max(1.0))
             .collect();
-        push(
-            format!("{command} | {name} | {}", run_settings(&r["plan"])),
-            name.to_string(),
-            "time per op",
-            false,
+        push(Measure {
+            key: format!("{command} | {name} | {}", run_settings(&r.plan)),
+            label: name.to_string(),
+            figure: "time per op",
+            higher_is_better: false,
             samples,
-        );
+        });
     }
-    let tables = &doc["tables"];
-    for x in arr(tables, "lob") {
-        let (sys, size) = (text(x, "system"), num(x, "size").unwrap_or(0.0));
-        for (k, what) in [("write_ns", "write"), ("read_ns", "read")] {
-            let samples = arr(x, k).iter().filter_map(Value::as_f64).collect();
-            push(
-                format!("{command} | {sys} | {size} | {what}"),
-                format!("{sys} {} {what}", super::chart::size_label(size)),
-                "time per op",
-                false,
+}
+
+/// BRIDGE until `result::lob` is typed (helper V2): the lob rows read from
+/// the tables' JSON form as (system, size, write samples, read samples).
+fn lob_rows(tables: &Tables) -> Vec<(String, f64, Vec<f64>, Vec<f64>)> {
+    if !matches!(tables, Tables::Lob(_)) {
+        return Vec::new();
+    }
+    let tables = serde_json::to_value(tables).unwrap_or_default();
+    let samples = |x: &Value, k: &str| arr(x, k).iter().filter_map(Value::as_f64).collect();
+    arr(&tables, "lob")
+        .iter()
+        .map(|x| {
+            (
+                text(x, "system").to_string(),
+                num(x, "size").unwrap_or(0.0),
+                samples(x, "write_ns"),
+                samples(x, "read_ns"),
+            )
+        })
+        .collect()
+}
+
+/// The figures of a `suite lob` result: write and read time per system and size.
+fn lob_measures(command: &str, tables: &Tables, push: &mut impl FnMut(Measure)) {
+    for (sys, size, write, read) in lob_rows(tables) {
+        for (samples, what) in [(write, "write"), (read, "read")] {
+            push(Measure {
+                key: format!("{command} | {sys} | {size} | {what}"),
+                label: format!("{sys} {} {what}", super::chart::size_label(size)),
+                figure: "time per op",
+                higher_is_better: false,
                 samples,
-            );
+            });
         }
     }
-    for sys in &http_systems(doc) {
-        for l in arr(sys, "levels") {
-            let c = num(l, "concurrency").unwrap_or(0.0);
-            let rate = l.get("rate").filter(|r| !r.is_null());
-            let rate_text = rate.map(|r| format!(" rate {r}")).unwrap_or_default();
-            let name = format!("{} c={c}{rate_text}", text(sys, "system"));
-            if let Some(v) = num(l, "requests_per_s") {
-                push(
-                    format!("{command} | {name}"),
-                    name.clone(),
-                    "requests/s",
-                    true,
-                    vec![v],
-                );
-            }
+}
+
+/// The figures of a `suite http` or `load` result: requests/s per system
+/// and level.
+fn http_measures(command: &str, tables: &Tables, push: &mut impl FnMut(Measure)) {
+    for (system, levels) in http_systems(tables) {
+        for l in levels {
+            // The rate as its JSON number reads ("200.0"), as keys always had it.
+            let rate_text = l
+                .rate
+                .map(|r| format!(" rate {}", Value::from(r)))
+                .unwrap_or_default();
+            let name = format!("{system} c={}{rate_text}", l.concurrency);
+            push(Measure {
+                key: format!("{command} | {name}"),
+                label: name,
+                figure: "requests/s",
+                higher_is_better: true,
+                samples: vec![l.requests_per_s],
+            });
         }
     }
-    for r in arr(&tables["sweep"], "records") {
-        let case: Vec<String> = arr(r, "case")
-            .iter()
-            .filter_map(|kv| Some(format!("{}={}", kv.get(0)?.as_str()?, kv.get(1)?.as_str()?)))
-            .collect();
-        let w = &r["workload"];
-        let workload = serde_json::to_string(w).unwrap_or_default();
-        if let Some(ns) = num(&r["timing"], "ns") {
-            push(
+}
+
+/// BRIDGE until `result::sweep` is typed (helper V2): each sweep record
+/// read from the tables' JSON form as (key, label, time in ns).
+fn sweep_records(command: &str, tables: &Tables) -> Vec<(String, String, f64)> {
+    if !matches!(tables, Tables::Sweep(_)) {
+        return Vec::new();
+    }
+    let tables = serde_json::to_value(tables).unwrap_or_default();
+    arr(&tables["sweep"], "records")
+        .iter()
+        .filter_map(|r| {
+            let case: Vec<String> = arr(r, "case")
+                .iter()
+                .filter_map(|kv| Some(format!("{}={}", kv.get(0)?.as_str()?, kv.get(1)?.as_str()?)))
+                .collect();
+            let w = &r["workload"];
+            let workload = serde_json::to_string(w).unwrap_or_default();
+            let ns = num(&r["timing"], "ns")?;
+            Some((
                 format!("{command} | {workload} | {}", case.join(" ")),
                 format!("{} {}", text(w, "kind"), case.join(" ")),
-                "time",
-                false,
-                vec![ns],
-            );
+                ns,
+            ))
+        })
+        .collect()
+}
+
+/// Every comparable figure a result holds.
+pub fn measures(doc: &ResultDocument) -> Vec<Measure> {
+    let command = doc.command.as_str();
+    let mut out: Vec<Measure> = Vec::new();
+    let mut push = |m: Measure| {
+        if m.samples.is_empty() {
+            return;
         }
+        match out
+            .iter_mut()
+            .find(|o| o.key == m.key && o.figure == m.figure)
+        {
+            Some(o) => o.samples.extend(m.samples),
+            None => out.push(m),
+        }
+    };
+    run_measures(command, &doc.runs, &mut push);
+    lob_measures(command, &doc.tables, &mut push);
+    http_measures(command, &doc.tables, &mut push);
+    for (key, label, ns) in sweep_records(command, &doc.tables) {
+        push(Measure {
+            key,
+            label,
+            figure: "time",
+            higher_is_better: false,
+            samples: vec![ns],
+        });
     }
     out
 }
 
-fn differences(before: &Value, after: &Value) -> Vec<(String, String, String)> {
-    let e = |d: &Value, path: &[&str]| -> String {
-        let mut v = d;
-        for p in path {
-            v = &v[*p];
-        }
-        match v {
-            Value::String(s) => s.clone(),
-            Value::Null => String::new(),
-            other => other.to_string(),
-        }
+/// The dataset a result's tables record, as compact JSON ("" when none).
+/// BRIDGE until every kind's tables are typed: read from their JSON form.
+fn dataset_text(tables: &Tables) -> String {
+    let dataset = match tables {
+        Tables::Http(t) => serde_json::to_value(&t.dataset).unwrap_or_default(),
+        other => serde_json::to_value(other).unwrap_or_default()["dataset"].clone(),
     };
-    let fields: [(&str, &[&str]); 9] = [
-        ("cpu", &["environment", "cpu_model"]),
-        ("logical cpus", &["environment", "logical_cpus"]),
-        ("kernel", &["environment", "kernel"]),
-        ("os", &["environment", "os"]),
-        ("filesystem", &["environment", "filesystem", "fs_type"]),
-        ("sqlite", &["environment", "sqlite_version"]),
-        ("blobbench", &["environment", "blobbench_version"]),
-        ("host", &["environment", "hostname"]),
-        ("dataset", &["tables", "dataset"]),
-    ];
-    fields
-        .iter()
-        .filter_map(|(name, path)| {
-            let (b, a) = (e(before, path), e(after, path));
-            (b != a).then(|| (name.to_string(), b, a))
-        })
+    match dataset {
+        Value::String(s) => s,
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// Environment and dataset fields that differ: (field, before, after).
+fn differences(before: &ResultDocument, after: &ResultDocument) -> Vec<(String, String, String)> {
+    let fields = |d: &ResultDocument| -> [(&'static str, String); 9] {
+        let e = &d.environment;
+        [
+            ("cpu", e.cpu_model.clone()),
+            ("logical cpus", e.logical_cpus.to_string()),
+            ("kernel", e.kernel.clone()),
+            ("os", e.os.clone()),
+            (
+                "filesystem",
+                e.filesystem
+                    .as_ref()
+                    .map(|f| f.fs_type.clone())
+                    .unwrap_or_default(),
+            ),
+            ("sqlite", e.sqlite_version.clone()),
+            ("blobbench", e.blobbench_version.clone()),
+            ("host", e.hostname.clone()),
+            ("dataset", dataset_text(&d.tables)),
+        ]
+    };
+    fields(before)
+        .into_iter()
+        .zip(fields(after))
+        .filter_map(|((name, b), (_, a))| (b != a).then(|| (name.to_string(), b, a)))
         .collect()
 }
 
 /// Compares every case present in both results. A change counts only when
 /// the two sides' min..max ranges do not overlap and the medians differ by
 /// more than `threshold` (0.05 = 5%).
-pub fn compare(before: &Value, after: &Value, threshold: f64) -> Comparison {
+pub fn compare(before: &ResultDocument, after: &ResultDocument, threshold: f64) -> Comparison {
     let (b, a) = (measures(before), measures(after));
     let mut changes = Vec::new();
     for mb in &b {
         let Some(ma) = a.iter().find(|m| m.key == mb.key && m.figure == mb.figure) else {
             continue;
         };
-        let (sb, sa) = (Side::of(&mb.samples), Side::of(&ma.samples));
+        let (sb, sa) = (side_of(&mb.samples), side_of(&ma.samples));
         let ratio = sa.median / sb.median;
         let improved = if mb.higher_is_better {
             ratio > 1.0
@@ -259,7 +296,7 @@ pub fn compare(before: &Value, after: &Value, threshold: f64) -> Comparison {
         };
         changes.push(Change {
             label: mb.label.clone(),
-            figure: mb.figure,
+            figure: mb.figure.to_string(),
             before: sb,
             after: sa,
             ratio,
@@ -287,10 +324,35 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn lob(samples: &[f64]) -> Value {
-        json!({"command": "suite lob", "tables": {"lob": [
+    /// A document from its JSON form, with the fields every result has.
+    fn doc(mut v: Value) -> ResultDocument {
+        v["schema"] = "blobbench-result".into();
+        v["environment"] = json!({});
+        serde_json::from_value(v).expect("a result document")
+    }
+
+    fn lob(samples: &[f64]) -> ResultDocument {
+        doc(json!({"command": "suite lob", "tables": {"lob": [
             {"system": "sqlite", "size": 1000, "write_ns": samples, "read_ns": [5.0, 5.0, 5.0]}
-        ]}})
+        ]}}))
+    }
+
+    /// A real run record (from the result fixtures) with the given name,
+    /// target path and one repetition's time.
+    fn run_record(name: &str, path: &str, elapsed_ns: f64) -> Value {
+        let fixture = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/results/run.json"
+        );
+        let text = std::fs::read_to_string(fixture).expect("run fixture");
+        let mut run = serde_json::from_str::<Value>(&text).expect("json")["runs"][0].clone();
+        run["name"] = name.into();
+        run["plan"]["target"]["path"] = path.into();
+        let mut rep = run["repetitions"][0].clone();
+        rep["elapsed_ns"] = json!(elapsed_ns as u64);
+        rep["ops"] = json!(10);
+        run["repetitions"] = json!([rep]);
+        run
     }
 
     fn change<'a>(c: &'a Comparison, op: &str) -> &'a Change {
@@ -320,14 +382,20 @@ mod tests {
     #[test]
     fn runs_match_by_settings_not_by_paths_or_rounds() {
         let run = |path: &str, round: u32, ns: f64| {
-            json!({"name": format!("read sql (round {round})"),
-                   "plan": {"target": {"kind": "sqlite", "path": path, "settings": {"cache_size": 1000}},
-                            "operation": "read", "order": "random", "cache": "warm",
-                            "session": {"read_path": "sql"}},
-                   "repetitions": [{"elapsed_ns": ns, "ops": 10}]})
+            run_record(&format!("read sql (round {round})"), path, ns)
         };
-        let before = json!({"command": "quick", "runs": [run("/tmp/a/q.db", 1, 100.0), run("/tmp/a/q.db", 2, 110.0)]});
-        let after = json!({"command": "quick", "runs": [run("/home/b/q.db", 1, 50.0), run("/home/b/q.db", 2, 52.0)]});
+        // Only the runs matter here, whatever a quick result's tables hold.
+        let quick = |runs: [Value; 2]| {
+            let mut d =
+                ResultDocument::new("quick", Default::default(), Tables::Other(Value::Null));
+            d.runs = runs
+                .into_iter()
+                .map(|r| serde_json::from_value(r).unwrap())
+                .collect();
+            d
+        };
+        let before = quick([run("/tmp/a/q.db", 1, 100.0), run("/tmp/a/q.db", 2, 110.0)]);
+        let after = quick([run("/home/b/q.db", 1, 50.0), run("/home/b/q.db", 2, 52.0)]);
         let c = compare(&before, &after, 0.05);
         assert_eq!(c.changes.len(), 1, "{c:?}");
         assert_eq!(c.changes[0].before.n, 2);

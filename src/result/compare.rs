@@ -1,10 +1,131 @@
-//! The `compare` result's own tables.
-//!
-//! Placeholder during the move to typed results: the JSON as written.
+//! The `compare` result's own tables: every case found in two results, the
+//! ratio of its figures and whether the change is beyond the noise.
+//! `report::compare` computes it; `compare` prints and stores it.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// Whether a case got better, worse, or did not change beyond the noise.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// Faster (or more requests/s) beyond both spreads and the threshold.
+    Better,
+    /// Slower (or fewer requests/s) beyond both spreads and the threshold.
+    Worse,
+    /// The change is inside either side's spread or below the threshold.
+    WithinNoise,
+}
+
+impl Verdict {
+    /// The name the result stores ("better", "worse", "within-noise").
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Better => "better",
+            Verdict::Worse => "worse",
+            Verdict::WithinNoise => "within-noise",
+        }
+    }
+}
+
+/// One side of a case: its samples summarized.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Side {
+    /// The median sample.
+    pub median: f64,
+    /// The smallest sample.
+    pub min: f64,
+    /// The largest sample.
+    pub max: f64,
+    /// How many samples.
+    pub n: usize,
+}
+
+/// One case found in both results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Change {
+    /// The case as a reader sees it.
+    pub label: String,
+    /// What was measured: "time per op", "time" or "requests/s".
+    pub figure: String,
+    /// The before side's samples.
+    pub before: Side,
+    /// The after side's samples.
+    pub after: Side,
+    /// after / before, as measured (for times, below 1 is faster). A ratio
+    /// that is not a number (a zero median) is written as null.
+    #[serde(deserialize_with = "null_as_nan")]
+    pub ratio: f64,
+    /// The judgement.
+    pub verdict: Verdict,
+    /// Why the verdict is what it is, in words.
+    pub reason: String,
+}
+
+impl Change {
+    /// Whether the figure counts up (requests/s) rather than time.
+    pub fn higher_is_better(&self) -> bool {
+        self.figure == "requests/s"
+    }
+}
+
+/// Two results compared case by case.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Comparison {
+    /// The cases found in both.
+    pub changes: Vec<Change>,
+    /// Labels of cases only the before result holds.
+    pub only_before: Vec<String>,
+    /// Labels of cases only the after result holds.
+    pub only_after: Vec<String>,
+    /// Environment or dataset fields that differ: (field, before, after).
+    pub differences: Vec<(String, String, String)>,
+    /// The smallest relative change that counts (0.05 = 5%).
+    pub threshold: f64,
+}
 
 /// The kind-specific part of a `compare` result.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct CompareTables(pub serde_json::Value);
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompareTables {
+    /// The comparison itself.
+    pub compare: Comparison,
+    /// The before result's file, as given.
+    pub before: String,
+    /// The after result's file, as given.
+    pub after: String,
+}
+
+/// serde_json writes a non-finite float as null; read it back as NaN.
+fn null_as_nan<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_ratio_that_is_not_a_number_is_written_and_read_as_null() {
+        let side = Side {
+            median: 0.0,
+            min: 0.0,
+            max: 0.0,
+            n: 1,
+        };
+        let change = Change {
+            label: "server c=1".into(),
+            figure: "requests/s".into(),
+            before: side.clone(),
+            after: side,
+            ratio: f64::NAN,
+            verdict: Verdict::WithinNoise,
+            reason: String::new(),
+        };
+        let json = serde_json::to_value(&change).unwrap();
+        assert!(json["ratio"].is_null());
+        assert_eq!(json["verdict"], "within-noise");
+        let back: Change = serde_json::from_value(json.clone()).unwrap();
+        assert!(back.ratio.is_nan());
+        assert_eq!(serde_json::to_value(&back).unwrap(), json);
+    }
+}

@@ -1,48 +1,46 @@
 //! How a `compare` result is drawn: the speed factor per case.
 
-use serde_json::Value;
-
-use super::{DataTable, Figure, Section, arr, ns, num, text};
+use super::{DataTable, Figure, Section, ns};
 use crate::report::chart::{AxisSpec, Bar, BarChart, BarGroup, Chart, Scale, Unit};
+use crate::result::compare::{Change, CompareTables};
 
-pub(super) fn compare(tables: &Value, s: &mut Section) {
-    let c = &tables["compare"];
+/// The speed factor per case as bars (whiskers: the ratios both sides'
+/// spreads allow) and the cases as a table.
+pub(super) fn compare(tables: &CompareTables, s: &mut Section) {
+    let c = &tables.compare;
     s.summary.push(format!(
         "before: {}; after: {}; threshold {:.0}%",
-        text(tables, "before"),
-        text(tables, "after"),
-        num(c, "threshold").unwrap_or(0.0) * 100.0
+        tables.before,
+        tables.after,
+        c.threshold * 100.0
     ));
-    for d in arr(c, "differences") {
-        let f = |i: usize| d.get(i).and_then(Value::as_str).unwrap_or("").to_string();
+    for (field, before, after) in &c.differences {
         s.summary
-            .push(format!("differs: {}: {} -> {}", f(0), f(1), f(2)));
+            .push(format!("differs: {field}: {before} -> {after}"));
     }
-    let changes = arr(c, "changes");
+    let changes = &c.changes;
     // Speed factor: above 1 the after side is faster, whatever the figure.
-    let speed = |ch: &Value, v: f64| {
-        if text(ch, "figure") == "requests/s" {
-            v
-        } else {
-            1.0 / v
-        }
+    let speed = |ch: &Change, v: f64| {
+        if ch.higher_is_better() { v } else { 1.0 / v }
     };
     let groups: Vec<BarGroup> = changes
         .iter()
-        .filter_map(|ch| {
-            let (b, a) = (&ch["before"], &ch["after"]);
-            let value = speed(ch, num(ch, "ratio")?);
+        // A ratio written as null (not a number) has no bar.
+        .filter(|ch| ch.ratio.is_finite())
+        .map(|ch| {
+            let (b, a) = (&ch.before, &ch.after);
+            let value = speed(ch, ch.ratio);
             // Worst and best case of the ratio given both sides' ranges.
-            let lo = speed(ch, num(a, "max")? / num(b, "min")?);
-            let hi = speed(ch, num(a, "min")? / num(b, "max")?);
-            Some(BarGroup {
-                label: format!("{} ({})", text(ch, "label"), text(ch, "verdict")),
+            let lo = speed(ch, a.max / b.min);
+            let hi = speed(ch, a.min / b.max);
+            BarGroup {
+                label: format!("{} ({})", ch.label, ch.verdict.name()),
                 bars: vec![Some(Bar {
                     value,
                     spread: Some((lo.min(hi), lo.max(hi))),
                 })],
                 marker: None,
-            })
+            }
         })
         .collect();
     s.figures.push(Figure {
@@ -74,22 +72,21 @@ pub(super) fn compare(tables: &Value, s: &mut Section) {
         ],
     );
     for ch in changes {
-        let f = |side: &str| {
-            let v = num(&ch[side], "median").unwrap_or(f64::NAN);
-            if text(ch, "figure") == "requests/s" {
+        let f = |v: f64| {
+            if ch.higher_is_better() {
                 format!("{v:.0}")
             } else {
                 ns(v)
             }
         };
         t.rows.push(vec![
-            text(ch, "label").into(),
-            text(ch, "figure").into(),
-            f("before"),
-            f("after"),
-            format!("{:.3}", num(ch, "ratio").unwrap_or(f64::NAN)),
-            text(ch, "verdict").into(),
-            text(ch, "reason").into(),
+            ch.label.clone(),
+            ch.figure.clone(),
+            f(ch.before.median),
+            f(ch.after.median),
+            format!("{:.3}", ch.ratio),
+            ch.verdict.name().into(),
+            ch.reason.clone(),
         ]);
     }
     s.tables.push(t);

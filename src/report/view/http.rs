@@ -1,12 +1,12 @@
 //! How `suite http` and `load` results are drawn: requests/s and latency vs concurrency.
 
-use serde_json::Value;
-
-use super::{DataTable, Figure, Section, arr, ns, num, text};
+use super::{DataTable, Figure, Section, ns};
 use crate::report::chart::{AxisSpec, Chart, LineChart, Point, Scale, Series, Unit};
+use crate::result::load::LevelResult;
 
-pub(super) fn http(systems: &[Value], s: &mut Section) {
-    let mut levels_seen: Vec<f64> = Vec::new();
+/// Requests/s and latency charts and the per-level table of every system
+/// (name and levels, as `view::http_systems` lists them).
+pub(super) fn http(systems: &[(&str, &[LevelResult])], s: &mut Section) {
     let mut rps = Vec::new();
     let mut lat = Vec::new();
     let mut t = DataTable::new(
@@ -25,55 +25,44 @@ pub(super) fn http(systems: &[Value], s: &mut Section) {
             "errors",
         ],
     );
-    for (i, sys) in systems.iter().enumerate() {
-        let name = text(sys, "system").to_string();
-        let levels = arr(sys, "levels");
-        let point = |f: &dyn Fn(&Value) -> Option<f64>| -> Vec<Point> {
+    for (i, &(name, levels)) in systems.iter().enumerate() {
+        let point = |f: &dyn Fn(&LevelResult) -> f64| -> Vec<Point> {
             levels
                 .iter()
-                .filter_map(|l| Some(Point::new(num(l, "concurrency")?, f(l)?)))
+                .map(|l| Point::new(l.concurrency as f64, f(l)))
                 .collect()
         };
         rps.push(Series {
-            name: name.clone(),
-            points: point(&|l| num(l, "requests_per_s")),
+            name: name.to_string(),
+            points: point(&|l| l.requests_per_s),
             dashed: false,
             color: i,
         });
         lat.push(Series {
             name: format!("{name} p50"),
-            points: point(&|l| num(&l["latency"], "p50_ns")),
+            points: point(&|l| l.latency.p50_ns as f64),
             dashed: false,
             color: i,
         });
         lat.push(Series {
             name: format!("{name} p99"),
-            points: point(&|l| num(&l["latency"], "p99_ns")),
+            points: point(&|l| l.latency.p99_ns as f64),
             dashed: true,
             color: i,
         });
         for l in levels {
-            if let Some(c) = num(l, "concurrency")
-                && !levels_seen.contains(&c)
-            {
-                levels_seen.push(c);
-            }
-            let errors: u64 = l["errors"]
-                .as_object()
-                .map(|o| o.values().filter_map(Value::as_u64).sum())
-                .unwrap_or(0);
-            let g = |k: &str| num(&l["latency"], k).map(ns).unwrap_or_default();
+            let g = |v: u64| ns(v as f64);
             t.rows.push(vec![
-                name.clone(),
-                num(l, "concurrency").unwrap_or(0.0).to_string(),
-                format!("{:.0}", num(l, "requests_per_s").unwrap_or(0.0)),
-                format!("{:.1}", num(l, "mb_per_s").unwrap_or(0.0)),
-                g("p50_ns"),
-                g("p99_ns"),
-                g("p999_ns"),
-                g("max_ns"),
-                num(l, "ok").unwrap_or(0.0).to_string(),
-                errors.to_string(),
+                name.to_string(),
+                l.concurrency.to_string(),
+                format!("{:.0}", l.requests_per_s),
+                format!("{:.1}", l.mb_per_s),
+                g(l.latency.p50_ns),
+                g(l.latency.p99_ns),
+                g(l.latency.p999_ns),
+                g(l.latency.max_ns),
+                l.ok.to_string(),
+                l.errors.total().to_string(),
             ]);
         }
     }

@@ -18,7 +18,8 @@ use serde_json::Value;
 
 use super::chart::{AxisSpec, Chart, LineChart, Point, Scale, Series, Unit};
 use crate::measure::stats::summarize;
-use crate::result::ResultDocument;
+use crate::result::load::LevelResult;
+use crate::result::{ResultDocument, Tables};
 use crate::units::{human_bytes, human_duration_ns};
 
 /// A table as text cells, rendered to HTML, Markdown or CSV.
@@ -113,14 +114,17 @@ fn shell_quote(a: &str) -> String {
     }
 }
 
-/// The HTTP systems of a result: the http suite's list, or load's single
-/// server as a one-system list.
-pub fn http_systems(doc: &Value) -> Vec<Value> {
-    let tables = &doc["tables"];
-    if text(doc, "command") == "load" {
-        vec![serde_json::json!({"system": "server", "levels": tables["levels"]})]
-    } else {
-        arr(tables, "http").to_vec()
+/// The HTTP systems of a result, each with its levels: the http suite's
+/// list, or load's single server as "server" (none for other kinds).
+pub fn http_systems(tables: &Tables) -> Vec<(&str, &[LevelResult])> {
+    match tables {
+        Tables::Http(t) => t
+            .http
+            .iter()
+            .map(|s| (s.system.as_str(), s.levels.as_slice()))
+            .collect(),
+        Tables::Load(t) => vec![("server", t.levels.as_slice())],
+        _ => Vec::new(),
     }
 }
 
@@ -165,14 +169,18 @@ pub fn section(typed: &ResultDocument, source: &str, index: usize) -> Section {
         "suite fasterthanfs" => fasterthanfs::fasterthanfs(tables, doc, &mut s),
         "suite internal-external" => internal_external::internal_external(tables, &mut s),
         "suite lob" => lob::lob(tables, &mut s),
-        "suite http" | "load" => http::http(&http_systems(doc), &mut s),
+        "suite http" | "load" => http::http(&http_systems(&typed.tables), &mut s),
         "sweep" => sweep::sweep(tables, &mut s),
         "advise" => {
-            if let crate::result::Tables::Advise(t) = &typed.tables {
+            if let Tables::Advise(t) = &typed.tables {
                 advise::advise(t, &mut s);
             }
         }
-        "compare" => compare::compare(tables, &mut s),
+        "compare" => {
+            if let Tables::Compare(t) = &typed.tables {
+                compare::compare(t, &mut s)
+            }
+        }
         _ => {}
     }
     if !matches!(
