@@ -21,31 +21,60 @@ pub enum SizeDistribution {
     /// Every blob is exactly `size` bytes.
     Fixed,
     /// Uniform in `size - variance ..= size + variance`, as kvtest's `--variance`.
-    Uniform { variance: u64 },
+    Uniform {
+        /// Largest difference from `size` in bytes, either way.
+        variance: u64,
+    },
     /// Log-normal with median `size` and shape `sigma`, clamped to `min..=max`.
-    LogNormal { sigma: f64, min: u64, max: u64 },
+    LogNormal {
+        /// Standard deviation of ln(size): with 0.5, 95% of sizes fall within
+        /// 0.37x..2.7x of the median (before clamping).
+        sigma: f64,
+        /// Smallest size drawn, bytes.
+        min: u64,
+        /// Largest size drawn, bytes.
+        max: u64,
+    },
 }
 
+/// Everything that determines a dataset's keys, sizes and content: two
+/// equal specs describe byte-identical datasets, so storing the spec (in the
+/// manifest) is enough to verify any blob read later.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DatasetSpec {
+    /// The lowest key; keys run consecutively from it.
     pub first_key: u64,
+    /// Number of blobs (and keys).
     pub count: u64,
+    /// Blob size in bytes: exact, center or median, per `distribution`.
     pub size: u64,
+    /// How sizes vary from blob to blob.
     pub distribution: SizeDistribution,
+    /// Seed of every random choice (sizes and content).
     pub seed: u64,
 }
 
 /// Marks the manifest format so a foreign JSON file is never mistaken for ours.
 pub const MANIFEST_FORMAT: &str = "blobbench-dataset";
+/// Version of the manifest's layout; raised when a field changes meaning.
 pub const MANIFEST_VERSION: u32 = 1;
 
+/// What a target holds, stored beside the blobs (a JSON file in a folder
+/// store, a row in a database) so later commands can find the keys and
+/// verify content without being told how the data was made.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Manifest {
+    /// Always [`MANIFEST_FORMAT`].
     pub format: String,
+    /// [`MANIFEST_VERSION`] of the blobbench that wrote it.
     pub format_version: u32,
+    /// Which build wrote the data, e.g. "blobbench 0.1.0".
     pub created_by: String,
+    /// The lowest key stored.
     pub first_key: u64,
+    /// The highest key stored.
     pub last_key: u64,
+    /// Number of blobs stored.
     pub count: u64,
     /// Absent when the blobs were copied from a dataset blobbench did not
     /// generate (an export of a kvtest database): keys known, content not.
@@ -53,12 +82,15 @@ pub struct Manifest {
 }
 
 impl Manifest {
+    /// The manifest of a dataset generated from `spec`.
     pub fn new(spec: DatasetSpec) -> Self {
         let mut m = Manifest::for_keys(spec.first_key, spec.last_key(), spec.count);
         m.spec = Some(spec);
         m
     }
 
+    /// The manifest of blobs whose content blobbench did not generate
+    /// (keys `first_key..=last_key`, `count` of them; no spec to verify by).
     pub fn for_keys(first_key: u64, last_key: u64, count: u64) -> Self {
         Manifest {
             format: MANIFEST_FORMAT.to_string(),
@@ -71,10 +103,13 @@ impl Manifest {
         }
     }
 
+    /// The manifest as pretty-printed JSON, as written beside the blobs.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("manifest serialises")
     }
 
+    /// The manifest in `text`, or None if it is not valid JSON or not a
+    /// blobbench dataset manifest (so a foreign file is simply ignored).
     pub fn parse(text: &str) -> Option<Manifest> {
         let m: Manifest = serde_json::from_str(text).ok()?;
         (m.format == MANIFEST_FORMAT).then_some(m)
@@ -109,10 +144,12 @@ impl DatasetSpec {
         }
     }
 
+    /// The highest key: `first_key + count - 1`.
     pub fn last_key(&self) -> u64 {
         self.first_key + self.count - 1
     }
 
+    /// Whether `key` is one of the dataset's keys.
     pub fn contains(&self, key: u64) -> bool {
         key >= self.first_key && key <= self.last_key()
     }
@@ -136,6 +173,7 @@ impl DatasetSpec {
         }
     }
 
+    /// Sum of every blob's size in bytes (computes each size; O(count)).
     pub fn total_bytes(&self) -> u64 {
         (self.first_key..=self.last_key())
             .map(|k| self.size_of(k) as u64)

@@ -5,6 +5,9 @@ use crate::error::{Error, Result};
 use crate::http::server::{ServeConfig, Writable, serve};
 use crate::target::Target;
 
+/// Checks the options (a writable server needs a token of 16 characters or
+/// more, limits must be positive, exclusive locking cannot serve writes),
+/// then serves until interrupted.
 pub fn run(args: &ServeArgs) -> Result<()> {
     if args.max_connections == 0 {
         return Err(Error::usage("--max-connections must be at least 1"));

@@ -5,10 +5,16 @@
 /// Why a path segment is not a key (answered with 400).
 #[derive(Debug, PartialEq, Eq)]
 pub enum KeyError {
+    /// Nothing after `/blobs/`.
     Empty,
+    /// More than 20 characters, longer than any u64 (checked before the
+    /// characters, so a huge segment is refused without scanning it).
     TooLong,
+    /// A character other than an ASCII digit (signs, dots, `%`, slashes).
     NotDigits,
+    /// Key 0: datasets' keys start at 1.
     Zero,
+    /// Digits only, but above u64::MAX.
     Overflow,
 }
 

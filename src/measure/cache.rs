@@ -11,13 +11,19 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 
+/// What was done to the page cache before a timed run, recorded in the
+/// result so a reader knows whether the numbers are warm or cold.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct CacheAction {
     /// "warm" or "cold".
     pub state: String,
     /// How it was achieved, in words a reader can check.
     pub method: String,
+    /// How many of the target's files were read or evicted (files already
+    /// gone are not counted, except by drop_caches, which covers them all).
     pub files: usize,
+    /// Warm: bytes read to fill the cache. Cold: the files' apparent size in
+    /// bytes, what a read would have to fetch from disk.
     pub bytes: u64,
 }
 

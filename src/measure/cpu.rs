@@ -1,11 +1,18 @@
 //! Process CPU time (user, system) from getrusage.
 
+/// CPU time the process used, in nanoseconds (getrusage has microsecond
+/// resolution): either since it started ([`now`]) or over an interval
+/// ([`CpuTimes::since`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CpuTimes {
+    /// Time spent in user mode (our code, SQLite, the allocator), ns.
     pub user_ns: u64,
+    /// Time spent in the kernel on our behalf (system calls, page faults), ns.
     pub system_ns: u64,
 }
 
+/// The CPU time used by this process so far (all threads); zero if
+/// getrusage fails, so a missing figure never stops a benchmark.
 pub fn now() -> CpuTimes {
     // SAFETY: getrusage fills the struct we pass; RUSAGE_SELF is always valid.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -21,6 +28,7 @@ pub fn now() -> CpuTimes {
 }
 
 impl CpuTimes {
+    /// The CPU time used between `start` and `self`.
     pub fn since(self, start: CpuTimes) -> CpuTimes {
         CpuTimes {
             user_ns: self.user_ns.saturating_sub(start.user_ns),

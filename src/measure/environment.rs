@@ -5,30 +5,57 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+/// The machine and software a result was measured with (the result's
+/// `environment` object). Every field defaults, so results written by
+/// versions that recorded less still load.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Environment {
+    /// blobbench's own version (Cargo package version).
     pub blobbench_version: String,
+    /// "release" or "debug": debug builds are several times slower, so a
+    /// result from one must not be mistaken for a real measurement.
     pub build: String,
+    /// The machine's host name, to tell results of several machines apart.
     pub hostname: String,
+    /// Distribution name from /etc/os-release (PRETTY_NAME), else the OS
+    /// family.
     pub os: String,
+    /// Kernel name and release, e.g. "Linux 6.1.0-18-amd64".
     pub kernel: String,
+    /// CPU model name from /proc/cpuinfo, else the architecture.
     pub cpu_model: String,
+    /// Threads the process may run in parallel (cores x SMT, or the
+    /// container's CPU limit).
     pub logical_cpus: usize,
+    /// Total RAM in bytes: tells whether the data set fit in the page cache.
     pub memory_bytes: u64,
+    /// The filesystem holding the data, when the command has a data path.
     pub filesystem: Option<Filesystem>,
+    /// SQLite library version, filled by `store::capture_environment`.
     pub sqlite_version: String,
+    /// SQLite's compile-time options (PRAGMA compile_options), also filled
+    /// by the store layer.
     pub sqlite_compile_options: Vec<String>,
+    /// Whether blobbench ran as root: only root can drop all caches, so
+    /// this says how cold "cold" was.
     pub euid_is_root: bool,
 }
 
+/// The mount a path lives on, from /proc/self/mounts: file-vs-database
+/// results depend heavily on the filesystem and its options.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Filesystem {
+    /// The data path, made absolute (symlinks resolved).
     pub path: String,
+    /// Where the filesystem is mounted.
     pub mount_point: String,
+    /// Filesystem type, e.g. "ext4", "xfs", "tmpfs", "overlay".
     pub fs_type: String,
+    /// The mounted device or source, e.g. "/dev/nvme0n1p2".
     pub device: String,
+    /// Mount options as the kernel lists them, e.g. "rw,relatime".
     pub mount_options: String,
 }
 

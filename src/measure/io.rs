@@ -5,11 +5,21 @@ use serde::{Deserialize, Serialize};
 /// Bytes and system calls as the kernel counts them for this process.
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 pub struct IoCounters {
+    /// Bytes passed to read-like system calls, whether or not they came
+    /// from disk (page-cache hits count).
     pub rchar: u64,
+    /// Bytes passed to write-like system calls, whether or not they reached
+    /// disk yet.
     pub wchar: u64,
+    /// Number of read-like system calls (read, pread, readv, ...).
     pub syscr: u64,
+    /// Number of write-like system calls (write, pwrite, writev, ...).
     pub syscw: u64,
+    /// Bytes the process caused to be fetched from storage (page-cache
+    /// misses); near 0 on a warm cache.
     pub read_bytes: u64,
+    /// Bytes the process caused to be sent to storage, counted when pages
+    /// are dirtied, so it includes writes still in the page cache.
     pub write_bytes: u64,
 }
 

@@ -4,19 +4,32 @@
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
+/// Every operation's duration in ns, kept as a histogram so memory stays
+/// fixed however many operations are recorded; threads record into their
+/// own and [`Latencies::merge`] them.
 pub struct Latencies {
     hist: Histogram<u64>,
 }
 
+/// The latency distribution of a run as stored in results; every duration
+/// in nanoseconds, accurate to 3 significant digits.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct LatencySummary {
+    /// Number of operations recorded.
     pub count: u64,
+    /// Fastest operation, ns.
     pub min_ns: u64,
+    /// Mean duration, ns.
     pub mean_ns: f64,
+    /// Median, ns: the typical operation.
     pub p50_ns: u64,
+    /// 90th percentile, ns.
     pub p90_ns: u64,
+    /// 99th percentile, ns: the tail a busy service feels.
     pub p99_ns: u64,
+    /// 99.9th percentile, ns.
     pub p999_ns: u64,
+    /// Slowest operation, ns.
     pub max_ns: u64,
     /// Operations slower than 10x the median: the spikes a mean hides.
     pub spikes_over_10x_median: u64,
@@ -31,25 +44,31 @@ impl Default for Latencies {
 }
 
 impl Latencies {
+    /// An empty histogram covering 1 ns to one hour.
     pub fn new() -> Self {
         Latencies {
             hist: Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid bounds"),
         }
     }
 
+    /// Records one operation that took `ns` nanoseconds (0 counts as 1,
+    /// beyond an hour as an hour).
     #[inline]
     pub fn record(&mut self, ns: u64) {
         self.hist.saturating_record(ns.max(1));
     }
 
+    /// Adds every operation recorded in `other` (e.g. another thread's).
     pub fn merge(&mut self, other: &Latencies) {
         self.hist.add(&other.hist).expect("same bounds");
     }
 
+    /// Number of operations recorded.
     pub fn count(&self) -> u64 {
         self.hist.len()
     }
 
+    /// Percentiles, extremes, spike count and the percentile curve.
     pub fn summary(&self) -> LatencySummary {
         let h = &self.hist;
         let p50 = h.value_at_quantile(0.5);

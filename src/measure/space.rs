@@ -6,6 +6,9 @@ use std::path::PathBuf;
 
 use crate::error::{Error, Result};
 
+/// Bytes allocated on disk for `paths` (blocks x 512, what `du` shows);
+/// missing files count 0 because a journal may vanish between listing and
+/// measuring.
 pub fn allocated_bytes(paths: &[PathBuf]) -> Result<u64> {
     let mut total = 0;
     for p in paths {
@@ -18,6 +21,8 @@ pub fn allocated_bytes(paths: &[PathBuf]) -> Result<u64> {
     Ok(total)
 }
 
+/// The sum of the regular files' lengths in bytes (what `ls -l` shows);
+/// unreadable or missing paths count 0.
 pub fn apparent_bytes(paths: &[PathBuf]) -> u64 {
     paths
         .iter()

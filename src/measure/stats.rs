@@ -2,17 +2,26 @@
 
 use serde::{Deserialize, Serialize};
 
+/// Summary of one measure over repetitions (rounds), in the unit of the
+/// values summarized (ns, bytes/s, ...). All zero when there were none.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, Default, PartialEq)]
 pub struct Summary {
+    /// How many values were summarized.
     pub n: usize,
+    /// The middle value (mean of the two middle ones for an even count):
+    /// the figure reports lead with, as one slow round does not move it.
     pub median: f64,
+    /// Arithmetic mean.
     pub mean: f64,
+    /// Smallest value (the best round for a time).
     pub min: f64,
+    /// Largest value.
     pub max: f64,
     /// Sample standard deviation (0 for a single value).
     pub stddev: f64,
 }
 
+/// Median, mean, extremes and spread of `values`, in any order.
 pub fn summarize(values: &[f64]) -> Summary {
     if values.is_empty() {
         return Summary::default();

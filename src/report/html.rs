@@ -50,6 +50,9 @@ details.environment dd { margin: 0; word-break: break-word; }
 }
 "#;
 
+/// The whole HTML page for `sections`: a title, links to each result when
+/// there are several, then one `<section>` per result with its summary,
+/// charts (inline SVG), tables and environment.
 pub fn render(sections: &[Section]) -> String {
     let mut out = String::new();
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");

@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 
+/// Turns chart SVG into PNG; holds the system's fonts, loaded once for all
+/// charts of a report.
 pub struct Rasterizer {
     options: resvg::usvg::Options<'static>,
 }
@@ -38,6 +40,7 @@ impl Rasterizer {
         Ok(Rasterizer { options })
     }
 
+    /// `svg` as PNG bytes at twice its pixel size.
     pub fn png(&self, svg: &str) -> Result<Vec<u8>> {
         let tree = resvg::usvg::Tree::from_str(svg, &self.options)
             .map_err(|e| Error::usage(format!("cannot draw a chart as PNG: {e}")))?;

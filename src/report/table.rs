@@ -2,6 +2,8 @@
 
 use std::fmt::Write as _;
 
+/// A table printed with aligned columns, a dashed rule under the headers,
+/// and no trailing spaces.
 pub struct Table {
     headers: Vec<String>,
     rows: Vec<Vec<String>>,
@@ -10,6 +12,8 @@ pub struct Table {
 }
 
 impl Table {
+    /// An empty table with these column headers; every column but the first
+    /// is right-aligned.
     pub fn new<S: Into<String>>(headers: impl IntoIterator<Item = S>) -> Self {
         Table {
             headers: headers.into_iter().map(Into::into).collect(),
@@ -18,10 +22,14 @@ impl Table {
         }
     }
 
+    /// Appends a row; cells beyond the headers' count are not shown, missing
+    /// ones are blank.
     pub fn row<S: Into<String>>(&mut self, cells: impl IntoIterator<Item = S>) {
         self.rows.push(cells.into_iter().map(Into::into).collect());
     }
 
+    /// The table as text, one line per row, each ending in a newline;
+    /// widths ignore ANSI color codes.
     pub fn render(&self) -> String {
         let cols = self.headers.len();
         let mut width = vec![0; cols];

@@ -10,6 +10,8 @@ use crate::error::{Error, Result};
 /// file that starts with it, and no other.
 pub const MARKDOWN_MARK: &str = "<!-- blobbench report -->";
 
+/// Every section as Markdown: heading, source and command line, summary
+/// bullets, tables and the environment.
 pub fn markdown(sections: &[Section]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{MARKDOWN_MARK}");
