@@ -1,27 +1,19 @@
 //! How a `sweep` result is drawn: ranked cases and each parameter's effect.
 
-use serde_json::Value;
-
 use super::{DataTable, Figure, Section, ns};
 use crate::measure::stats::summarize;
 use crate::report::chart::{AxisSpec, Bar, BarChart, BarGroup, Chart, Scale, Unit};
+use crate::result::sweep::{
+    SweepTables, bracketed, marginal, power_safe, product, ranked, recommendation,
+};
 
-pub(super) fn sweep(tables: &Value, s: &mut Section) {
-    use crate::suite::sweep::report::{marginal, ranked, recommendation};
-    use crate::suite::sweep::{Record, SweepPlan, params};
-    let sw = &tables["sweep"];
-    let (Ok(plan), Ok(records)) = (
-        serde_json::from_value::<SweepPlan>(sw["plan"].clone()),
-        serde_json::from_value::<Vec<Record>>(sw["records"].clone()),
-    ) else {
-        s.summary
-            .push("this sweep result could not be read by this version of blobbench".into());
-        return;
-    };
-    let cases = params::product(&plan.params);
+pub(super) fn sweep(tables: &SweepTables, s: &mut Section) {
+    let sw = &tables.sweep;
+    let (plan, records) = (&sw.plan, &sw.records);
+    let cases = product(&plan.params);
     const TOP: usize = 10;
     for (wi, w) in plan.workloads.iter().enumerate() {
-        let ranked = ranked(&records, &cases, w);
+        let ranked = ranked(records, &cases, w);
         if ranked.is_empty() {
             continue;
         }
@@ -48,8 +40,8 @@ pub(super) fn sweep(tables: &Value, s: &mut Section) {
                     label: format!(
                         "{}. {}{}",
                         i + 1,
-                        params::bracketed(c, &plan.params),
-                        if params::power_safe(c) { "" } else { " *" }
+                        bracketed(c, &plan.params),
+                        if power_safe(c) { "" } else { " *" }
                     ),
                     bars: vec![Some(Bar { value: *t, spread })],
                     marker: None,
@@ -83,7 +75,7 @@ pub(super) fn sweep(tables: &Value, s: &mut Section) {
                 marker_label: None,
             }),
         });
-        let effects = marginal(&plan, &ranked);
+        let effects = marginal(plan, &ranked);
         let groups: Vec<BarGroup> = effects
             .iter()
             .flat_map(|(p, values)| {
@@ -131,12 +123,12 @@ pub(super) fn sweep(tables: &Value, s: &mut Section) {
                 ns(*tm),
                 format!("{:.2}", tm / best),
                 n.to_string(),
-                if params::power_safe(c) { "yes" } else { "no" }.into(),
+                if power_safe(c) { "yes" } else { "no" }.into(),
             ]);
         }
         s.tables.push(t);
     }
-    match recommendation(&plan, &records, &cases) {
+    match recommendation(plan, records, &cases) {
         Some((c, geo)) => s.summary.push(format!(
             "recommendation: {} ({geo:.2}x the fastest case; power-safe)",
             c.iter()
@@ -148,7 +140,7 @@ pub(super) fn sweep(tables: &Value, s: &mut Section) {
             .summary
             .push("recommendation: none: no power-safe case ran every workload".into()),
     }
-    if sw["complete"] == Value::Bool(false) {
+    if !sw.complete {
         s.summary
             .push("incomplete sweep: --resume continues it".into());
     }
