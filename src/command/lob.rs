@@ -9,7 +9,8 @@ use crate::error::{Error, Result};
 use crate::report::terminal;
 use crate::result::Tables;
 use crate::result::lob::PAPER_SIZES;
-use crate::suite::lob::{self, LobOptions};
+use crate::suite::lob::{self, LobOptions, Local};
+use crate::target::Target;
 use crate::units::parse_number;
 
 /// Runs `suite lob`.
@@ -55,8 +56,29 @@ fn options(args: &LobArgs) -> Result<LobOptions> {
     Ok(LobOptions {
         sizes,
         per_size: args.per_size,
+        local: local(),
         servers: lob::servers(args.pg.as_deref(), args.mysql.as_deref())?,
         dir: args.dir.clone(),
         keep: args.keep,
     })
+}
+
+/// The systems in the work folder: SQLite with its default settings, and
+/// one file per blob in one folder.
+fn local() -> Vec<Local> {
+    vec![
+        Local {
+            name: "sqlite".into(),
+            entry: "lob.db".into(),
+            target: |path| Target::Sqlite {
+                path,
+                settings: Default::default(),
+            },
+        },
+        Local {
+            name: "dir".into(),
+            entry: "lob.dir".into(),
+            target: |path| Target::Dir { path },
+        },
+    ]
 }

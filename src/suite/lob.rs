@@ -14,9 +14,7 @@ use crate::dataset::{DatasetSpec, Manifest};
 use crate::error::{Error, Result};
 use crate::measure::stats::summarize;
 use crate::progress::Progress;
-use crate::result::lob::{
-    BestSize, LobTables, ReadGb, SYSTEMS, Samples, Skipped, Spike, StoreEntry,
-};
+use crate::result::lob::{BestSize, LobTables, ReadGb, Samples, Skipped, Spike, StoreEntry};
 use crate::result::{ResultDocument, Tables};
 use crate::store::{self, Access, SessionOptions, StoreInfo};
 use crate::target::Target;
@@ -31,6 +29,8 @@ pub struct LobOptions {
     pub sizes: Vec<u64>,
     /// Different random blobs per size (at least 1).
     pub per_size: u64,
+    /// The systems kept in the work folder (sqlite, dir), in order.
+    pub local: Vec<Local>,
     /// The server systems (postgres, mariadb engines), reachable or not.
     pub servers: Vec<Server>,
     /// Folder for the sqlite and dir systems; None = a temporary folder.
@@ -39,10 +39,22 @@ pub struct LobOptions {
     pub keep: bool,
 }
 
+/// A system the suite keeps in its work folder: the caller says which
+/// backend, the suite says where.
+#[derive(Debug, Clone)]
+pub struct Local {
+    /// One of [`SYSTEMS`](crate::result::lob::SYSTEMS).
+    pub name: String,
+    /// The entry in the work folder (a database file, a folder of files).
+    pub entry: String,
+    /// The target at that entry's path.
+    pub target: fn(std::path::PathBuf) -> Target,
+}
+
 /// A server system: its name and its target, or why it is skipped.
 #[derive(Debug, Clone)]
 pub struct Server {
-    /// One of [`SYSTEMS`].
+    /// One of [`SYSTEMS`](crate::result::lob::SYSTEMS).
     pub name: String,
     /// The target to measure, or the reason it is not measured.
     pub reach: Reach,
@@ -118,19 +130,14 @@ impl System {
 /// Runs the suite: every reachable system at every size; returns the result.
 pub fn run(options: &LobOptions, progress: &dyn Progress) -> Result<ResultDocument> {
     let work = WorkDir::new(options.dir.as_deref(), options.keep, "blobbench-lob-")?;
-    let db = work.join("lob.db");
-    let dir = work.join("lob.dir");
-    let mut systems = vec![
-        System::new(
-            SYSTEMS[0],
-            Some(Target::Sqlite {
-                path: db.clone(),
-                settings: Default::default(),
-            }),
-            None,
-        ),
-        System::new(SYSTEMS[1], Some(Target::Dir { path: dir.clone() }), None),
-    ];
+    let entries: Vec<std::path::PathBuf> =
+        options.local.iter().map(|l| work.join(&l.entry)).collect();
+    let mut systems: Vec<System> = options
+        .local
+        .iter()
+        .zip(&entries)
+        .map(|(l, path)| System::new(&l.name, Some((l.target)(path.clone())), None))
+        .collect();
     for s in &options.servers {
         systems.push(match &s.reach {
             Reach::Target(t) => System::new(&s.name, Some(t.clone()), None),
@@ -144,8 +151,9 @@ pub fn run(options: &LobOptions, progress: &dyn Progress) -> Result<ResultDocume
         work.path.display()
     ));
     let outcome = measure(options, &mut systems, progress);
-    remove_entry(&db);
-    remove_entry(&dir);
+    for path in &entries {
+        remove_entry(path);
+    }
     work.report_kept(progress);
     let samples = outcome?;
     let tables = tables(&options.sizes, options.per_size, &systems, samples);

@@ -8,9 +8,11 @@ use crate::target::{JOURNAL_MODES, LOCKING_MODES, SYNCHRONOUS, parse_page_size};
 // because the sweep speaks of them everywhere.
 pub use crate::result::sweep::{Case, Condition, Param, bracketed, power_safe, product};
 
-/// The parameters with a meaning beyond "PRAGMA name=value", in the order
-/// the seed article writes its bracketed cases.
+// The parameters with a meaning beyond "PRAGMA name=value", in the order
+// the seed article writes its bracketed cases.
+/// How the connection is opened: nomutex or fullmutex.
 pub const OPEN_MODE: &str = "open_mode";
+/// How each transaction begins: BEGIN DEFERRED, IMMEDIATE or EXCLUSIVE.
 pub const TRANSACTION: &str = "transaction";
 const OPEN_MODES: &[&str] = &["nomutex", "fullmutex"];
 const TRANSACTIONS: &[&str] = &["deferred", "immediate", "exclusive"];

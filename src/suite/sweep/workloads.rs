@@ -95,6 +95,7 @@ pub struct Rows {
 }
 
 impl Rows {
+    /// `n` rows from `seed`: the same rows for every case.
     pub fn generate(n: u64, seed: u64) -> Rows {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let rows = (0..n)
@@ -174,10 +175,18 @@ fn setting<'a>(case: &'a Case, name: &str) -> Option<&'a str> {
 
 /// What a workload needs generated before its timer starts.
 pub enum Prepared {
+    /// Rows for the row workloads.
     Rows(Rows),
-    Blobs { spec: DatasetSpec, data: Vec<u8> },
+    /// Every blob's content, back to back.
+    Blobs {
+        /// Count, size and seed of the blobs.
+        spec: DatasetSpec,
+        /// `count` x `size` bytes.
+        data: Vec<u8>,
+    },
 }
 
+/// Generates what `w` needs, from `seed`, before any run is timed.
 pub fn prepare(w: &Workload, seed: u64) -> Prepared {
     match *w {
         Workload::Insert { rows, .. } | Workload::InsertCopy { rows, .. } => {
