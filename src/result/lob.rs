@@ -174,3 +174,23 @@ impl LobTables {
             .find(|s| s.system == system && s.size == size)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samples_load_as_whole_nanoseconds_and_write_back_as_integers() {
+        let t: LobTables = serde_json::from_value(serde_json::json!({
+            "lob": [{"system": "sqlite", "size": 1000, "write_ns": [100.0, 31469], "read_ns": []}]
+        }))
+        .unwrap();
+        assert_eq!(t.lob[0].write_ns, vec![100, 31469]);
+        assert_eq!(t.measured(), vec!["sqlite".to_string()]);
+        assert_eq!(t.sizes(), vec![1000]);
+        let back = serde_json::to_value(&t).unwrap();
+        assert_eq!(back["lob"][0]["write_ns"], serde_json::json!([100, 31469]));
+        let negative = serde_json::json!({"lob": [{"system": "x", "size": 1, "write_ns": [-1], "read_ns": []}]});
+        assert!(serde_json::from_value::<LobTables>(negative).is_err());
+    }
+}

@@ -87,6 +87,23 @@ pub(super) fn lob(tables: &LobTables, s: &mut Section) {
             series: per_gb,
         }),
     });
+    s.tables.push(samples_table(samples));
+    for b in &tables.best_size {
+        s.summary.push(format!(
+            "best blob size for {}: {} ({:.2} s per GB read)",
+            b.system,
+            crate::report::chart::size_label(b.size as f64),
+            b.seconds_per_gb
+        ));
+    }
+    for k in &tables.skipped {
+        s.summary
+            .push(format!("skipped {}: {}", k.system, k.reason));
+    }
+}
+
+/// Median and max of every system and size, as a table.
+fn samples_table(samples: &[Samples]) -> DataTable {
     let mut t = DataTable::new(
         "lob",
         "Write and read time per blob",
@@ -110,17 +127,5 @@ pub(super) fn lob(tables: &LobTables, s: &mut Section) {
             r.as_ref().map(|s| ns(s.max)).unwrap_or_default(),
         ]);
     }
-    s.tables.push(t);
-    for b in &tables.best_size {
-        s.summary.push(format!(
-            "best blob size for {}: {} ({:.2} s per GB read)",
-            b.system,
-            crate::report::chart::size_label(b.size as f64),
-            b.seconds_per_gb
-        ));
-    }
-    for k in &tables.skipped {
-        s.summary
-            .push(format!("skipped {}: {}", k.system, k.reason));
-    }
+    t
 }
