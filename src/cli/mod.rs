@@ -305,7 +305,7 @@ pub struct LobArgs {
     #[arg(long, value_name = "URL")]
     pub mysql: Option<String>,
     /// Blob sizes, comma-separated (kvtest units: 1K = 1000 bytes)
-    #[arg(long, default_value = crate::suite::lob::PAPER_SIZES)]
+    #[arg(long, default_value = crate::result::lob::PAPER_SIZES)]
     pub sizes: String,
     /// Different random blobs per size
     #[arg(long, default_value = "10", value_parser = number_arg)]

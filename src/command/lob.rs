@@ -1,9 +1,84 @@
-//! `blobbench suite lob`: the 2008 large-object benchmark.
+//! `blobbench suite lob`: the 2008 large-object benchmark. Checks the sizes,
+//! the server URLs and the destinations before anything runs, then prints
+//! the suite's tables and writes its result (and report).
 
 use crate::cli::LobArgs;
-use crate::error::Result;
+use crate::command::output::{check_outputs, write_result_with_report};
+use crate::command::progress::Bars;
+use crate::error::{Error, Result};
+use crate::report::terminal;
+use crate::result::Tables;
+use crate::result::lob::PAPER_SIZES;
+use crate::suite::lob::{self, LobOptions, Local};
+use crate::target::Target;
+use crate::units::parse_number;
 
 /// Runs `suite lob`.
 pub fn run(args: &LobArgs) -> Result<()> {
-    crate::suite::lob::run(args)
+    let options = options(args)?;
+    let mut doc = lob::run(&options, &Bars::new())?;
+    if let Tables::Lob(t) = &doc.tables {
+        print!("{}", terminal::lob::render(t));
+    }
+    write_result_with_report(&mut doc, &args.json, args.report.as_deref())?;
+    println!("result written to {}", args.json.display());
+    Ok(())
+}
+
+/// The arguments as typed options, the destinations checked; every mistake
+/// is a usage error here, before anything runs.
+fn options(args: &LobArgs) -> Result<LobOptions> {
+    let sizes: Vec<u64> = args
+        .sizes
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            let n = parse_number(s)?;
+            if n == 0 || n > 1 << 30 {
+                return Err(Error::usage(format!(
+                    "--sizes {s}: a blob size from 1 byte to 1G"
+                )));
+            }
+            Ok(n)
+        })
+        .collect::<Result<_>>()?;
+    if sizes.is_empty() {
+        return Err(Error::usage(format!(
+            "--sizes is empty: give a comma-separated list such as {PAPER_SIZES}"
+        )));
+    }
+    if args.per_size == 0 {
+        return Err(Error::usage("--per-size must be at least 1"));
+    }
+    // Destinations before the servers, as before: each is checked before any work.
+    check_outputs(&args.json, args.report.as_deref())?;
+    Ok(LobOptions {
+        sizes,
+        per_size: args.per_size,
+        local: local(),
+        servers: lob::servers(args.pg.as_deref(), args.mysql.as_deref())?,
+        dir: args.dir.clone(),
+        keep: args.keep,
+    })
+}
+
+/// The systems in the work folder: SQLite with its default settings, and
+/// one file per blob in one folder.
+fn local() -> Vec<Local> {
+    vec![
+        Local {
+            name: "sqlite".into(),
+            entry: "lob.db".into(),
+            target: |path| Target::Sqlite {
+                path,
+                settings: Default::default(),
+            },
+        },
+        Local {
+            name: "dir".into(),
+            entry: "lob.dir".into(),
+            target: |path| Target::Dir { path },
+        },
+    ]
 }

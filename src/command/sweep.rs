@@ -1,9 +1,138 @@
-//! `blobbench sweep`: every combination of SQLite settings, ranked.
+//! `blobbench sweep`: every combination of SQLite settings, ranked. Checks
+//! parameters, workloads, filters, the time budget and the destinations
+//! before anything runs; reads the earlier runs for `--resume`; rewrites the
+//! JSON after every run; prints the ranking from the result.
+
+use std::path::Path;
 
 use crate::cli::SweepArgs;
-use crate::error::Result;
+use crate::command::output::{check_outputs, write_result, write_result_with_report};
+use crate::command::progress::Bars;
+use crate::error::{Error, Result};
+use crate::report::terminal;
+use crate::result::{self, ResultDocument, Tables};
+use crate::suite::sweep::params::{self, Param};
+use crate::suite::sweep::workloads::Workload;
+use crate::suite::sweep::{self, Record, SweepOptions, SweepPlan};
 
 /// Runs `sweep`.
 pub fn run(args: &SweepArgs) -> Result<()> {
-    crate::suite::sweep::run(args)
+    let options = options(args)?;
+    check_outputs(&args.json, args.report.as_deref())?;
+    let earlier = if args.resume {
+        resume_records(&args.json, &options.plan)?
+    } else {
+        Vec::new()
+    };
+    let mut save = |doc: &mut ResultDocument| write_result(doc, &args.json);
+    let mut doc = sweep::run(&options, earlier, &Bars::new(), &mut save)?;
+    if args.report.is_some() {
+        // The document as saved last, with the report drawn from it.
+        write_result_with_report(&mut doc, &args.json, args.report.as_deref())?;
+    }
+    if let Tables::Sweep(t) = &doc.tables {
+        print!("{}", terminal::sweep::render(&doc, &t.sweep, args.top));
+    }
+    println!("result written to {}", args.json.display());
+    Ok(())
+}
+
+/// The arguments as typed options; every mistake is a usage error here,
+/// before anything runs.
+fn options(args: &SweepArgs) -> Result<SweepOptions> {
+    if args.rounds == 0 {
+        return Err(Error::usage("--rounds 0: at least one round is needed"));
+    }
+    let params = parameters(&args.param)?;
+    let workloads: Vec<Workload> = if args.workload.is_empty() {
+        vec![Workload::Insert {
+            rows: 50_000,
+            rounds: 1,
+        }]
+    } else {
+        args.workload
+            .iter()
+            .map(|w| Workload::parse(w))
+            .collect::<Result<_>>()?
+    };
+    for f in &args.filter {
+        params::parse_condition("--filter", f, &params)?;
+    }
+    for f in &args.exclude {
+        params::parse_condition("--exclude", f, &params)?;
+    }
+    let plan = SweepPlan {
+        params,
+        workloads,
+        filters: args.filter.clone(),
+        excludes: args.exclude.clone(),
+        seed: args.seed,
+    };
+    if plan.cases().is_empty() {
+        return Err(Error::usage(
+            "no case is left after --filter and --exclude; loosen one of them",
+        ));
+    }
+    let time_budget = match &args.time_budget {
+        Some(t) => Some(humantime::parse_duration(t).map_err(|_| {
+            Error::usage(format!(
+                "--time-budget {t}: not a duration; use e.g. 90s, 10m, 1h30m"
+            ))
+        })?),
+        None => None,
+    };
+    Ok(SweepOptions {
+        plan,
+        rounds: args.rounds,
+        time_budget,
+        dir: args.dir.clone(),
+        keep: args.keep,
+    })
+}
+
+/// `--param` as given, or the seed article's parameters; each name once.
+fn parameters(given: &[String]) -> Result<Vec<Param>> {
+    if given.is_empty() {
+        return Ok(params::seed_params());
+    }
+    let pragmas = params::known_pragmas();
+    let params: Vec<Param> = given
+        .iter()
+        .map(|p| params::parse_param(p, &pragmas))
+        .collect::<Result<_>>()?;
+    for (i, p) in params.iter().enumerate() {
+        if params[..i].iter().any(|q| q.name == p.name) {
+            return Err(Error::usage(format!(
+                "--param {}: given twice; list all values in one --param {}=a,b",
+                p.name, p.name
+            )));
+        }
+    }
+    Ok(params)
+}
+
+/// The runs an earlier sweep of the same plan recorded in `path`.
+fn resume_records(path: &Path, plan: &SweepPlan) -> Result<Vec<Record>> {
+    if !path.exists() {
+        eprintln!(
+            "--resume: {} does not exist yet; starting a new sweep",
+            path.display()
+        );
+        return Ok(Vec::new());
+    }
+    let doc = result::load(path)?;
+    let Tables::Sweep(t) = doc.tables else {
+        return Err(Error::usage(format!(
+            "--resume: {} is not a sweep result; name the sweep's --json file",
+            path.display()
+        )));
+    };
+    if t.sweep.plan != *plan {
+        return Err(Error::usage(format!(
+            "--resume: {} holds a sweep with other parameters, workloads, filters or seed; \
+rerun with the same options or write to a new --json file",
+            path.display()
+        )));
+    }
+    Ok(t.sweep.records)
 }

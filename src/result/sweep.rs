@@ -1,10 +1,351 @@
-//! The `sweep` result's own tables.
-//!
-//! Placeholder during the move to typed results: the JSON as written.
+//! The `sweep` result's own tables: the plan (parameters, workloads,
+//! filters, seed), every timed run so far, and whether the sweep completed.
+//! Also what a reader derives from them: the cases of the plan, cases
+//! ranked per workload, each parameter's marginal effect and the
+//! recommended power-safe case. The sweep writes these after every run;
+//! `--resume` reads them back.
 
 use serde::{Deserialize, Serialize};
 
+use crate::measure::stats::summarize;
+
 /// The kind-specific part of a `sweep` result.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct SweepTables(pub serde_json::Value);
+pub struct SweepTables {
+    /// The sweep: its plan and its records.
+    pub sweep: SweepState,
+}
+
+/// A sweep as saved after each run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SweepState {
+    /// What was asked: a resumed sweep must ask the same.
+    pub plan: SweepPlan,
+    /// Rounds asked for (`--rounds`).
+    pub rounds: u64,
+    /// Whether every run of every round is recorded.
+    pub complete: bool,
+    /// Every timed run so far.
+    pub records: Vec<Record>,
+}
+
+/// What was asked: a resumed sweep must ask the same.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepPlan {
+    /// The parameters varied, each with its values in order.
+    pub params: Vec<Param>,
+    /// The workloads timed for every case.
+    pub workloads: Vec<Workload>,
+    /// `--filter` conditions as given (NAME=v1,v2).
+    pub filters: Vec<String>,
+    /// `--exclude` conditions as given.
+    pub excludes: Vec<String>,
+    /// Seed of the generated data and of the case order.
+    pub seed: u64,
+}
+
+/// One timed run of one workload under one case's settings.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Record {
+    /// The settings of the run.
+    pub case: Case,
+    /// What was timed.
+    pub workload: Workload,
+    /// Which round (from 0).
+    pub round: u64,
+    /// What the run measured.
+    pub timing: Timing,
+}
+
+/// A parameter the sweep varies, with the values to try in order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Param {
+    /// A setting blobbench knows or a PRAGMA name, lower case.
+    pub name: String,
+    /// Its values, lower case, in the order given.
+    pub values: Vec<String>,
+}
+
+/// One combination of values, in the parameters' order.
+pub type Case = Vec<(String, String)>;
+
+/// What a sweep run times on a fresh database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Workload {
+    /// Insert `rows` rows in one transaction, `rounds` times (the seed's
+    /// "insert 50,000", "twice", "10x").
+    Insert {
+        /// Rows per transaction.
+        rows: u64,
+        /// Transactions.
+        rounds: u64,
+    },
+    /// Insert `rows` rows, then copy the table into another database
+    /// `copies` times via ATTACH + CREATE TABLE AS.
+    InsertCopy {
+        /// Rows inserted.
+        rows: u64,
+        /// Copies made.
+        copies: u64,
+    },
+    /// Insert `count` blobs of `size` bytes in one transaction.
+    BlobInsert {
+        /// Blobs.
+        count: u64,
+        /// Bytes each.
+        size: u64,
+    },
+    /// Read `count` blobs of `size` bytes in random order in one transaction.
+    BlobRead {
+        /// Blobs.
+        count: u64,
+        /// Bytes each.
+        size: u64,
+    },
+    /// Overwrite `count` blobs of `size` bytes in random order in one transaction.
+    BlobUpdate {
+        /// Blobs.
+        count: u64,
+        /// Bytes each.
+        size: u64,
+    },
+}
+
+impl Workload {
+    /// The seed's wording: "Insert 50,000 twice", "Insert, copy 50,000 10x".
+    pub fn describe(&self) -> String {
+        let times = |n: u64| match n {
+            1 => String::new(),
+            2 => " twice".into(),
+            n => format!(" {n}x"),
+        };
+        match *self {
+            Workload::Insert { rows, rounds } => {
+                format!("Insert {}{}", thousands(rows), times(rounds))
+            }
+            Workload::InsertCopy { rows, copies } => {
+                format!("Insert, copy {}{}", thousands(rows), times(copies))
+            }
+            Workload::BlobInsert { count, size } => {
+                format!("Insert {} blobs of {size} bytes", thousands(count))
+            }
+            Workload::BlobRead { count, size } => {
+                format!("Read {} blobs of {size} bytes", thousands(count))
+            }
+            Workload::BlobUpdate { count, size } => {
+                format!("Update {} blobs of {size} bytes", thousands(count))
+            }
+        }
+    }
+
+    /// Operations timed per run (rows or blobs), for per-op figures.
+    pub fn ops(&self) -> u64 {
+        match *self {
+            Workload::Insert { rows, rounds } => rows * rounds,
+            Workload::InsertCopy { rows, copies } => rows * (1 + copies),
+            Workload::BlobInsert { count, .. }
+            | Workload::BlobRead { count, .. }
+            | Workload::BlobUpdate { count, .. } => count,
+        }
+    }
+}
+
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// One timed run's figures.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Timing {
+    /// Whole workload: statements, commits (and attach/detach).
+    pub ns: u64,
+    /// Of which COMMITs.
+    pub commit_ns: u64,
+    /// Operations (rows or blobs) in the run.
+    pub ops: u64,
+    /// The settings as SQLite reports them after applying the case.
+    pub settings_read_back: Vec<(String, String)>,
+}
+
+/// A `--filter` or `--exclude` condition: NAME=v1,v2 matches a case whose
+/// NAME is any of the values.
+#[derive(Debug, Clone)]
+pub struct Condition {
+    /// The parameter's name, lower case.
+    pub name: String,
+    /// The values that match, lower case.
+    pub values: Vec<String>,
+}
+
+impl Condition {
+    /// Reads `NAME=v1,v2` as written in a plan, without checking it against
+    /// the parameters (the sweep checked it before it ran).
+    pub fn read(text: &str) -> Option<Condition> {
+        let (name, values) = text.split_once('=')?;
+        Some(Condition {
+            name: name.trim().to_ascii_lowercase(),
+            values: values
+                .split(',')
+                .map(|v| v.trim().to_ascii_lowercase())
+                .filter(|v| !v.is_empty())
+                .collect(),
+        })
+    }
+
+    /// Whether the case has this parameter at one of the values.
+    pub fn matches(&self, case: &Case) -> bool {
+        case.iter()
+            .any(|(n, v)| *n == self.name && self.values.contains(v))
+    }
+}
+
+/// The cartesian product, first parameter varying slowest.
+pub fn product(params: &[Param]) -> Vec<Case> {
+    let mut cases: Vec<Case> = vec![Vec::new()];
+    for p in params {
+        let mut next = Vec::with_capacity(cases.len() * p.values.len());
+        for c in &cases {
+            for v in &p.values {
+                let mut c = c.clone();
+                c.push((p.name.clone(), v.clone()));
+                next.push(c);
+            }
+        }
+        cases = next;
+    }
+    cases
+}
+
+impl SweepPlan {
+    /// The cases the plan runs: the product of its parameters, kept by every
+    /// filter and dropped by any exclude.
+    pub fn cases(&self) -> Vec<Case> {
+        let filters: Vec<Condition> = self
+            .filters
+            .iter()
+            .filter_map(|f| Condition::read(f))
+            .collect();
+        let excludes: Vec<Condition> = self
+            .excludes
+            .iter()
+            .filter_map(|f| Condition::read(f))
+            .collect();
+        product(&self.params)
+            .into_iter()
+            .filter(|c| {
+                filters.iter().all(|f| f.matches(c)) && !excludes.iter().any(|x| x.matches(c))
+            })
+            .collect()
+    }
+}
+
+/// Power-safe: a power cut cannot corrupt the database. Never
+/// synchronous=OFF, never journal_mode OFF or MEMORY (SQLite's defaults,
+/// FULL and DELETE, are safe).
+pub fn power_safe(case: &Case) -> bool {
+    case.iter().all(|(n, v)| match n.as_str() {
+        "synchronous" => v != "off",
+        "journal_mode" => v != "off" && v != "memory",
+        _ => true,
+    })
+}
+
+/// The seed's notation: `[NOMUTEX, 1000, 8192, EXCLUSIVE, IMMEDIATE, OFF, TRUNCATE]`,
+/// leaving out parameters that have a single value in the sweep.
+pub fn bracketed(case: &Case, params: &[Param]) -> String {
+    let shown: Vec<String> = case
+        .iter()
+        .filter(|(n, _)| {
+            params
+                .iter()
+                .find(|p| p.name == *n)
+                .is_some_and(|p| p.values.len() > 1)
+        })
+        .map(|(_, v)| v.to_ascii_uppercase())
+        .collect();
+    format!("[{}]", shown.join(", "))
+}
+
+/// A case, its median time over the rounds, and how many runs that is.
+pub type RankedCase = (Case, f64, usize);
+
+/// Median time of each case for one workload, fastest first.
+pub fn ranked(records: &[Record], cases: &[Case], w: &Workload) -> Vec<RankedCase> {
+    let mut out: Vec<RankedCase> = cases
+        .iter()
+        .filter_map(|c| {
+            let times: Vec<f64> = records
+                .iter()
+                .filter(|r| r.workload == *w && r.case == *c)
+                .map(|r| r.timing.ns as f64)
+                .collect();
+            (!times.is_empty()).then(|| (c.clone(), summarize(&times).median, times.len()))
+        })
+        .collect();
+    out.sort_by(|a, b| a.1.total_cmp(&b.1));
+    out
+}
+
+/// A parameter value, the median time of the cases having it, and how many.
+pub type ValueMedian = (String, f64, usize);
+
+/// Each varied parameter's values with the median time over the ranked
+/// cases having that value (and how many cases that is).
+pub fn marginal(plan: &SweepPlan, ranked: &[RankedCase]) -> Vec<(String, Vec<ValueMedian>)> {
+    plan.params
+        .iter()
+        .filter(|p| p.values.len() > 1)
+        .map(|p| {
+            let medians = p
+                .values
+                .iter()
+                .map(|v| {
+                    let t: Vec<f64> = ranked
+                        .iter()
+                        .filter(|(c, _, _)| c.iter().any(|(n, x)| *n == p.name && x == v))
+                        .map(|(_, t, _)| *t)
+                        .collect();
+                    (v.clone(), summarize(&t).median, t.len())
+                })
+                .filter(|(_, _, n)| *n > 0)
+                .collect();
+            (p.name.clone(), medians)
+        })
+        .collect()
+}
+
+/// The power-safe case with the lowest geometric mean of (time / fastest
+/// time) over the workloads, among those that ran every workload.
+pub fn recommendation(plan: &SweepPlan, records: &[Record], cases: &[Case]) -> Option<(Case, f64)> {
+    let mut overall: Vec<(Case, Vec<f64>)> = Vec::new();
+    for w in &plan.workloads {
+        let ranked = ranked(records, cases, w);
+        let Some(best) = ranked.first().map(|r| r.1) else {
+            continue;
+        };
+        for (c, t, _) in ranked.iter().filter(|(c, _, _)| power_safe(c)) {
+            match overall.iter_mut().find(|(o, _)| o == c) {
+                Some((_, v)) => v.push(t / best),
+                None => overall.push((c.clone(), vec![t / best])),
+            }
+        }
+    }
+    let n_workloads = plan.workloads.len();
+    overall
+        .into_iter()
+        .filter(|(_, v)| v.len() == n_workloads)
+        .map(|(c, v)| {
+            let geo = (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp();
+            (c, geo)
+        })
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+}

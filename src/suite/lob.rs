@@ -2,33 +2,107 @@
 //! relational databases (Jacobs University TR 14), on this machine.
 //!
 //! For each blob size (1K .. 10M) and each system that can be reached:
-//! `--per-size` different random blobs are inserted one by one (each its own
+//! `per_size` different random blobs are inserted one by one (each its own
 //! statement and transaction, timed at the database call only; the blobs
 //! are generated before), then the connection is closed, reopened, and each
 //! blob is read back whole by id, timed the same way. Every sample is kept:
-//! the tables show median and max, the spikes (samples over 10x their
-//! median) are listed, and the paper's Figure 22 is redone: the time to read
-//! 1 GB extrapolated from each size's mean read time, and each system's best
-//! blob size.
+//! the result lists the spikes (samples over 10x their median) and redoes
+//! the paper's Figure 22: the time to read 1 GB extrapolated from each
+//! size's mean read time, and each system's best blob size.
 
-use std::time::Instant;
-
-use serde::Serialize;
-use serde_json::json;
-
-use crate::cli::LobArgs;
 use crate::dataset::{DatasetSpec, Manifest};
 use crate::error::{Error, Result};
 use crate::measure::stats::summarize;
-use crate::report::table::Table;
-use crate::result::ResultDocument;
-use crate::store::{self, Access, SessionOptions};
+use crate::progress::Progress;
+use crate::result::lob::{BestSize, LobTables, ReadGb, Samples, Skipped, Spike, StoreEntry};
+use crate::result::{ResultDocument, Tables};
+use crate::store::{self, Access, SessionOptions, StoreInfo};
 use crate::target::Target;
-use crate::units::{human_duration_ns, parse_number};
+use crate::workload::timer::OpTimer;
 
 use super::common::{WorkDir, remove_entry};
 
-pub const PAPER_SIZES: &str = "1K,2K,3999,5K,10K,50K,100K,500K,1M,5M,10M";
+/// What `suite lob` measures, checked and typed before anything runs.
+#[derive(Debug, Clone)]
+pub struct LobOptions {
+    /// Blob sizes in bytes, in the order to measure and list them.
+    pub sizes: Vec<u64>,
+    /// Different random blobs per size (at least 1).
+    pub per_size: u64,
+    /// The systems kept in the work folder (sqlite, dir), in order.
+    pub local: Vec<Local>,
+    /// The server systems (postgres, mariadb engines), reachable or not.
+    pub servers: Vec<Server>,
+    /// Folder for the sqlite and dir systems; None = a temporary folder.
+    pub dir: Option<std::path::PathBuf>,
+    /// Keep the folder afterwards.
+    pub keep: bool,
+}
+
+/// A system the suite keeps in its work folder: the caller says which
+/// backend, the suite says where.
+#[derive(Debug, Clone)]
+pub struct Local {
+    /// One of [`SYSTEMS`](crate::result::lob::SYSTEMS).
+    pub name: String,
+    /// The entry in the work folder (a database file, a folder of files).
+    pub entry: String,
+    /// The target at that entry's path.
+    pub target: fn(std::path::PathBuf) -> Target,
+}
+
+/// A server system: its name and its target, or why it is skipped.
+#[derive(Debug, Clone)]
+pub struct Server {
+    /// One of [`SYSTEMS`](crate::result::lob::SYSTEMS).
+    pub name: String,
+    /// The target to measure, or the reason it is not measured.
+    pub reach: Reach,
+}
+
+/// Whether a system is measured.
+#[derive(Debug, Clone)]
+pub enum Reach {
+    /// Measured at this target.
+    Target(Target),
+    /// Not measured, for this reason (e.g. "no --pg URL given").
+    Skipped(String),
+}
+
+/// The server systems for the URLs given (`--pg`, `--mysql`): each
+/// postgres mode and mariadb engine in its own table. A malformed URL is
+/// the user's to fix: the error comes before anything runs.
+pub fn servers(pg: Option<&str>, mysql: Option<&str>) -> Result<Vec<Server>> {
+    let mut out = Vec::new();
+    for mode in ["bytea", "lo"] {
+        let ours = format!("mode={mode}&table=lob_{mode}");
+        out.push(server(&format!("postgres {mode}"), pg, "--pg", &ours)?);
+    }
+    for engine in ["innodb", "myisam", "aria", "archive"] {
+        let ours = format!("engine={engine}&table=lob_{engine}");
+        out.push(server(
+            &format!("mariadb {engine}"),
+            mysql,
+            "--mysql",
+            &ours,
+        )?);
+    }
+    Ok(out)
+}
+
+fn server(name: &str, url: Option<&str>, option: &str, ours: &str) -> Result<Server> {
+    let reach = match url {
+        None => Reach::Skipped(format!("no {option} URL given")),
+        Some(url) => {
+            let sep = if url.contains('?') { '&' } else { '?' };
+            Reach::Target(Target::parse(&format!("{url}{sep}{ours}"))?)
+        }
+    };
+    Ok(Server {
+        name: name.into(),
+        reach,
+    })
+}
 
 /// One system under test: a name and its target, or why it was skipped.
 struct System {
@@ -36,133 +110,77 @@ struct System {
     target: Option<Target>,
     skipped: Option<String>,
     /// What the store reported about itself (versions, settings).
-    info: Option<crate::store::StoreInfo>,
+    info: Option<StoreInfo>,
     /// Sizes this system could not take, and why.
     notes: Vec<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub struct Samples {
-    pub system: String,
-    pub size: u64,
-    pub write_ns: Vec<u64>,
-    pub read_ns: Vec<u64>,
-}
-
-pub fn run(args: &LobArgs) -> Result<()> {
-    let sizes: Vec<u64> = args
-        .sizes
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| {
-            let n = parse_number(s)?;
-            if n == 0 || n > 1 << 30 {
-                return Err(Error::usage(format!(
-                    "--sizes {s}: a blob size from 1 byte to 1G"
-                )));
-            }
-            Ok(n)
-        })
-        .collect::<Result<_>>()?;
-    if sizes.is_empty() {
-        return Err(Error::usage(format!(
-            "--sizes is empty: give a comma-separated list such as {PAPER_SIZES}"
-        )));
-    }
-    if args.per_size == 0 {
-        return Err(Error::usage("--per-size must be at least 1"));
-    }
-    crate::command::output::check_outputs(&args.json, args.report.as_deref())?;
-    let mut systems = Vec::new();
-    let work = WorkDir::new(args.dir.as_deref(), args.keep, "blobbench-lob-")?;
-    let db = work.join("lob.db");
-    let dir = work.join("lob.dir");
-    systems.push(System {
-        name: "sqlite".into(),
-        target: Some(Target::Sqlite {
-            path: db.clone(),
-            settings: Default::default(),
-        }),
-        skipped: None,
-        info: None,
-        notes: Vec::new(),
-    });
-    systems.push(System {
-        name: "dir".into(),
-        target: Some(Target::Dir { path: dir.clone() }),
-        skipped: None,
-        info: None,
-        notes: Vec::new(),
-    });
-    for (mode, name) in [("bytea", "postgres bytea"), ("lo", "postgres lo")] {
-        systems.push(server_system(
-            name,
-            args.pg.as_deref(),
-            "--pg",
-            &format!("mode={mode}&table=lob_{mode}"),
-        )?);
-    }
-    for engine in ["innodb", "myisam", "aria", "archive"] {
-        systems.push(server_system(
-            &format!("mariadb {engine}"),
-            args.mysql.as_deref(),
-            "--mysql",
-            &format!("engine={engine}&table=lob_{engine}"),
-        )?);
-    }
-    let outcome = measure(args, &sizes, &mut systems, &work);
-    remove_entry(&db);
-    remove_entry(&dir);
-    work.report_kept(&crate::command::progress::Bars::new());
-    let samples = outcome?;
-    report(args, &sizes, &systems, &samples, &work)
-}
-
-fn server_system(name: &str, url: Option<&str>, option: &str, ours: &str) -> Result<System> {
-    let Some(url) = url else {
-        return Ok(System {
+impl System {
+    fn new(name: &str, target: Option<Target>, skipped: Option<String>) -> System {
+        System {
             name: name.into(),
-            target: None,
-            skipped: Some(format!("no {option} URL given")),
+            target,
+            skipped,
             info: None,
             notes: Vec::new(),
-        });
-    };
-    let sep = if url.contains('?') { '&' } else { '?' };
-    // A malformed URL is the user's to fix: fail before anything runs.
-    let target = Target::parse(&format!("{url}{sep}{ours}"))?;
-    Ok(System {
-        name: name.into(),
-        target: Some(target),
-        skipped: None,
-        info: None,
-        notes: Vec::new(),
-    })
+        }
+    }
 }
 
-fn measure(
-    args: &LobArgs,
-    sizes: &[u64],
-    systems: &mut [System],
-    work: &WorkDir,
-) -> Result<Vec<Samples>> {
-    eprintln!(
+/// Runs the suite: every reachable system at every size; returns the result.
+pub fn run(options: &LobOptions, progress: &dyn Progress) -> Result<ResultDocument> {
+    let work = WorkDir::new(options.dir.as_deref(), options.keep, "blobbench-lob-")?;
+    let entries: Vec<std::path::PathBuf> =
+        options.local.iter().map(|l| work.join(&l.entry)).collect();
+    let mut systems: Vec<System> = options
+        .local
+        .iter()
+        .zip(&entries)
+        .map(|(l, path)| System::new(&l.name, Some((l.target)(path.clone())), None))
+        .collect();
+    for s in &options.servers {
+        systems.push(match &s.reach {
+            Reach::Target(t) => System::new(&s.name, Some(t.clone()), None),
+            Reach::Skipped(why) => System::new(&s.name, None, Some(why.clone())),
+        });
+    }
+    progress.note(&format!(
         "blobbench suite lob: {} sizes x {} blobs per size, in {}",
-        sizes.len(),
-        args.per_size,
+        options.sizes.len(),
+        options.per_size,
         work.path.display()
-    );
+    ));
+    let outcome = measure(options, &mut systems, progress);
+    for path in &entries {
+        remove_entry(path);
+    }
+    work.report_kept(progress);
+    let samples = outcome?;
+    let tables = tables(&options.sizes, options.per_size, &systems, samples);
+    Ok(ResultDocument::new(
+        "suite lob",
+        store::capture_environment(Some(&work.path)),
+        Tables::Lob(tables),
+    ))
+}
+
+/// Measures every size on every system that has a target.
+fn measure(
+    options: &LobOptions,
+    systems: &mut [System],
+    progress: &dyn Progress,
+) -> Result<Vec<Samples>> {
+    let sizes = &options.sizes;
     let runnable = systems.iter().filter(|s| s.target.is_some()).count() as u64;
-    let pb = crate::command::progress::bar(runnable * sizes.len() as u64, "measuring");
+    progress.start("measuring", runnable * sizes.len() as u64);
     let mut all = Vec::new();
     for system in systems.iter_mut() {
         let Some(target) = system.target.clone() else {
             continue;
         };
         for (i, &size) in sizes.iter().enumerate() {
-            pb.set_message(format!("{} {size} bytes", system.name));
-            match measure_one(&target, size, args.per_size, i as u64 + 1) {
+            progress.message(&format!("{} {size} bytes", system.name));
+            match measure_one(&target, size, options.per_size, i as u64 + 1) {
                 Ok((write_ns, read_ns, info)) => {
                     system.info.get_or_insert(info);
                     all.push(Samples {
@@ -175,17 +193,20 @@ fn measure(
                 // An unreachable server or a missing engine skips the system, with the reason.
                 Err(e @ (Error::Connect { .. } | Error::Usage(_))) if i == 0 => {
                     system.skipped = Some(e.to_string());
-                    pb.inc(sizes.len() as u64);
+                    progress.advance(sizes.len() as u64);
                     break;
                 }
                 // A size the system refuses (max_allowed_packet): noted, the rest goes on.
                 Err(e @ Error::Usage(_)) => system.notes.push(format!("{size} bytes: {e}")),
-                Err(e) => return Err(e),
+                Err(e) => {
+                    progress.finish();
+                    return Err(e);
+                }
             }
-            pb.inc(1);
+            progress.advance(1);
         }
     }
-    pb.finish_and_clear();
+    progress.finish();
     Ok(all)
 }
 
@@ -196,7 +217,7 @@ fn measure_one(
     size: u64,
     count: u64,
     seed: u64,
-) -> Result<(Vec<u64>, Vec<u64>, crate::store::StoreInfo)> {
+) -> Result<(Vec<u64>, Vec<u64>, StoreInfo)> {
     let spec = DatasetSpec::fixed(count, size, seed);
     // Different random content for every blob, generated before any timing.
     let blobs: Vec<Vec<u8>> = (1..=count)
@@ -206,42 +227,54 @@ fn measure_one(
             b
         })
         .collect();
-    let mut write_ns = Vec::with_capacity(count as usize);
-    let info;
-    {
-        let mut store = store::create(target, &Manifest::new(spec.clone()))?;
-        info = store.info();
-        // No begin(): each INSERT is its own statement and transaction.
-        let mut session = store.session(SessionOptions {
-            per_op_transaction: true,
-            ..Default::default()
-        })?;
-        for (k, blob) in (1..=count).zip(&blobs) {
-            let t = Instant::now();
-            session.insert(k, blob)?;
-            write_ns.push(t.elapsed().as_nanos() as u64);
-        }
-    }
+    let (write_ns, info) = write_all(target, &spec, &blobs)?;
     // Reads in a separate phase, on a new connection.
-    let mut read_ns = Vec::with_capacity(count as usize);
-    let mut buf: Vec<u8> = Vec::with_capacity(size as usize);
+    let read_ns = read_all(target, &spec)?;
+    Ok((write_ns, read_ns, info))
+}
+
+/// Each blob INSERTed as its own statement and transaction, each timed.
+fn write_all(
+    target: &Target,
+    spec: &DatasetSpec,
+    blobs: &[Vec<u8>],
+) -> Result<(Vec<u64>, StoreInfo)> {
+    let mut store = store::create(target, &Manifest::new(spec.clone()))?;
+    let info = store.info();
+    // No begin(): each INSERT is its own statement and transaction.
+    let mut session = store.session(SessionOptions {
+        per_op_transaction: true,
+        ..Default::default()
+    })?;
+    let mut timer = OpTimer::with_capacity(blobs.len());
+    for (k, blob) in (1..).zip(blobs) {
+        timer.time(|| session.insert(k, blob))?;
+    }
+    Ok((timer.nanos(), info))
+}
+
+/// Each blob read back whole by id into the application's buffer, each
+/// timed; verified outside the timed call.
+fn read_all(target: &Target, spec: &DatasetSpec) -> Result<Vec<u64>> {
+    let mut buf: Vec<u8> = Vec::with_capacity(spec.size as usize);
     let mut scratch = Vec::new();
     let mut store = store::open(&target.for_inspection(), Access::ReadOnly)?;
     let mut session = store.session(SessionOptions {
         per_op_transaction: true,
         ..Default::default()
     })?;
-    for k in 1..=count {
-        let t = Instant::now();
+    let mut timer = OpTimer::with_capacity(spec.count as usize);
+    for k in 1..=spec.count {
         // Into the application's buffer, as SELECT ... INTO :buffer does.
-        session.read(k, &mut |d| {
-            buf.clear();
-            buf.extend_from_slice(d);
+        timer.time(|| {
+            session.read(k, &mut |d| {
+                buf.clear();
+                buf.extend_from_slice(d);
+            })
         })?;
-        read_ns.push(t.elapsed().as_nanos() as u64);
         spec.verify(k, &buf, Some(0), &mut scratch)?;
     }
-    Ok((write_ns, read_ns, info))
+    Ok(timer.nanos())
 }
 
 fn median(v: &[u64]) -> f64 {
@@ -252,148 +285,86 @@ fn mean(v: &[u64]) -> f64 {
     v.iter().sum::<u64>() as f64 / v.len().max(1) as f64
 }
 
-fn ms(ns: f64) -> String {
-    format!("{:.3}", ns / 1e6)
-}
-
-fn report(
-    args: &LobArgs,
-    sizes: &[u64],
-    systems: &[System],
-    samples: &[Samples],
-    work: &WorkDir,
-) -> Result<()> {
+/// The result's tables: the samples, their spikes, Figure 22 and the best
+/// size of each measured system.
+fn tables(sizes: &[u64], per_size: u64, systems: &[System], samples: Vec<Samples>) -> LobTables {
     let measured: Vec<&System> = systems.iter().filter(|s| s.skipped.is_none()).collect();
-    let find = |sys: &str, size: u64| samples.iter().find(|s| s.system == sys && s.size == size);
-    println!(
-        "blobbench suite lob: {} blobs per size, each INSERT and SELECT timed at the database call (ms)",
-        args.per_size
-    );
-    for (title, pick) in [
-        ("write (INSERT of a whole blob): median / max", 0usize),
-        ("read (SELECT by id after reconnecting): median / max", 1),
-    ] {
-        let mut t = Table::new(
-            std::iter::once("size".to_string()).chain(measured.iter().map(|s| s.name.clone())),
-        );
-        for &size in sizes {
-            let mut row = vec![size.to_string()];
-            for s in &measured {
-                row.push(match find(&s.name, size) {
-                    Some(x) => {
-                        let v = if pick == 0 { &x.write_ns } else { &x.read_ns };
-                        format!(
-                            "{} / {}",
-                            ms(median(v)),
-                            ms(*v.iter().max().unwrap_or(&0) as f64)
-                        )
-                    }
-                    None => "-".into(),
+    // Figure 22: time to read 1 GB in blobs of each size, from the mean.
+    let mut read_1gb_seconds = Vec::new();
+    for &size in sizes {
+        for s in &measured {
+            if let Some(x) = samples
+                .iter()
+                .find(|x| x.system == s.name && x.size == size)
+            {
+                read_1gb_seconds.push(ReadGb {
+                    system: s.name.clone(),
+                    size,
+                    seconds: mean(&x.read_ns) * (1e9 / size as f64) / 1e9,
                 });
             }
-            t.row(row);
         }
-        println!("\n{title}");
-        print!("{}", t.render());
     }
+    let best_size = measured
+        .iter()
+        .filter_map(|s| {
+            read_1gb_seconds
+                .iter()
+                .filter(|g| g.system == s.name)
+                .min_by(|a, b| a.seconds.total_cmp(&b.seconds))
+                .map(|g| BestSize {
+                    system: s.name.clone(),
+                    size: g.size,
+                    seconds_per_gb: g.seconds,
+                })
+        })
+        .collect();
+    LobTables {
+        spikes: spikes(&samples),
+        read_1gb_seconds,
+        best_size,
+        skipped: systems
+            .iter()
+            .filter_map(|s| {
+                s.skipped.as_ref().map(|r| Skipped {
+                    system: s.name.clone(),
+                    reason: r.clone(),
+                })
+            })
+            .collect(),
+        stores: measured
+            .iter()
+            .map(|s| StoreEntry {
+                system: s.name.clone(),
+                store: s.info.clone(),
+                notes: s.notes.clone(),
+            })
+            .collect(),
+        per_size,
+        lob: samples,
+    }
+}
 
-    // Spikes: the paper kept them in its averages (675 ms among 0.26 ms writes).
+/// Samples over 10x the median of their size: the paper kept them in its
+/// averages (675 ms among 0.26 ms writes), so they are listed, not dropped.
+fn spikes(samples: &[Samples]) -> Vec<Spike> {
     let mut spikes = Vec::new();
     for s in samples {
         for (phase, v) in [("write", &s.write_ns), ("read", &s.read_ns)] {
             let m = median(v);
             for (i, &x) in v.iter().enumerate() {
                 if x as f64 > 10.0 * m {
-                    spikes.push(json!({
-                        "system": s.system, "size": s.size, "phase": phase,
-                        "sample": i + 1, "ns": x, "median_ns": m,
-                    }));
+                    spikes.push(Spike {
+                        system: s.system.clone(),
+                        size: s.size,
+                        phase: phase.into(),
+                        sample: i as u64 + 1,
+                        ns: x,
+                        median_ns: m,
+                    });
                 }
             }
         }
     }
-    println!("\nspikes (samples over 10x the median of their size; kept in every mean below):");
-    if spikes.is_empty() {
-        println!("  none");
-    }
-    for sp in &spikes {
-        println!(
-            "  {} {} {} bytes, sample {} of {}: {} vs median {}",
-            sp["system"].as_str().unwrap_or_default(),
-            sp["phase"].as_str().unwrap_or_default(),
-            sp["size"],
-            sp["sample"],
-            args.per_size,
-            human_duration_ns(sp["ns"].as_f64().unwrap_or(0.0)),
-            human_duration_ns(sp["median_ns"].as_f64().unwrap_or(0.0)),
-        );
-    }
-
-    // Figure 22: time to read 1 GB in blobs of each size, from the mean.
-    let mut t = Table::new(
-        std::iter::once("size".to_string()).chain(measured.iter().map(|s| s.name.clone())),
-    );
-    let mut gb = Vec::new();
-    for &size in sizes {
-        let mut row = vec![size.to_string()];
-        for s in &measured {
-            row.push(match find(&s.name, size) {
-                Some(x) => {
-                    let secs = mean(&x.read_ns) * (1e9 / size as f64) / 1e9;
-                    gb.push((s.name.clone(), size, secs));
-                    format!("{secs:.2}")
-                }
-                None => "-".into(),
-            });
-        }
-        t.row(row);
-    }
-    println!(
-        "\ntime to read 1 GB in blobs of each size, seconds (the paper's Figure 22: mean read time x 1 GB / size)"
-    );
-    print!("{}", t.render());
-    let mut best = Vec::new();
-    for s in &measured {
-        if let Some((_, size, secs)) = gb
-            .iter()
-            .filter(|(n, _, _)| *n == s.name)
-            .min_by(|a, b| a.2.total_cmp(&b.2))
-        {
-            println!(
-                "  best blob size for {}: {size} bytes ({secs:.2} s per GB)",
-                s.name
-            );
-            best.push(json!({"system": s.name, "size": size, "seconds_per_gb": secs}));
-        }
-    }
-    for s in systems {
-        if let Some(why) = &s.skipped {
-            println!("skipped {}: {why}", s.name);
-        }
-        for n in &s.notes {
-            println!("{} could not store {n}", s.name);
-        }
-    }
-
-    let mut doc = ResultDocument::new(
-        "suite lob",
-        crate::store::capture_environment(Some(&work.path)),
-        crate::result::Tables::Other(serde_json::Value::Null),
-    );
-    let stores: Vec<_> = measured
-        .iter()
-        .map(|s| json!({"system": s.name, "store": s.info, "notes": s.notes}))
-        .collect();
-    doc.tables = crate::result::Tables::Lob(crate::result::lob::LobTables(json!({
-        "lob": samples,
-        "spikes": spikes,
-        "read_1gb_seconds": gb.iter().map(|(n, s, secs)| json!({"system": n, "size": s, "seconds": secs})).collect::<Vec<_>>(),
-        "best_size": best,
-        "skipped": systems.iter().filter_map(|s| s.skipped.as_ref().map(|r| json!({"system": s.name, "reason": r}))).collect::<Vec<_>>(),
-        "stores": stores,
-        "per_size": args.per_size,
-    })));
-    crate::command::output::write_result_with_report(&mut doc, &args.json, args.report.as_deref())?;
-    println!("result written to {}", args.json.display());
-    Ok(())
+    spikes
 }

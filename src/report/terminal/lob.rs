@@ -1,1 +1,132 @@
-//! The terminal table of a `suite lob` result.
+//! The terminal table of a `suite lob` result: write and read times per
+//! system and size (median / max), the spikes, the time to read 1 GB (the
+//! paper's Figure 22), each system's best size and what was skipped.
+
+use std::fmt::Write;
+
+use crate::measure::stats::summarize;
+use crate::report::table::Table;
+use crate::result::lob::{LobTables, SYSTEMS};
+use crate::units::human_duration_ns;
+
+fn median(v: &[u64]) -> f64 {
+    summarize(&v.iter().map(|&x| x as f64).collect::<Vec<_>>()).median
+}
+
+fn ms(ns: f64) -> String {
+    format!("{:.3}", ns / 1e6)
+}
+
+/// A table with one row per size and one column per measured system.
+fn by_size(t: &LobTables, measured: &[String], cell: impl Fn(&str, u64) -> String) -> String {
+    let mut table = Table::new(std::iter::once("size".to_string()).chain(measured.iter().cloned()));
+    for size in t.sizes() {
+        let mut row = vec![size.to_string()];
+        row.extend(measured.iter().map(|s| cell(s, size)));
+        table.row(row);
+    }
+    table.render()
+}
+
+/// The whole text `suite lob` prints, from its result's tables.
+pub fn render(t: &LobTables) -> String {
+    let mut out = String::new();
+    let measured = t.measured();
+    let _ = writeln!(
+        out,
+        "blobbench suite lob: {} blobs per size, each INSERT and SELECT timed at the database call (ms)",
+        t.per_size
+    );
+    for (title, write) in [
+        ("write (INSERT of a whole blob): median / max", true),
+        (
+            "read (SELECT by id after reconnecting): median / max",
+            false,
+        ),
+    ] {
+        let table = by_size(t, &measured, |system, size| match t.samples(system, size) {
+            Some(x) => {
+                let v = if write { &x.write_ns } else { &x.read_ns };
+                let max = *v.iter().max().unwrap_or(&0) as f64;
+                format!("{} / {}", ms(median(v)), ms(max))
+            }
+            None => "-".into(),
+        });
+        let _ = write!(out, "\n{title}\n{table}");
+    }
+    spikes(t, &mut out);
+    let table = by_size(t, &measured, |system, size| {
+        match t
+            .read_1gb_seconds
+            .iter()
+            .find(|g| g.system == system && g.size == size)
+        {
+            Some(g) => format!("{:.2}", g.seconds),
+            None => "-".into(),
+        }
+    });
+    let _ = write!(
+        out,
+        "\ntime to read 1 GB in blobs of each size, seconds (the paper's Figure 22: mean read time x 1 GB / size)\n{table}"
+    );
+    for b in &t.best_size {
+        let _ = writeln!(
+            out,
+            "  best blob size for {}: {} bytes ({:.2} s per GB)",
+            b.system, b.size, b.seconds_per_gb
+        );
+    }
+    skipped_and_notes(t, &mut out);
+    out
+}
+
+/// The spikes: the paper kept them in its averages, so they are listed.
+fn spikes(t: &LobTables, out: &mut String) {
+    let _ = writeln!(
+        out,
+        "\nspikes (samples over 10x the median of their size; kept in every mean below):"
+    );
+    if t.spikes.is_empty() {
+        let _ = writeln!(out, "  none");
+    }
+    for sp in &t.spikes {
+        let _ = writeln!(
+            out,
+            "  {} {} {} bytes, sample {} of {}: {} vs median {}",
+            sp.system,
+            sp.phase,
+            sp.size,
+            sp.sample,
+            t.per_size,
+            human_duration_ns(sp.ns as f64),
+            human_duration_ns(sp.median_ns),
+        );
+    }
+}
+
+/// Skipped systems and refused sizes, in the order the systems ran.
+fn skipped_and_notes(t: &LobTables, out: &mut String) {
+    let rank = |name: &str| {
+        SYSTEMS
+            .iter()
+            .position(|s| *s == name)
+            .unwrap_or(SYSTEMS.len())
+    };
+    let mut lines: Vec<(usize, String)> = Vec::new();
+    for k in &t.skipped {
+        lines.push((
+            rank(&k.system),
+            format!("skipped {}: {}", k.system, k.reason),
+        ));
+    }
+    for s in &t.stores {
+        for n in &s.notes {
+            lines.push((rank(&s.system), format!("{} could not store {n}", s.system)));
+        }
+    }
+    // Stable: within one system, its lines keep their order.
+    lines.sort_by_key(|(r, _)| *r);
+    for (_, line) in lines {
+        let _ = writeln!(out, "{line}");
+    }
+}

@@ -1,21 +1,30 @@
 //! How a `suite lob` result is drawn: write and read time vs blob size, time to read 1 GB.
 
-use serde_json::Value;
-
-use super::{DataTable, Figure, Section, arr, ns, num, text};
-use crate::measure::stats::summarize;
+use super::{DataTable, Figure, Section, ns};
+use crate::measure::stats::{Summary, summarize};
 use crate::report::chart::{AxisSpec, Chart, LineChart, Point, Scale, Series, Unit};
+use crate::result::lob::{LobTables, Samples};
 
-pub(super) fn lob(tables: &Value, s: &mut Section) {
-    let samples = arr(tables, "lob");
+/// The summary of one phase's samples, None when there are none.
+fn summary(v: &[u64]) -> Option<Summary> {
+    let v: Vec<f64> = v.iter().map(|&x| x as f64).collect();
+    (!v.is_empty()).then(|| summarize(&v))
+}
+
+/// The write or read samples of one entry.
+fn phase(x: &Samples, write: bool) -> &[u64] {
+    if write { &x.write_ns } else { &x.read_ns }
+}
+
+pub(super) fn lob(tables: &LobTables, s: &mut Section) {
+    let samples = &tables.lob;
     let mut systems: Vec<String> = Vec::new();
     for x in samples {
-        let name = text(x, "system").to_string();
-        if !systems.contains(&name) {
-            systems.push(name);
+        if !systems.contains(&x.system) {
+            systems.push(x.system.clone());
         }
     }
-    let series_of = |key: &str, scale: f64| -> Vec<Series> {
+    let series_of = |write: bool, scale: f64| -> Vec<Series> {
         systems
             .iter()
             .enumerate()
@@ -25,12 +34,10 @@ pub(super) fn lob(tables: &Value, s: &mut Section) {
                 color: i,
                 points: samples
                     .iter()
-                    .filter(|x| text(x, "system") == sys)
+                    .filter(|x| x.system == *sys)
                     .filter_map(|x| {
-                        let v: Vec<f64> = arr(x, key).iter().filter_map(Value::as_f64).collect();
-                        let size = num(x, "size")?;
-                        (!v.is_empty()).then(|| {
-                            let m = summarize(&v);
+                        let size = x.size as f64;
+                        summary(phase(x, write)).map(|m| {
                             Point::with_spread(size, m.median * scale, m.min * scale, m.max * scale)
                         })
                     })
@@ -38,7 +45,7 @@ pub(super) fn lob(tables: &Value, s: &mut Section) {
             })
             .collect()
     };
-    for (key, what) in [("write_ns", "write"), ("read_ns", "read")] {
+    for (write, what) in [(true, "write"), (false, "read")] {
         s.figures.push(Figure {
             name: what.into(),
             caption: format!(
@@ -49,7 +56,7 @@ pub(super) fn lob(tables: &Value, s: &mut Section) {
                 title: format!("{what} time per blob vs blob size"),
                 x: AxisSpec::new("blob size (bytes)", Scale::Log, Unit::Bytes),
                 y: AxisSpec::new(format!("time per {what}"), Scale::Log, Unit::Nanos),
-                series: series_of(key, 1.0),
+                series: series_of(write, 1.0),
             }),
         });
     }
@@ -60,10 +67,11 @@ pub(super) fn lob(tables: &Value, s: &mut Section) {
             name: sys.clone(),
             dashed: false,
             color: i,
-            points: arr(tables, "read_1gb_seconds")
+            points: tables
+                .read_1gb_seconds
                 .iter()
-                .filter(|x| text(x, "system") == sys)
-                .filter_map(|x| Some(Point::new(num(x, "size")?, num(x, "seconds")?)))
+                .filter(|x| x.system == *sys)
+                .map(|x| Point::new(x.size as f64, x.seconds))
                 .collect(),
         })
         .collect();
@@ -79,6 +87,23 @@ pub(super) fn lob(tables: &Value, s: &mut Section) {
             series: per_gb,
         }),
     });
+    s.tables.push(samples_table(samples));
+    for b in &tables.best_size {
+        s.summary.push(format!(
+            "best blob size for {}: {} ({:.2} s per GB read)",
+            b.system,
+            crate::report::chart::size_label(b.size as f64),
+            b.seconds_per_gb
+        ));
+    }
+    for k in &tables.skipped {
+        s.summary
+            .push(format!("skipped {}: {}", k.system, k.reason));
+    }
+}
+
+/// Median and max of every system and size, as a table.
+fn samples_table(samples: &[Samples]) -> DataTable {
     let mut t = DataTable::new(
         "lob",
         "Write and read time per blob",
@@ -92,34 +117,15 @@ pub(super) fn lob(tables: &Value, s: &mut Section) {
         ],
     );
     for x in samples {
-        let m = |k: &str| {
-            let v: Vec<f64> = arr(x, k).iter().filter_map(Value::as_f64).collect();
-            (!v.is_empty()).then(|| summarize(&v))
-        };
-        let (w, r) = (m("write_ns"), m("read_ns"));
+        let (w, r) = (summary(&x.write_ns), summary(&x.read_ns));
         t.rows.push(vec![
-            text(x, "system").into(),
-            num(x, "size").unwrap_or(0.0).to_string(),
+            x.system.clone(),
+            (x.size as f64).to_string(),
             w.as_ref().map(|s| ns(s.median)).unwrap_or_default(),
             w.as_ref().map(|s| ns(s.max)).unwrap_or_default(),
             r.as_ref().map(|s| ns(s.median)).unwrap_or_default(),
             r.as_ref().map(|s| ns(s.max)).unwrap_or_default(),
         ]);
     }
-    s.tables.push(t);
-    for b in arr(tables, "best_size") {
-        s.summary.push(format!(
-            "best blob size for {}: {} ({:.2} s per GB read)",
-            text(b, "system"),
-            crate::report::chart::size_label(num(b, "size").unwrap_or(0.0)),
-            num(b, "seconds_per_gb").unwrap_or(0.0)
-        ));
-    }
-    for k in arr(tables, "skipped") {
-        s.summary.push(format!(
-            "skipped {}: {}",
-            text(k, "system"),
-            text(k, "reason")
-        ));
-    }
+    t
 }

@@ -168,9 +168,17 @@ pub fn section(typed: &ResultDocument, source: &str, index: usize) -> Section {
         "quick" => quick::quick(tables, doc, &mut s),
         "suite fasterthanfs" => fasterthanfs::fasterthanfs(tables, doc, &mut s),
         "suite internal-external" => internal_external::internal_external(tables, &mut s),
-        "suite lob" => lob::lob(tables, &mut s),
+        "suite lob" => {
+            if let Tables::Lob(t) = &typed.tables {
+                lob::lob(t, &mut s)
+            }
+        }
         "suite http" | "load" => http::http(&http_systems(&typed.tables), &mut s),
-        "sweep" => sweep::sweep(tables, &mut s),
+        "sweep" => {
+            if let Tables::Sweep(t) = &typed.tables {
+                sweep::sweep(t, &mut s)
+            }
+        }
         "advise" => {
             if let Tables::Advise(t) = &typed.tables {
                 advise::advise(t, &mut s);

@@ -1,142 +1,37 @@
 //! How a `sweep` result is drawn: ranked cases and each parameter's effect.
 
-use serde_json::Value;
-
 use super::{DataTable, Figure, Section, ns};
 use crate::measure::stats::summarize;
 use crate::report::chart::{AxisSpec, Bar, BarChart, BarGroup, Chart, Scale, Unit};
+use crate::result::sweep::{
+    RankedCase, SweepPlan, SweepState, SweepTables, Workload, bracketed, marginal, power_safe,
+    product, ranked, recommendation,
+};
 
-pub(super) fn sweep(tables: &Value, s: &mut Section) {
-    use crate::suite::sweep::report::{marginal, ranked, recommendation};
-    use crate::suite::sweep::{Record, SweepPlan, params};
-    let sw = &tables["sweep"];
-    let (Ok(plan), Ok(records)) = (
-        serde_json::from_value::<SweepPlan>(sw["plan"].clone()),
-        serde_json::from_value::<Vec<Record>>(sw["records"].clone()),
-    ) else {
-        s.summary
-            .push("this sweep result could not be read by this version of blobbench".into());
-        return;
-    };
-    let cases = params::product(&plan.params);
-    const TOP: usize = 10;
+/// Cases shown at each end of a ranking chart.
+const TOP: usize = 10;
+
+pub(super) fn sweep(tables: &SweepTables, s: &mut Section) {
+    let sw = &tables.sweep;
+    let (plan, records) = (&sw.plan, &sw.records);
+    let cases = product(&plan.params);
     for (wi, w) in plan.workloads.iter().enumerate() {
-        let ranked = ranked(&records, &cases, w);
+        let ranked = ranked(records, &cases, w);
         if ranked.is_empty() {
             continue;
         }
-        let best = ranked[0].1;
         let shown: Vec<usize> = if ranked.len() <= 2 * TOP {
             (0..ranked.len()).collect()
         } else {
             (0..TOP).chain(ranked.len() - TOP..ranked.len()).collect()
         };
-        let groups: Vec<BarGroup> = shown
-            .iter()
-            .map(|&i| {
-                let (c, t, _) = &ranked[i];
-                let spread = {
-                    let v: Vec<f64> = records
-                        .iter()
-                        .filter(|r| r.workload == *w && r.case == *c)
-                        .map(|r| r.timing.ns as f64)
-                        .collect();
-                    let m = summarize(&v);
-                    (v.len() > 1).then_some((m.min, m.max))
-                };
-                BarGroup {
-                    label: format!(
-                        "{}. {}{}",
-                        i + 1,
-                        params::bracketed(c, &plan.params),
-                        if params::power_safe(c) { "" } else { " *" }
-                    ),
-                    bars: vec![Some(Bar { value: *t, spread })],
-                    marker: None,
-                }
-            })
-            .collect();
-        s.figures.push(Figure {
-            name: format!("ranked-{}", wi + 1),
-            caption: format!(
-                "{}: cases ranked fastest first (median over rounds, min..max whiskers){}. * = not power-safe. \
-                 Cases are written [{}].",
-                w.describe(),
-                if ranked.len() > 2 * TOP {
-                    format!("; the {TOP} fastest and the {TOP} slowest of {}", ranked.len())
-                } else {
-                    String::new()
-                },
-                plan.params
-                    .iter()
-                    .filter(|p| p.values.len() > 1)
-                    .map(|p| p.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            chart: Chart::Bars(BarChart {
-                title: format!("{}: time per case", w.describe()),
-                value_axis: AxisSpec::new("time", Scale::Linear, Unit::Nanos),
-                series_names: vec!["median time".into()],
-                groups,
-                reference: None,
-                marker_label: None,
-            }),
-        });
-        let effects = marginal(&plan, &ranked);
-        let groups: Vec<BarGroup> = effects
-            .iter()
-            .flat_map(|(p, values)| {
-                let best_value = values.iter().map(|v| v.1).fold(f64::INFINITY, f64::min);
-                values.iter().map(move |(v, m, _)| BarGroup {
-                    label: format!("{p}={v}"),
-                    bars: vec![Some(Bar {
-                        value: m / best_value,
-                        spread: None,
-                    })],
-                    marker: None,
-                })
-            })
-            .collect();
-        if !groups.is_empty() {
-            s.figures.push(Figure {
-                name: format!("effect-{}", wi + 1),
-                caption: format!(
-                    "{}: each parameter value's median time over the cases having it, relative to that \
-                     parameter's best value (1x). Long bars are the settings that matter.",
-                    w.describe()
-                ),
-                chart: Chart::Bars(BarChart {
-                    title: format!("{}: effect of each parameter", w.describe()),
-                    value_axis: AxisSpec::new("median time / best value's", Scale::Linear, Unit::Ratio),
-                    series_names: vec!["relative median time".into()],
-                    groups,
-                    reference: Some(1.0),
-                    marker_label: None,
-                }),
-            });
+        s.figures.push(ranked_figure(sw, wi, w, &ranked, &shown));
+        if let Some(f) = effect_figure(plan, wi, w, &ranked) {
+            s.figures.push(f);
         }
-        let mut t = DataTable::new(
-            &format!("sweep-{}", wi + 1),
-            format!("{}: ranked cases", w.describe()),
-            &["rank", "case", "median", "vs fastest", "runs", "power-safe"],
-        );
-        for (i, (c, tm, n)) in ranked.iter().enumerate() {
-            t.rows.push(vec![
-                (i + 1).to_string(),
-                c.iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-                    .join(" "),
-                ns(*tm),
-                format!("{:.2}", tm / best),
-                n.to_string(),
-                if params::power_safe(c) { "yes" } else { "no" }.into(),
-            ]);
-        }
-        s.tables.push(t);
+        s.tables.push(ranked_table(wi, w, &ranked));
     }
-    match recommendation(&plan, &records, &cases) {
+    match recommendation(plan, records, &cases) {
         Some((c, geo)) => s.summary.push(format!(
             "recommendation: {} ({geo:.2}x the fastest case; power-safe)",
             c.iter()
@@ -148,8 +43,140 @@ pub(super) fn sweep(tables: &Value, s: &mut Section) {
             .summary
             .push("recommendation: none: no power-safe case ran every workload".into()),
     }
-    if sw["complete"] == Value::Bool(false) {
+    if !sw.complete {
         s.summary
             .push("incomplete sweep: --resume continues it".into());
     }
+}
+
+/// The cases ranked fastest first as bars (the `shown` ranks), with
+/// min..max whiskers over the rounds.
+fn ranked_figure(
+    sw: &SweepState,
+    wi: usize,
+    w: &Workload,
+    ranked: &[RankedCase],
+    shown: &[usize],
+) -> Figure {
+    let (plan, records) = (&sw.plan, &sw.records);
+    let groups: Vec<BarGroup> = shown
+        .iter()
+        .map(|&i| {
+            let (c, t, _) = &ranked[i];
+            let spread = {
+                let v: Vec<f64> = records
+                    .iter()
+                    .filter(|r| r.workload == *w && r.case == *c)
+                    .map(|r| r.timing.ns as f64)
+                    .collect();
+                let m = summarize(&v);
+                (v.len() > 1).then_some((m.min, m.max))
+            };
+            BarGroup {
+                label: format!(
+                    "{}. {}{}",
+                    i + 1,
+                    bracketed(c, &plan.params),
+                    if power_safe(c) { "" } else { " *" }
+                ),
+                bars: vec![Some(Bar { value: *t, spread })],
+                marker: None,
+            }
+        })
+        .collect();
+    Figure {
+        name: format!("ranked-{}", wi + 1),
+        caption: format!(
+            "{}: cases ranked fastest first (median over rounds, min..max whiskers){}. * = not power-safe. \
+             Cases are written [{}].",
+            w.describe(),
+            if ranked.len() > 2 * TOP {
+                format!(
+                    "; the {TOP} fastest and the {TOP} slowest of {}",
+                    ranked.len()
+                )
+            } else {
+                String::new()
+            },
+            plan.params
+                .iter()
+                .filter(|p| p.values.len() > 1)
+                .map(|p| p.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        chart: Chart::Bars(BarChart {
+            title: format!("{}: time per case", w.describe()),
+            value_axis: AxisSpec::new("time", Scale::Linear, Unit::Nanos),
+            series_names: vec!["median time".into()],
+            groups,
+            reference: None,
+            marker_label: None,
+        }),
+    }
+}
+
+/// Each parameter value's median relative to its parameter's best value;
+/// None when no parameter varies.
+fn effect_figure(
+    plan: &SweepPlan,
+    wi: usize,
+    w: &Workload,
+    ranked: &[RankedCase],
+) -> Option<Figure> {
+    let effects = marginal(plan, ranked);
+    let groups: Vec<BarGroup> = effects
+        .iter()
+        .flat_map(|(p, values)| {
+            let best_value = values.iter().map(|v| v.1).fold(f64::INFINITY, f64::min);
+            values.iter().map(move |(v, m, _)| BarGroup {
+                label: format!("{p}={v}"),
+                bars: vec![Some(Bar {
+                    value: m / best_value,
+                    spread: None,
+                })],
+                marker: None,
+            })
+        })
+        .collect();
+    (!groups.is_empty()).then(|| Figure {
+        name: format!("effect-{}", wi + 1),
+        caption: format!(
+            "{}: each parameter value's median time over the cases having it, relative to that \
+                 parameter's best value (1x). Long bars are the settings that matter.",
+            w.describe()
+        ),
+        chart: Chart::Bars(BarChart {
+            title: format!("{}: effect of each parameter", w.describe()),
+            value_axis: AxisSpec::new("median time / best value's", Scale::Linear, Unit::Ratio),
+            series_names: vec!["relative median time".into()],
+            groups,
+            reference: Some(1.0),
+            marker_label: None,
+        }),
+    })
+}
+
+/// Every ranked case as a table row.
+fn ranked_table(wi: usize, w: &Workload, ranked: &[RankedCase]) -> DataTable {
+    let best = ranked[0].1;
+    let mut t = DataTable::new(
+        &format!("sweep-{}", wi + 1),
+        format!("{}: ranked cases", w.describe()),
+        &["rank", "case", "median", "vs fastest", "runs", "power-safe"],
+    );
+    for (i, (c, tm, n)) in ranked.iter().enumerate() {
+        t.rows.push(vec![
+            (i + 1).to_string(),
+            c.iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+            ns(*tm),
+            format!("{:.2}", tm / best),
+            n.to_string(),
+            if power_safe(c) { "yes" } else { "no" }.into(),
+        ]);
+    }
+    t
 }

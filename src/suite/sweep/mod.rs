@@ -4,194 +4,95 @@
 //! Every combination of the given settings (by default the article's 1152)
 //! runs each workload on a fresh database. Rounds run the cases in a new
 //! shuffled order each time so drift on a shared machine favours no setting.
-//! The JSON result is rewritten after every run, so an interrupted sweep
-//! continues where it stopped with `--resume`.
+//! The result is handed to the caller after every run (the command rewrites
+//! its JSON), so an interrupted sweep continues where it stopped with
+//! `--resume`: the caller passes the runs recorded before.
 
 pub mod params;
-pub mod report;
 pub mod workloads;
 
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use serde::{Deserialize, Serialize};
-use serde_json::json;
 
-use crate::cli::SweepArgs;
-use crate::error::{Error, Result};
-use crate::result::ResultDocument;
+use crate::error::Result;
+use crate::progress::Progress;
+use crate::result::sweep::{SweepState, SweepTables};
+use crate::result::{ResultDocument, Tables};
 
 use super::common::{WorkDir, remove_entry};
-use params::{Case, Condition, Param};
-use workloads::{Timing, Workload};
+use params::Case;
 
-/// What was asked: a resumed sweep must ask the same.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SweepPlan {
-    pub params: Vec<Param>,
-    pub workloads: Vec<Workload>,
-    pub filters: Vec<String>,
-    pub excludes: Vec<String>,
-    pub seed: u64,
+pub use crate::result::sweep::{Record, SweepPlan};
+
+/// What `sweep` runs, checked and typed before anything runs.
+#[derive(Debug, Clone)]
+pub struct SweepOptions {
+    /// Parameters, workloads, filters and seed (recorded in the result).
+    pub plan: SweepPlan,
+    /// Runs of every case and workload (at least 1).
+    pub rounds: u64,
+    /// Stop starting new runs after this long; None = run everything.
+    pub time_budget: Option<Duration>,
+    /// Folder for the databases; None = a temporary folder.
+    pub dir: Option<PathBuf>,
+    /// Keep the folder afterwards.
+    pub keep: bool,
 }
 
-/// One timed run of one workload under one case's settings.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Record {
-    pub case: Case,
-    pub workload: Workload,
-    pub round: u64,
-    pub timing: Timing,
-}
+/// Called with the result after every run (and once when nothing is left
+/// to run), so the caller can save it: a sweep takes hours.
+pub type OnRecord<'a> = &'a mut dyn FnMut(&mut ResultDocument) -> Result<()>;
 
-pub fn run(args: &SweepArgs) -> Result<()> {
-    if args.rounds == 0 {
-        return Err(Error::usage("--rounds 0: at least one round is needed"));
-    }
-    let pragmas = params::known_pragmas();
-    let params: Vec<Param> = if args.param.is_empty() {
-        params::seed_params()
-    } else {
-        args.param
-            .iter()
-            .map(|p| params::parse_param(p, &pragmas))
-            .collect::<Result<_>>()?
-    };
-    for (i, p) in params.iter().enumerate() {
-        if params[..i].iter().any(|q| q.name == p.name) {
-            return Err(Error::usage(format!(
-                "--param {}: given twice; list all values in one --param {}=a,b",
-                p.name, p.name
-            )));
-        }
-    }
-    let workloads: Vec<Workload> = if args.workload.is_empty() {
-        vec![Workload::Insert {
-            rows: 50_000,
-            rounds: 1,
-        }]
-    } else {
-        args.workload
-            .iter()
-            .map(|w| Workload::parse(w))
-            .collect::<Result<_>>()?
-    };
-    let filters: Vec<Condition> = args
-        .filter
-        .iter()
-        .map(|f| params::parse_condition("--filter", f, &params))
-        .collect::<Result<_>>()?;
-    let excludes: Vec<Condition> = args
-        .exclude
-        .iter()
-        .map(|f| params::parse_condition("--exclude", f, &params))
-        .collect::<Result<_>>()?;
-    let cases: Vec<Case> = params::product(&params)
-        .into_iter()
-        .filter(|c| filters.iter().all(|f| f.matches(c)) && !excludes.iter().any(|x| x.matches(c)))
-        .collect();
-    if cases.is_empty() {
-        return Err(Error::usage(
-            "no case is left after --filter and --exclude; loosen one of them",
-        ));
-    }
-    let budget = match &args.time_budget {
-        Some(t) => Some(humantime::parse_duration(t).map_err(|_| {
-            Error::usage(format!(
-                "--time-budget {t}: not a duration; use e.g. 90s, 10m, 1h30m"
-            ))
-        })?),
-        None => None,
-    };
-    crate::command::output::check_outputs(&args.json, args.report.as_deref())?;
-    let plan = SweepPlan {
-        params: params.clone(),
-        workloads: workloads.clone(),
-        filters: args.filter.clone(),
-        excludes: args.exclude.clone(),
-        seed: args.seed,
-    };
-    let mut records = if args.resume {
-        resume_records(&args.json, &plan)?
-    } else {
-        Vec::new()
-    };
-
-    let work = WorkDir::new(args.dir.as_deref(), args.keep, "blobbench-sweep-")?;
+/// Runs every case x workload x round not yet in `earlier` (runs recorded
+/// by an interrupted sweep of the same plan); returns the result, which
+/// says whether the sweep completed.
+pub fn run(
+    options: &SweepOptions,
+    earlier: Vec<Record>,
+    progress: &dyn Progress,
+    on_record: OnRecord,
+) -> Result<ResultDocument> {
+    let work = WorkDir::new(options.dir.as_deref(), options.keep, "blobbench-sweep-")?;
     let db = work.join("sweep.db");
     let copy_db = work.join("sweep-copy.db");
-    let outcome = sweep(
-        args,
-        &plan,
-        &cases,
-        budget,
-        &mut records,
-        &db,
-        &copy_db,
-        &work,
+    let mut doc = ResultDocument::new(
+        "sweep",
+        crate::store::capture_environment(Some(&work.path)),
+        Tables::Sweep(SweepTables {
+            sweep: SweepState {
+                plan: options.plan.clone(),
+                rounds: options.rounds,
+                complete: false,
+                records: earlier,
+            },
+        }),
     );
+    let outcome = sweep(options, &mut doc, &db, &copy_db, &work, progress, on_record);
     remove_entry(&db);
     remove_entry(&copy_db);
-    work.report_kept(&crate::command::progress::Bars::new());
-    let complete = outcome?;
-    report::print(args, &plan, &cases, &records, complete);
-    println!("result written to {}", args.json.display());
-    Ok(())
+    work.report_kept(progress);
+    outcome?;
+    Ok(doc)
 }
 
-fn resume_records(path: &std::path::Path, plan: &SweepPlan) -> Result<Vec<Record>> {
-    if !path.exists() {
-        eprintln!(
-            "--resume: {} does not exist yet; starting a new sweep",
-            path.display()
-        );
-        return Ok(Vec::new());
+/// The sweep being recorded in the document.
+fn state(doc: &mut ResultDocument) -> &mut SweepState {
+    match &mut doc.tables {
+        Tables::Sweep(t) => &mut t.sweep,
+        _ => unreachable!("run() makes a sweep document"),
     }
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io("cannot read", path, e))?;
-    let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| Error::Json {
-        path: path.to_path_buf(),
-        source: e,
-    })?;
-    if doc["command"] != "sweep" {
-        return Err(Error::usage(format!(
-            "--resume: {} is not a sweep result; name the sweep's --json file",
-            path.display()
-        )));
-    }
-    let earlier: SweepPlan = serde_json::from_value(doc["tables"]["sweep"]["plan"].clone())
-        .map_err(|e| Error::Json {
-            path: path.to_path_buf(),
-            source: e,
-        })?;
-    if earlier != *plan {
-        return Err(Error::usage(format!(
-            "--resume: {} holds a sweep with other parameters, workloads, filters or seed; \
-rerun with the same options or write to a new --json file",
-            path.display()
-        )));
-    }
-    serde_json::from_value(doc["tables"]["sweep"]["records"].clone()).map_err(|e| Error::Json {
-        path: path.to_path_buf(),
-        source: e,
-    })
 }
 
-/// Runs what is not yet in `records`; returns whether the sweep completed.
-#[allow(clippy::too_many_arguments)]
-fn sweep(
-    args: &SweepArgs,
-    plan: &SweepPlan,
-    cases: &[Case],
-    budget: Option<Duration>,
-    records: &mut Vec<Record>,
-    db: &std::path::Path,
-    copy_db: &std::path::Path,
-    work: &WorkDir,
-) -> Result<bool> {
-    let mut todo: Vec<(u64, usize, usize)> = Vec::new();
-    for round in 0..args.rounds {
+/// The runs not yet recorded: (round, case index, workload index), each
+/// round in its own shuffled case order.
+fn todo(options: &SweepOptions, cases: &[Case], records: &[Record]) -> Vec<(u64, usize, usize)> {
+    let plan = &options.plan;
+    let mut todo = Vec::new();
+    for round in 0..options.rounds {
         let mut order: Vec<usize> = (0..cases.len()).collect();
         order.shuffle(&mut Xoshiro256PlusPlus::seed_from_u64(plan.seed ^ round));
         for c in order {
@@ -205,12 +106,29 @@ fn sweep(
             }
         }
     }
-    let total = cases.len() * plan.workloads.len() * args.rounds as usize;
-    eprintln!(
+    todo
+}
+
+/// Runs what is not yet recorded in `doc`, handing it to `on_record` after
+/// every run; stops early when the time budget is spent.
+fn sweep(
+    options: &SweepOptions,
+    doc: &mut ResultDocument,
+    db: &Path,
+    copy_db: &Path,
+    work: &WorkDir,
+    progress: &dyn Progress,
+    on_record: OnRecord,
+) -> Result<()> {
+    let plan = &options.plan;
+    let cases = plan.cases();
+    let todo = todo(options, &cases, &state(doc).records);
+    let total = cases.len() * plan.workloads.len() * options.rounds as usize;
+    progress.note(&format!(
         "blobbench sweep: {} cases x {} workload(s) x {} round(s) = {total} runs{} in {}",
         cases.len(),
         plan.workloads.len(),
-        args.rounds,
+        options.rounds,
         if todo.len() < total {
             format!(
                 " ({} done before, {} to go)",
@@ -221,81 +139,51 @@ fn sweep(
             String::new()
         },
         work.path.display()
-    );
+    ));
+    if todo.is_empty() {
+        state(doc).complete = true;
+        return on_record(doc);
+    }
     // Rows and blobs for every workload, generated once, outside the timed runs.
     let prepared: Vec<workloads::Prepared> = plan
         .workloads
         .iter()
         .map(|w| workloads::prepare(w, plan.seed))
         .collect();
-    let mut doc = ResultDocument::new(
-        "sweep",
-        crate::store::capture_environment(Some(&work.path)),
-        crate::result::Tables::Other(serde_json::Value::Null),
-    );
-    let pb = crate::command::progress::bar(todo.len() as u64, "sweeping");
+    progress.start("sweeping", todo.len() as u64);
     let started = Instant::now();
-    let mut complete = true;
     for (i, &(round, c, w)) in todo.iter().enumerate() {
-        if let Some(b) = budget
+        if let Some(b) = options.time_budget
             && started.elapsed() > b
         {
-            pb.suspend(|| {
-                eprintln!(
-                    "time budget {} reached: {} of {} runs left; rerun with --resume to continue",
-                    humantime::format_duration(b),
-                    todo.len() - i,
-                    total
-                )
-            });
-            complete = false;
-            save(&mut doc, args, plan, records, false)?;
+            progress.note(&format!(
+                "time budget {} reached: {} of {} runs left; rerun with --resume to continue",
+                humantime::format_duration(b),
+                todo.len() - i,
+                total
+            ));
+            state(doc).complete = false;
+            on_record(doc)?;
             break;
         }
-        pb.set_message(format!(
+        let workload = &plan.workloads[w];
+        progress.message(&format!(
             "{} {}",
-            plan.workloads[w].describe(),
+            workload.describe(),
             params::bracketed(&cases[c], &plan.params)
         ));
-        let timing = workloads::run(&plan.workloads[w], &prepared[w], &cases[c], db, copy_db)?;
-        records.push(Record {
+        let timing = workloads::run(workload, &prepared[w], &cases[c], db, copy_db)?;
+        let state = state(doc);
+        state.records.push(Record {
             case: cases[c].clone(),
-            workload: plan.workloads[w],
+            workload: *workload,
             round,
             timing,
         });
-        save(&mut doc, args, plan, records, i + 1 == todo.len())?;
-        pb.inc(1);
+        state.complete = i + 1 == todo.len();
+        on_record(doc)?;
+        progress.advance(1);
     }
-    pb.finish_and_clear();
-    if todo.is_empty() {
-        save(&mut doc, args, plan, records, true)?;
-    }
-    if args.report.is_some() {
-        // The document as saved last, with the report drawn from it.
-        crate::command::output::write_result_with_report(
-            &mut doc,
-            &args.json,
-            args.report.as_deref(),
-        )?;
-    }
-    Ok(complete)
-}
-
-fn save(
-    doc: &mut ResultDocument,
-    args: &SweepArgs,
-    plan: &SweepPlan,
-    records: &[Record],
-    complete: bool,
-) -> Result<()> {
-    doc.tables = crate::result::Tables::Sweep(crate::result::sweep::SweepTables(json!({
-        "sweep": {
-            "plan": plan,
-            "rounds": args.rounds,
-            "complete": complete,
-            "records": records,
-        }
-    })));
-    crate::command::output::write_result(doc, &args.json)
+    progress.finish();
+    Ok(())
 }

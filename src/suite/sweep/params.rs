@@ -1,21 +1,18 @@
 //! Sweep parameters: connection settings given as `NAME=v1,v2,...`, checked
 //! before anything runs, and the cartesian product of their values.
 
-use serde::{Deserialize, Serialize};
-
 use crate::error::{Error, Result};
 use crate::target::{JOURNAL_MODES, LOCKING_MODES, SYNCHRONOUS, parse_page_size};
 
-/// A parameter the sweep varies, with the values to try in order.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Param {
-    pub name: String,
-    pub values: Vec<String>,
-}
+// The types a result holds live in the result contract; re-exported here
+// because the sweep speaks of them everywhere.
+pub use crate::result::sweep::{Case, Condition, Param, bracketed, power_safe, product};
 
-/// The parameters with a meaning beyond "PRAGMA name=value", in the order
-/// the seed article writes its bracketed cases.
+// The parameters with a meaning beyond "PRAGMA name=value", in the order
+// the seed article writes its bracketed cases.
+/// How the connection is opened: nomutex or fullmutex.
 pub const OPEN_MODE: &str = "open_mode";
+/// How each transaction begins: BEGIN DEFERRED, IMMEDIATE or EXCLUSIVE.
 pub const TRANSACTION: &str = "transaction";
 const OPEN_MODES: &[&str] = &["nomutex", "fullmutex"];
 const TRANSACTIONS: &[&str] = &["deferred", "immediate", "exclusive"];
@@ -144,34 +141,8 @@ pub fn known_pragmas() -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// One combination of values, in the parameters' order.
-pub type Case = Vec<(String, String)>;
-
-/// The cartesian product, first parameter varying slowest.
-pub fn product(params: &[Param]) -> Vec<Case> {
-    let mut cases: Vec<Case> = vec![Vec::new()];
-    for p in params {
-        let mut next = Vec::with_capacity(cases.len() * p.values.len());
-        for c in &cases {
-            for v in &p.values {
-                let mut c = c.clone();
-                c.push((p.name.clone(), v.clone()));
-                next.push(c);
-            }
-        }
-        cases = next;
-    }
-    cases
-}
-
-/// A `--filter` or `--exclude` condition: NAME=v1,v2 matches a case whose
-/// NAME is any of the values.
-#[derive(Debug, Clone)]
-pub struct Condition {
-    pub name: String,
-    pub values: Vec<String>,
-}
-
+/// Parses and checks a `--filter` or `--exclude` condition (named by
+/// `option`) against the swept parameters.
 pub fn parse_condition(option: &str, text: &str, params: &[Param]) -> Result<Condition> {
     let Some((name, values)) = text.split_once('=') else {
         return Err(Error::usage(format!(
@@ -206,40 +177,6 @@ pub fn parse_condition(option: &str, text: &str, params: &[Param]) -> Result<Con
         return Err(Error::usage(format!("{option} {text}: no values")));
     }
     Ok(Condition { name, values })
-}
-
-impl Condition {
-    pub fn matches(&self, case: &Case) -> bool {
-        case.iter()
-            .any(|(n, v)| *n == self.name && self.values.contains(v))
-    }
-}
-
-/// Power-safe: a power cut cannot corrupt the database. Never
-/// synchronous=OFF, never journal_mode OFF or MEMORY (SQLite's defaults,
-/// FULL and DELETE, are safe).
-pub fn power_safe(case: &Case) -> bool {
-    case.iter().all(|(n, v)| match n.as_str() {
-        "synchronous" => v != "off",
-        "journal_mode" => v != "off" && v != "memory",
-        _ => true,
-    })
-}
-
-/// The seed's notation: `[NOMUTEX, 1000, 8192, EXCLUSIVE, IMMEDIATE, OFF, TRUNCATE]`,
-/// leaving out parameters that have a single value in the sweep.
-pub fn bracketed(case: &Case, params: &[Param]) -> String {
-    let shown: Vec<String> = case
-        .iter()
-        .filter(|(n, _)| {
-            params
-                .iter()
-                .find(|p| p.name == *n)
-                .is_some_and(|p| p.values.len() > 1)
-        })
-        .map(|(_, v)| v.to_ascii_uppercase())
-        .collect();
-    format!("[{}]", shown.join(", "))
 }
 
 #[cfg(test)]

@@ -11,35 +11,24 @@ use std::path::Path;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rusqlite::{Connection, OpenFlags, params};
-use serde::{Deserialize, Serialize};
 
 use crate::dataset::DatasetSpec;
 use crate::error::{Error, Result};
 use crate::units::parse_number;
+use crate::workload::timer::OpTimer;
+
+pub use crate::result::sweep::{Timing, Workload};
 
 use super::params::{APPLY_ORDER, Case, OPEN_MODE, TRANSACTION};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
-pub enum Workload {
-    /// Insert `rows` rows in one transaction, `rounds` times (the seed's
-    /// "insert 50,000", "twice", "10x").
-    Insert { rows: u64, rounds: u64 },
-    /// Insert `rows` rows, then copy the table into another database
-    /// `copies` times via ATTACH + CREATE TABLE AS.
-    InsertCopy { rows: u64, copies: u64 },
-    /// Insert `count` blobs of `size` bytes in one transaction.
-    BlobInsert { count: u64, size: u64 },
-    /// Read `count` blobs of `size` bytes in random order in one transaction.
-    BlobRead { count: u64, size: u64 },
-    /// Overwrite `count` blobs of `size` bytes in random order in one transaction.
-    BlobUpdate { count: u64, size: u64 },
-}
-
+/// The workload grammar, for error messages and help.
 pub const WORKLOAD_HELP: &str = "insert:ROWS[:ROUNDS], insert-copy:ROWS[:COPIES], \
 blob-insert:COUNT[:SIZE], blob-read:COUNT[:SIZE], blob-update:COUNT[:SIZE]";
 
+// The grammar of `--workload` belongs to the sweep that runs it, not to
+// the result contract that records a workload.
 impl Workload {
+    /// Parses `--workload KIND:COUNT[:N]`, checking counts and sizes.
     pub fn parse(text: &str) -> Result<Workload> {
         let bad = |why: &str| {
             Error::usage(format!(
@@ -97,67 +86,6 @@ impl Workload {
         }
         Ok(w)
     }
-
-    /// The seed's wording: "Insert 50,000 twice", "Insert, copy 50,000 10x".
-    pub fn describe(&self) -> String {
-        let times = |n: u64| match n {
-            1 => String::new(),
-            2 => " twice".into(),
-            n => format!(" {n}x"),
-        };
-        match *self {
-            Workload::Insert { rows, rounds } => {
-                format!("Insert {}{}", thousands(rows), times(rounds))
-            }
-            Workload::InsertCopy { rows, copies } => {
-                format!("Insert, copy {}{}", thousands(rows), times(copies))
-            }
-            Workload::BlobInsert { count, size } => {
-                format!("Insert {} blobs of {size} bytes", thousands(count))
-            }
-            Workload::BlobRead { count, size } => {
-                format!("Read {} blobs of {size} bytes", thousands(count))
-            }
-            Workload::BlobUpdate { count, size } => {
-                format!("Update {} blobs of {size} bytes", thousands(count))
-            }
-        }
-    }
-
-    /// Operations timed per run (rows or blobs), for per-op figures.
-    pub fn ops(&self) -> u64 {
-        match *self {
-            Workload::Insert { rows, rounds } => rows * rounds,
-            Workload::InsertCopy { rows, copies } => rows * (1 + copies),
-            Workload::BlobInsert { count, .. }
-            | Workload::BlobRead { count, .. }
-            | Workload::BlobUpdate { count, .. } => count,
-        }
-    }
-}
-
-fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// One timed run's figures.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Timing {
-    /// Whole workload: statements, commits (and attach/detach).
-    pub ns: u64,
-    /// Of which COMMITs.
-    pub commit_ns: u64,
-    pub ops: u64,
-    /// The settings as SQLite reports them after applying the case.
-    pub settings_read_back: Vec<(String, String)>,
 }
 
 /// Row data for the seed's table, generated before timing: a time series of
@@ -167,6 +95,7 @@ pub struct Rows {
 }
 
 impl Rows {
+    /// `n` rows from `seed`: the same rows for every case.
     pub fn generate(n: u64, seed: u64) -> Rows {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let rows = (0..n)
@@ -246,10 +175,18 @@ fn setting<'a>(case: &'a Case, name: &str) -> Option<&'a str> {
 
 /// What a workload needs generated before its timer starts.
 pub enum Prepared {
+    /// Rows for the row workloads.
     Rows(Rows),
-    Blobs { spec: DatasetSpec, data: Vec<u8> },
+    /// Every blob's content, back to back.
+    Blobs {
+        /// Count, size and seed of the blobs.
+        spec: DatasetSpec,
+        /// `count` x `size` bytes.
+        data: Vec<u8>,
+    },
 }
 
+/// Generates what `w` needs, from `seed`, before any run is timed.
 pub fn prepare(w: &Workload, seed: u64) -> Prepared {
     match *w {
         Workload::Insert { rows, .. } | Workload::InsertCopy { rows, .. } => {
@@ -278,6 +215,9 @@ fn blobs(prepared: &Prepared) -> Option<(u64, usize, &[u8])> {
 }
 
 /// Runs one workload on a fresh database `db` (and `copy_db` for copies).
+/// The whole workload and each COMMIT are timed by the executor's clock;
+/// the database's setup (settings, schema, blobs to read or update, removing
+/// an old copy) happens before the timer starts.
 pub fn run(
     w: &Workload,
     prepared: &Prepared,
@@ -286,133 +226,213 @@ pub fn run(
     copy_db: &Path,
 ) -> Result<Timing> {
     let (conn, settings_read_back) = open_fresh(db, case)?;
-    let err = |e| Error::sqlite(db, e);
-    let begin = format!("BEGIN {}", setting(case, TRANSACTION).unwrap_or("deferred"));
-    let mut commit_ns = 0u64;
-    let commit = |conn: &Connection, commit_ns: &mut u64| -> Result<()> {
-        let t = std::time::Instant::now();
-        conn.execute_batch("COMMIT").map_err(err)?;
-        *commit_ns += t.elapsed().as_nanos() as u64;
-        Ok(())
+    let mut run = Run {
+        conn,
+        db,
+        begin: format!("BEGIN {}", setting(case, TRANSACTION).unwrap_or("deferred")),
+        commits: OpTimer::with_capacity(commits(w)),
     };
-    let insert_rows = |conn: &Connection, rows: &Rows, commit_ns: &mut u64| -> Result<()> {
-        conn.execute_batch(&begin).map_err(err)?;
-        {
-            let mut stmt = conn
-                .prepare_cached(
-                    "INSERT INTO test(symbol, ts, price, volume) VALUES (?1, ?2, ?3, ?4)",
-                )
-                .map_err(err)?;
-            for (s, ts, p, v) in &rows.rows {
-                stmt.execute(params![s, ts, p, v]).map_err(err)?;
-            }
-        }
-        commit(conn, commit_ns)
-    };
-    let load_blobs = |conn: &Connection, count: u64, size: usize, data: &[u8]| -> Result<()> {
-        let mut stmt = conn
-            .prepare_cached("INSERT INTO kv(k, v) VALUES (?1, ?2)")
-            .map_err(err)?;
-        for k in 0..count as usize {
-            stmt.execute(params![k as i64 + 1, &data[k * size..(k + 1) * size]])
-                .map_err(err)?;
-        }
-        Ok(())
-    };
-    let random_keys = |count: u64| {
-        crate::workload::key_sequence(crate::workload::KeyOrder::Random, 1, count, count, None, 7)
-    };
-
-    // Untimed setup for reads and updates: the blobs are there first.
-    if let (Workload::BlobRead { .. } | Workload::BlobUpdate { .. }, Some((count, size, data))) =
-        (w, blobs(prepared))
-    {
-        conn.execute_batch("BEGIN").map_err(err)?;
-        load_blobs(&conn, count, size, data)?;
-        conn.execute_batch("COMMIT").map_err(err)?;
-    }
-    let keys = match w {
-        Workload::BlobRead { count, .. } | Workload::BlobUpdate { count, .. } => {
-            random_keys(*count)
-        }
-        _ => Vec::new(),
-    };
-    let mut sink = 0usize;
-
-    let started = std::time::Instant::now();
-    match (w, prepared) {
-        (Workload::Insert { rounds, .. }, Prepared::Rows(rows)) => {
-            for _ in 0..*rounds {
-                insert_rows(&conn, rows, &mut commit_ns)?;
-            }
-        }
-        (Workload::InsertCopy { copies, .. }, Prepared::Rows(rows)) => {
-            insert_rows(&conn, rows, &mut commit_ns)?;
-            super::super::common::remove_entry(copy_db);
-            let target = copy_db.to_string_lossy().replace('\'', "''");
-            for _ in 0..*copies {
-                conn.execute_batch(&format!("ATTACH DATABASE '{target}' AS copy"))
-                    .map_err(err)?;
-                conn.execute_batch(&begin).map_err(err)?;
-                conn.execute_batch(
-                    "DROP TABLE IF EXISTS copy.test; CREATE TABLE copy.test AS SELECT * FROM test;",
-                )
-                .map_err(err)?;
-                commit(&conn, &mut commit_ns)?;
-                conn.execute_batch("DETACH DATABASE copy").map_err(err)?;
-            }
-        }
-        (Workload::BlobInsert { .. }, p) => {
-            let (count, size, data) = blobs(p).expect("blobs prepared");
-            conn.execute_batch(&begin).map_err(err)?;
-            load_blobs(&conn, count, size, data)?;
-            commit(&conn, &mut commit_ns)?;
-        }
-        (Workload::BlobRead { .. }, _) => {
-            conn.execute_batch(&begin).map_err(err)?;
-            {
-                let mut stmt = conn
-                    .prepare_cached("SELECT v FROM kv WHERE k=?1")
-                    .map_err(err)?;
-                for &k in &keys {
-                    sink += stmt
-                        .query_row([k as i64], |r| {
-                            r.get_ref(0)
-                                .map(|v| v.as_blob().map(<[u8]>::len).unwrap_or(0))
-                        })
-                        .map_err(err)?;
-                }
-            }
-            commit(&conn, &mut commit_ns)?;
-        }
-        (Workload::BlobUpdate { .. }, p) => {
-            let (_, size, data) = blobs(p).expect("blobs prepared");
-            conn.execute_batch(&begin).map_err(err)?;
-            {
-                let mut stmt = conn
-                    .prepare_cached("UPDATE kv SET v=?2 WHERE k=?1")
-                    .map_err(err)?;
-                // Each blob gets another key's content: same size, new bytes.
-                let n = keys.len();
-                for (i, &k) in keys.iter().enumerate() {
-                    let src = (i + 1) % n;
-                    stmt.execute(params![k as i64, &data[src * size..(src + 1) * size]])
-                        .map_err(err)?;
-                }
-            }
-            commit(&conn, &mut commit_ns)?;
-        }
-        _ => unreachable!("prepare() matches the workload"),
-    }
-    let ns = started.elapsed().as_nanos() as u64;
+    let keys = run.set_up(w, prepared, copy_db)?;
+    let mut whole = OpTimer::with_capacity(1);
+    let sink = whole.time(|| run.timed(w, prepared, &keys, copy_db))?;
     std::hint::black_box(sink);
-    drop(conn);
+    let ns = whole.nanos().first().copied().unwrap_or(0);
+    let commit_ns = run.commits.nanos().iter().sum();
+    drop(run);
     Ok(Timing {
         ns,
         commit_ns,
         ops: w.ops(),
         settings_read_back,
     })
+}
+
+/// COMMITs a workload makes, so their timer never allocates while timing.
+fn commits(w: &Workload) -> usize {
+    match *w {
+        Workload::Insert { rounds, .. } => rounds as usize,
+        Workload::InsertCopy { copies, .. } => 1 + copies as usize,
+        _ => 1,
+    }
+}
+
+/// One workload's database: the connection, the case's BEGIN and the
+/// timer of its COMMITs.
+struct Run<'a> {
+    conn: Connection,
+    db: &'a Path,
+    begin: String,
+    commits: OpTimer,
+}
+
+impl Run<'_> {
+    fn err(&self, e: rusqlite::Error) -> Error {
+        Error::sqlite(self.db, e)
+    }
+
+    fn batch(&self, sql: &str) -> Result<()> {
+        self.conn.execute_batch(sql).map_err(|e| self.err(e))
+    }
+
+    /// COMMIT, timed on its own.
+    fn commit(&mut self) -> Result<()> {
+        let conn = &self.conn;
+        let done = self.commits.time(|| conn.execute_batch("COMMIT"));
+        done.map_err(|e| self.err(e))
+    }
+
+    /// Untimed: the blobs reads and updates need, no copy left from an
+    /// earlier run; returns the keys reads and updates visit.
+    fn set_up(&mut self, w: &Workload, prepared: &Prepared, copy_db: &Path) -> Result<Vec<u64>> {
+        if let (
+            Workload::BlobRead { .. } | Workload::BlobUpdate { .. },
+            Some((count, size, data)),
+        ) = (w, blobs(prepared))
+        {
+            self.batch("BEGIN")?;
+            self.load_blobs(count, size, data)?;
+            self.batch("COMMIT")?;
+        }
+        if let Workload::InsertCopy { .. } = w {
+            super::super::common::remove_entry(copy_db);
+        }
+        Ok(match *w {
+            Workload::BlobRead { count, .. } | Workload::BlobUpdate { count, .. } => {
+                crate::workload::key_sequence(
+                    crate::workload::KeyOrder::Random,
+                    1,
+                    count,
+                    count,
+                    None,
+                    7,
+                )
+            }
+            _ => Vec::new(),
+        })
+    }
+
+    /// The timed part of the workload; returns bytes read (kept alive so the
+    /// reads are not optimised away).
+    fn timed(
+        &mut self,
+        w: &Workload,
+        prepared: &Prepared,
+        keys: &[u64],
+        copy_db: &Path,
+    ) -> Result<usize> {
+        match (w, prepared) {
+            (Workload::Insert { rounds, .. }, Prepared::Rows(rows)) => {
+                for _ in 0..*rounds {
+                    self.insert_rows(rows)?;
+                }
+            }
+            (Workload::InsertCopy { copies, .. }, Prepared::Rows(rows)) => {
+                self.insert_rows(rows)?;
+                self.copy(copy_db, *copies)?;
+            }
+            (Workload::BlobInsert { .. }, p) => {
+                let (count, size, data) = blobs(p).expect("blobs prepared");
+                self.batch(&self.begin)?;
+                self.load_blobs(count, size, data)?;
+                self.commit()?;
+            }
+            (Workload::BlobRead { .. }, _) => return self.read_blobs(keys),
+            (Workload::BlobUpdate { .. }, p) => {
+                let (_, size, data) = blobs(p).expect("blobs prepared");
+                self.update_blobs(keys, size, data)?;
+            }
+            _ => unreachable!("prepare() matches the workload"),
+        }
+        Ok(0)
+    }
+
+    /// All rows in one transaction of the case's kind.
+    fn insert_rows(&mut self, rows: &Rows) -> Result<()> {
+        self.batch(&self.begin)?;
+        {
+            let mut stmt = self
+                .conn
+                .prepare_cached(
+                    "INSERT INTO test(symbol, ts, price, volume) VALUES (?1, ?2, ?3, ?4)",
+                )
+                .map_err(|e| self.err(e))?;
+            for (s, ts, p, v) in &rows.rows {
+                stmt.execute(params![s, ts, p, v])
+                    .map_err(|e| self.err(e))?;
+            }
+        }
+        self.commit()
+    }
+
+    /// The table copied into `copy_db` `copies` times, each in its own
+    /// ATTACH, transaction and DETACH.
+    fn copy(&mut self, copy_db: &Path, copies: u64) -> Result<()> {
+        let target = copy_db.to_string_lossy().replace('\'', "''");
+        for _ in 0..copies {
+            self.batch(&format!("ATTACH DATABASE '{target}' AS copy"))?;
+            self.batch(&self.begin)?;
+            self.batch(
+                "DROP TABLE IF EXISTS copy.test; CREATE TABLE copy.test AS SELECT * FROM test;",
+            )?;
+            self.commit()?;
+            self.batch("DETACH DATABASE copy")?;
+        }
+        Ok(())
+    }
+
+    /// Blobs 1..=count, in the transaction already begun.
+    fn load_blobs(&self, count: u64, size: usize, data: &[u8]) -> Result<()> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("INSERT INTO kv(k, v) VALUES (?1, ?2)")
+            .map_err(|e| self.err(e))?;
+        for k in 0..count as usize {
+            stmt.execute(params![k as i64 + 1, &data[k * size..(k + 1) * size]])
+                .map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    /// Every key read in one transaction; returns the bytes read.
+    fn read_blobs(&mut self, keys: &[u64]) -> Result<usize> {
+        let mut sink = 0usize;
+        self.batch(&self.begin)?;
+        {
+            let mut stmt = self
+                .conn
+                .prepare_cached("SELECT v FROM kv WHERE k=?1")
+                .map_err(|e| self.err(e))?;
+            for &k in keys {
+                sink += stmt
+                    .query_row([k as i64], |r| {
+                        r.get_ref(0)
+                            .map(|v| v.as_blob().map(<[u8]>::len).unwrap_or(0))
+                    })
+                    .map_err(|e| self.err(e))?;
+            }
+        }
+        self.commit()?;
+        Ok(sink)
+    }
+
+    /// Every key overwritten in one transaction with another key's content:
+    /// same size, new bytes.
+    fn update_blobs(&mut self, keys: &[u64], size: usize, data: &[u8]) -> Result<()> {
+        self.batch(&self.begin)?;
+        {
+            let mut stmt = self
+                .conn
+                .prepare_cached("UPDATE kv SET v=?2 WHERE k=?1")
+                .map_err(|e| self.err(e))?;
+            let n = keys.len();
+            for (i, &k) in keys.iter().enumerate() {
+                let src = (i + 1) % n;
+                stmt.execute(params![k as i64, &data[src * size..(src + 1) * size]])
+                    .map_err(|e| self.err(e))?;
+            }
+        }
+        self.commit()
+    }
 }
 
 #[cfg(test)]
