@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::view::{arr, http_systems, num, strip_round, text};
+use super::view::{http_systems, strip_round, text};
 use crate::measure::stats::summarize;
 pub use crate::result::compare::{Change, Comparison, Side, Verdict};
 use crate::result::run::{RunPlan, RunResult};
@@ -93,22 +93,20 @@ fn run_measures(command: &str, runs: &[RunResult], push: &mut impl FnMut(Measure
     }
 }
 
-/// BRIDGE until `result::lob` is typed (helper V2): the lob rows read from
-/// the tables' JSON form as (system, size, write samples, read samples).
+/// The lob rows as (system, size, write samples, read samples).
 fn lob_rows(tables: &Tables) -> Vec<(String, f64, Vec<f64>, Vec<f64>)> {
-    if !matches!(tables, Tables::Lob(_)) {
+    let Tables::Lob(t) = tables else {
         return Vec::new();
-    }
-    let tables = serde_json::to_value(tables).unwrap_or_default();
-    let samples = |x: &Value, k: &str| arr(x, k).iter().filter_map(Value::as_f64).collect();
-    arr(&tables, "lob")
+    };
+    let floats = |v: &[u64]| v.iter().map(|&x| x as f64).collect();
+    t.lob
         .iter()
         .map(|x| {
             (
-                text(x, "system").to_string(),
-                num(x, "size").unwrap_or(0.0),
-                samples(x, "write_ns"),
-                samples(x, "read_ns"),
+                x.system.clone(),
+                x.size as f64,
+                floats(&x.write_ns),
+                floats(&x.read_ns),
             )
         })
         .collect()
@@ -151,28 +149,25 @@ fn http_measures(command: &str, tables: &Tables, push: &mut impl FnMut(Measure))
     }
 }
 
-/// BRIDGE until `result::sweep` is typed (helper V2): each sweep record
-/// read from the tables' JSON form as (key, label, time in ns).
+/// Each sweep record as (key, label, time in ns).
 fn sweep_records(command: &str, tables: &Tables) -> Vec<(String, String, f64)> {
-    if !matches!(tables, Tables::Sweep(_)) {
+    let Tables::Sweep(t) = tables else {
         return Vec::new();
-    }
-    let tables = serde_json::to_value(tables).unwrap_or_default();
-    arr(&tables["sweep"], "records")
+    };
+    t.sweep
+        .records
         .iter()
-        .filter_map(|r| {
-            let case: Vec<String> = arr(r, "case")
-                .iter()
-                .filter_map(|kv| Some(format!("{}={}", kv.get(0)?.as_str()?, kv.get(1)?.as_str()?)))
-                .collect();
-            let w = &r["workload"];
-            let workload = serde_json::to_string(w).unwrap_or_default();
-            let ns = num(&r["timing"], "ns")?;
-            Some((
+        .map(|r| {
+            let case: Vec<String> = r.case.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            // The workload as written in the result: its key must match
+            // results written before the tables were typed.
+            let w = serde_json::to_value(r.workload).unwrap_or_default();
+            let workload = serde_json::to_string(&w).unwrap_or_default();
+            (
                 format!("{command} | {workload} | {}", case.join(" ")),
-                format!("{} {}", text(w, "kind"), case.join(" ")),
-                ns,
-            ))
+                format!("{} {}", text(&w, "kind"), case.join(" ")),
+                r.timing.ns as f64,
+            )
         })
         .collect()
 }
