@@ -9,6 +9,21 @@ pub enum Error {
     /// target, a file that is not ours. Exit status 2.
     #[error("{0}")]
     Usage(String),
+    /// A key the dataset does not hold was asked for (read, update, delete).
+    /// Its own variant so that callers (`Session::size`, copies of sparse
+    /// datasets) can tell it from other failures without reading the text.
+    /// Exit status 2.
+    #[error(
+        "key {key} is missing from {}: the run asked for a key the dataset does not hold (check --start/--max-id)",
+        target.display()
+    )]
+    MissingKey {
+        /// The key asked for.
+        key: u64,
+        /// The target as its path or server URL (without password).
+        target: PathBuf,
+    },
+    /// A file operation failed.
     #[error("{action} {path}: {source}")]
     Io {
         action: &'static str,
@@ -84,7 +99,7 @@ impl Error {
     pub fn exit_code(&self) -> i32 {
         use std::io::ErrorKind::*;
         match self {
-            Error::Usage(_) | Error::Connect { .. } => 2,
+            Error::Usage(_) | Error::Connect { .. } | Error::MissingKey { .. } => 2,
             Error::Io { source, .. }
                 if matches!(
                     source.kind(),

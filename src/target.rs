@@ -51,6 +51,12 @@ pub enum Target {
         engine: MysqlEngine,
         table: String,
     },
+    /// Blobs held in this process's memory under `name`: for tests of the
+    /// executor and of code above the stores, without files or servers.
+    Memory {
+        /// The dataset's name; every open of it in one process sees the same data.
+        name: String,
+    },
 }
 
 /// A server's address. The connection string (which may hold a password)
@@ -106,6 +112,12 @@ impl Target {
     /// a directory holding a `00` folder is a tree, any other directory a dir,
     /// anything else (or a name ending in .db/.sqlite/.sqlite3) a database.
     pub fn parse(text: &str) -> Result<Target> {
+        Target::parse_with_bare(text, classify_bare_path)
+    }
+
+    /// Parses a target string whose bare paths (no `scheme:`) mean what
+    /// `bare` says: `export DB OUT` reads a bare OUT as a folder to create.
+    pub fn parse_with_bare(text: &str, bare: impl FnOnce(&Path) -> Target) -> Result<Target> {
         if text.is_empty() {
             return Err(Error::usage(
                 "empty target: name a database (x.db, sqlite:PATH) or a folder (dir:PATH, tree:PATH)",
@@ -147,6 +159,16 @@ impl Target {
                     }
                 };
             }
+            if scheme == "memory" {
+                if rest.is_empty() {
+                    return Err(Error::usage(format!(
+                        "target \"{text}\" has no name after \"memory:\""
+                    )));
+                }
+                return Ok(Target::Memory {
+                    name: rest.to_string(),
+                });
+            }
             if ["postgres", "postgresql"].contains(&scheme) {
                 return parse_postgres(text);
             }
@@ -159,7 +181,7 @@ impl Target {
                 )));
             }
         }
-        Ok(classify_bare_path(Path::new(text)))
+        Ok(bare(Path::new(text)))
     }
 
     /// The file or folder; for a server, its URL without the password.
@@ -170,6 +192,16 @@ impl Target {
             | Target::Dir { path }
             | Target::Tree { path } => path,
             Target::Postgres { server, .. } | Target::Mysql { server, .. } => &server.display,
+            Target::Memory { name } => Path::new(name.as_str()),
+        }
+    }
+
+    /// The file or folder on this machine that holds the data (for the
+    /// environment's filesystem record); None for servers and memory.
+    pub fn data_path(&self) -> Option<&Path> {
+        match self {
+            Target::Postgres { .. } | Target::Mysql { .. } | Target::Memory { .. } => None,
+            _ => Some(self.path()),
         }
     }
 
@@ -192,6 +224,7 @@ impl Target {
                 MysqlEngine::Aria => "mysql-aria",
                 MysqlEngine::Archive => "mysql-archive",
             },
+            Target::Memory { .. } => "memory",
         }
     }
 

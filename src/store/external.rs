@@ -10,13 +10,14 @@ use serde_json::{Map, Value, json};
 use super::files::{FileIo, FileLayout, prepare_own_folder};
 use super::sqlite::{
     apply_settings, catalog_of, check_is_database, create_database, database_files, has_table,
-    open_connection, replace_own_database,
+    integrity_check, open_connection, replace_own_database,
 };
 use super::{Access, Catalog, Session, SessionOptions, Store, StoreInfo, missing_key};
 use crate::dataset::Manifest;
 use crate::error::{Error, Result};
 use crate::target::SqliteSettings;
 
+/// Blob file names in table `blobs`, contents in files beside the database.
 pub struct ExternalStore {
     path: PathBuf,
     conn: Connection,
@@ -31,6 +32,7 @@ pub fn files_folder(db: &Path) -> PathBuf {
 }
 
 impl ExternalStore {
+    /// Opens the database at `path` with `settings` applied.
     pub fn open(path: &Path, settings: &SqliteSettings, access: Access) -> Result<Self> {
         check_is_database(
             path,
@@ -56,6 +58,8 @@ impl ExternalStore {
         })
     }
 
+    /// Creates an empty dataset at `path` and its files folder, replacing
+    /// only what blobbench made.
     pub fn create(path: &Path, settings: &SqliteSettings, manifest: &Manifest) -> Result<Self> {
         replace_own_database(path, "external-blob database")?;
         let folder = files_folder(path);
@@ -80,7 +84,20 @@ impl Store for ExternalStore {
             kind: "sqlite-ext".into(),
             path: self.path.clone(),
             settings: self.settings.clone(),
+            version: Some(rusqlite::version().to_string()),
         }
+    }
+
+    fn describe_writes(&self, options: &SessionOptions) -> String {
+        format!(
+            "file {} after a name lookup in the database",
+            options.write_style.describe(options.fsync)
+        )
+    }
+
+    /// The database's check; the files beside it are not looked at.
+    fn integrity_check(&mut self) -> Result<Option<String>> {
+        integrity_check(&self.conn, &self.path).map(Some)
     }
 
     fn catalog(&mut self) -> Result<Catalog> {

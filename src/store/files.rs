@@ -15,9 +15,12 @@ use crate::error::{Error, Result};
 /// The manifest file a dataset folder carries; kvtest ignores it.
 pub const MANIFEST_FILE: &str = "blobbench-dataset.json";
 
+/// How blob files are named in their folder, as kvtest names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileLayout {
+    /// `000042` in the folder itself.
     Flat,
+    /// `00/00/42`: two levels of folders.
     Tree,
 }
 
@@ -38,6 +41,7 @@ impl FileLayout {
     }
 }
 
+/// A folder of blob files, one per key.
 pub struct FilesStore {
     root: PathBuf,
     layout: FileLayout,
@@ -45,6 +49,7 @@ pub struct FilesStore {
 }
 
 impl FilesStore {
+    /// Opens the folder `root` holding files in `layout`.
     pub fn open(root: &Path, layout: FileLayout, access: Access) -> Result<Self> {
         if !root.exists() {
             return Err(Error::usage(format!(
@@ -68,6 +73,7 @@ impl FilesStore {
         })
     }
 
+    /// Makes `root` an empty dataset folder, clearing only what blobbench made.
     pub fn create(root: &Path, layout: FileLayout, manifest: &Manifest) -> Result<Self> {
         prepare_own_folder(root)?;
         let path = root.join(MANIFEST_FILE);
@@ -237,7 +243,12 @@ impl Store for FilesStore {
             },
             path: self.root.clone(),
             settings,
+            version: None,
         }
+    }
+
+    fn describe_writes(&self, options: &SessionOptions) -> String {
+        options.write_style.describe(options.fsync).to_string()
     }
 
     fn catalog(&mut self) -> Result<Catalog> {
