@@ -588,6 +588,32 @@ mod tests {
     }
 
     #[test]
+    fn memory_targets_are_named_and_hold_no_local_path() {
+        let t = Target::parse("memory:bench").unwrap();
+        assert_eq!(
+            t,
+            Target::Memory {
+                name: "bench".into()
+            }
+        );
+        assert_eq!(t.to_string(), "memory:bench");
+        assert_eq!(t.data_path(), None);
+        assert!(Target::parse("memory:").is_err());
+        // A bare path means what the caller says; a scheme always wins.
+        let dir = |p: &Path| Target::Dir {
+            path: p.to_path_buf(),
+        };
+        assert!(matches!(
+            Target::parse_with_bare("out", dir).unwrap(),
+            Target::Dir { .. }
+        ));
+        assert!(matches!(
+            Target::parse_with_bare("tree:out", dir).unwrap(),
+            Target::Tree { .. }
+        ));
+    }
+
+    #[test]
     fn bare_directory_is_tree_when_it_has_00() {
         let tmp = tempfile::tempdir().unwrap();
         assert!(matches!(

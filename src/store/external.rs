@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, Statement};
 use serde_json::{Map, Value, json};
 
-use super::files::{FileIo, FileLayout, prepare_own_folder};
+use super::files::{FileIo, FileLayout, prepare_own_folder, refuse_read_only};
 use super::sqlite::{
     apply_settings, catalog_of, check_is_database, create_database, database_files, has_table,
     integrity_check, open_connection, replace_own_database,
@@ -22,6 +22,7 @@ pub struct ExternalStore {
     path: PathBuf,
     conn: Connection,
     settings: Map<String, Value>,
+    access: Access,
 }
 
 /// `data.db` keeps its files in `data.db.files/`.
@@ -55,6 +56,7 @@ impl ExternalStore {
             path: path.to_path_buf(),
             conn,
             settings: map,
+            access,
         })
     }
 
@@ -125,6 +127,7 @@ impl Store for ExternalStore {
             folder_name,
             name: String::new(),
             in_transaction: false,
+            access: self.access,
         }))
     }
 
@@ -159,6 +162,9 @@ pub struct ExternalSession<'a> {
     folder_name: String,
     name: String,
     in_transaction: bool,
+    /// The database refuses writes when read-only, but the files beside it
+    /// would not: the session refuses before touching them.
+    access: Access,
 }
 
 impl ExternalSession<'_> {
@@ -197,11 +203,13 @@ impl Session for ExternalSession<'_> {
     }
 
     fn update(&mut self, key: u64, data: &[u8]) -> Result<()> {
+        refuse_read_only(self.access, self.db)?;
         self.locate(key)?;
         self.io.update(&self.path, key, self.db, data)
     }
 
     fn insert(&mut self, key: u64, data: &[u8]) -> Result<()> {
+        refuse_read_only(self.access, self.db)?;
         self.name.clear();
         self.name.push_str(&self.folder_name);
         self.name.push('/');
@@ -225,6 +233,7 @@ impl Session for ExternalSession<'_> {
     }
 
     fn delete(&mut self, key: u64) -> Result<()> {
+        refuse_read_only(self.access, self.db)?;
         self.locate(key)?;
         if self.delete.is_none() {
             self.delete = Some(

@@ -302,6 +302,7 @@ impl Store for FilesStore {
             prefix_len: prefix.len(),
             path: prefix,
             root: &self.root,
+            access: self.access,
         }))
     }
 
@@ -524,6 +525,19 @@ pub struct FilesSession<'a> {
     path: String,
     prefix_len: usize,
     root: &'a Path,
+    access: Access,
+}
+
+/// Refuses a write through a store opened read-only: files carry no
+/// read-only mode of their own, so the session says no.
+pub(crate) fn refuse_read_only(access: Access, target: &Path) -> Result<()> {
+    if access == Access::ReadOnly {
+        return Err(Error::usage(format!(
+            "{}: opened read-only; this run may not write",
+            target.display()
+        )));
+    }
+    Ok(())
 }
 
 impl FilesSession<'_> {
@@ -540,6 +554,7 @@ impl Session for FilesSession<'_> {
     }
 
     fn update(&mut self, key: u64, data: &[u8]) -> Result<()> {
+        refuse_read_only(self.access, self.root)?;
         self.locate(key);
         self.io.update(&self.path, key, self.root, data)
     }
@@ -585,11 +600,13 @@ impl Session for FilesSession<'_> {
     }
 
     fn insert(&mut self, key: u64, data: &[u8]) -> Result<()> {
+        refuse_read_only(self.access, self.root)?;
         self.locate(key);
         self.io.create(&self.path, data)
     }
 
     fn delete(&mut self, key: u64) -> Result<()> {
+        refuse_read_only(self.access, self.root)?;
         self.locate(key);
         self.io.remove(&self.path, key, self.root)
     }

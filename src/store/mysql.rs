@@ -437,7 +437,11 @@ impl Session for MysqlSession<'_> {
         let delete = delete.clone();
         self.conn
             .exec_drop(&delete, (key as i64,))
-            .map_err(|e| Error::server(&self.display, e))
+            .map_err(|e| Error::server(&self.display, e))?;
+        if self.conn.affected_rows() == 0 {
+            return Err(super::missing_key(key, &self.display));
+        }
+        Ok(())
     }
 
     fn begin(&mut self) -> Result<()> {

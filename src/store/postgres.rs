@@ -377,9 +377,13 @@ impl Session for PostgresSession<'_> {
 
     fn delete(&mut self, key: u64) -> Result<()> {
         let stmt = self.writable(&self.delete)?.clone();
-        self.client
+        let n = self
+            .client
             .execute(&stmt, &[&(key as i64)])
             .map_err(|e| Error::server(&self.display, e))?;
+        if n == 0 {
+            return Err(super::missing_key(key, &self.display));
+        }
         Ok(())
     }
 

@@ -548,3 +548,201 @@ fn generate(
     }
     Contents::Pregenerated { data, offsets }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The executor on memory datasets: what it visits, counts, verifies
+    //! and refuses, without files or timing noise mattering.
+
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use super::*;
+    use crate::dataset::SizeDistribution;
+    use crate::progress::Silent;
+    use crate::target::Target;
+    use crate::workload::KeyOrder;
+
+    /// A memory dataset of `count` blobs with distinct sizes; returns its target and spec.
+    fn dataset(name: &str, count: u64) -> (Target, DatasetSpec) {
+        let target = Target::Memory {
+            name: format!("executor-{name}"),
+        };
+        let spec = DatasetSpec {
+            first_key: 1,
+            count,
+            size: 2000,
+            distribution: SizeDistribution::Uniform { variance: 1000 },
+            seed: 7,
+        };
+        store::create_dataset(&target, &spec, &Silent).unwrap();
+        (target, spec)
+    }
+
+    fn plan(target: &Target, operation: Operation) -> RunPlan {
+        RunPlan {
+            name: "test".into(),
+            target: target.clone(),
+            operation,
+            order: KeyOrder::Asc,
+            count: None,
+            start: None,
+            max_id: None,
+            session: SessionOptionsRecord {
+                read_path: ReadPath::Sql,
+                per_op_transaction: false,
+                write_style: crate::store::WriteStyle::Truncate,
+                fsync: false,
+            },
+            repeat: 1,
+            warmup: 0,
+            cache: CacheMode::Warm,
+            verify: true,
+            exclude_checkpoint: false,
+            order_seed: 3,
+        }
+    }
+
+    fn bytes_of(spec: &DatasetSpec, keys: &[u64]) -> u64 {
+        keys.iter().map(|&k| spec.size_of(k) as u64).sum()
+    }
+
+    /// Counts what the executor reports as done.
+    #[derive(Default)]
+    struct Counting {
+        total: AtomicU64,
+        done: AtomicU64,
+    }
+
+    impl Progress for Counting {
+        fn start(&self, _label: &str, _total: u64) {}
+        fn set_total(&self, total: u64) {
+            self.total.store(total, Ordering::Relaxed);
+        }
+        fn message(&self, _text: &str) {}
+        fn advance(&self, n: u64) {
+            self.done.fetch_add(n, Ordering::Relaxed);
+        }
+        fn finish(&self) {}
+        fn note(&self, _text: &str) {}
+    }
+
+    #[test]
+    fn reads_every_key_verified_and_counts_only_measured_repetitions() {
+        let (target, spec) = dataset("read", 1200);
+        let mut p = plan(&target, Operation::Read);
+        p.repeat = 3;
+        p.warmup = 2;
+        let progress = Counting::default();
+        let r = execute(&p, &progress).unwrap();
+        assert_eq!(r.repetitions.len(), 3, "warm-ups are not recorded");
+        assert_eq!(r.histogram_count, 3 * 1200);
+        // Progress covers warm-ups too, and adds up exactly (1200 is not a multiple of 512).
+        assert_eq!(progress.total.load(Ordering::Relaxed), 5 * 1200);
+        assert_eq!(progress.done.load(Ordering::Relaxed), 5 * 1200);
+        for rep in &r.repetitions {
+            assert_eq!(rep.ops, 1200);
+            assert_eq!(rep.verified, 1200);
+            assert_eq!(rep.bytes, spec.total_bytes());
+            assert_eq!(rep.cache.state, "warm");
+            assert!(rep.elapsed_ns >= rep.ops_ns);
+        }
+        assert_eq!(r.catalog.source, "manifest");
+        assert_eq!((r.catalog.first_key, r.catalog.last_key), (1, 1200));
+        assert_eq!(r.space_bytes, spec.total_bytes());
+        assert_eq!(r.store.kind, "memory");
+        assert_eq!(r.write_method, None);
+        assert_eq!(r.target, format!("memory:{}", target.path().display()));
+    }
+
+    #[test]
+    fn visits_the_keys_of_each_order_count_and_start() {
+        let (target, spec) = dataset("orders", 100);
+        for order in [
+            KeyOrder::Asc,
+            KeyOrder::Desc,
+            KeyOrder::Random,
+            KeyOrder::KvtestDraws,
+        ] {
+            let mut p = plan(&target, Operation::Read);
+            p.order = order;
+            p.count = Some(30);
+            p.start = Some(40);
+            p.max_id = Some(90);
+            let r = execute(&p, &Silent).unwrap();
+            let keys = key_sequence(order, 1, 90, 30, Some(40), p.order_seed);
+            assert_eq!(r.repetitions[0].ops, 30, "{order:?}");
+            assert_eq!(r.repetitions[0].bytes, bytes_of(&spec, &keys), "{order:?}");
+        }
+    }
+
+    #[test]
+    fn updates_write_new_content_and_verify_it_after_the_run() {
+        let (target, spec) = dataset("update", 50);
+        let mut p = plan(&target, Operation::Update);
+        p.count = Some(20);
+        p.repeat = 2;
+        p.warmup = 1;
+        let r = execute(&p, &Silent).unwrap();
+        assert_eq!(r.repetitions.len(), 2);
+        assert_eq!(r.repetitions[1].verified, 20);
+        assert!(
+            r.notes
+                .iter()
+                .any(|n| n == "verified 20 updated blobs read back after the run"),
+            "{:?}",
+            r.notes
+        );
+        assert_eq!(
+            r.write_method.as_deref(),
+            Some("the blob's bytes replaced in this process's memory")
+        );
+        // Keys 1..=20 hold new content now; key 21 still the original.
+        let mut s = store::open(&target, Access::ReadOnly).unwrap();
+        let mut session = s.session(SessionOptions::default()).unwrap();
+        let mut scratch = Vec::new();
+        let mut first = Vec::new();
+        session.read(1, &mut |d| first = d.to_vec()).unwrap();
+        let version = spec.verify(1, &first, None, &mut scratch).unwrap();
+        assert_ne!(version, 0, "key 1 still holds the content init wrote");
+        let mut untouched = Vec::new();
+        session.read(21, &mut |d| untouched = d.to_vec()).unwrap();
+        spec.verify(21, &untouched, Some(0), &mut scratch).unwrap();
+    }
+
+    #[test]
+    fn refuses_what_the_dataset_or_store_cannot_do() {
+        let (target, _) = dataset("refusals", 10);
+        let usage = |p: &RunPlan, needle: &str| match execute(p, &Silent) {
+            Err(Error::Usage(m)) => assert!(m.contains(needle), "{m}"),
+            other => panic!("{needle}: {other:?}"),
+        };
+        let mut p = plan(&target, Operation::Read);
+        p.count = Some(11);
+        usage(&p, "--count 11 is beyond the dataset");
+        let mut p = plan(&target, Operation::Read);
+        p.max_id = Some(11);
+        usage(&p, "--max-id 11");
+        let mut p = plan(&target, Operation::Read);
+        p.start = Some(0);
+        usage(&p, "--start 0");
+        let mut p = plan(&target, Operation::Read);
+        p.cache = CacheMode::Cold;
+        usage(&p, "--cold");
+    }
+
+    #[test]
+    fn a_missing_key_is_its_own_error() {
+        let (target, _) = dataset("sparse", 10);
+        {
+            let mut s = store::open(&target, Access::ReadWrite).unwrap();
+            let mut session = s.session(SessionOptions::default()).unwrap();
+            session.delete(5).unwrap();
+        }
+        let mut p = plan(&target, Operation::Read);
+        p.verify = false;
+        match execute(&p, &Silent) {
+            Err(e @ Error::MissingKey { key: 5, .. }) => assert_eq!(e.exit_code(), 2),
+            other => panic!("{other:?}"),
+        }
+    }
+}
