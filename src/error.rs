@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+/// Everything that can go wrong, each as one line for the user.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The user asked for something we cannot do as asked: bad value, missing
@@ -26,44 +27,67 @@ pub enum Error {
     /// A file operation failed.
     #[error("{action} {path}: {source}")]
     Io {
+        /// What was being done ("cannot open").
         action: &'static str,
+        /// The file or folder.
         path: PathBuf,
+        /// The system's error.
         #[source]
         source: std::io::Error,
     },
+    /// SQLite refused or failed.
     #[error("SQLite error on {path}: {source}")]
     Sqlite {
+        /// The database.
         path: PathBuf,
+        /// SQLite's error.
         #[source]
         source: rusqlite::Error,
     },
     /// A database server refused a statement.
     #[error("{target}: {message}")]
-    Server { target: String, message: String },
+    Server {
+        /// The server URL without password.
+        target: String,
+        /// The server's message, as one line.
+        message: String,
+    },
     /// A database server could not be reached or refused the login: a wrong
     /// URL, a server not running. Exit status 2.
     #[error("cannot connect to {target}: {message}")]
-    Connect { target: String, message: String },
+    Connect {
+        /// The server URL without password.
+        target: String,
+        /// Why, as one line.
+        message: String,
+    },
+    /// A blob read back does not hold the content the dataset says.
     #[error("verification failed: {0}")]
     Verify(String),
     /// `compare --fail-on-slower` found slower cases. Exit status 1.
     #[error("{0} case(s) slower beyond the noise (--fail-on-slower)")]
     Regression(usize),
+    /// A result could not be serialized.
     #[error("cannot write result {path}: {source}")]
     Json {
+        /// The result file.
         path: PathBuf,
+        /// serde_json's error.
         #[source]
         source: serde_json::Error,
     },
 }
 
+/// The library's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
+    /// A usage error: something the user can fix (exit status 2).
     pub fn usage(message: impl Into<String>) -> Self {
         Error::Usage(message.into())
     }
 
+    /// A file operation's failure on `path`.
     pub fn io(action: &'static str, path: &Path, source: std::io::Error) -> Self {
         Error::Io {
             action,
@@ -72,6 +96,7 @@ impl Error {
         }
     }
 
+    /// SQLite's failure on the database `path`.
     pub fn sqlite(path: &Path, source: rusqlite::Error) -> Self {
         Error::Sqlite {
             path: path.to_path_buf(),
@@ -87,6 +112,7 @@ impl Error {
         }
     }
 
+    /// A server that cannot be reached at `target`, as one line.
     pub fn connect(target: &Path, message: impl std::fmt::Display) -> Self {
         Error::Connect {
             target: target.display().to_string(),

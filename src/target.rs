@@ -13,42 +13,65 @@ use crate::units::parse_number;
 /// database's (or the run's) own setting alone.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SqliteSettings {
+    /// Page size in bytes; only a new database can take it.
     pub page_size: Option<u32>,
+    /// delete, truncate, persist, memory, wal or off.
     pub journal_mode: Option<String>,
+    /// off, normal, full or extra.
     pub synchronous: Option<String>,
+    /// Pages when positive, KiB when negative (SQLite's convention).
     pub cache_size: Option<i64>,
+    /// Bytes of the database read through mmap.
     pub mmap_size: Option<u64>,
+    /// normal or exclusive.
     pub locking_mode: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
+/// Where blobs live and how to reach them: parsed once from a target string.
 pub enum Target {
     /// Blobs inside the database, table `kv(k INTEGER PRIMARY KEY, v BLOB)` as kvtest.
     Sqlite {
+        /// The database file.
         path: PathBuf,
+        /// Connection settings to apply.
         settings: SqliteSettings,
     },
     /// The database holds each blob's file name; the content is a file beside it.
     SqliteExt {
+        /// The database file; the blobs are in `PATH.files/`.
         path: PathBuf,
+        /// Connection settings to apply.
         settings: SqliteSettings,
     },
     /// One file per blob in one folder, named `000001` as kvtest.
-    Dir { path: PathBuf },
+    Dir {
+        /// The folder.
+        path: PathBuf,
+    },
     /// One file per blob in `00/00/01` folders as kvtest's `--tree`.
-    Tree { path: PathBuf },
+    Tree {
+        /// The top folder.
+        path: PathBuf,
+    },
     /// PostgreSQL: table `LargeObjects(id bigint primary key, largeData bytea)`
     /// (TOAST, storage EXTERNAL) or `largeData oid` (large objects).
     Postgres {
+        /// The server.
         server: ServerUrl,
+        /// bytea or large objects.
         mode: PgMode,
+        /// The table, lower case.
         table: String,
     },
     /// MariaDB / MySQL: table `LargeObjects(id BIGINT, largeData LONGBLOB)` in one engine.
     Mysql {
+        /// The server.
         server: ServerUrl,
+        /// The storage engine of the table.
         engine: MysqlEngine,
+        /// The table, lower case.
         table: String,
     },
     /// Blobs held in this process's memory under `name`: for tests of the
@@ -63,6 +86,7 @@ pub enum Target {
 /// is never serialized or printed; `display` is the same URL without it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ServerUrl {
+    /// The URL as given, for the client library (never written out).
     #[serde(skip)]
     pub connect: String,
     /// The URL with any password replaced by `***`.
@@ -71,6 +95,7 @@ pub struct ServerUrl {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+/// How PostgreSQL stores the blobs.
 pub enum PgMode {
     /// bytea column, TOASTed out of line, uncompressed (storage EXTERNAL).
     Bytea,
@@ -80,14 +105,20 @@ pub enum PgMode {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+/// The MariaDB / MySQL storage engine of the blob table.
 pub enum MysqlEngine {
+    /// Transactional, the default.
     Innodb,
+    /// Not transactional, table locks.
     Myisam,
+    /// MariaDB's crash-safe MyISAM.
     Aria,
+    /// Compressed, insert and read only.
     Archive,
 }
 
 impl MysqlEngine {
+    /// The engine's name in SQL (`ENGINE=...`).
     pub fn sql_name(self) -> &'static str {
         match self {
             MysqlEngine::Innodb => "InnoDB",
@@ -103,8 +134,11 @@ impl MysqlEngine {
     }
 }
 
+/// SQLite's journal modes.
 pub const JOURNAL_MODES: &[&str] = &["delete", "truncate", "persist", "memory", "wal", "off"];
+/// SQLite's synchronous levels, by name.
 pub const SYNCHRONOUS: &[&str] = &["off", "normal", "full", "extra"];
+/// SQLite's locking modes.
 pub const LOCKING_MODES: &[&str] = &["normal", "exclusive"];
 
 impl Target {
@@ -205,6 +239,7 @@ impl Target {
         }
     }
 
+    /// The kind as written in results and reports: sqlite, dir, postgres-lo, ...
     pub fn kind_name(&self) -> &'static str {
         match self {
             Target::Sqlite { .. } => "sqlite",
@@ -233,10 +268,12 @@ impl Target {
         matches!(self, Target::Postgres { .. } | Target::Mysql { .. })
     }
 
+    /// One file per blob (dir or tree).
     pub fn is_files(&self) -> bool {
         matches!(self, Target::Dir { .. } | Target::Tree { .. })
     }
 
+    /// The SQLite settings of a database target, to change; None otherwise.
     pub fn sqlite_settings_mut(&mut self) -> Option<&mut SqliteSettings> {
         match self {
             Target::Sqlite { settings, .. } | Target::SqliteExt { settings, .. } => Some(settings),
@@ -256,6 +293,7 @@ impl Target {
         t
     }
 
+    /// The SQLite settings of a database target; None otherwise.
     pub fn sqlite_settings(&self) -> Option<&SqliteSettings> {
         match self {
             Target::Sqlite { settings, .. } | Target::SqliteExt { settings, .. } => Some(settings),
@@ -455,6 +493,7 @@ fn parse_settings(target: &str, query: Option<&str>) -> Result<SqliteSettings> {
     Ok(settings)
 }
 
+/// A page size: a power of two from 512 to 65536 (units allowed: 8KiB).
 pub fn parse_page_size(value: &str) -> Result<u32> {
     let n = parse_number(value)?;
     if !(512..=65536).contains(&n) || !n.is_power_of_two() {
@@ -473,6 +512,7 @@ pub fn parse_cache_size(value: &str) -> Result<i64> {
     }
 }
 
+/// A synchronous level by name or number (0-3), as its name.
 pub fn parse_synchronous(value: &str) -> Result<String> {
     let v = value.to_ascii_lowercase();
     let named = match v.as_str() {
@@ -485,6 +525,7 @@ pub fn parse_synchronous(value: &str) -> Result<String> {
     one_of("synchronous", named, SYNCHRONOUS)
 }
 
+/// `value` in lower case when it is one of `allowed`; else an error naming them.
 pub fn one_of(setting: &str, value: &str, allowed: &[&str]) -> Result<String> {
     let v = value.to_ascii_lowercase();
     if allowed.contains(&v.as_str()) {

@@ -33,7 +33,9 @@ use crate::target::Target;
 /// so that the operating system or SQLite refuses any write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
+    /// Reads only; any write is refused.
     ReadOnly,
+    /// Reads and writes.
     ReadWrite,
 }
 
@@ -60,6 +62,7 @@ pub enum WriteStyle {
 }
 
 impl WriteStyle {
+    /// The style in words, with or without fsync, for results.
     pub fn describe(self, fsync: bool) -> &'static str {
         match (self, fsync) {
             (WriteStyle::Truncate, false) => "truncate+rewrite",
@@ -72,14 +75,18 @@ impl WriteStyle {
     }
 }
 
+/// How a session reads and writes.
 #[derive(Debug, Clone, Copy)]
 pub struct SessionOptions {
+    /// SQL statements or SQLite's incremental blob API.
     pub read_path: ReadPath,
     /// Each operation in its own transaction (kvtest's --multitrans). On the
     /// blob API this means opening and closing the handle per operation,
     /// because an open blob handle keeps its transaction open.
     pub per_op_transaction: bool,
+    /// How files are rewritten (files and external blobs).
     pub write_style: WriteStyle,
+    /// fsync each written file (files and external blobs).
     pub fsync: bool,
 }
 
@@ -125,8 +132,11 @@ pub enum CacheControl {
 /// The keys a target holds: from its manifest, or found by scanning it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Catalog {
+    /// The lowest key present.
     pub first_key: u64,
+    /// The highest key present.
     pub last_key: u64,
+    /// Keys present (from a scan of a database: the span first..=last).
     pub count: u64,
     /// Present when the target was made by blobbench; enables --verify.
     pub manifest: Option<Manifest>,

@@ -161,15 +161,15 @@ impl MysqlStore {
             engine.sql_name()
         ))
         .map_err(|e| {
-            let text = e.to_string();
-            if text.contains("Unknown storage engine") {
+            // ER_UNKNOWN_STORAGE_ENGINE, the same number in MySQL and MariaDB.
+            if matches!(&e, mysql::Error::MySqlError(m) if m.code == 1286) {
                 Error::usage(format!(
                     "{}: the server has no {} engine (MariaDB loads ARCHIVE with --plugin-load-add=ha_archive.so)",
                     display.display(),
                     engine.sql_name()
                 ))
             } else {
-                Error::server(display, text)
+                Error::server(display, e)
             }
         })?;
         let actual: Option<String> = conn

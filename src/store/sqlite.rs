@@ -550,6 +550,8 @@ pub struct SqliteSession<'a> {
     in_transaction: bool,
 }
 
+/// Whether sqlite3_blob_open / reopen failed for want of the row: SQLite
+/// gives that case no code of its own (it is SQLITE_ERROR), only this text.
 fn is_missing_row(e: &rusqlite::Error) -> bool {
     e.to_string().contains("no such rowid")
 }

@@ -564,9 +564,7 @@ mod tests {
 
     /// A memory dataset of `count` blobs with distinct sizes; returns its target and spec.
     fn dataset(name: &str, count: u64) -> (Target, DatasetSpec) {
-        let target = Target::Memory {
-            name: format!("executor-{name}"),
-        };
+        let target = Target::parse(&format!("memory:executor-{name}")).unwrap();
         let spec = DatasetSpec {
             first_key: 1,
             count,
