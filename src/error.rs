@@ -3,52 +3,91 @@
 
 use std::path::{Path, PathBuf};
 
+/// Everything that can go wrong, each as one line for the user.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The user asked for something we cannot do as asked: bad value, missing
     /// target, a file that is not ours. Exit status 2.
     #[error("{0}")]
     Usage(String),
+    /// A key the dataset does not hold was asked for (read, update, delete).
+    /// Its own variant so that callers (`Session::size`, copies of sparse
+    /// datasets) can tell it from other failures without reading the text.
+    /// Exit status 2.
+    #[error(
+        "key {key} is missing from {}: the run asked for a key the dataset does not hold (check --start/--max-id)",
+        target.display()
+    )]
+    MissingKey {
+        /// The key asked for.
+        key: u64,
+        /// The target as its path or server URL (without password).
+        target: PathBuf,
+    },
+    /// A file operation failed.
     #[error("{action} {path}: {source}")]
     Io {
+        /// What was being done ("cannot open").
         action: &'static str,
+        /// The file or folder.
         path: PathBuf,
+        /// The system's error.
         #[source]
         source: std::io::Error,
     },
+    /// SQLite refused or failed.
     #[error("SQLite error on {path}: {source}")]
     Sqlite {
+        /// The database.
         path: PathBuf,
+        /// SQLite's error.
         #[source]
         source: rusqlite::Error,
     },
     /// A database server refused a statement.
     #[error("{target}: {message}")]
-    Server { target: String, message: String },
+    Server {
+        /// The server URL without password.
+        target: String,
+        /// The server's message, as one line.
+        message: String,
+    },
     /// A database server could not be reached or refused the login: a wrong
     /// URL, a server not running. Exit status 2.
     #[error("cannot connect to {target}: {message}")]
-    Connect { target: String, message: String },
+    Connect {
+        /// The server URL without password.
+        target: String,
+        /// Why, as one line.
+        message: String,
+    },
+    /// A blob read back does not hold the content the dataset says.
     #[error("verification failed: {0}")]
     Verify(String),
     /// `compare --fail-on-slower` found slower cases. Exit status 1.
     #[error("{0} case(s) slower beyond the noise (--fail-on-slower)")]
     Regression(usize),
+    /// A result could not be serialized.
     #[error("cannot write result {path}: {source}")]
     Json {
+        /// The result file.
         path: PathBuf,
+        /// serde_json's error.
         #[source]
         source: serde_json::Error,
     },
 }
 
+/// The library's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
+    /// A usage error: something the user can fix (exit status 2).
     pub fn usage(message: impl Into<String>) -> Self {
         Error::Usage(message.into())
     }
 
+    /// A file operation's failure on `path`.
     pub fn io(action: &'static str, path: &Path, source: std::io::Error) -> Self {
         Error::Io {
             action,
@@ -57,6 +96,7 @@ impl Error {
         }
     }
 
+    /// SQLite's failure on the database `path`.
     pub fn sqlite(path: &Path, source: rusqlite::Error) -> Self {
         Error::Sqlite {
             path: path.to_path_buf(),
@@ -72,6 +112,7 @@ impl Error {
         }
     }
 
+    /// A server that cannot be reached at `target`, as one line.
     pub fn connect(target: &Path, message: impl std::fmt::Display) -> Self {
         Error::Connect {
             target: target.display().to_string(),
@@ -84,7 +125,7 @@ impl Error {
     pub fn exit_code(&self) -> i32 {
         use std::io::ErrorKind::*;
         match self {
-            Error::Usage(_) | Error::Connect { .. } => 2,
+            Error::Usage(_) | Error::Connect { .. } | Error::MissingKey { .. } => 2,
             Error::Io { source, .. }
                 if matches!(
                     source.kind(),

@@ -13,43 +13,72 @@ use crate::units::parse_number;
 /// database's (or the run's) own setting alone.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SqliteSettings {
+    /// Page size in bytes; only a new database can take it.
     pub page_size: Option<u32>,
+    /// delete, truncate, persist, memory, wal or off.
     pub journal_mode: Option<String>,
+    /// off, normal, full or extra.
     pub synchronous: Option<String>,
+    /// Pages when positive, KiB when negative (SQLite's convention).
     pub cache_size: Option<i64>,
+    /// Bytes of the database read through mmap.
     pub mmap_size: Option<u64>,
+    /// normal or exclusive.
     pub locking_mode: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
+/// Where blobs live and how to reach them: parsed once from a target string.
 pub enum Target {
     /// Blobs inside the database, table `kv(k INTEGER PRIMARY KEY, v BLOB)` as kvtest.
     Sqlite {
+        /// The database file.
         path: PathBuf,
+        /// Connection settings to apply.
         settings: SqliteSettings,
     },
     /// The database holds each blob's file name; the content is a file beside it.
     SqliteExt {
+        /// The database file; the blobs are in `PATH.files/`.
         path: PathBuf,
+        /// Connection settings to apply.
         settings: SqliteSettings,
     },
     /// One file per blob in one folder, named `000001` as kvtest.
-    Dir { path: PathBuf },
+    Dir {
+        /// The folder.
+        path: PathBuf,
+    },
     /// One file per blob in `00/00/01` folders as kvtest's `--tree`.
-    Tree { path: PathBuf },
+    Tree {
+        /// The top folder.
+        path: PathBuf,
+    },
     /// PostgreSQL: table `LargeObjects(id bigint primary key, largeData bytea)`
     /// (TOAST, storage EXTERNAL) or `largeData oid` (large objects).
     Postgres {
+        /// The server.
         server: ServerUrl,
+        /// bytea or large objects.
         mode: PgMode,
+        /// The table, lower case.
         table: String,
     },
     /// MariaDB / MySQL: table `LargeObjects(id BIGINT, largeData LONGBLOB)` in one engine.
     Mysql {
+        /// The server.
         server: ServerUrl,
+        /// The storage engine of the table.
         engine: MysqlEngine,
+        /// The table, lower case.
         table: String,
+    },
+    /// Blobs held in this process's memory under `name`: for tests of the
+    /// executor and of code above the stores, without files or servers.
+    Memory {
+        /// The dataset's name; every open of it in one process sees the same data.
+        name: String,
     },
 }
 
@@ -57,6 +86,7 @@ pub enum Target {
 /// is never serialized or printed; `display` is the same URL without it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ServerUrl {
+    /// The URL as given, for the client library (never written out).
     #[serde(skip)]
     pub connect: String,
     /// The URL with any password replaced by `***`.
@@ -65,6 +95,7 @@ pub struct ServerUrl {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+/// How PostgreSQL stores the blobs.
 pub enum PgMode {
     /// bytea column, TOASTed out of line, uncompressed (storage EXTERNAL).
     Bytea,
@@ -74,14 +105,20 @@ pub enum PgMode {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+/// The MariaDB / MySQL storage engine of the blob table.
 pub enum MysqlEngine {
+    /// Transactional, the default.
     Innodb,
+    /// Not transactional, table locks.
     Myisam,
+    /// MariaDB's crash-safe MyISAM.
     Aria,
+    /// Compressed, insert and read only.
     Archive,
 }
 
 impl MysqlEngine {
+    /// The engine's name in SQL (`ENGINE=...`).
     pub fn sql_name(self) -> &'static str {
         match self {
             MysqlEngine::Innodb => "InnoDB",
@@ -97,8 +134,11 @@ impl MysqlEngine {
     }
 }
 
+/// SQLite's journal modes.
 pub const JOURNAL_MODES: &[&str] = &["delete", "truncate", "persist", "memory", "wal", "off"];
+/// SQLite's synchronous levels, by name.
 pub const SYNCHRONOUS: &[&str] = &["off", "normal", "full", "extra"];
+/// SQLite's locking modes.
 pub const LOCKING_MODES: &[&str] = &["normal", "exclusive"];
 
 impl Target {
@@ -106,6 +146,12 @@ impl Target {
     /// a directory holding a `00` folder is a tree, any other directory a dir,
     /// anything else (or a name ending in .db/.sqlite/.sqlite3) a database.
     pub fn parse(text: &str) -> Result<Target> {
+        Target::parse_with_bare(text, classify_bare_path)
+    }
+
+    /// Parses a target string whose bare paths (no `scheme:`) mean what
+    /// `bare` says: `export DB OUT` reads a bare OUT as a folder to create.
+    pub fn parse_with_bare(text: &str, bare: impl FnOnce(&Path) -> Target) -> Result<Target> {
         if text.is_empty() {
             return Err(Error::usage(
                 "empty target: name a database (x.db, sqlite:PATH) or a folder (dir:PATH, tree:PATH)",
@@ -147,6 +193,16 @@ impl Target {
                     }
                 };
             }
+            if scheme == "memory" {
+                if rest.is_empty() {
+                    return Err(Error::usage(format!(
+                        "target \"{text}\" has no name after \"memory:\""
+                    )));
+                }
+                return Ok(Target::Memory {
+                    name: rest.to_string(),
+                });
+            }
             if ["postgres", "postgresql"].contains(&scheme) {
                 return parse_postgres(text);
             }
@@ -159,7 +215,7 @@ impl Target {
                 )));
             }
         }
-        Ok(classify_bare_path(Path::new(text)))
+        Ok(bare(Path::new(text)))
     }
 
     /// The file or folder; for a server, its URL without the password.
@@ -170,9 +226,20 @@ impl Target {
             | Target::Dir { path }
             | Target::Tree { path } => path,
             Target::Postgres { server, .. } | Target::Mysql { server, .. } => &server.display,
+            Target::Memory { name } => Path::new(name.as_str()),
         }
     }
 
+    /// The file or folder on this machine that holds the data (for the
+    /// environment's filesystem record); None for servers and memory.
+    pub fn data_path(&self) -> Option<&Path> {
+        match self {
+            Target::Postgres { .. } | Target::Mysql { .. } | Target::Memory { .. } => None,
+            _ => Some(self.path()),
+        }
+    }
+
+    /// The kind as written in results and reports: sqlite, dir, postgres-lo, ...
     pub fn kind_name(&self) -> &'static str {
         match self {
             Target::Sqlite { .. } => "sqlite",
@@ -192,6 +259,7 @@ impl Target {
                 MysqlEngine::Aria => "mysql-aria",
                 MysqlEngine::Archive => "mysql-archive",
             },
+            Target::Memory { .. } => "memory",
         }
     }
 
@@ -200,10 +268,12 @@ impl Target {
         matches!(self, Target::Postgres { .. } | Target::Mysql { .. })
     }
 
+    /// One file per blob (dir or tree).
     pub fn is_files(&self) -> bool {
         matches!(self, Target::Dir { .. } | Target::Tree { .. })
     }
 
+    /// The SQLite settings of a database target, to change; None otherwise.
     pub fn sqlite_settings_mut(&mut self) -> Option<&mut SqliteSettings> {
         match self {
             Target::Sqlite { settings, .. } | Target::SqliteExt { settings, .. } => Some(settings),
@@ -223,6 +293,7 @@ impl Target {
         t
     }
 
+    /// The SQLite settings of a database target; None otherwise.
     pub fn sqlite_settings(&self) -> Option<&SqliteSettings> {
         match self {
             Target::Sqlite { settings, .. } | Target::SqliteExt { settings, .. } => Some(settings),
@@ -422,6 +493,7 @@ fn parse_settings(target: &str, query: Option<&str>) -> Result<SqliteSettings> {
     Ok(settings)
 }
 
+/// A page size: a power of two from 512 to 65536 (units allowed: 8KiB).
 pub fn parse_page_size(value: &str) -> Result<u32> {
     let n = parse_number(value)?;
     if !(512..=65536).contains(&n) || !n.is_power_of_two() {
@@ -440,6 +512,7 @@ pub fn parse_cache_size(value: &str) -> Result<i64> {
     }
 }
 
+/// A synchronous level by name or number (0-3), as its name.
 pub fn parse_synchronous(value: &str) -> Result<String> {
     let v = value.to_ascii_lowercase();
     let named = match v.as_str() {
@@ -452,6 +525,7 @@ pub fn parse_synchronous(value: &str) -> Result<String> {
     one_of("synchronous", named, SYNCHRONOUS)
 }
 
+/// `value` in lower case when it is one of `allowed`; else an error naming them.
 pub fn one_of(setting: &str, value: &str, allowed: &[&str]) -> Result<String> {
     let v = value.to_ascii_lowercase();
     if allowed.contains(&v.as_str()) {
@@ -552,6 +626,32 @@ mod tests {
             panic!()
         };
         assert_eq!((mode, table.as_str()), (PgMode::Lo, "largeobjects_lo"));
+    }
+
+    #[test]
+    fn memory_targets_are_named_and_hold_no_local_path() {
+        let t = Target::parse("memory:bench").unwrap();
+        assert_eq!(
+            t,
+            Target::Memory {
+                name: "bench".into()
+            }
+        );
+        assert_eq!(t.to_string(), "memory:bench");
+        assert_eq!(t.data_path(), None);
+        assert!(Target::parse("memory:").is_err());
+        // A bare path means what the caller says; a scheme always wins.
+        let dir = |p: &Path| Target::Dir {
+            path: p.to_path_buf(),
+        };
+        assert!(matches!(
+            Target::parse_with_bare("out", dir).unwrap(),
+            Target::Dir { .. }
+        ));
+        assert!(matches!(
+            Target::parse_with_bare("tree:out", dir).unwrap(),
+            Target::Tree { .. }
+        ));
     }
 
     #[test]

@@ -458,3 +458,40 @@ fn quick_prints_ratios_and_writes_json() {
         ],
     );
 }
+
+/// export's destination uses the target grammar: `dir:out` and `tree:out`
+/// make what they name (not a folder called "dir:out"), any target copies
+/// into any other, and a copy never lands on its own source.
+#[test]
+fn export_destination_is_a_target() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    dataset(d);
+    let out = ok(d, &["export", "t.db", "dir:flat"]);
+    assert!(out.contains("exported 300 blobs"), "{out}");
+    assert!(d.join("flat/000001").is_file() && d.join("flat/000300").is_file());
+    assert!(!d.join("dir:flat").exists());
+    let out = ok(d, &["export", "t.db", "tree:deep"]);
+    assert!(out.contains("(tree)"), "{out}");
+    assert!(d.join("deep/00/00/01").is_file() && d.join("deep/00/03/00").is_file());
+    assert!(!d.join("tree:deep").exists());
+    // Copies keep the manifest: each verifies as the original does.
+    for t in ["dir:flat", "tree:deep"] {
+        ok(d, &["run", t, "--verify", "--repeat", "1"]);
+    }
+    // Any source, any destination: a tree back into a database.
+    ok(d, &["export", "tree:deep", "sqlite:again.db"]);
+    ok(d, &["run", "again.db", "--verify", "--repeat", "1"]);
+    // --tree only shapes a bare destination.
+    usage_error(d, &["export", "t.db", "dir:other", "--tree"], "--tree");
+    // Never onto its own source, never over what blobbench did not make.
+    usage_error(d, &["export", "dir:flat", "dir:flat"], "onto itself");
+    std::fs::create_dir(d.join("photos")).unwrap();
+    std::fs::write(d.join("photos/cat.jpg"), "meow").unwrap();
+    usage_error(
+        d,
+        &["export", "t.db", "dir:photos"],
+        "not made by blobbench",
+    );
+    assert_eq!(std::fs::read(d.join("photos/cat.jpg")).unwrap(), b"meow");
+}

@@ -430,9 +430,9 @@ pub struct InitArgs {
 
 #[derive(Args, Debug)]
 pub struct ExportArgs {
-    /// Database to read (never modified)
+    /// Dataset to read, any target (never modified)
     pub db: String,
-    /// Folder to create (must be new, empty, or an earlier blobbench export)
+    /// Where to copy: a target (dir:PATH, tree:PATH, sqlite:PATH, ...) or a bare folder to create (must be new, empty, or an earlier blobbench export)
     pub dir: PathBuf,
     /// Write 00/00/01 folders instead of one flat folder
     #[arg(long)]

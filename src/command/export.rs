@@ -1,47 +1,64 @@
-//! `blobbench export DB DIR [--tree]`: one file per blob, as kvtest export.
+//! `blobbench export SOURCE DEST [--tree]`: copies a dataset into another
+//! store; by default one file per blob, as kvtest export.
+//!
+//! DEST uses the target grammar (`dir:out`, `tree:out`, `sqlite:copy.db`,
+//! a server URL, ...); a bare path keeps kvtest's meaning: a flat folder,
+//! or a tree with --tree.
+
+use std::path::Path;
 
 use crate::cli::ExportArgs;
 use crate::error::{Error, Result};
-use crate::store::{self, Access, FileLayout, FilesStore, Store};
+use crate::store;
 use crate::target::Target;
 use crate::units::human_bytes;
 
-pub fn run(args: &ExportArgs) -> Result<()> {
-    let db = match Target::parse(&args.db)? {
-        Target::Sqlite { path, .. } => path,
-        other => {
-            return Err(Error::usage(format!(
-                "export reads a database, but \"{}\" is a {} target; name the .db file",
-                args.db,
-                other.kind_name()
-            )));
+/// The destination named on the command line, as a target.
+fn destination(args: &ExportArgs) -> Result<Target> {
+    let text = args.dir.to_string_lossy();
+    let bare = |p: &Path| {
+        let path = p.to_path_buf();
+        if args.tree {
+            Target::Tree { path }
+        } else {
+            Target::Dir { path }
         }
     };
-    let layout = if args.tree {
-        FileLayout::Tree
-    } else {
-        FileLayout::Flat
+    let dest = Target::parse_with_bare(&text, bare)?;
+    if args.tree && !matches!(dest, Target::Tree { .. }) {
+        return Err(Error::usage(format!(
+            "--tree makes a bare destination a tree of folders, but \"{text}\" is a {} target; name it tree:{} or drop --tree",
+            dest.kind_name(),
+            dest.path().display()
+        )));
+    }
+    Ok(dest)
+}
+
+/// Copies the dataset and prints what was copied and the disk space of both.
+pub fn run(args: &ExportArgs) -> Result<()> {
+    let source = Target::parse(&args.db)?;
+    let dest = destination(args)?;
+    let (count, bytes) = store::copy(&source, &dest, &super::progress::Bars::new())?;
+    let space = store::inspect(&dest)?.space_used()?;
+    let source_space = store::inspect(&source)?.space_used()?;
+    let (dest_word, source_word) = match (&source, &dest) {
+        (Target::Sqlite { .. }, Target::Dir { .. } | Target::Tree { .. }) => ("files", "database"),
+        _ => (dest.kind_name(), source.kind_name()),
     };
-    let (count, bytes) =
-        crate::store::export(&db, &args.dir, layout, &super::progress::Bars::new())?;
-    let space = FilesStore::open(&args.dir, layout, Access::ReadOnly)?.space_used()?;
-    let db_space = store::open(
-        &Target::Sqlite {
-            path: db.clone(),
-            settings: Default::default(),
-        },
-        Access::ReadOnly,
-    )?
-    .space_used()?;
     println!(
-        "exported {count} blobs ({}) from {} to {}{}; disk space: files {} vs database {} ({:.2}x)",
+        "exported {count} blobs ({}) from {} to {}{}; disk space: {dest_word} {} vs {source_word} {} ({:.2}x)",
         human_bytes(bytes),
-        db.display(),
-        args.dir.display(),
-        if args.tree { " (tree)" } else { "" },
+        source.path().display(),
+        dest.path().display(),
+        if matches!(dest, Target::Tree { .. }) {
+            " (tree)"
+        } else {
+            ""
+        },
         human_bytes(space),
-        human_bytes(db_space),
-        space as f64 / db_space as f64
+        human_bytes(source_space),
+        space as f64 / source_space as f64
     );
     Ok(())
 }

@@ -1,14 +1,15 @@
 //! `blobbench init`: create a dataset, as kvtest init does.
 
-use serde_json::json;
-
 use crate::cli::InitArgs;
 use crate::dataset::spec_from_options;
 use crate::error::{Error, Result};
 use crate::result::ResultDocument;
+use crate::result::init::{InitRecord, InitTables};
 use crate::target::{JOURNAL_MODES, Target, one_of, parse_page_size};
 use crate::units::{human_bytes, human_duration_ns};
 
+/// Creates the dataset the arguments describe, says so, and writes the
+/// result when --json is given.
 pub fn run(args: &InitArgs) -> Result<()> {
     let mut target = Target::parse(&args.target)?;
     let spec = spec_from_options(
@@ -51,21 +52,21 @@ pub fn run(args: &InitArgs) -> Result<()> {
         human_bytes(space)
     );
     if let Some(path) = &args.json {
+        let tables = InitTables {
+            init: InitRecord {
+                target: target.to_string(),
+                spec,
+                store: store.info(),
+                content_bytes: bytes,
+                space_bytes: space,
+                load_ns,
+            },
+        };
         let mut doc = ResultDocument::new(
             "init",
-            crate::store::capture_environment((!target.is_server()).then(|| target.path())),
-            crate::result::Tables::Other(serde_json::Value::Null),
+            crate::store::capture_environment(target.data_path()),
+            crate::result::Tables::Init(tables),
         );
-        doc.tables = crate::result::Tables::Init(crate::result::init::InitTables(json!({
-            "init": {
-                "target": target.to_string(),
-                "spec": spec,
-                "store": store.info(),
-                "content_bytes": bytes,
-                "space_bytes": space,
-                "load_ns": load_ns,
-            }
-        })));
         crate::command::output::write_result(&mut doc, path)?;
     }
     Ok(())

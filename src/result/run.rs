@@ -7,50 +7,77 @@ use crate::measure::cache::CacheAction;
 use crate::measure::io::IoCounters;
 use crate::measure::latency::LatencySummary;
 use crate::measure::stats::Summary;
-use crate::store::{Catalog, ReadPath, SessionOptions, StoreInfo, WriteStyle};
+use crate::store::{Catalog, SessionOptions, StoreInfo};
+/// How a run reads and writes, recorded in its plan.
+pub use crate::store::{ReadPath, WriteStyle};
 use crate::target::Target;
-use crate::workload::KeyOrder;
+/// The order a run visits keys in, recorded in its plan.
+pub use crate::workload::KeyOrder;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+/// What each operation of a run does to its blob.
 pub enum Operation {
+    /// Read the whole blob.
     Read,
+    /// Replace the whole blob with new content of the same key.
     Update,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+/// The cache state each repetition starts from.
 pub enum CacheMode {
+    /// Everything the run touches read once right before timing.
     Warm,
+    /// The target's files evicted from the page cache right before timing.
     Cold,
 }
 
+/// Everything the executor needs to run one workload on one target.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunPlan {
+    /// A short label for reports ("read sqlite", "write dir 4096 (round 1)").
     pub name: String,
+    /// What is measured.
     pub target: Target,
+    /// Read or update.
     pub operation: Operation,
+    /// The order keys are visited in.
     pub order: KeyOrder,
     /// Operations per repetition; None = every key of the dataset once.
     pub count: Option<u64>,
+    /// The first key visited (--start); None = the dataset's first key.
     pub start: Option<u64>,
+    /// The highest key visited (--max-id); None = the dataset's last key.
     pub max_id: Option<u64>,
+    /// How reads and writes are done (SQL or blob API, transactions, write style).
     pub session: SessionOptionsRecord,
+    /// Measured repetitions.
     pub repeat: u32,
+    /// Repetitions run first and not measured.
     pub warmup: u32,
+    /// The cache state each repetition starts from.
     pub cache: CacheMode,
+    /// Check every blob read (or updated, read back after the run) against
+    /// the content the dataset's manifest recomputes.
     pub verify: bool,
     /// Leave the WAL checkpoint out of the timed total (it is still timed and reported).
     pub exclude_checkpoint: bool,
+    /// Seed of the random key orders.
     pub order_seed: u64,
 }
 
 /// The session options as recorded in results.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct SessionOptionsRecord {
+    /// SQL statements or SQLite's incremental blob API.
     pub read_path: ReadPath,
+    /// Each operation in its own transaction (kvtest's --multitrans).
     pub per_op_transaction: bool,
+    /// How a file is rewritten.
     pub write_style: WriteStyle,
+    /// fsync each written file (files and external blobs).
     pub fsync: bool,
 }
 
@@ -65,57 +92,106 @@ impl From<SessionOptionsRecord> for SessionOptions {
     }
 }
 
+/// What one measured repetition of a run took.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Repetition {
+    /// Operations done.
     pub ops: u64,
+    /// Blob bytes read or written.
     pub bytes: u64,
     /// Sum of the per-operation times.
     pub ops_ns: u64,
+    /// The opening BEGIN and the closing commit, in ns.
     pub commit_ns: u64,
+    /// The WAL checkpoint after the commit, in ns.
     pub checkpoint_ns: u64,
     /// The measured total: ops + commit (+ checkpoint unless excluded).
     pub elapsed_ns: u64,
     /// Open + ops + commit + checkpoint + close, as kvtest's whole-run timer sees it.
     pub whole_run_ns: u64,
+    /// Opening the target and its session, in ns (not in the total).
     pub open_ns: u64,
+    /// Closing the session and the target, in ns (not in the total).
     pub close_ns: u64,
+    /// User CPU time of the process during the operations, commit and checkpoint.
     pub cpu_user_ns: u64,
+    /// System CPU time of the process during the same span.
     pub cpu_system_ns: u64,
+    /// The process's I/O counters over the same span.
     pub io: IoCounters,
+    /// How the cache was warmed or emptied before this repetition.
     pub cache: CacheAction,
+    /// Blobs checked against their expected content.
     pub verified: u64,
     /// Engine counters (SQLite page cache hits/misses/writes) for the repetition.
     pub engine: serde_json::Map<String, serde_json::Value>,
 }
 
+/// Statistics over the measured repetitions of a run.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunSummary {
+    /// Measured total divided by operations, per repetition.
     pub time_per_op_ns: Summary,
+    /// Operations per second, per repetition.
     pub ops_per_sec: Summary,
+    /// Blob megabytes (10^6) per second, per repetition.
     pub mb_per_sec: Summary,
+    /// The measured total, per repetition.
     pub elapsed_ns: Summary,
+    /// Open to close, per repetition.
     pub whole_run_ns: Summary,
 }
 
+/// One run's record: its plan, the store, every repetition and the statistics.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunResult {
+    /// The plan's name.
     pub name: String,
+    /// The target as text (servers without password).
     pub target: String,
+    /// The plan followed.
     pub plan: RunPlan,
+    /// What the store said about itself (settings in force).
     pub store: StoreInfo,
+    /// The keys the target held.
     pub catalog: Catalog,
     /// Human description of how writes reach the disk.
     pub write_method: Option<String>,
+    /// Every measured repetition (warm-ups are not recorded).
     pub repetitions: Vec<Repetition>,
+    /// Statistics over the repetitions.
     pub summary: RunSummary,
+    /// Per-operation latency percentiles over all measured repetitions.
     pub latency: LatencySummary,
+    /// Disk space of the target after the run (like `du`), in bytes.
     pub space_bytes: u64,
+    /// What the reader should know about how the numbers were made.
     pub notes: Vec<String>,
+    /// Operations in the latency histogram (not written to results).
     #[serde(skip)]
     pub histogram_count: u64,
 }
 
 /// The `run` command's own tables: the integrity check when asked.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct RunTables(pub serde_json::Value);
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(from = "Option<RunTablesFields>")]
+pub struct RunTables {
+    /// SQLite's `PRAGMA integrity_check` after the run ("ok" when sound);
+    /// null when --integrity-check was not given or the target has no check.
+    pub integrity_check: Option<String>,
+}
+
+/// RunTables as stored; a document without tables (null) reads as empty.
+#[derive(Deserialize)]
+struct RunTablesFields {
+    #[serde(default)]
+    integrity_check: Option<String>,
+}
+
+impl From<Option<RunTablesFields>> for RunTables {
+    fn from(f: Option<RunTablesFields>) -> Self {
+        RunTables {
+            integrity_check: f.and_then(|f| f.integrity_check),
+        }
+    }
+}

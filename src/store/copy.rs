@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use super::{Access, FileLayout, FilesStore, SessionOptions, SqliteStore, Store};
+use super::{FileLayout, SessionOptions, Store};
 use crate::dataset::{DatasetSpec, Manifest};
 use crate::error::{Error, Result};
 use crate::progress::Progress;
@@ -37,6 +37,60 @@ pub fn create_dataset(
     Ok((store, started.elapsed().as_nanos() as u64))
 }
 
+/// Copies every blob of `source` into a new target `dest`, in key order;
+/// returns (blobs, bytes). The source is opened read-only and never
+/// changed; `dest` is created as `init` creates a target (refusing to
+/// replace what blobbench did not make) and carries the source's manifest,
+/// or one describing its keys when the source has none.
+pub fn copy(source: &Target, dest: &Target, progress: &dyn Progress) -> Result<(u64, u64)> {
+    refuse_same(source, dest)?;
+    let mut from = super::inspect(source)?;
+    let catalog = from.catalog()?;
+    let manifest = catalog
+        .manifest
+        .clone()
+        .unwrap_or_else(|| Manifest::for_keys(catalog.first_key, catalog.last_key, catalog.count));
+    let mut to = super::create(dest, &manifest)?;
+    progress.start("exporting", catalog.count);
+    let mut session = to.session(SessionOptions::default())?;
+    // One transaction for a database destination, as init loads one.
+    session.begin()?;
+    let mut bytes = 0u64;
+    let mut count = 0u64;
+    from.scan(&mut |key, data| {
+        session.insert(key, data)?;
+        count += 1;
+        bytes += data.len() as u64;
+        if count.is_multiple_of(256) {
+            progress.advance(256);
+        }
+        Ok(())
+    })?;
+    session.commit()?;
+    session.checkpoint()?;
+    drop(session);
+    progress.finish();
+    Ok((count, bytes))
+}
+
+/// Refuses a copy onto its own source: creating the destination would
+/// first clear the very data to be copied.
+fn refuse_same(source: &Target, dest: &Target) -> Result<()> {
+    let same = match (source.data_path(), dest.data_path()) {
+        (Some(a), Some(b)) => {
+            let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+            canon(a) == canon(b)
+        }
+        _ => source.to_string() == dest.to_string(),
+    };
+    if same {
+        return Err(Error::usage(format!(
+            "refusing to copy {source} onto itself: name another destination"
+        )));
+    }
+    Ok(())
+}
+
 /// Copies every blob of the database at `db` into `dir`; returns (blobs, bytes).
 pub fn export(
     db: &Path,
@@ -44,41 +98,14 @@ pub fn export(
     layout: FileLayout,
     progress: &dyn Progress,
 ) -> Result<(u64, u64)> {
-    let mut source = SqliteStore::open(db, &Default::default(), Access::ReadOnly)?;
-    let catalog = source.catalog()?;
-    let manifest = catalog
-        .manifest
-        .clone()
-        .unwrap_or_else(|| Manifest::for_keys(catalog.first_key, catalog.last_key, catalog.count));
-    let mut dest = FilesStore::create(dir, layout, &manifest)?;
-    progress.start("exporting", catalog.count);
-    let mut session = dest.session(SessionOptions::default())?;
-    let conn = source.connection();
-    let mut stmt = conn
-        .prepare("SELECT k, v FROM kv ORDER BY k")
-        .map_err(|e| Error::sqlite(db, e))?;
-    let mut rows = stmt.query([]).map_err(|e| Error::sqlite(db, e))?;
-    let (mut count, mut bytes) = (0u64, 0u64);
-    while let Some(row) = rows.next().map_err(|e| Error::sqlite(db, e))? {
-        let key: i64 = row.get(0).map_err(|e| Error::sqlite(db, e))?;
-        if key < 0 {
-            return Err(Error::usage(format!(
-                "{} holds key {key}: files can only be named for keys >= 0",
-                db.display()
-            )));
-        }
-        let value = row.get_ref(1).map_err(|e| Error::sqlite(db, e))?;
-        let data = value
-            .as_blob_or_null()
-            .map_err(|e| Error::sqlite(db, e.into()))?
-            .unwrap_or(&[]);
-        session.insert(key as u64, data)?;
-        count += 1;
-        bytes += data.len() as u64;
-        if count % 256 == 0 {
-            progress.advance(256);
-        }
-    }
-    progress.finish();
-    Ok((count, bytes))
+    let source = Target::Sqlite {
+        path: db.to_path_buf(),
+        settings: Default::default(),
+    };
+    let path = dir.to_path_buf();
+    let dest = match layout {
+        FileLayout::Flat => Target::Dir { path },
+        FileLayout::Tree => Target::Tree { path },
+    };
+    copy(&source, &dest, progress)
 }

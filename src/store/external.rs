@@ -7,20 +7,22 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, Statement};
 use serde_json::{Map, Value, json};
 
-use super::files::{FileIo, FileLayout, prepare_own_folder};
+use super::files::{FileIo, FileLayout, prepare_own_folder, refuse_read_only};
 use super::sqlite::{
     apply_settings, catalog_of, check_is_database, create_database, database_files, has_table,
-    open_connection, replace_own_database,
+    integrity_check, open_connection, replace_own_database,
 };
 use super::{Access, Catalog, Session, SessionOptions, Store, StoreInfo, missing_key};
 use crate::dataset::Manifest;
 use crate::error::{Error, Result};
 use crate::target::SqliteSettings;
 
+/// Blob file names in table `blobs`, contents in files beside the database.
 pub struct ExternalStore {
     path: PathBuf,
     conn: Connection,
     settings: Map<String, Value>,
+    access: Access,
 }
 
 /// `data.db` keeps its files in `data.db.files/`.
@@ -31,6 +33,7 @@ pub fn files_folder(db: &Path) -> PathBuf {
 }
 
 impl ExternalStore {
+    /// Opens the database at `path` with `settings` applied.
     pub fn open(path: &Path, settings: &SqliteSettings, access: Access) -> Result<Self> {
         check_is_database(
             path,
@@ -53,9 +56,12 @@ impl ExternalStore {
             path: path.to_path_buf(),
             conn,
             settings: map,
+            access,
         })
     }
 
+    /// Creates an empty dataset at `path` and its files folder, replacing
+    /// only what blobbench made.
     pub fn create(path: &Path, settings: &SqliteSettings, manifest: &Manifest) -> Result<Self> {
         replace_own_database(path, "external-blob database")?;
         let folder = files_folder(path);
@@ -80,7 +86,20 @@ impl Store for ExternalStore {
             kind: "sqlite-ext".into(),
             path: self.path.clone(),
             settings: self.settings.clone(),
+            version: Some(rusqlite::version().to_string()),
         }
+    }
+
+    fn describe_writes(&self, options: &SessionOptions) -> String {
+        format!(
+            "file {} after a name lookup in the database",
+            options.write_style.describe(options.fsync)
+        )
+    }
+
+    /// The database's check; the files beside it are not looked at.
+    fn integrity_check(&mut self) -> Result<Option<String>> {
+        integrity_check(&self.conn, &self.path).map(Some)
     }
 
     fn catalog(&mut self) -> Result<Catalog> {
@@ -108,6 +127,7 @@ impl Store for ExternalStore {
             folder_name,
             name: String::new(),
             in_transaction: false,
+            access: self.access,
         }))
     }
 
@@ -142,6 +162,9 @@ pub struct ExternalSession<'a> {
     folder_name: String,
     name: String,
     in_transaction: bool,
+    /// The database refuses writes when read-only, but the files beside it
+    /// would not: the session refuses before touching them.
+    access: Access,
 }
 
 impl ExternalSession<'_> {
@@ -180,11 +203,13 @@ impl Session for ExternalSession<'_> {
     }
 
     fn update(&mut self, key: u64, data: &[u8]) -> Result<()> {
+        refuse_read_only(self.access, self.db)?;
         self.locate(key)?;
         self.io.update(&self.path, key, self.db, data)
     }
 
     fn insert(&mut self, key: u64, data: &[u8]) -> Result<()> {
+        refuse_read_only(self.access, self.db)?;
         self.name.clear();
         self.name.push_str(&self.folder_name);
         self.name.push('/');
@@ -208,6 +233,7 @@ impl Session for ExternalSession<'_> {
     }
 
     fn delete(&mut self, key: u64) -> Result<()> {
+        refuse_read_only(self.access, self.db)?;
         self.locate(key)?;
         if self.delete.is_none() {
             self.delete = Some(

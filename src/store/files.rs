@@ -15,9 +15,12 @@ use crate::error::{Error, Result};
 /// The manifest file a dataset folder carries; kvtest ignores it.
 pub const MANIFEST_FILE: &str = "blobbench-dataset.json";
 
+/// How blob files are named in their folder, as kvtest names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileLayout {
+    /// `000042` in the folder itself.
     Flat,
+    /// `00/00/42`: two levels of folders.
     Tree,
 }
 
@@ -38,6 +41,7 @@ impl FileLayout {
     }
 }
 
+/// A folder of blob files, one per key.
 pub struct FilesStore {
     root: PathBuf,
     layout: FileLayout,
@@ -45,6 +49,7 @@ pub struct FilesStore {
 }
 
 impl FilesStore {
+    /// Opens the folder `root` holding files in `layout`.
     pub fn open(root: &Path, layout: FileLayout, access: Access) -> Result<Self> {
         if !root.exists() {
             return Err(Error::usage(format!(
@@ -68,6 +73,7 @@ impl FilesStore {
         })
     }
 
+    /// Makes `root` an empty dataset folder, clearing only what blobbench made.
     pub fn create(root: &Path, layout: FileLayout, manifest: &Manifest) -> Result<Self> {
         prepare_own_folder(root)?;
         let path = root.join(MANIFEST_FILE);
@@ -237,7 +243,12 @@ impl Store for FilesStore {
             },
             path: self.root.clone(),
             settings,
+            version: None,
         }
+    }
+
+    fn describe_writes(&self, options: &SessionOptions) -> String {
+        options.write_style.describe(options.fsync).to_string()
     }
 
     fn catalog(&mut self) -> Result<Catalog> {
@@ -291,6 +302,7 @@ impl Store for FilesStore {
             prefix_len: prefix.len(),
             path: prefix,
             root: &self.root,
+            access: self.access,
         }))
     }
 
@@ -513,6 +525,19 @@ pub struct FilesSession<'a> {
     path: String,
     prefix_len: usize,
     root: &'a Path,
+    access: Access,
+}
+
+/// Refuses a write through a store opened read-only: files carry no
+/// read-only mode of their own, so the session says no.
+pub(crate) fn refuse_read_only(access: Access, target: &Path) -> Result<()> {
+    if access == Access::ReadOnly {
+        return Err(Error::usage(format!(
+            "{}: opened read-only; this run may not write",
+            target.display()
+        )));
+    }
+    Ok(())
 }
 
 impl FilesSession<'_> {
@@ -529,6 +554,7 @@ impl Session for FilesSession<'_> {
     }
 
     fn update(&mut self, key: u64, data: &[u8]) -> Result<()> {
+        refuse_read_only(self.access, self.root)?;
         self.locate(key);
         self.io.update(&self.path, key, self.root, data)
     }
@@ -574,11 +600,13 @@ impl Session for FilesSession<'_> {
     }
 
     fn insert(&mut self, key: u64, data: &[u8]) -> Result<()> {
+        refuse_read_only(self.access, self.root)?;
         self.locate(key);
         self.io.create(&self.path, data)
     }
 
     fn delete(&mut self, key: u64) -> Result<()> {
+        refuse_read_only(self.access, self.root)?;
         self.locate(key);
         self.io.remove(&self.path, key, self.root)
     }

@@ -8,6 +8,7 @@
 mod copy;
 mod external;
 mod files;
+mod memory;
 mod mysql;
 mod postgres;
 mod sqlite;
@@ -16,9 +17,10 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-pub use copy::{create_dataset, export};
+pub use copy::{copy, create_dataset, export};
 pub use external::ExternalStore;
 pub use files::{FileLayout, FilesStore};
+pub use memory::MemoryStore;
 pub use mysql::MysqlStore;
 pub use postgres::PostgresStore;
 pub use sqlite::{SqliteStore, read_sqlite_info};
@@ -31,7 +33,9 @@ use crate::target::Target;
 /// so that the operating system or SQLite refuses any write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
+    /// Reads only; any write is refused.
     ReadOnly,
+    /// Reads and writes.
     ReadWrite,
 }
 
@@ -58,6 +62,7 @@ pub enum WriteStyle {
 }
 
 impl WriteStyle {
+    /// The style in words, with or without fsync, for results.
     pub fn describe(self, fsync: bool) -> &'static str {
         match (self, fsync) {
             (WriteStyle::Truncate, false) => "truncate+rewrite",
@@ -70,14 +75,18 @@ impl WriteStyle {
     }
 }
 
+/// How a session reads and writes.
 #[derive(Debug, Clone, Copy)]
 pub struct SessionOptions {
+    /// SQL statements or SQLite's incremental blob API.
     pub read_path: ReadPath,
     /// Each operation in its own transaction (kvtest's --multitrans). On the
     /// blob API this means opening and closing the handle per operation,
     /// because an open blob handle keeps its transaction open.
     pub per_op_transaction: bool,
+    /// How files are rewritten (files and external blobs).
     pub write_style: WriteStyle,
+    /// fsync each written file (files and external blobs).
     pub fsync: bool,
 }
 
@@ -95,17 +104,39 @@ impl Default for SessionOptions {
 /// What a store says about itself, recorded in every result.
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 pub struct StoreInfo {
+    /// The backend: sqlite, sqlite-ext, dir, tree, postgres, mysql, memory.
     pub kind: String,
+    /// The file or folder; for a server, its URL without the password.
     pub path: PathBuf,
     /// Settings in force, read back from the store (not just what was asked).
     pub settings: serde_json::Map<String, serde_json::Value>,
+    /// The storage engine's version (SQLite's library, the server's
+    /// `version()`), where the store knows it cheaply. Absent in results
+    /// written before it was recorded, and for plain files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+}
+
+/// How the executor brings a store's cache into the state a run asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CacheControl {
+    /// Local files: warmed by reading them, evicted from the page cache.
+    Files(Vec<PathBuf>),
+    /// A server with its own cache: warmed by reading every key of the run
+    /// through it; it cannot be evicted from here (restart it to start cold).
+    Server,
+    /// Data held in this process's memory: nothing to warm, nothing to evict.
+    Process,
 }
 
 /// The keys a target holds: from its manifest, or found by scanning it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Catalog {
+    /// The lowest key present.
     pub first_key: u64,
+    /// The highest key present.
     pub last_key: u64,
+    /// Keys present (from a scan of a database: the span first..=last).
     pub count: u64,
     /// Present when the target was made by blobbench; enables --verify.
     pub manifest: Option<Manifest>,
@@ -113,7 +144,9 @@ pub struct Catalog {
     pub source: String,
 }
 
+/// An open target: what it holds, how to work on it, what it can do.
 pub trait Store {
+    /// What the store says about itself, recorded in results.
     fn info(&self) -> StoreInfo;
     /// The keys present, via the manifest if trustworthy or a scan.
     fn catalog(&mut self) -> Result<Catalog>;
@@ -122,9 +155,43 @@ pub trait Store {
     /// Files that hold the target's data, for cache warming and eviction
     /// (none for a server: its files are the server's).
     fn files(&self) -> Result<Vec<PathBuf>>;
-    /// Whether rows can be updated and deleted (MySQL's ARCHIVE cannot).
-    fn can_modify(&self) -> bool {
-        true
+    /// How its cache is warmed or emptied before a repetition. The default:
+    /// the store's own files.
+    fn cache_control(&self) -> Result<CacheControl> {
+        Ok(CacheControl::Files(self.files()?))
+    }
+    /// Whether rows can be updated and deleted; Err says why not and what
+    /// to use instead (MySQL's ARCHIVE only inserts and reads).
+    fn can_modify(&self) -> Result<()> {
+        Ok(())
+    }
+    /// How updates reach the disk under `options`, in words, for results.
+    fn describe_writes(&self, options: &SessionOptions) -> String;
+    /// The engine's own consistency check (SQLite's `PRAGMA
+    /// integrity_check`) as one line, "ok" when sound; None when the store
+    /// has no such check.
+    fn integrity_check(&mut self) -> Result<Option<String>> {
+        Ok(None)
+    }
+    /// Hands every blob to `sink` in ascending key order; returns how many.
+    /// The default walks the catalog's key range through a session and
+    /// skips keys that are absent (a sparse dataset).
+    fn scan(&mut self, sink: &mut dyn FnMut(u64, &[u8]) -> Result<()>) -> Result<u64> {
+        let catalog = self.catalog()?;
+        let mut session = self.session(SessionOptions::default())?;
+        session.begin()?;
+        let mut count = 0;
+        for key in catalog.first_key..=catalog.last_key {
+            let mut delivered = Ok(());
+            match session.read(key, &mut |d| delivered = sink(key, d)) {
+                Ok(()) => count += 1,
+                Err(Error::MissingKey { .. }) => continue,
+                Err(e) => return Err(e),
+            }
+            delivered?;
+        }
+        session.commit()?;
+        Ok(count)
     }
     /// Engine counters after a session (SQLite page cache hits, misses, writes).
     fn engine_stats(&self) -> serde_json::Map<String, serde_json::Value> {
@@ -136,16 +203,21 @@ pub trait Store {
     }
 }
 
+/// Work on an open store: prepared statements, handles and buffers reused
+/// from one operation to the next.
 pub trait Session {
     /// Reads blob `key` and hands its bytes to `sink` without copying them
     /// where the backend allows (SQLite's column buffer, our read buffer).
     fn read(&mut self, key: u64, sink: &mut dyn FnMut(&[u8])) -> Result<()>;
     /// Replaces blob `key` with `data` (same key, possibly same size).
     fn update(&mut self, key: u64, data: &[u8]) -> Result<()>;
+    /// Adds blob `key`, which must not exist yet.
     fn insert(&mut self, key: u64, data: &[u8]) -> Result<()>;
+    /// Removes blob `key`.
     fn delete(&mut self, key: u64) -> Result<()>;
     /// Starts a batch (one transaction) unless per-op transactions were asked.
     fn begin(&mut self) -> Result<()>;
+    /// Ends the batch begun by `begin`.
     fn commit(&mut self) -> Result<()>;
     /// Size of blob `key` in bytes, or None when the key is absent. The
     /// default reads the whole blob; stores that can ask cheaply override it.
@@ -153,7 +225,7 @@ pub trait Session {
         let mut n = 0u64;
         match self.read(key, &mut |d| n = d.len() as u64) {
             Ok(()) => Ok(Some(n)),
-            Err(Error::Usage(m)) if m.contains("is missing from") => Ok(None),
+            Err(Error::MissingKey { .. }) => Ok(None),
             Err(e) => Err(e),
         }
     }
@@ -253,7 +325,16 @@ pub fn open(target: &Target, access: Access) -> Result<Box<dyn Store>> {
             table,
             access,
         )?),
+        Target::Memory { name } => Box::new(MemoryStore::open(name, access)?),
     })
+}
+
+/// Opens a target read-only for the untimed looks around a run (sizes,
+/// read-back, space, integrity), without a journal mode to set: such a
+/// look must not try to switch a database whose mode the run changed
+/// (journal_mode=off and memory do not persist past the connection).
+pub fn inspect(target: &Target) -> Result<Box<dyn Store>> {
+    open(&target.for_inspection(), Access::ReadOnly)
 }
 
 /// Creates an empty target of the given kind, refusing to replace anything
@@ -290,14 +371,47 @@ pub fn create(target: &Target, manifest: &Manifest) -> Result<Box<dyn Store>> {
             table,
             manifest,
         )?),
+        Target::Memory { name } => Box::new(MemoryStore::create(name, manifest)?),
     })
 }
 
+/// Removes a local dataset and everything its store keeps beside it: a
+/// folder with its files, or a database with its `-wal`, `-shm` and
+/// `-journal` files and an external-blob `NAME.files` folder that
+/// blobbench made. Best effort, for cleaning up work folders: what cannot
+/// be removed stays.
+pub fn remove_dataset(path: &std::path::Path) {
+    if path.is_dir() {
+        let _ = std::fs::remove_dir_all(path);
+        return;
+    }
+    for file in sqlite::database_files(path) {
+        let _ = std::fs::remove_file(file);
+    }
+    let folder = external::files_folder(path);
+    if folder.join(files::MANIFEST_FILE).is_file() {
+        let _ = std::fs::remove_dir_all(folder);
+    }
+}
+
+/// Removes the dataset a target names: local files as [`remove_dataset`],
+/// a memory dataset from the process. A server's table is left alone.
+pub fn remove_target(target: &Target) {
+    match target {
+        Target::Memory { name } => {
+            MemoryStore::remove(name);
+        }
+        Target::Postgres { .. } | Target::Mysql { .. } => {}
+        _ => remove_dataset(target.path()),
+    }
+}
+
+/// The error for a key the dataset does not hold.
 pub(crate) fn missing_key(key: u64, target: &std::path::Path) -> Error {
-    Error::usage(format!(
-        "key {key} is missing from {}: the run asked for a key the dataset does not hold (check --start/--max-id)",
-        target.display()
-    ))
+    Error::MissingKey {
+        key,
+        target: target.to_path_buf(),
+    }
 }
 
 /// FNV-1a over `parts`: a short, stable fingerprint for ETags.

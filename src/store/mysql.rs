@@ -13,7 +13,7 @@ use mysql::prelude::Queryable;
 use mysql::{Conn, Opts, OptsBuilder, Statement};
 use serde_json::{Map, Value};
 
-use super::{Access, Catalog, Session, SessionOptions, Store, StoreInfo};
+use super::{Access, CacheControl, Catalog, Session, SessionOptions, Store, StoreInfo};
 use crate::dataset::Manifest;
 use crate::error::{Error, Result};
 use crate::target::MysqlEngine;
@@ -34,6 +34,7 @@ const VARIABLES: &[&str] = &[
     "log_bin",
 ];
 
+/// A MariaDB / MySQL table of blobs in one engine.
 pub struct MysqlStore {
     // RefCell: space_used() takes &self; sessions take the connection through &mut self.
     conn: RefCell<Conn>,
@@ -101,6 +102,7 @@ impl MysqlStore {
         })
     }
 
+    /// Connects to `url` and opens the existing `table`.
     pub fn open(
         url: &str,
         display: &Path,
@@ -159,15 +161,15 @@ impl MysqlStore {
             engine.sql_name()
         ))
         .map_err(|e| {
-            let text = e.to_string();
-            if text.contains("Unknown storage engine") {
+            // ER_UNKNOWN_STORAGE_ENGINE, the same number in MySQL and MariaDB.
+            if matches!(&e, mysql::Error::MySqlError(m) if m.code == 1286) {
                 Error::usage(format!(
                     "{}: the server has no {} engine (MariaDB loads ARCHIVE with --plugin-load-add=ha_archive.so)",
                     display.display(),
                     engine.sql_name()
                 ))
             } else {
-                Error::server(display, text)
+                Error::server(display, e)
             }
         })?;
         let actual: Option<String> = conn
@@ -205,15 +207,39 @@ impl Store for MysqlStore {
         for (k, v) in &self.variables {
             settings.insert(k.clone(), Value::from(v.clone()));
         }
+        let version = self
+            .variables
+            .iter()
+            .find(|(k, _)| k == "version")
+            .map(|(_, v)| v.clone());
         StoreInfo {
             kind: "mysql".into(),
             path: self.display.clone(),
             settings,
+            version,
         }
     }
 
-    fn can_modify(&self) -> bool {
-        self.engine.can_modify()
+    fn can_modify(&self) -> Result<()> {
+        if self.engine.can_modify() {
+            return Ok(());
+        }
+        Err(Error::usage(format!(
+            "mysql-{} {} table {}: this store cannot update rows (MySQL's ARCHIVE engine only inserts and reads); \
+use engine=innodb, myisam or aria for --update",
+            self.engine.sql_name().to_ascii_lowercase(),
+            self.display.display(),
+            self.table
+        )))
+    }
+
+    fn cache_control(&self) -> Result<CacheControl> {
+        Ok(CacheControl::Server)
+    }
+
+    /// The same words as every result so far has carried for servers.
+    fn describe_writes(&self, options: &SessionOptions) -> String {
+        super::sqlite::describe_sql_writes(&self.info().settings, options)
     }
 
     fn catalog(&mut self) -> Result<Catalog> {
@@ -411,7 +437,11 @@ impl Session for MysqlSession<'_> {
         let delete = delete.clone();
         self.conn
             .exec_drop(&delete, (key as i64,))
-            .map_err(|e| Error::server(&self.display, e))
+            .map_err(|e| Error::server(&self.display, e))?;
+        if self.conn.affected_rows() == 0 {
+            return Err(super::missing_key(key, &self.display));
+        }
+        Ok(())
     }
 
     fn begin(&mut self) -> Result<()> {

@@ -13,11 +13,12 @@ use std::path::{Path, PathBuf};
 use postgres::{Client, NoTls, Statement};
 use serde_json::{Map, Value};
 
-use super::{Access, Catalog, Session, SessionOptions, Store, StoreInfo};
+use super::{Access, CacheControl, Catalog, Session, SessionOptions, Store, StoreInfo};
 use crate::dataset::Manifest;
 use crate::error::{Error, Result};
 use crate::target::PgMode;
 
+/// A PostgreSQL table of blobs (bytea or large objects).
 pub struct PostgresStore {
     // RefCell: info() and space_used() take &self; sessions take the client
     // through &mut self, so the two never overlap.
@@ -66,6 +67,7 @@ fn read_settings(
 }
 
 impl PostgresStore {
+    /// Connects to `url` and opens the existing `table`.
     pub fn open(
         url: &str,
         display: &Path,
@@ -190,11 +192,26 @@ impl Store for PostgresStore {
         for (k, v) in &self.server_settings {
             settings.insert(k.clone(), Value::from(v.clone()));
         }
+        let version = self
+            .server_settings
+            .iter()
+            .find(|(k, _)| k == "server_version")
+            .map(|(_, v)| v.clone());
         StoreInfo {
             kind: "postgres".into(),
             path: self.display.clone(),
             settings,
+            version,
         }
+    }
+
+    fn cache_control(&self) -> Result<CacheControl> {
+        Ok(CacheControl::Server)
+    }
+
+    /// The same words as every result so far has carried for servers.
+    fn describe_writes(&self, options: &SessionOptions) -> String {
+        super::sqlite::describe_sql_writes(&self.info().settings, options)
     }
 
     fn catalog(&mut self) -> Result<Catalog> {
@@ -360,9 +377,13 @@ impl Session for PostgresSession<'_> {
 
     fn delete(&mut self, key: u64) -> Result<()> {
         let stmt = self.writable(&self.delete)?.clone();
-        self.client
+        let n = self
+            .client
             .execute(&stmt, &[&(key as i64)])
             .map_err(|e| Error::server(&self.display, e))?;
+        if n == 0 {
+            return Err(super::missing_key(key, &self.display));
+        }
         Ok(())
     }
 

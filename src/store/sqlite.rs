@@ -16,6 +16,49 @@ use crate::target::SqliteSettings;
 
 pub(crate) const META_TABLE: &str = "blobbench_meta";
 
+/// How writes reach the disk through SQL (or the blob API) under the
+/// journal mode and synchronous setting in `settings`, in words.
+pub(crate) fn describe_sql_writes(
+    settings: &Map<String, Value>,
+    options: &SessionOptions,
+) -> String {
+    let get = |k: &str| {
+        settings
+            .get(k)
+            .and_then(|v| v.as_str())
+            .unwrap_or("?")
+            .to_string()
+    };
+    format!(
+        "SQLite {} journal_mode={} synchronous={}, {}",
+        if options.read_path == ReadPath::BlobApi {
+            "blob-api write in place,"
+        } else {
+            "UPDATE,"
+        },
+        get("journal_mode"),
+        get("synchronous"),
+        if options.per_op_transaction {
+            "one transaction per write"
+        } else {
+            "one transaction for all writes"
+        }
+    )
+}
+
+/// SQLite's `PRAGMA integrity_check`, its lines joined by "; " ("ok" when sound).
+pub(crate) fn integrity_check(conn: &Connection, path: &Path) -> Result<String> {
+    let mut stmt = conn
+        .prepare("PRAGMA integrity_check")
+        .map_err(|e| Error::sqlite(path, e))?;
+    let lines: Vec<String> = stmt
+        .query_map([], |row| row.get::<_, String>(0))
+        .and_then(|rows| rows.collect())
+        .map_err(|e| Error::sqlite(path, e))?;
+    Ok(lines.join("; "))
+}
+
+/// Blobs in table `kv`, one row per key.
 pub struct SqliteStore {
     path: PathBuf,
     conn: Connection,
@@ -288,6 +331,7 @@ pub(crate) fn create_database(
 }
 
 impl SqliteStore {
+    /// Opens the database at `path` with `settings` applied.
     pub fn open(path: &Path, settings: &SqliteSettings, access: Access) -> Result<Self> {
         check_is_database(
             path,
@@ -309,6 +353,7 @@ impl SqliteStore {
         })
     }
 
+    /// Creates an empty dataset at `path`, replacing only one blobbench made.
     pub fn create(path: &Path, settings: &SqliteSettings, manifest: &Manifest) -> Result<Self> {
         replace_own_database(path, "database")?;
         let conn = create_database(
@@ -323,6 +368,7 @@ impl SqliteStore {
         SqliteStore::open(path, &rest, Access::ReadWrite)
     }
 
+    /// The open connection, for what the Store trait does not cover.
     pub fn connection(&self) -> &Connection {
         &self.conn
     }
@@ -373,7 +419,45 @@ impl Store for SqliteStore {
             kind: "sqlite".into(),
             path: self.path.clone(),
             settings: self.settings.clone(),
+            version: Some(rusqlite::version().to_string()),
         }
+    }
+
+    fn describe_writes(&self, options: &SessionOptions) -> String {
+        describe_sql_writes(&self.settings, options)
+    }
+
+    fn integrity_check(&mut self) -> Result<Option<String>> {
+        integrity_check(&self.conn, &self.path).map(Some)
+    }
+
+    /// One query in key order. Refuses negative keys (blob files are named
+    /// for keys >= 0) and values that are neither a blob nor NULL.
+    fn scan(&mut self, sink: &mut dyn FnMut(u64, &[u8]) -> Result<()>) -> Result<u64> {
+        let db = &self.path;
+        let mut stmt = self
+            .conn
+            .prepare("SELECT k, v FROM kv ORDER BY k")
+            .map_err(|e| Error::sqlite(db, e))?;
+        let mut rows = stmt.query([]).map_err(|e| Error::sqlite(db, e))?;
+        let mut count = 0u64;
+        while let Some(row) = rows.next().map_err(|e| Error::sqlite(db, e))? {
+            let key: i64 = row.get(0).map_err(|e| Error::sqlite(db, e))?;
+            if key < 0 {
+                return Err(Error::usage(format!(
+                    "{} holds key {key}: files can only be named for keys >= 0",
+                    db.display()
+                )));
+            }
+            let value = row.get_ref(1).map_err(|e| Error::sqlite(db, e))?;
+            let data = value
+                .as_blob_or_null()
+                .map_err(|e| Error::sqlite(db, e.into()))?
+                .unwrap_or(&[]);
+            sink(key as u64, data)?;
+            count += 1;
+        }
+        Ok(count)
     }
 
     fn catalog(&mut self) -> Result<Catalog> {
@@ -466,6 +550,8 @@ pub struct SqliteSession<'a> {
     in_transaction: bool,
 }
 
+/// Whether sqlite3_blob_open / reopen failed for want of the row: SQLite
+/// gives that case no code of its own (it is SQLITE_ERROR), only this text.
 fn is_missing_row(e: &rusqlite::Error) -> bool {
     e.to_string().contains("no such rowid")
 }

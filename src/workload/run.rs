@@ -5,6 +5,12 @@
 //! preparing statements, generating content, cache warming or eviction, and
 //! verification. Each repetition opens the target afresh so SQLite's own
 //! page cache starts empty every time, as in a new kvtest process.
+//!
+//! [`execute`] runs named steps in order: [`discover`] (what the target
+//! holds and can do), [`choose_keys`] (validate the plan against it),
+//! [`foreign_sizes`], then per repetition [`generate`] (contents),
+//! [`prepare_cache`] and [`run_repetition`] (the timed loop), then
+//! [`verify_after`] and [`summarize`].
 
 use std::time::Instant;
 
@@ -12,18 +18,16 @@ use super::order::key_sequence;
 use super::timer::OpTimer;
 use crate::dataset::{DatasetSpec, fresh_version};
 use crate::error::{Error, Result};
-use crate::measure::cache::{self};
+use crate::measure::cache::{self, CacheAction};
 use crate::measure::cpu;
 use crate::measure::io::IoCounters;
 use crate::measure::latency::Latencies;
-use crate::measure::stats::summarize;
+use crate::measure::stats::summarize as stats;
 use crate::progress::Progress;
 pub use crate::result::run::{
     CacheMode, Operation, Repetition, RunPlan, RunResult, RunSummary, SessionOptionsRecord,
 };
-use crate::store::{self, Access, ReadPath, SessionOptions, StoreInfo};
-use crate::target::Target;
-
+use crate::store::{self, Access, CacheControl, Catalog, ReadPath, SessionOptions, StoreInfo};
 fn ns(start: Instant) -> u64 {
     start.elapsed().as_nanos() as u64
 }
@@ -38,26 +42,31 @@ enum Contents {
 
 const PREGENERATE_LIMIT: u64 = 512 << 20;
 
-/// A server caches what it was last asked for: read every key of the run
-/// once, untimed, right before timing.
-fn warm_server(plan: &RunPlan, keys: &[u64]) -> Result<cache::CacheAction> {
-    let mut store = store::open(&plan.target.for_inspection(), Access::ReadOnly)?;
-    let mut session = store.session(SessionOptions::default())?;
-    let mut bytes = 0u64;
-    let mut unique: Vec<u64> = keys.to_vec();
-    unique.sort_unstable();
-    unique.dedup();
-    session.begin()?;
-    for &k in &unique {
-        session.read(k, &mut |d| bytes += d.len() as u64)?;
-    }
-    session.commit()?;
-    Ok(cache::CacheAction {
-        state: "warm".into(),
-        method: "read every key of the run once through the server right before timing".into(),
-        files: 0,
-        bytes,
-    })
+/// What the target holds and can do, found before anything is timed.
+struct Discovery {
+    catalog: Catalog,
+    cache: CacheControl,
+    info: StoreInfo,
+    /// How updates reach the disk, for update runs.
+    write_method: Option<String>,
+}
+
+/// The plan checked against the dataset: the keys to visit and, for a
+/// dataset blobbench made, the spec that recomputes its contents.
+struct Job<'a> {
+    plan: &'a RunPlan,
+    access: Access,
+    options: SessionOptions,
+    keys: Vec<u64>,
+    spec: Option<DatasetSpec>,
+    /// Each key's current size, for updates of a dataset without a manifest.
+    foreign_sizes: Option<Vec<usize>>,
+}
+
+/// One repetition's measurements and its per-operation latencies.
+struct Measured {
+    repetition: Repetition,
+    latencies: Latencies,
 }
 
 /// Runs the plan and returns its measurements.
@@ -69,26 +78,96 @@ pub fn execute(plan: &RunPlan, progress: &dyn Progress) -> Result<RunResult> {
     };
     let options: SessionOptions = plan.session.into();
     let mut notes = Vec::new();
-
-    // Discovery, outside any timing: key range, files, settings.
-    let (catalog, files, info) = {
-        let mut s = store::open(&plan.target, access)?;
-        if plan.operation == Operation::Update && !s.can_modify() {
-            return Err(Error::usage(format!(
-                "{}: this store cannot update rows (MySQL's ARCHIVE engine only inserts and reads); \
-use engine=innodb, myisam or aria for --update",
-                plan.target
-            )));
-        }
-        let c = s.catalog()?;
-        (c, s.files()?, s.info())
+    let found = discover(plan, access, &options)?;
+    let (keys, spec) = choose_keys(plan, &found.catalog)?;
+    progress.set_total(u64::from(plan.warmup + plan.repeat) * keys.len() as u64);
+    let mut job = Job {
+        plan,
+        access,
+        options,
+        keys,
+        spec,
+        foreign_sizes: None,
     };
-    if plan.target.is_server() && plan.cache == CacheMode::Cold {
-        return Err(Error::usage(format!(
-            "--cold evicts local files from the page cache; {} is a server with its own cache (restart it to start cold)",
-            plan.target
-        )));
+    job.foreign_sizes = foreign_sizes(&job, &mut notes)?;
+
+    let mut all = Latencies::new();
+    let mut reps = Vec::new();
+    let mut last_update: Option<u64> = None;
+    let mut timer = OpTimer::with_capacity(job.keys.len());
+    for iteration in 0..plan.warmup + plan.repeat {
+        let version = fresh_version();
+        let contents = (plan.operation == Operation::Update).then(|| {
+            generate(
+                &job.keys,
+                job.spec.as_ref(),
+                job.foreign_sizes.as_deref(),
+                version,
+            )
+        });
+        let cache = prepare_cache(plan, &found.cache, &job.keys)?;
+        let m = run_repetition(
+            &job,
+            contents.as_ref(),
+            version,
+            cache,
+            &mut timer,
+            progress,
+        )?;
+        if plan.operation == Operation::Update {
+            last_update = Some(version);
+        }
+        if iteration >= plan.warmup {
+            all.merge(&m.latencies);
+            reps.push(m.repetition);
+        }
     }
+    if let Some(version) = last_update {
+        verify_after(&job, version, &mut reps, &mut notes)?;
+    }
+    let space_bytes = store::inspect(&plan.target)?.space_used()?;
+    Ok(summarize(plan, found, reps, &all, space_bytes, notes))
+}
+
+/// Opens the target once, untimed: its keys, cache, settings, and whether
+/// it can do what the plan asks.
+fn discover(plan: &RunPlan, access: Access, options: &SessionOptions) -> Result<Discovery> {
+    let found = {
+        let mut s = store::open(&plan.target, access)?;
+        if plan.operation == Operation::Update {
+            s.can_modify()?;
+        }
+        let catalog = s.catalog()?;
+        Discovery {
+            catalog,
+            cache: s.cache_control()?,
+            info: s.info(),
+            write_method: (plan.operation == Operation::Update).then(|| s.describe_writes(options)),
+        }
+    };
+    if plan.cache == CacheMode::Cold {
+        match found.cache {
+            CacheControl::Files(_) => {}
+            CacheControl::Server => {
+                return Err(Error::usage(format!(
+                    "--cold evicts local files from the page cache; {} is a server with its own cache (restart it to start cold)",
+                    plan.target
+                )));
+            }
+            CacheControl::Process => {
+                return Err(Error::usage(format!(
+                    "--cold evicts local files from the page cache; {} holds its data in this process's memory, with no cache to evict",
+                    plan.target
+                )));
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// Checks --max-id, --count, --start and --verify against the dataset and
+/// lists the keys of one repetition, in the plan's order.
+fn choose_keys(plan: &RunPlan, catalog: &Catalog) -> Result<(Vec<u64>, Option<DatasetSpec>)> {
     let last = match plan.max_id {
         Some(m) if m < catalog.first_key => {
             return Err(Error::usage(format!(
@@ -136,266 +215,284 @@ use engine=innodb, myisam or aria for --update",
         plan.start,
         plan.order_seed,
     );
-    progress.set_total(u64::from(plan.warmup + plan.repeat) * keys.len() as u64);
+    Ok((keys, spec))
+}
 
-    // Sizes for updates of foreign datasets: read each blob's length once, untimed.
-    let foreign_sizes: Option<Vec<usize>> = if plan.operation == Operation::Update && spec.is_none()
-    {
-        let mut s = store::open(&plan.target.for_inspection(), Access::ReadOnly)?;
-        let mut session = s.session(SessionOptions {
-            read_path: ReadPath::BlobApi,
-            ..options
-        })?;
-        let mut sizes = Vec::with_capacity(keys.len());
-        for &k in &keys {
-            let mut n = 0;
-            session.read(k, &mut |d| n = d.len())?;
-            sizes.push(n);
-        }
-        notes.push(
-            "dataset has no manifest: update content is random bytes of each blob's current size"
-                .into(),
-        );
-        Some(sizes)
+/// Sizes for updates of foreign datasets: each blob's length, read once, untimed.
+fn foreign_sizes(job: &Job, notes: &mut Vec<String>) -> Result<Option<Vec<usize>>> {
+    if job.plan.operation != Operation::Update || job.spec.is_some() {
+        return Ok(None);
+    }
+    let mut s = store::inspect(&job.plan.target)?;
+    let mut session = s.session(SessionOptions {
+        read_path: ReadPath::BlobApi,
+        ..job.options
+    })?;
+    let mut sizes = Vec::with_capacity(job.keys.len());
+    for &k in &job.keys {
+        let mut n = 0;
+        session.read(k, &mut |d| n = d.len())?;
+        sizes.push(n);
+    }
+    notes.push(
+        "dataset has no manifest: update content is random bytes of each blob's current size"
+            .into(),
+    );
+    Ok(Some(sizes))
+}
+
+/// Brings the cache into the plan's state right before a repetition.
+fn prepare_cache(plan: &RunPlan, control: &CacheControl, keys: &[u64]) -> Result<CacheAction> {
+    match (plan.cache, control) {
+        (CacheMode::Warm, CacheControl::Server) => warm_server(plan, keys),
+        (CacheMode::Warm, CacheControl::Process) => Ok(CacheAction {
+            state: "warm".into(),
+            method: "held in this process's memory".into(),
+            files: 0,
+            bytes: 0,
+        }),
+        (CacheMode::Warm, CacheControl::Files(files)) => cache::warm(files),
+        (CacheMode::Cold, CacheControl::Files(files)) => cache::evict(files),
+        (CacheMode::Cold, _) => unreachable!("refused by discover"),
+    }
+}
+
+/// A server caches what it was last asked for: read every key of the run
+/// once, untimed, right before timing.
+fn warm_server(plan: &RunPlan, keys: &[u64]) -> Result<CacheAction> {
+    let mut store = store::inspect(&plan.target)?;
+    let mut session = store.session(SessionOptions::default())?;
+    let mut bytes = 0u64;
+    let mut unique: Vec<u64> = keys.to_vec();
+    unique.sort_unstable();
+    unique.dedup();
+    session.begin()?;
+    for &k in &unique {
+        session.read(k, &mut |d| bytes += d.len() as u64)?;
+    }
+    session.commit()?;
+    Ok(CacheAction {
+        state: "warm".into(),
+        method: "read every key of the run once through the server right before timing".into(),
+        files: 0,
+        bytes,
+    })
+}
+
+/// Per-repetition tallies of the timed loop.
+#[derive(Default)]
+struct Tally {
+    bytes: u64,
+    verified: u64,
+}
+
+/// One repetition: open, every operation timed on its own, commit and
+/// checkpoint timed, close. Contents were made before; verification of
+/// reads happens between operations, outside the intervals.
+fn run_repetition(
+    job: &Job,
+    contents: Option<&Contents>,
+    version: u64,
+    cache: CacheAction,
+    timer: &mut OpTimer,
+    progress: &dyn Progress,
+) -> Result<Measured> {
+    let plan = job.plan;
+    let whole = Instant::now();
+    let t = Instant::now();
+    let mut store = store::open(&plan.target, job.access)?;
+    let mut session = store.session(job.options)?;
+    let open_ns = ns(t);
+
+    let io0 = IoCounters::now();
+    let cpu0 = cpu::now();
+    let t = Instant::now();
+    session.begin()?;
+    let begin_ns = ns(t);
+    let tally = timed_loop(job, session.as_mut(), contents, version, timer, progress)?;
+    let t = Instant::now();
+    session.commit()?;
+    let commit_ns = ns(t) + begin_ns;
+    let t = Instant::now();
+    session.checkpoint()?;
+    let checkpoint_ns = ns(t);
+    let cpu_used = cpu::now().since(cpu0);
+    let io = IoCounters::now().since(&io0);
+    let t = Instant::now();
+    drop(session);
+    let engine = store.engine_stats();
+    drop(store);
+    let close_ns = ns(t);
+    let whole_run_ns = ns(whole);
+    let (latencies, ops_ns) = timer.latencies();
+    progress.advance(job.keys.len() as u64 % 512);
+    let checkpoint_counted = if plan.exclude_checkpoint {
+        0
     } else {
-        None
+        checkpoint_ns
     };
-
-    let mut all = Latencies::new();
-    let mut reps = Vec::new();
-    let mut last_update: Option<(u64, Vec<u64>)> = None;
-    let mut scratch = Vec::new();
-    let mut verify_buf: Vec<u8> = Vec::new();
-    let mut timer = OpTimer::with_capacity(keys.len());
-    let total_iterations = plan.warmup + plan.repeat;
-    for iteration in 0..total_iterations {
-        let measured = iteration >= plan.warmup;
-        let version = fresh_version();
-        let contents = match plan.operation {
-            Operation::Read => None,
-            Operation::Update => Some(generate(
-                &keys,
-                spec.as_ref(),
-                foreign_sizes.as_deref(),
-                version,
-            )),
-        };
-
-        let cache_action = match plan.cache {
-            CacheMode::Warm if plan.target.is_server() => warm_server(plan, &keys)?,
-            CacheMode::Warm => cache::warm(&files)?,
-            CacheMode::Cold => cache::evict(&files)?,
-        };
-
-        let whole = Instant::now();
-        let t = Instant::now();
-        let mut store = store::open(&plan.target, access)?;
-        let mut session = store.session(options)?;
-        let open_ns = ns(t);
-
-        let io0 = IoCounters::now();
-        let cpu0 = cpu::now();
-        let mut bytes = 0u64;
-        let mut verified = 0u64;
-        let t = Instant::now();
-        session.begin()?;
-        let begin_ns = ns(t);
-        let mut inline_buf = Vec::new();
-        // One interval per operation (see workload::timer): anything that
-        // is not the operation is followed by a restart.
-        timer.clear();
-        for (i, &key) in keys.iter().enumerate() {
-            let mut n = 0usize;
-            match (&contents, plan.operation) {
-                (_, Operation::Read) => {
-                    let verify = plan.verify;
-                    let vb = &mut verify_buf;
-                    session.read(key, &mut |d| {
-                        n = d.len();
-                        if verify {
-                            vb.clear();
-                            vb.extend_from_slice(d);
-                        }
-                    })?;
-                }
-                (Some(Contents::Pregenerated { data, offsets }), Operation::Update) => {
-                    let blob = &data[offsets[i]..offsets[i + 1]];
-                    session.update(key, blob)?;
-                    n = blob.len();
-                }
-                (_, Operation::Update) => {
-                    fill_one(
-                        key,
-                        i,
-                        spec.as_ref(),
-                        foreign_sizes.as_deref(),
-                        version,
-                        &mut inline_buf,
-                    );
-                    timer.restart();
-                    session.update(key, &inline_buf)?;
-                    n = inline_buf.len();
-                }
-            }
-            timer.lap();
-            bytes += n as u64;
-            if plan.verify && plan.operation == Operation::Read {
-                spec.as_ref()
-                    .expect("checked")
-                    .verify(key, &verify_buf, None, &mut scratch)?;
-                verified += 1;
-                timer.restart();
-            }
-            if i % 512 == 511 {
-                progress.advance(512);
-                timer.restart();
-            }
-        }
-        let t = Instant::now();
-        session.commit()?;
-        let commit_ns = ns(t) + begin_ns;
-        let t = Instant::now();
-        session.checkpoint()?;
-        let checkpoint_ns = ns(t);
-        let cpu_used = cpu::now().since(cpu0);
-        let io = IoCounters::now().since(&io0);
-        let t = Instant::now();
-        drop(session);
-        let engine = store.engine_stats();
-        drop(store);
-        let close_ns = ns(t);
-        let whole_run_ns = ns(whole);
-        let (latencies, ops_ns) = timer.latencies();
-        progress.advance(keys.len() as u64 % 512);
-        if plan.operation == Operation::Update {
-            last_update = Some((version, keys.clone()));
-        }
-        if !measured {
-            continue;
-        }
-        let elapsed_ns = ops_ns
-            + commit_ns
-            + if plan.exclude_checkpoint {
-                0
-            } else {
-                checkpoint_ns
-            };
-        all.merge(&latencies);
-        reps.push(Repetition {
-            ops: keys.len() as u64,
-            bytes,
+    Ok(Measured {
+        repetition: Repetition {
+            ops: job.keys.len() as u64,
+            bytes: tally.bytes,
             ops_ns,
             commit_ns,
             checkpoint_ns,
-            elapsed_ns,
+            elapsed_ns: ops_ns + commit_ns + checkpoint_counted,
             whole_run_ns,
             open_ns,
             close_ns,
             cpu_user_ns: cpu_used.user_ns,
             cpu_system_ns: cpu_used.system_ns,
             io,
-            cache: cache_action,
-            verified,
+            cache,
+            verified: tally.verified,
             engine,
-        });
-    }
+        },
+        latencies,
+    })
+}
 
-    if plan.verify
-        && let (Some((version, keys)), Some(spec)) = (&last_update, &spec)
-    {
-        let mut s = store::open(&plan.target.for_inspection(), Access::ReadOnly)?;
-        let mut session = s.session(SessionOptions {
-            read_path: ReadPath::Sql,
-            per_op_transaction: false,
-            ..options
+/// The operations of one repetition. One interval per operation (see
+/// workload::timer): anything that is not the operation is followed by a
+/// restart.
+fn timed_loop(
+    job: &Job,
+    session: &mut dyn store::Session,
+    contents: Option<&Contents>,
+    version: u64,
+    timer: &mut OpTimer,
+    progress: &dyn Progress,
+) -> Result<Tally> {
+    let plan = job.plan;
+    let verify_reads = plan.verify && plan.operation == Operation::Read;
+    let mut tally = Tally::default();
+    let mut inline_buf = Vec::new();
+    let mut verify_buf: Vec<u8> = Vec::new();
+    let mut scratch = Vec::new();
+    timer.clear();
+    for (i, &key) in job.keys.iter().enumerate() {
+        let mut n = 0usize;
+        match (contents, plan.operation) {
+            (_, Operation::Read) => {
+                let vb = &mut verify_buf;
+                session.read(key, &mut |d| {
+                    n = d.len();
+                    if verify_reads {
+                        vb.clear();
+                        vb.extend_from_slice(d);
+                    }
+                })?;
+            }
+            (Some(Contents::Pregenerated { data, offsets }), Operation::Update) => {
+                let blob = &data[offsets[i]..offsets[i + 1]];
+                session.update(key, blob)?;
+                n = blob.len();
+            }
+            (_, Operation::Update) => {
+                fill_one(
+                    key,
+                    i,
+                    job.spec.as_ref(),
+                    job.foreign_sizes.as_deref(),
+                    version,
+                    &mut inline_buf,
+                );
+                timer.restart();
+                session.update(key, &inline_buf)?;
+                n = inline_buf.len();
+            }
+        }
+        timer.lap();
+        tally.bytes += n as u64;
+        if verify_reads {
+            job.spec
+                .as_ref()
+                .expect("checked")
+                .verify(key, &verify_buf, None, &mut scratch)?;
+            tally.verified += 1;
+            timer.restart();
+        }
+        if i % 512 == 511 {
+            progress.advance(512);
+            timer.restart();
+        }
+    }
+    Ok(tally)
+}
+
+/// With --verify after updates: reads back every key the last repetition
+/// wrote and checks it holds that repetition's content.
+fn verify_after(
+    job: &Job,
+    version: u64,
+    reps: &mut [Repetition],
+    notes: &mut Vec<String>,
+) -> Result<()> {
+    let (true, Some(spec)) = (job.plan.verify, &job.spec) else {
+        return Ok(());
+    };
+    let mut s = store::inspect(&job.plan.target)?;
+    let mut session = s.session(SessionOptions {
+        read_path: ReadPath::Sql,
+        per_op_transaction: false,
+        ..job.options
+    })?;
+    let mut scratch = Vec::new();
+    let mut result = Ok(0);
+    for &k in &job.keys {
+        session.read(k, &mut |d| {
+            if result.is_ok() {
+                result = spec.verify(k, d, Some(version), &mut scratch);
+            }
         })?;
-        let mut result = Ok(0);
-        for &k in keys {
-            session.read(k, &mut |d| {
-                if result.is_ok() {
-                    result = spec.verify(k, d, Some(*version), &mut scratch);
-                }
-            })?;
-            result.as_ref().map_err(|e| Error::Verify(e.to_string()))?;
-        }
-        if let Some(r) = reps.last_mut() {
-            r.verified = keys.len() as u64;
-        }
-        notes.push(format!(
-            "verified {} updated blobs read back after the run",
-            keys.len()
-        ));
+        result.as_ref().map_err(|e| Error::Verify(e.to_string()))?;
     }
+    if let Some(r) = reps.last_mut() {
+        r.verified = job.keys.len() as u64;
+    }
+    notes.push(format!(
+        "verified {} updated blobs read back after the run",
+        job.keys.len()
+    ));
+    Ok(())
+}
 
-    let space_bytes = store::open(&plan.target.for_inspection(), Access::ReadOnly)?.space_used()?;
-    let write_method = (plan.operation == Operation::Update).then(|| describe_writes(plan, &info));
-    let per_op: Vec<f64> = reps
-        .iter()
-        .map(|r| r.elapsed_ns as f64 / r.ops as f64)
-        .collect();
-    let ops_s: Vec<f64> = reps
-        .iter()
-        .map(|r| r.ops as f64 / (r.elapsed_ns as f64 / 1e9))
-        .collect();
-    let mb_s: Vec<f64> = reps
-        .iter()
-        .map(|r| r.bytes as f64 / 1e6 / (r.elapsed_ns as f64 / 1e9))
-        .collect();
-    let elapsed: Vec<f64> = reps.iter().map(|r| r.elapsed_ns as f64).collect();
-    let whole: Vec<f64> = reps.iter().map(|r| r.whole_run_ns as f64).collect();
-    Ok(RunResult {
+/// The run's record: the repetitions and their statistics.
+fn summarize(
+    plan: &RunPlan,
+    found: Discovery,
+    reps: Vec<Repetition>,
+    all: &Latencies,
+    space_bytes: u64,
+    notes: Vec<String>,
+) -> RunResult {
+    let per_rep = |f: &dyn Fn(&Repetition) -> f64| -> Vec<f64> { reps.iter().map(f).collect() };
+    let per_op = per_rep(&|r| r.elapsed_ns as f64 / r.ops as f64);
+    let ops_s = per_rep(&|r| r.ops as f64 / (r.elapsed_ns as f64 / 1e9));
+    let mb_s = per_rep(&|r| r.bytes as f64 / 1e6 / (r.elapsed_ns as f64 / 1e9));
+    let elapsed = per_rep(&|r| r.elapsed_ns as f64);
+    let whole = per_rep(&|r| r.whole_run_ns as f64);
+    RunResult {
         name: plan.name.clone(),
         target: plan.target.to_string(),
         plan: plan.clone(),
-        store: info,
-        catalog,
-        write_method,
+        store: found.info,
+        catalog: found.catalog,
+        write_method: found.write_method,
         summary: RunSummary {
-            time_per_op_ns: summarize(&per_op),
-            ops_per_sec: summarize(&ops_s),
-            mb_per_sec: summarize(&mb_s),
-            elapsed_ns: summarize(&elapsed),
-            whole_run_ns: summarize(&whole),
+            time_per_op_ns: stats(&per_op),
+            ops_per_sec: stats(&ops_s),
+            mb_per_sec: stats(&mb_s),
+            elapsed_ns: stats(&elapsed),
+            whole_run_ns: stats(&whole),
         },
         latency: all.summary(),
         histogram_count: all.count(),
         repetitions: reps,
         space_bytes,
         notes,
-    })
-}
-
-fn describe_writes(plan: &RunPlan, info: &StoreInfo) -> String {
-    let s = &plan.session;
-    if plan.target.is_files() || matches!(plan.target, Target::SqliteExt { .. }) {
-        let mut d = s.write_style.describe(s.fsync).to_string();
-        if matches!(plan.target, Target::SqliteExt { .. }) {
-            d = format!("file {d} after a name lookup in the database");
-        }
-        return d;
     }
-    let get = |k: &str| {
-        info.settings
-            .get(k)
-            .and_then(|v| v.as_str())
-            .unwrap_or("?")
-            .to_string()
-    };
-    format!(
-        "SQLite {} journal_mode={} synchronous={}, {}",
-        if s.read_path == ReadPath::BlobApi {
-            "blob-api write in place,"
-        } else {
-            "UPDATE,"
-        },
-        get("journal_mode"),
-        get("synchronous"),
-        if s.per_op_transaction {
-            "one transaction per write"
-        } else {
-            "one transaction for all writes"
-        }
-    )
 }
 
 fn fill_one(
@@ -450,4 +547,200 @@ fn generate(
         offsets.push(data.len());
     }
     Contents::Pregenerated { data, offsets }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The executor on memory datasets: what it visits, counts, verifies
+    //! and refuses, without files or timing noise mattering.
+
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use super::*;
+    use crate::dataset::SizeDistribution;
+    use crate::progress::Silent;
+    use crate::target::Target;
+    use crate::workload::KeyOrder;
+
+    /// A memory dataset of `count` blobs with distinct sizes; returns its target and spec.
+    fn dataset(name: &str, count: u64) -> (Target, DatasetSpec) {
+        let target = Target::parse(&format!("memory:executor-{name}")).unwrap();
+        let spec = DatasetSpec {
+            first_key: 1,
+            count,
+            size: 2000,
+            distribution: SizeDistribution::Uniform { variance: 1000 },
+            seed: 7,
+        };
+        store::create_dataset(&target, &spec, &Silent).unwrap();
+        (target, spec)
+    }
+
+    fn plan(target: &Target, operation: Operation) -> RunPlan {
+        RunPlan {
+            name: "test".into(),
+            target: target.clone(),
+            operation,
+            order: KeyOrder::Asc,
+            count: None,
+            start: None,
+            max_id: None,
+            session: SessionOptionsRecord {
+                read_path: ReadPath::Sql,
+                per_op_transaction: false,
+                write_style: crate::store::WriteStyle::Truncate,
+                fsync: false,
+            },
+            repeat: 1,
+            warmup: 0,
+            cache: CacheMode::Warm,
+            verify: true,
+            exclude_checkpoint: false,
+            order_seed: 3,
+        }
+    }
+
+    fn bytes_of(spec: &DatasetSpec, keys: &[u64]) -> u64 {
+        keys.iter().map(|&k| spec.size_of(k) as u64).sum()
+    }
+
+    /// Counts what the executor reports as done.
+    #[derive(Default)]
+    struct Counting {
+        total: AtomicU64,
+        done: AtomicU64,
+    }
+
+    impl Progress for Counting {
+        fn start(&self, _label: &str, _total: u64) {}
+        fn set_total(&self, total: u64) {
+            self.total.store(total, Ordering::Relaxed);
+        }
+        fn message(&self, _text: &str) {}
+        fn advance(&self, n: u64) {
+            self.done.fetch_add(n, Ordering::Relaxed);
+        }
+        fn finish(&self) {}
+        fn note(&self, _text: &str) {}
+    }
+
+    #[test]
+    fn reads_every_key_verified_and_counts_only_measured_repetitions() {
+        let (target, spec) = dataset("read", 1200);
+        let mut p = plan(&target, Operation::Read);
+        p.repeat = 3;
+        p.warmup = 2;
+        let progress = Counting::default();
+        let r = execute(&p, &progress).unwrap();
+        assert_eq!(r.repetitions.len(), 3, "warm-ups are not recorded");
+        assert_eq!(r.histogram_count, 3 * 1200);
+        // Progress covers warm-ups too, and adds up exactly (1200 is not a multiple of 512).
+        assert_eq!(progress.total.load(Ordering::Relaxed), 5 * 1200);
+        assert_eq!(progress.done.load(Ordering::Relaxed), 5 * 1200);
+        for rep in &r.repetitions {
+            assert_eq!(rep.ops, 1200);
+            assert_eq!(rep.verified, 1200);
+            assert_eq!(rep.bytes, spec.total_bytes());
+            assert_eq!(rep.cache.state, "warm");
+            assert!(rep.elapsed_ns >= rep.ops_ns);
+        }
+        assert_eq!(r.catalog.source, "manifest");
+        assert_eq!((r.catalog.first_key, r.catalog.last_key), (1, 1200));
+        assert_eq!(r.space_bytes, spec.total_bytes());
+        assert_eq!(r.store.kind, "memory");
+        assert_eq!(r.write_method, None);
+        assert_eq!(r.target, format!("memory:{}", target.path().display()));
+    }
+
+    #[test]
+    fn visits_the_keys_of_each_order_count_and_start() {
+        let (target, spec) = dataset("orders", 100);
+        for order in [
+            KeyOrder::Asc,
+            KeyOrder::Desc,
+            KeyOrder::Random,
+            KeyOrder::KvtestDraws,
+        ] {
+            let mut p = plan(&target, Operation::Read);
+            p.order = order;
+            p.count = Some(30);
+            p.start = Some(40);
+            p.max_id = Some(90);
+            let r = execute(&p, &Silent).unwrap();
+            let keys = key_sequence(order, 1, 90, 30, Some(40), p.order_seed);
+            assert_eq!(r.repetitions[0].ops, 30, "{order:?}");
+            assert_eq!(r.repetitions[0].bytes, bytes_of(&spec, &keys), "{order:?}");
+        }
+    }
+
+    #[test]
+    fn updates_write_new_content_and_verify_it_after_the_run() {
+        let (target, spec) = dataset("update", 50);
+        let mut p = plan(&target, Operation::Update);
+        p.count = Some(20);
+        p.repeat = 2;
+        p.warmup = 1;
+        let r = execute(&p, &Silent).unwrap();
+        assert_eq!(r.repetitions.len(), 2);
+        assert_eq!(r.repetitions[1].verified, 20);
+        assert!(
+            r.notes
+                .iter()
+                .any(|n| n == "verified 20 updated blobs read back after the run"),
+            "{:?}",
+            r.notes
+        );
+        assert_eq!(
+            r.write_method.as_deref(),
+            Some("the blob's bytes replaced in this process's memory")
+        );
+        // Keys 1..=20 hold new content now; key 21 still the original.
+        let mut s = store::open(&target, Access::ReadOnly).unwrap();
+        let mut session = s.session(SessionOptions::default()).unwrap();
+        let mut scratch = Vec::new();
+        let mut first = Vec::new();
+        session.read(1, &mut |d| first = d.to_vec()).unwrap();
+        let version = spec.verify(1, &first, None, &mut scratch).unwrap();
+        assert_ne!(version, 0, "key 1 still holds the content init wrote");
+        let mut untouched = Vec::new();
+        session.read(21, &mut |d| untouched = d.to_vec()).unwrap();
+        spec.verify(21, &untouched, Some(0), &mut scratch).unwrap();
+    }
+
+    #[test]
+    fn refuses_what_the_dataset_or_store_cannot_do() {
+        let (target, _) = dataset("refusals", 10);
+        let usage = |p: &RunPlan, needle: &str| match execute(p, &Silent) {
+            Err(Error::Usage(m)) => assert!(m.contains(needle), "{m}"),
+            other => panic!("{needle}: {other:?}"),
+        };
+        let mut p = plan(&target, Operation::Read);
+        p.count = Some(11);
+        usage(&p, "--count 11 is beyond the dataset");
+        let mut p = plan(&target, Operation::Read);
+        p.max_id = Some(11);
+        usage(&p, "--max-id 11");
+        let mut p = plan(&target, Operation::Read);
+        p.start = Some(0);
+        usage(&p, "--start 0");
+        let mut p = plan(&target, Operation::Read);
+        p.cache = CacheMode::Cold;
+        usage(&p, "--cold");
+    }
+
+    #[test]
+    fn a_missing_key_is_its_own_error() {
+        let (target, _) = dataset("sparse", 10);
+        {
+            let mut s = store::open(&target, Access::ReadWrite).unwrap();
+            let mut session = s.session(SessionOptions::default()).unwrap();
+            session.delete(5).unwrap();
+        }
+        let mut p = plan(&target, Operation::Read);
+        p.verify = false;
+        match execute(&p, &Silent) {
+            Err(e @ Error::MissingKey { key: 5, .. }) => assert_eq!(e.exit_code(), 2),
+            other => panic!("{other:?}"),
+        }
+    }
 }

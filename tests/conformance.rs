@@ -1,0 +1,329 @@
+//! One contract, every backend: what code above `store/` may rely on from
+//! any Store and Session. Server backends need the servers that
+//! `scripts/test.sh` starts (BLOBBENCH_PG_URL, BLOBBENCH_MYSQL_URL); run
+//! alone, those cases are ignored.
+
+use blobbench::dataset::{DatasetSpec, Manifest, SizeDistribution};
+use blobbench::error::Error;
+use blobbench::store::{self, Access, SessionOptions};
+use blobbench::target::Target;
+
+const COUNT: u64 = 8;
+
+/// Blobs of distinct sizes, most larger than one read_stream piece.
+fn spec() -> DatasetSpec {
+    DatasetSpec {
+        first_key: 1,
+        count: COUNT,
+        size: 6000,
+        distribution: SizeDistribution::Uniform { variance: 2000 },
+        seed: 11,
+    }
+}
+
+fn blob(spec: &DatasetSpec, key: u64, version: u64) -> Vec<u8> {
+    let mut buf = Vec::new();
+    spec.fill(key, version, &mut buf);
+    buf
+}
+
+fn is_missing(e: &Error, want: u64) -> bool {
+    matches!(e, Error::MissingKey { key, .. } if *key == want)
+}
+
+/// What a backend is, for the parts of the contract that differ.
+struct Backend {
+    /// Local data: disk space is measured by this process.
+    local: bool,
+    /// Rows can be updated and deleted (not MySQL's ARCHIVE).
+    modifies: bool,
+}
+
+/// The contract, run on `text` (a target string).
+fn contract(text: &str, backend: Backend) {
+    let target = Target::parse(text).unwrap();
+    let spec = spec();
+    let mut s = store::create(&target, &Manifest::new(spec.clone())).unwrap();
+    {
+        let mut session = s.session(SessionOptions::default()).unwrap();
+        session.begin().unwrap();
+        for k in 1..=COUNT {
+            session.insert(k, &blob(&spec, k, 0)).unwrap();
+        }
+        session.commit().unwrap();
+        session.checkpoint().unwrap();
+    }
+    read_contract(s.as_mut(), &spec, text);
+    modify_contract(s.as_mut(), &spec, text, backend.modifies);
+    if backend.local {
+        assert!(s.space_used().unwrap() > 0, "{text}: space_used");
+    }
+    drop(s);
+
+    // Catalog: the keys left, from any fresh open.
+    let mut ro = store::open(&target, Access::ReadOnly).unwrap();
+    let c = ro.catalog().unwrap();
+    let last = if backend.modifies { COUNT - 1 } else { COUNT };
+    assert_eq!(
+        (c.first_key, c.last_key, c.count),
+        (1, last, last),
+        "{text}: catalog"
+    );
+    if !backend.modifies {
+        assert!(
+            c.manifest.is_some(),
+            "{text}: untouched dataset keeps its manifest"
+        );
+    }
+    // Read-only access refuses every write and changes nothing.
+    {
+        let mut session = ro.session(SessionOptions::default()).unwrap();
+        assert!(session.insert(COUNT + 10, b"x").is_err(), "{text}: insert");
+        assert!(session.update(1, b"x").is_err(), "{text}: update");
+        assert!(session.delete(1).is_err(), "{text}: delete");
+        let mut got = Vec::new();
+        session.read(1, &mut |d| got = d.to_vec()).unwrap();
+        assert_eq!(got, blob(&spec, 1, 0), "{text}: read-only left key 1 alone");
+        assert_eq!(session.size(COUNT + 10).unwrap(), None, "{text}");
+    }
+    // Cleaned up by the store layer, which knows each backend's artifacts.
+    store::remove_target(&target);
+}
+
+/// read, read_at, read_stream, size, fetch_small and missing keys.
+fn read_contract(s: &mut dyn store::Store, spec: &DatasetSpec, text: &str) {
+    let mut session = s.session(SessionOptions::default()).unwrap();
+    for k in 1..=COUNT {
+        let mut got = Vec::new();
+        session.read(k, &mut |d| got = d.to_vec()).unwrap();
+        assert_eq!(got, blob(spec, k, 0), "{text}: read {k}");
+        assert_eq!(
+            session.size(k).unwrap(),
+            Some(got.len() as u64),
+            "{text}: size {k}"
+        );
+    }
+    let want = blob(spec, 3, 0);
+    let mut buf = [0u8; 50];
+    assert_eq!(session.read_at(3, 100, &mut buf).unwrap(), 50, "{text}");
+    assert_eq!(&buf[..], &want[100..150], "{text}: read_at");
+    let end = want.len() as u64;
+    assert_eq!(
+        session.read_at(3, end - 10, &mut buf).unwrap(),
+        10,
+        "{text}"
+    );
+    assert_eq!(&buf[..10], &want[want.len() - 10..], "{text}: read_at tail");
+    assert_eq!(
+        session.read_at(3, end, &mut buf).unwrap(),
+        0,
+        "{text}: at end"
+    );
+    let mut streamed = Vec::new();
+    let n = session
+        .read_stream(3, 10, 1000, 300, &mut |piece| {
+            assert!(piece.len() <= 300);
+            streamed.extend_from_slice(&piece);
+            true
+        })
+        .unwrap();
+    assert_eq!(n, 1000, "{text}: read_stream");
+    assert_eq!(streamed, &want[10..1010], "{text}: read_stream bytes");
+    let (size, small) = session.fetch_small(3, 1 << 30).unwrap().unwrap();
+    assert_eq!((size, small.as_deref()), (end, Some(&want[..])), "{text}");
+    assert_eq!(session.fetch_small(3, 10).unwrap(), Some((end, None)));
+    // A missing key: its own error, and no size.
+    let missing = COUNT + 100;
+    let err = session.read(missing, &mut |_| ()).unwrap_err();
+    assert!(
+        is_missing(&err, missing),
+        "{text}: read of a missing key: {err}"
+    );
+    assert_eq!(err.exit_code(), 2);
+    assert_eq!(session.size(missing).unwrap(), None, "{text}: size");
+    assert_eq!(session.fetch_small(missing, 10).unwrap(), None, "{text}");
+}
+
+/// update and delete, or a clear refusal where the store cannot.
+fn modify_contract(s: &mut dyn store::Store, spec: &DatasetSpec, text: &str, modifies: bool) {
+    let capable = s.can_modify();
+    let mut session = s.session(SessionOptions::default()).unwrap();
+    let new = blob(spec, 2, 9);
+    if !modifies {
+        let why = capable.unwrap_err().to_string();
+        assert!(why.contains("ARCHIVE"), "{text}: {why}");
+        let err = session.update(2, &new).unwrap_err().to_string();
+        assert!(err.contains("ARCHIVE"), "{text}: {err}");
+        assert!(session.delete(2).is_err(), "{text}: delete");
+        return;
+    }
+    capable.unwrap();
+    session.update(2, &new).unwrap();
+    let mut got = Vec::new();
+    session.read(2, &mut |d| got = d.to_vec()).unwrap();
+    assert_eq!(got, new, "{text}: update then read");
+    session.delete(COUNT).unwrap();
+    let err = session.read(COUNT, &mut |_| ()).unwrap_err();
+    assert!(is_missing(&err, COUNT), "{text}: read after delete: {err}");
+    assert_eq!(
+        session.size(COUNT).unwrap(),
+        None,
+        "{text}: size after delete"
+    );
+    let missing = COUNT + 100;
+    let err = session.update(missing, &new).unwrap_err();
+    assert!(is_missing(&err, missing), "{text}: update missing: {err}");
+    let err = session.delete(missing).unwrap_err();
+    assert!(is_missing(&err, missing), "{text}: delete missing: {err}");
+}
+
+fn pg_url() -> String {
+    std::env::var("BLOBBENCH_PG_URL").expect("BLOBBENCH_PG_URL: run scripts/test.sh")
+}
+
+fn mysql_url() -> String {
+    std::env::var("BLOBBENCH_MYSQL_URL").expect("BLOBBENCH_MYSQL_URL: run scripts/test.sh")
+}
+
+/// A local target string in a fresh temporary folder; the folder lives as
+/// long as the returned guard.
+fn local(scheme: &str, name: &str) -> (tempfile::TempDir, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = format!("{scheme}:{}", tmp.path().join(name).display());
+    (tmp, text)
+}
+
+macro_rules! local_backend {
+    ($test:ident, $scheme:literal, $name:literal) => {
+        #[test]
+        fn $test() {
+            let (_tmp, text) = local($scheme, $name);
+            contract(
+                &text,
+                Backend {
+                    local: true,
+                    modifies: true,
+                },
+            );
+        }
+    };
+}
+
+local_backend!(sqlite, "sqlite", "c.db");
+local_backend!(sqlite_ext, "sqlite-ext", "c.db");
+local_backend!(dir, "dir", "c.dir");
+local_backend!(tree, "tree", "c.tree");
+
+#[test]
+fn memory() {
+    contract(
+        "memory:conformance",
+        Backend {
+            local: true,
+            modifies: true,
+        },
+    );
+}
+
+/// One server case at a time: concurrent first creations of the shared
+/// `blobbench_meta` table race in PostgreSQL's catalog.
+static SERVERS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+macro_rules! server_backend {
+    ($test:ident, $needs:literal, $url:ident, $query:literal, $modifies:expr) => {
+        #[test]
+        #[ignore = $needs]
+        fn $test() {
+            let _one_at_a_time = SERVERS.lock().unwrap_or_else(|p| p.into_inner());
+            contract(
+                &format!("{}?{}", $url(), $query),
+                Backend {
+                    local: false,
+                    modifies: $modifies,
+                },
+            );
+        }
+    };
+}
+
+server_backend!(
+    postgres_bytea,
+    "needs PostgreSQL: run scripts/test.sh",
+    pg_url,
+    "mode=bytea&table=conformance_bytea",
+    true
+);
+server_backend!(
+    postgres_lo,
+    "needs PostgreSQL: run scripts/test.sh",
+    pg_url,
+    "mode=lo&table=conformance_lo",
+    true
+);
+server_backend!(
+    mariadb_innodb,
+    "needs MariaDB: run scripts/test.sh",
+    mysql_url,
+    "engine=innodb&table=conformance_innodb",
+    true
+);
+server_backend!(
+    mariadb_myisam,
+    "needs MariaDB: run scripts/test.sh",
+    mysql_url,
+    "engine=myisam&table=conformance_myisam",
+    true
+);
+server_backend!(
+    mariadb_aria,
+    "needs MariaDB: run scripts/test.sh",
+    mysql_url,
+    "engine=aria&table=conformance_aria",
+    true
+);
+server_backend!(
+    mariadb_archive,
+    "needs MariaDB: run scripts/test.sh",
+    mysql_url,
+    "engine=archive&table=conformance_archive",
+    false
+);
+
+/// Copies between unlike stores keep every blob: a database into memory,
+/// memory into a tree, and back.
+#[test]
+fn copy_between_any_two_stores() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = spec();
+    let db = Target::parse(&format!("sqlite:{}", tmp.path().join("a.db").display())).unwrap();
+    store::create_dataset(&db, &spec, &blobbench::progress::Silent).unwrap();
+    let mem = Target::parse("memory:conformance-copy").unwrap();
+    let tree = Target::parse(&format!("tree:{}", tmp.path().join("t").display())).unwrap();
+    for (from, to) in [(&db, &mem), (&mem, &tree)] {
+        let (n, bytes) = store::copy(from, to, &blobbench::progress::Silent).unwrap();
+        assert_eq!((n, bytes), (COUNT, spec.total_bytes()), "{from} -> {to}");
+    }
+    let mut s = store::open(&tree, Access::ReadOnly).unwrap();
+    let c = s.catalog().unwrap();
+    assert_eq!(c.manifest.and_then(|m| m.spec), Some(spec.clone()));
+    let mut session = s.session(SessionOptions::default()).unwrap();
+    for k in 1..=COUNT {
+        let mut got = Vec::new();
+        session.read(k, &mut |d| got = d.to_vec()).unwrap();
+        assert_eq!(got, blob(&spec, k, 0));
+    }
+    // A copy onto its own source is refused before anything is cleared.
+    assert!(matches!(
+        store::copy(&tree, &tree, &blobbench::progress::Silent),
+        Err(Error::Usage(_))
+    ));
+    store::remove_target(&mem);
+    assert!(store::open(&mem, Access::ReadOnly).is_err());
+    // remove_dataset takes a database with its sidecars and external files.
+    let ext = tmp.path().join("e.db");
+    let ext_target = Target::parse(&format!("sqlite-ext:{}", ext.display())).unwrap();
+    store::create_dataset(&ext_target, &spec, &blobbench::progress::Silent).unwrap();
+    assert!(tmp.path().join("e.db.files").is_dir());
+    store::remove_dataset(&ext);
+    assert!(!ext.exists() && !tmp.path().join("e.db.files").exists());
+}
