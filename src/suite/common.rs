@@ -282,17 +282,10 @@ pub fn per_op_ns(r: &RunResult, with_checkpoint: bool) -> f64 {
     total as f64 / rep.ops.max(1) as f64
 }
 
+pub use crate::result::fasterthanfs::Ratio;
+
 /// Ratio of two cases' times, round by round (numerator / denominator):
 /// the median and the range across rounds.
-#[derive(Debug, Clone, Copy, serde::Serialize)]
-pub struct Ratio {
-    pub median: f64,
-    pub min: f64,
-    pub max: f64,
-    pub numerator_ns: f64,
-    pub denominator_ns: f64,
-}
-
 pub fn ratio(numerator: &[f64], denominator: &[f64]) -> Ratio {
     let per_round: Vec<f64> = numerator
         .iter()
