@@ -16,12 +16,15 @@ use crate::workload::{CacheMode, KeyOrder, Operation, RunPlan, RunResult, execut
 /// temporary folder (removed afterwards unless `--keep`). Only the entries
 /// the suite names as its own are ever removed.
 pub struct WorkDir {
+    /// The folder itself.
     pub path: PathBuf,
     remove_after: bool,
     _temp: Option<tempfile::TempDir>,
 }
 
 impl WorkDir {
+    /// `dir` (created when missing) or a new temporary folder named
+    /// `prefix...`, removed on drop unless `keep`.
     pub fn new(dir: Option<&Path>, keep: bool, prefix: &str) -> Result<WorkDir> {
         match dir {
             Some(d) => {
@@ -68,6 +71,7 @@ impl WorkDir {
         }
     }
 
+    /// The path of entry `name` in the folder.
     pub fn join(&self, name: &str) -> PathBuf {
         self.path.join(name)
     }
@@ -107,8 +111,11 @@ pub fn remove_entry(p: &Path) {
 /// One dataset in the three layouts the fasterthanfs page compares: a
 /// database, a flat folder and a tree, with the disk space of each.
 pub struct ThreeLayouts {
+    /// The database (`NAME.db`).
     pub db: PathBuf,
+    /// The flat folder, one file per blob (`NAME.dir`).
     pub dir: PathBuf,
+    /// The tree of folders (`NAME.tree`).
     pub tree: PathBuf,
     /// du of db, dir, tree.
     pub space: [u64; 3],
@@ -192,6 +199,7 @@ pub fn plan(
     }
 }
 
+/// The session options of a run plan.
 pub fn session(
     read_path: ReadPath,
     per_op_transaction: bool,

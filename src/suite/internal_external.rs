@@ -26,7 +26,9 @@ use super::common::{WorkDir, free_bytes, per_op_ns, plan, remove_entry, session}
 
 pub use crate::result::internal_external::Crossover;
 
+/// The study's blob sizes (its matrix's columns).
 pub const SEED_SIZES: [u64; 7] = [10_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000];
+/// The study's page sizes (its matrix's rows).
 pub const SEED_PAGE_SIZES: [u32; 7] = [1024, 2048, 4096, 8192, 16384, 32768, 65536];
 /// The study's matrix (rows: page sizes 1024 .. 65536, columns: blob sizes
 /// 10k .. 1m), external time / internal time.

@@ -24,9 +24,13 @@ use crate::units::{human_bytes, human_duration_ns};
 /// A table as text cells, rendered to HTML, Markdown or CSV.
 #[derive(Debug, Clone)]
 pub struct DataTable {
+    /// File-name friendly (CSV file names), unique within the section.
     pub name: String,
+    /// The caption shown above the table.
     pub title: String,
+    /// Column headers.
     pub headers: Vec<String>,
+    /// Rows of cells, as many as headers.
     pub rows: Vec<Vec<String>>,
 }
 
@@ -41,11 +45,14 @@ impl DataTable {
     }
 }
 
+/// A chart with its caption.
 #[derive(Debug, Clone)]
 pub struct Figure {
     /// File-name friendly, unique within the section.
     pub name: String,
+    /// What is drawn.
     pub chart: Chart,
+    /// How to read it, shown under the chart.
     pub caption: String,
 }
 
@@ -54,14 +61,23 @@ pub struct Figure {
 pub struct Section {
     /// Unique within the report; used for anchors and PNG file names.
     pub id: String,
+    /// The kind of result in words, e.g. "quick: SQLite vs files on this machine".
     pub title: String,
+    /// The result file it was drawn from.
     pub source: String,
+    /// The command that produced the result, as a shell would need it typed.
     pub command_line: String,
+    /// When the command started.
     pub started_at: String,
+    /// A few lines that answer the result's question.
     pub summary: Vec<String>,
+    /// Charts, in the order shown.
     pub figures: Vec<Figure>,
+    /// Tables, in the order shown.
     pub tables: Vec<DataTable>,
+    /// (what, value) lines about the machine, system and stores.
     pub environment: Vec<(String, String)>,
+    /// SQLite's compile options, shown folded.
     pub compile_options: Vec<String>,
 }
 
