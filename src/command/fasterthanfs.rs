@@ -1,9 +1,50 @@
-//! `blobbench suite fasterthanfs`: "35% faster than the filesystem".
+//! `blobbench suite fasterthanfs`: SQLite's "35% Faster Than The Filesystem" page.
 
 use crate::cli::FasterThanFsArgs;
-use crate::error::Result;
+use crate::dataset::spec_from_options;
+use crate::error::{Error, Result};
+use crate::result::Tables;
+use crate::suite::fasterthanfs::FasterThanFsOptions;
 
-/// Runs `suite fasterthanfs`.
+use super::output::{check_outputs, write_result_with_report};
+use super::progress::Bars;
+
+/// Runs `suite fasterthanfs`: checks the options and destinations,
+/// measures, prints the table and writes the result (and report).
 pub fn run(args: &FasterThanFsArgs) -> Result<()> {
-    crate::suite::fasterthanfs::run(args)
+    let options = options(args)?;
+    let mut doc = crate::suite::fasterthanfs::run(&options, &Bars::new())?;
+    if let Tables::FasterThanFs(t) = &doc.tables {
+        print!("{}", crate::report::terminal::fasterthanfs::render(&doc, t));
+    }
+    write_result_with_report(&mut doc, &args.json, args.report.as_deref())?;
+    println!("result written to {}", args.json.display());
+    Ok(())
+}
+
+/// The options, every one checked (and the destinations too) before any work.
+fn options(args: &FasterThanFsArgs) -> Result<FasterThanFsOptions> {
+    if args.rounds == 0 {
+        return Err(Error::usage("--rounds 0: at least one round is needed"));
+    }
+    check_outputs(&args.json, args.report.as_deref())?;
+    let spec = spec_from_options(args.count, args.size, args.variance, "uniform", 1.0, 1)?;
+    let updates = args.updates.unwrap_or((spec.count / 10).max(1));
+    let durable = args.durable_updates.unwrap_or((spec.count / 100).max(1));
+    for (name, n) in [("--updates", updates), ("--durable-updates", durable)] {
+        if n == 0 || n > spec.count {
+            return Err(Error::usage(format!(
+                "{name} {n}: must be between 1 and --count ({})",
+                spec.count
+            )));
+        }
+    }
+    Ok(FasterThanFsOptions {
+        dir: args.dir.clone(),
+        keep: args.keep,
+        spec,
+        updates,
+        durable_updates: durable,
+        rounds: args.rounds,
+    })
 }

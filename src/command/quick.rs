@@ -1,9 +1,40 @@
 //! `blobbench quick`: about a minute, SQLite vs files on this machine.
 
-use crate::cli::QuickArgs;
-use crate::error::Result;
+use std::path::Path;
 
-/// Runs `quick`.
+use crate::cli::QuickArgs;
+use crate::dataset::spec_from_options;
+use crate::error::{Error, Result};
+use crate::result::Tables;
+use crate::suite::quick::QuickOptions;
+
+use super::output::{check_outputs, write_result_with_report};
+use super::progress::Bars;
+
+/// Runs `quick`: checks the options and destinations, measures, prints the
+/// table and writes the result and (unless `--report none`) the report.
 pub fn run(args: &QuickArgs) -> Result<()> {
-    crate::suite::quick::run(args)
+    if args.rounds == 0 {
+        return Err(Error::usage("--rounds 0: at least one round is needed"));
+    }
+    let report = report_path(args);
+    check_outputs(&args.json, report)?;
+    let options = QuickOptions {
+        dir: args.dir.clone(),
+        keep: args.keep,
+        spec: spec_from_options(args.count, args.size, args.variance, "uniform", 1.0, 1)?,
+        rounds: args.rounds,
+    };
+    let mut doc = crate::suite::quick::run(&options, &Bars::new())?;
+    if let Tables::Quick(t) = &doc.tables {
+        print!("{}", crate::report::terminal::quick::render(&doc, t));
+    }
+    write_result_with_report(&mut doc, &args.json, report)?;
+    println!("result written to {}", args.json.display());
+    Ok(())
+}
+
+/// `--report none` turns the default report off.
+fn report_path(args: &QuickArgs) -> Option<&Path> {
+    args.report.as_deref().filter(|p| *p != Path::new("none"))
 }

@@ -1,10 +1,68 @@
-//! The `quick` result's own tables.
-//!
-//! Placeholder during the move to typed results: the JSON as written.
+//! The `quick` result's own tables: per case, the database's and the files'
+//! time per operation and their ratio, and the disk space of each layout.
 
 use serde::{Deserialize, Serialize};
 
+use crate::dataset::DatasetSpec;
+
 /// The kind-specific part of a `quick` result.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct QuickTables(pub serde_json::Value);
+pub struct QuickTables {
+    /// One row per case measured, in the order printed.
+    pub quick: Vec<QuickRow>,
+    /// Disk space of each layout (du).
+    pub space_bytes: SpaceBytes,
+    /// The dataset every layout holds.
+    pub dataset: DatasetSpec,
+    /// Measured rounds; every time is the median over them.
+    pub rounds: u64,
+}
+
+/// One case: the database beside the flat folder and the tree.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct QuickRow {
+    /// What is measured, e.g. "read, blob API".
+    pub case: String,
+    /// How it is measured (the settings on each side).
+    pub detail: String,
+    /// Database time per operation (median over rounds).
+    pub db_ns_per_op: f64,
+    /// Flat folder time per operation.
+    pub dir_ns_per_op: f64,
+    /// Tree time per operation.
+    pub tree_ns_per_op: f64,
+    /// dir time / db time: above 1 the database is faster.
+    pub dir_over_db: f64,
+    /// tree time / db time.
+    pub tree_over_db: f64,
+    /// The widest range across rounds of the three times, in percent of
+    /// their median.
+    pub spread_pct: f64,
+}
+
+/// Disk space (du) of one dataset in its three layouts.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SpaceBytes {
+    /// The database file.
+    pub db: u64,
+    /// The flat folder.
+    pub dir: u64,
+    /// The tree of folders.
+    pub tree: u64,
+}
+
+impl SpaceBytes {
+    /// From the three layouts' sizes in the order db, dir, tree.
+    pub fn from_array(space: [u64; 3]) -> Self {
+        SpaceBytes {
+            db: space[0],
+            dir: space[1],
+            tree: space[2],
+        }
+    }
+
+    /// (layout name, bytes) in the order db, dir, tree.
+    pub fn entries(&self) -> [(&'static str, u64); 3] {
+        [("db", self.db), ("dir", self.dir), ("tree", self.tree)]
+    }
+}

@@ -16,12 +16,15 @@ use crate::workload::{CacheMode, KeyOrder, Operation, RunPlan, RunResult, execut
 /// temporary folder (removed afterwards unless `--keep`). Only the entries
 /// the suite names as its own are ever removed.
 pub struct WorkDir {
+    /// The folder itself.
     pub path: PathBuf,
     remove_after: bool,
     _temp: Option<tempfile::TempDir>,
 }
 
 impl WorkDir {
+    /// `dir` (created when missing) or a new temporary folder named
+    /// `prefix...`, removed on drop unless `keep`.
     pub fn new(dir: Option<&Path>, keep: bool, prefix: &str) -> Result<WorkDir> {
         match dir {
             Some(d) => {
@@ -68,6 +71,7 @@ impl WorkDir {
         }
     }
 
+    /// The path of entry `name` in the folder.
     pub fn join(&self, name: &str) -> PathBuf {
         self.path.join(name)
     }
@@ -107,8 +111,11 @@ pub fn remove_entry(p: &Path) {
 /// One dataset in the three layouts the fasterthanfs page compares: a
 /// database, a flat folder and a tree, with the disk space of each.
 pub struct ThreeLayouts {
+    /// The database (`NAME.db`).
     pub db: PathBuf,
+    /// The flat folder, one file per blob (`NAME.dir`).
     pub dir: PathBuf,
+    /// The tree of folders (`NAME.tree`).
     pub tree: PathBuf,
     /// du of db, dir, tree.
     pub space: [u64; 3],
@@ -192,6 +199,7 @@ pub fn plan(
     }
 }
 
+/// The session options of a run plan.
 pub fn session(
     read_path: ReadPath,
     per_op_transaction: bool,
@@ -282,17 +290,10 @@ pub fn per_op_ns(r: &RunResult, with_checkpoint: bool) -> f64 {
     total as f64 / rep.ops.max(1) as f64
 }
 
+pub use crate::result::fasterthanfs::Ratio;
+
 /// Ratio of two cases' times, round by round (numerator / denominator):
 /// the median and the range across rounds.
-#[derive(Debug, Clone, Copy, serde::Serialize)]
-pub struct Ratio {
-    pub median: f64,
-    pub min: f64,
-    pub max: f64,
-    pub numerator_ns: f64,
-    pub denominator_ns: f64,
-}
-
 pub fn ratio(numerator: &[f64], denominator: &[f64]) -> Ratio {
     let per_round: Vec<f64> = numerator
         .iter()

@@ -11,77 +11,37 @@
 //! puts the page's claim beside the ratio measured here and says whether it
 //! holds.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-use serde_json::json;
-
-use crate::cli::FasterThanFsArgs;
-use crate::dataset::spec_from_options;
+use crate::dataset::DatasetSpec;
 use crate::error::{Error, Result};
-use crate::report::table::Table;
-use crate::result::ResultDocument;
+use crate::progress::Progress;
+use crate::result::fasterthanfs::{
+    Claim, FasterThanFsRow, FasterThanFsTables, SpaceBytes, SpaceRow, TimedRow,
+};
+use crate::result::{ResultDocument, Tables};
 use crate::store::{ReadPath, WriteStyle};
 use crate::target::{SqliteSettings, Target};
-use crate::units::human_bytes;
-use crate::workload::{Operation, RunPlan};
+use crate::workload::{Operation, RunPlan, RunResult};
 
-use super::common::{self, Ratio, ThreeLayouts, WorkDir, per_op_ns, plan, ratio, session, sqlite};
+use super::common::{self, ThreeLayouts, WorkDir, per_op_ns, plan, ratio, session, sqlite};
 
-/// What the page says about a row, and how a measured ratio (file / db) is
-/// judged against it.
-#[derive(Debug, Clone, Copy, Serialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
-pub enum Claim {
-    /// The database is at least `ratio` times faster (or smaller).
-    AtLeast { ratio: f64, text: &'static str },
-    /// The database is slower than the files.
-    DbSlower { text: &'static str },
-    /// Measured for completeness; the page says nothing about it.
-    NotClaimed { text: &'static str },
-}
-
-impl Claim {
-    fn short(&self) -> String {
-        match self {
-            Claim::AtLeast { ratio, .. } => format!(">= {ratio:.2}"),
-            Claim::DbSlower { .. } => "< 1.00".into(),
-            Claim::NotClaimed { .. } => "-".into(),
-        }
-    }
-
-    fn text(&self) -> &'static str {
-        match self {
-            Claim::AtLeast { text, .. } | Claim::DbSlower { text } | Claim::NotClaimed { text } => {
-                text
-            }
-        }
-    }
-
-    /// Judges the less favourable of the dir and tree ratios: the page's
-    /// claims hold for both layouts.
-    pub fn verdict(&self, dir: f64, tree: f64) -> &'static str {
-        match *self {
-            Claim::AtLeast { ratio, .. } => {
-                let worst = dir.min(tree);
-                if worst >= ratio {
-                    "confirmed"
-                } else if worst >= 1.0 {
-                    "db ahead, by less"
-                } else {
-                    "not confirmed"
-                }
-            }
-            Claim::DbSlower { .. } => {
-                if dir.max(tree) < 1.0 {
-                    "confirmed"
-                } else {
-                    "not confirmed"
-                }
-            }
-            Claim::NotClaimed { .. } => "-",
-        }
-    }
+/// What `suite fasterthanfs` measures, checked by the command before any work.
+#[derive(Debug, Clone)]
+pub struct FasterThanFsOptions {
+    /// Folder for the datasets; None: a temporary folder.
+    pub dir: Option<PathBuf>,
+    /// Keep the datasets afterwards.
+    pub keep: bool,
+    /// The dataset every layout holds.
+    pub spec: DatasetSpec,
+    /// Blobs overwritten per write case without fsync (1 ..= count).
+    pub updates: u64,
+    /// Blobs overwritten per write case with fsync or a transaction per
+    /// write (1 ..= count).
+    pub durable_updates: u64,
+    /// Measured rounds (at least one).
+    pub rounds: u64,
 }
 
 /// A row of the table: which database case and which file case (the same
@@ -100,176 +60,249 @@ struct FileCase {
     tree: usize,
 }
 
+/// The read cases, by their index in the case list.
+struct Reads {
+    sql: usize,
+    blob: usize,
+    mapped: usize,
+    sql_mt: usize,
+    blob_mt: usize,
+    mapped_mt: usize,
+    files: FileCase,
+}
+
+/// The write cases, by their index in the case list.
+struct Writes {
+    wal_normal: usize,
+    off_off: usize,
+    wal_normal_mt: usize,
+    wal_full: usize,
+    wal_full_mt: usize,
+    truncate: FileCase,
+    in_place: FileCase,
+    rename: FileCase,
+    truncate_sync: FileCase,
+    in_place_sync: FileCase,
+    rename_sync: FileCase,
+}
+
+/// Everything to run: the cases, split into the read group and the write
+/// group, and the rows that compare them.
+struct Grid {
+    cases: Vec<RunPlan>,
+    groups: [Vec<usize>; 2],
+    rows: Vec<Row>,
+}
+
 const HEADLINE_READ: f64 = 1.35;
 /// The page's own figures: 1,228,800,000 bytes (du -k of test1.dir) over
 /// 1,024,512,000 (test1.db).
 const SPACE_RATIO: f64 = 1_228_800_000.0 / 1_024_512_000.0;
 
-pub fn run(args: &FasterThanFsArgs) -> Result<()> {
-    if args.rounds == 0 {
-        return Err(Error::usage("--rounds 0: at least one round is needed"));
-    }
-    crate::command::output::check_outputs(&args.json, args.report.as_deref())?;
-    let spec = spec_from_options(args.count, args.size, args.variance, "uniform", 1.0, 1)?;
-    let updates = args.updates.unwrap_or((spec.count / 10).max(1));
-    let durable = args.durable_updates.unwrap_or((spec.count / 100).max(1));
-    for (name, n) in [("--updates", updates), ("--durable-updates", durable)] {
-        if n == 0 || n > spec.count {
-            return Err(Error::usage(format!(
-                "{name} {n}: must be between 1 and --count ({})",
-                spec.count
-            )));
-        }
-    }
-    let work = WorkDir::new(args.dir.as_deref(), args.keep, "blobbench-fasterthanfs-")?;
-    let outcome = run_in(args, &spec, &work, updates, durable);
+/// Builds the dataset in three layouts, measures every case round after
+/// round and returns the result with each row judged against the page.
+pub fn run(options: &FasterThanFsOptions, progress: &dyn Progress) -> Result<ResultDocument> {
+    let work = WorkDir::new(
+        options.dir.as_deref(),
+        options.keep,
+        "blobbench-fasterthanfs-",
+    )?;
+    let outcome = run_in(options, &work, progress);
     work.remove(&ThreeLayouts::names("fasterthanfs"));
-    work.report_kept(&crate::command::progress::Bars::new());
+    work.report_kept(progress);
     outcome
 }
 
 fn run_in(
-    args: &FasterThanFsArgs,
-    spec: &crate::dataset::DatasetSpec,
+    options: &FasterThanFsOptions,
     work: &WorkDir,
-    updates: u64,
-    durable: u64,
-) -> Result<()> {
+    progress: &dyn Progress,
+) -> Result<ResultDocument> {
     let layouts = ThreeLayouts::create(
         work,
         "fasterthanfs",
-        spec,
+        &options.spec,
         "blobbench suite fasterthanfs",
-        &crate::command::progress::Bars::new(),
+        progress,
     )?;
-    let (db, space) = (layouts.db.clone(), layouts.space);
-    let dir_t = Target::Dir { path: layouts.dir };
-    let tree_t = Target::Tree { path: layouts.tree };
-
-    let n = spec.count;
     // The whole database memory-mapped, with room to spare, as the page's chart 3.
-    let mmap = std::fs::metadata(&db)
+    let mmap = std::fs::metadata(&layouts.db)
         .map(|m| m.len() * 2)
         .unwrap_or(1 << 31);
-    let mut cases: Vec<RunPlan> = Vec::new();
-    let read = |path, per_op| session(path, per_op, WriteStyle::Truncate, false);
-    let mmapped = |s: &mut SqliteSettings| s.mmap_size = Some(mmap);
-    let db_read = |name: &str, path, per_op, map: bool| {
-        plan(
-            name,
-            sqlite(&db, |s| {
-                if map {
-                    mmapped(s)
-                }
-            }),
-            Operation::Read,
-            n,
-            read(path, per_op),
-            11,
-        )
-    };
-    let sql = push(&mut cases, db_read("read sql", ReadPath::Sql, false, false));
-    let blob = push(
-        &mut cases,
-        db_read("read blob-api", ReadPath::BlobApi, false, false),
+    let grid = grid(&layouts, options, mmap);
+    let mut doc = ResultDocument::new(
+        "suite fasterthanfs",
+        crate::store::capture_environment(Some(&work.path)),
+        Tables::Other(serde_json::Value::Null),
     );
-    let mapped = push(
-        &mut cases,
-        db_read("read blob-api mmap", ReadPath::BlobApi, false, true),
-    );
-    let sql_mt = push(
-        &mut cases,
-        db_read("read sql multitrans", ReadPath::Sql, true, false),
-    );
-    let blob_mt = push(
-        &mut cases,
-        db_read("read blob-api multitrans", ReadPath::BlobApi, true, false),
-    );
-    let mapped_mt = push(
-        &mut cases,
-        db_read(
-            "read blob-api mmap multitrans",
-            ReadPath::BlobApi,
-            true,
-            true,
-        ),
-    );
-    // Files are read the same way whatever the database's read path.
-    let file_read = |t: &Target| {
-        plan(
-            format!("read {}", t.kind_name()),
-            t.clone(),
-            Operation::Read,
-            n,
-            read(ReadPath::Sql, false),
-            11,
-        )
-    };
-    let reads = FileCase {
-        dir: push(&mut cases, file_read(&dir_t)),
-        tree: push(&mut cases, file_read(&tree_t)),
-    };
-    let read_group: Vec<usize> = (0..cases.len()).collect();
+    let db = &layouts.db;
+    let results = common::run_rounds(
+        &grid.cases,
+        &grid.groups,
+        options.rounds,
+        "measuring",
+        progress,
+        |group| {
+            // Reads in the next round meet a rollback-journal database, as on
+            // the page, whatever journal mode the last write case left.
+            if group == 1 {
+                set_journal_mode(db, "delete")?;
+            }
+            Ok(())
+        },
+    )?;
+    doc.runs.extend(results.iter().flatten().cloned());
+    let mut rows: Vec<FasterThanFsRow> = grid
+        .rows
+        .iter()
+        .map(|row| FasterThanFsRow::Timed(timed_row(row, &grid.cases, &results)))
+        .collect();
+    rows.push(FasterThanFsRow::Space(space_row(layouts.space)));
+    doc.tables = Tables::FasterThanFs(FasterThanFsTables {
+        fasterthanfs: rows,
+        dataset: options.spec.clone(),
+        updates: options.updates,
+        durable_updates: options.durable_updates,
+        rounds: options.rounds,
+        mmap_size: mmap,
+    });
+    Ok(doc)
+}
 
-    let db_write = |name: &str, journal: &str, sync: &str, per_op: bool, count: u64, seed| {
-        let (journal, sync) = (journal.to_string(), sync.to_string());
-        plan(
-            name,
-            sqlite(&db, move |s| {
-                s.journal_mode = Some(journal);
-                s.synchronous = Some(sync);
-            }),
-            Operation::Update,
-            count,
-            session(ReadPath::Sql, per_op, WriteStyle::Truncate, false),
-            seed,
+/// Every case to run and the rows comparing them.
+fn grid(layouts: &ThreeLayouts, options: &FasterThanFsOptions, mmap: u64) -> Grid {
+    let dir_t = Target::Dir {
+        path: layouts.dir.clone(),
+    };
+    let tree_t = Target::Tree {
+        path: layouts.tree.clone(),
+    };
+    let mut cases = Vec::new();
+    let reads = read_cases(&mut cases, &layouts.db, [&dir_t, &tree_t], options, mmap);
+    let first_write = cases.len();
+    let writes = write_cases(&mut cases, &layouts.db, [&dir_t, &tree_t], options);
+    let mut rows = read_rows(&reads);
+    rows.extend(write_rows(&writes));
+    Grid {
+        groups: [
+            (0..first_write).collect(),
+            (first_write..cases.len()).collect(),
+        ],
+        cases,
+        rows,
+    }
+}
+
+/// Every blob read once in random order: the database by SQL, the blob API
+/// and the blob API memory-mapped, each also with a transaction per read,
+/// and the folder and the tree (read the same way whatever the database's
+/// read path).
+fn read_cases(
+    cases: &mut Vec<RunPlan>,
+    db: &Path,
+    [dir_t, tree_t]: [&Target; 2],
+    options: &FasterThanFsOptions,
+    mmap: u64,
+) -> Reads {
+    let n = options.spec.count;
+    let read = |path, per_op| session(path, per_op, WriteStyle::Truncate, false);
+    let mut db_read = |name: &str, path, per_op, map: bool| {
+        let settings = |s: &mut SqliteSettings| {
+            if map {
+                s.mmap_size = Some(mmap);
+            }
+        };
+        push(
+            cases,
+            plan(
+                name,
+                sqlite(db, settings),
+                Operation::Read,
+                n,
+                read(path, per_op),
+                11,
+            ),
         )
     };
-    let first_write = cases.len();
-    let wal_normal = push(
-        &mut cases,
-        db_write("update wal normal", "wal", "normal", false, updates, 12),
+    let sql = db_read("read sql", ReadPath::Sql, false, false);
+    let blob = db_read("read blob-api", ReadPath::BlobApi, false, false);
+    let mapped = db_read("read blob-api mmap", ReadPath::BlobApi, false, true);
+    let sql_mt = db_read("read sql multitrans", ReadPath::Sql, true, false);
+    let blob_mt = db_read("read blob-api multitrans", ReadPath::BlobApi, true, false);
+    let mapped_mt = db_read(
+        "read blob-api mmap multitrans",
+        ReadPath::BlobApi,
+        true,
+        true,
     );
-    let off_off = push(
-        &mut cases,
-        db_write(
-            "update journal off sync off",
-            "off",
-            "off",
-            false,
-            updates,
-            12,
-        ),
-    );
-    let wal_normal_mt = push(
-        &mut cases,
-        db_write(
-            "update wal normal multitrans",
-            "wal",
-            "normal",
-            true,
-            updates,
-            12,
-        ),
-    );
-    let wal_full = push(
-        &mut cases,
-        db_write("update wal full", "wal", "full", false, updates, 12),
-    );
-    let wal_full_mt = push(
-        &mut cases,
-        db_write(
-            "update wal full multitrans",
-            "wal",
-            "full",
-            true,
-            durable,
-            13,
-        ),
-    );
-    let file_write = |cases: &mut Vec<RunPlan>, style: WriteStyle, fsync: bool| {
-        let count = if fsync { durable } else { updates };
-        let seed = if fsync { 13 } else { 12 };
+    let mut file_read = |t: &Target| {
+        push(
+            cases,
+            plan(
+                format!("read {}", t.kind_name()),
+                t.clone(),
+                Operation::Read,
+                n,
+                read(ReadPath::Sql, false),
+                11,
+            ),
+        )
+    };
+    let files = FileCase {
+        dir: file_read(dir_t),
+        tree: file_read(tree_t),
+    };
+    Reads {
+        sql,
+        blob,
+        mapped,
+        sql_mt,
+        blob_mt,
+        mapped_mt,
+        files,
+    }
+}
+
+/// Blobs overwritten in random order: the database in WAL (NORMAL and
+/// FULL, one transaction or one per write) and with journal and sync off;
+/// the files by every write style, without and with fsync.
+fn write_cases(
+    cases: &mut Vec<RunPlan>,
+    db: &Path,
+    [dir_t, tree_t]: [&Target; 2],
+    options: &FasterThanFsOptions,
+) -> Writes {
+    let (updates, durable) = (options.updates, options.durable_updates);
+    let mut db_write =
+        |name: &str, journal: &str, sync: &str, per_op: bool, durable_count: bool| {
+            let (journal, sync) = (journal.to_string(), sync.to_string());
+            let (count, seed) = if durable_count {
+                (durable, 13)
+            } else {
+                (updates, 12)
+            };
+            push(
+                cases,
+                plan(
+                    name,
+                    sqlite(db, move |s| {
+                        s.journal_mode = Some(journal);
+                        s.synchronous = Some(sync);
+                    }),
+                    Operation::Update,
+                    count,
+                    session(ReadPath::Sql, per_op, WriteStyle::Truncate, false),
+                    seed,
+                ),
+            )
+        };
+    let wal_normal = db_write("update wal normal", "wal", "normal", false, false);
+    let off_off = db_write("update journal off sync off", "off", "off", false, false);
+    let wal_normal_mt = db_write("update wal normal multitrans", "wal", "normal", true, false);
+    let wal_full = db_write("update wal full", "wal", "full", false, false);
+    let wal_full_mt = db_write("update wal full multitrans", "wal", "full", true, true);
+    let mut file_write = |style: WriteStyle, fsync: bool| {
+        let (count, seed) = if fsync { (durable, 13) } else { (updates, 12) };
         let mut one = |t: &Target| {
             push(
                 cases,
@@ -284,315 +317,239 @@ fn run_in(
             )
         };
         FileCase {
-            dir: one(&dir_t),
-            tree: one(&tree_t),
+            dir: one(dir_t),
+            tree: one(tree_t),
         }
     };
-    let truncate = file_write(&mut cases, WriteStyle::Truncate, false);
-    let in_place = file_write(&mut cases, WriteStyle::InPlace, false);
-    let rename = file_write(&mut cases, WriteStyle::TempRename, false);
-    let truncate_sync = file_write(&mut cases, WriteStyle::Truncate, true);
-    let in_place_sync = file_write(&mut cases, WriteStyle::InPlace, true);
-    let rename_sync = file_write(&mut cases, WriteStyle::TempRename, true);
-    let write_group: Vec<usize> = (first_write..cases.len()).collect();
-
-    let multitrans_claim = Claim::DbSlower {
-        text: "--multitrans: 'much slower, and uncompetitive with direct disk I/O'",
-    };
-    let rows = [
-        Row {
-            label: "chart 1: read, SQL statement",
-            db: sql,
-            files: reads,
-            with_checkpoint: false,
-            claim: Claim::AtLeast {
-                ratio: 1.0,
-                text: "chart 1: 'SQLite still out-performs direct reads'",
-            },
-        },
-        Row {
-            label: "chart 2: read, blob API",
-            db: blob,
-            files: reads,
-            with_checkpoint: false,
-            claim: Claim::AtLeast {
-                ratio: HEADLINE_READ,
-                text: "headline: reads '35% faster' (kvtest --blob-api)",
-            },
-        },
-        Row {
-            label: "chart 3: read, blob API + mmap",
-            db: mapped,
-            files: reads,
-            with_checkpoint: false,
-            claim: Claim::AtLeast {
-                ratio: 2.0,
-                text: "chart 3: 'twice as fast' (Mac, Android), 10x (Windows)",
-            },
-        },
-        Row {
-            label: "read, SQL, txn per read",
-            db: sql_mt,
-            files: reads,
-            with_checkpoint: false,
-            claim: multitrans_claim,
-        },
-        Row {
-            label: "read, blob API, txn per read",
-            db: blob_mt,
-            files: reads,
-            with_checkpoint: false,
-            claim: multitrans_claim,
-        },
-        Row {
-            label: "read, blob API + mmap, txn per read",
-            db: mapped_mt,
-            files: reads,
-            with_checkpoint: false,
-            claim: multitrans_claim,
-        },
-        Row {
-            label: "chart 4: update WAL+NORMAL vs fopen wb",
-            db: wal_normal,
-            files: truncate,
-            with_checkpoint: false,
-            claim: Claim::AtLeast {
-                ratio: HEADLINE_READ,
-                text: "headline: writes '35% faster'; 1 txn, timer stopped before the checkpoint",
-            },
-        },
-        Row {
-            label: "  same, checkpoint included",
-            db: wal_normal,
-            files: truncate,
-            with_checkpoint: true,
-            claim: Claim::NotClaimed {
-                text: "the page stops its timer before the WAL checkpoint",
-            },
-        },
-        Row {
-            label: "  WAL+NORMAL vs overwrite in place",
-            db: wal_normal,
-            files: in_place,
-            with_checkpoint: false,
-            claim: Claim::NotClaimed {
-                text: "another file write style (no fsync)",
-            },
-        },
-        Row {
-            label: "  WAL+NORMAL vs temp + rename",
-            db: wal_normal,
-            files: rename,
-            with_checkpoint: false,
-            claim: Claim::NotClaimed {
-                text: "another file write style (no fsync)",
-            },
-        },
-        Row {
-            label: "chart 5: journal OFF, sync OFF vs fopen wb",
-            db: off_off,
-            files: truncate,
-            with_checkpoint: false,
-            claim: Claim::AtLeast {
-                ratio: 1.0,
-                text: "chart 5: SQLite faster on an equal (unsafe) footing",
-            },
-        },
-        Row {
-            label: "update WAL+NORMAL, txn per write",
-            db: wal_normal_mt,
-            files: truncate,
-            with_checkpoint: false,
-            claim: multitrans_claim,
-        },
-        Row {
-            label: "fair: WAL+FULL 1 txn vs fopen wb + fsync",
-            db: wal_full,
-            files: truncate_sync,
-            with_checkpoint: true,
-            claim: Claim::AtLeast {
-                ratio: 10.0,
-                text: "fsync on each file: 'about 10 times or more slower than writes to SQLite'",
-            },
-        },
-        Row {
-            label: "  WAL+FULL 1 txn vs in place + fsync",
-            db: wal_full,
-            files: in_place_sync,
-            with_checkpoint: true,
-            claim: Claim::NotClaimed {
-                text: "another file write style (fsync)",
-            },
-        },
-        Row {
-            label: "  WAL+FULL 1 txn vs temp + fsync + rename",
-            db: wal_full,
-            files: rename_sync,
-            with_checkpoint: true,
-            claim: Claim::NotClaimed {
-                text: "another file write style (fsync, then fsync of the folder)",
-            },
-        },
-        Row {
-            label: "durable: WAL+FULL txn per write vs temp+fsync+rename",
-            db: wal_full_mt,
-            files: rename_sync,
-            with_checkpoint: true,
-            claim: Claim::NotClaimed {
-                text: "not on the page: every write durable on both sides",
-            },
-        },
-    ];
-
-    let mut doc = ResultDocument::new(
-        "suite fasterthanfs",
-        crate::store::capture_environment(Some(&work.path)),
-        crate::result::Tables::Other(serde_json::Value::Null),
-    );
-    let results = common::run_rounds(
-        &cases,
-        &[read_group, write_group],
-        args.rounds,
-        "measuring",
-        &crate::command::progress::Bars::new(),
-        |group| {
-            // Reads in the next round meet a rollback-journal database, as on
-            // the page, whatever journal mode the last write case left.
-            if group == 1 {
-                set_journal_mode(&db, "delete")?;
-            }
-            Ok(())
-        },
-    )?;
-    for r in results.iter().flatten() {
-        doc.runs.push(r.clone());
+    Writes {
+        wal_normal,
+        off_off,
+        wal_normal_mt,
+        wal_full,
+        wal_full_mt,
+        truncate: file_write(WriteStyle::Truncate, false),
+        in_place: file_write(WriteStyle::InPlace, false),
+        rename: file_write(WriteStyle::TempRename, false),
+        truncate_sync: file_write(WriteStyle::Truncate, true),
+        in_place_sync: file_write(WriteStyle::InPlace, true),
+        rename_sync: file_write(WriteStyle::TempRename, true),
     }
+}
 
+fn at_least(ratio: f64, text: &str) -> Claim {
+    Claim::AtLeast {
+        ratio,
+        text: text.into(),
+    }
+}
+
+fn not_claimed(text: &str) -> Claim {
+    Claim::NotClaimed { text: text.into() }
+}
+
+fn multitrans_claim() -> Claim {
+    Claim::DbSlower {
+        text: "--multitrans: 'much slower, and uncompetitive with direct disk I/O'".into(),
+    }
+}
+
+fn row(
+    label: &'static str,
+    db: usize,
+    files: FileCase,
+    with_checkpoint: bool,
+    claim: Claim,
+) -> Row {
+    Row {
+        label,
+        db,
+        files,
+        with_checkpoint,
+        claim,
+    }
+}
+
+/// Charts 1-3 and their --multitrans variants.
+fn read_rows(r: &Reads) -> Vec<Row> {
+    let f = r.files;
+    vec![
+        row(
+            "chart 1: read, SQL statement",
+            r.sql,
+            f,
+            false,
+            at_least(1.0, "chart 1: 'SQLite still out-performs direct reads'"),
+        ),
+        row(
+            "chart 2: read, blob API",
+            r.blob,
+            f,
+            false,
+            at_least(
+                HEADLINE_READ,
+                "headline: reads '35% faster' (kvtest --blob-api)",
+            ),
+        ),
+        row(
+            "chart 3: read, blob API + mmap",
+            r.mapped,
+            f,
+            false,
+            at_least(
+                2.0,
+                "chart 3: 'twice as fast' (Mac, Android), 10x (Windows)",
+            ),
+        ),
+        row(
+            "read, SQL, txn per read",
+            r.sql_mt,
+            f,
+            false,
+            multitrans_claim(),
+        ),
+        row(
+            "read, blob API, txn per read",
+            r.blob_mt,
+            f,
+            false,
+            multitrans_claim(),
+        ),
+        row(
+            "read, blob API + mmap, txn per read",
+            r.mapped_mt,
+            f,
+            false,
+            multitrans_claim(),
+        ),
+    ]
+}
+
+/// Charts 4 and 5, the other file write styles, and the fair and durable
+/// comparisons with fsync.
+fn write_rows(w: &Writes) -> Vec<Row> {
+    let other_style = "another file write style (no fsync)";
+    vec![
+        row(
+            "chart 4: update WAL+NORMAL vs fopen wb",
+            w.wal_normal,
+            w.truncate,
+            false,
+            at_least(
+                HEADLINE_READ,
+                "headline: writes '35% faster'; 1 txn, timer stopped before the checkpoint",
+            ),
+        ),
+        row(
+            "  same, checkpoint included",
+            w.wal_normal,
+            w.truncate,
+            true,
+            not_claimed("the page stops its timer before the WAL checkpoint"),
+        ),
+        row(
+            "  WAL+NORMAL vs overwrite in place",
+            w.wal_normal,
+            w.in_place,
+            false,
+            not_claimed(other_style),
+        ),
+        row(
+            "  WAL+NORMAL vs temp + rename",
+            w.wal_normal,
+            w.rename,
+            false,
+            not_claimed(other_style),
+        ),
+        row(
+            "chart 5: journal OFF, sync OFF vs fopen wb",
+            w.off_off,
+            w.truncate,
+            false,
+            at_least(1.0, "chart 5: SQLite faster on an equal (unsafe) footing"),
+        ),
+        row(
+            "update WAL+NORMAL, txn per write",
+            w.wal_normal_mt,
+            w.truncate,
+            false,
+            multitrans_claim(),
+        ),
+        row(
+            "fair: WAL+FULL 1 txn vs fopen wb + fsync",
+            w.wal_full,
+            w.truncate_sync,
+            true,
+            at_least(
+                10.0,
+                "fsync on each file: 'about 10 times or more slower than writes to SQLite'",
+            ),
+        ),
+        row(
+            "  WAL+FULL 1 txn vs in place + fsync",
+            w.wal_full,
+            w.in_place_sync,
+            true,
+            not_claimed("another file write style (fsync)"),
+        ),
+        row(
+            "  WAL+FULL 1 txn vs temp + fsync + rename",
+            w.wal_full,
+            w.rename_sync,
+            true,
+            not_claimed("another file write style (fsync, then fsync of the folder)"),
+        ),
+        row(
+            "durable: WAL+FULL txn per write vs temp+fsync+rename",
+            w.wal_full_mt,
+            w.rename_sync,
+            true,
+            not_claimed("not on the page: every write durable on both sides"),
+        ),
+    ]
+}
+
+/// One row's ratios over rounds (file time / database time) and verdict.
+fn timed_row(row: &Row, cases: &[RunPlan], results: &[Vec<RunResult>]) -> TimedRow {
     let times = |case: usize, with_checkpoint: bool| -> Vec<f64> {
         results[case]
             .iter()
             .map(|r| per_op_ns(r, with_checkpoint))
             .collect()
     };
-    let mut table = Table::new([
-        "case",
-        "claim",
-        "db µs/op",
-        "dir µs/op",
-        "dir/db",
-        "tree µs/op",
-        "tree/db",
-        "spread",
-        "verdict",
-    ]);
-    let mut rows_json = Vec::new();
-    for row in &rows {
-        let db_t = times(row.db, row.with_checkpoint);
-        let dir_r: Ratio = ratio(&times(row.files.dir, true), &db_t);
-        let tree_r: Ratio = ratio(&times(row.files.tree, true), &db_t);
-        let spread = [dir_r, tree_r]
-            .iter()
-            .map(|r| (r.max - r.min) / r.median / 2.0 * 100.0)
-            .fold(0.0, f64::max);
-        let verdict = row.claim.verdict(dir_r.median, tree_r.median);
-        table.row([
-            row.label.to_string(),
-            row.claim.short(),
-            format!("{:.2}", dir_r.denominator_ns / 1e3),
-            format!("{:.2}", dir_r.numerator_ns / 1e3),
-            format!("{:.2}", dir_r.median),
-            format!("{:.2}", tree_r.numerator_ns / 1e3),
-            format!("{:.2}", tree_r.median),
-            format!("±{spread:.0}%"),
-            verdict.to_string(),
-        ]);
-        rows_json.push(json!({
-            "case": row.label,
-            "db_case": cases[row.db].name,
-            "dir_case": cases[row.files.dir].name,
-            "tree_case": cases[row.files.tree].name,
-            "checkpoint_included": row.with_checkpoint,
-            "claim": row.claim,
-            "dir_over_db": dir_r,
-            "tree_over_db": tree_r,
-            "verdict": verdict,
-        }));
+    let db_t = times(row.db, row.with_checkpoint);
+    let dir_r = ratio(&times(row.files.dir, true), &db_t);
+    let tree_r = ratio(&times(row.files.tree, true), &db_t);
+    TimedRow {
+        case: row.label.into(),
+        db_case: cases[row.db].name.clone(),
+        dir_case: cases[row.files.dir].name.clone(),
+        tree_case: cases[row.files.tree].name.clone(),
+        checkpoint_included: row.with_checkpoint,
+        verdict: row.claim.verdict(dir_r.median, tree_r.median),
+        claim: row.claim.clone(),
+        dir_over_db: dir_r,
+        tree_over_db: tree_r,
     }
-    let space_claim = Claim::AtLeast {
-        ratio: SPACE_RATIO,
-        text: "'about 20% less disk space' (1,228,800,000 vs 1,024,512,000 bytes)",
-    };
+}
+
+/// Disk space of the three layouts against the page's figures.
+fn space_row(space: [u64; 3]) -> SpaceRow {
+    let claim = at_least(
+        SPACE_RATIO,
+        "'about 20% less disk space' (1,228,800,000 vs 1,024,512,000 bytes)",
+    );
     let (dir_s, tree_s) = (
         space[1] as f64 / space[0] as f64,
         space[2] as f64 / space[0] as f64,
     );
-    let space_verdict = space_claim.verdict(dir_s, tree_s);
-    table.row([
-        "disk space, MB (du)".to_string(),
-        space_claim.short(),
-        format!("{:.1}", space[0] as f64 / 1e6),
-        format!("{:.1}", space[1] as f64 / 1e6),
-        format!("{dir_s:.2}"),
-        format!("{:.1}", space[2] as f64 / 1e6),
-        format!("{tree_s:.2}"),
-        String::new(),
-        space_verdict.to_string(),
-    ]);
-
-    println!(
-        "blobbench suite fasterthanfs: {} blobs, {} +/- {} bytes ({}), {} updates ({} with fsync), {} rounds",
-        spec.count,
-        args.size,
-        args.variance,
-        human_bytes(spec.total_bytes()),
-        updates,
-        durable,
-        args.rounds
-    );
-    print!("{}", table.render());
-    println!(
-        "ratio = file time / database time (or space): above 1.00 the database is faster or smaller. \
-Median of rounds; spread = half the range of the ratio across rounds."
-    );
-    println!(
-        "verdict judges the less favourable of dir and tree: confirmed / db ahead, by less (than claimed) / not confirmed."
-    );
-    println!("claims:");
-    let mut seen = Vec::new();
-    for claim in rows.iter().map(|r| r.claim).chain([space_claim]) {
-        if !seen.contains(&claim.text()) && !matches!(claim, Claim::NotClaimed { .. }) {
-            seen.push(claim.text());
-            println!("  {:>8}  {}", claim.short(), claim.text());
-        }
+    SpaceRow {
+        case: "disk space".into(),
+        verdict: claim.verdict(dir_s, tree_s),
+        claim,
+        space_bytes: SpaceBytes::from_array(space),
+        dir_over_db: dir_s,
+        tree_over_db: tree_s,
     }
-    println!(
-        "SQLite {}; reads: all {} blobs, random order, warm cache, cache_size=1000 pages; \
-mmap_size={}.",
-        rusqlite::version(),
-        spec.count,
-        human_bytes(mmap)
-    );
-    rows_json.push(json!({
-        "case": "disk space",
-        "claim": space_claim,
-        "space_bytes": { "db": space[0], "dir": space[1], "tree": space[2] },
-        "dir_over_db": dir_s,
-        "tree_over_db": tree_s,
-        "verdict": space_verdict,
-    }));
-    doc.tables = crate::result::Tables::FasterThanFs(
-        crate::result::fasterthanfs::FasterThanFsTables(json!({
-            "fasterthanfs": rows_json,
-            "dataset": spec,
-            "updates": updates,
-            "durable_updates": durable,
-            "rounds": args.rounds,
-            "mmap_size": mmap,
-        })),
-    );
-    crate::command::output::write_result_with_report(&mut doc, &args.json, args.report.as_deref())?;
-    println!("result written to {}", args.json.display());
-    Ok(())
 }
 
 fn push(cases: &mut Vec<RunPlan>, plan: RunPlan) -> usize {

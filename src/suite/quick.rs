@@ -5,20 +5,32 @@
 //! order (A B C, C B A, ...) so drift on a shared machine does not favour one
 //! side; each case warms its own files right before it is timed.
 
-use serde_json::json;
+use std::path::PathBuf;
 
-use crate::cli::QuickArgs;
-use crate::dataset::spec_from_options;
-use crate::error::{Error, Result};
+use crate::dataset::DatasetSpec;
+use crate::error::Result;
 use crate::measure::stats::summarize;
-use crate::report::table::Table;
-use crate::result::ResultDocument;
+use crate::progress::Progress;
+use crate::result::quick::{QuickRow, QuickTables, SpaceBytes};
+use crate::result::{ResultDocument, Tables};
 use crate::store::{ReadPath, WriteStyle};
 use crate::target::{SqliteSettings, Target};
-use crate::units::human_bytes;
-use crate::workload::{Operation, RunPlan};
+use crate::workload::{Operation, RunPlan, RunResult};
 
 use super::common::{ThreeLayouts, WorkDir, per_op_ns, plan, run_rounds, session, sqlite};
+
+/// What `quick` measures, checked by the command before any work.
+#[derive(Debug, Clone)]
+pub struct QuickOptions {
+    /// Folder for the datasets; None: a temporary folder.
+    pub dir: Option<PathBuf>,
+    /// Keep the datasets afterwards.
+    pub keep: bool,
+    /// The dataset every layout holds.
+    pub spec: DatasetSpec,
+    /// Measured rounds (at least one).
+    pub rounds: u64,
+}
 
 struct Case {
     row: usize,
@@ -65,83 +77,85 @@ const ROWS: &[Row] = &[
     },
 ];
 
-pub fn run(args: &QuickArgs) -> Result<()> {
-    if args.rounds == 0 {
-        return Err(Error::usage("--rounds 0: at least one round is needed"));
-    }
-    crate::command::output::check_outputs(
-        &args.json,
-        args.report
-            .as_deref()
-            .filter(|p| *p != std::path::Path::new("none")),
-    )?;
-    let spec = spec_from_options(args.count, args.size, args.variance, "uniform", 1.0, 1)?;
-    let work = WorkDir::new(args.dir.as_deref(), args.keep, "blobbench-quick-")?;
-    let outcome = run_in(args, &spec, &work);
+/// Builds the dataset in three layouts, measures every case round after
+/// round and returns the result with its table.
+pub fn run(options: &QuickOptions, progress: &dyn Progress) -> Result<ResultDocument> {
+    let work = WorkDir::new(options.dir.as_deref(), options.keep, "blobbench-quick-")?;
+    let outcome = run_in(options, &work, progress);
     work.remove(&ThreeLayouts::names("quick"));
-    work.report_kept(&crate::command::progress::Bars::new());
+    work.report_kept(progress);
     outcome
 }
 
-fn run_in(args: &QuickArgs, spec: &crate::dataset::DatasetSpec, work: &WorkDir) -> Result<()> {
-    let layouts = ThreeLayouts::create(
-        work,
+fn run_in(
+    options: &QuickOptions,
+    work: &WorkDir,
+    progress: &dyn Progress,
+) -> Result<ResultDocument> {
+    let spec = &options.spec;
+    let layouts = ThreeLayouts::create(work, "quick", spec, "blobbench quick", progress)?;
+    let mut cases = read_cases(&layouts, spec.count);
+    let read_cases = cases.len();
+    cases.extend(update_cases(&layouts, spec.count));
+    let mut doc = ResultDocument::new(
         "quick",
-        spec,
-        "blobbench quick",
-        &crate::command::progress::Bars::new(),
+        crate::store::capture_environment(Some(&work.path)),
+        Tables::Other(serde_json::Value::Null),
+    );
+    // Reads first (updates change the database's journal mode), each group
+    // in alternating order.
+    let plans: Vec<RunPlan> = cases.iter().map(|c| c.plan.clone()).collect();
+    let groups = [
+        (0..read_cases).collect(),
+        (read_cases..cases.len()).collect(),
+    ];
+    let results = run_rounds(
+        &plans,
+        &groups,
+        options.rounds,
+        "measuring",
+        progress,
+        |_| Ok(()),
     )?;
-    let (db, dir, tree, space) = (layouts.db, layouts.dir, layouts.tree, layouts.space);
-    let base = &work.path;
+    doc.runs.extend(results.iter().flatten().cloned());
+    doc.tables = Tables::Quick(QuickTables {
+        quick: rows(&cases, &results),
+        space_bytes: SpaceBytes::from_array(layouts.space),
+        dataset: spec.clone(),
+        rounds: options.rounds,
+    });
+    Ok(doc)
+}
 
-    let n = spec.count;
-    let updates = (n / 10).max(1);
-    let durable = (n / 40).max(1);
-    let mmap = std::fs::metadata(&db)
+/// Every blob read once in random order: the database by its three read
+/// paths, the folder and the tree once each (files are read the same way
+/// whatever the database's read path: one case serves rows 0-2).
+fn read_cases(layouts: &ThreeLayouts, n: u64) -> Vec<Case> {
+    let db = &layouts.db;
+    let mmap = std::fs::metadata(db)
         .map(|m| m.len() * 2)
         .unwrap_or(1 << 30);
-    let dir_t = Target::Dir { path: dir.clone() };
-    let tree_t = Target::Tree { path: tree.clone() };
-    let mut cases = Vec::new();
     let read = |p| session(p, false, WriteStyle::Truncate, false);
-    cases.push(Case {
-        row: 0,
+    let db_case = |row, name: &str, path, settings: &dyn Fn(&mut SqliteSettings)| Case {
+        row,
         side: Side::Db,
         plan: plan(
-            "read sql",
-            sqlite(&db, |_| {}),
+            name,
+            sqlite(db, settings),
             Operation::Read,
             n,
-            read(ReadPath::Sql),
+            read(path),
             11,
         ),
-    });
-    cases.push(Case {
-        row: 1,
-        side: Side::Db,
-        plan: plan(
-            "read blob-api",
-            sqlite(&db, |_| {}),
-            Operation::Read,
-            n,
-            read(ReadPath::BlobApi),
-            11,
-        ),
-    });
-    cases.push(Case {
-        row: 2,
-        side: Side::Db,
-        plan: plan(
-            "read blob-api mmap",
-            sqlite(&db, |s| s.mmap_size = Some(mmap)),
-            Operation::Read,
-            n,
-            read(ReadPath::BlobApi),
-            11,
-        ),
-    });
-    for (side, t) in [(Side::Dir, &dir_t), (Side::Tree, &tree_t)] {
-        // Files are read the same way whatever the database's read path: one case serves rows 0-2.
+    };
+    let mut cases = vec![
+        db_case(0, "read sql", ReadPath::Sql, &|_| {}),
+        db_case(1, "read blob-api", ReadPath::BlobApi, &|_| {}),
+        db_case(2, "read blob-api mmap", ReadPath::BlobApi, &|s| {
+            s.mmap_size = Some(mmap)
+        }),
+    ];
+    for (side, t) in file_targets(layouts) {
         cases.push(Case {
             row: 0,
             side,
@@ -155,38 +169,47 @@ fn run_in(args: &QuickArgs, spec: &crate::dataset::DatasetSpec, work: &WorkDir) 
             ),
         });
     }
-    let read_cases = cases.len();
+    cases
+}
+
+/// A tenth of the blobs overwritten in one transaction (row 3) and a
+/// fortieth each made durable on its own (row 4), database and files.
+fn update_cases(layouts: &ThreeLayouts, n: u64) -> Vec<Case> {
+    let updates = (n / 10).max(1);
+    let durable = (n / 40).max(1);
     let wal = |sync: &'static str| {
         move |s: &mut SqliteSettings| {
             s.journal_mode = Some("wal".into());
             s.synchronous = Some(sync.into());
         }
     };
-    cases.push(Case {
-        row: 3,
-        side: Side::Db,
-        plan: plan(
-            "update wal normal",
-            sqlite(&db, wal("normal")),
-            Operation::Update,
-            updates,
-            session(ReadPath::Sql, false, WriteStyle::Truncate, false),
-            12,
-        ),
-    });
-    cases.push(Case {
-        row: 4,
-        side: Side::Db,
-        plan: plan(
-            "update wal full per-write txn",
-            sqlite(&db, wal("full")),
-            Operation::Update,
-            durable,
-            session(ReadPath::Sql, true, WriteStyle::Truncate, false),
-            13,
-        ),
-    });
-    for (side, t) in [(Side::Dir, &dir_t), (Side::Tree, &tree_t)] {
+    let mut cases = vec![
+        Case {
+            row: 3,
+            side: Side::Db,
+            plan: plan(
+                "update wal normal",
+                sqlite(&layouts.db, wal("normal")),
+                Operation::Update,
+                updates,
+                session(ReadPath::Sql, false, WriteStyle::Truncate, false),
+                12,
+            ),
+        },
+        Case {
+            row: 4,
+            side: Side::Db,
+            plan: plan(
+                "update wal full per-write txn",
+                sqlite(&layouts.db, wal("full")),
+                Operation::Update,
+                durable,
+                session(ReadPath::Sql, true, WriteStyle::Truncate, false),
+                13,
+            ),
+        },
+    ];
+    for (side, t) in file_targets(layouts) {
         cases.push(Case {
             row: 3,
             side,
@@ -204,7 +227,7 @@ fn run_in(args: &QuickArgs, spec: &crate::dataset::DatasetSpec, work: &WorkDir) 
             side,
             plan: plan(
                 format!("update {} rename+fsync", t.kind_name()),
-                t.clone(),
+                t,
                 Operation::Update,
                 durable,
                 session(ReadPath::Sql, false, WriteStyle::TempRename, true),
@@ -212,37 +235,36 @@ fn run_in(args: &QuickArgs, spec: &crate::dataset::DatasetSpec, work: &WorkDir) 
             ),
         });
     }
-    let mut doc = ResultDocument::new(
-        "quick",
-        crate::store::capture_environment(Some(base)),
-        crate::result::Tables::Other(serde_json::Value::Null),
-    );
-    // Reads first (updates change the database's journal mode), each group
-    // in alternating order.
-    let plans: Vec<RunPlan> = cases.iter().map(|c| c.plan.clone()).collect();
-    let groups = [
-        (0..read_cases).collect(),
-        (read_cases..cases.len()).collect(),
-    ];
-    let results = run_rounds(
-        &plans,
-        &groups,
-        args.rounds,
-        "measuring",
-        &crate::command::progress::Bars::new(),
-        |_| Ok(()),
-    )?;
-    for r in results.iter().flatten() {
-        doc.runs.push(r.clone());
-    }
+    cases
+}
 
-    let per_op = per_op_ns;
+fn file_targets(layouts: &ThreeLayouts) -> [(Side, Target); 2] {
+    [
+        (
+            Side::Dir,
+            Target::Dir {
+                path: layouts.dir.clone(),
+            },
+        ),
+        (
+            Side::Tree,
+            Target::Tree {
+                path: layouts.tree.clone(),
+            },
+        ),
+    ]
+}
+
+/// The table's rows: each case's median time per op on every side, the
+/// ratios and the widest spread across rounds.
+fn rows(cases: &[Case], results: &[Vec<RunResult>]) -> Vec<QuickRow> {
+    // (median, range in percent of the median) of one side of a row.
     let lookup = |row: usize, side: Side, with_checkpoint: bool| -> Option<(f64, f64)> {
         let row = if side != Side::Db && row < 3 { 0 } else { row };
         let idx = cases.iter().position(|c| c.row == row && c.side == side)?;
         let v: Vec<f64> = results[idx]
             .iter()
-            .map(|r| per_op(r, with_checkpoint))
+            .map(|r| per_op_ns(r, with_checkpoint))
             .collect();
         let s = summarize(&v);
         (!v.is_empty()).then(|| {
@@ -256,18 +278,10 @@ fn run_in(args: &QuickArgs, spec: &crate::dataset::DatasetSpec, work: &WorkDir) 
             )
         })
     };
-    let mut table = Table::new([
-        "case",
-        "db µs/op",
-        "dir µs/op",
-        "dir/db",
-        "tree µs/op",
-        "tree/db",
-        "spread",
-    ]);
-    let mut rows_json = Vec::new();
+    let mut out = Vec::new();
     for (row, info) in ROWS.iter().enumerate() {
         let with_checkpoint = info.label.contains("checkpoint");
+        // Row 4 shows the runs of row 3 with the checkpoint added.
         let data_row = if row > 3 { row - 1 } else { row };
         let (d, f, t) = (
             lookup(data_row, Side::Db, with_checkpoint),
@@ -277,60 +291,16 @@ fn run_in(args: &QuickArgs, spec: &crate::dataset::DatasetSpec, work: &WorkDir) 
         let (Some((d, sd)), Some((f, sf)), Some((t, st))) = (d, f, t) else {
             continue;
         };
-        let worst = sd.max(sf).max(st);
-        table.row([
-            info.label.to_string(),
-            format!("{:.2}", d / 1e3),
-            format!("{:.2}", f / 1e3),
-            format!("{:.2}", f / d),
-            format!("{:.2}", t / 1e3),
-            format!("{:.2}", t / d),
-            format!("±{:.0}%", worst / 2.0),
-        ]);
-        rows_json.push(json!({
-            "case": info.label, "detail": info.claim,
-            "db_ns_per_op": d, "dir_ns_per_op": f, "tree_ns_per_op": t,
-            "dir_over_db": f / d, "tree_over_db": t / d, "spread_pct": worst,
-        }));
+        out.push(QuickRow {
+            case: info.label.into(),
+            detail: info.claim.into(),
+            db_ns_per_op: d,
+            dir_ns_per_op: f,
+            tree_ns_per_op: t,
+            dir_over_db: f / d,
+            tree_over_db: t / d,
+            spread_pct: sd.max(sf).max(st),
+        });
     }
-    table.row([
-        "disk space (MB, du)".to_string(),
-        format!("{:.1}", space[0] as f64 / 1e6),
-        format!("{:.1}", space[1] as f64 / 1e6),
-        format!("{:.2}", space[1] as f64 / space[0] as f64),
-        format!("{:.1}", space[2] as f64 / 1e6),
-        format!("{:.2}", space[2] as f64 / space[0] as f64),
-        String::new(),
-    ]);
-    println!(
-        "blobbench quick: {} blobs, {} +/- {} bytes, {} rounds (median of rounds; spread = half the range across rounds)",
-        spec.count, args.size, args.variance, args.rounds
-    );
-    print!("{}", table.render());
-    println!(
-        "ratio = file time / database time (or file space / database space): above 1.00 the database is faster or smaller."
-    );
-    for info in ROWS.iter().skip(3) {
-        println!("{}: {}", info.label, info.claim);
-    }
-    println!(
-        "content: {}; SQLite {}",
-        human_bytes(spec.total_bytes()),
-        rusqlite::version()
-    );
-    doc.tables = crate::result::Tables::Quick(crate::result::quick::QuickTables(json!({
-        "quick": rows_json,
-        "space_bytes": { "db": space[0], "dir": space[1], "tree": space[2] },
-        "dataset": spec,
-        "rounds": args.rounds,
-    })));
-    crate::command::output::write_result_with_report(
-        &mut doc,
-        &args.json,
-        args.report
-            .as_deref()
-            .filter(|p| *p != std::path::Path::new("none")),
-    )?;
-    println!("result written to {}", args.json.display());
-    Ok(())
+    out
 }

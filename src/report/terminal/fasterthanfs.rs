@@ -1,1 +1,102 @@
-//! The terminal table of a `suite fasterthanfs` result.
+//! The terminal table of a `suite fasterthanfs` result: each row's claim,
+//! times, ratios, spread and verdict, then the claims in the page's words.
+
+use std::fmt::Write as _;
+
+use crate::report::table::Table;
+use crate::result::ResultDocument;
+use crate::result::fasterthanfs::{Claim, FasterThanFsRow, FasterThanFsTables};
+use crate::units::human_bytes;
+
+/// The text `suite fasterthanfs` prints: a header line, the table and its legend.
+pub fn render(doc: &ResultDocument, t: &FasterThanFsTables) -> String {
+    let spec = &t.dataset;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "blobbench suite fasterthanfs: {} blobs, {} +/- {} bytes ({}), {} updates ({} with fsync), {} rounds",
+        spec.count,
+        spec.size,
+        super::quick::variance(spec),
+        human_bytes(spec.total_bytes()),
+        t.updates,
+        t.durable_updates,
+        t.rounds
+    );
+    out.push_str(&table(t).render());
+    out.push_str(
+        "ratio = file time / database time (or space): above 1.00 the database is faster or smaller. \
+Median of rounds; spread = half the range of the ratio across rounds.\n",
+    );
+    out.push_str(
+        "verdict judges the less favourable of dir and tree: confirmed / db ahead, by less (than claimed) / not confirmed.\n",
+    );
+    out.push_str("claims:\n");
+    let mut seen: Vec<&str> = Vec::new();
+    for claim in t.fasterthanfs.iter().map(FasterThanFsRow::claim) {
+        if !seen.contains(&claim.text()) && !matches!(claim, Claim::NotClaimed { .. }) {
+            seen.push(claim.text());
+            let _ = writeln!(out, "  {:>8}  {}", claim.short(), claim.text());
+        }
+    }
+    let _ = writeln!(
+        out,
+        "SQLite {}; reads: all {} blobs, random order, warm cache, cache_size=1000 pages; \
+mmap_size={}.",
+        doc.environment.sqlite_version,
+        spec.count,
+        human_bytes(t.mmap_size)
+    );
+    out
+}
+
+fn table(t: &FasterThanFsTables) -> Table {
+    let mut table = Table::new([
+        "case",
+        "claim",
+        "db µs/op",
+        "dir µs/op",
+        "dir/db",
+        "tree µs/op",
+        "tree/db",
+        "spread",
+        "verdict",
+    ]);
+    for row in &t.fasterthanfs {
+        match row {
+            FasterThanFsRow::Timed(r) => {
+                let (dir, tree) = (&r.dir_over_db, &r.tree_over_db);
+                let spread = [dir, tree]
+                    .iter()
+                    .map(|r| r.spread_pct())
+                    .fold(0.0, f64::max);
+                table.row([
+                    r.case.clone(),
+                    r.claim.short(),
+                    format!("{:.2}", dir.denominator_ns / 1e3),
+                    format!("{:.2}", dir.numerator_ns / 1e3),
+                    format!("{:.2}", dir.median),
+                    format!("{:.2}", tree.numerator_ns / 1e3),
+                    format!("{:.2}", tree.median),
+                    format!("±{spread:.0}%"),
+                    r.verdict.as_str().to_string(),
+                ]);
+            }
+            FasterThanFsRow::Space(r) => {
+                let space = r.space_bytes;
+                table.row([
+                    "disk space, MB (du)".to_string(),
+                    r.claim.short(),
+                    format!("{:.1}", space.db as f64 / 1e6),
+                    format!("{:.1}", space.dir as f64 / 1e6),
+                    format!("{:.2}", r.dir_over_db),
+                    format!("{:.1}", space.tree as f64 / 1e6),
+                    format!("{:.2}", r.tree_over_db),
+                    String::new(),
+                    r.verdict.as_str().to_string(),
+                ]);
+            }
+        }
+    }
+    table
+}

@@ -1,1 +1,78 @@
-//! The terminal table of a `quick` result.
+//! The terminal table of a `quick` result: per case the database's and the
+//! files' time per operation, their ratios and the disk space, with the
+//! lines that say how to read them.
+
+use std::fmt::Write as _;
+
+use crate::dataset::{DatasetSpec, SizeDistribution};
+use crate::report::table::Table;
+use crate::result::ResultDocument;
+use crate::result::quick::QuickTables;
+use crate::units::human_bytes;
+
+/// The text `quick` prints: a header line, the table and its legend.
+pub fn render(doc: &ResultDocument, t: &QuickTables) -> String {
+    let spec = &t.dataset;
+    let mut table = Table::new([
+        "case",
+        "db µs/op",
+        "dir µs/op",
+        "dir/db",
+        "tree µs/op",
+        "tree/db",
+        "spread",
+    ]);
+    for r in &t.quick {
+        table.row([
+            r.case.clone(),
+            format!("{:.2}", r.db_ns_per_op / 1e3),
+            format!("{:.2}", r.dir_ns_per_op / 1e3),
+            format!("{:.2}", r.dir_over_db),
+            format!("{:.2}", r.tree_ns_per_op / 1e3),
+            format!("{:.2}", r.tree_over_db),
+            format!("±{:.0}%", r.spread_pct / 2.0),
+        ]);
+    }
+    let space = t.space_bytes;
+    table.row([
+        "disk space (MB, du)".to_string(),
+        format!("{:.1}", space.db as f64 / 1e6),
+        format!("{:.1}", space.dir as f64 / 1e6),
+        format!("{:.2}", space.dir as f64 / space.db as f64),
+        format!("{:.1}", space.tree as f64 / 1e6),
+        format!("{:.2}", space.tree as f64 / space.db as f64),
+        String::new(),
+    ]);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "blobbench quick: {} blobs, {} +/- {} bytes, {} rounds (median of rounds; spread = half the range across rounds)",
+        spec.count,
+        spec.size,
+        variance(spec),
+        t.rounds
+    );
+    out.push_str(&table.render());
+    out.push_str(
+        "ratio = file time / database time (or file space / database space): above 1.00 the database is faster or smaller.\n",
+    );
+    // The update rows' details say how each side writes.
+    for r in t.quick.iter().skip(3) {
+        let _ = writeln!(out, "{}: {}", r.case, r.detail);
+    }
+    let _ = writeln!(
+        out,
+        "content: {}; SQLite {}",
+        human_bytes(spec.total_bytes()),
+        doc.environment.sqlite_version
+    );
+    out
+}
+
+/// The +/- of a uniform size distribution (0 for fixed sizes), as given.
+pub(super) fn variance(spec: &DatasetSpec) -> u64 {
+    match spec.distribution {
+        SizeDistribution::Uniform { variance } => variance,
+        _ => 0,
+    }
+}

@@ -1,27 +1,31 @@
 //! How a `suite fasterthanfs` result is drawn: each chart's ratio beside the page's claim.
 
-use serde_json::Value;
-
-use super::{DataTable, Figure, Section, arr, ns, num, ratio_text, text};
+use super::{DataTable, Figure, Section, finite, ns, ratio_text};
 use crate::report::chart::{AxisSpec, Bar, BarChart, BarGroup, Chart, Scale, Unit};
+use crate::result::ResultDocument;
+use crate::result::fasterthanfs::{Claim, FasterThanFsRow, FasterThanFsTables, Ratio};
 
-pub(super) fn fasterthanfs(tables: &Value, _doc: &Value, s: &mut Section) {
-    let rows = arr(tables, "fasterthanfs");
-    let ratio_bar = |v: &Value| {
-        num(v, "median").map(|m| Bar {
+pub(super) fn fasterthanfs(tables: &FasterThanFsTables, _doc: &ResultDocument, s: &mut Section) {
+    let rows = &tables.fasterthanfs;
+    let ratio_bar = |r: &Ratio| {
+        finite(r.median).map(|m| Bar {
             value: m,
-            spread: num(v, "min").zip(num(v, "max")),
+            spread: finite(r.min).zip(finite(r.max)),
         })
     };
     let groups: Vec<BarGroup> = rows
         .iter()
-        .filter(|r| r["dir_over_db"].is_object())
+        .filter_map(|r| match r {
+            FasterThanFsRow::Timed(r) => Some(r),
+            FasterThanFsRow::Space(_) => None,
+        })
         .map(|r| BarGroup {
-            label: text(r, "case").trim().to_string(),
-            bars: vec![ratio_bar(&r["dir_over_db"]), ratio_bar(&r["tree_over_db"])],
-            marker: (text(&r["claim"], "kind") == "at-least")
-                .then(|| num(&r["claim"], "ratio"))
-                .flatten(),
+            label: r.case.trim().to_string(),
+            bars: vec![ratio_bar(&r.dir_over_db), ratio_bar(&r.tree_over_db)],
+            marker: match r.claim {
+                Claim::AtLeast { ratio, .. } => Some(ratio),
+                _ => None,
+            },
         })
         .collect();
     s.figures.push(Figure {
@@ -56,38 +60,37 @@ pub(super) fn fasterthanfs(tables: &Value, _doc: &Value, s: &mut Section) {
         ],
     );
     for r in rows {
-        let d = &r["dir_over_db"];
-        let claim = &r["claim"];
-        let claim_text = match text(claim, "kind") {
-            "at-least" => format!(">= {:.2}", num(claim, "ratio").unwrap_or(0.0)),
-            "db-slower" => "< 1.00".into(),
-            _ => "-".into(),
+        let (db_per_op, median, range, tree) = match r {
+            FasterThanFsRow::Timed(r) => {
+                let d = &r.dir_over_db;
+                (
+                    finite(d.denominator_ns).map(ns).unwrap_or_default(),
+                    ratio_text(finite(d.median)),
+                    format!(
+                        "{}..{}",
+                        ratio_text(finite(d.min)),
+                        ratio_text(finite(d.max))
+                    ),
+                    ratio_text(finite(r.tree_over_db.median)),
+                )
+            }
+            FasterThanFsRow::Space(r) => (
+                String::new(),
+                ratio_text(finite(r.dir_over_db)),
+                String::new(),
+                ratio_text(finite(r.tree_over_db)),
+            ),
         };
-        let (median, range) = if d.is_object() {
-            (
-                ratio_text(num(d, "median")),
-                format!(
-                    "{}..{}",
-                    ratio_text(num(d, "min")),
-                    ratio_text(num(d, "max"))
-                ),
-            )
-        } else {
-            (ratio_text(d.as_f64()), String::new())
-        };
-        let tree = &r["tree_over_db"];
         t.rows.push(vec![
-            text(r, "case").trim().into(),
-            claim_text,
-            num(d, "denominator_ns").map(ns).unwrap_or_default(),
+            r.case().trim().into(),
+            r.claim().short(),
+            db_per_op,
             median,
             range,
-            ratio_text(num(tree, "median").or_else(|| tree.as_f64())),
-            text(r, "verdict").into(),
+            tree,
+            r.verdict().as_str().into(),
         ]);
     }
     s.tables.push(t);
-    if let Some(d) = tables.get("dataset") {
-        s.summary.push(super::quick::dataset_line(d));
-    }
+    s.summary.push(super::quick::dataset_line(&tables.dataset));
 }

@@ -1,39 +1,31 @@
 //! How a `suite internal-external` result is drawn: the colored ratio matrix beside the 2011 study.
 
-use serde_json::Value;
-
-use super::{DataTable, Figure, Section, arr, ns, num};
+use super::{DataTable, Figure, Section, finite, ns};
 use crate::measure::stats::summarize;
 use crate::report::chart::{Chart, Heatmap};
+use crate::result::internal_external::{Crossover, InternalExternalTables};
 
-pub(super) fn internal_external(tables: &Value, s: &mut Section) {
-    let cells = arr(tables, "internal_external");
-    let mut sizes: Vec<u64> = cells
-        .iter()
-        .filter_map(|c| c["blob_size"].as_u64())
-        .collect();
+pub(super) fn internal_external(tables: &InternalExternalTables, s: &mut Section) {
+    let cells = &tables.internal_external;
+    // Ascending, whatever order the sizes were given in.
+    let mut sizes = tables.sizes();
     sizes.sort_unstable();
-    sizes.dedup();
-    let mut pages: Vec<u64> = cells
-        .iter()
-        .filter_map(|c| c["page_size"].as_u64())
-        .collect();
+    let mut pages = tables.page_sizes();
     pages.sort_unstable();
-    pages.dedup();
-    let find = |size: u64, page: u64| {
-        cells.iter().find(|c| {
-            c["blob_size"].as_u64() == Some(size) && c["page_size"].as_u64() == Some(page)
-        })
-    };
     let matrix: Vec<Vec<crate::report::chart::MatrixCell>> = pages
         .iter()
         .map(|&p| {
             sizes
                 .iter()
                 .map(|&z| {
-                    let c = find(z, p)?;
-                    let v = num(c, "external_over_internal")?;
-                    Some((v, num(c, "seed").map(|seed| format!("study {seed:.2}"))))
+                    let c = tables.cell(z, p)?;
+                    let v = finite(c.external_over_internal)?;
+                    Some((
+                        v,
+                        c.seed
+                            .and_then(finite)
+                            .map(|seed| format!("study {seed:.2}")),
+                    ))
                 })
                 .collect()
         })
@@ -47,7 +39,7 @@ pub(super) fn internal_external(tables: &Value, s: &mut Section) {
             title: "internal vs external: external time / internal time".into(),
             row_label: "page size".into(),
             col_label: "blob size".into(),
-            rows: pages.iter().map(u64::to_string).collect(),
+            rows: pages.iter().map(u32::to_string).collect(),
             cols: sizes
                 .iter()
                 .map(|&z| crate::report::chart::size_label(z as f64))
@@ -71,42 +63,45 @@ pub(super) fn internal_external(tables: &Value, s: &mut Section) {
         ],
     );
     for c in cells {
-        let med = |k: &str| {
-            let v: Vec<f64> = arr(c, k).iter().filter_map(Value::as_f64).collect();
+        let med = |v: &[f64]| {
+            // Times written as null (not finite) are left out.
+            let v: Vec<f64> = v.iter().copied().filter_map(finite).collect();
             (!v.is_empty()).then(|| ns(summarize(&v).median))
         };
         t.rows.push(vec![
-            num(c, "blob_size").unwrap_or(0.0).to_string(),
-            num(c, "page_size").unwrap_or(0.0).to_string(),
-            num(c, "count").unwrap_or(0.0).to_string(),
-            med("internal_ns_per_read").unwrap_or_default(),
-            med("external_ns_per_read").unwrap_or_default(),
+            c.blob_size.to_string(),
+            c.page_size.to_string(),
+            c.count.to_string(),
+            med(&c.internal_ns_per_read).unwrap_or_default(),
+            med(&c.external_ns_per_read).unwrap_or_default(),
             format!(
                 "{:.3}",
-                num(c, "external_over_internal").unwrap_or(f64::NAN)
+                finite(c.external_over_internal).unwrap_or(f64::NAN)
             ),
-            num(c, "seed")
+            c.seed
+                .and_then(finite)
                 .map(|v| format!("{v:.3}"))
                 .unwrap_or_default(),
         ]);
     }
     s.tables.push(t);
-    if let Some(p) = num(tables, "best_page_size") {
-        s.summary
-            .push(format!("best page size for blob reads: {p}"));
-    }
-    for c in arr(tables, "crossover") {
-        let page = num(c, "page_size").unwrap_or(0.0);
-        let line = match &c["crossover"] {
-            Value::Object(o) => match o.get("at").and_then(Value::as_f64) {
+    s.summary.push(format!(
+        "best page size for blob reads: {}",
+        tables.best_page_size
+    ));
+    for c in &tables.crossover {
+        let page = c.page_size;
+        let line = match c.crossover {
+            Crossover::At(at) => match finite(at) {
                 Some(at) => format!(
                     "page size {page}: external files start to win above about {}",
                     crate::report::chart::size_label(at)
                 ),
                 None => continue,
             },
-            Value::String(k) => format!("page size {page}: {}", k.replace('-', " ")),
-            _ => continue,
+            Crossover::DatabaseEverywhere => format!("page size {page}: database everywhere"),
+            Crossover::FilesEverywhere => format!("page size {page}: files everywhere"),
+            Crossover::Mixed => format!("page size {page}: mixed"),
         };
         s.summary.push(line);
     }

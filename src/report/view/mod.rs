@@ -19,15 +19,19 @@ use serde_json::Value;
 use super::chart::{AxisSpec, Chart, LineChart, Point, Scale, Series, Unit};
 use crate::measure::stats::summarize;
 use crate::result::load::LevelResult;
-use crate::result::{ResultDocument, Tables};
+use crate::result::{ResultDocument, RunResult, Tables};
 use crate::units::{human_bytes, human_duration_ns};
 
 /// A table as text cells, rendered to HTML, Markdown or CSV.
 #[derive(Debug, Clone)]
 pub struct DataTable {
+    /// File-name friendly (CSV file names), unique within the section.
     pub name: String,
+    /// The caption shown above the table.
     pub title: String,
+    /// Column headers.
     pub headers: Vec<String>,
+    /// Rows of cells, as many as headers.
     pub rows: Vec<Vec<String>>,
 }
 
@@ -42,11 +46,14 @@ impl DataTable {
     }
 }
 
+/// A chart with its caption.
 #[derive(Debug, Clone)]
 pub struct Figure {
     /// File-name friendly, unique within the section.
     pub name: String,
+    /// What is drawn.
     pub chart: Chart,
+    /// How to read it, shown under the chart.
     pub caption: String,
 }
 
@@ -55,21 +62,38 @@ pub struct Figure {
 pub struct Section {
     /// Unique within the report; used for anchors and PNG file names.
     pub id: String,
+    /// The kind of result in words, e.g. "quick: SQLite vs files on this machine".
     pub title: String,
+    /// The result file it was drawn from.
     pub source: String,
+    /// The command that produced the result, as a shell would need it typed.
     pub command_line: String,
+    /// When the command started.
     pub started_at: String,
+    /// A few lines that answer the result's question.
     pub summary: Vec<String>,
+    /// Charts, in the order shown.
     pub figures: Vec<Figure>,
+    /// Tables, in the order shown.
     pub tables: Vec<DataTable>,
+    /// (what, value) lines about the machine, system and stores.
     pub environment: Vec<(String, String)>,
+    /// SQLite's compile options, shown folded.
     pub compile_options: Vec<String>,
 }
 
+/// A number as the result's JSON holds it: NaN and infinities are written
+/// as null, and a null is drawn as missing.
+pub fn finite(v: f64) -> Option<f64> {
+    v.is_finite().then_some(v)
+}
+
+/// The number at `key` of a JSON object (for kinds still read as JSON).
 pub fn num(v: &Value, key: &str) -> Option<f64> {
     v.get(key).and_then(Value::as_f64)
 }
 
+/// The array at `key` of a JSON object, empty when absent.
 pub fn arr<'a>(v: &'a Value, key: &str) -> &'a [Value] {
     v.get(key)
         .and_then(Value::as_array)
@@ -77,15 +101,15 @@ pub fn arr<'a>(v: &'a Value, key: &str) -> &'a [Value] {
         .unwrap_or(&[])
 }
 
+/// The string at `key` of a JSON object, empty when absent.
 pub fn text<'a>(v: &'a Value, key: &str) -> &'a str {
     v.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
 /// The command line as a shell would need it typed.
-pub fn command_line(doc: &Value) -> String {
-    let argv: Vec<String> = arr(doc, "argv")
+pub fn command_line(argv: &[String]) -> String {
+    let argv: Vec<String> = argv
         .iter()
-        .filter_map(Value::as_str)
         .enumerate()
         .map(|(i, a)| {
             let a = if i == 0 {
@@ -138,11 +162,7 @@ pub fn sections(docs: &[(ResultDocument, String)]) -> Vec<Section> {
 
 /// Builds the section for one result document.
 pub fn section(typed: &ResultDocument, source: &str, index: usize) -> Section {
-    // Bridge while the per-kind views move to the typed result: they read
-    // the document's JSON form.
-    let value = serde_json::to_value(typed).unwrap_or(Value::Null);
-    let doc = &value;
-    let command = text(doc, "command").to_string();
+    let command = typed.command.clone();
     let mut s = Section {
         id: format!(
             "{}-{}",
@@ -151,45 +171,24 @@ pub fn section(typed: &ResultDocument, source: &str, index: usize) -> Section {
         ),
         title: title_of(&command),
         source: source.to_string(),
-        command_line: command_line(doc),
-        started_at: text(doc, "started_at").to_string(),
+        command_line: command_line(&typed.argv),
+        started_at: typed.started_at.clone(),
         summary: Vec::new(),
         figures: Vec::new(),
         tables: Vec::new(),
-        environment: environment(doc),
-        compile_options: arr(&doc["environment"], "sqlite_compile_options")
-            .iter()
-            .filter_map(Value::as_str)
-            .map(String::from)
-            .collect(),
+        environment: environment(typed),
+        compile_options: typed.environment.sqlite_compile_options.clone(),
     };
-    let tables = &doc["tables"];
-    match command.as_str() {
-        "quick" => quick::quick(tables, doc, &mut s),
-        "suite fasterthanfs" => fasterthanfs::fasterthanfs(tables, doc, &mut s),
-        "suite internal-external" => internal_external::internal_external(tables, &mut s),
-        "suite lob" => {
-            if let Tables::Lob(t) = &typed.tables {
-                lob::lob(t, &mut s)
-            }
-        }
-        "suite http" | "load" => http::http(&http_systems(&typed.tables), &mut s),
-        "sweep" => {
-            if let Tables::Sweep(t) = &typed.tables {
-                sweep::sweep(t, &mut s)
-            }
-        }
-        "advise" => {
-            if let Tables::Advise(t) = &typed.tables {
-                advise::advise(t, &mut s);
-            }
-        }
-        "compare" => {
-            if let Tables::Compare(t) = &typed.tables {
-                compare::compare(t, &mut s)
-            }
-        }
-        _ => {}
+    match &typed.tables {
+        Tables::Quick(t) => quick::quick(t, typed, &mut s),
+        Tables::FasterThanFs(t) => fasterthanfs::fasterthanfs(t, typed, &mut s),
+        Tables::InternalExternal(t) => internal_external::internal_external(t, &mut s),
+        Tables::Lob(t) => lob::lob(t, &mut s),
+        Tables::Http(_) | Tables::Load(_) => http::http(&http_systems(&typed.tables), &mut s),
+        Tables::Sweep(t) => sweep::sweep(t, &mut s),
+        Tables::Advise(t) => advise::advise(t, &mut s),
+        Tables::Compare(t) => compare::compare(t, &mut s),
+        Tables::Run(_) | Tables::Init(_) | Tables::Other(_) => {}
     }
     if !matches!(
         command.as_str(),
@@ -201,8 +200,8 @@ pub fn section(typed: &ResultDocument, source: &str, index: usize) -> Section {
             | "advise"
             | "compare"
     ) {
-        latency_figures(doc, &mut s);
-        runs_table(doc, &mut s);
+        latency_figures(&typed.runs, &mut s);
+        runs_table(&typed.runs, &mut s);
     }
     if s.figures.is_empty() && s.tables.is_empty() {
         s.summary
@@ -227,8 +226,8 @@ fn title_of(command: &str) -> String {
     }
 }
 
-fn environment(doc: &Value) -> Vec<(String, String)> {
-    let e = &doc["environment"];
+fn environment(doc: &ResultDocument) -> Vec<(String, String)> {
+    let e = &doc.environment;
     let mut out = Vec::new();
     let mut put = |k: &str, v: String| {
         if !v.is_empty() {
@@ -239,69 +238,37 @@ fn environment(doc: &Value) -> Vec<(String, String)> {
         "machine",
         format!(
             "{} ({} logical CPUs, {} RAM), host {}",
-            text(e, "cpu_model"),
-            num(e, "logical_cpus").unwrap_or(0.0),
-            human_bytes(num(e, "memory_bytes").unwrap_or(0.0) as u64),
-            text(e, "hostname")
+            e.cpu_model,
+            e.logical_cpus,
+            human_bytes(e.memory_bytes),
+            e.hostname
         ),
     );
-    put(
-        "system",
-        format!("{}, kernel {}", text(e, "os"), text(e, "kernel")),
-    );
-    if let Some(fs) = e.get("filesystem").filter(|f| f.is_object()) {
+    put("system", format!("{}, kernel {}", e.os, e.kernel));
+    if let Some(fs) = &e.filesystem {
         put(
             "filesystem",
             format!(
                 "{} on {} mounted at {} ({}), data in {}",
-                text(fs, "fs_type"),
-                text(fs, "device"),
-                text(fs, "mount_point"),
-                text(fs, "mount_options"),
-                text(fs, "path")
+                fs.fs_type, fs.device, fs.mount_point, fs.mount_options, fs.path
             ),
         );
     }
-    put("SQLite", text(e, "sqlite_version").to_string());
+    put("SQLite", e.sqlite_version.clone());
     put(
         "blobbench",
-        format!(
-            "{} ({} build)",
-            text(e, "blobbench_version"),
-            text(e, "build")
-        ),
+        format!("{} ({} build)", e.blobbench_version, e.build),
     );
-    put(
-        "ran",
-        format!(
-            "{} .. {}",
-            text(doc, "started_at"),
-            text(doc, "finished_at")
-        ),
-    );
+    put("ran", format!("{} .. {}", doc.started_at, doc.finished_at));
     // Each distinct store's settings as it reported them (servers: version,
     // buffers, durability settings).
     let mut seen: Vec<String> = Vec::new();
-    let stores = arr(doc, "runs")
+    let run_stores = doc
+        .runs
         .iter()
-        .map(|r| &r["store"])
-        .chain(arr(&doc["tables"], "stores").iter().map(|s| &s["store"]));
-    for store in stores {
-        let Some(settings) = store.get("settings").and_then(Value::as_object) else {
-            continue;
-        };
-        let kind = text(store, "kind");
-        let line: Vec<String> = settings
-            .iter()
-            .filter(|(k, _)| !matches!(k.as_str(), "page_count" | "freelist_count"))
-            .map(|(k, v)| {
-                format!(
-                    "{k}={}",
-                    v.as_str().map(String::from).unwrap_or(v.to_string())
-                )
-            })
-            .collect();
-        let line = line.join(", ");
+        .map(|r| (r.store.kind.clone(), r.store.settings.clone()));
+    for (kind, settings) in run_stores.chain(table_stores(&doc.tables)) {
+        let line = settings_line(&settings);
         let key = format!("{kind}: {line}");
         if !seen.contains(&key) {
             seen.push(key);
@@ -309,6 +276,35 @@ fn environment(doc: &Value) -> Vec<(String, String)> {
         }
     }
     out
+}
+
+/// The stores a kind's tables list besides its runs (`suite lob` lists
+/// each system's store), as (kind, settings).
+fn table_stores(tables: &Tables) -> Vec<(String, serde_json::Map<String, Value>)> {
+    let Tables::Lob(t) = tables else {
+        return Vec::new();
+    };
+    t.stores
+        .iter()
+        .filter_map(|entry| entry.store.as_ref())
+        .map(|store| (store.kind.clone(), store.settings.clone()))
+        .collect()
+}
+
+/// A store's settings as `key=value, ...` (page counts left out: they say
+/// how big the data is, not how the store is set up).
+fn settings_line(settings: &serde_json::Map<String, Value>) -> String {
+    let line: Vec<String> = settings
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "page_count" | "freelist_count"))
+        .map(|(k, v)| {
+            format!(
+                "{k}={}",
+                v.as_str().map(String::from).unwrap_or(v.to_string())
+            )
+        })
+        .collect();
+    line.join(", ")
 }
 
 pub(super) fn ns(v: f64) -> String {
@@ -329,14 +325,13 @@ pub fn strip_round(name: &str) -> &str {
 
 /// Percentile plots per operation kind: one curve per run name, each
 /// percentile the median over that name's rounds.
-fn latency_figures(doc: &Value, s: &mut Section) {
-    let runs = arr(doc, "runs");
+fn latency_figures(runs: &[RunResult], s: &mut Section) {
     // Operation -> run name -> that name's runs (one per round).
-    type ByName<'a> = Vec<(String, Vec<&'a Value>)>;
+    type ByName<'a> = Vec<(String, Vec<&'a RunResult>)>;
     let mut by_op: Vec<(String, ByName)> = Vec::new();
     for r in runs {
-        let op = text(&r["plan"], "operation").to_string();
-        let name = strip_round(text(r, "name")).to_string();
+        let op = operation_name(r).to_string();
+        let name = strip_round(&r.name).to_string();
         let op_entry = match by_op.iter_mut().position(|(o, _)| *o == op) {
             Some(i) => &mut by_op[i].1,
             None => {
@@ -354,27 +349,7 @@ fn latency_figures(doc: &Value, s: &mut Section) {
             .iter()
             .enumerate()
             .filter_map(|(i, (name, rs))| {
-                let first = arr(&rs[0]["latency"], "percentiles");
-                // Beyond 1 - 1/count every percentile is the slowest operation.
-                let count = num(&rs[0]["latency"], "count").unwrap_or(0.0);
-                let last_distinct = 100.0 * (1.0 - 1.0 / count.max(1.0));
-                let points: Vec<Point> = first
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(k, pair)| {
-                        let p = pair.get(0)?.as_f64()?;
-                        if p >= 100.0 || (p > 0.0 && p > last_distinct) {
-                            return None;
-                        }
-                        let vals: Vec<f64> = rs
-                            .iter()
-                            .filter_map(|r| {
-                                arr(&r["latency"], "percentiles").get(k)?.get(1)?.as_f64()
-                            })
-                            .collect();
-                        (!vals.is_empty()).then(|| Point::new(p, summarize(&vals).median))
-                    })
-                    .collect();
+                let points = percentile_points(rs);
                 (!points.is_empty()).then(|| Series {
                     name: name.clone(),
                     points,
@@ -386,11 +361,6 @@ fn latency_figures(doc: &Value, s: &mut Section) {
         if series.is_empty() {
             continue;
         }
-        let op = if op.is_empty() {
-            "operation".into()
-        } else {
-            op
-        };
         s.figures.push(Figure {
             name: format!("latency-{op}"),
             caption: format!(
@@ -407,8 +377,40 @@ fn latency_figures(doc: &Value, s: &mut Section) {
     }
 }
 
-fn runs_table(doc: &Value, s: &mut Section) {
-    let runs = arr(doc, "runs");
+/// The operation a run timed, as results name it.
+fn operation_name(r: &RunResult) -> &'static str {
+    match r.plan.operation {
+        crate::workload::Operation::Read => "read",
+        crate::workload::Operation::Update => "update",
+    }
+}
+
+/// One run name's percentile curve: at each percentile of the first
+/// round's curve, the median over its rounds.
+fn percentile_points(rs: &[&RunResult]) -> Vec<Point> {
+    // Beyond 1 - 1/count every percentile is the slowest operation.
+    let count = rs[0].latency.count as f64;
+    let last_distinct = 100.0 * (1.0 - 1.0 / count.max(1.0));
+    rs[0]
+        .latency
+        .percentiles
+        .iter()
+        .enumerate()
+        .filter_map(|(k, &(p, _))| {
+            let p = finite(p)?;
+            if p >= 100.0 || (p > 0.0 && p > last_distinct) {
+                return None;
+            }
+            let vals: Vec<f64> = rs
+                .iter()
+                .filter_map(|r| r.latency.percentiles.get(k).map(|&(_, v)| v as f64))
+                .collect();
+            (!vals.is_empty()).then(|| Point::new(p, summarize(&vals).median))
+        })
+        .collect()
+}
+
+fn runs_table(runs: &[RunResult], s: &mut Section) {
     if runs.is_empty() {
         return;
     }
@@ -428,23 +430,24 @@ fn runs_table(doc: &Value, s: &mut Section) {
             "max op",
         ],
     );
+    let time = |v: f64| finite(v).map(ns).unwrap_or_else(|| "-".into());
+    let nanos = |v: u64| ns(v as f64);
     for r in runs {
-        let sum = &r["summary"]["time_per_op_ns"];
-        let lat = &r["latency"];
-        let g = |v: &Value, k: &str| num(v, k).map(ns).unwrap_or_else(|| "-".into());
+        let sum = &r.summary.time_per_op_ns;
+        let lat = &r.latency;
         t.rows.push(vec![
-            text(r, "name").into(),
-            r["target"].as_str().unwrap_or("").into(),
-            g(sum, "median"),
-            g(sum, "min"),
-            g(sum, "max"),
-            num(&r["summary"]["ops_per_sec"], "median")
+            r.name.clone(),
+            r.target.clone(),
+            time(sum.median),
+            time(sum.min),
+            time(sum.max),
+            finite(r.summary.ops_per_sec.median)
                 .map(|v| format!("{v:.0}"))
                 .unwrap_or_default(),
-            g(lat, "p50_ns"),
-            g(lat, "p99_ns"),
-            g(lat, "p999_ns"),
-            g(lat, "max_ns"),
+            nanos(lat.p50_ns),
+            nanos(lat.p99_ns),
+            nanos(lat.p999_ns),
+            nanos(lat.max_ns),
         ]);
     }
     s.tables.push(t);
@@ -456,9 +459,17 @@ mod tests {
 
     #[test]
     fn command_lines_are_quoted_for_a_shell() {
-        let doc = serde_json::json!({"argv": ["/x/target/release/blobbench", "sweep", "--exclude", "a b", "it's"]});
+        let argv: Vec<String> = [
+            "/x/target/release/blobbench",
+            "sweep",
+            "--exclude",
+            "a b",
+            "it's",
+        ]
+        .map(String::from)
+        .to_vec();
         assert_eq!(
-            command_line(&doc),
+            command_line(&argv),
             "blobbench sweep --exclude 'a b' 'it'\\''s'"
         );
     }

@@ -1,27 +1,25 @@
 //! How a `quick` result is drawn: file/db ratio bars and disk space.
 
-use serde_json::Value;
-
-use super::{DataTable, Figure, Section, arr, ns, num, ratio_text, text};
+use super::{DataTable, Figure, Section, ns, ratio_text};
+use crate::dataset::{DatasetSpec, SizeDistribution};
 use crate::report::chart::{AxisSpec, Bar, BarChart, BarGroup, Chart, Scale, Unit};
+use crate::result::ResultDocument;
+use crate::result::quick::{QuickTables, SpaceBytes};
 use crate::units::human_bytes;
 
-pub(super) fn quick(tables: &Value, _doc: &Value, s: &mut Section) {
-    let rows = arr(tables, "quick");
+pub(super) fn quick(tables: &QuickTables, _doc: &ResultDocument, s: &mut Section) {
+    let rows = &tables.quick;
+    let bar = |v: f64| {
+        super::finite(v).map(|value| Bar {
+            value,
+            spread: None,
+        })
+    };
     let groups: Vec<BarGroup> = rows
         .iter()
         .map(|r| BarGroup {
-            label: text(r, "case").trim().to_string(),
-            bars: vec![
-                num(r, "dir_over_db").map(|v| Bar {
-                    value: v,
-                    spread: None,
-                }),
-                num(r, "tree_over_db").map(|v| Bar {
-                    value: v,
-                    spread: None,
-                }),
-            ],
+            label: r.case.trim().to_string(),
+            bars: vec![bar(r.dir_over_db), bar(r.tree_over_db)],
             marker: None,
         })
         .collect();
@@ -57,48 +55,49 @@ pub(super) fn quick(tables: &Value, _doc: &Value, s: &mut Section) {
             "spread",
         ],
     );
+    let time = |v: f64| super::finite(v).map(ns).unwrap_or_default();
     for r in rows {
         t.rows.push(vec![
-            text(r, "case").trim().into(),
-            text(r, "detail").into(),
-            num(r, "db_ns_per_op").map(ns).unwrap_or_default(),
-            num(r, "dir_ns_per_op").map(ns).unwrap_or_default(),
-            num(r, "tree_ns_per_op").map(ns).unwrap_or_default(),
-            ratio_text(num(r, "dir_over_db")),
-            ratio_text(num(r, "tree_over_db")),
-            num(r, "spread_pct")
+            r.case.trim().into(),
+            r.detail.clone(),
+            time(r.db_ns_per_op),
+            time(r.dir_ns_per_op),
+            time(r.tree_ns_per_op),
+            ratio_text(super::finite(r.dir_over_db)),
+            ratio_text(super::finite(r.tree_over_db)),
+            super::finite(r.spread_pct)
                 .map(|p| format!("+/-{p:.0}%"))
                 .unwrap_or_default(),
         ]);
     }
     s.tables.push(t);
-    space_table(&tables["space_bytes"], s);
-    if let Some(d) = tables.get("dataset") {
-        s.summary.push(dataset_line(d));
-    }
+    space_table(&tables.space_bytes, s);
+    s.summary.push(dataset_line(&tables.dataset));
 }
 
-pub(super) fn dataset_line(d: &Value) -> String {
-    let variance = num(&d["distribution"], "variance").unwrap_or(0.0);
+pub(super) fn dataset_line(d: &DatasetSpec) -> String {
+    let variance = match d.distribution {
+        SizeDistribution::Uniform { variance } => variance,
+        _ => 0,
+    };
     format!(
         "dataset: {} blobs of {} bytes{} (seed {})",
-        num(d, "count").unwrap_or(0.0),
-        num(d, "size").unwrap_or(0.0),
-        if variance > 0.0 {
+        d.count,
+        d.size,
+        if variance > 0 {
             format!(" +/- {variance}")
         } else {
             String::new()
         },
-        num(d, "seed").unwrap_or(0.0)
+        d.seed
     )
 }
 
-pub(super) fn space_table(space: &Value, s: &mut Section) {
-    let Some(obj) = space.as_object() else { return };
+pub(super) fn space_table(space: &SpaceBytes, s: &mut Section) {
     let mut t = DataTable::new("space", "Disk space (du)", &["layout", "bytes", "size"]);
-    for (k, v) in obj {
-        let b = v.as_u64().unwrap_or(0);
-        t.rows.push(vec![k.clone(), b.to_string(), human_bytes(b)]);
+    for (k, b) in space.entries() {
+        t.rows
+            .push(vec![k.to_string(), b.to_string(), human_bytes(b)]);
     }
     s.tables.push(t);
 }
