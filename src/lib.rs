@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! blobbench: measure where blobs should live (SQLite, files, and later
 //! database servers), on the user's own hardware.
 //!

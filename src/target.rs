@@ -142,6 +142,32 @@ pub const SYNCHRONOUS: &[&str] = &["off", "normal", "full", "extra"];
 pub const LOCKING_MODES: &[&str] = &["normal", "exclusive"];
 
 impl Target {
+    /// Blobs inside the SQLite database at `path`, opened with `settings`.
+    pub fn sqlite(path: impl Into<PathBuf>, settings: SqliteSettings) -> Target {
+        Target::Sqlite {
+            path: path.into(),
+            settings,
+        }
+    }
+
+    /// File names in the SQLite database at `path`, contents in `PATH.files/`.
+    pub fn sqlite_ext(path: impl Into<PathBuf>, settings: SqliteSettings) -> Target {
+        Target::SqliteExt {
+            path: path.into(),
+            settings,
+        }
+    }
+
+    /// One file per blob in the folder `path`.
+    pub fn dir(path: impl Into<PathBuf>) -> Target {
+        Target::Dir { path: path.into() }
+    }
+
+    /// One file per blob in `00/00/01` folders under `path`.
+    pub fn tree(path: impl Into<PathBuf>) -> Target {
+        Target::Tree { path: path.into() }
+    }
+
     /// Parses a target string. A bare path is classified the way kvtest does:
     /// a directory holding a `00` folder is a tree, any other directory a dir,
     /// anything else (or a name ending in .db/.sqlite/.sqlite3) a database.

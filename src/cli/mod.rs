@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::units::number_arg;
 
+/// The whole command line: one subcommand.
 #[derive(Parser, Debug)]
 #[command(
     name = "blobbench",
@@ -21,10 +22,12 @@ Start with `blobbench quick` (about a minute, no setup).",
     after_help = "Targets:\n  x.db | sqlite:PATH[?journal_mode=wal&synchronous=normal&page_size=4096&cache_size=N&mmap_size=N&locking_mode=exclusive]\n  sqlite-ext:PATH   database of file names, content in PATH.files/\n  dir:PATH          one file per blob (000001, 000002, ...)\n  tree:PATH         one file per blob in 00/00/01 folders\n\nNumbers take kvtest's suffixes: 10k = 10000, 2KiB = 2048, 1M = 1000000, 0x1000 = 4096."
 )]
 pub struct Cli {
+    /// The subcommand to run.
     #[command(subcommand)]
     pub command: Command,
 }
 
+/// Every subcommand.
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Create a dataset of N random blobs (kvtest init)
@@ -120,6 +123,7 @@ blobbench sweep --time-budget 10m && blobbench sweep --resume      (same options
     Sweep(SweepArgs),
 }
 
+/// The arguments of `blobbench serve`.
 #[derive(Args, Debug)]
 pub struct ServeArgs {
     /// What to serve (see `blobbench --help` for target syntax)
@@ -150,6 +154,7 @@ pub struct ServeArgs {
     pub max_blob_size: u64,
 }
 
+/// The arguments of `blobbench load`.
 #[derive(Args, Debug)]
 pub struct LoadArgs {
     /// URLs to request (or --urls FILE)
@@ -183,6 +188,7 @@ pub struct LoadArgs {
     pub json: Option<PathBuf>,
 }
 
+/// The arguments of `blobbench sweep`.
 #[derive(Args, Debug)]
 pub struct SweepArgs {
     /// A parameter and its values, NAME=v1,v2,... (repeat for more) [default: the article's 1152 cases]
@@ -226,6 +232,7 @@ pub struct SweepArgs {
     pub report: Option<PathBuf>,
 }
 
+/// The published experiments, one subcommand each.
 #[derive(Subcommand, Debug)]
 pub enum SuiteCommand {
     /// SQLite's "35% Faster Than The Filesystem": every chart, the page's claim beside each ratio
@@ -262,6 +269,7 @@ Examples:\n  blobbench suite http\n  blobbench suite http --count 20k --size 10k
     Http(HttpSuiteArgs),
 }
 
+/// The arguments of `blobbench suite http`.
 #[derive(Args, Debug)]
 pub struct HttpSuiteArgs {
     /// Number of blobs
@@ -296,6 +304,7 @@ pub struct HttpSuiteArgs {
     pub report: Option<PathBuf>,
 }
 
+/// The arguments of `blobbench suite lob`.
 #[derive(Args, Debug)]
 pub struct LobArgs {
     /// PostgreSQL URL, e.g. postgres://USER@HOST:PORT/DB (tables lob_bytea, lob_lo)
@@ -324,6 +333,7 @@ pub struct LobArgs {
     pub report: Option<PathBuf>,
 }
 
+/// The arguments of `blobbench suite internal-external`.
 #[derive(Args, Debug)]
 pub struct InternalExternalArgs {
     /// Folder for the datasets [default: a new temporary folder, removed afterwards]
@@ -361,6 +371,7 @@ pub struct InternalExternalArgs {
     pub report: Option<PathBuf>,
 }
 
+/// The arguments of `blobbench suite fasterthanfs`.
 #[derive(Args, Debug)]
 pub struct FasterThanFsArgs {
     /// Folder for the datasets [default: a new temporary folder, removed afterwards]
@@ -395,6 +406,7 @@ pub struct FasterThanFsArgs {
     pub report: Option<PathBuf>,
 }
 
+/// The arguments of `blobbench init`.
 #[derive(Args, Debug)]
 pub struct InitArgs {
     /// Where to create the dataset: x.db, sqlite:PATH, sqlite-ext:PATH, dir:PATH or tree:PATH
@@ -428,6 +440,7 @@ pub struct InitArgs {
     pub json: Option<PathBuf>,
 }
 
+/// The arguments of `blobbench export`.
 #[derive(Args, Debug)]
 pub struct ExportArgs {
     /// Dataset to read, any target (never modified)
@@ -439,6 +452,7 @@ pub struct ExportArgs {
     pub tree: bool,
 }
 
+/// How `run --update` rewrites a file.
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
 pub enum WriteStyleArg {
     /// open with O_TRUNC, write, close (kvtest's fopen "wb")
@@ -449,6 +463,7 @@ pub enum WriteStyleArg {
     Rename,
 }
 
+/// The arguments of `blobbench run`.
 #[derive(Args, Debug)]
 pub struct RunArgs {
     /// Database or folder to measure (see `blobbench --help` for target syntax)
@@ -530,6 +545,7 @@ pub struct RunArgs {
     pub json: Option<PathBuf>,
 }
 
+/// The arguments of `blobbench quick`.
 #[derive(Args, Debug)]
 pub struct QuickArgs {
     /// Folder for the datasets [default: a new temporary folder, removed afterwards]
@@ -593,6 +609,7 @@ pub fn normalize_kvtest_args(args: Vec<String>) -> Vec<String> {
         .collect()
 }
 
+/// The arguments of `blobbench report`.
 #[derive(Args, Debug)]
 pub struct ReportArgs {
     /// Result files written by --json (any command, any machine)
@@ -612,6 +629,7 @@ pub struct ReportArgs {
     pub png: Option<PathBuf>,
 }
 
+/// The arguments of `blobbench compare`.
 #[derive(Args, Debug)]
 pub struct CompareArgs {
     /// The earlier (or reference) result
@@ -631,6 +649,7 @@ pub struct CompareArgs {
     pub json: Option<PathBuf>,
 }
 
+/// The arguments of `blobbench advise`.
 #[derive(Args, Debug)]
 pub struct AdviseArgs {
     /// Take blob sizes from the files under DIR (read-only: files are only stat()ed)

@@ -94,18 +94,11 @@ impl WorkDir {
     }
 }
 
-/// Removes a file or folder and, for a database, its -wal/-shm/-journal siblings.
+/// Removes a dataset blobbench made in the work folder: a folder, or a
+/// database with everything the store keeps beside it (see
+/// `store::remove_dataset`).
 pub fn remove_entry(p: &Path) {
-    if p.is_dir() {
-        let _ = std::fs::remove_dir_all(p);
-    } else {
-        let _ = std::fs::remove_file(p);
-        for suffix in ["-wal", "-shm", "-journal"] {
-            let mut s = p.as_os_str().to_owned();
-            s.push(suffix);
-            let _ = std::fs::remove_file(PathBuf::from(s));
-        }
-    }
+    store::remove_dataset(p);
 }
 
 /// One dataset in the three layouts the fasterthanfs page compares: a
@@ -152,8 +145,8 @@ impl ThreeLayouts {
         crate::store::export(&db, &tree, crate::store::FileLayout::Tree, progress)?;
         let space = [
             space_of(&sqlite(&db, |_| {}))?,
-            space_of(&Target::Dir { path: dir.clone() })?,
-            space_of(&Target::Tree { path: tree.clone() })?,
+            space_of(&Target::dir(dir.clone()))?,
+            space_of(&Target::tree(tree.clone()))?,
         ];
         Ok(ThreeLayouts {
             db,
@@ -221,10 +214,7 @@ pub fn sqlite(path: &Path, f: impl FnOnce(&mut SqliteSettings)) -> Target {
         ..Default::default()
     };
     f(&mut settings);
-    Target::Sqlite {
-        path: path.to_path_buf(),
-        settings,
-    }
+    Target::sqlite(path.to_path_buf(), settings)
 }
 
 /// Disk space a target uses (like du).

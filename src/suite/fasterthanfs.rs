@@ -171,12 +171,8 @@ fn run_in(
 
 /// Every case to run and the rows comparing them.
 fn grid(layouts: &ThreeLayouts, options: &FasterThanFsOptions, mmap: u64) -> Grid {
-    let dir_t = Target::Dir {
-        path: layouts.dir.clone(),
-    };
-    let tree_t = Target::Tree {
-        path: layouts.tree.clone(),
-    };
+    let dir_t = Target::dir(layouts.dir.clone());
+    let tree_t = Target::tree(layouts.tree.clone());
     let mut cases = Vec::new();
     let reads = read_cases(&mut cases, &layouts.db, [&dir_t, &tree_t], options, mmap);
     let first_write = cases.len();

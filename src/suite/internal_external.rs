@@ -176,14 +176,8 @@ fn create_cases(
         };
         let int_name = format!("ie-{size}-{page_size}.db");
         let ext_name = format!("ie-{size}-{page_size}-ext.db");
-        let internal = Target::Sqlite {
-            path: work.join(&int_name),
-            settings: settings.clone(),
-        };
-        let external = Target::SqliteExt {
-            path: work.join(&ext_name),
-            settings,
-        };
+        let internal = Target::sqlite(work.join(&int_name), settings.clone());
+        let external = Target::sqlite_ext(work.join(&ext_name), settings);
         for t in [&internal, &external] {
             let (store, _) = crate::store::create_dataset(t, &spec, &crate::progress::Silent)?;
             drop(store);

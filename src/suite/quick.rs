@@ -240,18 +240,8 @@ fn update_cases(layouts: &ThreeLayouts, n: u64) -> Vec<Case> {
 
 fn file_targets(layouts: &ThreeLayouts) -> [(Side, Target); 2] {
     [
-        (
-            Side::Dir,
-            Target::Dir {
-                path: layouts.dir.clone(),
-            },
-        ),
-        (
-            Side::Tree,
-            Target::Tree {
-                path: layouts.tree.clone(),
-            },
-        ),
+        (Side::Dir, Target::dir(layouts.dir.clone())),
+        (Side::Tree, Target::tree(layouts.tree.clone())),
     ]
 }
 

@@ -9,12 +9,17 @@ use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 
+/// The order a run visits keys in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum KeyOrder {
+    /// Ascending from the start key (kvtest's --asc, its default).
     Asc,
+    /// Descending from the last key (kvtest's --desc).
     Desc,
+    /// A seeded random permutation: every key once per pass.
     Random,
+    /// kvtest's --random exactly: draws with replacement from its generator.
     KvtestDraws,
 }
 

@@ -70,28 +70,20 @@ fn layouts(size: u64, page_sizes: &[u32], work: &WorkDir, wal_sync: &str) -> Vec
             name: format!("db {p}"),
             kind: LayoutKind::Db,
             page: Some(p),
-            target: Target::Sqlite {
-                path: work.join(&format!("advise-{size}-{p}.db")),
-                settings: wal(Some(p)),
-            },
+            target: Target::sqlite(work.join(&format!("advise-{size}-{p}.db")), wal(Some(p))),
         })
         .collect();
     out.push(Layout {
         name: "db+files".into(),
         kind: LayoutKind::DbFiles,
         page: None,
-        target: Target::SqliteExt {
-            path: work.join(&format!("advise-{size}-ext.db")),
-            settings: wal(None),
-        },
+        target: Target::sqlite_ext(work.join(&format!("advise-{size}-ext.db")), wal(None)),
     });
     out.push(Layout {
         name: "files".into(),
         kind: LayoutKind::Files,
         page: None,
-        target: Target::Dir {
-            path: work.join(&format!("advise-{size}.dir")),
-        },
+        target: Target::dir(work.join(&format!("advise-{size}.dir"))),
     });
     out
 }
@@ -204,14 +196,16 @@ impl Calibrator<'_> {
         let writes = blobs.min(MAX_WRITES);
         let spec = spec_from_options(blobs, size, 0, "fixed", 1.0, o.seed)?;
         let path = self.work.join(&format!("advise-journal-{size}.db"));
-        let target = |mode: &str, sync: &str| Target::Sqlite {
-            path: path.clone(),
-            settings: SqliteSettings {
-                page_size: Some(page_size),
-                journal_mode: Some(mode.into()),
-                synchronous: Some(sync.into()),
-                ..Default::default()
-            },
+        let target = |mode: &str, sync: &str| {
+            Target::sqlite(
+                path.clone(),
+                SqliteSettings {
+                    page_size: Some(page_size),
+                    journal_mode: Some(mode.into()),
+                    synchronous: Some(sync.into()),
+                    ..Default::default()
+                },
+            )
         };
         let (store, _) =
             crate::store::create_dataset(&target("delete", rollback_sync), &spec, &Silent)?;
