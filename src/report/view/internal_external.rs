@@ -6,7 +6,13 @@ use crate::report::chart::{Chart, Heatmap};
 use crate::result::internal_external::{Crossover, InternalExternalTables};
 
 pub(super) fn internal_external(tables: &InternalExternalTables, s: &mut Section) {
-    let cells = &tables.internal_external;
+    s.figures.push(matrix_figure(tables));
+    s.tables.push(cells_table(tables));
+    summary(tables, s);
+}
+
+/// The colored matrix, each cell with the study's figure below it.
+fn matrix_figure(tables: &InternalExternalTables) -> Figure {
     // Ascending, whatever order the sizes were given in.
     let mut sizes = tables.sizes();
     sizes.sort_unstable();
@@ -30,7 +36,7 @@ pub(super) fn internal_external(tables: &InternalExternalTables, s: &mut Section
                 .collect()
         })
         .collect();
-    s.figures.push(Figure {
+    Figure {
         name: "matrix".into(),
         caption: "External read time / internal read time per blob size and page size. Green: the database \
                   (internal) is faster; red: external files are. Below each value, the 2011 study's figure."
@@ -48,7 +54,11 @@ pub(super) fn internal_external(tables: &InternalExternalTables, s: &mut Section
             neutral: 1.0,
             legend: "green > 1: keep blobs inside the database; red < 1: keep them as files".into(),
         }),
-    });
+    }
+}
+
+/// Every cell's times, ratio and the study's figure.
+fn cells_table(tables: &InternalExternalTables) -> DataTable {
     let mut t = DataTable::new(
         "internal_external",
         "External time / internal time",
@@ -62,7 +72,7 @@ pub(super) fn internal_external(tables: &InternalExternalTables, s: &mut Section
             "study",
         ],
     );
-    for c in cells {
+    for c in &tables.internal_external {
         let med = |v: &[f64]| {
             // Times written as null (not finite) are left out.
             let v: Vec<f64> = v.iter().copied().filter_map(finite).collect();
@@ -84,7 +94,11 @@ pub(super) fn internal_external(tables: &InternalExternalTables, s: &mut Section
                 .unwrap_or_default(),
         ]);
     }
-    s.tables.push(t);
+    t
+}
+
+/// The best page size and where files start to win, per page size.
+fn summary(tables: &InternalExternalTables, s: &mut Section) {
     s.summary.push(format!(
         "best page size for blob reads: {}",
         tables.best_page_size
