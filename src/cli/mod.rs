@@ -35,9 +35,9 @@ pub enum Command {
         after_help = "Example: blobbench init test1.db --count 100k --size 10k --variance 2k"
     )]
     Init(InitArgs),
-    /// Copy every blob of a database into one file each (kvtest export)
+    /// Copy every blob of a dataset into another target: one file each, as kvtest export
     #[command(
-        after_help = "Example: blobbench export test1.db test1.dir && blobbench export test1.db test1.tree --tree"
+        after_help = "Examples:\n  blobbench export test1.db test1.dir             (a bare folder: one file per blob)\n  blobbench export test1.db test1.tree --tree\n  blobbench export test1.db tree:test1.tree       (any target: dir:, tree:, sqlite:, sqlite-ext:, postgres://, mysql://)"
     )]
     Export(ExportArgs),
     /// Time reads or updates on one target (kvtest run)
