@@ -9,7 +9,7 @@ use crate::dataset::spec_from_options;
 use crate::error::Result;
 use crate::progress::{Progress, Silent};
 use crate::result::advise::{
-    Durability, JournalComparison, LayoutKind, LayoutResult, PointResult, Spread,
+    Band, Durability, JournalComparison, LayoutKind, LayoutResult, PointResult, Spread,
 };
 use crate::store::{ReadPath, WriteStyle};
 use crate::target::{SqliteSettings, Target};
@@ -109,9 +109,10 @@ pub struct Calibrator<'a> {
 }
 
 impl Calibrator<'_> {
-    /// Measures the point of `size` (the `index`th) in every layout.
-    pub fn point(&mut self, index: usize, size: u64, share: f64) -> Result<PointResult> {
+    /// Measures the `index`th band at its size in every layout.
+    pub fn point(&mut self, index: usize, band: &Band) -> Result<PointResult> {
         let o = self.options;
+        let size = band.size;
         self.progress
             .message(&format!("{}: creating", size_label(size)));
         let blobs = blobs_for(size, o.total);
@@ -138,10 +139,11 @@ impl Calibrator<'_> {
         }
         Ok(PointResult {
             size,
-            share,
+            share: band.share,
             blobs,
             writes,
             layouts: results,
+            band: Some(band.range),
         })
     }
 
@@ -303,20 +305,20 @@ fn compare_journals(
     }
 }
 
-/// The size the journal modes are compared at: the point carrying the most
-/// blobs; ties (equal shares) go to the middle size.
-pub fn journal_point(points: &[(u64, f64)]) -> u64 {
+/// The size the journal modes are compared at: the band carrying the most
+/// blobs; ties (equal shares) go to the middle one.
+pub fn journal_point(points: &[Band]) -> u64 {
     let middle = (points.len() - 1) as f64 / 2.0;
     points
         .iter()
         .enumerate()
         .max_by(|(i, a), (k, b)| {
-            a.1.total_cmp(&b.1).then(
+            a.share.total_cmp(&b.share).then(
                 (*k as f64 - middle)
                     .abs()
                     .total_cmp(&(*i as f64 - middle).abs()),
             )
         })
-        .map(|(_, p)| p.0)
+        .map(|(_, p)| p.size)
         .expect("at least one point")
 }
