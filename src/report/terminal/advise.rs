@@ -227,3 +227,38 @@ fn recommendation(out: &mut String, d: &Decision, j: &JournalComparison, durabil
         ns(d.expected_ns.max)
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::advise::{SizeBand, SizeSample};
+
+    #[test]
+    fn the_header_shows_every_band_and_says_when_the_cap_applies() {
+        let input = AdviseInput {
+            sample: SizeSample::new("t".into(), vec![4000, 100_000_000], 0),
+            reads_percent: 90,
+            durability: Durability::Power,
+            page_sizes: vec![4096],
+            rounds: 1,
+            total_per_layout: 1,
+        };
+        let band = |min: u64, max: u64, mean: f64, size: u64| Band {
+            range: SizeBand { min, max, mean },
+            share: 0.5,
+            size,
+        };
+        let bands = [
+            band(4000, 4000, 4000.0, 4000),
+            band(60_000_000, 140_000_000, 100e6, 32_000_000),
+        ];
+        let text = header(&input, &bands, Path::new("/x"), "ext4");
+        assert!(text.contains("4k..4k"), "{text}");
+        assert!(text.contains("60m..140m"), "{text}");
+        assert!(text.contains("100m"), "{text}");
+        assert!(text.contains("32m (cap)"), "{text}");
+        assert!(text.contains("note: bands with a mean above 32m"), "{text}");
+        let text = header(&input, &bands[..1], Path::new("/x"), "ext4");
+        assert!(!text.contains("cap"), "{text}");
+    }
+}
