@@ -1,6 +1,6 @@
 //! The user's blob sizes: sampled from a folder (only stat()ed) or from a
-//! description (`A..B [lognormal|uniform]`, a list), and the few
-//! representative sizes that stand for them in the calibration.
+//! description (`A..B [lognormal|uniform]`, a list), and the few bands they
+//! are cut into, each measured at the mean size of its blobs.
 
 use std::path::Path;
 
