@@ -299,7 +299,9 @@ fn advise_samples_a_folder_without_touching_it_and_recommends() {
     );
     assert_eq!(sample["median"], 2000);
     assert_eq!(sample["p90"], 400_000);
-    // Quantile bands 10/30/50% fall on 2000, 70% on 50k, 90% on 400k.
+    // Five quantile bands: cuts inside runs of equal sizes move to the runs'
+    // ends, so the bands are the three sizes with their exact shares
+    // (40, 20 and 10 of 70 blobs), each measured at its mean.
     let points: Vec<(u64, f64)> = a["points"]
         .as_array()
         .unwrap()
@@ -311,7 +313,30 @@ fn advise_samples_a_folder_without_touching_it_and_recommends() {
         points.iter().map(|p| p.0).collect::<Vec<_>>(),
         [2000, 50_000, 400_000]
     );
-    assert!((points[0].1 - 0.6).abs() < 1e-9 && (points[2].1 - 0.2).abs() < 1e-9);
+    assert!((points[0].1 - 40.0 / 70.0).abs() < 1e-9 && (points[2].1 - 10.0 / 70.0).abs() < 1e-9);
+    let bands: Vec<(u64, u64, f64)> = a["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let b = &p["band"];
+            let u = |k: &str| b[k].as_u64().unwrap();
+            (u("min"), u("max"), b["mean"].as_f64().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        bands,
+        [
+            (2000, 2000, 2000.0),
+            (50_000, 50_000, 50_000.0),
+            (400_000, 400_000, 400_000.0)
+        ]
+    );
+    assert!(
+        out.contains("size bands, each measured at the mean"),
+        "{out}"
+    );
+    assert!(!out.contains("(cap)"), "{out}");
     for p in a["points"].as_array().unwrap() {
         // 2 page sizes + files named in the db + plain files, each read and written every round.
         let layouts = p["layouts"].as_array().unwrap();
@@ -348,6 +373,7 @@ fn advise_samples_a_folder_without_touching_it_and_recommends() {
     let f = figure(&html, "1-advise-layouts");
     assert_eq!(count(&f, "class=\"series\""), 3);
     assert_eq!(count(&f, "<circle"), 9, "3 layouts x 3 sizes");
+    assert!(html.contains("Size bands, each measured at the mean"));
     let pages = figure(&html, "1-advise-page-sizes");
     assert_eq!(count(&pages, "class=\"bar\""), 2);
 }

@@ -35,10 +35,9 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
         "{}",
         terminal::header(
             &options.input(),
-            calibration.points().len(),
+            calibration.points(),
             calibration.folder(),
-            &fs_type,
-            calibration.capped_at()
+            &fs_type
         )
     );
     let mut doc = calibration.run(&Bars::new())?;

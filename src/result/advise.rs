@@ -181,9 +181,54 @@ pub struct PointResult {
     pub writes: u64,
     /// Every layout measured at this size.
     pub layouts: Vec<LayoutResult>,
+    /// The band of the user's sizes this point stands for (results before
+    /// version 0.2 measured a band's midpoint and did not record it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub band: Option<SizeBand>,
+}
+
+/// The sizes one point stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SizeBand {
+    /// Smallest size in the band.
+    pub min: u64,
+    /// Largest size in the band.
+    pub max: u64,
+    /// Mean size in the band: what the point is measured at, up to the
+    /// calibration cap.
+    pub mean: f64,
+}
+
+/// A band of the user's sizes as the calibration plans it: its range, the
+/// share of blobs in it and the size measured for it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Band {
+    /// The sizes in the band and their mean.
+    pub range: SizeBand,
+    /// The share of the user's blobs in the band (0..1).
+    pub share: f64,
+    /// The size measured: the mean, rounded, at most the calibration cap.
+    pub size: u64,
+}
+
+impl Band {
+    /// True when the band's mean is above the calibration cap, so the band
+    /// is measured at a smaller size than its mean and under-costed.
+    pub fn capped(&self) -> bool {
+        self.range.mean.round() > self.size as f64
+    }
 }
 
 impl PointResult {
+    /// The band this point stands for, when the result recorded it.
+    pub fn band(&self) -> Option<Band> {
+        self.band.map(|range| Band {
+            range,
+            share: self.share,
+            size: self.size,
+        })
+    }
+
     /// The layout of `kind` (and, when given, `page` size).
     pub fn layout(&self, kind: LayoutKind, page: Option<u32>) -> Option<&LayoutResult> {
         self.layouts

@@ -1,6 +1,9 @@
-//! "External blobs": the database holds each blob's file name, the content is
-//! a file beside the database. Every read looks the name up first, as the
-//! Internal Versus External BLOBs study (and Jim Gray's) did.
+//! "External blobs": the database holds each blob's file name (and, in
+//! datasets made since version 0.2, its size and mtime), the content is a
+//! file beside the database. Every read looks the name up first, as the
+//! Internal Versus External BLOBs study (and Jim Gray's) did; every update
+//! writes the file and then updates its row in one transaction, as an
+//! application keeping the two in step does.
 
 use std::path::{Path, PathBuf};
 
@@ -23,7 +26,15 @@ pub struct ExternalStore {
     conn: Connection,
     settings: Map<String, Value>,
     access: Access,
+    /// The table has `size` and `mtime` columns (datasets made before
+    /// version 0.2 have only `k` and `file`).
+    has_meta: bool,
 }
+
+/// The table of a new dataset: each blob's file name, size and mtime (in
+/// nanoseconds since the Unix epoch).
+const SCHEMA: &str =
+    "CREATE TABLE blobs(k INTEGER PRIMARY KEY, file TEXT NOT NULL, size INTEGER, mtime INTEGER)";
 
 /// `data.db` keeps its files in `data.db.files/`.
 pub fn files_folder(db: &Path) -> PathBuf {
@@ -50,6 +61,14 @@ impl ExternalStore {
                 path.display()
             )));
         }
+        let has_meta = conn
+            .query_row(
+                "SELECT count(*) FROM pragma_table_info('blobs') WHERE name IN ('size', 'mtime')",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .map_err(|e| Error::sqlite(path, e))?
+            == 2;
         let (_, mut map) = apply_settings(&conn, path, settings, access)?;
         map.insert("files".into(), json!(files_folder(path)));
         Ok(ExternalStore {
@@ -57,6 +76,7 @@ impl ExternalStore {
             conn,
             settings: map,
             access,
+            has_meta,
         })
     }
 
@@ -68,12 +88,7 @@ impl ExternalStore {
         prepare_own_folder(&folder)?;
         std::fs::write(folder.join(super::files::MANIFEST_FILE), manifest.to_json())
             .map_err(|e| Error::io("cannot write", &folder, e))?;
-        drop(create_database(
-            path,
-            settings,
-            manifest,
-            "CREATE TABLE blobs(k INTEGER PRIMARY KEY, file TEXT NOT NULL)",
-        )?);
+        drop(create_database(path, settings, manifest, SCHEMA)?);
         let mut rest = settings.clone();
         rest.page_size = None;
         ExternalStore::open(path, &rest, Access::ReadWrite)
@@ -92,8 +107,19 @@ impl Store for ExternalStore {
 
     fn describe_writes(&self, options: &SessionOptions) -> String {
         format!(
-            "file {} after a name lookup in the database",
-            options.write_style.describe(options.fsync)
+            "file {} after a name lookup in the database, then its row's {} updated in {}; \
+             the commit comes after the file is in place",
+            options.write_style.describe(options.fsync),
+            if self.has_meta {
+                "name, size and mtime"
+            } else {
+                "name (no size or mtime columns in this older dataset)"
+            },
+            if options.per_op_transaction {
+                "one transaction per write with the lookup"
+            } else {
+                "the transaction of all writes"
+            }
         )
     }
 
@@ -122,6 +148,8 @@ impl Store for ExternalStore {
             lookup: None,
             insert: None,
             delete: None,
+            record: None,
+            has_meta: self.has_meta,
             base_len: base.len(),
             path: base,
             folder_name,
@@ -156,6 +184,9 @@ pub struct ExternalSession<'a> {
     lookup: Option<Statement<'a>>,
     insert: Option<Statement<'a>>,
     delete: Option<Statement<'a>>,
+    /// Updates a blob's row after its file was rewritten.
+    record: Option<Statement<'a>>,
+    has_meta: bool,
     /// The database's folder with a trailing slash, then the blob's file name.
     path: String,
     base_len: usize,
@@ -196,16 +227,76 @@ impl ExternalSession<'_> {
     }
 }
 
+/// Nanoseconds since the Unix epoch: the mtime a row records.
+fn now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i64)
+}
+
+impl ExternalSession<'_> {
+    /// The lookup, the file rewritten (durably as the session asks), then
+    /// the row updated: all inside the caller's transaction.
+    fn rewrite(&mut self, key: u64, data: &[u8]) -> Result<()> {
+        self.locate(key)?;
+        self.io.update(&self.path, key, self.db, data)?;
+        let sql = if self.has_meta {
+            "UPDATE blobs SET file=?2, size=?3, mtime=?4 WHERE k=?1"
+        } else {
+            "UPDATE blobs SET file=?2 WHERE k=?1"
+        };
+        if self.record.is_none() {
+            self.record = Some(
+                self.conn
+                    .prepare(sql)
+                    .map_err(|e| Error::sqlite(self.db, e))?,
+            );
+        }
+        let stmt = self.record.as_mut().expect("prepared");
+        let name = &self.path[self.base_len..];
+        let changed = if self.has_meta {
+            stmt.execute(rusqlite::params![
+                key as i64,
+                name,
+                data.len() as i64,
+                now_ns()
+            ])
+        } else {
+            stmt.execute(rusqlite::params![key as i64, name])
+        }
+        .map_err(|e| Error::sqlite(self.db, e))?;
+        if changed == 0 {
+            return Err(missing_key(key, self.db));
+        }
+        Ok(())
+    }
+}
+
 impl Session for ExternalSession<'_> {
     fn read(&mut self, key: u64, sink: &mut dyn FnMut(&[u8])) -> Result<()> {
         self.locate(key)?;
         self.io.read(&self.path, key, self.db, sink)
     }
 
+    /// The file first, then its row, in one transaction: the batch's when
+    /// one is open, else its own (IMMEDIATE, so the lookup and the row update
+    /// see the same database and no other writer comes between). It commits
+    /// only after the file is in place; on any failure it rolls back.
     fn update(&mut self, key: u64, data: &[u8]) -> Result<()> {
         refuse_read_only(self.access, self.db)?;
-        self.locate(key)?;
-        self.io.update(&self.path, key, self.db, data)
+        if self.in_transaction {
+            return self.rewrite(key, data);
+        }
+        self.conn
+            .execute_batch("BEGIN IMMEDIATE")
+            .map_err(|e| Error::sqlite(self.db, e))?;
+        let done = self.rewrite(key, data);
+        let end = if done.is_ok() { "COMMIT" } else { "ROLLBACK" };
+        let ended = self
+            .conn
+            .execute_batch(end)
+            .map_err(|e| Error::sqlite(self.db, e));
+        done.and(ended)
     }
 
     fn insert(&mut self, key: u64, data: &[u8]) -> Result<()> {
@@ -218,17 +309,29 @@ impl Session for ExternalSession<'_> {
         self.path.push_str(&self.name);
         self.io.create(&self.path, data)?;
         if self.insert.is_none() {
+            let sql = if self.has_meta {
+                "INSERT INTO blobs(k, file, size, mtime) VALUES(?1, ?2, ?3, ?4)"
+            } else {
+                "INSERT INTO blobs(k, file) VALUES(?1, ?2)"
+            };
             self.insert = Some(
                 self.conn
-                    .prepare("INSERT INTO blobs(k, file) VALUES(?1, ?2)")
+                    .prepare(sql)
                     .map_err(|e| Error::sqlite(self.db, e))?,
             );
         }
-        self.insert
-            .as_mut()
-            .expect("prepared")
-            .execute(rusqlite::params![key as i64, &self.name])
-            .map_err(|e| Error::sqlite(self.db, e))?;
+        let stmt = self.insert.as_mut().expect("prepared");
+        if self.has_meta {
+            stmt.execute(rusqlite::params![
+                key as i64,
+                &self.name,
+                data.len() as i64,
+                now_ns()
+            ])
+        } else {
+            stmt.execute(rusqlite::params![key as i64, &self.name])
+        }
+        .map_err(|e| Error::sqlite(self.db, e))?;
         Ok(())
     }
 
@@ -276,5 +379,93 @@ impl Drop for ExternalSession<'_> {
         if self.in_transaction {
             let _ = self.conn.execute_batch("ROLLBACK");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::spec_from_options;
+    use crate::progress::Silent;
+    use crate::store::WriteStyle;
+    use crate::target::Target;
+
+    /// (size, mtime) of key `k`'s row, seen from another connection.
+    fn row(db: &Path, k: i64) -> (i64, i64) {
+        Connection::open(db)
+            .unwrap()
+            .query_row("SELECT size, mtime FROM blobs WHERE k=?1", [k], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn an_update_writes_the_file_and_its_row_in_one_transaction() {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = tmp.path().join("e.db");
+        let target =
+            Target::parse(&format!("sqlite-ext:{}?journal_mode=wal", db.display())).unwrap();
+        let spec = spec_from_options(5, 1000, 0, "fixed", 1.0, 1).unwrap();
+        let (mut store, _) = crate::store::create_dataset(&target, &spec, &Silent).unwrap();
+        let (size, created) = row(&db, 1);
+        assert_eq!(size, 1000, "insert records the size");
+        assert!(created > 0, "and the mtime");
+        let options = |per_op| SessionOptions {
+            per_op_transaction: per_op,
+            write_style: WriteStyle::TempRename,
+            fsync: true,
+            ..SessionOptions::default()
+        };
+        {
+            // One transaction per write: the row has changed when update returns.
+            let mut s = store.session(options(true)).unwrap();
+            s.update(1, &[7u8; 123]).unwrap();
+            let (size, mtime) = row(&db, 1);
+            assert_eq!(size, 123);
+            assert!(mtime >= created, "{mtime} < {created}");
+            // The file gone: the update fails, the row is unchanged and no
+            // transaction is left open (another connection can write).
+            let file = files_folder(&db).join("000002");
+            std::fs::remove_file(&file).unwrap();
+            assert!(s.update(2, &[7u8; 50]).is_err());
+            assert_eq!(row(&db, 2).0, 1000);
+            let other = Connection::open(&db).unwrap();
+            other.execute_batch("BEGIN IMMEDIATE; ROLLBACK").unwrap();
+            let mut got = Vec::new();
+            s.read(1, &mut |d| got = d.to_vec()).unwrap();
+            assert_eq!(got, vec![7u8; 123]);
+        }
+        {
+            // In a batch, the file is in place at once and the row changes
+            // when the batch commits.
+            let mut s = store.session(options(false)).unwrap();
+            s.begin().unwrap();
+            s.update(3, &[9u8; 77]).unwrap();
+            let path = files_folder(&db).join("000003");
+            assert_eq!(std::fs::read(&path).unwrap(), vec![9u8; 77]);
+            assert_eq!(row(&db, 3).0, 1000, "not committed yet");
+            s.commit().unwrap();
+            assert_eq!(row(&db, 3).0, 77);
+        }
+        let method = store.describe_writes(&options(true));
+        assert!(method.contains("name, size and mtime"), "{method}");
+        drop(store);
+        // A dataset made before the size and mtime columns still updates.
+        Connection::open(&db)
+            .unwrap()
+            .execute_batch(
+                "ALTER TABLE blobs DROP COLUMN size; ALTER TABLE blobs DROP COLUMN mtime",
+            )
+            .unwrap();
+        let mut store = crate::store::open(&target, Access::ReadWrite).unwrap();
+        let method = store.describe_writes(&options(true));
+        assert!(method.contains("no size or mtime"), "{method}");
+        let mut s = store.session(options(true)).unwrap();
+        s.update(4, &[1u8; 10]).unwrap();
+        s.insert(9, &[2u8; 10]).unwrap();
+        let mut got = Vec::new();
+        s.read(4, &mut |d| got = d.to_vec()).unwrap();
+        assert_eq!(got, vec![1u8; 10]);
     }
 }

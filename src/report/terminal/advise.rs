@@ -9,20 +9,15 @@ use crate::measure::stats::summarize;
 use crate::report::chart::size_label;
 use crate::report::table::Table;
 use crate::result::advise::{
-    Advice, AdviseInput, Decision, Durability, JournalComparison, LayoutKind, Placement, Spread,
+    Advice, AdviseInput, Band, Decision, Durability, JournalComparison, LayoutKind, Placement,
+    Spread,
 };
 use crate::units::human_duration_ns as ns;
 
 /// What is about to be measured: the sizes, the mix, the durability, and
-/// `sizes` representative sizes in every layout in `folder` (of `fs_type`);
-/// `capped_at` when larger blobs are calibrated at a smaller size.
-pub fn header(
-    input: &AdviseInput,
-    sizes: usize,
-    folder: &Path,
-    fs_type: &str,
-    capped_at: Option<u64>,
-) -> String {
+/// the `bands` of sizes (each measured at its mean, up to the calibration
+/// cap) in every layout in `folder` (of `fs_type`).
+pub fn header(input: &AdviseInput, bands: &[Band], folder: &Path, fs_type: &str) -> String {
     let s = &input.sample;
     let mut out = String::new();
     let _ = writeln!(
@@ -45,21 +40,56 @@ pub fn header(
     let _ = writeln!(
         out,
         "calibration: {} sizes x {} layouts x {} rounds in {} ({})",
-        sizes,
+        bands.len(),
         input.page_sizes.len() + 2,
         input.rounds,
         folder.display(),
         fs_type
     );
-    if let Some(cap) = capped_at {
+    let _ = writeln!(
+        out,
+        "size bands, each measured at the mean size of its blobs:"
+    );
+    out.push_str(&bands_table(bands).render());
+    if let Some(cap) = bands.iter().find(|b| b.capped()).map(|b| b.size) {
         let _ = writeln!(
             out,
-            "note: blobs above {} are calibrated at {} (larger ones would take minutes per layout)",
+            "note: bands with a mean above {} are measured at {} (larger blobs would take minutes per layout), \
+             so their cost is underestimated",
             size_label(cap as f64),
             size_label(cap as f64)
         );
     }
     out
+}
+
+/// Each band's range, share of the blobs, mean size and the size measured
+/// (marked when the calibration cap applies).
+pub fn bands_table(bands: &[Band]) -> Table {
+    let mut t = Table::new(["band", "share", "mean", "measured at"]);
+    for b in bands {
+        t.row(band_cells(b));
+    }
+    t
+}
+
+/// A band's cells: range, share, mean, size measured ("(cap)" when the
+/// calibration cap applies). The HTML report's table shows the same.
+pub fn band_cells(b: &Band) -> [String; 4] {
+    [
+        format!(
+            "{}..{}",
+            size_label(b.range.min as f64),
+            size_label(b.range.max as f64)
+        ),
+        format!("{:.0}%", b.share * 100.0),
+        size_label(b.range.mean),
+        if b.capped() {
+            format!("{} (cap)", size_label(b.size as f64))
+        } else {
+            size_label(b.size as f64)
+        },
+    ]
 }
 
 fn spread_text(s: &Spread) -> String {
@@ -196,4 +226,39 @@ fn recommendation(out: &mut String, d: &Decision, j: &JournalComparison, durabil
         ns(d.expected_ns.min),
         ns(d.expected_ns.max)
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::advise::{SizeBand, SizeSample};
+
+    #[test]
+    fn the_header_shows_every_band_and_says_when_the_cap_applies() {
+        let input = AdviseInput {
+            sample: SizeSample::new("t".into(), vec![4000, 100_000_000], 0),
+            reads_percent: 90,
+            durability: Durability::Power,
+            page_sizes: vec![4096],
+            rounds: 1,
+            total_per_layout: 1,
+        };
+        let band = |min: u64, max: u64, mean: f64, size: u64| Band {
+            range: SizeBand { min, max, mean },
+            share: 0.5,
+            size,
+        };
+        let bands = [
+            band(4000, 4000, 4000.0, 4000),
+            band(60_000_000, 140_000_000, 100e6, 32_000_000),
+        ];
+        let text = header(&input, &bands, Path::new("/x"), "ext4");
+        assert!(text.contains("4k..4k"), "{text}");
+        assert!(text.contains("60m..140m"), "{text}");
+        assert!(text.contains("100m"), "{text}");
+        assert!(text.contains("32m (cap)"), "{text}");
+        assert!(text.contains("note: bands with a mean above 32m"), "{text}");
+        let text = header(&input, &bands[..1], Path::new("/x"), "ext4");
+        assert!(!text.contains("cap"), "{text}");
+    }
 }

@@ -6,8 +6,9 @@ use crate::measure::stats::summarize;
 use crate::report::chart::{
     AxisSpec, Bar, BarChart, BarGroup, Chart, LineChart, Point, Scale, Series, Unit, size_label,
 };
+use crate::report::terminal::advise::band_cells;
 use crate::result::advise::{
-    Advice, AdviseTables, Decision, LayoutKind, Placement, PointResult, Spread,
+    Advice, AdviseTables, Band, Decision, LayoutKind, Placement, PointResult, Spread,
 };
 use crate::units::human_duration_ns;
 
@@ -22,7 +23,29 @@ pub(super) fn advise(tables: &AdviseTables, s: &mut Section) {
     summary(a, s);
     s.figures.push(layouts_figure(a));
     s.figures.push(page_sizes_figure(&a.decision));
+    if let Some(t) = bands(&a.points) {
+        s.tables.push(t);
+    }
     s.tables.push(measurements(&a.points));
+}
+
+/// Each band's range, share, mean and the size measured; None for results
+/// that did not record their bands (they measured band midpoints).
+fn bands(points: &[PointResult]) -> Option<DataTable> {
+    let bands: Vec<Band> = points.iter().filter_map(PointResult::band).collect();
+    if bands.is_empty() {
+        return None;
+    }
+    let mut t = DataTable::new(
+        "advise-bands",
+        "Size bands, each measured at the mean size of its blobs (\"cap\": a mean above the \
+         calibration cap, measured at the cap and so under-costed)",
+        &["band", "share", "mean", "measured at"],
+    );
+    for b in &bands {
+        t.rows.push(band_cells(b).to_vec());
+    }
+    Some(t)
 }
 
 /// The question, the recommendation and the comparisons, in words.

@@ -9,7 +9,7 @@ use crate::dataset::spec_from_options;
 use crate::error::Result;
 use crate::progress::{Progress, Silent};
 use crate::result::advise::{
-    Durability, JournalComparison, LayoutKind, LayoutResult, PointResult, Spread,
+    Band, Durability, JournalComparison, LayoutKind, LayoutResult, PointResult, Spread,
 };
 use crate::store::{ReadPath, WriteStyle};
 use crate::target::{SqliteSettings, Target};
@@ -101,9 +101,10 @@ pub struct Calibrator<'a> {
 }
 
 impl Calibrator<'_> {
-    /// Measures the point of `size` (the `index`th) in every layout.
-    pub fn point(&mut self, index: usize, size: u64, share: f64) -> Result<PointResult> {
+    /// Measures the `index`th band at its size in every layout.
+    pub fn point(&mut self, index: usize, band: &Band) -> Result<PointResult> {
         let o = self.options;
+        let size = band.size;
         self.progress
             .message(&format!("{}: creating", size_label(size)));
         let blobs = blobs_for(size, o.total);
@@ -130,10 +131,11 @@ impl Calibrator<'_> {
         }
         Ok(PointResult {
             size,
-            share,
+            share: band.share,
             blobs,
             writes,
             layouts: results,
+            band: Some(band.range),
         })
     }
 
@@ -297,20 +299,55 @@ fn compare_journals(
     }
 }
 
-/// The size the journal modes are compared at: the point carrying the most
-/// blobs; ties (equal shares) go to the middle size.
-pub fn journal_point(points: &[(u64, f64)]) -> u64 {
+/// The size the journal modes are compared at: the band carrying the most
+/// blobs; near-ties (shares within 1%, as equal quantile bands are up to a
+/// few blobs of equal size) go to the band nearest the middle.
+pub fn journal_point(points: &[Band]) -> u64 {
     let middle = (points.len() - 1) as f64 / 2.0;
+    let most = points.iter().map(|b| b.share).fold(0.0, f64::max);
     points
         .iter()
         .enumerate()
-        .max_by(|(i, a), (k, b)| {
-            a.1.total_cmp(&b.1).then(
-                (*k as f64 - middle)
-                    .abs()
-                    .total_cmp(&(*i as f64 - middle).abs()),
-            )
+        .filter(|(_, b)| b.share >= most * 0.99)
+        // The nearest the middle; of two as near, the larger (as before).
+        .max_by(|(i, _), (k, _)| {
+            (*k as f64 - middle)
+                .abs()
+                .total_cmp(&(*i as f64 - middle).abs())
         })
-        .map(|(_, p)| p.0)
+        .map(|(_, b)| b.size)
         .expect("at least one point")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::advise::SizeBand;
+
+    fn bands(shares: &[f64]) -> Vec<Band> {
+        shares
+            .iter()
+            .enumerate()
+            .map(|(i, &share)| Band {
+                range: SizeBand {
+                    min: i as u64,
+                    max: i as u64,
+                    mean: i as f64,
+                },
+                share,
+                size: 1000 * (i as u64 + 1),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn journals_are_compared_at_the_biggest_band_near_ties_going_to_the_middle() {
+        assert_eq!(journal_point(&bands(&[0.6, 0.2, 0.2])), 1000);
+        // Equal but for a blob or two: the middle band.
+        assert_eq!(
+            journal_point(&bands(&[0.20001, 0.2, 0.19999, 0.2, 0.2])),
+            3000
+        );
+        assert_eq!(journal_point(&bands(&[0.25; 4])), 3000);
+    }
 }

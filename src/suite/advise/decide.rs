@@ -240,6 +240,7 @@ mod tests {
                 layout(LayoutKind::DbFiles, None, ext, ext),
                 layout(LayoutKind::Files, None, ext * 1.2, ext * 1.2),
             ],
+            band: None,
         }
     }
 

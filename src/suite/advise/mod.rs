@@ -1,9 +1,9 @@
 //! `blobbench advise`: the user's question ("inside SQLite or as files, and
 //! with which settings?") answered for their blob sizes on their disk.
 //!
-//! Sizes come from a sample folder (only stat()ed) or a description. A few
-//! representative sizes (quantile midpoints, each carrying its share of the
-//! blobs) are measured in every layout: inside the database at several page
+//! Sizes come from a sample folder (only stat()ed) or a description. They
+//! are cut into a few quantile bands, each measured at its mean size (up to a
+//! calibration cap) and carrying its share of the blobs, in every layout: inside the database at several page
 //! sizes, as files named in the database, and as plain files; reads and
 //! writes with the durability asked for. Then WAL is measured against a
 //! rollback journal. The recommendation minimizes the expected time per
@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::progress::Progress;
-use crate::result::advise::{Advice, AdviseInput, AdviseTables, Durability, SizeSample};
+use crate::result::advise::{Advice, AdviseInput, AdviseTables, Band, Durability, SizeSample};
 use crate::result::{ResultDocument, Tables};
 use crate::units::human_bytes;
 
@@ -71,7 +71,7 @@ impl AdviseOptions {
 pub struct Calibration<'a> {
     options: &'a AdviseOptions,
     work: WorkDir,
-    points: Vec<(u64, f64)>,
+    points: Vec<Band>,
 }
 
 /// Creates the work folder, chooses the representative sizes and checks
@@ -82,7 +82,7 @@ pub fn prepare(options: &AdviseOptions) -> Result<Calibration<'_>> {
     let layouts = options.page_sizes.len() as u64 + 2;
     let biggest = pts
         .iter()
-        .map(|&(s, _)| blobs_for(s, options.total) * s)
+        .map(|b| blobs_for(b.size, options.total) * b.size)
         .max()
         .unwrap_or(0);
     let kept = if options.keep { pts.len() as u64 } else { 1 };
@@ -115,17 +115,10 @@ impl Calibration<'_> {
         &self.work.path
     }
 
-    /// The representative sizes and the share of blobs each stands for.
-    pub fn points(&self) -> &[(u64, f64)] {
+    /// The bands of sizes to measure: each one's range, share, mean and
+    /// the size measured.
+    pub fn points(&self) -> &[Band] {
         &self.points
-    }
-
-    /// The size larger blobs are calibrated at, when some are.
-    pub fn capped_at(&self) -> Option<u64> {
-        self.points
-            .iter()
-            .any(|&(s, _)| s == MAX_POINT)
-            .then_some(MAX_POINT)
     }
 
     /// Measures every point and the journal modes, decides, and says what
@@ -152,8 +145,8 @@ impl Calibration<'_> {
             runs: Vec::new(),
         };
         let mut results = Vec::new();
-        for (i, &(size, share)) in self.points.iter().enumerate() {
-            results.push(c.point(i, size, share)?);
+        for (i, band) in self.points.iter().enumerate() {
+            results.push(c.point(i, band)?);
         }
         let reads = o.reads_percent as f64 / 100.0;
         let decision = decide(&results, &o.page_sizes, reads, o.rounds as usize);

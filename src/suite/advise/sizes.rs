@@ -1,6 +1,6 @@
 //! The user's blob sizes: sampled from a folder (only stat()ed) or from a
-//! description (`A..B [lognormal|uniform]`, a list), and the few
-//! representative sizes that stand for them in the calibration.
+//! description (`A..B [lognormal|uniform]`, a list), and the few bands they
+//! are cut into, each measured at the mean size of its blobs.
 
 use std::path::Path;
 
@@ -8,16 +8,19 @@ use rand::{Rng, SeedableRng};
 use rand_distr::Distribution;
 
 use crate::error::{Error, Result};
-use crate::result::advise::SizeSample;
+use crate::result::advise::{Band, SizeBand, SizeSample};
 use crate::units::parse_number;
 
 use super::super::common::parse_list;
 
-/// Largest blob size calibrated; larger sizes are measured at this size.
+/// Largest blob size calibrated: a band whose mean is larger is measured at
+/// this size (larger ones would take minutes per layout) and the output says so.
 pub const MAX_POINT: u64 = 32_000_000;
 
 /// Sizes drawn from a range description.
-const DRAWN: usize = 10_000;
+/// Enough that the mean of a heavy tail's top band is stable to about 1%
+/// (10k..1m log-normal: 4% with 10,000 sizes).
+const DRAWN: usize = 100_000;
 
 /// The sizes of every regular file under `dir`. Nothing is opened, only
 /// stat()ed, and symbolic links are not followed.
@@ -118,27 +121,68 @@ fn draw(a: u64, b: u64, shape: &str, seed: u64) -> std::result::Result<Vec<u64>,
     }
 }
 
-/// Representative sizes: the midpoints of `k` equal quantile bands, each
-/// carrying its band's share of the blobs; bands with sizes within 5% of
-/// each other are merged.
-pub fn points(sample: &SizeSample, k: u64) -> Vec<(u64, f64)> {
-    let n = sample.sorted.len();
-    let mut out: Vec<(u64, f64)> = Vec::new();
-    for i in 0..k {
-        let q = (i as f64 + 0.5) / k as f64;
-        let size = sample.sorted[((n - 1) as f64 * q).round() as usize].min(MAX_POINT);
-        let w = 1.0 / k as f64;
+/// The bands the sizes are cut into: `k` quantile bands of the sorted
+/// sample, each costed at the mean size of its blobs (at most
+/// [`MAX_POINT`]) and weighted by its share of them. Equal sizes stay in one
+/// band (a cut inside a run of equal sizes moves to the nearer end of the
+/// run), so a band's share is the exact fraction of blobs it holds; bands
+/// whose means are within 5% of each other are merged.
+///
+/// Why the mean and not the band's midpoint: for blobs large enough to
+/// matter, time per operation grows about linearly with size, so the mean
+/// time over a band is about the time at its mean size. A heavy tail pulls
+/// the mean far above the midpoint (10k..1m log-normal, top band of five:
+/// midpoint 600k, mean 950k), and the midpoint under-costs it.
+pub fn points(sample: &SizeSample, k: u64) -> Vec<Band> {
+    let sorted = &sample.sorted;
+    let n = sorted.len();
+    let mut cuts: Vec<usize> = (0..=k)
+        .map(|i| cut_at(sorted, (i as usize * n) / k as usize))
+        .collect();
+    cuts.dedup();
+    let mut out: Vec<Band> = Vec::new();
+    for w in cuts.windows(2) {
+        let part = &sorted[w[0]..w[1]];
+        let share = part.len() as f64 / n as f64;
+        let mean = part.iter().map(|&s| s as f64).sum::<f64>() / part.len() as f64;
         match out.last_mut() {
-            Some(last) if (size as f64) <= last.0 as f64 * 1.05 => {
-                // Merge into the previous point, weighting its size geometrically.
-                let total = last.1 + w;
-                let s = ((last.0 as f64).ln() * last.1 + (size as f64).ln() * w) / total;
-                *last = (s.exp().round() as u64, total);
+            Some(last) if mean <= last.range.mean * 1.05 => {
+                // One band: the mean of both, weighted by their blobs.
+                let total = last.share + share;
+                last.range.mean = (last.range.mean * last.share + mean * share) / total;
+                last.range.max = part[part.len() - 1];
+                last.share = total;
+                last.size = measured_size(last.range.mean);
             }
-            _ => out.push((size, w)),
+            _ => out.push(Band {
+                range: SizeBand {
+                    min: part[0],
+                    max: part[part.len() - 1],
+                    mean,
+                },
+                share,
+                size: measured_size(mean),
+            }),
         }
     }
     out
+}
+
+/// Where a band boundary at index `at` of `sorted` goes: there, unless it
+/// falls inside a run of equal sizes; then to the nearer end of the run.
+fn cut_at(sorted: &[u64], at: usize) -> usize {
+    if at == 0 || at >= sorted.len() || sorted[at - 1] != sorted[at] {
+        return at.min(sorted.len());
+    }
+    let v = sorted[at];
+    let start = sorted.partition_point(|&x| x < v);
+    let end = sorted.partition_point(|&x| x <= v);
+    if at - start < end - at { start } else { end }
+}
+
+/// The size a band of `mean` is measured at: the mean, at most the cap.
+fn measured_size(mean: f64) -> u64 {
+    (mean.round() as u64).clamp(1, MAX_POINT)
 }
 
 /// 10k, 2.5m: sizes in progress messages as the reports write them (the
@@ -177,10 +221,72 @@ mod tests {
         let u = sample_spec("1k..3k uniform", 7).unwrap();
         assert!(u.sorted.iter().all(|&x| (1000..=3000).contains(&x)));
         let l = sample_spec("4k,40k", 1).unwrap();
-        assert_eq!(points(&l, 4), vec![(4000, 0.5), (40_000, 0.5)]);
+        let sizes: Vec<(u64, f64)> = points(&l, 4).iter().map(|b| (b.size, b.share)).collect();
+        assert_eq!(sizes, vec![(4000, 0.5), (40_000, 0.5)]);
         for bad in ["2m..10k", "10k..2m pareto", "10q", "4k,40k uniform", ""] {
             assert!(sample_spec(bad, 1).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn the_top_band_of_a_heavy_tail_is_costed_at_its_mean_not_its_midpoint() {
+        let s = sample_spec("10k..1m", 1).unwrap();
+        // Means of the top third and top fifth of the log-normal with 10k and
+        // 1m at its 5th and 95th percentiles (mu = ln 100k, sigma = ln 100 /
+        // 3.29): exp(mu + sigma^2/2) * (1 - Phi(z - sigma)) / share.
+        for (k, mean, quantile) in [(3, 666_203.0, 5.0 / 6.0), (5, 947_717.0, 0.9)] {
+            let bands = points(&s, k);
+            assert_eq!(bands.len(), k as usize, "{bands:?}");
+            let top = bands.last().unwrap();
+            let midpoint = s.sorted[((s.sorted.len() - 1) as f64 * quantile) as usize] as f64;
+            assert!((top.share - 1.0 / k as f64).abs() < 1e-3, "{top:?}");
+            assert!(
+                (top.size as f64 / mean - 1.0).abs() < 0.03,
+                "{k} bands: top measured at {}, mean {mean}",
+                top.size
+            );
+            assert!(top.size as f64 > 1.4 * midpoint, "{top:?} vs {midpoint}");
+            assert_eq!(top.range.max, s.max);
+            assert!(!top.capped());
+        }
+    }
+
+    #[test]
+    fn equal_sizes_stay_in_one_band_and_shares_are_exact() {
+        // 40 x 2000, 20 x 50k, 10 x 400k: five bands of 14 would cut through
+        // the runs; the cuts move to the runs' ends.
+        let sizes: Vec<u64> = [(40, 2000), (20, 50_000), (10, 400_000)]
+            .iter()
+            .flat_map(|&(n, v)| std::iter::repeat_n(v, n))
+            .collect();
+        let bands = points(&SizeSample::new("t".into(), sizes, 0), 5);
+        let got: Vec<(u64, u64, u64, f64)> = bands
+            .iter()
+            .map(|b| (b.range.min, b.range.max, b.size, b.share))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (2000, 2000, 2000, 40.0 / 70.0),
+                (50_000, 50_000, 50_000, 20.0 / 70.0),
+                (400_000, 400_000, 400_000, 10.0 / 70.0)
+            ]
+        );
+        // A band of mixed sizes is measured at their mean.
+        let one = points(&SizeSample::new("t".into(), (1..=100).collect(), 0), 1);
+        assert_eq!((one[0].range.min, one[0].range.max), (1, 100));
+        assert_eq!((one[0].range.mean, one[0].size), (50.5, 51));
+    }
+
+    #[test]
+    fn bands_above_the_cap_are_measured_at_the_cap_and_say_so() {
+        let s = sample_spec("4k,100m", 1).unwrap();
+        let bands = points(&s, 2);
+        assert_eq!(bands.len(), 2);
+        assert!(!bands[0].capped());
+        assert_eq!(bands[1].size, MAX_POINT);
+        assert_eq!(bands[1].range.mean, 100e6);
+        assert!(bands[1].capped());
     }
 
     #[test]
