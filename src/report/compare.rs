@@ -489,7 +489,7 @@ pub fn compare(before: &ResultDocument, after: &ResultDocument, threshold: f64) 
         differences: differences(before, after),
         threshold,
         not_comparable,
-        method: Some(method_of(&family)),
+        method: Some(Box::new(method_of(&family))),
     }
 }
 

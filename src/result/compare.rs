@@ -122,7 +122,7 @@ pub struct Comparison {
     pub notes: Vec<String>,
     /// The rule the verdicts follow; absent in results written before it.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub method: Option<CompareMethod>,
+    pub method: Option<Box<CompareMethod>>,
 }
 
 /// The rule behind a comparison's verdicts, recorded with it.
