@@ -290,9 +290,17 @@ fn differing(
 
 /// Document fields that make two results measure different things.
 fn document_conditions(d: &ResultDocument) -> [(&'static str, String); 2] {
+    let dataset = dataset_text(&d.tables);
     [
         ("command", d.command.clone()),
-        ("dataset", dataset_text(&d.tables)),
+        (
+            "dataset",
+            if dataset.is_empty() {
+                "(none)".into()
+            } else {
+                dataset
+            },
+        ),
     ]
 }
 
