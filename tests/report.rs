@@ -146,12 +146,15 @@ fn report_refuses_what_is_not_its_own() {
     assert!(!d.join("report.html").exists(), "nothing written on error");
 }
 
+/// A hand-written lob result: these write samples, and as many reads of
+/// 10, 11, 12, ... ns (the same on both sides of a comparison).
 fn lob_doc(write_ns: &[f64]) -> serde_json::Value {
+    let read_ns: Vec<f64> = (0..write_ns.len()).map(|i| 10.0 + i as f64).collect();
     serde_json::json!({
         "schema": "blobbench-result", "schema_version": 1, "command": "suite lob",
         "argv": ["blobbench", "suite", "lob"], "environment": {"hostname": "laptop"},
         "runs": [],
-        "tables": {"lob": [{"system": "sqlite", "size": 1000, "write_ns": write_ns, "read_ns": [10.0, 11.0, 12.0]}]}
+        "tables": {"lob": [{"system": "sqlite", "size": 1000, "write_ns": write_ns, "read_ns": read_ns}]}
     })
 }
 
@@ -176,27 +179,42 @@ fn compare_matches_cases_and_judges_changes_against_the_noise() {
     let out = ok(d, &["compare", "run.json", "run2.json", "--json", "c.json"]);
     assert!(out.contains("read sqlite"), "{out}");
     assert!(out.contains("1 case(s) compared"), "{out}");
+    // Three repetitions a side are too few for a verdict.
+    assert!(out.contains("insufficient data (3 vs 3 samples)"), "{out}");
     let c = json(&d.join("c.json"));
     let change = &c["tables"]["compare"]["changes"][0];
     assert_eq!(change["before"]["n"], 3);
     assert_eq!(change["after"]["n"], 3);
+    assert_eq!(change["verdict"], "insufficient-data");
     // A comparison is a result too, and draws as one bar per case.
     ok(d, &["report", "c.json", "-o", "c.html"]);
     let html = std::fs::read_to_string(d.join("c.html")).unwrap();
     assert_eq!(count(&figure(&html, "1-compare-speed"), "class=\"bar\""), 1);
 
     // Written by hand with known samples: a clear slowdown, across hosts.
+    // Five samples a side: the fewest at which one case can be significant.
     let write = |name: &str, v: serde_json::Value| {
         std::fs::write(d.join(name), serde_json::to_string(&v).unwrap()).unwrap()
     };
-    write("a.json", lob_doc(&[100.0, 101.0, 102.0]));
-    let mut slower = lob_doc(&[150.0, 151.0, 152.0]);
+    write("a.json", lob_doc(&[98.0, 99.0, 100.0, 101.0, 102.0]));
+    let mut slower = lob_doc(&[148.0, 149.0, 150.0, 151.0, 152.0]);
     slower["environment"]["hostname"] = "server".into();
     write("b.json", slower);
-    let out = ok(d, &["compare", "a.json", "b.json"]);
+    let out = ok(d, &["compare", "a.json", "b.json", "--json", "ab.json"]);
     assert!(out.contains("differs: host: laptop -> server"), "{out}");
     assert!(out.contains("1.50x slower"), "{out}");
     assert!(out.contains("within noise"), "the unchanged reads: {out}");
+    assert!(
+        out.contains("1.50x [1."),
+        "the ratio with its interval: {out}"
+    );
+    let ab = json(&d.join("ab.json"));
+    let write_case = &ab["tables"]["compare"]["changes"][0];
+    assert_eq!(write_case["verdict"], "worse");
+    assert_eq!(write_case["method"], "mann-whitney-exact");
+    assert!(write_case["p_adjusted"].as_f64().unwrap() < 0.05);
+    assert!(write_case["low"].as_f64().unwrap() > 1.05);
+    assert_eq!(ab["tables"]["compare"]["method"]["correction"], "holm");
     let failed = run(d, &["compare", "a.json", "b.json", "--fail-on-slower"]);
     assert_eq!(failed.status.code(), Some(1));
     // Above the threshold it is noise by definition.
@@ -212,6 +230,25 @@ fn compare_matches_cases_and_judges_changes_against_the_noise() {
         ],
     );
     assert!(out.contains("0 slower"), "{out}");
+    // Three samples a side: insufficient data, never a verdict, so
+    // --fail-on-slower passes however large the change looks.
+    write("a3.json", lob_doc(&[100.0, 101.0, 102.0]));
+    write("b3.json", lob_doc(&[150.0, 151.0, 152.0]));
+    let out = ok(d, &["compare", "a3.json", "b3.json", "--fail-on-slower"]);
+    assert!(out.contains("insufficient data (3 vs 3 samples)"), "{out}");
+    assert!(out.contains("0 slower"), "{out}");
+    // A different blob count per size: not comparable, naming the field.
+    let mut more = lob_doc(&[98.0, 99.0, 100.0, 101.0, 102.0]);
+    more["tables"]["per_size"] = 50.into();
+    write("more.json", more);
+    let out = ok(d, &["compare", "a.json", "more.json", "--json", "ac.json"]);
+    assert!(out.contains("2 not comparable"), "{out}");
+    let c = json(&d.join("ac.json"));
+    let reason = c["tables"]["compare"]["changes"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(reason.contains("blobs per size 0 -> 50"), "{reason}");
     usage_error(
         d,
         &["compare", "a.json", "run.json"],

@@ -101,8 +101,10 @@ and the environment and exact command that produced it. The HTML needs no networ
 blobbench compare before.json after.json --threshold 10 --fail-on-slower\n\n\
 Cases are matched by their settings (command, case name, target kind and settings, operation, order, \
 cache), never by paths or host names, so results from two machines or two blobbench versions compare. \
-A change counts when the medians differ by more than --threshold and the two sides' min..max ranges \
-(over rounds or repetitions) do not overlap; otherwise it is within noise."
+A change is faster or slower only when a Mann-Whitney rank test, Holm-corrected over every case tested, \
+gives p < 0.05 and the whole 95% bootstrap interval of after/before (ratio of medians) lies beyond \
+--threshold; otherwise it is within noise. Fewer than 4 samples (rounds, repetitions) on a side: \
+insufficient data. A different dataset, blob count or command: not comparable."
     )]
     Compare(CompareArgs),
     /// Try every combination of SQLite settings on a workload; rank them and recommend one
@@ -638,10 +640,11 @@ pub struct CompareArgs {
     /// The later (or other machine's) result
     #[arg(value_name = "AFTER.json")]
     pub after: PathBuf,
-    /// Smallest change in percent that can count as a change
+    /// Smallest change in percent that can count: the whole interval of the
+    /// ratio must lie beyond it (5 = a factor of 1.05 either way)
     #[arg(long, value_name = "PERCENT", default_value_t = 5.0)]
     pub threshold: f64,
-    /// Exit with status 1 when any case is slower beyond the noise
+    /// Exit with status 1 when any case is significantly slower
     #[arg(long)]
     pub fail_on_slower: bool,
     /// Also write the comparison as JSON to FILE

@@ -8,7 +8,8 @@ use crate::result::compare::{CompareTables, Verdict};
 use crate::result::{ResultDocument, Tables};
 
 /// Runs `compare`: prints every case found in both results with its
-/// verdict; fails with a regression exit code under `--fail-on-slower`.
+/// verdict; fails with a regression exit code under `--fail-on-slower` only
+/// when a case is significantly slower (verdict "worse").
 pub fn run(args: &CompareArgs) -> Result<()> {
     if !(args.threshold >= 0.0 && args.threshold < 1000.0) {
         return Err(Error::usage(format!(
@@ -27,8 +28,18 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         terminal::compare::header((&before, &args.before), (&after, &args.after), &c)
     );
     if c.changes.is_empty() {
+        let fields: Vec<String> = c
+            .not_comparable
+            .iter()
+            .map(|(f, b, a)| format!("{f} {b} -> {a}"))
+            .collect();
+        let why = if fields.is_empty() {
+            String::new()
+        } else {
+            format!(" (not comparable: {})", fields.join("; "))
+        };
         return Err(Error::usage(format!(
-            "{} and {}: no case with the same settings in both; compare results of the same command and options",
+            "{} and {}: no case with the same settings in both{why}; compare results of the same command and options",
             args.before.display(),
             args.after.display()
         )));

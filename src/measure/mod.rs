@@ -6,5 +6,6 @@ pub mod cpu;
 pub mod environment;
 pub mod io;
 pub mod latency;
+pub mod significance;
 pub mod space;
 pub mod stats;

@@ -1,12 +1,17 @@
 //! Two results side by side: every case found in both (matched by its
 //! settings, not by file paths or machine names), the ratio of their
-//! figures, and whether the change is larger than the noise of either side.
+//! figures with its interval, and whether the change is real: a rank test
+//! corrected for the number of cases (measure::significance) and an effect
+//! at least `--threshold`.
 
 use serde_json::Value;
 
 use super::view::{http_systems, strip_round, text};
+use crate::measure::significance::{
+    ALPHA, Assessment, Call, Case, Family, LEVEL, MIN_SAMPLES, RESAMPLES, assess,
+};
 use crate::measure::stats::summarize;
-pub use crate::result::compare::{Change, Comparison, Side, Verdict};
+pub use crate::result::compare::{Change, CompareMethod, Comparison, Side, Verdict};
 use crate::result::run::{RunPlan, RunResult};
 use crate::result::{ResultDocument, Tables};
 
@@ -23,6 +28,9 @@ pub struct Measure {
     pub higher_is_better: bool,
     /// Every sample of the figure (repetitions, rounds, blobs).
     pub samples: Vec<f64>,
+    /// What must be equal on both sides for the figures to mean the same
+    /// thing, though it is not part of the case's name: (field, value).
+    pub conditions: Vec<(&'static str, String)>,
 }
 
 /// The median, spread and count of one side's samples.
@@ -74,6 +82,23 @@ fn name_of(v: &Value) -> String {
     v.as_str().unwrap_or("").to_string()
 }
 
+/// What a run's figure depends on beyond its settings: the data it read
+/// and how much of it each round touched.
+fn run_conditions(r: &RunResult) -> Vec<(&'static str, String)> {
+    let catalog = json(&r.catalog);
+    vec![
+        ("blob count", r.catalog.count.to_string()),
+        ("dataset", catalog["manifest"]["spec"].to_string()),
+        (
+            "operations per round",
+            r.plan
+                .count
+                .map_or_else(|| "every key".to_string(), |c| c.to_string()),
+        ),
+        ("checkpoint excluded", r.plan.exclude_checkpoint.to_string()),
+    ]
+}
+
 /// The figures of every run: time per operation of each repetition.
 fn run_measures(command: &str, runs: &[RunResult], push: &mut impl FnMut(Measure)) {
     for r in runs {
@@ -89,6 +114,7 @@ fn run_measures(command: &str, runs: &[RunResult], push: &mut impl FnMut(Measure
             figure: "time per op",
             higher_is_better: false,
             samples,
+            conditions: run_conditions(r),
         });
     }
 }
@@ -114,6 +140,10 @@ fn lob_rows(tables: &Tables) -> Vec<(String, f64, Vec<f64>, Vec<f64>)> {
 
 /// The figures of a `suite lob` result: write and read time per system and size.
 fn lob_measures(command: &str, tables: &Tables, push: &mut impl FnMut(Measure)) {
+    let per_size = match tables {
+        Tables::Lob(t) => t.per_size.to_string(),
+        _ => String::new(),
+    };
     for (sys, size, write, read) in lob_rows(tables) {
         for (samples, what) in [(write, "write"), (read, "read")] {
             push(Measure {
@@ -122,6 +152,7 @@ fn lob_measures(command: &str, tables: &Tables, push: &mut impl FnMut(Measure)) 
                 figure: "time per op",
                 higher_is_better: false,
                 samples,
+                conditions: vec![("blobs per size", per_size.clone())],
             });
         }
     }
@@ -144,6 +175,7 @@ fn http_measures(command: &str, tables: &Tables, push: &mut impl FnMut(Measure))
                 figure: "requests/s",
                 higher_is_better: true,
                 samples: vec![l.requests_per_s],
+                conditions: Vec::new(),
             });
         }
     }
@@ -198,6 +230,7 @@ pub fn measures(doc: &ResultDocument) -> Vec<Measure> {
             figure: "time",
             higher_is_better: false,
             samples: vec![ns],
+            conditions: Vec::new(),
         });
     }
     out
@@ -217,9 +250,10 @@ fn dataset_text(tables: &Tables) -> String {
     }
 }
 
-/// Environment and dataset fields that differ: (field, before, after).
+/// Environment fields that differ: (field, before, after). These are
+/// reported, never a reason to refuse: comparing machines is the point.
 fn differences(before: &ResultDocument, after: &ResultDocument) -> Vec<(String, String, String)> {
-    let fields = |d: &ResultDocument| -> [(&'static str, String); 9] {
+    let fields = |d: &ResultDocument| -> [(&'static str, String); 8] {
         let e = &d.environment;
         [
             ("cpu", e.cpu_model.clone()),
@@ -236,69 +270,219 @@ fn differences(before: &ResultDocument, after: &ResultDocument) -> Vec<(String, 
             ("sqlite", e.sqlite_version.clone()),
             ("blobbench", e.blobbench_version.clone()),
             ("host", e.hostname.clone()),
-            ("dataset", dataset_text(&d.tables)),
         ]
     };
-    fields(before)
-        .into_iter()
-        .zip(fields(after))
-        .filter_map(|((name, b), (_, a))| (b != a).then(|| (name.to_string(), b, a)))
+    differing(&fields(before), &fields(after))
+}
+
+/// The pairs of (field, value) lists whose values differ: (field, before, after).
+fn differing(
+    before: &[(&'static str, String)],
+    after: &[(&'static str, String)],
+) -> Vec<(String, String, String)> {
+    before
+        .iter()
+        .zip(after)
+        .filter(|((_, b), (_, a))| b != a)
+        .map(|((name, b), (_, a))| (name.to_string(), b.clone(), a.clone()))
         .collect()
 }
 
-/// Compares every case present in both results. A change counts only when
-/// the two sides' min..max ranges do not overlap and the medians differ by
-/// more than `threshold` (0.05 = 5%).
+/// Document fields that make two results measure different things.
+fn document_conditions(d: &ResultDocument) -> [(&'static str, String); 2] {
+    let dataset = dataset_text(&d.tables);
+    [
+        ("command", d.command.clone()),
+        (
+            "dataset",
+            if dataset.is_empty() {
+                "(none)".into()
+            } else {
+                dataset
+            },
+        ),
+    ]
+}
+
+/// A number as the reports write ratios: two decimals, three below 0.1.
+pub fn factor(v: f64) -> String {
+    if v.abs() >= 0.1 || v == 0.0 || !v.is_finite() {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+/// A ratio with its interval, as every report writes it: `1.52x [1.30-1.68]`
+/// (just `1.52x` when there is no interval).
+pub fn ratio_text(ratio: f64, low: Option<f64>, high: Option<f64>) -> String {
+    match (low, high) {
+        (Some(l), Some(h)) => format!("{}x [{}-{}]", factor(ratio), factor(l), factor(h)),
+        _ => format!("{}x", factor(ratio)),
+    }
+}
+
+/// A fraction as a percentage without float noise: 0.05 -> "5", 0.125 -> "12.5".
+pub fn percent_text(fraction: f64) -> String {
+    let text = format!("{:.2}", fraction * 100.0);
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// A p value as the reports write it: four decimals, or "<0.0001".
+pub fn p_text(p: f64) -> String {
+    if p < 1e-4 {
+        "<0.0001".into()
+    } else {
+        format!("{p:.4}")
+    }
+}
+
+/// A stable seed for a case's bootstrap (FNV-1a of its key), so the same
+/// two results always give the same intervals, whatever order cases come in.
+fn seed_of(key: &str) -> u64 {
+    key.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The rule as recorded with the comparison.
+fn method_of(family: &Family) -> CompareMethod {
+    CompareMethod {
+        test: "mann-whitney-u, two-sided (exact without ties up to 30 a side, else normal with tie correction)".into(),
+        correction: "holm".into(),
+        alpha: ALPHA,
+        tested: family.tested,
+        min_samples: MIN_SAMPLES,
+        best_possible_p: family.best_possible_p,
+        interval: "percentile bootstrap of median(after)/median(before), sides resampled independently".into(),
+        level: LEVEL,
+        resamples: RESAMPLES,
+        seed: "FNV-1a of the case key".into(),
+        threshold_rule: "the whole interval beyond the threshold (a factor of 1 + threshold either way)".into(),
+    }
+}
+
+/// A case's change from its assessment, with the reason in words.
+fn judged(
+    mut ch: Change,
+    a: &Assessment,
+    higher_is_better: bool,
+    family: &Family,
+    threshold: f64,
+) -> Change {
+    let valid = |v: f64| v.is_finite().then_some(v);
+    ch.low = a.test.and(valid(a.interval.low));
+    ch.high = a.test.and(valid(a.interval.high));
+    ch.p = a.test.map(|t| t.p);
+    ch.p_adjusted = a.p_adjusted;
+    ch.method = a.test.map(|t| t.method.name().to_string());
+    let interval = ratio_text(ch.ratio, ch.low, ch.high);
+    let p = format!(
+        "p {} (Holm over {} case(s))",
+        p_text(a.p_adjusted.unwrap_or(1.0)),
+        family.tested
+    );
+    let percent = percent_text(threshold);
+    (ch.verdict, ch.reason) = match a.call {
+        Call::Insufficient => (
+            Verdict::InsufficientData,
+            format!(
+                "insufficient data: {} sample(s) before, {} after; a verdict needs {MIN_SAMPLES} a side",
+                ch.before.n, ch.after.n
+            ),
+        ),
+        Call::NotSignificant if family.best_possible_p >= ALPHA => (
+            Verdict::WithinNoise,
+            format!(
+                "{p}: no case can reach significance with {} cases at these sample counts; need more rounds",
+                family.tested
+            ),
+        ),
+        Call::NotSignificant => (Verdict::WithinNoise, format!("{p} is not below {ALPHA}")),
+        Call::BelowThreshold => (
+            Verdict::WithinNoise,
+            format!("{p}, but {interval} reaches inside the {percent}% threshold"),
+        ),
+        Call::Up | Call::Down => {
+            let better = (a.call == Call::Up) == higher_is_better;
+            (
+                if better {
+                    Verdict::Better
+                } else {
+                    Verdict::Worse
+                },
+                format!("{p} and all of {interval} beyond the {percent}% threshold"),
+            )
+        }
+    };
+    ch
+}
+
+/// Compares every case present in both results. A case is judged only when
+/// both results measured the same thing (else "not comparable", naming the
+/// field) and both sides have at least 4 samples (else "insufficient
+/// data"); a change is faster or slower only when the Mann-Whitney test,
+/// Holm-corrected over every case tested, gives p < 0.05 and the whole
+/// bootstrap interval of the ratio lies beyond `threshold` (0.05 = 5%).
 pub fn compare(before: &ResultDocument, after: &ResultDocument, threshold: f64) -> Comparison {
     let (b, a) = (measures(before), measures(after));
-    let mut changes = Vec::new();
-    for mb in &b {
-        let Some(ma) = a.iter().find(|m| m.key == mb.key && m.figure == mb.figure) else {
-            continue;
-        };
-        let (sb, sa) = (side_of(&mb.samples), side_of(&ma.samples));
-        let ratio = sa.median / sb.median;
-        let improved = if mb.higher_is_better {
-            ratio > 1.0
-        } else {
-            ratio < 1.0
-        };
-        let overlap = sa.min <= sb.max && sb.min <= sa.max;
-        let beyond_threshold = (ratio - 1.0).abs() > threshold;
-        let single = sb.n < 2 || sa.n < 2;
-        let (verdict, reason) = if !beyond_threshold {
-            (
-                Verdict::WithinNoise,
-                format!("change below --threshold {:.0}%", threshold * 100.0),
-            )
-        } else if overlap && !single {
-            (
-                Verdict::WithinNoise,
-                "the two sides' min..max ranges overlap".to_string(),
-            )
-        } else {
-            let v = if improved {
-                Verdict::Better
-            } else {
-                Verdict::Worse
+    let not_comparable = differing(&document_conditions(before), &document_conditions(after));
+    let pairs: Vec<(&Measure, &Measure)> = b
+        .iter()
+        .filter_map(|mb| {
+            let ma = a
+                .iter()
+                .find(|m| m.key == mb.key && m.figure == mb.figure)?;
+            Some((mb, ma))
+        })
+        .collect();
+    // Why each pair is not comparable (empty: it is).
+    let reasons: Vec<Vec<(String, String, String)>> = pairs
+        .iter()
+        .map(|(mb, ma)| {
+            let mut r = not_comparable.clone();
+            r.extend(differing(&mb.conditions, &ma.conditions));
+            r
+        })
+        .collect();
+    let cases: Vec<Case> = pairs
+        .iter()
+        .zip(&reasons)
+        .filter(|(_, r)| r.is_empty())
+        .map(|((mb, ma), _)| Case {
+            before: &mb.samples,
+            after: &ma.samples,
+            seed: seed_of(&format!("{} | {}", mb.key, mb.figure)),
+        })
+        .collect();
+    let family = assess(&cases, threshold);
+    let mut assessed = family.cases.iter();
+    let changes = pairs
+        .iter()
+        .zip(&reasons)
+        .map(|((mb, ma), why)| {
+            let (sb, sa) = (side_of(&mb.samples), side_of(&ma.samples));
+            let ch = Change {
+                label: mb.label.clone(),
+                figure: mb.figure.to_string(),
+                ratio: sa.median / sb.median,
+                before: sb,
+                after: sa,
+                verdict: Verdict::NotComparable,
+                reason: not_comparable_reason(why),
+                low: None,
+                high: None,
+                p: None,
+                p_adjusted: None,
+                method: None,
             };
-            let why = if single {
-                "beyond --threshold; one sample on a side, so its noise is unknown".to_string()
-            } else {
-                "beyond --threshold and outside both sides' min..max".to_string()
-            };
-            (v, why)
-        };
-        changes.push(Change {
-            label: mb.label.clone(),
-            figure: mb.figure.to_string(),
-            before: sb,
-            after: sa,
-            ratio,
-            verdict,
-            reason,
-        });
-    }
+            // Assessments follow the comparable pairs in order.
+            match why.is_empty().then(|| assessed.next()).flatten() {
+                Some(x) => judged(ch, x, mb.higher_is_better, &family, threshold),
+                None => ch,
+            }
+        })
+        .collect::<Vec<_>>();
     let only = |x: &[Measure], y: &[Measure]| -> Vec<String> {
         x.iter()
             .filter(|m| !y.iter().any(|o| o.key == m.key && o.figure == m.figure))
@@ -306,12 +490,58 @@ pub fn compare(before: &ResultDocument, after: &ResultDocument, threshold: f64) 
             .collect()
     };
     Comparison {
+        notes: notes(&changes, &family),
         only_before: only(&b, &a),
         only_after: only(&a, &b),
         changes,
         differences: differences(before, after),
         threshold,
+        not_comparable,
+        method: Some(Box::new(method_of(&family))),
     }
+}
+
+/// "not comparable: field before -> after; ..." for a case's differing fields.
+fn not_comparable_reason(why: &[(String, String, String)]) -> String {
+    let fields: Vec<String> = why
+        .iter()
+        .map(|(f, b, a)| format!("{f} {b} -> {a}"))
+        .collect();
+    format!("not comparable: {}", fields.join("; "))
+}
+
+/// What the reader must know to read the verdicts: no case could reach
+/// significance, or some had too few samples.
+fn notes(changes: &[Change], family: &Family) -> Vec<String> {
+    let mut out = Vec::new();
+    let tested = changes.iter().filter(|c| c.p.is_some());
+    let ns: Vec<usize> = tested.flat_map(|c| [c.before.n, c.after.n]).collect();
+    if family.tested > 0 && family.best_possible_p >= ALPHA {
+        let (lo, hi) = (
+            ns.iter().min().copied().unwrap_or(0),
+            ns.iter().max().copied().unwrap_or(0),
+        );
+        let n = if lo == hi {
+            format!("n={lo}")
+        } else {
+            format!("n={lo}..{hi}")
+        };
+        out.push(format!(
+            "cannot reach significance with {} cases at {n}: the smallest adjusted p possible is {}; need more rounds",
+            family.tested,
+            p_text(family.best_possible_p)
+        ));
+    }
+    let few = changes
+        .iter()
+        .filter(|c| c.verdict == Verdict::InsufficientData)
+        .count();
+    if few > 0 {
+        out.push(format!(
+            "{few} case(s) have fewer than {MIN_SAMPLES} samples on a side: insufficient data, no verdict; measure more rounds or repetitions"
+        ));
+    }
+    out
 }
 
 #[cfg(test)]
@@ -326,9 +556,10 @@ mod tests {
         serde_json::from_value(v).expect("a result document")
     }
 
+    /// A lob result with these write samples and five equal reads.
     fn lob(samples: &[f64]) -> ResultDocument {
         doc(json!({"command": "suite lob", "tables": {"lob": [
-            {"system": "sqlite", "size": 1000, "write_ns": samples, "read_ns": [5.0, 5.0, 5.0]}
+            {"system": "sqlite", "size": 1000, "write_ns": samples, "read_ns": [5.0, 5.0, 5.0, 5.0, 5.0]}
         ]}}))
     }
 
@@ -350,28 +581,99 @@ mod tests {
         run
     }
 
+    /// A `quick` document holding just these runs.
+    fn quick(runs: Vec<Value>) -> ResultDocument {
+        let mut d = ResultDocument::new("quick", Default::default(), Tables::Other(Value::Null));
+        d.runs = runs
+            .into_iter()
+            .map(|r| serde_json::from_value(r).unwrap())
+            .collect();
+        d
+    }
+
     fn change<'a>(c: &'a Comparison, op: &str) -> &'a Change {
         c.changes.iter().find(|x| x.label.ends_with(op)).unwrap()
     }
 
     #[test]
-    fn a_change_counts_only_beyond_both_spreads_and_the_threshold() {
-        let before = lob(&[100.0, 105.0, 110.0]);
+    fn a_change_counts_only_when_significant_and_beyond_the_threshold() {
+        let before = lob(&[100.0, 105.0, 110.0, 102.0, 108.0]);
         let verdict = |after: &[f64], threshold: f64| {
             change(&compare(&before, &lob(after), threshold), "write").verdict
         };
-        // Faster and clear of the before range.
-        let c = compare(&before, &lob(&[70.0, 72.0, 75.0]), 0.05);
-        assert_eq!(change(&c, "write").verdict, Verdict::Better);
-        assert!((change(&c, "write").ratio - 72.0 / 105.0).abs() < 1e-9);
-        // Faster median, but the ranges overlap.
-        assert_eq!(verdict(&[80.0, 90.0, 104.0], 0.05), Verdict::WithinNoise);
-        // Clear of the range but below the threshold.
-        assert_eq!(verdict(&[111.0, 112.0, 113.0], 0.10), Verdict::WithinNoise);
-        let c = compare(&before, &lob(&[150.0, 160.0, 170.0]), 0.05);
+        // Faster and fully separated: exact p 2/252, Holm over write and read.
+        let c = compare(&before, &lob(&[70.0, 72.0, 75.0, 71.0, 74.0]), 0.05);
+        let w = change(&c, "write");
+        assert_eq!(w.verdict, Verdict::Better, "{w:?}");
+        assert!((w.ratio - 72.0 / 105.0).abs() < 1e-9);
+        assert!((w.p.unwrap() - 2.0 / 252.0).abs() < 1e-9);
+        assert!((w.p_adjusted.unwrap() - 4.0 / 252.0).abs() < 1e-9);
+        assert_eq!(w.method.as_deref(), Some("mann-whitney-exact"));
+        let (lo, hi) = (w.low.unwrap(), w.high.unwrap());
+        assert!(lo <= w.ratio && w.ratio <= hi && hi < 1.0 / 1.05, "{w:?}");
+        assert_eq!(c.method.as_ref().unwrap().tested, 2);
+        // Faster median, but the samples interleave (U = 3: p 0.056).
+        assert_eq!(
+            verdict(&[80.0, 90.0, 104.0, 95.0, 101.0], 0.05),
+            Verdict::WithinNoise
+        );
+        // Separated, but the interval reaches inside the 10% threshold.
+        let slight = [111.0, 112.0, 113.0, 114.0, 115.0];
+        assert_eq!(verdict(&slight, 0.10), Verdict::WithinNoise);
+        let c = compare(&before, &lob(&[150.0, 160.0, 170.0, 155.0, 165.0]), 0.05);
         assert_eq!(change(&c, "write").verdict, Verdict::Worse);
-        // The identical read figures are within noise.
+        // The identical read figures are within noise (all tied: p = 1).
         assert_eq!(change(&c, "read").verdict, Verdict::WithinNoise);
+        assert_eq!(change(&c, "read").p, Some(1.0));
+        // The same comparison twice gives the same interval.
+        assert_eq!(
+            c,
+            compare(&before, &lob(&[150.0, 160.0, 170.0, 155.0, 165.0]), 0.05)
+        );
+    }
+
+    #[test]
+    fn three_samples_a_side_are_insufficient_data() {
+        let c = compare(
+            &lob(&[100.0, 101.0, 102.0]),
+            &lob(&[150.0, 151.0, 152.0]),
+            0.05,
+        );
+        let w = change(&c, "write");
+        assert_eq!(w.verdict, Verdict::InsufficientData);
+        assert!(
+            w.reason.contains("3 sample(s) before, 3 after"),
+            "{}",
+            w.reason
+        );
+        assert!(w.p.is_none() && w.low.is_none());
+        assert!(
+            c.notes.iter().any(|n| n.contains("insufficient data")),
+            "{c:?}"
+        );
+    }
+
+    #[test]
+    fn many_cases_at_five_samples_say_they_cannot_reach_significance() {
+        // Twelve fully separated cases of 5 vs 5: Holm needs p < 0.05/12,
+        // below the smallest exact p of 2/252.
+        let rows = |scale: f64| -> Vec<Value> {
+            (0..6)
+                .map(|i| json!({"system": "sqlite", "size": 1000 + i,
+                    "write_ns": [100.0 * scale, 101.0 * scale, 102.0 * scale, 103.0 * scale, 104.0 * scale],
+                    "read_ns": [10.0 * scale, 11.0 * scale, 12.0 * scale, 13.0 * scale, 14.0 * scale]}))
+                .collect()
+        };
+        let lob = |scale| doc(json!({"command": "suite lob", "tables": {"lob": rows(scale)}}));
+        let c = compare(&lob(1.0), &lob(2.0), 0.05);
+        assert_eq!(c.changes.len(), 12);
+        assert!(c.changes.iter().all(|x| x.verdict == Verdict::WithinNoise));
+        let note = c.notes.first().expect("a note");
+        assert!(
+            note.contains("cannot reach significance with 12 cases at n=5"),
+            "{note}"
+        );
+        assert!(c.changes[0].reason.contains("need more rounds"));
     }
 
     #[test]
@@ -379,22 +681,76 @@ mod tests {
         let run = |path: &str, round: u32, ns: f64| {
             run_record(&format!("read sql (round {round})"), path, ns)
         };
-        // Only the runs matter here, whatever a quick result's tables hold.
-        let quick = |runs: [Value; 2]| {
-            let mut d =
-                ResultDocument::new("quick", Default::default(), Tables::Other(Value::Null));
-            d.runs = runs
-                .into_iter()
-                .map(|r| serde_json::from_value(r).unwrap())
-                .collect();
-            d
-        };
-        let before = quick([run("/tmp/a/q.db", 1, 100.0), run("/tmp/a/q.db", 2, 110.0)]);
-        let after = quick([run("/home/b/q.db", 1, 50.0), run("/home/b/q.db", 2, 52.0)]);
+        let before = quick(
+            [100.0, 110.0, 105.0, 108.0]
+                .iter()
+                .enumerate()
+                .map(|(i, &ns)| run("/tmp/a/q.db", i as u32 + 1, ns))
+                .collect(),
+        );
+        let after = quick(
+            [50.0, 52.0, 51.0, 53.0]
+                .iter()
+                .enumerate()
+                .map(|(i, &ns)| run("/home/b/q.db", i as u32 + 1, ns))
+                .collect(),
+        );
         let c = compare(&before, &after, 0.05);
         assert_eq!(c.changes.len(), 1, "{c:?}");
-        assert_eq!(c.changes[0].before.n, 2);
-        assert_eq!(c.changes[0].verdict, Verdict::Better);
+        assert_eq!(c.changes[0].before.n, 4);
+        assert_eq!(c.changes[0].verdict, Verdict::Better, "{c:?}");
         assert!(c.only_before.is_empty() && c.only_after.is_empty());
+    }
+
+    #[test]
+    fn different_data_is_not_comparable_and_says_which_field() {
+        let runs = |count: u64| {
+            quick(
+                (1..=4)
+                    .map(|i| {
+                        let mut r = run_record(&format!("read sql (round {i})"), "q.db", 100.0);
+                        r["catalog"]["count"] = json!(count);
+                        r
+                    })
+                    .collect(),
+            )
+        };
+        let c = compare(&runs(2000), &runs(5000), 0.05);
+        assert_eq!(c.changes[0].verdict, Verdict::NotComparable);
+        assert!(
+            c.changes[0].reason.contains("blob count 2000 -> 5000"),
+            "{}",
+            c.changes[0].reason
+        );
+        assert_eq!(c.method.as_ref().unwrap().tested, 0);
+        // A dataset that differs makes every case not comparable.
+        let with_dataset = |count: u64| {
+            doc(
+                json!({"command": "suite http", "tables": {"http": [], "duration_ns": 1,
+                "dataset": {"count": count, "size": 1000, "distribution": {"kind": "fixed"}, "first_key": 1, "seed": 1}}}),
+            )
+        };
+        let c = compare(&with_dataset(50), &with_dataset(60), 0.05);
+        assert_eq!(c.not_comparable.len(), 1, "{c:?}");
+        assert_eq!(c.not_comparable[0].0, "dataset");
+        // Hosts that differ are only a difference.
+        let mut other = lob(&[1.0; 5]);
+        other.environment.hostname = "server".into();
+        let c = compare(&lob(&[1.0; 5]), &other, 0.05);
+        assert!(c.not_comparable.is_empty());
+        assert_eq!(c.differences[0].0, "host");
+        assert!(c.changes.iter().all(|x| x.verdict == Verdict::WithinNoise));
+    }
+
+    #[test]
+    fn ratios_are_written_with_their_interval() {
+        assert_eq!(
+            ratio_text(1.52, Some(1.3), Some(1.684)),
+            "1.52x [1.30-1.68]"
+        );
+        assert_eq!(ratio_text(0.05, None, None), "0.050x");
+        assert_eq!(percent_text(0.07), "7");
+        assert_eq!(percent_text(0.125), "12.5");
+        assert_eq!(p_text(2.0 / 252.0), "0.0079");
     }
 }

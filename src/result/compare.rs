@@ -1,6 +1,10 @@
 //! The `compare` result's own tables: every case found in two results, the
 //! ratio of its figures and whether the change is beyond the noise.
 //! `report::compare` computes it; `compare` prints and stores it.
+//!
+//! Results written before the rank test (no interval, p or method) still
+//! load: every field added since is optional and left out when absent, so
+//! such a document writes back as it was read.
 
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -8,12 +12,18 @@ use serde::{Deserialize, Deserializer, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
-    /// Faster (or more requests/s) beyond both spreads and the threshold.
+    /// Faster (or more requests/s): the rank test rejects "no change" after
+    /// Holm's correction and the whole interval is beyond the threshold.
     Better,
-    /// Slower (or fewer requests/s) beyond both spreads and the threshold.
+    /// Slower (or fewer requests/s), by the same rule.
     Worse,
-    /// The change is inside either side's spread or below the threshold.
+    /// No change can be told from the noise (or it is below the threshold).
     WithinNoise,
+    /// Fewer than 4 samples on a side: no test, no verdict.
+    InsufficientData,
+    /// The two results measured different things (dataset, blob count,
+    /// settings): the ratio means nothing.
+    NotComparable,
 }
 
 impl Verdict {
@@ -23,6 +33,8 @@ impl Verdict {
             Verdict::Better => "better",
             Verdict::Worse => "worse",
             Verdict::WithinNoise => "within-noise",
+            Verdict::InsufficientData => "insufficient-data",
+            Verdict::NotComparable => "not-comparable",
         }
     }
 }
@@ -59,6 +71,24 @@ pub struct Change {
     pub verdict: Verdict,
     /// Why the verdict is what it is, in words.
     pub reason: String,
+    /// Lower bound of the ratio's interval (see [`CompareMethod`]); absent
+    /// when the case was not tested.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub low: Option<f64>,
+    /// Upper bound of the ratio's interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub high: Option<f64>,
+    /// The rank test's two-sided p value, before correction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p: Option<f64>,
+    /// The p value after Holm's correction over every case tested: the one
+    /// compared with alpha.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p_adjusted: Option<f64>,
+    /// How `p` was computed: "mann-whitney-exact" or "mann-whitney-normal"
+    /// (tie- and continuity-corrected).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
 }
 
 impl Change {
@@ -82,6 +112,45 @@ pub struct Comparison {
     pub differences: Vec<(String, String, String)>,
     /// The smallest relative change that counts (0.05 = 5%).
     pub threshold: f64,
+    /// Fields that make the two results measure different things (command,
+    /// dataset): (field, before, after). Every case is then not comparable.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_comparable: Vec<(String, String, String)>,
+    /// What a reader must know to read the verdicts (e.g. that no case can
+    /// reach significance with so few samples).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// The rule the verdicts follow; absent in results written before it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub method: Option<Box<CompareMethod>>,
+}
+
+/// The rule behind a comparison's verdicts, recorded with it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompareMethod {
+    /// The rank test: "mann-whitney-u, two-sided".
+    pub test: String,
+    /// The multiple-comparison correction: "holm".
+    pub correction: String,
+    /// The family-wise error rate the adjusted p values are held to.
+    pub alpha: f64,
+    /// How many cases were tested (the size of the Holm family).
+    pub tested: usize,
+    /// The fewest samples a side for a test.
+    pub min_samples: usize,
+    /// The smallest adjusted p any case could reach with these sample
+    /// counts: at or above alpha, nothing can be called changed.
+    pub best_possible_p: f64,
+    /// The interval: a percentile bootstrap of median(after)/median(before).
+    pub interval: String,
+    /// The interval's confidence level (0.95).
+    pub level: f64,
+    /// Bootstrap resamples per case.
+    pub resamples: usize,
+    /// How each case's bootstrap is seeded, so the output is reproducible.
+    pub seed: String,
+    /// How the threshold is applied: the whole interval must lie beyond it.
+    pub threshold_rule: String,
 }
 
 /// The kind-specific part of a `compare` result.
@@ -120,6 +189,11 @@ mod tests {
             ratio: f64::NAN,
             verdict: Verdict::WithinNoise,
             reason: String::new(),
+            low: None,
+            high: None,
+            p: None,
+            p_adjusted: None,
+            method: None,
         };
         let json = serde_json::to_value(&change).unwrap();
         assert!(json["ratio"].is_null());

@@ -1,16 +1,19 @@
 //! The terminal report of `compare`: which results are compared and how
-//! they differ, then one row per case with both sides' spread and the
-//! verdict, and the cases only one side holds.
+//! they differ, then one row per case with both sides' medians, the ratio
+//! with its interval, the corrected p and the verdict, the rule behind the
+//! verdicts, and the cases only one side holds.
 
 use std::path::Path;
 
+use crate::report::compare::{p_text, percent_text, ratio_text};
 use crate::report::table::Table;
 use crate::result::ResultDocument;
 use crate::result::compare::{Change, Comparison, Verdict};
 use crate::units::human_duration_ns;
 
 /// The lines naming both results (file, command, host, start), a note when
-/// their commands differ, and every environment or dataset difference.
+/// their commands differ, every field that makes them not comparable and
+/// every environment difference.
 pub fn header(
     before: (&ResultDocument, &Path),
     after: (&ResultDocument, &Path),
@@ -36,21 +39,26 @@ pub fn header(
             before.0.command, after.0.command
         ));
     }
+    for (field, b, a) in &c.not_comparable {
+        out.push_str(&format!("not comparable: {field}: {b} -> {a}\n"));
+    }
     for (field, b, a) in &c.differences {
         out.push_str(&format!("differs: {field}: {b} -> {a}\n"));
     }
     out
 }
 
-/// The cases table, the count of each verdict (`threshold_percent` as the
-/// user gave it) and the cases found on one side only.
+/// The cases table, the count of each verdict, the rule
+/// (`threshold_percent` as the user gave it), the notes and the cases found
+/// on one side only.
 pub fn render(c: &Comparison, threshold_percent: f64) -> String {
     let mut table = Table::new([
         "case",
         "figure",
-        "before median [min..max] n",
-        "after median [min..max] n",
-        "after/before",
+        "before median (n)",
+        "after median (n)",
+        "after/before [95%]",
+        "p (Holm)",
         "verdict",
     ]);
     for ch in &c.changes {
@@ -59,20 +67,26 @@ pub fn render(c: &Comparison, threshold_percent: f64) -> String {
             ch.figure.clone(),
             side(ch, true),
             side(ch, false),
-            format!("{:.3}", ch.ratio),
+            ratio_text(ch.ratio, ch.low, ch.high),
+            ch.p_adjusted.map(p_text).unwrap_or_else(|| "-".into()),
             verdict(ch),
         ]);
     }
     let mut out = table.render();
     let count = |v: Verdict| c.changes.iter().filter(|x| x.verdict == v).count();
     out.push_str(&format!(
-        "{} case(s) compared: {} faster, {} slower, {} within noise (threshold {}%; a change must also clear both sides' min..max)\n",
+        "{} case(s) compared: {} faster, {} slower, {} within noise, {} insufficient data, {} not comparable\n",
         c.changes.len(),
         count(Verdict::Better),
         count(Verdict::Worse),
         count(Verdict::WithinNoise),
-        threshold_percent
+        count(Verdict::InsufficientData),
+        count(Verdict::NotComparable),
     ));
+    out.push_str(&legend(c, threshold_percent));
+    for note in &c.notes {
+        out.push_str(&format!("note: {note}\n"));
+    }
     for (what, list) in [("before", &c.only_before), ("after", &c.only_after)] {
         if !list.is_empty() {
             let shown: Vec<&str> = list.iter().take(8).map(String::as_str).collect();
@@ -91,25 +105,31 @@ pub fn render(c: &Comparison, threshold_percent: f64) -> String {
     out
 }
 
-/// One side's median [min..max] n (just the median and 1 for one sample).
+/// The rule behind the verdicts, in words.
+fn legend(c: &Comparison, threshold_percent: f64) -> String {
+    let tested = c.method.as_ref().map_or(0, |m| m.tested);
+    let factor = 1.0 + threshold_percent / 100.0;
+    format!(
+        "rule: faster/slower only when the Mann-Whitney rank test, Holm-corrected over the {tested} case(s) \
+tested, gives p < 0.05 and the whole 95% bootstrap interval of after/before (ratio of medians) lies beyond \
+the threshold ({}%: {factor:.2}x either way); fewer than 4 samples a side: insufficient data\n",
+        percent_text(threshold_percent / 100.0)
+    )
+}
+
+/// One side's median and sample count.
 fn side(ch: &Change, before: bool) -> String {
     let s = if before { &ch.before } else { &ch.after };
-    let f = |v: f64| {
-        if ch.higher_is_better() {
-            format!("{v:.0}")
-        } else {
-            human_duration_ns(v)
-        }
-    };
-    if s.n > 1 {
-        format!("{} [{}..{}] {}", f(s.median), f(s.min), f(s.max), s.n)
+    let median = if ch.higher_is_better() {
+        format!("{:.0}", s.median)
     } else {
-        format!("{} 1", f(s.median))
-    }
+        human_duration_ns(s.median)
+    };
+    format!("{median} ({})", s.n)
 }
 
 /// The verdict as a speed factor: how many times faster or slower.
-fn verdict(ch: &Change) -> String {
+pub fn verdict(ch: &Change) -> String {
     // Speed factor: how many times faster the after side is.
     let speed = if ch.higher_is_better() {
         ch.ratio
@@ -120,5 +140,10 @@ fn verdict(ch: &Change) -> String {
         Verdict::Better => format!("{speed:.2}x faster"),
         Verdict::Worse => format!("{:.2}x slower", 1.0 / speed),
         Verdict::WithinNoise => "within noise".into(),
+        Verdict::InsufficientData => format!(
+            "insufficient data ({} vs {} samples)",
+            ch.before.n, ch.after.n
+        ),
+        Verdict::NotComparable => "not comparable".into(),
     }
 }

@@ -1,54 +1,86 @@
-//! How a `compare` result is drawn: the speed factor per case.
+//! How a `compare` result is drawn: the speed factor per case with its
+//! interval, and the cases with their tests and verdicts. Results written
+//! before the rank test (no interval) draw the ratios both sides' min..max
+//! allow as whiskers, as they did.
 
 use super::{DataTable, Figure, Section, ns};
 use crate::report::chart::{AxisSpec, Bar, BarChart, BarGroup, Chart, Scale, Unit};
+use crate::report::compare::{p_text, percent_text, ratio_text};
 use crate::result::compare::{Change, CompareTables};
 
-/// The speed factor per case as bars (whiskers: the ratios both sides'
-/// spreads allow) and the cases as a table.
+/// The speed factor per case as bars (whiskers: the ratio's interval) and
+/// the cases as a table.
 pub(super) fn compare(tables: &CompareTables, s: &mut Section) {
     let c = &tables.compare;
     s.summary.push(format!(
-        "before: {}; after: {}; threshold {:.0}%",
+        "before: {}; after: {}; threshold {}%",
         tables.before,
         tables.after,
-        c.threshold * 100.0
+        percent_text(c.threshold)
     ));
+    if let Some(m) = &c.method {
+        s.summary.push(format!(
+            "Faster/slower only when the Mann-Whitney rank test, Holm-corrected over the {} case(s) tested, \
+             gives p < {} and the whole {}% bootstrap interval of after/before (ratio of medians, {} resamples) \
+             lies beyond the threshold; fewer than {} samples a side: insufficient data.",
+            m.tested,
+            m.alpha,
+            percent_text(m.level),
+            m.resamples,
+            m.min_samples
+        ));
+    }
+    for (field, before, after) in &c.not_comparable {
+        s.summary
+            .push(format!("not comparable: {field}: {before} -> {after}"));
+    }
     for (field, before, after) in &c.differences {
         s.summary
             .push(format!("differs: {field}: {before} -> {after}"));
     }
-    let changes = &c.changes;
-    // Speed factor: above 1 the after side is faster, whatever the figure.
-    let speed = |ch: &Change, v: f64| {
-        if ch.higher_is_better() { v } else { 1.0 / v }
-    };
+    s.summary
+        .extend(c.notes.iter().map(|n| format!("note: {n}")));
+    s.figures.push(speed_figure(&c.changes));
+    s.tables.push(cases_table(&c.changes));
+}
+
+/// Speed factor: above 1 the after side is faster, whatever the figure.
+fn speed(ch: &Change, v: f64) -> f64 {
+    if ch.higher_is_better() { v } else { 1.0 / v }
+}
+
+/// One bar per case with a finite ratio; whiskers are the interval, or for
+/// older results the worst and best ratios both sides' ranges allow.
+fn speed_figure(changes: &[Change]) -> Figure {
     let groups: Vec<BarGroup> = changes
         .iter()
         // A ratio written as null (not a number) has no bar.
         .filter(|ch| ch.ratio.is_finite())
         .map(|ch| {
             let (b, a) = (&ch.before, &ch.after);
-            let value = speed(ch, ch.ratio);
-            // Worst and best case of the ratio given both sides' ranges.
-            let lo = speed(ch, a.max / b.min);
-            let hi = speed(ch, a.min / b.max);
+            let (lo, hi) = match (ch.low, ch.high) {
+                (Some(l), Some(h)) => (speed(ch, l), speed(ch, h)),
+                _ if ch.p.is_none() && ch.method.is_none() && b.n > 1 && a.n > 1 => {
+                    (speed(ch, a.max / b.min), speed(ch, a.min / b.max))
+                }
+                _ => (f64::NAN, f64::NAN),
+            };
             BarGroup {
                 label: format!("{} ({})", ch.label, ch.verdict.name()),
                 bars: vec![Some(Bar {
-                    value,
-                    spread: Some((lo.min(hi), lo.max(hi))),
+                    value: speed(ch, ch.ratio),
+                    spread: (lo.is_finite() && hi.is_finite()).then(|| (lo.min(hi), lo.max(hi))),
                 })],
                 marker: None,
             }
         })
         .collect();
-    s.figures.push(Figure {
+    Figure {
         name: "speed".into(),
-        caption:
-            "How many times faster the after side is per case (right of 1x: faster, left: slower); \
-                  whiskers span the ratios the two sides' min..max allow."
-                .into(),
+        caption: "How many times faster the after side is per case (right of 1x: faster, left: slower); \
+                  whiskers span the 95% bootstrap interval of the ratio of medians (results written before \
+                  it: the ratios the two sides' min..max allow)."
+            .into(),
         chart: Chart::Bars(BarChart {
             title: "after vs before: speed factor".into(),
             value_axis: AxisSpec::new("speed factor (log scale)", Scale::Log, Unit::Ratio),
@@ -57,16 +89,22 @@ pub(super) fn compare(tables: &CompareTables, s: &mut Section) {
             reference: Some(1.0),
             marker_label: None,
         }),
-    });
+    }
+}
+
+/// Every case: medians, ratio with interval, p before and after Holm, verdict, why.
+fn cases_table(changes: &[Change]) -> DataTable {
     let mut t = DataTable::new(
         "compare",
         "Cases in both results",
         &[
             "case",
             "figure",
-            "before median",
-            "after median",
-            "after/before",
+            "before median (n)",
+            "after median (n)",
+            "after/before [95%]",
+            "p",
+            "p (Holm)",
             "verdict",
             "why",
         ],
@@ -79,15 +117,18 @@ pub(super) fn compare(tables: &CompareTables, s: &mut Section) {
                 ns(v)
             }
         };
+        let p = |v: Option<f64>| v.map(p_text).unwrap_or_else(|| "-".into());
         t.rows.push(vec![
             ch.label.clone(),
             ch.figure.clone(),
-            f(ch.before.median),
-            f(ch.after.median),
-            format!("{:.3}", ch.ratio),
+            format!("{} ({})", f(ch.before.median), ch.before.n),
+            format!("{} ({})", f(ch.after.median), ch.after.n),
+            ratio_text(ch.ratio, ch.low, ch.high),
+            p(ch.p),
+            p(ch.p_adjusted),
             ch.verdict.name().into(),
             ch.reason.clone(),
         ]);
     }
-    s.tables.push(t);
+    t
 }
