@@ -230,7 +230,9 @@ impl MysqlStore {
             );
         } else if before != want {
             match conn.query_drop(format!("SET GLOBAL {NAME} = {want}")) {
-                Ok(()) => note = format!(" (set globally on this throwaway server; it was {before})"),
+                Ok(()) => {
+                    note = format!(" (set globally on this throwaway server; it was {before})")
+                }
                 // No SUPER / SYSTEM_VARIABLES_ADMIN privilege: say so, measure as it is.
                 Err(mysql::Error::MySqlError(m)) if [1227, 1044, 1045, 1142].contains(&m.code) => {
                     note = format!(" (asked for {want}, could not set it: {})", m.message)
@@ -240,10 +242,7 @@ impl MysqlStore {
         }
         self.variables = read_variables(conn).map_err(err)?;
         let now = value(&self.variables);
-        Ok(format!(
-            "{NAME}={now}: {}{note}",
-            flush_log_meaning(&now)
-        ))
+        Ok(format!("{NAME}={now}: {}{note}", flush_log_meaning(&now)))
     }
 }
 
