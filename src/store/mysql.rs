@@ -221,18 +221,17 @@ impl MysqlStore {
                 .find(|(k, _)| k == NAME)
                 .map_or_else(|| "?".to_string(), |(_, v)| v.clone())
         };
-        let before = value(&self.variables);
-        let mut note = String::new();
-        if before != want && !server_wide {
+        // The words describe the state, not this call's action, so every
+        // size of a run reads the same once the setting is in force.
+        let mut note = " (global: blobbench's setting on this throwaway server)".to_string();
+        if !server_wide {
             note = format!(
-                " (asked for {want}, not set: the setting is global and blobbench changes it only on a \
-                 server scripts/start-mariadb.sh started)"
+                " (asked for {want}; a global setting, left as the server has it: blobbench changes \
+                 it only on a server scripts/start-mariadb.sh started)"
             );
-        } else if before != want {
+        } else if value(&self.variables) != want {
             match conn.query_drop(format!("SET GLOBAL {NAME} = {want}")) {
-                Ok(()) => {
-                    note = format!(" (set globally on this throwaway server; it was {before})")
-                }
+                Ok(()) => {}
                 // No SUPER / SYSTEM_VARIABLES_ADMIN privilege: say so, measure as it is.
                 Err(mysql::Error::MySqlError(m)) if [1227, 1044, 1045, 1142].contains(&m.code) => {
                     note = format!(" (asked for {want}, could not set it: {})", m.message)

@@ -294,12 +294,12 @@ fn measure(
                     system.info.get_or_insert(m.info);
                     if system.durability.is_empty() {
                         system.durability = m.durability;
-                    } else if system.durability != m.durability {
-                        // The same settings at every size, or the sizes are not comparable.
-                        system.notes.push(format!(
-                            "{size} bytes: ran with {} (not as the first size)",
-                            m.durability
-                        ));
+                    } else if !system.durability.contains(&m.durability) {
+                        // The same settings at every size, or the sizes are not
+                        // comparable: a change is said where the settings are.
+                        system
+                            .durability
+                            .push_str(&format!("; but at {size} bytes: {}", m.durability));
                     }
                     if let Some(c) = &m.cold {
                         progress.note(&format!(
