@@ -375,6 +375,8 @@ fn lob_logging_off_and_on_show_what_each_system_ran_with() {
     ] {
         let got = durability(&doc, system);
         assert!(got.contains(words), "{system}: {got}");
+        // The same settings at both sizes (a change would be appended).
+        assert!(!got.contains("but at"), "{system}: {got}");
         assert!(
             out.contains(&format!("  {system}: {got}")),
             "{system}:\n{out}"
