@@ -90,6 +90,12 @@ pub(super) fn lob(tables: &LobTables, s: &mut Section) {
         }),
     });
     s.tables.push(samples_table(samples));
+    notes(tables, s);
+}
+
+/// The summary lines: best sizes, where time grows with size, what each
+/// system ran with (--logging, --cold), and what was skipped.
+fn notes(tables: &LobTables, s: &mut Section) {
     for b in &tables.best_size {
         s.summary.push(format!(
             "best blob size for {}: {} ({:.2} s per GB read)",
