@@ -7,11 +7,24 @@
 # Run:       scripts/start-postgres.sh
 #            -> starts it, prints the URL, and keeps it running until Ctrl-C.
 #
+# Restart:   scripts/start-postgres.sh --restart DIR
+#            -> restarts the server this script started in DIR (fast shutdown,
+#               start, wait until it accepts connections) and prints
+#               "restarted PostgreSQL: pid OLD -> NEW". Sourcing exports that
+#               command line as BLOBBENCH_PG_RESTART, which is how
+#               `blobbench suite lob --cold` learns it may restart this server
+#               (and only this one: the server at BLOBBENCH_PG_URL).
+#
 # PostgreSQL 15 from Debian (installed with apt-get if missing). initdb
 # refuses to run as root, so the cluster belongs to the postgres user.
 # PG_PORT picks the port (default: a free one from 54320 up).
 
+# This script's absolute path, for the restart command it exports.
+_pg_script="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
+
 _pg_fail() { echo "start-postgres: $*" >&2; return 1; }
+# One word for sh -c, whatever it holds: single-quoted, ' as '\''.
+_pg_quote() { local s=${1//\'/\'\\\'\'}; printf "'%s'" "$s"; }
 
 _pg_bindir() {
     local d
@@ -60,8 +73,26 @@ start_postgres() {
     "$bin/psql" -q -h 127.0.0.1 -p "$port" -U postgres -d postgres -c "CREATE DATABASE blobbench" >/dev/null \
         || { _pg_fail "cannot create database blobbench"; return 1; }
     export BLOBBENCH_PG_URL="postgres://postgres@127.0.0.1:$port/blobbench"
-    export BLOBBENCH_PG_DIR BLOBBENCH_PG_BIN
+    # Single-quoted words: blobbench runs it with sh -c.
+    BLOBBENCH_PG_RESTART="$(_pg_quote "$_pg_script") --restart $(_pg_quote "$BLOBBENCH_PG_DIR")"
+    export BLOBBENCH_PG_DIR BLOBBENCH_PG_BIN BLOBBENCH_PG_RESTART
     echo "PostgreSQL $("$bin/postgres" --version | awk '{print $3}') running: $BLOBBENCH_PG_URL (data in $BLOBBENCH_PG_DIR)" >&2
+}
+
+# Restarts the server started in folder $1: pg_ctl restart reuses the
+# options of the last start (port, socket folder, listen address).
+restart_postgres() {
+    local dir=$1 bin old new
+    local runas=()
+    bin=$(_pg_bindir) || { _pg_fail "no PostgreSQL binaries"; return 1; }
+    [ -f "$dir/data/postmaster.pid" ] || { _pg_fail "no server of this script runs in $dir"; return 1; }
+    [ "$(id -u)" = 0 ] && runas=(runuser -u postgres --)
+    old=$(head -1 "$dir/data/postmaster.pid")
+    "${runas[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m fast -w -t 60 restart \
+        </dev/null >/dev/null 2>&1 \
+        || { tail -5 "$dir/server.log" >&2; _pg_fail "the server did not restart"; return 1; }
+    new=$(head -1 "$dir/data/postmaster.pid")
+    echo "restarted PostgreSQL: pid $old -> $new"
 }
 
 stop_postgres() {
@@ -70,10 +101,14 @@ stop_postgres() {
     [ "$(id -u)" = 0 ] && runas=(runuser -u postgres --)
     "${runas[@]}" "$BLOBBENCH_PG_BIN/pg_ctl" -D "$BLOBBENCH_PG_DIR/data" -m fast -w stop >/dev/null 2>&1
     rm -rf "$BLOBBENCH_PG_DIR"
-    unset BLOBBENCH_PG_DIR BLOBBENCH_PG_URL
+    unset BLOBBENCH_PG_DIR BLOBBENCH_PG_URL BLOBBENCH_PG_RESTART
 }
 
-if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+if [ "${BASH_SOURCE[0]}" = "$0" ] && [ "${1:-}" = "--restart" ]; then
+    set -euo pipefail
+    [ -n "${2:-}" ] || { _pg_fail "--restart needs the server's folder"; exit 2; }
+    restart_postgres "$2"
+elif [ "${BASH_SOURCE[0]}" = "$0" ]; then
     set -euo pipefail
     start_postgres
     trap 'stop_postgres; exit 0' INT TERM

@@ -4,7 +4,22 @@
 
 mod common;
 
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+
 use common::{json, ok, run, usage_error};
+
+/// The tests share the two servers. The lob suite's tests use the same
+/// tables, and the --cold one restarts both servers: they run alone
+/// (exclusive); every other test holds the lock shared.
+static SERVERS: RwLock<()> = RwLock::new(());
+
+fn shared() -> RwLockReadGuard<'static, ()> {
+    SERVERS.read().unwrap_or_else(|e| e.into_inner())
+}
+
+fn exclusive() -> RwLockWriteGuard<'static, ()> {
+    SERVERS.write().unwrap_or_else(|e| e.into_inner())
+}
 
 fn pg_url() -> String {
     std::env::var("BLOBBENCH_PG_URL").expect("BLOBBENCH_PG_URL: run scripts/test.sh")
@@ -60,6 +75,7 @@ fn full_cycle(dir: &std::path::Path, target: &str, can_update: bool) -> serde_js
 #[test]
 #[ignore = "needs PostgreSQL: run scripts/test.sh"]
 fn postgres_bytea_and_large_objects() {
+    let _servers = shared();
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     // A database of its own: the other tests create large objects too, and
@@ -160,6 +176,7 @@ fn postgres_bytea_and_large_objects() {
 #[test]
 #[ignore = "needs MariaDB: run scripts/test.sh"]
 fn mariadb_every_engine() {
+    let _servers = shared();
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     let url = mysql_url();
@@ -200,6 +217,7 @@ fn mariadb_every_engine() {
 #[test]
 #[ignore = "needs PostgreSQL and MariaDB: run scripts/test.sh"]
 fn unreachable_servers_and_bad_urls_are_one_line_errors() {
+    let _servers = shared();
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     // Port 9 (discard) on localhost: nothing listens there.
@@ -236,6 +254,7 @@ fn unreachable_servers_and_bad_urls_are_one_line_errors() {
 #[test]
 #[ignore = "needs PostgreSQL and MariaDB: run scripts/test.sh"]
 fn lob_suite_measures_every_system() {
+    let _servers = exclusive();
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     let out = ok(
@@ -289,11 +308,190 @@ fn lob_suite_measures_every_system() {
     );
 }
 
+/// The durability each system's stores ran with, from the lob result.
+fn durability(doc: &serde_json::Value, system: &str) -> String {
+    doc["tables"]["stores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["system"] == system)
+        .unwrap_or_else(|| panic!("{system} not measured"))["durability"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+fn lob(d: &std::path::Path, extra: &[&str], json_file: &str) -> String {
+    let (pg, my) = (pg_url(), mysql_url());
+    let mut args = vec![
+        "suite",
+        "lob",
+        "--pg",
+        &pg,
+        "--mysql",
+        &my,
+        "--sizes",
+        "1K,50K",
+        "--per-size",
+        "3",
+        "--json",
+        json_file,
+    ];
+    args.extend_from_slice(extra);
+    ok(d, &args)
+}
+
+fn innodb_flush_log() -> String {
+    use mysql::prelude::Queryable;
+    let mut conn = mysql::Conn::new(mysql::Opts::from_url(&mysql_url()).unwrap()).unwrap();
+    let v: Option<String> = conn
+        .query_first("SELECT CAST(@@global.innodb_flush_log_at_trx_commit AS CHAR)")
+        .unwrap();
+    v.unwrap()
+}
+
+/// --logging off is the paper's "logging disabled" on every system, --logging
+/// on is durable: each system's settings as read back, in the output and the
+/// result; the engines without a redo log say so.
+#[test]
+#[ignore = "needs PostgreSQL and MariaDB: run scripts/test.sh"]
+fn lob_logging_off_and_on_show_what_each_system_ran_with() {
+    let _servers = exclusive();
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let out = lob(d, &["--logging", "off"], "off.json");
+    let doc = json(&d.join("off.json"));
+    assert_eq!(doc["tables"]["logging"], "off");
+    for (system, words) in [
+        ("sqlite", "journal_mode=off, synchronous=off"),
+        ("dir", "no fsync"),
+        ("postgres bytea", "synchronous_commit=off (this session)"),
+        ("postgres lo", "synchronous_commit=off (this session)"),
+        // The test servers are our scripts' own: the global is set there.
+        ("mariadb innodb", "innodb_flush_log_at_trx_commit=0"),
+        ("mariadb myisam", "MyISAM has no redo log"),
+        ("mariadb aria", "Aria has no redo log"),
+        ("mariadb archive", "ARCHIVE has no redo log"),
+    ] {
+        let got = durability(&doc, system);
+        assert!(got.contains(words), "{system}: {got}");
+        // The same settings at both sizes (a change would be appended).
+        assert!(!got.contains("but at"), "{system}: {got}");
+        assert!(
+            out.contains(&format!("  {system}: {got}")),
+            "{system}:\n{out}"
+        );
+    }
+    // Read back from the servers themselves, not just what was asked.
+    let stores = doc["tables"]["stores"].as_array().unwrap();
+    let settings = |system: &str| {
+        stores.iter().find(|s| s["system"] == system).unwrap()["store"]["settings"].clone()
+    };
+    assert_eq!(settings("postgres bytea")["synchronous_commit"], "off");
+    assert_eq!(
+        settings("mariadb innodb")["innodb_flush_log_at_trx_commit"],
+        "0"
+    );
+    assert_eq!(innodb_flush_log(), "0");
+
+    let out = lob(d, &["--logging", "on"], "on.json");
+    let doc = json(&d.join("on.json"));
+    assert_eq!(doc["tables"]["logging"], "on");
+    for (system, words) in [
+        ("sqlite", "journal_mode=delete, synchronous=full"),
+        ("dir", "fsync of the folder"),
+        (
+            "postgres bytea",
+            "synchronous_commit=on (this session): each commit waits",
+        ),
+        (
+            "mariadb innodb",
+            "innodb_flush_log_at_trx_commit=1: the log is flushed to disk at every commit",
+        ),
+        ("mariadb myisam", "MyISAM has no redo log"),
+    ] {
+        let got = durability(&doc, system);
+        assert!(got.contains(words), "{system}: {got}");
+        assert!(out.contains(&got), "{system}:\n{out}");
+    }
+    assert_eq!(innodb_flush_log(), "1");
+}
+
+/// When each server started, in seconds since the epoch.
+fn server_start_times() -> (f64, f64) {
+    use mysql::prelude::Queryable;
+    let mut pg = postgres::Client::connect(&pg_url(), postgres::NoTls).unwrap();
+    let pg_start: f64 = pg
+        .query_one(
+            "SELECT extract(epoch FROM pg_postmaster_start_time())::float8",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    let mut my = mysql::Conn::new(mysql::Opts::from_url(&mysql_url()).unwrap()).unwrap();
+    let my_start: Option<f64> = my
+        .query_first(
+            "SELECT CAST(UNIX_TIMESTAMP() - VARIABLE_VALUE AS DOUBLE) FROM information_schema.GLOBAL_STATUS \
+             WHERE VARIABLE_NAME = 'UPTIME'",
+        )
+        .unwrap();
+    (pg_start, my_start.unwrap())
+}
+
+/// --cold restarts the test servers (our scripts started them) before each
+/// size's reads, and the reads still verify (a failed verification fails
+/// the run).
+#[test]
+#[ignore = "needs PostgreSQL and MariaDB: run scripts/test.sh"]
+fn lob_cold_restarts_the_servers_and_reads_still_verify() {
+    let _servers = exclusive();
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let before = server_start_times();
+    // MariaDB's start time is known to the second.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let out = lob(d, &["--cold"], "cold.json");
+    assert!(out.contains("cold reads (--cold)"), "{out}");
+    assert!(out.contains("restarted PostgreSQL: pid"), "{out}");
+    assert!(out.contains("restarted MariaDB: pid"), "{out}");
+    let doc = json(&d.join("cold.json"));
+    assert_eq!(doc["tables"]["cold"], true);
+    let samples = doc["tables"]["lob"].as_array().unwrap();
+    assert_eq!(samples.len(), 8 * 2, "every system at both sizes");
+    for s in samples {
+        assert_eq!(s["read_ns"].as_array().unwrap().len(), 3);
+        let how = s["cold"].as_str().unwrap();
+        let system = s["system"].as_str().unwrap();
+        if system.starts_with("postgres") || system.starts_with("mariadb") {
+            // "restarted X: pid OLD -> NEW in T s": a new process.
+            let pids = how
+                .split("pid ")
+                .nth(1)
+                .unwrap()
+                .split(" in ")
+                .next()
+                .unwrap();
+            let (old, new) = pids.split_once(" -> ").unwrap();
+            assert_ne!(old, new, "{system}: {how}");
+        }
+    }
+    let after = server_start_times();
+    assert!(
+        after.0 > before.0,
+        "PostgreSQL start time {before:?} -> {after:?}"
+    );
+    assert!(
+        after.1 > before.1,
+        "MariaDB start time {before:?} -> {after:?}"
+    );
+}
+
 /// The Store API itself on every server store: insert, read, update, delete,
 /// batches in a transaction, space.
 #[test]
 #[ignore = "needs PostgreSQL and MariaDB: run scripts/test.sh"]
 fn every_store_operation_on_every_server_store() {
+    let _servers = shared();
     use blobbench::dataset::{DatasetSpec, Manifest};
     use blobbench::store::{self, Access, SessionOptions};
     use blobbench::target::Target;

@@ -432,3 +432,146 @@ fn lob_runs_the_local_systems_and_names_the_skipped_ones() {
         "mode",
     );
 }
+
+/// --logging off is the paper's setup (no journal, no fsync), on is durable;
+/// each system says what it ran with, in the output and in the result. The
+/// table shows the mean beside the median; the growth size is in the result.
+#[test]
+fn lob_logging_modes_and_cold_reads_on_the_local_systems() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let args = |logging: &'static str, json: &'static str| {
+        vec![
+            "suite",
+            "lob",
+            "--sizes",
+            "1K,20K,200K",
+            "--per-size",
+            "3",
+            "--logging",
+            logging,
+            "--json",
+            json,
+        ]
+    };
+    let mut with_report = args("off", "off.json");
+    with_report.extend(["--report", "off.html"]);
+    let off = ok(d, &with_report);
+    // Figure 22's caption names the statistic the code uses: the mean.
+    let html = std::fs::read_to_string(d.join("off.html")).unwrap();
+    assert!(html.contains("MEAN read time x blobs per GB"), "{html}");
+    assert!(html.contains(">write mean<") && html.contains(">read mean<"));
+    assert!(
+        html.contains("--logging off (the paper&#39;s setup")
+            || html.contains("--logging off (the paper's setup")
+    );
+    assert!(off.contains("logging off: the paper's setup"), "{off}");
+    assert!(
+        off.contains(
+            "sqlite: journal_mode=off, synchronous=off: no rollback journal, nothing fsynced"
+        ),
+        "{off}"
+    );
+    assert!(
+        off.contains("dir: each blob a new file: create, write, close; no fsync"),
+        "{off}"
+    );
+    assert!(off.contains("median / mean / max"), "{off}");
+    assert!(off.contains("from the MEAN read time"), "{off}");
+    assert!(
+        off.contains("over 1.5x the median at the smallest size, 1000 bytes"),
+        "{off}"
+    );
+    let doc = json(&d.join("off.json"));
+    let t = &doc["tables"];
+    assert_eq!(t["logging"], "off");
+    assert!(t.get("cold").is_none(), "not cold: no field");
+    let durability = |t: &serde_json::Value, system: &str| {
+        t["stores"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["system"] == system)
+            .unwrap()["durability"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert!(durability(t, "sqlite").starts_with("journal_mode=off, synchronous=off"));
+    let sqlite_settings = &t["stores"][0]["store"]["settings"];
+    assert_eq!(
+        sqlite_settings["synchronous"], "off",
+        "read back from SQLite"
+    );
+    // The mean and the median of each system and size, and where time grows.
+    assert_eq!(t["summary"].as_array().unwrap().len(), 2 * 3);
+    let s0 = &t["summary"][0];
+    let w: Vec<f64> = t["lob"][0]["write_ns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert!((s0["write_mean_ns"].as_f64().unwrap() - w.iter().sum::<f64>() / 3.0).abs() < 1.0);
+    let growth = t["growth"].as_array().unwrap();
+    assert_eq!(growth.len(), 2 * 2, "2 systems x write and read");
+    assert!(
+        growth
+            .iter()
+            .all(|g| g["baseline_size"] == 1000 && g["factor"] == 1.5)
+    );
+
+    let on = ok(d, &args("on", "on.json"));
+    assert!(on.contains("logging on: every commit durable"), "{on}");
+    assert!(
+        on.contains("sqlite: journal_mode=delete, synchronous=full: a rollback journal or WAL, fsynced at every commit"),
+        "{on}"
+    );
+    assert!(
+        on.contains("write, fsync, linked under its name, fsync of the folder"),
+        "{on}"
+    );
+    let t = json(&d.join("on.json"))["tables"].clone();
+    assert_eq!(t["logging"], "on");
+    assert!(durability(&t, "dir").contains("fsync of the folder"));
+
+    // Cold reads of local files: the page cache is dropped before each size's
+    // reads, and the reads still verify (a failed verification fails the run).
+    let cold = ok(
+        d,
+        &[
+            "suite",
+            "lob",
+            "--sizes",
+            "1K,20K",
+            "--per-size",
+            "2",
+            "--cold",
+            "--json",
+            "cold.json",
+        ],
+    );
+    assert!(cold.contains("cold reads (--cold)"), "{cold}");
+    let t = json(&d.join("cold.json"))["tables"].clone();
+    assert_eq!(t["cold"], true);
+    for s in t["lob"].as_array().unwrap() {
+        let how = s["cold"].as_str().unwrap();
+        assert!(
+            how.contains("drop_caches") || how.contains("posix_fadvise"),
+            "{how}"
+        );
+    }
+    // A server blobbench's scripts did not start is never restarted.
+    usage_error(
+        d,
+        &[
+            "suite",
+            "lob",
+            "--cold",
+            "--pg",
+            "postgres://postgres@127.0.0.1:9/none",
+        ],
+        "cannot restart PostgreSQL: not started by scripts/start-postgres.sh",
+    );
+    usage_error(d, &["suite", "lob", "--logging", "maybe"], "maybe");
+}

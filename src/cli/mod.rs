@@ -333,6 +333,29 @@ pub struct LobArgs {
     /// Also write an HTML report with charts to FILE
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+    /// Durability of the writes: off = the paper's "logging disabled" (the default), on = durable
+    ///
+    /// off: SQLite journal_mode=off and synchronous=off; files written without fsync;
+    /// PostgreSQL synchronous_commit=off (this session only); MariaDB
+    /// innodb_flush_log_at_trx_commit=0 (a global setting: set only on a server
+    /// scripts/start-mariadb.sh started, otherwise left as it is and said so).
+    /// on: SQLite journal_mode=delete and synchronous=full; each file written to a
+    /// temporary file, fsynced, linked under its name, the folder fsynced; PostgreSQL
+    /// synchronous_commit=on; MariaDB innodb_flush_log_at_trx_commit=1. MyISAM, Aria and
+    /// ARCHIVE have no redo log to turn on or off. What each system ran with is printed
+    /// and recorded in the result.
+    #[arg(long, default_value = "off", value_parser = ["off", "on"])]
+    pub logging: String,
+    /// Cold reads: between each size's writes and reads, restart the server and drop the page cache
+    ///
+    /// Restarts only servers blobbench's own scripts started (. scripts/start-postgres.sh,
+    /// . scripts/start-mariadb.sh export BLOBBENCH_PG_RESTART / BLOBBENCH_MYSQL_RESTART for
+    /// the server at BLOBBENCH_PG_URL / BLOBBENCH_MYSQL_URL); with any other --pg or --mysql
+    /// it refuses before anything runs. The page cache: sync + echo 3 >
+    /// /proc/sys/vm/drop_caches as root; otherwise posix_fadvise(DONTNEED) on the local
+    /// files only, so server reads are only partly cold (said in the output).
+    #[arg(long)]
+    pub cold: bool,
 }
 
 /// The arguments of `blobbench suite internal-external`.

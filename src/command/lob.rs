@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::report::terminal;
 use crate::result::Tables;
 use crate::result::lob::PAPER_SIZES;
-use crate::suite::lob::{self, LobOptions, Local};
+use crate::suite::lob::{self, LobOptions, Local, Restart};
 use crate::target::Target;
 use crate::units::parse_number;
 
@@ -53,13 +53,62 @@ fn options(args: &LobArgs) -> Result<LobOptions> {
     }
     // Destinations before the servers, as before: each is checked before any work.
     check_outputs(&args.json, args.report.as_deref())?;
+    let pg_restart = restart(args.pg.as_deref(), "PostgreSQL", "PG");
+    let mysql_restart = restart(args.mysql.as_deref(), "MariaDB", "MYSQL");
+    if args.cold {
+        for (url, restart, script) in [
+            (&args.pg, &pg_restart, "postgres"),
+            (&args.mysql, &mysql_restart, "mariadb"),
+        ] {
+            if url.is_some() && restart.is_none() {
+                let name = if script == "postgres" {
+                    "PostgreSQL"
+                } else {
+                    "MariaDB"
+                };
+                return Err(Error::usage(format!(
+                    "--cold: cannot restart {name}: not started by scripts/start-{script}.sh \
+                     (blobbench restarts only a server its own script started); \
+                     leave out --cold, or run against `. scripts/start-{script}.sh`"
+                )));
+            }
+        }
+    }
     Ok(LobOptions {
         sizes,
         per_size: args.per_size,
         local: local(),
-        servers: lob::servers(args.pg.as_deref(), args.mysql.as_deref())?,
+        servers: lob::servers(
+            args.pg.as_deref(),
+            args.mysql.as_deref(),
+            pg_restart,
+            mysql_restart,
+        )?,
         dir: args.dir.clone(),
         keep: args.keep,
+        durable: args.logging == "on",
+        cold: args.cold,
+    })
+}
+
+/// How to restart the server at `url`, if blobbench's own start script
+/// started it: the sourced script exports BLOBBENCH_{var}_URL (the server it
+/// started) and BLOBBENCH_{var}_RESTART (the command that restarts it). Any
+/// other server gets None: it is never restarted, and its server-wide
+/// settings are never changed.
+fn restart(url: Option<&str>, server: &str, var: &str) -> Option<Restart> {
+    let base = |u: &str| {
+        u.split('?')
+            .next()
+            .unwrap_or_default()
+            .trim_end_matches('/')
+            .to_string()
+    };
+    let started = std::env::var(format!("BLOBBENCH_{var}_URL")).ok()?;
+    let command = std::env::var(format!("BLOBBENCH_{var}_RESTART")).ok()?;
+    (base(url?) == base(&started) && !command.trim().is_empty()).then(|| Restart {
+        server: server.into(),
+        command,
     })
 }
 

@@ -1,6 +1,8 @@
 //! The `suite lob` result's own tables: every write and read sample per
-//! system and blob size, the spikes among them, the time to read 1 GB (the
-//! paper's Figure 22) and each system's best blob size.
+//! system and blob size, their medians and means, the spikes among them, the
+//! time to read 1 GB (the paper's Figure 22), each system's best blob size,
+//! where time starts to grow with size, and what each system ran with
+//! (`--logging`, `--cold`).
 //!
 //! Documents written by hand or by older versions may hold only the samples
 //! (system, size, write_ns, read_ns): every other field defaults to empty.
@@ -50,6 +52,73 @@ pub struct LobTables {
     /// Different random blobs per size (`--per-size`).
     #[serde(default)]
     pub per_size: u64,
+    /// `--logging`: "off" (the paper's setup: logging disabled on every
+    /// system) or "on" (durable everywhere); empty in older documents,
+    /// which ran SQLite durable and everything else at its defaults.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub logging: String,
+    /// Whether each size's reads started cold (`--cold`): server restarted,
+    /// page cache dropped; how, per size, in [`Samples::cold`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cold: bool,
+    /// Median and mean of every system and size (the paper plots the mean).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub summary: Vec<SizeSummary>,
+    /// The size from which time per blob grows with size, per system and phase.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub growth: Vec<Growth>,
+}
+
+/// How much slower than at the smallest size a blob must be, at a size and
+/// every larger one, for time to count as growing with size.
+pub const GROWTH_FACTOR: f64 = 1.5;
+
+/// The paper's "size where time starts to grow with size": among
+/// `(size, median ns)` points in ascending size order, the first size from
+/// which on every larger size's median is over [`GROWTH_FACTOR`] times the
+/// median at the smallest size. None when fewer than two sizes or when time
+/// stays within that factor (or dips back under it at the largest sizes).
+pub fn growth_size(points: &[(u64, f64)]) -> Option<u64> {
+    let (&(_, base), rest) = points.split_first()?;
+    let limit = GROWTH_FACTOR * base;
+    // The suffix of sizes all above the limit; its first size is the answer.
+    let above = rest.iter().rev().take_while(|(_, t)| *t > limit).count();
+    (above > 0).then(|| rest[rest.len() - above].0)
+}
+
+/// Median and mean of one system's samples at one size.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SizeSummary {
+    /// The system's name.
+    pub system: String,
+    /// Blob size in bytes.
+    pub size: u64,
+    /// Median INSERT time.
+    pub write_median_ns: f64,
+    /// Mean INSERT time (the paper's figure; spikes pull it up).
+    pub write_mean_ns: f64,
+    /// Median SELECT time.
+    pub read_median_ns: f64,
+    /// Mean SELECT time (the paper's figure).
+    pub read_mean_ns: f64,
+}
+
+/// Where time per blob starts to grow with blob size, for one system and phase.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Growth {
+    /// The system's name.
+    pub system: String,
+    /// "write" or "read".
+    pub phase: String,
+    /// The smallest size measured, the baseline.
+    pub baseline_size: u64,
+    /// The median time per blob at the baseline size.
+    pub baseline_median_ns: f64,
+    /// The factor over the baseline that counts as growth ([`GROWTH_FACTOR`]).
+    pub factor: f64,
+    /// The first size from which on every larger size is over factor x
+    /// baseline; None: time did not grow that much up to the largest size.
+    pub size: Option<u64>,
 }
 
 /// Every per-call time of one system at one blob size, in nanoseconds.
@@ -65,6 +134,10 @@ pub struct Samples {
     /// Each SELECT by id after reconnecting, in the same order.
     #[serde(deserialize_with = "nanos")]
     pub read_ns: Vec<u64>,
+    /// With `--cold`: what was done between writing and reading (server
+    /// restarted, page cache dropped), in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cold: Option<String>,
 }
 
 /// Sample times as written: whole nanoseconds, though a hand-written
@@ -139,6 +212,11 @@ pub struct StoreEntry {
     /// Sizes the system could not take, and why.
     #[serde(default)]
     pub notes: Vec<String>,
+    /// What the system's writes ran with under `--logging`, read back from
+    /// the system where it can be (journal, fsync, synchronous_commit,
+    /// innodb_flush_log_at_trx_commit), and what could not be set.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub durability: String,
 }
 
 impl LobTables {
@@ -178,6 +256,28 @@ impl LobTables {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn growth_size_is_where_time_leaves_the_small_sizes_for_good() {
+        // Flat, then growing from 100K on: a dip back under 1.5x before it
+        // (the 10K spike) does not count, the lasting rise does.
+        let p = [
+            (1_000, 100.0),
+            (10_000, 200.0),
+            (50_000, 140.0),
+            (100_000, 151.0),
+            (1_000_000, 900.0),
+        ];
+        assert_eq!(growth_size(&p), Some(100_000));
+        // Exactly 1.5x is not "more than".
+        assert_eq!(growth_size(&[(1, 10.0), (2, 15.0)]), None);
+        assert_eq!(growth_size(&[(1, 10.0), (2, 15.1)]), Some(2));
+        // Flat, falling at the end, one size, none: no growth size.
+        assert_eq!(growth_size(&[(1, 10.0), (2, 11.0), (3, 12.0)]), None);
+        assert_eq!(growth_size(&[(1, 10.0), (2, 40.0), (3, 12.0)]), None);
+        assert_eq!(growth_size(&[(1, 10.0)]), None);
+        assert_eq!(growth_size(&[]), None);
+    }
 
     #[test]
     fn samples_load_as_whole_nanoseconds_and_write_back_as_integers() {

@@ -167,6 +167,18 @@ pub trait Store {
     }
     /// How updates reach the disk under `options`, in words, for results.
     fn describe_writes(&self, options: &SessionOptions) -> String;
+    /// Makes this store's commits durable (`true`: a commit returns once it
+    /// is on disk) or not (`false`: the 2008 benchmark's "logging
+    /// disabled"), where the store sets that on its server connection.
+    /// `server_wide` allows a setting that changes the whole server (only on
+    /// a throwaway server blobbench's own script started). Returns what is
+    /// in force afterwards, read back, in words, including what could not
+    /// be set and why; None when the store takes durability from its target
+    /// settings and session options instead (SQLite, files).
+    fn set_durability(&mut self, durable: bool, server_wide: bool) -> Result<Option<String>> {
+        let _ = (durable, server_wide);
+        Ok(None)
+    }
     /// The engine's own consistency check (SQLite's `PRAGMA
     /// integrity_check`) as one line, "ok" when sound; None when the store
     /// has no such check.

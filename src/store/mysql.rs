@@ -198,6 +198,53 @@ impl MysqlStore {
     }
 }
 
+/// What each value of innodb_flush_log_at_trx_commit does at a commit.
+fn flush_log_meaning(value: &str) -> &'static str {
+    match value {
+        "0" => "the log is written and flushed about once a second, not at commit",
+        "1" => "the log is flushed to disk at every commit",
+        "2" => "the log is written to the OS at commit, flushed about once a second",
+        _ => "an unknown value",
+    }
+}
+
+impl MysqlStore {
+    /// Sets innodb_flush_log_at_trx_commit to 1 (durable) or 0 when allowed
+    /// and needed; returns the value read back and what happened, in words.
+    fn set_flush_log(&mut self, durable: bool, server_wide: bool) -> Result<String> {
+        const NAME: &str = "innodb_flush_log_at_trx_commit";
+        let want = if durable { "1" } else { "0" };
+        let conn = self.conn.get_mut();
+        let err = |e| Error::server(&self.display, e);
+        let value = |vars: &[(String, String)]| {
+            vars.iter()
+                .find(|(k, _)| k == NAME)
+                .map_or_else(|| "?".to_string(), |(_, v)| v.clone())
+        };
+        // The words describe the state, not this call's action, so every
+        // size of a run reads the same once the setting is in force.
+        let mut note = " (global: blobbench's setting on this throwaway server)".to_string();
+        if !server_wide {
+            note = format!(
+                " (asked for {want}; a global setting, left as the server has it: blobbench changes \
+                 it only on a server scripts/start-mariadb.sh started)"
+            );
+        } else if value(&self.variables) != want {
+            match conn.query_drop(format!("SET GLOBAL {NAME} = {want}")) {
+                Ok(()) => {}
+                // No SUPER / SYSTEM_VARIABLES_ADMIN privilege: say so, measure as it is.
+                Err(mysql::Error::MySqlError(m)) if [1227, 1044, 1045, 1142].contains(&m.code) => {
+                    note = format!(" (asked for {want}, could not set it: {})", m.message)
+                }
+                Err(e) => return Err(err(e)),
+            }
+        }
+        self.variables = read_variables(conn).map_err(err)?;
+        let now = value(&self.variables);
+        Ok(format!("{NAME}={now}: {}{note}", flush_log_meaning(&now)))
+    }
+}
+
 impl Store for MysqlStore {
     fn info(&self) -> StoreInfo {
         let mut settings = Map::new();
@@ -240,6 +287,26 @@ use engine=innodb, myisam or aria for --update",
     /// The same words as every result so far has carried for servers.
     fn describe_writes(&self, options: &SessionOptions) -> String {
         super::sqlite::describe_sql_writes(&self.info().settings, options)
+    }
+
+    /// InnoDB's innodb_flush_log_at_trx_commit is global (MariaDB has no
+    /// per-session form): set only when `server_wide` allows it, and a
+    /// refusal (no privilege) is said, not raised. The other engines have
+    /// no redo log to turn on or off.
+    fn set_durability(&mut self, durable: bool, server_wide: bool) -> Result<Option<String>> {
+        let words = match self.engine {
+            MysqlEngine::Innodb => self.set_flush_log(durable, server_wide)?,
+            MysqlEngine::Myisam => "MyISAM has no redo log: each INSERT is handed to the OS and \
+                                    not fsynced by the server; --logging changes nothing here"
+                .to_string(),
+            MysqlEngine::Aria => "Aria has no redo log that --logging turns on or off (its \
+                                  crash-recovery log follows the server's own Aria settings, unchanged)"
+                .to_string(),
+            MysqlEngine::Archive => "ARCHIVE has no redo log: rows are compressed into the \
+                                     table file, not fsynced at commit; --logging changes nothing here"
+                .to_string(),
+        };
+        Ok(Some(words))
     }
 
     fn catalog(&mut self) -> Result<Catalog> {

@@ -214,6 +214,38 @@ impl Store for PostgresStore {
         super::sqlite::describe_sql_writes(&self.info().settings, options)
     }
 
+    /// synchronous_commit for this connection only (the server's other
+    /// sessions keep theirs), read back with fsync, which decides whether
+    /// "on" reaches the disk at all.
+    fn set_durability(&mut self, durable: bool, _server_wide: bool) -> Result<Option<String>> {
+        let level = if durable { "on" } else { "off" };
+        let client = self.client.get_mut();
+        let err = |e| Error::server(&self.display, e);
+        client
+            .batch_execute(&format!("SET synchronous_commit = {level}"))
+            .map_err(err)?;
+        self.server_settings = read_settings(client).map_err(err)?;
+        let get = |name: &str| {
+            self.server_settings
+                .iter()
+                .find(|(k, _)| k == name)
+                .map_or("?", |(_, v)| v.as_str())
+        };
+        let commit = get("synchronous_commit");
+        let mut words = match commit {
+            "off" => "synchronous_commit=off (this session): a commit returns before its WAL is \
+                      flushed; the WAL writer flushes it within wal_writer_delay"
+                .to_string(),
+            other => format!(
+                "synchronous_commit={other} (this session): each commit waits until its WAL is flushed to disk"
+            ),
+        };
+        if get("fsync") == "off" {
+            words.push_str("; but the server runs with fsync=off: nothing is flushed to disk");
+        }
+        Ok(Some(words))
+    }
+
     fn catalog(&mut self) -> Result<Catalog> {
         let err = |e| Error::server(&self.display, e);
         let client = self.client.get_mut();

@@ -8,15 +8,26 @@
 //! blob is read back whole by id, timed the same way. Every sample is kept:
 //! the result lists the spikes (samples over 10x their median) and redoes
 //! the paper's Figure 22: the time to read 1 GB extrapolated from each
-//! size's mean read time, and each system's best blob size.
+//! size's mean read time (the paper averaged its ten blobs), each system's
+//! best blob size, and the size from which time grows with size.
+//!
+//! `--logging off` (the default) is the paper's "logging uniformly was
+//! disabled" on every system; `on` makes every commit durable. `--cold`
+//! restarts each server (only one blobbench's own start script started) and
+//! drops the page cache between a size's writes and its reads, as the paper
+//! cold-started every engine.
 
 use crate::dataset::{DatasetSpec, Manifest};
 use crate::error::{Error, Result};
+use crate::measure::cache;
 use crate::measure::stats::summarize;
 use crate::progress::Progress;
-use crate::result::lob::{BestSize, LobTables, ReadGb, Samples, Skipped, Spike, StoreEntry};
+use crate::result::lob::{
+    BestSize, GROWTH_FACTOR, Growth, LobTables, ReadGb, Samples, SizeSummary, Skipped, Spike,
+    StoreEntry, growth_size,
+};
 use crate::result::{ResultDocument, Tables};
-use crate::store::{self, Access, SessionOptions, StoreInfo};
+use crate::store::{self, Access, CacheControl, SessionOptions, StoreInfo};
 use crate::target::Target;
 use crate::workload::timer::OpTimer;
 
@@ -37,6 +48,10 @@ pub struct LobOptions {
     pub dir: Option<std::path::PathBuf>,
     /// Keep the folder afterwards.
     pub keep: bool,
+    /// `--logging on`: every commit durable; false: the paper's logging disabled.
+    pub durable: bool,
+    /// `--cold`: restart each server and drop the page cache before each size's reads.
+    pub cold: bool,
 }
 
 /// A system the suite keeps in its work folder: the caller says which
@@ -58,6 +73,59 @@ pub struct Server {
     pub name: String,
     /// The target to measure, or the reason it is not measured.
     pub reach: Reach,
+    /// How to restart it: present only for a server blobbench's own start
+    /// script started, which is also the only kind whose server-wide
+    /// settings the suite changes.
+    pub restart: Option<Restart>,
+}
+
+/// How to restart a server that `scripts/start-postgres.sh` or
+/// `scripts/start-mariadb.sh` started (from BLOBBENCH_PG_RESTART /
+/// BLOBBENCH_MYSQL_RESTART, set by the sourced script).
+#[derive(Debug, Clone)]
+pub struct Restart {
+    /// The server's name in messages: "PostgreSQL", "MariaDB".
+    pub server: String,
+    /// A shell command line that restarts it, waits until it accepts
+    /// connections, and prints one line saying so (old and new pid).
+    pub command: String,
+}
+
+impl Restart {
+    /// Runs the restart command; returns its last line and how long it took.
+    pub fn run(&self) -> Result<String> {
+        let started = std::time::Instant::now();
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(&self.command)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|e| Error::io("cannot run", std::path::Path::new("sh"), e))?;
+        let said = |b: &[u8]| {
+            String::from_utf8_lossy(b)
+                .lines()
+                .last()
+                .unwrap_or_default()
+                .trim()
+                .to_string()
+        };
+        if !out.status.success() {
+            return Err(Error::server(
+                std::path::Path::new(&self.server),
+                format!("restart failed ({}): {}", out.status, said(&out.stderr)),
+            ));
+        }
+        let line = said(&out.stdout);
+        let line = if line.is_empty() {
+            format!("restarted {}", self.server)
+        } else {
+            line
+        };
+        Ok(format!(
+            "{line} in {:.1} s",
+            started.elapsed().as_secs_f64()
+        ))
+    }
 }
 
 /// Whether a system is measured.
@@ -70,22 +138,27 @@ pub enum Reach {
 }
 
 /// The server systems for the URLs given (`--pg`, `--mysql`): each
-/// postgres mode and mariadb engine in its own table. A malformed URL is
+/// postgres mode and mariadb engine in its own table, with how to restart
+/// its server when blobbench's own script started it. A malformed URL is
 /// the user's to fix: the error comes before anything runs.
-pub fn servers(pg: Option<&str>, mysql: Option<&str>) -> Result<Vec<Server>> {
+pub fn servers(
+    pg: Option<&str>,
+    mysql: Option<&str>,
+    pg_restart: Option<Restart>,
+    mysql_restart: Option<Restart>,
+) -> Result<Vec<Server>> {
     let mut out = Vec::new();
     for mode in ["bytea", "lo"] {
         let ours = format!("mode={mode}&table=lob_{mode}");
-        out.push(server(&format!("postgres {mode}"), pg, "--pg", &ours)?);
+        let mut s = server(&format!("postgres {mode}"), pg, "--pg", &ours)?;
+        s.restart = pg_restart.clone();
+        out.push(s);
     }
     for engine in ["innodb", "myisam", "aria", "archive"] {
         let ours = format!("engine={engine}&table=lob_{engine}");
-        out.push(server(
-            &format!("mariadb {engine}"),
-            mysql,
-            "--mysql",
-            &ours,
-        )?);
+        let mut s = server(&format!("mariadb {engine}"), mysql, "--mysql", &ours)?;
+        s.restart = mysql_restart.clone();
+        out.push(s);
     }
     Ok(out)
 }
@@ -101,6 +174,7 @@ fn server(name: &str, url: Option<&str>, option: &str, ours: &str) -> Result<Ser
     Ok(Server {
         name: name.into(),
         reach,
+        restart: None,
     })
 }
 
@@ -113,6 +187,10 @@ struct System {
     info: Option<StoreInfo>,
     /// Sizes this system could not take, and why.
     notes: Vec<String>,
+    /// How to restart its server (servers our own script started).
+    restart: Option<Restart>,
+    /// What its writes ran with under --logging (from its first size).
+    durability: String,
 }
 
 impl System {
@@ -123,7 +201,23 @@ impl System {
             skipped,
             info: None,
             notes: Vec::new(),
+            restart: None,
+            durability: String::new(),
         }
+    }
+}
+
+/// The SQLite settings of `--logging`: no journal and no fsync (the paper's
+/// logging disabled), or a rollback journal fsynced at every commit.
+fn apply_logging(target: &mut Target, durable: bool) {
+    if let Some(s) = target.sqlite_settings_mut() {
+        let (journal, sync) = if durable {
+            ("delete", "full")
+        } else {
+            ("off", "off")
+        };
+        s.journal_mode = Some(journal.into());
+        s.synchronous = Some(sync.into());
     }
 }
 
@@ -136,18 +230,26 @@ pub fn run(options: &LobOptions, progress: &dyn Progress) -> Result<ResultDocume
         .local
         .iter()
         .zip(&entries)
-        .map(|(l, path)| System::new(&l.name, Some((l.target)(path.clone())), None))
+        .map(|(l, path)| {
+            let mut target = (l.target)(path.clone());
+            apply_logging(&mut target, options.durable);
+            System::new(&l.name, Some(target), None)
+        })
         .collect();
     for s in &options.servers {
-        systems.push(match &s.reach {
+        let mut system = match &s.reach {
             Reach::Target(t) => System::new(&s.name, Some(t.clone()), None),
             Reach::Skipped(why) => System::new(&s.name, None, Some(why.clone())),
-        });
+        };
+        system.restart = s.restart.clone();
+        systems.push(system);
     }
     progress.note(&format!(
-        "blobbench suite lob: {} sizes x {} blobs per size, in {}",
+        "blobbench suite lob: {} sizes x {} blobs per size, logging {}{}, in {}",
         options.sizes.len(),
         options.per_size,
+        if options.durable { "on" } else { "off" },
+        if options.cold { ", cold reads" } else { "" },
         work.path.display()
     ));
     let outcome = measure(options, &mut systems, progress);
@@ -156,7 +258,9 @@ pub fn run(options: &LobOptions, progress: &dyn Progress) -> Result<ResultDocume
     }
     work.report_kept(progress);
     let samples = outcome?;
-    let tables = tables(&options.sizes, options.per_size, &systems, samples);
+    let mut tables = tables(&options.sizes, options.per_size, &systems, samples);
+    tables.logging = if options.durable { "on" } else { "off" }.into();
+    tables.cold = options.cold;
     Ok(ResultDocument::new(
         "suite lob",
         store::capture_environment(Some(&work.path)),
@@ -180,14 +284,35 @@ fn measure(
         };
         for (i, &size) in sizes.iter().enumerate() {
             progress.message(&format!("{} {size} bytes", system.name));
-            match measure_one(&target, size, options.per_size, i as u64 + 1) {
-                Ok((write_ns, read_ns, info)) => {
-                    system.info.get_or_insert(info);
+            let how = How {
+                durable: options.durable,
+                cold: options.cold,
+                restart: system.restart.as_ref(),
+            };
+            match measure_one(&target, size, options.per_size, i as u64 + 1, &how) {
+                Ok(m) => {
+                    system.info.get_or_insert(m.info);
+                    if system.durability.is_empty() {
+                        system.durability = m.durability;
+                    } else if !system.durability.contains(&m.durability) {
+                        // The same settings at every size, or the sizes are not
+                        // comparable: a change is said where the settings are.
+                        system
+                            .durability
+                            .push_str(&format!("; but at {size} bytes: {}", m.durability));
+                    }
+                    if let Some(c) = &m.cold {
+                        progress.note(&format!(
+                            "{} {size} bytes, before reading: {c}",
+                            system.name
+                        ));
+                    }
                     all.push(Samples {
                         system: system.name.clone(),
                         size,
-                        write_ns,
-                        read_ns,
+                        write_ns: m.write_ns,
+                        read_ns: m.read_ns,
+                        cold: m.cold,
                     })
                 }
                 // An unreachable server or a missing engine skips the system, with the reason.
@@ -210,14 +335,25 @@ fn measure(
     Ok(all)
 }
 
-/// Inserts `count` blobs of `size` bytes one by one, reconnects, reads them
-/// back by id; returns the per-call times.
-fn measure_one(
-    target: &Target,
-    size: u64,
-    count: u64,
-    seed: u64,
-) -> Result<(Vec<u64>, Vec<u64>, StoreInfo)> {
+/// How one system is measured: its --logging, --cold, and its restart.
+struct How<'a> {
+    durable: bool,
+    cold: bool,
+    restart: Option<&'a Restart>,
+}
+
+/// One system at one size: the samples and what they ran with.
+struct Measured {
+    write_ns: Vec<u64>,
+    read_ns: Vec<u64>,
+    info: StoreInfo,
+    durability: String,
+    cold: Option<String>,
+}
+
+/// Inserts `count` blobs of `size` bytes one by one, reconnects (after a
+/// cold start with --cold), reads them back by id; returns the per-call times.
+fn measure_one(target: &Target, size: u64, count: u64, seed: u64, how: &How) -> Result<Measured> {
     let spec = DatasetSpec::fixed(count, size, seed);
     // Different random content for every blob, generated before any timing.
     let blobs: Vec<Vec<u8>> = (1..=count)
@@ -227,30 +363,108 @@ fn measure_one(
             b
         })
         .collect();
-    let (write_ns, info) = write_all(target, &spec, &blobs)?;
+    let (write_ns, info, durability) = write_all(target, &spec, &blobs, how)?;
+    let cold = if how.cold {
+        Some(go_cold(target, how.restart)?)
+    } else {
+        None
+    };
     // Reads in a separate phase, on a new connection.
     let read_ns = read_all(target, &spec)?;
-    Ok((write_ns, read_ns, info))
+    Ok(Measured {
+        write_ns,
+        read_ns,
+        info,
+        durability,
+        cold,
+    })
 }
 
-/// Each blob INSERTed as its own statement and transaction, each timed.
+/// Makes the next read phase cold: the server restarted (its own cache
+/// empty), then the page cache dropped (all of it as root, else the
+/// target's own files); returns what was done, in words.
+fn go_cold(target: &Target, restart: Option<&Restart>) -> Result<String> {
+    let control = store::open(&target.for_inspection(), Access::ReadOnly)?.cache_control()?;
+    let mut done = Vec::new();
+    let (files, server) = match control {
+        CacheControl::Files(files) => (files, false),
+        CacheControl::Server => {
+            // The command refuses --cold without a restart; this is the backstop.
+            let restart = restart.ok_or_else(|| {
+                Error::usage(format!(
+                    "--cold: cannot restart {target}: not started by scripts/start-postgres.sh or scripts/start-mariadb.sh"
+                ))
+            })?;
+            done.push(restart.run()?);
+            (Vec::new(), true)
+        }
+        CacheControl::Process => {
+            return Ok("held in this process's memory: nothing to make cold".into());
+        }
+    };
+    let action = cache::evict(&files)?;
+    let whole_machine = action.method.contains("drop_caches");
+    done.push(action.method);
+    if server && !whole_machine {
+        done.push(
+            "the server's files may still be in the OS page cache (not root: cannot drop it), so its reads are only partly cold"
+                .into(),
+        );
+    }
+    Ok(done.join("; "))
+}
+
+/// Each blob INSERTed as its own statement and transaction, each timed,
+/// with --logging applied; returns the times, the store's facts and what
+/// its writes ran with, in words.
 fn write_all(
     target: &Target,
     spec: &DatasetSpec,
     blobs: &[Vec<u8>],
-) -> Result<(Vec<u64>, StoreInfo)> {
+    how: &How,
+) -> Result<(Vec<u64>, StoreInfo, String)> {
     let mut store = store::create(target, &Manifest::new(spec.clone()))?;
+    // Server-wide settings only on a server our own script started.
+    let set = store.set_durability(how.durable, how.restart.is_some())?;
     let info = store.info();
+    let durability = set.unwrap_or_else(|| local_durability(&info, how.durable));
     // No begin(): each INSERT is its own statement and transaction.
     let mut session = store.session(SessionOptions {
         per_op_transaction: true,
+        fsync: how.durable,
         ..Default::default()
     })?;
     let mut timer = OpTimer::with_capacity(blobs.len());
     for (k, blob) in (1..).zip(blobs) {
         timer.time(|| session.insert(k, blob))?;
     }
-    Ok((timer.nanos(), info))
+    Ok((timer.nanos(), info, durability))
+}
+
+/// What a store without server settings wrote with: SQLite's journal and
+/// synchronous level as read back, or files with or without fsync.
+fn local_durability(info: &StoreInfo, durable: bool) -> String {
+    let get = |k: &str| info.settings.get(k).and_then(|v| v.as_str());
+    if let (Some(journal), Some(sync)) = (get("journal_mode"), get("synchronous")) {
+        let meaning = match (journal, sync) {
+            ("off", "off") => {
+                "no rollback journal, nothing fsynced (a crash can corrupt the database)"
+            }
+            ("off", _) => "no rollback journal (a crash mid-transaction can corrupt the database)",
+            ("wal", "off") => "write-ahead log, never fsynced",
+            ("wal", "normal") => "write-ahead log fsynced at checkpoints, not at commit",
+            (_, "off") => "a rollback journal, nothing fsynced",
+            (_, "full" | "extra") => "a rollback journal or WAL, fsynced at every commit",
+            _ => "a rollback journal, fsynced at every commit but the last step",
+        };
+        return format!("journal_mode={journal}, synchronous={sync}: {meaning}");
+    }
+    if durable {
+        "each blob a new file: a temporary file, write, fsync, linked under its name, fsync of the folder"
+            .into()
+    } else {
+        "each blob a new file: create, write, close; no fsync (the OS writes it back later)".into()
+    }
 }
 
 /// Each blob read back whole by id into the application's buffer, each
@@ -338,11 +552,59 @@ fn tables(sizes: &[u64], per_size: u64, systems: &[System], samples: Vec<Samples
                 system: s.name.clone(),
                 store: s.info.clone(),
                 notes: s.notes.clone(),
+                durability: s.durability.clone(),
             })
             .collect(),
         per_size,
+        summary: summary(&samples),
+        growth: growth(&measured, &samples),
+        logging: String::new(),
+        cold: false,
         lob: samples,
     }
+}
+
+/// Median and mean of every system and size, in the samples' order.
+fn summary(samples: &[Samples]) -> Vec<SizeSummary> {
+    samples
+        .iter()
+        .map(|x| SizeSummary {
+            system: x.system.clone(),
+            size: x.size,
+            write_median_ns: median(&x.write_ns),
+            write_mean_ns: mean(&x.write_ns),
+            read_median_ns: median(&x.read_ns),
+            read_mean_ns: mean(&x.read_ns),
+        })
+        .collect()
+}
+
+/// Where each system's write and read time per blob starts to grow with
+/// size, from the medians (a spike in a mean would move it).
+fn growth(measured: &[&System], samples: &[Samples]) -> Vec<Growth> {
+    let mut out = Vec::new();
+    for s in measured {
+        for (phase, write) in [("write", true), ("read", false)] {
+            let mut points: Vec<(u64, f64)> = samples
+                .iter()
+                .filter(|x| x.system == s.name)
+                .map(|x| (x.size, median(if write { &x.write_ns } else { &x.read_ns })))
+                .collect();
+            points.sort_by_key(|p| p.0);
+            let Some(&(baseline_size, baseline_median_ns)) = points.first() else {
+                continue;
+            };
+            out.push(Growth {
+                system: s.name.clone(),
+                phase: phase.into(),
+                baseline_size,
+                baseline_median_ns,
+                factor: GROWTH_FACTOR,
+                size: growth_size(&points),
+            });
+        }
+    }
+    out
 }
 
 /// Samples over 10x the median of their size: the paper kept them in its
