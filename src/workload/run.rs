@@ -291,7 +291,8 @@ struct Tally {
 
 /// One repetition: open, every operation timed on its own, commit and
 /// checkpoint timed, close. Contents were made before; verification of
-/// reads happens between operations, outside the intervals.
+/// reads runs on the store's buffer and is left out of the intervals
+/// ([`read_one`]).
 fn run_repetition(
     job: &Job,
     contents: Option<&Contents>,

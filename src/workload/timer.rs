@@ -5,8 +5,10 @@
 //! mark to the end of the operation. Raw ticks go into a preallocated
 //! vector inside the timed region; scaling to nanoseconds and the HDR
 //! histogram come afterwards, outside it. Anything that is not the operation
-//! (content generation, verification, progress) is followed by
-//! [`OpTimer::restart`], so it never falls inside a timed interval.
+//! (content generation, progress) is followed by [`OpTimer::restart`], so it
+//! never falls inside a timed interval; work that must run in the middle of
+//! an operation (checking a blob while the store still holds it) goes
+//! through [`OpTimer::exclude`].
 
 use crate::measure::latency::Latencies;
 
