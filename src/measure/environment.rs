@@ -153,17 +153,21 @@ pub fn busy_warning(env: &Environment) -> Option<String> {
         env.logical_cpus.max(1)
     };
     let mut why = Vec::new();
-    if let Some(l) = env.load_average_start.filter(|l| l.one_min > cpus as f64) {
-        why.push(format!("load average {:.2} at the start", l.one_min));
-    }
-    if let Some(l) = env
+    let start = env.load_average_start.filter(|l| l.one_min > cpus as f64);
+    let end = env
         .load_average_end
-        .filter(|l| l.one_min > cpus as f64 + 1.0)
-    {
-        why.push(format!(
+        .filter(|l| l.one_min > cpus as f64 + 1.0);
+    match (start, end) {
+        (Some(s), Some(e)) => why.push(format!(
+            "load average {:.2} at the start and {:.2} at the end",
+            s.one_min, e.one_min
+        )),
+        (Some(s), None) => why.push(format!("load average {:.2} at the start", s.one_min)),
+        (None, Some(e)) => why.push(format!(
             "load average {:.2} at the end (blobbench itself counts for about 1)",
-            l.one_min
-        ));
+            e.one_min
+        )),
+        (None, None) => {}
     }
     if let Some(s) = env.cpu_steal_percent.filter(|&s| s > BUSY_STEAL_PERCENT) {
         why.push(format!("{s:.1}% of CPU time stolen by the hypervisor"));
