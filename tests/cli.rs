@@ -240,6 +240,93 @@ fn cold_runs_say_how_they_evicted() {
 }
 
 #[test]
+fn cold_as_root_says_it_emptied_the_whole_machine_and_file_evicts_only_the_target() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    dataset(d);
+    let out = ok(
+        d,
+        &["run", "t.db", "--cold", "--repeat", "1", "--json", "c.json"],
+    );
+    let doc = json(&d.join("c.json"));
+    let method = doc["runs"][0]["repetitions"][0]["cache"]["method"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    if method.contains("drop_caches") {
+        assert!(
+            method.starts_with("dropped the page cache of the whole machine (as root)"),
+            "{method}"
+        );
+        assert!(
+            out.contains("--cold=file evicts only the target's files"),
+            "{out}"
+        );
+    } else {
+        assert!(method.contains("posix_fadvise"), "{method}");
+    }
+    let out = ok(
+        d,
+        &[
+            "run",
+            "t.db",
+            "--cold=file",
+            "--repeat",
+            "1",
+            "--json",
+            "f.json",
+        ],
+    );
+    let doc = json(&d.join("f.json"));
+    assert_eq!(doc["runs"][0]["plan"]["cache"], "cold-files");
+    let cache = &doc["runs"][0]["repetitions"][0]["cache"];
+    assert_eq!(cache["state"], "cold");
+    let method = cache["method"].as_str().unwrap();
+    assert!(
+        method.starts_with(
+            "posix_fadvise(DONTNEED) on every file of the target (as --cold=file asks"
+        ),
+        "{method}"
+    );
+    assert!(out.contains("cold cache (posix_fadvise"), "{out}");
+    assert!(!out.contains("whole machine"), "{out}");
+}
+
+#[test]
+fn run_results_keep_the_whole_histogram_and_the_machines_load() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    dataset(d);
+    let out = ok(
+        d,
+        &[
+            "run", "t.db", "--random", "--repeat", "2", "--warmup", "1", "--verify", "--json",
+            "h.json",
+        ],
+    );
+    let doc = blobbench::result::load(&d.join("h.json")).unwrap();
+    let r = &doc.runs[0];
+    let ops: u64 = r.repetitions.iter().map(|x| x.ops).sum();
+    assert_eq!(ops, 600, "two measured repetitions of 300 reads");
+    let h = r.histogram().unwrap().expect("the histogram is kept");
+    assert_eq!(h.count(), ops);
+    assert_eq!(h.summary(), r.latency, "percentiles recompute exactly");
+    let env = &doc.environment;
+    if Path::new("/proc/loadavg").exists() {
+        assert!(env.load_average_start.is_some(), "{env:?}");
+        assert!(env.load_average_end.is_some(), "{env:?}");
+    }
+    // The warning is printed and kept exactly when the record shows a busy machine.
+    match blobbench::measure::environment::busy_warning(env) {
+        Some(w) => {
+            assert!(out.contains(&format!("warning: {w}")), "{out}");
+            assert!(r.notes.contains(&w), "{:?}", r.notes);
+        }
+        None => assert!(!out.contains("busy machine"), "{out}"),
+    }
+}
+
+#[test]
 fn kvtest_style_arguments_work() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();

@@ -488,6 +488,15 @@ pub enum WriteStyleArg {
     Rename,
 }
 
+/// How `run --cold` empties the page cache.
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum ColdArg {
+    /// as root, drop the whole machine's caches (page cache, dentries, inodes); else as `file`
+    Auto,
+    /// evict only the target's files (posix_fadvise DONTNEED per file), even as root
+    File,
+}
+
 /// The arguments of `blobbench run`.
 #[derive(Args, Debug)]
 pub struct RunArgs {
@@ -559,9 +568,9 @@ pub struct RunArgs {
     /// Check every byte read (or written, read back after the run) against the dataset
     #[arg(long)]
     pub verify: bool,
-    /// Evict the target from the page cache before each repetition
-    #[arg(long)]
-    pub cold: bool,
+    /// Start each repetition with a cold cache: --cold drops the whole machine's caches when run as root (else evicts the target's files); --cold=file evicts only the target's files
+    #[arg(long, value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "auto", value_name = "HOW")]
+    pub cold: Option<ColdArg>,
     /// Seed of the random key order
     #[arg(long, default_value = "1", value_parser = number_arg)]
     pub order_seed: u64,

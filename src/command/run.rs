@@ -1,7 +1,9 @@
 //! `blobbench run TARGET`: kvtest's run, measured properly.
 
-use crate::cli::{RunArgs, WriteStyleArg};
+use crate::cli::{ColdArg, RunArgs, WriteStyleArg};
 use crate::error::{Error, Result};
+use crate::measure::cache::WHOLE_MACHINE;
+use crate::measure::environment::busy_warning;
 use crate::progress::Progress;
 use crate::result::ResultDocument;
 use crate::result::run::RunTables;
@@ -98,10 +100,10 @@ pub fn plan_from_args(args: &RunArgs) -> Result<(RunPlan, Vec<String>)> {
         },
         repeat: args.repeat as u32,
         warmup: args.warmup as u32,
-        cache: if args.cold {
-            CacheMode::Cold
-        } else {
-            CacheMode::Warm
+        cache: match args.cold {
+            None => CacheMode::Warm,
+            Some(ColdArg::Auto) => CacheMode::Cold,
+            Some(ColdArg::File) => CacheMode::ColdFiles,
         },
         verify: args.verify,
         exclude_checkpoint: args.nocheckpoint,
@@ -111,17 +113,31 @@ pub fn plan_from_args(args: &RunArgs) -> Result<(RunPlan, Vec<String>)> {
 }
 
 /// Runs the plan the arguments describe, prints the report, checks
-/// integrity when asked, and writes the result when --json is given.
+/// integrity when asked, and writes the result when --json is given. The
+/// environment is captured before measuring and finished right after, so
+/// its load average and CPU steal cover the run; a busy machine is said.
 pub fn run(args: &RunArgs) -> Result<()> {
     let (plan, notes) = plan_from_args(args)?;
     if let Some(j) = &args.json {
         crate::command::output::check_result_target(j)?;
     }
+    let mut environment = crate::store::capture_environment(plan.target.data_path());
     let bars = super::progress::Bars::new();
     bars.start(&plan.name, 0);
     let mut r = execute(&plan, &bars)?;
     bars.finish();
+    environment.finish();
     r.notes.extend(notes);
+    if r.repetitions
+        .iter()
+        .any(|x| x.cache.method.starts_with(WHOLE_MACHINE))
+    {
+        r.notes.push(
+            "--cold as root dropped the page cache of the whole machine before each repetition (every program's cached files, not only the target's); --cold=file evicts only the target's files"
+                .into(),
+        );
+    }
+    let busy = busy_warning(&environment);
     let integrity = if args.integrity_check {
         crate::store::inspect(&plan.target)?.integrity_check()?
     } else {
@@ -131,10 +147,14 @@ pub fn run(args: &RunArgs) -> Result<()> {
     if let Some(i) = &integrity {
         println!("integrity-check: {i}");
     }
+    if let Some(w) = &busy {
+        println!("warning: {w}");
+        r.notes.push(w.clone());
+    }
     if let Some(path) = &args.json {
         let mut doc = ResultDocument::new(
             "run",
-            crate::store::capture_environment(plan.target.data_path()),
+            environment,
             crate::result::Tables::Run(RunTables {
                 integrity_check: integrity.clone(),
             }),

@@ -70,17 +70,36 @@ fn is_root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
-/// Evicts the target's pages: drop_caches when root (page cache, dentries
-/// and inodes, so opens are cold too), else posix_fadvise(DONTNEED) per file.
-pub fn evict(files: &[PathBuf]) -> Result<CacheAction> {
+/// How the method text of a whole-machine eviction begins, for commands
+/// that say so.
+pub const WHOLE_MACHINE: &str = "dropped the page cache of the whole machine (as root)";
+
+/// How much [`evict`] empties.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Eviction {
+    /// As root, the whole machine's caches (drop_caches: every program's
+    /// cached files, dentries and inodes, so opens are cold too); else the
+    /// target's files as [`Eviction::TargetFiles`].
+    Machine,
+    /// Only the target's files, from the page cache (posix_fadvise
+    /// DONTNEED), even as root: other programs keep their cache.
+    TargetFiles,
+}
+
+/// Evicts the target's pages as `scope` says; the action's method says
+/// which was done, and why when it is less than asked.
+pub fn evict(files: &[PathBuf], scope: Eviction) -> Result<CacheAction> {
     // SAFETY: sync() has no failure modes; dirty pages cannot be dropped.
     unsafe { libc::sync() };
     let bytes = crate::measure::space::apparent_bytes(files);
-    if is_root() && std::fs::write("/proc/sys/vm/drop_caches", "3").is_ok() {
+    let root = is_root();
+    if scope == Eviction::Machine && root && std::fs::write("/proc/sys/vm/drop_caches", "3").is_ok()
+    {
         return Ok(CacheAction {
             state: "cold".into(),
-            method: "sync + echo 3 > /proc/sys/vm/drop_caches (page cache, dentries, inodes)"
-                .into(),
+            method: format!(
+                "{WHOLE_MACHINE}: sync + echo 3 > /proc/sys/vm/drop_caches (page cache, dentries, inodes)"
+            ),
             files: files.len(),
             bytes,
         });
@@ -99,8 +118,43 @@ pub fn evict(files: &[PathBuf]) -> Result<CacheAction> {
     }
     Ok(CacheAction {
         state: "cold".into(),
-        method: "posix_fadvise(DONTNEED) on every file (page cache only; not root, so dentries stay cached)".into(),
+        method: per_file_method(scope, root),
         files: count,
         bytes,
     })
+}
+
+/// The method text of a per-file eviction: what stays cached and why this
+/// method was used.
+fn per_file_method(scope: Eviction, root: bool) -> String {
+    let why = match (scope, root) {
+        (Eviction::TargetFiles, _) => "as --cold=file asks",
+        (Eviction::Machine, false) => "not root, so the machine's caches cannot be dropped",
+        (Eviction::Machine, true) => "/proc/sys/vm/drop_caches is not writable here",
+    };
+    format!(
+        "posix_fadvise(DONTNEED) on every file of the target ({why}; page cache only, dentries and inodes stay cached)"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn per_file_eviction_says_why_and_keeps_other_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a");
+        std::fs::write(&path, vec![7u8; 8192]).unwrap();
+        let gone = dir.path().join("gone");
+        let a = evict(&[path.clone(), gone], Eviction::TargetFiles).unwrap();
+        assert_eq!((a.state.as_str(), a.files, a.bytes), ("cold", 1, 8192));
+        assert!(
+            a.method.starts_with("posix_fadvise(DONTNEED)"),
+            "{}",
+            a.method
+        );
+        assert!(a.method.contains("as --cold=file asks"), "{}", a.method);
+        assert!(per_file_method(Eviction::Machine, false).contains("not root"));
+    }
 }

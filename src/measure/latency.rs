@@ -1,7 +1,15 @@
 //! Per-operation latency: an HDR histogram (3 significant digits, 1 ns to
 //! hours) and the percentiles and spikes drawn from it.
+//!
+//! Results keep the whole histogram, not only its percentiles, so runs can
+//! be merged and any percentile recomputed later: [`EncodedHistogram`] is
+//! the HdrHistogram V2 + DEFLATE encoding (the format every HdrHistogram
+//! implementation reads) as base64 text.
 
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
 use hdrhistogram::Histogram;
+use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
 use serde::{Deserialize, Serialize};
 
 /// Every operation's duration in ns, kept as a histogram so memory stays
@@ -37,6 +45,19 @@ pub struct LatencySummary {
     pub percentiles: Vec<(f64, u64)>,
 }
 
+/// A latency histogram as stored in results: base64 of its HdrHistogram V2
+/// + DEFLATE encoding (lossless: every bucket's count survives).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct EncodedHistogram(pub String);
+
+impl EncodedHistogram {
+    /// The histogram back, or a message saying why the text is not one.
+    pub fn decode(&self) -> Result<Latencies, String> {
+        Latencies::from_encoded(&self.0)
+    }
+}
+
 impl Default for Latencies {
     fn default() -> Self {
         Self::new()
@@ -58,9 +79,49 @@ impl Latencies {
         self.hist.saturating_record(ns.max(1));
     }
 
-    /// Adds every operation recorded in `other` (e.g. another thread's).
+    /// Adds every operation recorded in `other` (e.g. another thread's, or
+    /// another run's decoded from its result). Values beyond this
+    /// histogram's hour are counted as an hour rather than refused.
     pub fn merge(&mut self, other: &Latencies) {
-        self.hist.add(&other.hist).expect("same bounds");
+        if self.hist.add(&other.hist).is_err() {
+            // Only a histogram decoded with wider bounds gets here.
+            for v in other.hist.iter_recorded() {
+                let value = v.value_iterated_to();
+                let _ = self
+                    .hist
+                    .record_n(value.min(self.hist.high()), v.count_at_value());
+            }
+        }
+    }
+
+    /// All the histograms in one: what a single run of all their operations
+    /// would have recorded.
+    pub fn merged<'a>(all: impl IntoIterator<Item = &'a Latencies>) -> Latencies {
+        let mut out = Latencies::new();
+        for l in all {
+            out.merge(l);
+        }
+        out
+    }
+
+    /// The lossless encoding results store (see [`EncodedHistogram`]).
+    pub fn encode(&self) -> EncodedHistogram {
+        let mut bytes = Vec::new();
+        V2DeflateSerializer::new()
+            .serialize(&self.hist, &mut bytes)
+            .expect("writing to a Vec cannot fail");
+        EncodedHistogram(STANDARD.encode(bytes))
+    }
+
+    /// Decodes what [`Latencies::encode`] wrote (plain V2 is read too).
+    pub fn from_encoded(text: &str) -> Result<Latencies, String> {
+        let bytes = STANDARD
+            .decode(text.trim())
+            .map_err(|e| format!("latency histogram is not base64: {e}"))?;
+        let hist: Histogram<u64> = Deserializer::new()
+            .deserialize(&mut bytes.as_slice())
+            .map_err(|e| format!("latency histogram is not HdrHistogram V2: {e:?}"))?;
+        Ok(Latencies { hist })
     }
 
     /// Number of operations recorded.
@@ -105,6 +166,60 @@ impl Latencies {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A spread of latencies with a tail, reproducible.
+    fn sample(seed: u64, n: u64) -> Latencies {
+        let mut l = Latencies::new();
+        let mut x = seed;
+        for _ in 0..n {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let ns = 500 + (x >> 33) % 20_000 + if x.is_multiple_of(97) { 3_000_000 } else { 0 };
+            l.record(ns);
+        }
+        l
+    }
+
+    #[test]
+    fn the_encoding_is_lossless() {
+        let l = sample(1, 50_000);
+        let enc = l.encode();
+        let back = Latencies::from_encoded(&enc.0).unwrap();
+        assert_eq!(back.count(), 50_000);
+        assert_eq!(back.summary(), l.summary());
+        for q in [0.0, 0.1, 0.5, 0.9, 0.99, 0.999, 0.9999, 1.0] {
+            assert_eq!(
+                back.hist.value_at_quantile(q),
+                l.hist.value_at_quantile(q),
+                "{q}"
+            );
+        }
+        // Every bucket, not only the summary points.
+        let buckets = |h: &Latencies| -> Vec<(u64, u64)> {
+            h.hist
+                .iter_recorded()
+                .map(|v| (v.value_iterated_to(), v.count_at_value()))
+                .collect()
+        };
+        assert_eq!(buckets(&back), buckets(&l));
+        // Compressed: far smaller than one u64 per operation.
+        assert!(enc.0.len() < 20_000, "{}", enc.0.len());
+        assert!(Latencies::from_encoded("not base64!").is_err());
+        assert!(Latencies::from_encoded("AAAA").is_err());
+    }
+
+    #[test]
+    fn merging_decoded_histograms_equals_recording_everything_once() {
+        let (a, b) = (sample(1, 10_000), sample(2, 7_000));
+        let decoded = [a.encode().decode().unwrap(), b.encode().decode().unwrap()];
+        let merged = Latencies::merged(&decoded);
+        let mut direct = Latencies::new();
+        direct.merge(&a);
+        direct.merge(&b);
+        assert_eq!(merged.count(), 17_000);
+        assert_eq!(merged.summary(), direct.summary());
+    }
 
     #[test]
     fn spikes_are_counted() {

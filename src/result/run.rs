@@ -3,9 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::{Error, Result};
 use crate::measure::cache::CacheAction;
 use crate::measure::io::IoCounters;
-use crate::measure::latency::LatencySummary;
+use crate::measure::latency::{EncodedHistogram, Latencies, LatencySummary};
 use crate::measure::stats::Summary;
 use crate::store::{Catalog, SessionOptions, StoreInfo};
 /// How a run reads and writes, recorded in its plan.
@@ -30,8 +31,12 @@ pub enum Operation {
 pub enum CacheMode {
     /// Everything the run touches read once right before timing.
     Warm,
-    /// The target's files evicted from the page cache right before timing.
+    /// The target's files evicted from the page cache right before timing;
+    /// as root by dropping the whole machine's caches (`--cold`).
     Cold,
+    /// Only the target's files evicted (posix_fadvise DONTNEED), even as
+    /// root (`--cold=file`).
+    ColdFiles,
 }
 
 /// Everything the executor needs to run one workload on one target.
@@ -163,6 +168,11 @@ pub struct RunResult {
     pub summary: RunSummary,
     /// Per-operation latency percentiles over all measured repetitions.
     pub latency: LatencySummary,
+    /// The histogram those percentiles come from, losslessly (HdrHistogram
+    /// V2 + DEFLATE, base64): runs merge and any percentile can be
+    /// recomputed from it. Absent from results written before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_histogram: Option<EncodedHistogram>,
     /// Disk space of the target after the run (like `du`), in bytes.
     pub space_bytes: u64,
     /// What the reader should know about how the numbers were made.
@@ -170,6 +180,36 @@ pub struct RunResult {
     /// Operations in the latency histogram (not written to results).
     #[serde(skip)]
     pub histogram_count: u64,
+}
+
+impl RunResult {
+    /// The run's latency histogram decoded; None for a result written
+    /// before histograms were kept.
+    pub fn histogram(&self) -> Result<Option<Latencies>> {
+        self.latency_histogram
+            .as_ref()
+            .map(|h| {
+                h.decode()
+                    .map_err(|e| Error::usage(format!("run \"{}\": {e}", self.name)))
+            })
+            .transpose()
+    }
+}
+
+/// The latency histogram of all `runs` together, as if one run had done all
+/// their operations; None when a run has no histogram (a result written
+/// before they were kept), since percentiles cannot be merged.
+pub fn merged_histogram<'a>(
+    runs: impl IntoIterator<Item = &'a RunResult>,
+) -> Result<Option<Latencies>> {
+    let mut all = Latencies::new();
+    for r in runs {
+        match r.histogram()? {
+            Some(h) => all.merge(&h),
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(all))
 }
 
 /// The `run` command's own tables: the integrity check when asked.

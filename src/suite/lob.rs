@@ -402,7 +402,7 @@ fn go_cold(target: &Target, restart: Option<&Restart>) -> Result<String> {
             return Ok("held in this process's memory: nothing to make cold".into());
         }
     };
-    let action = cache::evict(&files)?;
+    let action = cache::evict(&files, cache::Eviction::Machine)?;
     let whole_machine = action.method.contains("drop_caches");
     done.push(action.method);
     if server && !whole_machine {

@@ -5,8 +5,10 @@
 //! mark to the end of the operation. Raw ticks go into a preallocated
 //! vector inside the timed region; scaling to nanoseconds and the HDR
 //! histogram come afterwards, outside it. Anything that is not the operation
-//! (content generation, verification, progress) is followed by
-//! [`OpTimer::restart`], so it never falls inside a timed interval.
+//! (content generation, progress) is followed by [`OpTimer::restart`], so it
+//! never falls inside a timed interval; work that must run in the middle of
+//! an operation (checking a blob while the store still holds it) goes
+//! through [`OpTimer::exclude`].
 
 use crate::measure::latency::Latencies;
 
@@ -49,6 +51,19 @@ impl OpTimer {
         // Ticks are unsigned: a clock that stepped back gives 0, not a wrap.
         self.ticks.push(now.saturating_sub(self.mark));
         self.mark = now;
+    }
+
+    /// Leaves `work` out of the current interval without ending it: the
+    /// time `work` took moves the mark forward, so the next lap times the
+    /// operation around it as if it had not run (for checks that must see
+    /// a store's buffer while the operation is still under way).
+    #[inline]
+    pub fn exclude<T>(&mut self, work: impl FnOnce() -> T) -> T {
+        let start = self.clock.raw();
+        let out = work();
+        let spent = self.clock.raw().saturating_sub(start);
+        self.mark = self.mark.saturating_add(spent);
+        out
     }
 
     /// Times one operation on its own: restart, run `op`, lap.
@@ -108,5 +123,17 @@ mod tests {
         let (lat, total) = t.latencies();
         assert_eq!(lat.count(), 2);
         assert_eq!(total, ns[0] + ns[1]);
+    }
+
+    #[test]
+    fn excluded_work_inside_an_operation_is_not_timed() {
+        let mut t = OpTimer::with_capacity(1);
+        t.restart();
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        t.exclude(|| std::thread::sleep(std::time::Duration::from_millis(30)));
+        t.lap();
+        let ns = t.nanos();
+        assert!(ns[0] >= 2_000_000, "the operation itself was lost: {ns:?}");
+        assert!(ns[0] < 25_000_000, "the excluded sleep leaked in: {ns:?}");
     }
 }

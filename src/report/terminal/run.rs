@@ -42,7 +42,7 @@ pub fn print_run(r: &RunResult, stats: bool) {
         },
         match p.cache {
             CacheMode::Warm => "warm",
-            CacheMode::Cold => "cold",
+            CacheMode::Cold | CacheMode::ColdFiles => "cold",
         },
         r.repetitions
             .first()
