@@ -747,8 +747,13 @@ fn open_loop_latency_leaves_out_the_generators_own_lateness() {
     std::fs::write(d.join("urls.txt"), urls).unwrap();
     // 200 req/s is about 2% of what one connection gets from this server.
     // tokio's 1 ms timer alone used to put the open-loop median at 15-20x
-    // the closed-loop one; on time it is within 2x. A busy machine can spoil
-    // one attempt, so the best of three pairs counts.
+    // the closed-loop one (1.3 ms against 70 us); sent on time, it is within
+    // 2x. On a busy VM an idle server also wakes slower than one kept busy
+    // (a plain blocking client sees 150-190 us at 200 req/s against 73 us
+    // in closed loop): that is the server's latency, not the generator's,
+    // so a median within 50 us of the same requests' service time passes
+    // too; the 1 ms lateness fails both. A busy machine can spoil one
+    // attempt, so the best of three pairs counts.
     let mut seen = Vec::new();
     for _ in 0..3 {
         let (closed, open, level) = closed_and_open_p50(d, "200");
@@ -760,10 +765,12 @@ fn open_loop_latency_leaves_out_the_generators_own_lateness() {
         assert_eq!(o["service_time"]["count"], level["ok"], "{o}");
         assert_eq!(o["send_lag"]["count"], sent, "{o}");
         let lag = o["send_lag"]["p50_ns"].as_u64().unwrap();
+        let service = o["service_time"]["p50_ns"].as_u64().unwrap();
         seen.push(format!(
-            "closed {closed} ns, open {open} ns, send lag {lag} ns"
+            "closed {closed} ns, open {open} ns, service {service} ns, send lag {lag} ns"
         ));
-        if open <= 2 * closed && lag < 200_000 {
+        let on_time = open <= 2 * closed || open <= service + 50_000;
+        if on_time && lag < 100_000 {
             return;
         }
     }
