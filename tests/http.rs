@@ -823,4 +823,7 @@ fn an_impossible_rate_counts_what_it_did_not_send_and_warns() {
             > o["service_time"]["p50_ns"].as_u64().unwrap(),
         "{level}"
     );
+    ok(d, &["report", "r.json", "-o", "r.html"]);
+    let html = std::fs::read_to_string(d.join("r.html")).unwrap();
+    assert!(html.contains("Open loop: schedule kept"), "the HTML table");
 }
