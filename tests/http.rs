@@ -523,6 +523,26 @@ fn load_counts_requests_checks_content_and_reports_errors() {
         (150..=230).contains(&(ok_n + status)),
         "about 200 requests in 1 s: {l}"
     );
+    // Each failure keeps its time within the level, so bursts show.
+    let events = l["error_events"].as_array().unwrap();
+    assert_eq!(events.len() as u64, status, "{l}");
+    let times: Vec<u64> = events
+        .iter()
+        .map(|e| e["at_ns"].as_u64().unwrap())
+        .collect();
+    assert!(
+        times.windows(2).all(|w| w[0] <= w[1]),
+        "in time order: {times:?}"
+    );
+    assert!(times.iter().all(|&t| t < 2_000_000_000), "{times:?}");
+    assert!(events.iter().all(|e| e["kind"] == "status"), "{l}");
+    let o = &l["open_loop"];
+    assert_eq!(o["due"], 200, "{o}");
+    assert_eq!(
+        o["sent"].as_u64().unwrap() + o["not_sent"].as_u64().unwrap(),
+        200,
+        "{o}"
+    );
     // Nothing listening: connect errors, not a crash.
     let out = ok(
         d,
@@ -690,4 +710,120 @@ fn exclusive_locking_serves_the_same_bytes() {
             assert!(r.body == blob_from_db(&d.join("s.db"), key));
         }
     }
+}
+
+/// The p50s of one closed-loop `-c 1` level and one open-loop level at
+/// `rate`, back to back, and the open-loop level's JSON record.
+fn closed_and_open_p50(d: &Path, rate: &str) -> (u64, u64, serde_json::Value) {
+    ok(
+        d,
+        &[
+            "load", "--urls", "urls.txt", "-c", "1", "-t", "1s", "--json", "c.json",
+        ],
+    );
+    let closed = json(&d.join("c.json"))["tables"]["levels"][0]["latency"]["p50_ns"]
+        .as_u64()
+        .unwrap();
+    ok(
+        d,
+        &[
+            "load", "--urls", "urls.txt", "--rate", rate, "-t", "2s", "--json", "o.json",
+        ],
+    );
+    let level = json(&d.join("o.json"))["tables"]["levels"][0].clone();
+    let open = level["latency"]["p50_ns"].as_u64().unwrap();
+    (closed, open, level)
+}
+
+#[test]
+fn open_loop_latency_leaves_out_the_generators_own_lateness() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    ok(d, &["init", "s.db", "--count", "200", "--size", "10k"]);
+    let server = Server::start(d, "s.db", &[]);
+    let urls: String = (1..=200)
+        .map(|k| format!("http://{}/blobs/{k}\n", server.addr))
+        .collect();
+    std::fs::write(d.join("urls.txt"), urls).unwrap();
+    // 200 req/s is about 2% of what one connection gets from this server.
+    // tokio's 1 ms timer alone used to put the open-loop median at 15-20x
+    // the closed-loop one (1.3 ms against 70 us); sent on time, it is within
+    // 2x. On a busy VM an idle server also wakes slower than one kept busy
+    // (a plain blocking client sees 150-190 us at 200 req/s against 73 us
+    // in closed loop): that is the server's latency, not the generator's,
+    // so a median within 50 us of the same requests' service time passes
+    // too; the 1 ms lateness fails both. A busy machine can spoil one
+    // attempt, so the best of three pairs counts.
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        let (closed, open, level) = closed_and_open_p50(d, "200");
+        let o = &level["open_loop"];
+        assert_eq!(o["due"], 400, "{o}");
+        let (sent, not_sent) = (o["sent"].as_u64().unwrap(), o["not_sent"].as_u64().unwrap());
+        assert_eq!(sent + not_sent, 400, "{o}");
+        assert_eq!(sent, level["requests"].as_u64().unwrap(), "{level}");
+        assert_eq!(o["service_time"]["count"], level["ok"], "{o}");
+        assert_eq!(o["send_lag"]["count"], sent, "{o}");
+        let lag = o["send_lag"]["p50_ns"].as_u64().unwrap();
+        let service = o["service_time"]["p50_ns"].as_u64().unwrap();
+        seen.push(format!(
+            "closed {closed} ns, open {open} ns, service {service} ns, send lag {lag} ns"
+        ));
+        let on_time = open <= 2 * closed || open <= service + 50_000;
+        if on_time && lag < 100_000 {
+            return;
+        }
+    }
+    panic!("open-loop p50 above 2x the closed-loop p50 (or sends late) every time: {seen:?}");
+}
+
+#[test]
+fn an_impossible_rate_counts_what_it_did_not_send_and_warns() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    ok(d, &["init", "s.db", "--count", "20", "--size", "10k"]);
+    let server = Server::start(d, "s.db", &[]);
+    let url = format!("http://{}/blobs/1", server.addr);
+    let out = common::run(
+        d,
+        &[
+            "load", &url, "--rate", "1000000", "-t", "1s", "--json", "r.json",
+        ],
+    );
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("generator behind"), "{stderr}");
+    assert!(stdout.contains("not sent"), "{stdout}");
+    let level = &json(&d.join("r.json"))["tables"]["levels"][0];
+    let o = &level["open_loop"];
+    let (due, sent, not_sent) = (
+        o["due"].as_u64().unwrap(),
+        o["sent"].as_u64().unwrap(),
+        o["not_sent"].as_u64().unwrap(),
+    );
+    assert_eq!(due, 1_000_000, "{o}");
+    assert!(not_sent > 0 && sent > 0, "{o}");
+    assert_eq!(sent + not_sent, due, "{o}");
+    assert_eq!(sent, level["requests"].as_u64().unwrap(), "{level}");
+    assert!(o["achieved_per_s"].as_f64().unwrap() < 950_000.0, "{o}");
+    assert!(
+        o["warning"].as_str().unwrap().contains("not sent"),
+        "the warning is kept in the result: {o}"
+    );
+    // Behind, the generator's lateness is the response time's: it counts.
+    assert!(
+        o["send_lag"]["max_ns"].as_u64().unwrap() > 100_000_000,
+        "{o}"
+    );
+    assert!(
+        level["latency"]["p50_ns"].as_u64().unwrap()
+            > o["service_time"]["p50_ns"].as_u64().unwrap(),
+        "{level}"
+    );
+    ok(d, &["report", "r.json", "-o", "r.html"]);
+    let html = std::fs::read_to_string(d.join("r.html")).unwrap();
+    assert!(html.contains("Open loop: schedule kept"), "the HTML table");
 }

@@ -173,7 +173,9 @@ pub struct LoadArgs {
     /// Requests per level instead of a duration
     #[arg(short = 'n', long, value_parser = number_arg)]
     pub requests: Option<u64>,
-    /// Open loop: this many requests per second in total, latency counted from when each was due
+    /// Open loop: this many requests per second in total, latency counted from when each was due;
+    /// the sender's own lateness, the service time and the requests it could not send are
+    /// reported apart
     #[arg(long)]
     pub rate: Option<f64>,
     /// Visit the URLs in random or sequential (file) order

@@ -43,6 +43,20 @@ fn levels(text: &str) -> Result<Vec<usize>> {
         .collect()
 }
 
+/// Raises the open-file limit to its hard maximum: each connection is a
+/// descriptor, and so is each open-loop connection's timer, and the usual
+/// soft limit (1024) is below -c 1000 of them.
+fn raise_fd_limit() {
+    // SAFETY: getrlimit/setrlimit with a valid, initialised struct.
+    unsafe {
+        let mut l: libc::rlimit = std::mem::zeroed();
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut l) == 0 && l.rlim_cur < l.rlim_max {
+            l.rlim_cur = l.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &l);
+        }
+    }
+}
+
 /// Runs `load`: every level against the URLs, one table row per level.
 pub fn run(args: &LoadArgs) -> Result<()> {
     let urls = read_urls(args)?;
@@ -86,6 +100,7 @@ pub fn run(args: &LoadArgs) -> Result<()> {
     if let Some(j) = &args.json {
         crate::command::output::check_result_target(j)?;
     }
+    raise_fd_limit();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -134,6 +149,20 @@ pub fn run(args: &LoadArgs) -> Result<()> {
         }
     );
     print!("{}", terminal::load::levels(&tables).render());
+    if let Some(t) = terminal::load::schedule(&tables) {
+        println!(
+            "open loop: lag = actual send - intended start (the generator's own lateness); \
+             service = send to response; the table above counts from the intended start"
+        );
+        print!("{}", t.render());
+    }
+    for line in tables
+        .levels
+        .iter()
+        .filter_map(terminal::load::error_bursts)
+    {
+        println!("errors over time: {line}");
+    }
     if verify.is_some() {
         println!(
             "every response checked byte for byte against {}",
@@ -141,6 +170,14 @@ pub fn run(args: &LoadArgs) -> Result<()> {
         );
     }
     let errors: u64 = tables.levels.iter().map(|r| r.errors.total()).sum();
+    let warnings: Vec<String> = tables
+        .levels
+        .iter()
+        .filter_map(|r| {
+            let w = r.open_loop.as_ref()?.warning.as_ref()?;
+            Some(format!("-c {}: {w}", r.concurrency))
+        })
+        .collect();
     if let Some(j) = &args.json {
         let mut doc = ResultDocument::new(
             "load",
@@ -152,6 +189,9 @@ pub fn run(args: &LoadArgs) -> Result<()> {
     }
     if errors > 0 {
         eprintln!("blobbench: {errors} requests failed (see the errors column)");
+    }
+    for w in warnings {
+        eprintln!("blobbench: warning: {w}");
     }
     Ok(())
 }

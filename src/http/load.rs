@@ -4,6 +4,8 @@
 //! (`--rate`): requests are due at a fixed rate and each latency is counted
 //! from the time the request was due, not from when a busy connection got
 //! round to sending it (coordinated omission corrected, as wrk2 and oha do).
+//! The generator's own lateness (send lag) is measured apart, and requests
+//! that fall due but are never sent are counted, not dropped.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -20,9 +22,12 @@ use crate::dataset::DatasetSpec;
 use crate::error::{Error, Result};
 use crate::measure::latency::Latencies;
 use crate::progress::Progress;
+use crate::result::load::{ERROR_EVENTS_KEPT, ErrorEvent, ErrorKind, OpenLoopStats};
 // The records a level produces are result types; re-exported so callers of
 // the load generator find them here.
 pub use crate::result::load::{Errors, LevelResult, Order};
+
+mod pacing;
 
 /// One URL to request: where to connect, what to ask for, and the blob key
 /// when the path is /blobs/{key} (for --verify).
@@ -96,15 +101,18 @@ struct WorkerOutcome {
     ok: u64,
     bytes: u64,
     errors: Errors,
+    /// Failures with their time, at most ERROR_EVENTS_KEPT.
+    events: Vec<ErrorEvent>,
+    /// Open loop: send lag and service time of every request sent.
+    lag: Latencies,
+    service: Latencies,
+    /// Open loop: the latest send, from the level's start, ns.
+    last_send_ns: u64,
 }
 
-enum Failure {
-    Connect,
-    Status,
-    Length,
-    Content,
-    Io,
-}
+/// Why a request failed before a response was read in full (a timeout is
+/// told apart by the caller).
+type Failure = ErrorKind;
 
 type Sender = hyper::client::conn::http1::SendRequest<Empty<Bytes>>;
 
@@ -179,6 +187,9 @@ struct Shared {
     next: AtomicU64,
     started: Instant,
     done: AtomicU64,
+    /// Open loop: how many requests fall due within the level (None:
+    /// closed loop, or open loop under -n alone, where all n are due).
+    due_total: Option<u64>,
 }
 
 impl Shared {
@@ -186,6 +197,9 @@ impl Shared {
     fn take(&self) -> Option<u64> {
         let i = self.next.fetch_add(1, Ordering::Relaxed);
         if self.plan.requests.is_some_and(|n| i >= n) {
+            return None;
+        }
+        if self.due_total.is_some_and(|n| i >= n) {
             return None;
         }
         if self
@@ -196,6 +210,11 @@ impl Shared {
             return None;
         }
         Some(i)
+    }
+
+    /// Open loop: request `i` is due at start + i / rate, whoever sends it.
+    fn due(&self, i: u64, rate: f64) -> Instant {
+        self.started + Duration::from_secs_f64(i as f64 / rate)
     }
 
     fn url(&self, i: u64, rng: &mut u64) -> &Url {
@@ -214,26 +233,53 @@ impl Shared {
     }
 }
 
+/// The requests in the schedule of an open-loop level: those whose
+/// intended start i / rate falls before the level's end (all of them under
+/// -n alone).
+fn due_total(plan: &LoadPlan) -> Option<u64> {
+    let rate = plan.rate?;
+    let by_time = plan
+        .duration
+        .map(|d| (d.as_secs_f64() * rate).ceil() as u64);
+    match (by_time, plan.requests) {
+        (Some(t), Some(n)) => Some(t.min(n)),
+        (t, n) => t.or(n),
+    }
+}
+
 async fn worker(shared: Arc<Shared>, id: u64) -> WorkerOutcome {
     let mut out = WorkerOutcome::default();
     let mut sender: Option<Sender> = None;
     let mut rng = 0x9E3779B97F4A7C15u64 ^ (id + 1).wrapping_mul(0xBF58476D1CE4E5B9);
     let mut scratch = Vec::new();
     let mut body_buf = Vec::new();
-    let interval = shared.plan.rate.map(|r| Duration::from_secs_f64(1.0 / r));
+    let mut pacer = shared.plan.rate.map(|_| pacing::Pacer::new());
     while let Some(i) = shared.take() {
-        let due = due_time(&shared, i, interval).await;
+        // Closed loop: latency counts from here, connection included, as
+        // it always has.
+        let asked = Instant::now();
         let url = shared.url(i, &mut rng).clone();
         if sender.is_none() {
             match connect(&url.authority).await {
                 Ok(s) => sender = Some(s),
-                Err(_) => {
-                    out.errors.connect += 1;
+                Err(kind) => {
+                    out.fail(kind, shared.started);
                     tokio::time::sleep(Duration::from_millis(10)).await;
                     continue;
                 }
             }
         }
+        // Open loop: the connection is ready before the request falls due,
+        // so the send leaves on time.
+        let due = match (&mut pacer, shared.plan.rate) {
+            (Some(p), Some(rate)) => {
+                let due = shared.due(i, rate);
+                p.wait_until(due).await;
+                due
+            }
+            _ => asked,
+        };
+        let sent = Instant::now();
         let s = sender.as_mut().expect("connected");
         let result = tokio::time::timeout(
             shared.plan.timeout,
@@ -246,26 +292,26 @@ async fn worker(shared: Arc<Shared>, id: u64) -> WorkerOutcome {
             ),
         )
         .await;
-        let elapsed = due.elapsed().as_nanos() as u64;
+        let times = Times {
+            started: shared.started,
+            due,
+            sent,
+            open_loop: pacer.is_some(),
+        };
         shared.done.fetch_add(1, Ordering::Relaxed);
-        if !out.record(result, elapsed) {
+        if !out.record(result, times) {
             sender = None; // the connection's state is unknown: start afresh
         }
     }
     out
 }
 
-/// When request `i` counts from. Open loop: it is due at start + i / rate,
-/// whoever sends it, and the worker waits until then; closed loop: now.
-async fn due_time(shared: &Shared, i: u64, interval: Option<Duration>) -> Instant {
-    match interval {
-        Some(iv) => {
-            let due = shared.started + iv.mul_f64(i as f64);
-            tokio::time::sleep_until(due.into()).await;
-            due
-        }
-        None => Instant::now(),
-    }
+/// The moments of one request, read when its response is in.
+struct Times {
+    started: Instant,
+    due: Instant,
+    sent: Instant,
+    open_loop: bool,
 }
 
 type Outcome = std::result::Result<std::result::Result<u64, Failure>, tokio::time::error::Elapsed>;
@@ -273,28 +319,46 @@ type Outcome = std::result::Result<std::result::Result<u64, Failure>, tokio::tim
 impl WorkerOutcome {
     /// Counts one request's outcome; false when its connection must not be
     /// used again.
-    fn record(&mut self, result: Outcome, elapsed_ns: u64) -> bool {
+    fn record(&mut self, result: Outcome, t: Times) -> bool {
+        let now = Instant::now();
+        if t.open_loop {
+            self.lag
+                .record(t.sent.duration_since(t.due).as_nanos() as u64);
+            self.last_send_ns = self
+                .last_send_ns
+                .max(t.sent.duration_since(t.started).as_nanos() as u64);
+        }
         match result {
             Ok(Ok(n)) => {
                 self.ok += 1;
                 self.bytes += n;
-                self.latencies.record(elapsed_ns);
+                self.latencies
+                    .record(now.duration_since(t.due).as_nanos() as u64);
+                if t.open_loop {
+                    self.service
+                        .record(now.duration_since(t.sent).as_nanos() as u64);
+                }
                 true
             }
             Ok(Err(f)) => {
-                match f {
-                    Failure::Connect => self.errors.connect += 1,
-                    Failure::Status => self.errors.status += 1,
-                    Failure::Length => self.errors.length += 1,
-                    Failure::Content => self.errors.content += 1,
-                    Failure::Io => self.errors.io += 1,
-                }
+                self.fail(f, t.started);
                 !matches!(f, Failure::Io | Failure::Length)
             }
             Err(_) => {
-                self.errors.timeout += 1;
+                self.fail(ErrorKind::Timeout, t.started);
                 false
             }
+        }
+    }
+
+    /// Counts one failure, and keeps its time while there is room.
+    fn fail(&mut self, kind: ErrorKind, started: Instant) {
+        self.errors.count(kind);
+        if self.events.len() < ERROR_EVENTS_KEPT {
+            self.events.push(ErrorEvent {
+                at_ns: started.elapsed().as_nanos() as u64,
+                kind,
+            });
         }
     }
 }
@@ -309,6 +373,7 @@ pub async fn run_level(plan: LoadPlan, progress: &dyn Progress) -> LevelResult {
         next: AtomicU64::new(0),
         started: Instant::now(),
         done: AtomicU64::new(0),
+        due_total: due_total(&plan),
     });
     let handles: Vec<_> = (0..plan.concurrency as u64)
         .map(|id| tokio::spawn(worker(shared.clone(), id)))
@@ -321,7 +386,7 @@ pub async fn run_level(plan: LoadPlan, progress: &dyn Progress) -> LevelResult {
         outcomes
     });
     let outcomes = watch(&shared, all, progress).await;
-    summarize(&plan, shared.started.elapsed(), outcomes)
+    summarize(&plan, shared.due_total, shared.started.elapsed(), outcomes)
 }
 
 /// Waits for the workers, showing live progress every 200 ms meanwhile.
@@ -359,34 +424,135 @@ fn show_progress(s: &Shared, progress: &dyn Progress, shown: u64) -> u64 {
     position.max(shown)
 }
 
-fn summarize(plan: &LoadPlan, elapsed: Duration, outcomes: Vec<WorkerOutcome>) -> LevelResult {
-    let mut all = Latencies::new();
-    let mut errors = Errors::default();
-    let (mut ok, mut bytes) = (0, 0);
+fn summarize(
+    plan: &LoadPlan,
+    due_total: Option<u64>,
+    elapsed: Duration,
+    outcomes: Vec<WorkerOutcome>,
+) -> LevelResult {
+    let mut all = WorkerOutcome::default();
     for o in outcomes {
-        all.merge(&o.latencies);
-        ok += o.ok;
-        bytes += o.bytes;
-        errors.add(&o.errors);
+        all.latencies.merge(&o.latencies);
+        all.lag.merge(&o.lag);
+        all.service.merge(&o.service);
+        all.ok += o.ok;
+        all.bytes += o.bytes;
+        all.errors.add(&o.errors);
+        all.events.extend(o.events);
+        all.last_send_ns = all.last_send_ns.max(o.last_send_ns);
     }
+    all.events.sort_by_key(|e| e.at_ns);
+    let dropped = all.errors.total() - all.events.len().min(ERROR_EVENTS_KEPT) as u64;
+    all.events.truncate(ERROR_EVENTS_KEPT);
     let secs = elapsed.as_secs_f64().max(1e-9);
+    let requests = all.ok + all.errors.total();
     LevelResult {
         concurrency: plan.concurrency,
         rate: plan.rate,
-        requests: ok + errors.total(),
-        ok,
-        bytes,
+        requests,
+        ok: all.ok,
+        bytes: all.bytes,
         elapsed_ns: elapsed.as_nanos() as u64,
-        requests_per_s: ok as f64 / secs,
-        mb_per_s: bytes as f64 / 1e6 / secs,
-        latency: all.summary(),
-        errors,
+        requests_per_s: all.ok as f64 / secs,
+        mb_per_s: all.bytes as f64 / 1e6 / secs,
+        latency: all.latencies.summary(),
+        open_loop: plan.rate.map(|rate| {
+            let due = due_total.or(plan.requests).unwrap_or(requests);
+            schedule(rate, due, requests, &all)
+        }),
+        errors: all.errors,
+        error_events: all.events,
+        error_events_dropped: dropped,
+    }
+}
+
+/// How an open-loop level kept its schedule of `due` requests at `rate`,
+/// `sent` of which left. The achieved rate counts the sends over the span
+/// they were due in, or over the span the sending took when that was longer
+/// (a generator that fell behind), and below 95% of the target it warns.
+fn schedule(rate: f64, due: u64, sent: u64, all: &WorkerOutcome) -> OpenLoopStats {
+    let window = due as f64 / rate;
+    let sending = all.last_send_ns as f64 / 1e9 + 1.0 / rate;
+    let achieved = sent as f64 / window.max(sending).max(1e-9);
+    let not_sent = due.saturating_sub(sent);
+    let lag = all.lag.summary();
+    let warning = (achieved < 0.95 * rate).then(|| {
+        format!(
+            "achieved {achieved:.0} req/s of the {rate} asked ({:.0}%): {not_sent} of {due} due \
+             requests not sent (generator behind), sends up to {} late; raise -c (more \
+             connections) or lower --rate",
+            achieved / rate * 100.0,
+            crate::units::human_duration_ns(lag.max_ns as f64),
+        )
+    });
+    OpenLoopStats {
+        target_per_s: rate,
+        due,
+        sent,
+        not_sent,
+        achieved_per_s: achieved,
+        send_lag: lag,
+        service_time: all.service.summary(),
+        warning,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn plan(rate: Option<f64>, duration_ms: Option<u64>, requests: Option<u64>) -> LoadPlan {
+        LoadPlan {
+            urls: vec![],
+            order: Order::Sequential,
+            concurrency: 1,
+            duration: duration_ms.map(Duration::from_millis),
+            requests,
+            rate,
+            timeout: Duration::from_secs(1),
+            verify: None,
+        }
+    }
+
+    #[test]
+    fn the_schedule_holds_the_requests_due_before_the_end() {
+        assert_eq!(due_total(&plan(Some(200.0), Some(1000), None)), Some(200));
+        // Due at 0, 1/3, 2/3, 1 and 4/3 s: five start before 1.5 s.
+        assert_eq!(due_total(&plan(Some(3.0), Some(1500), None)), Some(5));
+        assert_eq!(
+            due_total(&plan(Some(200.0), Some(1000), Some(50))),
+            Some(50)
+        );
+        assert_eq!(due_total(&plan(Some(200.0), None, Some(70))), Some(70));
+        assert_eq!(due_total(&plan(None, Some(1000), None)), None);
+    }
+
+    #[test]
+    fn a_generator_behind_is_counted_and_warned_about() {
+        // On time: 100 sends in the 1 s they were due in.
+        let mut all = WorkerOutcome {
+            last_send_ns: 990_000_000,
+            ..Default::default()
+        };
+        let on_time = schedule(100.0, 100, 100, &all);
+        assert_eq!((on_time.not_sent, on_time.warning), (0, None));
+        assert!((on_time.achieved_per_s - 100.0).abs() < 1e-6);
+        // Behind: 60 of 100 sent in the second.
+        let behind = schedule(100.0, 100, 60, &all);
+        assert_eq!(behind.not_sent, 40);
+        assert!((behind.achieved_per_s - 60.0).abs() < 1e-6);
+        let w = behind.warning.unwrap();
+        assert!(
+            w.contains("40 of 100") && w.contains("generator behind"),
+            "{w}"
+        );
+        // All sent, but over twice the span they were due in.
+        all.last_send_ns = 1_990_000_000;
+        let late = schedule(100.0, 100, 100, &all);
+        assert_eq!(late.not_sent, 0);
+        assert!((late.achieved_per_s - 50.0).abs() < 1e-6);
+        assert!(late.warning.is_some());
+    }
 
     #[test]
     fn urls() {

@@ -71,10 +71,101 @@ pub struct LevelResult {
     pub requests_per_s: f64,
     /// Body megabytes (10^6) per second of wall time.
     pub mb_per_s: f64,
-    /// Response times of the successful requests.
+    /// Response times of the successful requests (open loop: from each
+    /// request's intended start, so the generator's lateness is included
+    /// when it falls behind; closed loop: from the send).
     pub latency: LatencySummary,
     /// Failed requests by kind.
     pub errors: Errors,
+    /// Open loop only: how well the generator kept its schedule, and the
+    /// service time beside the response time of `latency`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_loop: Option<OpenLoopStats>,
+    /// When each failed request failed, in time order, so that bursts show
+    /// (the first [`ERROR_EVENTS_KEPT`] of the level; `errors` counts all).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub error_events: Vec<ErrorEvent>,
+    /// Failed requests beyond [`ERROR_EVENTS_KEPT`] whose time was not kept.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub error_events_dropped: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// At most this many error events are kept per level: enough to see every
+/// burst of a run that mostly works, bounded when every request fails.
+pub const ERROR_EVENTS_KEPT: usize = 10_000;
+
+/// How a request failed (the kinds [`Errors`] counts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ErrorKind {
+    /// The TCP connection (or the HTTP handshake) could not be made.
+    Connect,
+    /// No complete response within the timeout.
+    Timeout,
+    /// A non-2xx response.
+    Status,
+    /// A body of the wrong length.
+    Length,
+    /// --verify: bytes differ from the dataset's.
+    Content,
+    /// Connection reset or closed mid-response, protocol errors.
+    Io,
+}
+
+/// One failed request: when it failed, from the start of its level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorEvent {
+    /// Time of the failure from the start of the level, ns.
+    pub at_ns: u64,
+    /// How it failed.
+    pub kind: ErrorKind,
+}
+
+impl Errors {
+    /// Counts one failure of `kind`.
+    pub fn count(&mut self, kind: ErrorKind) {
+        match kind {
+            ErrorKind::Connect => self.connect += 1,
+            ErrorKind::Timeout => self.timeout += 1,
+            ErrorKind::Status => self.status += 1,
+            ErrorKind::Length => self.length += 1,
+            ErrorKind::Content => self.content += 1,
+            ErrorKind::Io => self.io += 1,
+        }
+    }
+}
+
+/// The schedule of an open-loop level as kept (wrk2, pgbench -R): every
+/// request has an intended start; what the generator managed and how late.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OpenLoopStats {
+    /// Requests per second asked for.
+    pub target_per_s: f64,
+    /// Requests whose intended start fell within the level.
+    pub due: u64,
+    /// Requests the generator sent (answered, failed or timed out,
+    /// including those whose connection could not be made).
+    pub sent: u64,
+    /// Requests that fell due but were never sent before the level ended:
+    /// the generator was behind (every connection busy). due = sent + not_sent.
+    pub not_sent: u64,
+    /// Requests sent per second over the span they were due in (or over
+    /// the span it took to send them, when that was longer).
+    pub achieved_per_s: f64,
+    /// Actual send time minus intended start of every sent request: the
+    /// generator's own lateness, kept out of `service_time`.
+    pub send_lag: LatencySummary,
+    /// Actual send to the last byte of the response, of the successful
+    /// requests (the headline `latency` counts from the intended start).
+    pub service_time: LatencySummary,
+    /// Set when the achieved rate is below 95% of the target: what fell
+    /// short and the fix.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
 }
 
 /// The kind-specific part of a `load` result: one server, every level.

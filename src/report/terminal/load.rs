@@ -41,3 +41,129 @@ pub fn levels(tables: &LoadTables) -> Table {
         .collect();
     level_table(&rows)
 }
+
+/// Open loop: how each level kept its schedule, one row per level (None
+/// for a closed-loop run): target and achieved rate, requests due, sent
+/// and not sent, the generator's send lag, and the service time (send to
+/// response) beside the response time of the main table.
+pub fn schedule(tables: &LoadTables) -> Option<Table> {
+    let mut t = Table::new([
+        "level",
+        "target/s",
+        "achieved/s",
+        "due",
+        "sent",
+        "not sent",
+        "lag p50",
+        "lag p99",
+        "lag max",
+        "service p50",
+        "service p99",
+    ]);
+    let mut any = false;
+    for r in &tables.levels {
+        let Some(o) = &r.open_loop else { continue };
+        any = true;
+        t.row([
+            format!("-c {}", r.concurrency),
+            format!("{:.0}", o.target_per_s),
+            format!("{:.0}", o.achieved_per_s),
+            o.due.to_string(),
+            o.sent.to_string(),
+            o.not_sent.to_string(),
+            human_duration_ns(o.send_lag.p50_ns as f64),
+            human_duration_ns(o.send_lag.p99_ns as f64),
+            human_duration_ns(o.send_lag.max_ns as f64),
+            human_duration_ns(o.service_time.p50_ns as f64),
+            human_duration_ns(o.service_time.p99_ns as f64),
+        ]);
+    }
+    any.then_some(t)
+}
+
+/// Width of the windows in which [`error_bursts`] looks for the busiest.
+const BURST_WINDOW_NS: u64 = 100_000_000;
+
+/// When a level's failures happened: first, last, and the busiest 100 ms
+/// window, so a burst is told from a steady trickle (None without errors).
+pub fn error_bursts(r: &LevelResult) -> Option<String> {
+    let first = r.error_events.first()?;
+    let last = r.error_events.last()?;
+    let mut counts = std::collections::BTreeMap::<u64, u64>::new();
+    for e in &r.error_events {
+        *counts.entry(e.at_ns / BURST_WINDOW_NS).or_default() += 1;
+    }
+    let (window, n) = counts
+        .iter()
+        .max_by_key(|&(w, n)| (*n, std::cmp::Reverse(*w)))
+        .map(|(w, n)| (*w, *n))?;
+    let at = |ns: u64| format!("{:.2} s", ns as f64 / 1e9);
+    let mut line = format!(
+        "-c {}: {} errors from {} to {}; the busiest 100 ms ({} to {}) had {n}",
+        r.concurrency,
+        r.errors.total(),
+        at(first.at_ns),
+        at(last.at_ns),
+        at(window * BURST_WINDOW_NS),
+        at((window + 1) * BURST_WINDOW_NS),
+    );
+    if r.error_events_dropped > 0 {
+        line.push_str(&format!(
+            " (times kept for the first {} only)",
+            r.error_events.len()
+        ));
+    }
+    Some(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::latency::Latencies;
+    use crate::result::load::{ErrorEvent, ErrorKind, Errors};
+
+    #[test]
+    fn the_busiest_window_of_errors_is_named() {
+        let at = [
+            50_000_000,
+            410_000_000,
+            420_000_000,
+            430_000_000,
+            900_000_000,
+        ];
+        let mut errors = Errors::default();
+        let events = at
+            .iter()
+            .map(|&at_ns| {
+                errors.count(ErrorKind::Timeout);
+                ErrorEvent {
+                    at_ns,
+                    kind: ErrorKind::Timeout,
+                }
+            })
+            .collect();
+        let r = LevelResult {
+            concurrency: 4,
+            rate: None,
+            requests: 10,
+            ok: 5,
+            bytes: 0,
+            elapsed_ns: 1_000_000_000,
+            requests_per_s: 5.0,
+            mb_per_s: 0.0,
+            latency: Latencies::new().summary(),
+            errors,
+            open_loop: None,
+            error_events: events,
+            error_events_dropped: 0,
+        };
+        let line = error_bursts(&r).unwrap();
+        assert!(line.contains("5 errors from 0.05 s to 0.90 s"), "{line}");
+        assert!(line.contains("0.40 s to 0.50 s) had 3"), "{line}");
+        let quiet = LevelResult {
+            error_events: vec![],
+            ..r
+        };
+        assert_eq!(error_bursts(&quiet), None);
+    }
+}

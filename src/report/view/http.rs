@@ -98,4 +98,50 @@ pub(super) fn http(systems: &[(&str, &[LevelResult])], s: &mut Section) {
         }),
     });
     s.tables.push(t);
+    if let Some(t) = schedule(systems) {
+        s.tables.push(t);
+    }
+}
+
+/// Open loop: how each level kept its schedule (None when no level ran in
+/// open loop): target and achieved rate, requests not sent, the
+/// generator's send lag and the service time (send to response).
+fn schedule(systems: &[(&str, &[LevelResult])]) -> Option<DataTable> {
+    let mut t = DataTable::new(
+        "open-loop",
+        "Open loop: schedule kept (lag = actual send - intended start; service = send to response)",
+        &[
+            "system",
+            "concurrency",
+            "target/s",
+            "achieved/s",
+            "due",
+            "not sent",
+            "lag p50",
+            "lag p99",
+            "lag max",
+            "service p50",
+            "service p99",
+        ],
+    );
+    for &(name, levels) in systems {
+        for l in levels {
+            let Some(o) = &l.open_loop else { continue };
+            let g = |v: u64| ns(v as f64);
+            t.rows.push(vec![
+                name.to_string(),
+                l.concurrency.to_string(),
+                format!("{:.0}", o.target_per_s),
+                format!("{:.0}", o.achieved_per_s),
+                o.due.to_string(),
+                o.not_sent.to_string(),
+                g(o.send_lag.p50_ns),
+                g(o.send_lag.p99_ns),
+                g(o.send_lag.max_ns),
+                g(o.service_time.p50_ns),
+                g(o.service_time.p99_ns),
+            ]);
+        }
+    }
+    (!t.rows.is_empty()).then_some(t)
 }
