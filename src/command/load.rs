@@ -43,20 +43,6 @@ fn levels(text: &str) -> Result<Vec<usize>> {
         .collect()
 }
 
-/// Raises the open-file limit to its hard maximum: each connection is a
-/// descriptor, and so is each open-loop connection's timer, and the usual
-/// soft limit (1024) is below -c 1000 of them.
-fn raise_fd_limit() {
-    // SAFETY: getrlimit/setrlimit with a valid, initialised struct.
-    unsafe {
-        let mut l: libc::rlimit = std::mem::zeroed();
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut l) == 0 && l.rlim_cur < l.rlim_max {
-            l.rlim_cur = l.rlim_max;
-            libc::setrlimit(libc::RLIMIT_NOFILE, &l);
-        }
-    }
-}
-
 /// Runs `load`: every level against the URLs, one table row per level.
 pub fn run(args: &LoadArgs) -> Result<()> {
     let urls = read_urls(args)?;
@@ -100,7 +86,7 @@ pub fn run(args: &LoadArgs) -> Result<()> {
     if let Some(j) = &args.json {
         crate::command::output::check_result_target(j)?;
     }
-    raise_fd_limit();
+    crate::http::raise_fd_limit();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

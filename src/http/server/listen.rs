@@ -147,19 +147,6 @@ pub async fn shutdown_signal() {
     }
 }
 
-/// Raises the open-file limit to its hard maximum: every connection is a
-/// descriptor, and the usual soft limit (1024) is below --max-connections.
-pub(super) fn raise_fd_limit() {
-    // SAFETY: getrlimit/setrlimit with a valid, initialised struct.
-    unsafe {
-        let mut l: libc::rlimit = std::mem::zeroed();
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut l) == 0 && l.rlim_cur < l.rlim_max {
-            l.rlim_cur = l.rlim_max;
-            libc::setrlimit(libc::RLIMIT_NOFILE, &l);
-        }
-    }
-}
-
 /// A listener on `addr` that other threads may share (SO_REUSEPORT): the
 /// kernel spreads connections across them.
 fn shared_listener(addr: SocketAddr) -> std::io::Result<TcpListener> {

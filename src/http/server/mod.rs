@@ -25,7 +25,7 @@ use tokio::sync::Semaphore;
 use crate::error::{Error, Result};
 use crate::store::{self, Access};
 use crate::target::Target;
-use listen::{raise_fd_limit, runtime, start_workers};
+use listen::{runtime, start_workers};
 use session::ServerRef;
 
 pub use listen::shutdown_signal;
@@ -87,7 +87,7 @@ struct State {
 /// same port (as nginx's workers): a connection lives on one thread, with
 /// that thread's SQLite connection, and no request hops between threads.
 pub fn serve(config: ServeConfig) -> Result<()> {
-    raise_fd_limit();
+    super::raise_fd_limit();
     // Open once up front so a bad target fails before anything listens.
     let mut probe = store::open(&config.target, Access::ReadOnly)?;
     let catalog = probe.catalog()?;
