@@ -17,6 +17,27 @@ pub fn print_run(r: &RunResult, stats: bool) {
     } else {
         "read"
     };
+    print_header(r, op);
+    print_settings(r);
+    print!("{}", summary_table(r, op).render());
+    print_latency(r, op);
+    println!("disk space: {}", human_bytes(r.space_bytes));
+    if stats {
+        print_repetitions(r);
+    }
+    for n in &r.notes {
+        println!("note: {n}");
+    }
+    // kvtest's closing lines, so scripts that parse kvtest output parse ours.
+    println!(
+        "Microseconds per BLOB {op}: {:.3}",
+        r.summary.time_per_op_ns.median / 1000.0
+    );
+    println!("Content {op} rate: {:.1} MB/s", r.summary.mb_per_sec.median);
+}
+
+/// What was run: target, operations, order, read path, transactions, cache.
+fn print_header(r: &RunResult, op: &str) {
     let p = &r.plan;
     let path = if r.plan.target.is_files() {
         "file".to_string()
@@ -51,6 +72,10 @@ pub fn print_run(r: &RunResult, stats: bool) {
         p.repeat,
         p.warmup
     );
+}
+
+/// The settings read back from the store and how writes reach the disk.
+fn print_settings(r: &RunResult) {
     if !r.store.settings.is_empty() {
         let s: Vec<String> = r
             .store
@@ -68,6 +93,10 @@ pub fn print_run(r: &RunResult, stats: bool) {
     if let Some(w) = &r.write_method {
         println!("writes: {w}");
     }
+}
+
+/// Time per operation, rate, MB/s and whole-run time over the repetitions.
+fn summary_table(r: &RunResult, op: &str) -> Table {
     let s = &r.summary;
     let mut t = Table::new(["", "median", "min", "max", "stddev"]);
     let row = |t: &mut Table, label: String, x: &Summary, cell: &dyn Fn(f64) -> String| {
@@ -90,7 +119,11 @@ pub fn print_run(r: &RunResult, stats: bool) {
         &s.whole_run_ns,
         &|v| format!("{:.4}", v / 1e9),
     );
-    print!("{}", t.render());
+    t
+}
+
+/// Latency percentiles, and where the last repetition's time went.
+fn print_latency(r: &RunResult, op: &str) {
     let l = &r.latency;
     println!(
         "latency per {op}: p50 {}  p90 {}  p99 {}  p99.9 {}  max {}  spikes >10x median: {}",
@@ -108,42 +141,33 @@ pub fn print_run(r: &RunResult, stats: bool) {
             human_duration_ns(rep.cpu_system_ns as f64),
             human_duration_ns(rep.commit_ns as f64),
             human_duration_ns(rep.checkpoint_ns as f64),
-            if p.exclude_checkpoint {
+            if r.plan.exclude_checkpoint {
                 " (excluded from the total)"
             } else {
                 ""
             }
         );
     }
-    println!("disk space: {}", human_bytes(r.space_bytes));
-    if stats {
-        for (i, rep) in r.repetitions.iter().enumerate() {
-            println!(
-                "repetition {}: {} ops in {}, open {}, close {}; read() calls {}, write() calls {}, bytes from storage {}, to storage {}",
-                i + 1,
-                rep.ops,
-                human_duration_ns(rep.elapsed_ns as f64),
-                human_duration_ns(rep.open_ns as f64),
-                human_duration_ns(rep.close_ns as f64),
-                rep.io.syscr,
-                rep.io.syscw,
-                rep.io.read_bytes,
-                rep.io.write_bytes
-            );
-            if !rep.engine.is_empty() {
-                let e: Vec<String> = rep.engine.iter().map(|(k, v)| format!("{k} {v}")).collect();
-                println!("  SQLite: {}", e.join(", "));
-            }
+}
+
+/// Each repetition's counters (`--stats`).
+fn print_repetitions(r: &RunResult) {
+    for (i, rep) in r.repetitions.iter().enumerate() {
+        println!(
+            "repetition {}: {} ops in {}, open {}, close {}; read() calls {}, write() calls {}, bytes from storage {}, to storage {}",
+            i + 1,
+            rep.ops,
+            human_duration_ns(rep.elapsed_ns as f64),
+            human_duration_ns(rep.open_ns as f64),
+            human_duration_ns(rep.close_ns as f64),
+            rep.io.syscr,
+            rep.io.syscw,
+            rep.io.read_bytes,
+            rep.io.write_bytes
+        );
+        if !rep.engine.is_empty() {
+            let e: Vec<String> = rep.engine.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            println!("  SQLite: {}", e.join(", "));
         }
     }
-    for n in &r.notes {
-        println!("note: {n}");
-    }
-    // kvtest's closing lines, so scripts that parse kvtest output parse ours.
-    let cap = if op == "write" { "write" } else { "read" };
-    println!(
-        "Microseconds per BLOB {cap}: {:.3}",
-        s.time_per_op_ns.median / 1000.0
-    );
-    println!("Content {cap} rate: {:.1} MB/s", s.mb_per_sec.median);
 }
