@@ -1,6 +1,7 @@
 //! Progress bars on stderr; hidden automatically when stderr is not a terminal.
-//! A bar shows its stage, what it is doing (the round and case), how far it
-//! is and the time left: counted down from the stage's expected time once
+//! A bar shows its stage, how far it is, the time left, and what it is doing
+//! (the round and case; the message is cut first on a narrow terminal). The
+//! time left is counted down from the stage's expected time once
 //! the library knows it ([`Progress::expect_remaining`]), else extrapolated
 //! from the units done.
 
@@ -12,13 +13,15 @@ use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 use crate::progress::Progress;
 
 /// Width of the bar itself, in characters.
-const BAR_WIDTH: usize = 24;
+const BAR_WIDTH: usize = 20;
 
-/// The seconds the rest of a stage was expected to take, and when that was
-/// said: the time left counts down from it between reports.
+/// What the work running now and the rest of the stage after it were
+/// expected to take, in seconds, and when that was said: the time left
+/// counts down through `current` between reports and holds at `after`.
 #[derive(Debug, Clone, Copy)]
 struct Expectation {
-    seconds: f64,
+    current: f64,
+    after: f64,
     at: Instant,
 }
 
@@ -31,7 +34,7 @@ fn read(shared: &Shared) -> Option<Expectation> {
 
 /// Seconds left now, and the share of the stage done (by time).
 fn by_time(e: Expectation, state: &ProgressState) -> (f64, f64) {
-    let left = (e.seconds - e.at.elapsed().as_secs_f64()).max(0.0);
+    let left = (e.current - e.at.elapsed().as_secs_f64()).max(0.0) + e.after;
     let done = state.elapsed().as_secs_f64();
     let fraction = if done + left > 0.0 {
         done / (done + left)
@@ -51,15 +54,15 @@ pub fn time_left(seconds: f64) -> String {
     }
 }
 
-/// A bar with blobbench's style: stage, message, bar, count or percent,
-/// and time left.
+/// A bar with blobbench's style: stage, bar, count or percent, time left
+/// and message.
 pub fn bar(len: u64, stage: &str) -> ProgressBar {
     styled(len, stage, Arc::new(Mutex::new(None)))
 }
 
 fn styled(len: u64, stage: &str, shared: Shared) -> ProgressBar {
     let (fill, done, left) = (shared.clone(), shared.clone(), shared);
-    let style = ProgressStyle::with_template("{prefix} {msg:34!} [{fill}] {done} {left}")
+    let style = ProgressStyle::with_template("{prefix} [{fill}] {done} {left:<11} {wide_msg}")
         .expect("valid template")
         .with_key(
             "fill",
@@ -140,10 +143,11 @@ impl Progress for Bars {
     fn advance(&self, n: u64) {
         self.with(|pb| pb.inc(n));
     }
-    fn expect_remaining(&self, seconds: f64) {
+    fn expect_remaining(&self, current: f64, after: f64) {
         // Set before drawing: the bar's keys take this lock to draw.
         *self.expected.lock().unwrap_or_else(|e| e.into_inner()) = Some(Expectation {
-            seconds,
+            current,
+            after,
             at: Instant::now(),
         });
         self.with(|pb| pb.tick());

@@ -258,10 +258,13 @@ pub fn run_rounds(
                     rounds,
                     cases[i].name
                 ));
+                if let Some((current, after)) = expected.next(i) {
+                    progress.expect_remaining(current, after);
+                }
                 let started = std::time::Instant::now();
                 let mut r = execute(&cases[i], &crate::progress::Silent)?;
                 progress.advance(cases[i].count.unwrap_or(0));
-                progress.expect_remaining(expected.record(i, started.elapsed()));
+                expected.record(i, started.elapsed());
                 r.name = format!("{} (round {})", r.name, round + 1);
                 results[i].push(r);
             }
