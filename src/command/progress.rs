@@ -34,8 +34,19 @@ fn read(shared: &Shared) -> Option<Expectation> {
 
 /// Seconds left now, and the share of the stage done (by time).
 fn by_time(e: Expectation, state: &ProgressState) -> (f64, f64) {
-    let left = (e.current - e.at.elapsed().as_secs_f64()).max(0.0) + e.after;
-    let done = state.elapsed().as_secs_f64();
+    time_share(
+        e.current,
+        e.after,
+        e.at.elapsed().as_secs_f64(),
+        state.elapsed().as_secs_f64(),
+    )
+}
+
+/// [`by_time`] on plain seconds: `since` the expectation was said, `done`
+/// since the stage started. A run that overruns `current` holds the time
+/// left at `after`, while the share done still grows with the time spent.
+fn time_share(current: f64, after: f64, since: f64, done: f64) -> (f64, f64) {
+    let left = (current - since).max(0.0) + after;
     let fraction = if done + left > 0.0 {
         done / (done + left)
     } else {
@@ -98,8 +109,11 @@ fn styled(len: u64, stage: &str, shared: Shared) -> ProgressBar {
     let pb = ProgressBar::new(len);
     pb.set_style(style);
     pb.set_prefix(stage.to_string());
-    // Redrawn twice a second, so the time left counts down during a long case.
-    pb.enable_steady_tick(Duration::from_millis(500));
+    // Redrawn twice a second, so the time left counts down during a long
+    // case; a hidden bar (stderr not a terminal) needs no ticking thread.
+    if !pb.is_hidden() {
+        pb.enable_steady_tick(Duration::from_millis(500));
+    }
     pb
 }
 
@@ -181,5 +195,14 @@ mod tests {
         assert_eq!(time_left(42.4), "42s left");
         assert_eq!(time_left(185.0), "3m 05s left");
         assert_eq!(time_left(3720.0), "1h 02m left");
+    }
+
+    #[test]
+    fn an_overrunning_run_holds_the_time_left_at_the_rest() {
+        // 2 s expected for this run, 8 s after it; 1 s in, 4 s into the stage.
+        assert_eq!(time_share(2.0, 8.0, 1.0, 4.0), (9.0, 4.0 / 13.0));
+        // 5 s in: the run overran, the rest is still 8 s away.
+        assert_eq!(time_share(2.0, 8.0, 5.0, 8.0), (8.0, 0.5));
+        assert_eq!(time_share(0.0, 0.0, 1.0, 0.0), (0.0, 1.0));
     }
 }
