@@ -127,8 +127,8 @@ pub fn write_keeping_earlier(
     time: fn(&Path) -> Option<SystemTime>,
 ) -> Result<()> {
     let mut written = WRITTEN.lock().unwrap_or_else(|e| e.into_inner());
-    let earlier = path.is_file() && !written.iter().any(|p| p == path);
-    if !earlier {
+    let ours = written.iter().any(|p| p == path);
+    if ours || !path.is_file() {
         write_atomically(path, bytes)?;
     } else {
         let tmp = write_temporary(path, bytes)?;
@@ -139,7 +139,7 @@ pub fn write_keeping_earlier(
         std::fs::rename(&tmp, path).map_err(|e| Error::io("cannot rename to", path, e))?;
         eprintln!("kept the earlier {what} as {}", kept.display());
     }
-    if !written.iter().any(|p| p == path) {
+    if !ours {
         written.push(path.to_path_buf());
     }
     Ok(())
