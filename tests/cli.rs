@@ -590,3 +590,112 @@ fn export_destination_is_a_target() {
     );
     assert_eq!(std::fs::read(d.join("photos/cat.jpg")).unwrap(), b"meow");
 }
+
+/// The files in a folder, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// A second `quick` in the same folder keeps the first's result and report
+/// beside the new ones, named by the time the first finished, and says so
+/// on stderr; the first run, with nothing to replace, keeps nothing.
+#[test]
+fn a_second_quick_keeps_the_first_result_by_its_time() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let args = [
+        "quick",
+        "--count",
+        "100",
+        "--size",
+        "1k",
+        "--variance",
+        "0",
+        "--rounds",
+        "1",
+        "--dir",
+        "data",
+    ];
+    let first = common::run(d, &args);
+    assert!(first.status.success(), "{first:?}");
+    assert!(!String::from_utf8_lossy(&first.stderr).contains("kept the earlier"));
+    assert_eq!(listing(d), ["data", "quick.json", "report.html"]);
+    let first_json = std::fs::read(d.join("quick.json")).unwrap();
+    let first_html = std::fs::read(d.join("report.html")).unwrap();
+    let finished = json(&d.join("quick.json"))["finished_at"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // The environment covers the whole command: captured at its start,
+    // finished before the result was written.
+    let env = blobbench::result::load(&d.join("quick.json"))
+        .unwrap()
+        .environment;
+    if Path::new("/proc/loadavg").exists() {
+        assert!(env.load_average_start.is_some() && env.load_average_end.is_some());
+    }
+    if Path::new("/proc/stat").exists() {
+        assert!(env.cpu_steal_percent.is_some(), "{env:?}");
+    }
+
+    let second = common::run(d, &args);
+    assert!(second.status.success(), "{second:?}");
+    let err = String::from_utf8_lossy(&second.stderr);
+    // "2026-11-22T10:41:05Z" -> quick.2026-11-22T10-41-05.json
+    let stamp = finished.trim_end_matches('Z').replace(':', "-");
+    let kept = format!("quick.{stamp}.json");
+    assert!(
+        err.contains(&format!("kept the earlier result as {kept}")),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(d.join(&kept)).unwrap(), first_json);
+    let names = listing(d);
+    let kept_html = names
+        .iter()
+        .find(|n| n.starts_with("report.") && *n != "report.html")
+        .unwrap_or_else(|| panic!("no earlier report kept: {names:?}"));
+    assert!(
+        err.contains(&format!("kept the earlier report as {kept_html}")),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(d.join(kept_html)).unwrap(), first_html);
+    assert_eq!(names.len(), 5, "{names:?}");
+    assert_ne!(std::fs::read(d.join("quick.json")).unwrap(), first_json);
+}
+
+/// A sweep rewrites its result after every run: those are its own saves,
+/// so nothing is kept beside it.
+#[test]
+fn a_sweeps_own_saves_keep_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let out = common::run(
+        d,
+        &[
+            "sweep",
+            "--param",
+            "page_size=4096,8192",
+            "--workload",
+            "insert:200:1",
+            "--rounds",
+            "2",
+            "--dir",
+            "data",
+            "--json",
+            "s.json",
+        ],
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("kept the earlier"));
+    assert_eq!(listing(d), ["data", "s.json"]);
+    let records = json(&d.join("s.json"))["tables"]["sweep"]["records"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(records, 4);
+}

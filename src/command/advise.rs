@@ -41,6 +41,7 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
         )
     );
     let mut doc = calibration.run(&Bars::new())?;
+    crate::command::output::finish_environment(&mut doc.environment);
     if let Tables::Advise(t) = &doc.tables {
         print!("{}", terminal::outcome(&t.advise));
     }

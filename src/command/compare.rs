@@ -20,6 +20,9 @@ pub fn run(args: &CompareArgs) -> Result<()> {
     if let Some(j) = &args.json {
         crate::command::output::check_result_target(j)?;
     }
+    // Nothing is measured here, so a busy machine is not worth a warning;
+    // the record still covers the command, as every result's does.
+    let mut environment = crate::store::capture_environment(None);
     let before = crate::result::load(&args.before)?;
     let after = crate::result::load(&args.after)?;
     let c = compare(&before, &after, args.threshold / 100.0);
@@ -51,9 +54,10 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         .filter(|x| x.verdict == Verdict::Worse)
         .count();
     if let Some(j) = &args.json {
+        environment.finish();
         let mut doc = ResultDocument::new(
             "compare",
-            crate::store::capture_environment(None),
+            environment,
             Tables::Compare(CompareTables {
                 compare: c,
                 before: args.before.display().to_string(),

@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::result::Tables;
 use crate::suite::fasterthanfs::FasterThanFsOptions;
 
-use super::output::{check_outputs, write_result_with_report};
+use super::output::{check_outputs, finish_environment, write_result_with_report};
 use super::progress::Bars;
 
 /// Runs `suite fasterthanfs`: checks the options and destinations,
@@ -14,6 +14,7 @@ use super::progress::Bars;
 pub fn run(args: &FasterThanFsArgs) -> Result<()> {
     let options = options(args)?;
     let mut doc = crate::suite::fasterthanfs::run(&options, &Bars::new())?;
+    finish_environment(&mut doc.environment);
     if let Tables::FasterThanFs(t) = &doc.tables {
         print!("{}", crate::report::terminal::fasterthanfs::render(&doc, t));
     }

@@ -16,6 +16,7 @@ pub fn run(args: &HttpSuiteArgs) -> Result<()> {
     let options = options(args)?;
     crate::command::output::check_outputs(&args.json, args.report.as_deref())?;
     let mut doc = crate::suite::http::run(&options, &Bars::new())?;
+    crate::command::output::finish_environment(&mut doc.environment);
     if let Tables::Http(t) = &doc.tables {
         print!("{}", terminal::http::render(t));
     }

@@ -39,8 +39,11 @@ pub fn run(args: &InitArgs) -> Result<()> {
     if let Some(j) = &args.json {
         crate::command::output::check_result_target(j)?;
     }
+    // Captured before the load, so its load average and CPU steal cover it.
+    let mut environment = crate::store::capture_environment(target.data_path());
     let (store, load_ns) =
         crate::store::create_dataset(&target, &spec, &super::progress::Bars::new())?;
+    crate::command::output::finish_environment(&mut environment);
     let bytes = spec.total_bytes();
     let space = store.space_used()?;
     println!(
@@ -62,11 +65,7 @@ pub fn run(args: &InitArgs) -> Result<()> {
                 load_ns,
             },
         };
-        let mut doc = ResultDocument::new(
-            "init",
-            crate::store::capture_environment(target.data_path()),
-            crate::result::Tables::Init(tables),
-        );
+        let mut doc = ResultDocument::new("init", environment, crate::result::Tables::Init(tables));
         crate::command::output::write_result(&mut doc, path)?;
     }
     Ok(())

@@ -10,7 +10,7 @@ use crate::suite::internal_external::InternalExternalOptions;
 use crate::target::parse_page_size;
 use crate::units::parse_number;
 
-use super::output::{check_outputs, write_result_with_report};
+use super::output::{check_outputs, finish_environment, write_result_with_report};
 use super::progress::Bars;
 
 /// Runs `suite internal-external`: checks the options and destinations,
@@ -19,6 +19,7 @@ pub fn run(args: &InternalExternalArgs) -> Result<()> {
     let options = options(args)?;
     check_outputs(&args.json, args.report.as_deref())?;
     let mut doc = crate::suite::internal_external::run(&options, &Bars::new())?;
+    finish_environment(&mut doc.environment);
     if let Tables::InternalExternal(t) = &doc.tables {
         // Colors only for a person at a terminal who has not opted out.
         let colors = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();

@@ -96,6 +96,9 @@ pub fn run(args: &LoadArgs) -> Result<()> {
     } else {
         Order::Random
     };
+    // Captured before the first request, so its load average and CPU steal
+    // cover the load (the client competes for the same CPUs as the server).
+    let mut environment = crate::store::capture_environment(None);
     let bars = Bars::new();
     let mut results = Vec::new();
     for &c in &levels {
@@ -114,6 +117,7 @@ pub fn run(args: &LoadArgs) -> Result<()> {
         bars.finish();
         results.push(r);
     }
+    crate::command::output::finish_environment(&mut environment);
     let tables = LoadTables {
         levels: results,
         urls: urls.len(),
@@ -165,11 +169,7 @@ pub fn run(args: &LoadArgs) -> Result<()> {
         })
         .collect();
     if let Some(j) = &args.json {
-        let mut doc = ResultDocument::new(
-            "load",
-            crate::store::capture_environment(None),
-            Tables::Load(tables),
-        );
+        let mut doc = ResultDocument::new("load", environment, Tables::Load(tables));
         crate::command::output::write_result(&mut doc, j)?;
         println!("result written to {}", j.display());
     }

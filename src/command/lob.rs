@@ -3,7 +3,7 @@
 //! the suite's tables and writes its result (and report).
 
 use crate::cli::LobArgs;
-use crate::command::output::{check_outputs, write_result_with_report};
+use crate::command::output::{check_outputs, finish_environment, write_result_with_report};
 use crate::command::progress::Bars;
 use crate::error::{Error, Result};
 use crate::report::terminal;
@@ -17,6 +17,7 @@ use crate::units::parse_number;
 pub fn run(args: &LobArgs) -> Result<()> {
     let options = options(args)?;
     let mut doc = lob::run(&options, &Bars::new())?;
+    finish_environment(&mut doc.environment);
     if let Tables::Lob(t) = &doc.tables {
         print!("{}", terminal::lob::render(t));
     }

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::result::Tables;
 use crate::suite::quick::QuickOptions;
 
-use super::output::{check_outputs, write_result_with_report};
+use super::output::{check_outputs, finish_environment, write_result_with_report};
 use super::progress::Bars;
 
 /// Runs `quick`: checks the options and destinations, measures, prints the
@@ -26,6 +26,7 @@ pub fn run(args: &QuickArgs) -> Result<()> {
         rounds: args.rounds,
     };
     let mut doc = crate::suite::quick::run(&options, &Bars::new())?;
+    finish_environment(&mut doc.environment);
     if let Tables::Quick(t) = &doc.tables {
         print!("{}", crate::report::terminal::quick::render(&doc, t));
     }

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use crate::cli::SweepArgs;
-use crate::command::output::{check_outputs, write_result, write_result_with_report};
+use crate::command::output::{check_outputs, warn_if_busy, write_result, write_result_with_report};
 use crate::command::progress::Bars;
 use crate::error::{Error, Result};
 use crate::report::terminal;
@@ -24,8 +24,14 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     } else {
         Vec::new()
     };
-    let mut save = |doc: &mut ResultDocument| write_result(doc, &args.json);
+    // Every save records the load and CPU steal up to then: a sweep
+    // interrupted after hours still says how busy the machine was.
+    let mut save = |doc: &mut ResultDocument| {
+        doc.environment.finish();
+        write_result(doc, &args.json)
+    };
     let mut doc = sweep::run(&options, earlier, &Bars::new(), &mut save)?;
+    warn_if_busy(&doc.environment);
     if args.report.is_some() {
         // The document as saved last, with the report drawn from it.
         write_result_with_report(&mut doc, &args.json, args.report.as_deref())?;

@@ -242,6 +242,8 @@ pub fn run_rounds(
         .sum::<u64>()
         * rounds;
     progress.start(label, total_ops);
+    let units = cases.iter().map(|c| c.count.unwrap_or(0));
+    let mut expected = crate::progress::Expected::rounds(units, groups, rounds);
     let mut results: Vec<Vec<RunResult>> = (0..cases.len()).map(|_| Vec::new()).collect();
     for round in 0..rounds {
         for (g, group) in groups.iter().enumerate() {
@@ -256,8 +258,13 @@ pub fn run_rounds(
                     rounds,
                     cases[i].name
                 ));
+                if let Some((current, after)) = expected.next(i) {
+                    progress.expect_remaining(current, after);
+                }
+                let started = std::time::Instant::now();
                 let mut r = execute(&cases[i], &crate::progress::Silent)?;
                 progress.advance(cases[i].count.unwrap_or(0));
+                expected.record(i, started.elapsed());
                 r.name = format!("{} (round {})", r.name, round + 1);
                 results[i].push(r);
             }

@@ -118,6 +118,7 @@ fn run_in(
     work: &WorkDir,
     progress: &dyn Progress,
 ) -> Result<ResultDocument> {
+    let environment = crate::store::capture_environment(Some(&work.path));
     let layouts = ThreeLayouts::create(
         work,
         "fasterthanfs",
@@ -132,7 +133,7 @@ fn run_in(
     let grid = grid(&layouts, options, mmap);
     let mut doc = ResultDocument::new(
         "suite fasterthanfs",
-        crate::store::capture_environment(Some(&work.path)),
+        environment,
         Tables::Other(serde_json::Value::Null),
     );
     let db = &layouts.db;

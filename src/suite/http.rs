@@ -126,6 +126,7 @@ fn run_in(
     dir: &Path,
     progress: &dyn Progress,
 ) -> Result<ResultDocument> {
+    let environment = store::capture_environment(Some(&work.path));
     let spec = &options.dataset;
     progress.note(&format!(
         "blobbench suite http: {} blobs of {} +/- {} bytes ({}) in {}",
@@ -162,7 +163,7 @@ fn run_in(
     };
     Ok(ResultDocument::new(
         "suite http",
-        store::capture_environment(Some(&work.path)),
+        environment,
         Tables::Http(tables),
     ))
 }

@@ -224,6 +224,7 @@ fn apply_logging(target: &mut Target, durable: bool) {
 /// Runs the suite: every reachable system at every size; returns the result.
 pub fn run(options: &LobOptions, progress: &dyn Progress) -> Result<ResultDocument> {
     let work = WorkDir::new(options.dir.as_deref(), options.keep, "blobbench-lob-")?;
+    let environment = store::capture_environment(Some(&work.path));
     let entries: Vec<std::path::PathBuf> =
         options.local.iter().map(|l| work.join(&l.entry)).collect();
     let mut systems: Vec<System> = options
@@ -263,7 +264,7 @@ pub fn run(options: &LobOptions, progress: &dyn Progress) -> Result<ResultDocume
     tables.cold = options.cold;
     Ok(ResultDocument::new(
         "suite lob",
-        store::capture_environment(Some(&work.path)),
+        environment,
         Tables::Lob(tables),
     ))
 }

@@ -92,16 +92,13 @@ fn run_in(
     work: &WorkDir,
     progress: &dyn Progress,
 ) -> Result<ResultDocument> {
+    let environment = crate::store::capture_environment(Some(&work.path));
     let spec = &options.spec;
     let layouts = ThreeLayouts::create(work, "quick", spec, "blobbench quick", progress)?;
     let mut cases = read_cases(&layouts, spec.count);
     let read_cases = cases.len();
     cases.extend(update_cases(&layouts, spec.count));
-    let mut doc = ResultDocument::new(
-        "quick",
-        crate::store::capture_environment(Some(&work.path)),
-        Tables::Other(serde_json::Value::Null),
-    );
+    let mut doc = ResultDocument::new("quick", environment, Tables::Other(serde_json::Value::Null));
     // Reads first (updates change the database's journal mode), each group
     // in alternating order.
     let plans: Vec<RunPlan> = cases.iter().map(|c| c.plan.clone()).collect();
