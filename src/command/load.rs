@@ -47,42 +47,8 @@ fn levels(text: &str) -> Result<Vec<usize>> {
 pub fn run(args: &LoadArgs) -> Result<()> {
     let urls = read_urls(args)?;
     let levels = levels(&args.concurrency)?;
-    if args.duration.is_some() && args.requests.is_some() {
-        return Err(Error::usage(
-            "-t and -n: give a duration or a request count, not both",
-        ));
-    }
-    if args.requests == Some(0) {
-        return Err(Error::usage("-n must be at least 1"));
-    }
-    if let Some(r) = args.rate
-        && !(r > 0.0 && r.is_finite())
-    {
-        return Err(Error::usage(format!(
-            "--rate {r}: requests per second must be positive"
-        )));
-    }
-    let duration = match (args.duration, args.requests) {
-        (Some(d), _) => Some(*d),
-        (None, None) => Some(Duration::from_secs(10)),
-        (None, Some(_)) => None,
-    };
-    let verify = match &args.verify {
-        Some(t) => {
-            let target = Target::parse(t)?;
-            let mut s = store::open(&target, Access::ReadOnly)?;
-            let spec = s.catalog()?.manifest.and_then(|m| m.spec);
-            match spec {
-                Some(spec) => Some(spec),
-                None => {
-                    return Err(Error::usage(format!(
-                        "--verify {t}: no blobbench manifest there, so the content cannot be recomputed"
-                    )));
-                }
-            }
-        }
-        None => None,
-    };
+    let duration = duration_of(args)?;
+    let verify = verify_spec(args)?;
     if let Some(j) = &args.json {
         crate::command::output::check_result_target(j)?;
     }
@@ -124,9 +90,67 @@ pub fn run(args: &LoadArgs) -> Result<()> {
         order,
         rate: args.rate,
     };
+    print_tables(args, &tables, duration, verify.is_some());
+    let errors: u64 = tables.levels.iter().map(|r| r.errors.total()).sum();
+    let warnings = rate_warnings(&tables);
+    if let Some(j) = &args.json {
+        let mut doc = ResultDocument::new("load", environment, Tables::Load(tables));
+        crate::command::output::write_result(&mut doc, j)?;
+        println!("result written to {}", j.display());
+    }
+    if errors > 0 {
+        eprintln!("blobbench: {errors} requests failed (see the errors column)");
+    }
+    for w in warnings {
+        eprintln!("blobbench: warning: {w}");
+    }
+    Ok(())
+}
+
+/// Each level's duration (None: a request count), checking -t, -n and --rate.
+fn duration_of(args: &LoadArgs) -> Result<Option<Duration>> {
+    if args.duration.is_some() && args.requests.is_some() {
+        return Err(Error::usage(
+            "-t and -n: give a duration or a request count, not both",
+        ));
+    }
+    if args.requests == Some(0) {
+        return Err(Error::usage("-n must be at least 1"));
+    }
+    if let Some(r) = args.rate
+        && !(r > 0.0 && r.is_finite())
+    {
+        return Err(Error::usage(format!(
+            "--rate {r}: requests per second must be positive"
+        )));
+    }
+    Ok(match (args.duration, args.requests) {
+        (Some(d), _) => Some(*d),
+        (None, None) => Some(Duration::from_secs(10)),
+        (None, Some(_)) => None,
+    })
+}
+
+/// The dataset `--verify` names, whose content blobbench can recompute.
+fn verify_spec(args: &LoadArgs) -> Result<Option<crate::dataset::DatasetSpec>> {
+    let Some(t) = &args.verify else {
+        return Ok(None);
+    };
+    let target = Target::parse(t)?;
+    let mut s = store::open(&target, Access::ReadOnly)?;
+    match s.catalog()?.manifest.and_then(|m| m.spec) {
+        Some(spec) => Ok(Some(spec)),
+        None => Err(Error::usage(format!(
+            "--verify {t}: no blobbench manifest there, so the content cannot be recomputed"
+        ))),
+    }
+}
+
+/// The header, the levels table, the open-loop schedule and error bursts.
+fn print_tables(args: &LoadArgs, tables: &LoadTables, duration: Option<Duration>, verified: bool) {
     println!(
         "blobbench load: {} URL(s), {} order, {}{}",
-        urls.len(),
+        tables.urls,
         args.order,
         match (duration, args.requests) {
             (Some(d), _) => format!("{} per level", humantime::format_duration(d)),
@@ -138,8 +162,8 @@ pub fn run(args: &LoadArgs) -> Result<()> {
             None => ", closed loop".into(),
         }
     );
-    print!("{}", terminal::load::levels(&tables).render());
-    if let Some(t) = terminal::load::schedule(&tables) {
+    print!("{}", terminal::load::levels(tables).render());
+    if let Some(t) = terminal::load::schedule(tables) {
         println!(
             "open loop: lag = actual send - intended start (the generator's own lateness); \
              service = send to response; the table above counts from the intended start"
@@ -153,31 +177,22 @@ pub fn run(args: &LoadArgs) -> Result<()> {
     {
         println!("errors over time: {line}");
     }
-    if verify.is_some() {
+    if verified {
         println!(
             "every response checked byte for byte against {}",
             args.verify.as_deref().unwrap_or("")
         );
     }
-    let errors: u64 = tables.levels.iter().map(|r| r.errors.total()).sum();
-    let warnings: Vec<String> = tables
+}
+
+/// The levels whose open loop fell behind its target rate.
+fn rate_warnings(tables: &LoadTables) -> Vec<String> {
+    tables
         .levels
         .iter()
         .filter_map(|r| {
             let w = r.open_loop.as_ref()?.warning.as_ref()?;
             Some(format!("-c {}: {w}", r.concurrency))
         })
-        .collect();
-    if let Some(j) = &args.json {
-        let mut doc = ResultDocument::new("load", environment, Tables::Load(tables));
-        crate::command::output::write_result(&mut doc, j)?;
-        println!("result written to {}", j.display());
-    }
-    if errors > 0 {
-        eprintln!("blobbench: {errors} requests failed (see the errors column)");
-    }
-    for w in warnings {
-        eprintln!("blobbench: warning: {w}");
-    }
-    Ok(())
+        .collect()
 }
