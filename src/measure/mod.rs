@@ -3,6 +3,7 @@
 
 pub mod cache;
 pub mod cpu;
+pub mod estimate;
 pub mod environment;
 pub mod io;
 pub mod latency;
