@@ -332,7 +332,8 @@ mod tests {
         let (trials, n) = (300, 15);
         let mut hits = 0;
         for t in 0..trials {
-            let mut noise = || (rng.random::<f64>() - 0.5) * 0.4 + (rng.random::<f64>() - 0.5) * 0.4;
+            let mut noise =
+                || (rng.random::<f64>() - 0.5) * 0.4 + (rng.random::<f64>() - 0.5) * 0.4;
             let db: Vec<f64> = (0..n).map(|i| 100.0 * (1.0 + i as f64 * 0.1)).collect();
             let files: Vec<f64> = db.iter().map(|d| d * truth * noise().exp()).collect();
             if paired_ratio(&files, &db, t).contains(truth) {
@@ -358,7 +359,11 @@ mod tests {
         assert_eq!(e(0.74, 1.0).format_ratio(), "1.00x [0.74-1.00] ~");
         assert!(!Estimate::point(1.0, 1).noisy());
         let notes = notes(&[e(0.5, 2.0)]);
-        assert!(notes.iter().any(|l| l.contains("--rounds") && l.contains("--dir")));
+        assert!(
+            notes
+                .iter()
+                .any(|l| l.contains("--rounds") && l.contains("--dir"))
+        );
         assert!(notes.iter().any(|l| l.contains("bootstrap")));
     }
 

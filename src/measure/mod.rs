@@ -3,8 +3,8 @@
 
 pub mod cache;
 pub mod cpu;
-pub mod estimate;
 pub mod environment;
+pub mod estimate;
 pub mod io;
 pub mod latency;
 pub mod significance;
