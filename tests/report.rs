@@ -568,3 +568,49 @@ fn the_report_renders_in_a_browser() {
         assert!(header > 1000, "{name}: the header bar is drawn");
     }
 }
+
+/// Results written before intervals still print in the terminal: their
+/// figures alone (no interval to show, and none invented), no spread column.
+#[test]
+fn results_without_intervals_print_their_figures_alone() {
+    use blobbench::report::terminal;
+    use blobbench::result::{self, Tables};
+    let load = |name: &str| {
+        result::load(std::path::Path::new(&format!(
+            "tests/fixtures/results/{name}.json"
+        )))
+        .expect("load")
+    };
+    let doc = load("quick");
+    let Tables::Quick(t) = &doc.tables else {
+        panic!("quick tables")
+    };
+    let out = terminal::quick::render(&doc, t);
+    let r = &t.quick[0];
+    assert!(out.contains(&format!("{:.2}x", r.dir_over_db)), "{out}");
+    assert!(!out.contains("x ["), "no interval invented: {out}");
+    assert!(!out.contains("spread"), "{out}");
+    let doc = load("fasterthanfs");
+    let Tables::FasterThanFs(t) = &doc.tables else {
+        panic!("fasterthanfs tables")
+    };
+    let out = terminal::fasterthanfs::render(&doc, t);
+    assert!(!out.contains("x ["), "{out}");
+    // The stored verdicts are printed as they were judged.
+    for row in &t.fasterthanfs {
+        assert!(out.contains(row.verdict().as_str()), "{out}");
+    }
+    // internal-external kept its rounds: the interval is recomputed from them.
+    let doc = load("internal-external");
+    let Tables::InternalExternal(t) = &doc.tables else {
+        panic!("internal-external tables")
+    };
+    let out = terminal::internal_external::render(&doc, t, false);
+    assert!(out.contains("x ["), "{out}");
+    let doc = load("advise");
+    let Tables::Advise(t) = &doc.tables else {
+        panic!("advise tables")
+    };
+    let out = terminal::advise::outcome(&t.advise);
+    assert!(out.contains("expected time per operation"), "{out}");
+}

@@ -53,7 +53,14 @@ fn fasterthanfs_measures_every_chart_and_judges_each_claim() {
     for r in rows {
         let verdict = r["verdict"].as_str().unwrap();
         assert!(
-            ["confirmed", "db ahead, by less", "not confirmed", "-"].contains(&verdict),
+            [
+                "confirmed",
+                "db ahead, by less",
+                "not confirmed",
+                "inconclusive",
+                "-"
+            ]
+            .contains(&verdict),
             "{r}"
         );
         let ratio = r["dir_over_db"]["median"]
@@ -61,7 +68,31 @@ fn fasterthanfs_measures_every_chart_and_judges_each_claim() {
             .or_else(|| r["dir_over_db"].as_f64())
             .unwrap();
         assert!(ratio.is_finite() && ratio > 0.0, "{r}");
+        // Timed rows keep the paired ratio with its bounds, n and method.
+        if let Some(e) = r["dir_over_db"].get("estimate") {
+            assert_eq!(e["n"], 2, "{r}");
+            assert_eq!(e["method"], "paired-log-bootstrap", "{r}");
+            assert!(e["low"].as_f64().unwrap() <= e["value"].as_f64().unwrap());
+            assert!(e["value"].as_f64().unwrap() <= e["high"].as_f64().unwrap());
+            assert_eq!(e["value"], r["dir_over_db"]["median"], "{r}");
+        }
     }
+    assert!(
+        rows.iter()
+            .filter(|r| r["dir_over_db"].get("estimate").is_some())
+            .count()
+            >= 15
+    );
+    // Every ratio printed with its interval; the spread column is gone.
+    assert!(
+        regex_like_ratio(&out),
+        "no ratio printed as 1.52x [1.30-1.68]:\n{out}"
+    );
+    assert!(!out.contains("spread"), "{out}");
+    assert!(
+        out.contains("inconclusive (an interval straddles the claim)"),
+        "{out}"
+    );
     // 8 read cases + 5 database and 12 file write cases, 2 rounds each.
     assert_eq!(doc["runs"].as_array().unwrap().len(), 50);
     let updates = doc["runs"]
@@ -136,6 +167,7 @@ fn internal_external_fills_the_matrix_and_derives_rules() {
     assert!(out.contains("this machine"), "{out}");
     assert!(out.contains("the study (2011"), "{out}");
     assert!(out.contains("best page size for blob reads:"), "{out}");
+    assert!(regex_like_ratio(&out), "{out}");
     let doc = json(&d.join("ie.json"));
     let cells = doc["tables"]["internal_external"].as_array().unwrap();
     assert_eq!(cells.len(), 6);
@@ -143,6 +175,8 @@ fn internal_external_fills_the_matrix_and_derives_rules() {
         assert_eq!(c["internal_ns_per_read"].as_array().unwrap().len(), 2);
         let r = c["external_over_internal"].as_f64().unwrap();
         assert!(r.is_finite() && r > 0.0, "{c}");
+        assert_eq!(c["ratio"]["value"].as_f64().unwrap(), r, "{c}");
+        assert_eq!(c["ratio"]["method"], "paired-log-bootstrap", "{c}");
         // count = total / size
         let expected = 2_000_000 / c["blob_size"].as_u64().unwrap();
         assert_eq!(c["count"].as_u64().unwrap(), expected);
@@ -175,6 +209,67 @@ fn internal_external_fills_the_matrix_and_derives_rules() {
     }
     let r = cell_4096_10k["external_over_internal"].as_f64().unwrap();
     assert!(m.contains(&format!(">{r:.2}<")), "{r:.2} not drawn: {m}");
+}
+
+/// Whether `out` holds a ratio with its interval: `1.52x [1.30-1.68]`.
+fn regex_like_ratio(out: &str) -> bool {
+    out.split("x [").skip(1).any(|rest| {
+        let Some(end) = rest.find(']') else {
+            return false;
+        };
+        let bounds: Vec<&str> = rest[..end].split('-').collect();
+        bounds.len() == 2 && bounds.iter().all(|b| b.parse::<f64>().is_ok())
+    })
+}
+
+#[test]
+fn quick_prints_every_ratio_with_its_interval() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let out = ok(
+        d,
+        &[
+            "quick", "--count", "300", "--size", "4k", "--rounds", "3", "--dir", "data", "--json",
+            "q.json",
+        ],
+    );
+    assert!(regex_like_ratio(&out), "{out}");
+    assert!(!out.contains("spread"), "{out}");
+    // 3 rounds: too few for an order-statistic interval, and it says so.
+    assert!(out.contains("interval is by bootstrap"), "{out}");
+    // Each of the 6 rows: two ratios with intervals.
+    let ratios = out
+        .lines()
+        .filter(|l| l.matches("x [").count() == 2)
+        .count();
+    assert_eq!(ratios, 6, "{out}");
+    let doc = json(&d.join("q.json"));
+    for r in doc["tables"]["quick"].as_array().unwrap() {
+        let e = &r["estimates"];
+        assert_eq!(e["dir_over_db"]["value"], r["dir_over_db"], "{r}");
+        assert_eq!(e["dir_over_db"]["method"], "paired-log-bootstrap", "{r}");
+        assert_eq!(e["db_ns_per_op"]["method"], "bootstrap", "{r}");
+        assert_eq!(e["db_ns_per_op"]["n"], 3, "{r}");
+        assert!(r.get("spread_pct").is_none(), "{r}");
+    }
+    // Markdown and CSV print the same `x [lo-hi]` form.
+    ok(
+        d,
+        &[
+            "report",
+            "q.json",
+            "-o",
+            "r.html",
+            "--markdown",
+            "q.md",
+            "--csv",
+            "csv",
+        ],
+    );
+    let md = std::fs::read_to_string(d.join("q.md")).unwrap();
+    assert!(regex_like_ratio(&md), "{md}");
+    let csv = std::fs::read_to_string(d.join("csv/1-quick-quick.csv")).unwrap();
+    assert!(regex_like_ratio(&csv), "{csv}");
 }
 
 #[test]

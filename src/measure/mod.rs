@@ -4,6 +4,7 @@
 pub mod cache;
 pub mod cpu;
 pub mod environment;
+pub mod estimate;
 pub mod io;
 pub mod latency;
 pub mod significance;

@@ -7,6 +7,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::measure::estimate::{Estimate, median_estimate, paired_ratio};
 use crate::measure::stats::summarize;
 
 /// The kind-specific part of an `advise` result.
@@ -237,7 +238,7 @@ impl PointResult {
     }
 }
 
-/// A figure over rounds: median and range.
+/// A figure over rounds: median, range and its 95% interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Spread {
     /// Median over rounds.
@@ -246,17 +247,49 @@ pub struct Spread {
     pub min: f64,
     /// Largest round.
     pub max: f64,
+    /// The median with its 95% interval (absent in results written before
+    /// intervals).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Estimate>,
 }
 
+/// The bootstrap seed of advise's figures: fixed, so a result reproduces.
+const SEED: u64 = 0xad;
+
 impl Spread {
-    /// The spread of per-round values.
+    /// Per-round values (times): the median with its order-statistic or
+    /// bootstrap interval.
     pub fn of(v: &[f64]) -> Spread {
+        Self::with(v, median_estimate(v, SEED))
+    }
+
+    /// Per-round paired ratios (same round on both sides): their median with
+    /// a bootstrap interval of their logs.
+    pub fn of_ratios(v: &[f64]) -> Spread {
+        Self::with(v, paired_ratio(v, &vec![1.0; v.len()], SEED))
+    }
+
+    fn with(v: &[f64], e: Estimate) -> Spread {
         let s = summarize(v);
         Spread {
-            median: s.median,
+            median: e.value,
             min: s.min,
             max: s.max,
+            interval: Some(e),
         }
+    }
+
+    /// The figure with its interval; for an older result the median alone
+    /// over `rounds`.
+    pub fn estimate(&self, rounds: u64) -> Estimate {
+        self.interval
+            .unwrap_or_else(|| Estimate::point(self.median, rounds as usize))
+    }
+
+    /// Whether the interval contains 1.00: as a ratio, within noise.
+    pub fn within_noise(&self) -> bool {
+        self.interval
+            .is_some_and(|e| e.has_interval() && e.contains(1.0))
     }
 }
 
@@ -312,6 +345,10 @@ pub struct Decision {
     pub speedup_vs: Vec<(String, Spread)>,
     /// Bytes on disk per blob, recommendation first, then the alternatives.
     pub disk_per_blob: Vec<(String, f64)>,
+    /// Where the fastest placement could not be told from a simpler one
+    /// (its interval contains 1.00): what was compared and what was kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub within_noise: Vec<String>,
 }
 
 /// WAL against a rollback journal for writes at one size.

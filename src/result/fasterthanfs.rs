@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::dataset::DatasetSpec;
+use crate::measure::estimate::{Estimate, Side};
 pub use crate::result::quick::SpaceBytes;
 
 /// The kind-specific part of a `suite fasterthanfs` result.
@@ -24,9 +25,31 @@ pub struct FasterThanFsTables {
     pub mmap_size: u64,
 }
 
+impl FasterThanFsTables {
+    /// Every timed figure of the table (ratios and times), for the notes
+    /// printed under it.
+    pub fn estimates(&self) -> Vec<Estimate> {
+        let mut out = Vec::new();
+        for row in &self.fasterthanfs {
+            if let FasterThanFsRow::Timed(r) = row {
+                for ratio in [&r.dir_over_db, &r.tree_over_db] {
+                    out.extend([
+                        ratio.ratio(self.rounds),
+                        ratio.numerator(self.rounds),
+                        ratio.denominator(self.rounds),
+                    ]);
+                }
+            }
+        }
+        out
+    }
+}
+
 /// A row of the table: a timed comparison, or the disk space.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(untagged)]
+// A table of some 17 rows: boxing the larger variant would save nothing that matters.
+#[allow(clippy::large_enum_variant)]
 pub enum FasterThanFsRow {
     /// A database case against a file case, ratios over rounds.
     Timed(TimedRow),
@@ -79,7 +102,7 @@ pub struct TimedRow {
     pub dir_over_db: Ratio,
     /// Tree time / database time.
     pub tree_over_db: Ratio,
-    /// The claim judged against the less favourable of the two ratios.
+    /// The claim judged against both ratios' intervals.
     pub verdict: Verdict,
 }
 
@@ -114,12 +137,35 @@ pub struct Ratio {
     pub numerator_ns: f64,
     /// Median of the denominator's times (ns).
     pub denominator_ns: f64,
+    /// The paired ratio with its 95% interval (absent in results written
+    /// before intervals).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<Estimate>,
+    /// The numerator's time (ns) with its interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub numerator: Option<Estimate>,
+    /// The denominator's time (ns) with its interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub denominator: Option<Estimate>,
 }
 
 impl Ratio {
-    /// Half the range across rounds, in percent of the median.
-    pub fn spread_pct(&self) -> f64 {
-        (self.max - self.min) / self.median / 2.0 * 100.0
+    /// The ratio with its interval; for an older result the median alone.
+    pub fn ratio(&self, rounds: u64) -> Estimate {
+        self.estimate
+            .unwrap_or_else(|| Estimate::point(self.median, rounds as usize))
+    }
+
+    /// The numerator's time (ns); for an older result the median alone.
+    pub fn numerator(&self, rounds: u64) -> Estimate {
+        self.numerator
+            .unwrap_or_else(|| Estimate::point(self.numerator_ns, rounds as usize))
+    }
+
+    /// The denominator's time (ns); for an older result the median alone.
+    pub fn denominator(&self, rounds: u64) -> Estimate {
+        self.denominator
+            .unwrap_or_else(|| Estimate::point(self.denominator_ns, rounds as usize))
     }
 }
 
@@ -166,25 +212,34 @@ impl Claim {
         }
     }
 
-    /// Judges the less favourable of the dir and tree ratios: the page's
-    /// claims hold for both layouts.
-    pub fn verdict(&self, dir: f64, tree: f64) -> Verdict {
+    /// Judges the dir and tree ratios by their intervals (the page's
+    /// claims hold for both layouts): confirmed only when both intervals lie
+    /// wholly on the claimed side, not confirmed when one lies wholly on the
+    /// other side, inconclusive otherwise.
+    pub fn verdict(&self, dir: &Estimate, tree: &Estimate) -> Verdict {
+        let both = |t: f64, side: Side| dir.side_of(t) == side && tree.side_of(t) == side;
+        let either = |t: f64, side: Side| dir.side_of(t) == side || tree.side_of(t) == side;
         match *self {
             Claim::AtLeast { ratio, .. } => {
-                let worst = dir.min(tree);
-                if worst >= ratio {
+                if both(ratio, Side::Above) {
                     Verdict::Confirmed
-                } else if worst >= 1.0 {
-                    Verdict::DbAheadByLess
+                } else if either(ratio, Side::Below) {
+                    if both(1.0, Side::Above) {
+                        Verdict::DbAheadByLess
+                    } else {
+                        Verdict::NotConfirmed
+                    }
                 } else {
-                    Verdict::NotConfirmed
+                    Verdict::Inconclusive
                 }
             }
             Claim::DbSlower { .. } => {
-                if dir.max(tree) < 1.0 {
+                if both(1.0, Side::Below) {
                     Verdict::Confirmed
-                } else {
+                } else if either(1.0, Side::Above) {
                     Verdict::NotConfirmed
+                } else {
+                    Verdict::Inconclusive
                 }
             }
             Claim::NotClaimed { .. } => Verdict::NotJudged,
@@ -204,6 +259,9 @@ pub enum Verdict {
     /// The claim does not hold here.
     #[serde(rename = "not confirmed")]
     NotConfirmed,
+    /// An interval straddles the claim: more rounds may decide it.
+    #[serde(rename = "inconclusive")]
+    Inconclusive,
     /// Nothing claimed, nothing judged.
     #[serde(rename = "-")]
     NotJudged,
@@ -216,7 +274,53 @@ impl Verdict {
             Verdict::Confirmed => "confirmed",
             Verdict::DbAheadByLess => "db ahead, by less",
             Verdict::NotConfirmed => "not confirmed",
+            Verdict::Inconclusive => "inconclusive",
             Verdict::NotJudged => "-",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::estimate::Method;
+
+    fn e(low: f64, value: f64, high: f64) -> Estimate {
+        Estimate {
+            value,
+            low,
+            high,
+            n: 5,
+            method: Method::PairedLogBootstrap,
+        }
+    }
+
+    #[test]
+    fn verdicts_follow_the_interval() {
+        let claim = Claim::AtLeast {
+            ratio: 1.35,
+            text: String::new(),
+        };
+        let v = |a, b| claim.verdict(&a, &b);
+        assert_eq!(v(e(1.4, 1.5, 1.6), e(1.36, 1.7, 2.0)), Verdict::Confirmed);
+        // The median is above the claim but the interval reaches below it.
+        assert_eq!(v(e(1.2, 1.5, 1.6), e(1.4, 1.5, 1.6)), Verdict::Inconclusive);
+        assert_eq!(
+            v(e(1.1, 1.2, 1.3), e(1.4, 1.5, 1.6)),
+            Verdict::DbAheadByLess
+        );
+        assert_eq!(v(e(0.9, 1.2, 1.3), e(1.4, 1.5, 1.6)), Verdict::NotConfirmed);
+        assert_eq!(v(e(0.7, 0.8, 0.9), e(0.7, 0.8, 0.9)), Verdict::NotConfirmed);
+        let slower = Claim::DbSlower {
+            text: String::new(),
+        };
+        let v = |a, b| slower.verdict(&a, &b);
+        assert_eq!(v(e(0.7, 0.8, 0.9), e(0.6, 0.8, 0.99)), Verdict::Confirmed);
+        assert_eq!(v(e(0.7, 0.8, 1.1), e(0.7, 0.8, 0.9)), Verdict::Inconclusive);
+        assert_eq!(v(e(1.0, 1.1, 1.2), e(0.7, 0.8, 0.9)), Verdict::NotConfirmed);
+        // Without intervals (disk space) the point decides, as before.
+        let p = |x| Estimate::point(x, 1);
+        assert_eq!(claim.verdict(&p(1.4), &p(1.5)), Verdict::Confirmed);
+        assert_eq!(claim.verdict(&p(1.2), &p(1.5)), Verdict::DbAheadByLess);
     }
 }

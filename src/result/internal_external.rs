@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::measure::estimate::{Estimate, median_estimate, paired_ratio};
+
 /// The kind-specific part of a `suite internal-external` result.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct InternalExternalTables {
@@ -43,6 +45,57 @@ pub struct Cell {
     pub external_over_internal: f64,
     /// The study's figure for this cell, when it measured it.
     pub seed: Option<f64>,
+    /// external / internal paired round by round, with its 95% interval
+    /// (absent in results written before intervals).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio: Option<Estimate>,
+}
+
+impl Cell {
+    /// A fixed bootstrap seed per cell: the same rounds give the same interval.
+    fn bootstrap_seed(&self) -> u64 {
+        self.blob_size.wrapping_mul(31) ^ u64::from(self.page_size)
+    }
+
+    /// external / internal with its interval: as stored, or recomputed from
+    /// the rounds an older result kept.
+    pub fn ratio_estimate(&self) -> Estimate {
+        self.ratio.unwrap_or_else(|| {
+            paired_ratio(
+                &self.external_ns_per_read,
+                &self.internal_ns_per_read,
+                self.bootstrap_seed(),
+            )
+        })
+    }
+
+    /// The internal read time (ns) with its interval.
+    pub fn internal_estimate(&self) -> Estimate {
+        median_estimate(
+            &finite(&self.internal_ns_per_read),
+            self.bootstrap_seed() + 1,
+        )
+    }
+
+    /// The external read time (ns) with its interval.
+    pub fn external_estimate(&self) -> Estimate {
+        median_estimate(
+            &finite(&self.external_ns_per_read),
+            self.bootstrap_seed() + 2,
+        )
+    }
+
+    /// Whether the ratio's interval contains 1.00: neither side is faster
+    /// beyond the noise.
+    pub fn undecided(&self) -> bool {
+        let e = self.ratio_estimate();
+        e.has_interval() && e.contains(1.0)
+    }
+}
+
+/// The finite values (times written as null are left out).
+fn finite(v: &[f64]) -> Vec<f64> {
+    v.iter().copied().filter(|x| x.is_finite()).collect()
 }
 
 /// Where files start to win at one page size.

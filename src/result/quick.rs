@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::dataset::DatasetSpec;
+use crate::measure::estimate::Estimate;
 
 /// The kind-specific part of a `quick` result.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -36,8 +37,59 @@ pub struct QuickRow {
     /// tree time / db time.
     pub tree_over_db: f64,
     /// The widest range across rounds of the three times, in percent of
-    /// their median.
-    pub spread_pct: f64,
+    /// their median: written by versions before intervals, read back only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread_pct: Option<f64>,
+    /// Every figure of the row with its 95% interval (absent in results
+    /// written before intervals).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimates: Option<QuickEstimates>,
+}
+
+/// A quick row's figures with their intervals: times in ns per operation,
+/// ratios as paired per-round ratios.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct QuickEstimates {
+    /// Database time per operation.
+    pub db_ns_per_op: Estimate,
+    /// Flat folder time per operation.
+    pub dir_ns_per_op: Estimate,
+    /// Tree time per operation.
+    pub tree_ns_per_op: Estimate,
+    /// dir time / db time, round by round.
+    pub dir_over_db: Estimate,
+    /// tree time / db time, round by round.
+    pub tree_over_db: Estimate,
+}
+
+impl QuickRow {
+    /// The row's estimates: as stored, or for an older result its figures
+    /// without intervals over `rounds`.
+    pub fn estimates(&self, rounds: u64) -> QuickEstimates {
+        self.estimates.unwrap_or_else(|| {
+            let p = |v| Estimate::point(v, rounds as usize);
+            QuickEstimates {
+                db_ns_per_op: p(self.db_ns_per_op),
+                dir_ns_per_op: p(self.dir_ns_per_op),
+                tree_ns_per_op: p(self.tree_ns_per_op),
+                dir_over_db: p(self.dir_over_db),
+                tree_over_db: p(self.tree_over_db),
+            }
+        })
+    }
+}
+
+impl QuickEstimates {
+    /// The five estimates, times first.
+    pub fn all(&self) -> [Estimate; 5] {
+        [
+            self.db_ns_per_op,
+            self.dir_ns_per_op,
+            self.tree_ns_per_op,
+            self.dir_over_db,
+            self.tree_over_db,
+        ]
+    }
 }
 
 /// Disk space (du) of one dataset in its three layouts.

@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::measure::estimate::{Estimate, median_estimate, paired_ratio};
 use crate::measure::stats::summarize;
 
 /// The kind-specific part of a `sweep` result.
@@ -295,6 +296,62 @@ pub fn ranked(records: &[Record], cases: &[Case], w: &Workload) -> Vec<RankedCas
     out
 }
 
+/// A ranked case's time and its standing against the fastest case.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Standing {
+    /// The case's time (ns): median of its rounds with its interval.
+    pub time: Estimate,
+    /// The case's time / the fastest's, paired round by round.
+    pub vs_fastest: Estimate,
+    /// Whether the case cannot be told from the fastest: the interval of
+    /// the paired ratio contains 1.00 (or, without paired rounds, the two
+    /// time intervals overlap).
+    pub tied: bool,
+}
+
+/// One case's time per round (round, ns) for workload `w`.
+fn by_round(records: &[Record], case: &Case, w: &Workload) -> Vec<(u64, f64)> {
+    records
+        .iter()
+        .filter(|r| r.workload == *w && r.case == *case)
+        .map(|r| (r.round, r.timing.ns as f64))
+        .collect()
+}
+
+/// Each ranked case's standing against the first (the fastest), in order.
+pub fn standings(records: &[Record], ranked: &[RankedCase], w: &Workload) -> Vec<Standing> {
+    let Some((fastest, _, _)) = ranked.first() else {
+        return Vec::new();
+    };
+    let best = by_round(records, fastest, w);
+    let best_time = median_estimate(&best.iter().map(|x| x.1).collect::<Vec<_>>(), 0);
+    ranked
+        .iter()
+        .enumerate()
+        .map(|(i, (c, _, _))| {
+            let mine = by_round(records, c, w);
+            let times: Vec<f64> = mine.iter().map(|x| x.1).collect();
+            let time = median_estimate(&times, i as u64);
+            // Pairs of the same round on both sides.
+            let (num, den): (Vec<f64>, Vec<f64>) = mine
+                .iter()
+                .filter_map(|(r, t)| best.iter().find(|b| b.0 == *r).map(|b| (*t, b.1)))
+                .unzip();
+            let vs_fastest = paired_ratio(&num, &den, i as u64);
+            let tied = if vs_fastest.has_interval() {
+                vs_fastest.contains(1.0)
+            } else {
+                time.has_interval() && time.overlaps(&best_time)
+            };
+            Standing {
+                time,
+                vs_fastest,
+                tied: i == 0 || tied,
+            }
+        })
+        .collect()
+}
+
 /// A parameter value, the median time of the cases having it, and how many.
 pub type ValueMedian = (String, f64, usize);
 
@@ -348,4 +405,48 @@ pub fn recommendation(plan: &SweepPlan, records: &[Record], cases: &[Case]) -> O
             (c, geo)
         })
         .min_by(|a, b| a.1.total_cmp(&b.1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(case: &Case, round: u64, ns: u64) -> Record {
+        Record {
+            case: case.clone(),
+            workload: Workload::BlobRead { count: 1, size: 1 },
+            round,
+            timing: Timing {
+                ns,
+                commit_ns: 0,
+                ops: 1,
+                settings_read_back: Vec::new(),
+            },
+        }
+    }
+
+    #[test]
+    fn cases_within_noise_of_the_fastest_are_tied() {
+        let case = |v: &str| -> Case { vec![("page_size".to_string(), v.to_string())] };
+        let (a, b, c) = (case("a"), case("b"), case("c"));
+        let mut records = Vec::new();
+        // b swaps places with a from round to round; c is twice as slow
+        // every round, though the rounds drift together.
+        let drift = [100, 130, 90, 120, 110];
+        let b_vs_a = [1.05, 0.96, 1.04, 0.97, 1.02];
+        for (r, (&d, &x)) in drift.iter().zip(&b_vs_a).enumerate() {
+            records.push(record(&a, r as u64, d));
+            records.push(record(&b, r as u64, (d as f64 * x) as u64));
+            records.push(record(&c, r as u64, d * 2));
+        }
+        let w = Workload::BlobRead { count: 1, size: 1 };
+        let ranked = ranked(&records, &[a, b, c], &w);
+        let st = standings(&records, &ranked, &w);
+        assert_eq!(st.len(), 3);
+        assert!(st[0].tied);
+        assert!(st[1].tied, "{:?}", st[1]);
+        assert!(!st[2].tied, "{:?}", st[2]);
+        assert!((st[2].vs_fastest.value - 2.0).abs() < 0.02, "{:?}", st[2]);
+        assert!(st[2].vs_fastest.has_interval());
+    }
 }

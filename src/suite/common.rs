@@ -289,21 +289,30 @@ pub fn per_op_ns(r: &RunResult, with_checkpoint: bool) -> f64 {
 
 pub use crate::result::fasterthanfs::Ratio;
 
-/// Ratio of two cases' times, round by round (numerator / denominator):
-/// the median and the range across rounds.
-pub fn ratio(numerator: &[f64], denominator: &[f64]) -> Ratio {
+/// numerator / denominator round by round: the paired ratio with its
+/// interval, the range of the per-round ratios, and each side's time.
+pub fn ratio(numerator: &[f64], denominator: &[f64], seed: u64) -> Ratio {
+    use crate::measure::estimate::{median_estimate, paired_ratio};
     let per_round: Vec<f64> = numerator
         .iter()
         .zip(denominator)
         .map(|(n, d)| n / d)
         .collect();
     let s = summarize(&per_round);
+    let estimate = paired_ratio(numerator, denominator, seed);
+    let (num, den) = (
+        median_estimate(numerator, seed + 1),
+        median_estimate(denominator, seed + 2),
+    );
     Ratio {
-        median: s.median,
+        median: estimate.value,
         min: s.min,
         max: s.max,
-        numerator_ns: summarize(numerator).median,
-        denominator_ns: summarize(denominator).median,
+        numerator_ns: num.value,
+        denominator_ns: den.value,
+        estimate: Some(estimate),
+        numerator: Some(num),
+        denominator: Some(den),
     }
 }
 

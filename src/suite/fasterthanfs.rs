@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use crate::dataset::DatasetSpec;
 use crate::error::{Error, Result};
+use crate::measure::estimate::Estimate;
 use crate::progress::Progress;
 use crate::result::fasterthanfs::{
     Claim, FasterThanFsRow, FasterThanFsTables, SpaceBytes, SpaceRow, TimedRow,
@@ -514,15 +515,17 @@ fn timed_row(row: &Row, cases: &[RunPlan], results: &[Vec<RunResult>]) -> TimedR
             .collect()
     };
     let db_t = times(row.db, row.with_checkpoint);
-    let dir_r = ratio(&times(row.files.dir, true), &db_t);
-    let tree_r = ratio(&times(row.files.tree, true), &db_t);
+    // Fixed seeds per case: the same rounds give the same intervals.
+    let seed = (row.db * 64 + row.files.dir) as u64;
+    let dir_r = ratio(&times(row.files.dir, true), &db_t, seed);
+    let tree_r = ratio(&times(row.files.tree, true), &db_t, seed + 7);
     TimedRow {
         case: row.label.into(),
         db_case: cases[row.db].name.clone(),
         dir_case: cases[row.files.dir].name.clone(),
         tree_case: cases[row.files.tree].name.clone(),
         checkpoint_included: row.with_checkpoint,
-        verdict: row.claim.verdict(dir_r.median, tree_r.median),
+        verdict: row.claim.verdict(&dir_r.ratio(0), &tree_r.ratio(0)),
         claim: row.claim.clone(),
         dir_over_db: dir_r,
         tree_over_db: tree_r,
@@ -541,7 +544,7 @@ fn space_row(space: [u64; 3]) -> SpaceRow {
     );
     SpaceRow {
         case: "disk space".into(),
-        verdict: claim.verdict(dir_s, tree_s),
+        verdict: claim.verdict(&Estimate::point(dir_s, 1), &Estimate::point(tree_s, 1)),
         claim,
         space_bytes: SpaceBytes::from_array(space),
         dir_over_db: dir_s,

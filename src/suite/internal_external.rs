@@ -208,6 +208,7 @@ fn create_cases(
             external_ns_per_read: Vec::new(),
             external_over_internal: f64::NAN,
             seed: seed_of(page_size, size),
+            ratio: None,
         });
         pairs.push(Pair {
             cell: cells.len() - 1,
@@ -277,17 +278,14 @@ fn seed_of(page_size: u32, size: u64) -> Option<f64> {
         .map(|(i, j)| SEED_MATRIX[i][j])
 }
 
-/// Median over rounds of external time / internal time.
-fn median_ratio(external: &[f64], internal: &[f64]) -> f64 {
-    let r: Vec<f64> = external.iter().zip(internal).map(|(e, i)| e / i).collect();
-    summarize(&r).median
-}
-
 /// The result's tables: every cell with its ratio, the best page size and
 /// each page size's crossover.
 fn tables(options: &InternalExternalOptions, mut cells: Vec<Cell>) -> InternalExternalTables {
+    // The ratio is paired round by round, with its interval.
     for c in &mut cells {
-        c.external_over_internal = median_ratio(&c.external_ns_per_read, &c.internal_ns_per_read);
+        let e = c.ratio_estimate();
+        c.external_over_internal = e.value;
+        c.ratio = Some(e);
     }
     let cell = |size: u64, page: u32| {
         cells

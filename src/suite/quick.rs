@@ -9,9 +9,9 @@ use std::path::PathBuf;
 
 use crate::dataset::DatasetSpec;
 use crate::error::Result;
-use crate::measure::stats::summarize;
+use crate::measure::estimate::{median_estimate, paired_ratio};
 use crate::progress::Progress;
-use crate::result::quick::{QuickRow, QuickTables, SpaceBytes};
+use crate::result::quick::{QuickEstimates, QuickRow, QuickTables, SpaceBytes};
 use crate::result::{ResultDocument, Tables};
 use crate::store::{ReadPath, WriteStyle};
 use crate::target::{SqliteSettings, Target};
@@ -242,51 +242,50 @@ fn file_targets(layouts: &ThreeLayouts) -> [(Side, Target); 2] {
     ]
 }
 
-/// The table's rows: each case's median time per op on every side, the
-/// ratios and the widest spread across rounds.
+/// The table's rows: each case's median time per op on every side with its
+/// interval, and the file/db ratios paired round by round.
 fn rows(cases: &[Case], results: &[Vec<RunResult>]) -> Vec<QuickRow> {
-    // (median, range in percent of the median) of one side of a row.
-    let lookup = |row: usize, side: Side, with_checkpoint: bool| -> Option<(f64, f64)> {
+    // One side's time per op, round by round.
+    let times = |row: usize, side: Side, with_checkpoint: bool| -> Option<Vec<f64>> {
         let row = if side != Side::Db && row < 3 { 0 } else { row };
         let idx = cases.iter().position(|c| c.row == row && c.side == side)?;
         let v: Vec<f64> = results[idx]
             .iter()
             .map(|r| per_op_ns(r, with_checkpoint))
             .collect();
-        let s = summarize(&v);
-        (!v.is_empty()).then(|| {
-            (
-                s.median,
-                if s.median > 0.0 {
-                    (s.max - s.min) / s.median * 100.0
-                } else {
-                    0.0
-                },
-            )
-        })
+        (!v.is_empty()).then_some(v)
     };
     let mut out = Vec::new();
     for (row, info) in ROWS.iter().enumerate() {
         let with_checkpoint = info.label.contains("checkpoint");
         // Row 4 shows the runs of row 3 with the checkpoint added.
         let data_row = if row > 3 { row - 1 } else { row };
-        let (d, f, t) = (
-            lookup(data_row, Side::Db, with_checkpoint),
-            lookup(data_row, Side::Dir, true),
-            lookup(data_row, Side::Tree, true),
-        );
-        let (Some((d, sd)), Some((f, sf)), Some((t, st))) = (d, f, t) else {
+        let (Some(d), Some(f), Some(t)) = (
+            times(data_row, Side::Db, with_checkpoint),
+            times(data_row, Side::Dir, true),
+            times(data_row, Side::Tree, true),
+        ) else {
             continue;
+        };
+        // Distinct, fixed seeds: the same rounds give the same intervals.
+        let seed = |k: u64| (row as u64) * 8 + k;
+        let e = QuickEstimates {
+            db_ns_per_op: median_estimate(&d, seed(0)),
+            dir_ns_per_op: median_estimate(&f, seed(1)),
+            tree_ns_per_op: median_estimate(&t, seed(2)),
+            dir_over_db: paired_ratio(&f, &d, seed(3)),
+            tree_over_db: paired_ratio(&t, &d, seed(4)),
         };
         out.push(QuickRow {
             case: info.label.into(),
             detail: info.claim.into(),
-            db_ns_per_op: d,
-            dir_ns_per_op: f,
-            tree_ns_per_op: t,
-            dir_over_db: f / d,
-            tree_over_db: t / d,
-            spread_pct: sd.max(sf).max(st),
+            db_ns_per_op: e.db_ns_per_op.value,
+            dir_ns_per_op: e.dir_ns_per_op.value,
+            tree_ns_per_op: e.tree_ns_per_op.value,
+            dir_over_db: e.dir_over_db.value,
+            tree_over_db: e.tree_over_db.value,
+            spread_pct: None,
+            estimates: Some(e),
         });
     }
     out

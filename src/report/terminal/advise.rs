@@ -92,8 +92,10 @@ pub fn band_cells(b: &Band) -> [String; 4] {
     ]
 }
 
-fn spread_text(s: &Spread) -> String {
-    format!("{:.2}x [{:.2}..{:.2}]", s.median, s.min, s.max)
+/// A ratio over rounds as `1.52x [1.30-1.68]` (the median alone for
+/// results written before intervals).
+pub(crate) fn spread_text(s: &Spread) -> String {
+    s.estimate(0).format_ratio()
 }
 
 /// The measurements per size and layout, then the recommendation.
@@ -150,7 +152,7 @@ fn points_table(a: &Advice) -> Table {
             med(&db.write_ns),
             med(&ext.write_ns),
             med(&files.write_ns),
-            spread_text(&Spread::of(&ratio)),
+            spread_text(&Spread::of_ratios(&ratio)),
         ]);
     }
     t
@@ -219,13 +221,26 @@ fn recommendation(out: &mut String, d: &Decision, j: &JournalComparison, durabil
             }
         );
     }
+    for note in &d.within_noise {
+        let _ = writeln!(out, "  {note}");
+    }
+    let e = d.expected_ns.estimate(0);
     let _ = writeln!(
         out,
-        "  expected time per operation: {} [{}..{}] (speed-ups: median [min..max] over rounds)",
-        ns(d.expected_ns.median),
-        ns(d.expected_ns.min),
-        ns(d.expected_ns.max)
+        "  expected time per operation: {}{} (median of rounds [95% interval])",
+        ns(e.value),
+        if e.has_interval() {
+            format!(" [{}-{}]", ns(e.low), ns(e.high))
+        } else {
+            String::new()
+        }
     );
+    let mut all: Vec<_> = d.speedup_vs.iter().map(|(_, s)| s.estimate(0)).collect();
+    all.extend(d.page_sizes.iter().map(|(_, s)| s.estimate(0)));
+    all.push(j.rollback_over_wal.estimate(0));
+    for line in crate::measure::estimate::notes(all.iter().filter(|e| e.has_interval())) {
+        let _ = writeln!(out, "  {line}");
+    }
 }
 
 #[cfg(test)]

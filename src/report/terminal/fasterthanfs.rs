@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use crate::measure::estimate::{Estimate, notes};
 use crate::report::table::Table;
 use crate::result::ResultDocument;
 use crate::result::fasterthanfs::{Claim, FasterThanFsRow, FasterThanFsTables};
@@ -26,11 +27,15 @@ pub fn render(doc: &ResultDocument, t: &FasterThanFsTables) -> String {
     out.push_str(&table(t).render());
     out.push_str(
         "ratio = file time / database time (or space): above 1.00 the database is faster or smaller. \
-Median of rounds; spread = half the range of the ratio across rounds.\n",
+Median of rounds [95% interval]; ratios paired round by round.\n",
     );
     out.push_str(
-        "verdict judges the less favourable of dir and tree: confirmed / db ahead, by less (than claimed) / not confirmed.\n",
+        "verdict judges dir and tree by their intervals: confirmed (both wholly on the claimed side) / \
+db ahead, by less (than claimed) / not confirmed (wholly on the other side) / inconclusive (an interval straddles the claim).\n",
     );
+    for line in notes(t.estimates().iter()) {
+        let _ = writeln!(out, "{line}");
+    }
     out.push_str("claims:\n");
     let mut seen: Vec<&str> = Vec::new();
     for claim in t.fasterthanfs.iter().map(FasterThanFsRow::claim) {
@@ -59,26 +64,21 @@ fn table(t: &FasterThanFsTables) -> Table {
         "dir/db",
         "tree µs/op",
         "tree/db",
-        "spread",
         "verdict",
     ]);
+    let us = |e: Estimate| e.scaled(1e-3).format(2);
     for row in &t.fasterthanfs {
         match row {
             FasterThanFsRow::Timed(r) => {
                 let (dir, tree) = (&r.dir_over_db, &r.tree_over_db);
-                let spread = [dir, tree]
-                    .iter()
-                    .map(|r| r.spread_pct())
-                    .fold(0.0, f64::max);
                 table.row([
                     r.case.clone(),
                     r.claim.short(),
-                    format!("{:.2}", dir.denominator_ns / 1e3),
-                    format!("{:.2}", dir.numerator_ns / 1e3),
-                    format!("{:.2}", dir.median),
-                    format!("{:.2}", tree.numerator_ns / 1e3),
-                    format!("{:.2}", tree.median),
-                    format!("±{spread:.0}%"),
+                    us(dir.denominator(t.rounds)),
+                    us(dir.numerator(t.rounds)),
+                    dir.ratio(t.rounds).format_ratio(),
+                    us(tree.numerator(t.rounds)),
+                    tree.ratio(t.rounds).format_ratio(),
                     r.verdict.as_str().to_string(),
                 ]);
             }
@@ -92,7 +92,6 @@ fn table(t: &FasterThanFsTables) -> Table {
                     format!("{:.2}", r.dir_over_db),
                     format!("{:.1}", space.tree as f64 / 1e6),
                     format!("{:.2}", r.tree_over_db),
-                    String::new(),
                     r.verdict.as_str().to_string(),
                 ]);
             }

@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use crate::measure::estimate::{Estimate, notes};
 use crate::report::table::Table;
 use crate::result::ResultDocument;
 use crate::result::internal_external::{Crossover, InternalExternalTables};
@@ -13,7 +14,8 @@ use crate::units::human_bytes;
 pub fn render(doc: &ResultDocument, t: &InternalExternalTables, colors: bool) -> String {
     let sizes = t.sizes();
     let page_sizes = t.page_sizes();
-    let matrix = |value: &dyn Fn(u64, u32) -> Option<f64>| {
+    // Each cell: the ratio (for its colour) and its text.
+    let matrix = |value: &dyn Fn(u64, u32) -> Option<(f64, String)>| {
         let mut table = Table::new(
             std::iter::once("page size".to_string()).chain(sizes.iter().map(|&s| size_label(s))),
         );
@@ -21,7 +23,7 @@ pub fn render(doc: &ResultDocument, t: &InternalExternalTables, colors: bool) ->
             let mut row = vec![p.to_string()];
             for &s in &sizes {
                 row.push(match value(s, p) {
-                    Some(r) => color(r, format!("{r:.3}"), colors),
+                    Some((r, text)) => color(r, text, colors),
                     None => "-".into(),
                 });
             }
@@ -29,14 +31,29 @@ pub fn render(doc: &ResultDocument, t: &InternalExternalTables, colors: bool) ->
         }
         table.render()
     };
-    let here = matrix(&|s, p| t.cell(s, p).map(|c| c.external_over_internal));
-    let study = matrix(&|s, p| t.cell(s, p).and_then(|c| c.seed));
+    let here = matrix(&|s, p| {
+        t.cell(s, p).map(|c| {
+            let e = c.ratio_estimate();
+            let mark = if c.undecided() { " =" } else { "" };
+            (e.value, format!("{}{mark}", e.format_ratio()))
+        })
+    });
+    let study = matrix(&|s, p| {
+        t.cell(s, p)
+            .and_then(|c| c.seed)
+            .map(|r| (r, format!("{r:.3}")))
+    });
+    let estimates: Vec<Estimate> = t
+        .internal_external
+        .iter()
+        .map(|c| c.ratio_estimate())
+        .collect();
 
     let mut out = String::new();
     let _ = writeln!(
         out,
         "blobbench suite internal-external: external time / internal time, {} of content per case, \
-cache {} per database, random order, {} cache, median of {} rounds",
+cache {} per database, random order, {} cache, median of {} rounds [95% interval], paired round by round",
         human_bytes(t.total_bytes),
         human_bytes(t.cache_bytes),
         if t.cold { "cold" } else { "warm" },
@@ -51,6 +68,14 @@ cache {} per database, random order, {} cache, median of {} rounds",
         doc.environment.sqlite_version
     );
     out.push_str(&here);
+    if t.internal_external.iter().any(|c| c.undecided()) {
+        out.push_str(
+            "= : the 95% interval contains 1.00: neither is faster beyond the noise here\n",
+        );
+    }
+    for line in notes(estimates.iter()) {
+        let _ = writeln!(out, "{line}");
+    }
     out.push_str("\nthe study (2011: SQLite 3.7.8, Linux ext4, SATA disk):\n");
     out.push_str(&study);
     out.push_str("\nrules of thumb from this machine's numbers:\n");

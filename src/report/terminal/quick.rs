@@ -5,9 +5,10 @@
 use std::fmt::Write as _;
 
 use crate::dataset::{DatasetSpec, SizeDistribution};
+use crate::measure::estimate::notes;
 use crate::report::table::Table;
 use crate::result::ResultDocument;
-use crate::result::quick::QuickTables;
+use crate::result::quick::{QuickEstimates, QuickTables};
 use crate::units::human_bytes;
 
 /// The text `quick` prints: a header line, the table and its legend.
@@ -20,17 +21,16 @@ pub fn render(doc: &ResultDocument, t: &QuickTables) -> String {
         "dir/db",
         "tree µs/op",
         "tree/db",
-        "spread",
     ]);
-    for r in &t.quick {
+    let estimates: Vec<QuickEstimates> = t.quick.iter().map(|r| r.estimates(t.rounds)).collect();
+    for (r, e) in t.quick.iter().zip(&estimates) {
         table.row([
             r.case.clone(),
-            format!("{:.2}", r.db_ns_per_op / 1e3),
-            format!("{:.2}", r.dir_ns_per_op / 1e3),
-            format!("{:.2}", r.dir_over_db),
-            format!("{:.2}", r.tree_ns_per_op / 1e3),
-            format!("{:.2}", r.tree_over_db),
-            format!("±{:.0}%", r.spread_pct / 2.0),
+            e.db_ns_per_op.scaled(1e-3).format(2),
+            e.dir_ns_per_op.scaled(1e-3).format(2),
+            e.dir_over_db.format_ratio(),
+            e.tree_ns_per_op.scaled(1e-3).format(2),
+            e.tree_over_db.format_ratio(),
         ]);
     }
     let space = t.space_bytes;
@@ -41,12 +41,11 @@ pub fn render(doc: &ResultDocument, t: &QuickTables) -> String {
         format!("{:.2}", space.dir as f64 / space.db as f64),
         format!("{:.1}", space.tree as f64 / 1e6),
         format!("{:.2}", space.tree as f64 / space.db as f64),
-        String::new(),
     ]);
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "blobbench quick: {} blobs, {} +/- {} bytes, {} rounds (median of rounds; spread = half the range across rounds)",
+        "blobbench quick: {} blobs, {} +/- {} bytes, {} rounds (median of rounds [95% interval]; ratios paired round by round)",
         spec.count,
         spec.size,
         variance(spec),
@@ -56,6 +55,15 @@ pub fn render(doc: &ResultDocument, t: &QuickTables) -> String {
     out.push_str(
         "ratio = file time / database time (or file space / database space): above 1.00 the database is faster or smaller.\n",
     );
+    for line in notes(
+        estimates
+            .iter()
+            .flat_map(|e| e.all())
+            .collect::<Vec<_>>()
+            .iter(),
+    ) {
+        let _ = writeln!(out, "{line}");
+    }
     // The update rows' details say how each side writes.
     for r in t.quick.iter().skip(3) {
         let _ = writeln!(out, "{}: {}", r.case, r.detail);

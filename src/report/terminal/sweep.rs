@@ -4,10 +4,12 @@
 
 use std::fmt::Write;
 
+use crate::measure::estimate::{Estimate, notes};
 use crate::report::table::Table;
 use crate::result::ResultDocument;
 use crate::result::sweep::{
-    Case, RankedCase, SweepState, Workload, bracketed, marginal, power_safe, ranked, recommendation,
+    Case, RankedCase, SweepState, Workload, bracketed, marginal, power_safe, ranked,
+    recommendation, standings,
 };
 use crate::units::human_duration_ns;
 
@@ -100,6 +102,23 @@ pub fn render(doc: &ResultDocument, sweep: &SweepState, top: u64) -> String {
     out
 }
 
+/// A time with its interval: `1.23 ms [1.10 ms-1.40 ms]`, the figure alone
+/// without one.
+pub(crate) fn time_text(e: &Estimate) -> String {
+    let mut s = human_duration_ns(e.value);
+    if e.has_interval() {
+        s.push_str(&format!(
+            " [{}-{}]",
+            human_duration_ns(e.low),
+            human_duration_ns(e.high)
+        ));
+    }
+    if e.noisy() {
+        s.push_str(" ~");
+    }
+    s
+}
+
 /// One workload: its ranking, each parameter's effect, the fastest
 /// power-safe case.
 fn workload(out: &mut String, sweep: &SweepState, w: &Workload, ranked: &[RankedCase], top: u64) {
@@ -107,14 +126,17 @@ fn workload(out: &mut String, sweep: &SweepState, w: &Workload, ranked: &[Ranked
     let best = ranked[0].1;
     let _ = writeln!(out, "\n{} ({} cases measured)", w.describe(), ranked.len());
     let top = top.max(1) as usize;
-    let line = |out: &mut String, i: usize, (c, t, _): &RankedCase| {
+    let standings = standings(&sweep.records, ranked, w);
+    let line = |out: &mut String, i: usize, (c, _, _): &RankedCase| {
+        let st = &standings[i];
         let _ = writeln!(
             out,
-            "  {:>4}  {} took {:>10} ({:.2}x)  {}{}",
+            "  {:>4}{} {} took {:>10} ({})  {}{}",
             i + 1,
+            if i > 0 && st.tied { "=" } else { " " },
             w.describe(),
-            human_duration_ns(*t),
-            t / best,
+            time_text(&st.time),
+            st.vs_fastest.format_ratio(),
             bracketed(c, &plan.params),
             unsafe_note(c)
         );
@@ -128,6 +150,22 @@ fn workload(out: &mut String, sweep: &SweepState, w: &Workload, ranked: &[Ranked
     let tail_start = ranked.len().saturating_sub(top).max(top);
     for (i, r) in ranked.iter().enumerate().skip(tail_start) {
         line(out, i, r);
+    }
+    let tied = standings.iter().skip(1).filter(|s| s.tied).count();
+    if tied > 0 {
+        let _ = writeln!(
+            out,
+            "  = : {tied} case(s) cannot be told apart from the fastest (the interval of their paired ratio contains 1.00)"
+        );
+    }
+    for l in notes(
+        standings
+            .iter()
+            .flat_map(|s| [s.time, s.vs_fastest])
+            .collect::<Vec<_>>()
+            .iter(),
+    ) {
+        let _ = writeln!(out, "  {l}");
     }
 
     // Marginal effect: the median over all cases having each value.

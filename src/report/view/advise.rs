@@ -13,7 +13,7 @@ use crate::result::advise::{
 use crate::units::human_duration_ns;
 
 fn spread(v: &Spread) -> String {
-    format!("{:.2}x [{:.2}..{:.2}]", v.median, v.min, v.max)
+    crate::report::terminal::advise::spread_text(v)
 }
 
 /// The summary lines, the layouts and page-size charts and the table of
@@ -84,10 +84,11 @@ fn summary(a: &Advice, s: &mut Section) {
     ));
     for (name, sp) in &decision.speedup_vs {
         s.summary.push(format!(
-            "vs {name}: {} faster (median [min..max] over rounds)",
+            "vs {name}: {} faster (median of rounds [95% interval])",
             spread(sp)
         ));
     }
+    s.summary.extend(decision.within_noise.iter().cloned());
 }
 
 /// Mixed time per operation vs size, per layout.
@@ -149,7 +150,11 @@ fn page_sizes_figure(decision: &Decision) -> Figure {
             label: format!("page size {p}"),
             bars: vec![Some(Bar {
                 value: sp.median,
-                spread: Some((sp.min, sp.max)),
+                // The 95% interval where the result has one, else min..max.
+                spread: Some(match sp.interval {
+                    Some(e) if e.has_interval() => (e.low, e.high),
+                    _ => (sp.min, sp.max),
+                }),
             })],
             marker: None,
         })
@@ -157,7 +162,7 @@ fn page_sizes_figure(decision: &Decision) -> Figure {
     Figure {
         name: "page-sizes".into(),
         caption: "Expected time per operation with every blob inside the database, relative to the best page \
-                  size (1x), median over rounds with min..max whiskers."
+                  size (1x), median over rounds with 95% interval whiskers."
             .into(),
         chart: Chart::Bars(BarChart {
             title: "page size: expected time relative to the best".into(),

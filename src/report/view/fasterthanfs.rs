@@ -1,16 +1,24 @@
 //! How a `suite fasterthanfs` result is drawn: each chart's ratio beside the page's claim.
 
-use super::{DataTable, Figure, Section, finite, ns, ratio_text};
+use super::quick::{ratio_estimate, time_us};
+use super::{DataTable, Figure, Section, finite, ratio_text};
+use crate::measure::estimate::notes;
 use crate::report::chart::{AxisSpec, Bar, BarChart, BarGroup, Chart, Scale, Unit};
 use crate::result::ResultDocument;
 use crate::result::fasterthanfs::{Claim, FasterThanFsRow, FasterThanFsTables, Ratio};
 
 pub(super) fn fasterthanfs(tables: &FasterThanFsTables, _doc: &ResultDocument, s: &mut Section) {
     let rows = &tables.fasterthanfs;
+    // Whiskers: the 95% interval where the result has one, else min..max.
     let ratio_bar = |r: &Ratio| {
+        let e = r.ratio(tables.rounds);
         finite(r.median).map(|m| Bar {
             value: m,
-            spread: finite(r.min).zip(finite(r.max)),
+            spread: if e.has_interval() {
+                finite(e.low).zip(finite(e.high))
+            } else {
+                finite(r.min).zip(finite(r.max))
+            },
         })
     };
     let groups: Vec<BarGroup> = rows
@@ -30,7 +38,7 @@ pub(super) fn fasterthanfs(tables: &FasterThanFsTables, _doc: &ResultDocument, s
         .collect();
     s.figures.push(Figure {
         name: "ratios".into(),
-        caption: "File time / database time per case, median of rounds with min..max whiskers; the dashed \
+        caption: "File time / database time per case, median of rounds with 95% interval whiskers; the dashed \
                   mark is the ratio the fasterthanfs page claims. Right of 1x the database is faster."
             .into(),
         chart: Chart::Bars(BarChart {
@@ -49,35 +57,19 @@ pub(super) fn fasterthanfs(tables: &FasterThanFsTables, _doc: &ResultDocument, s
     let mut t = DataTable::new(
         "fasterthanfs",
         "Claims and measurements",
-        &[
-            "case",
-            "claim",
-            "db per op",
-            "dir/db",
-            "dir/db min..max",
-            "tree/db",
-            "verdict",
-        ],
+        &["case", "claim", "db µs/op", "dir/db", "tree/db", "verdict"],
     );
+    let rounds = tables.rounds;
     for r in rows {
-        let (db_per_op, median, range, tree) = match r {
-            FasterThanFsRow::Timed(r) => {
-                let d = &r.dir_over_db;
-                (
-                    finite(d.denominator_ns).map(ns).unwrap_or_default(),
-                    ratio_text(finite(d.median)),
-                    format!(
-                        "{}..{}",
-                        ratio_text(finite(d.min)),
-                        ratio_text(finite(d.max))
-                    ),
-                    ratio_text(finite(r.tree_over_db.median)),
-                )
-            }
+        let (db_per_op, dir, tree) = match r {
+            FasterThanFsRow::Timed(r) => (
+                time_us(&r.dir_over_db.denominator(rounds)),
+                ratio_estimate(&r.dir_over_db.ratio(rounds)),
+                ratio_estimate(&r.tree_over_db.ratio(rounds)),
+            ),
             FasterThanFsRow::Space(r) => (
                 String::new(),
                 ratio_text(finite(r.dir_over_db)),
-                String::new(),
                 ratio_text(finite(r.tree_over_db)),
             ),
         };
@@ -85,12 +77,13 @@ pub(super) fn fasterthanfs(tables: &FasterThanFsTables, _doc: &ResultDocument, s
             r.case().trim().into(),
             r.claim().short(),
             db_per_op,
-            median,
-            range,
+            dir,
             tree,
             r.verdict().as_str().into(),
         ]);
     }
     s.tables.push(t);
+    let all = tables.estimates();
+    s.summary.extend(notes(all.iter()));
     s.summary.push(super::quick::dataset_line(&tables.dataset));
 }

@@ -1,7 +1,7 @@
 //! How a `suite internal-external` result is drawn: the colored ratio matrix beside the 2011 study.
 
-use super::{DataTable, Figure, Section, finite, ns};
-use crate::measure::stats::summarize;
+use super::{DataTable, Figure, Section, finite};
+use crate::measure::estimate::notes;
 use crate::report::chart::{Chart, Heatmap};
 use crate::result::internal_external::{Crossover, InternalExternalTables};
 
@@ -66,28 +66,22 @@ fn cells_table(tables: &InternalExternalTables) -> DataTable {
             "blob size",
             "page size",
             "blobs",
-            "internal per read",
-            "external per read",
+            "internal µs/read",
+            "external µs/read",
             "external/internal",
             "study",
         ],
     );
     for c in &tables.internal_external {
-        let med = |v: &[f64]| {
-            // Times written as null (not finite) are left out.
-            let v: Vec<f64> = v.iter().copied().filter_map(finite).collect();
-            (!v.is_empty()).then(|| ns(summarize(&v).median))
-        };
+        let e = c.ratio_estimate();
+        let mark = if c.undecided() { " (1.00 inside)" } else { "" };
         t.rows.push(vec![
             c.blob_size.to_string(),
             c.page_size.to_string(),
             c.count.to_string(),
-            med(&c.internal_ns_per_read).unwrap_or_default(),
-            med(&c.external_ns_per_read).unwrap_or_default(),
-            format!(
-                "{:.3}",
-                finite(c.external_over_internal).unwrap_or(f64::NAN)
-            ),
+            super::quick::time_us(&c.internal_estimate()),
+            super::quick::time_us(&c.external_estimate()),
+            format!("{}{mark}", super::quick::ratio_estimate(&e)),
             c.seed
                 .and_then(finite)
                 .map(|v| format!("{v:.3}"))
@@ -99,6 +93,18 @@ fn cells_table(tables: &InternalExternalTables) -> DataTable {
 
 /// The best page size and where files start to win, per page size.
 fn summary(tables: &InternalExternalTables, s: &mut Section) {
+    let estimates: Vec<_> = tables
+        .internal_external
+        .iter()
+        .map(|c| c.ratio_estimate())
+        .collect();
+    s.summary.extend(notes(estimates.iter()));
+    if tables.internal_external.iter().any(|c| c.undecided()) {
+        s.summary.push(
+            "(1.00 inside): the 95% interval contains 1.00, neither is faster beyond the noise"
+                .into(),
+        );
+    }
     s.summary.push(format!(
         "best page size for blob reads: {}",
         tables.best_page_size

@@ -1,7 +1,8 @@
 //! How a `quick` result is drawn: file/db ratio bars and disk space.
 
-use super::{DataTable, Figure, Section, ns, ratio_text};
+use super::{DataTable, Figure, Section};
 use crate::dataset::{DatasetSpec, SizeDistribution};
+use crate::measure::estimate::{Estimate, notes};
 use crate::report::chart::{AxisSpec, Bar, BarChart, BarGroup, Chart, Scale, Unit};
 use crate::result::ResultDocument;
 use crate::result::quick::{QuickTables, SpaceBytes};
@@ -47,30 +48,29 @@ pub(super) fn quick(tables: &QuickTables, _doc: &ResultDocument, s: &mut Section
         &[
             "case",
             "detail",
-            "db per op",
-            "dir per op",
-            "tree per op",
+            "db µs/op",
+            "dir µs/op",
+            "tree µs/op",
             "dir/db",
             "tree/db",
-            "spread",
         ],
     );
-    let time = |v: f64| super::finite(v).map(ns).unwrap_or_default();
+    let mut all = Vec::new();
     for r in rows {
+        let e = r.estimates(tables.rounds);
+        all.extend(e.all());
         t.rows.push(vec![
             r.case.trim().into(),
             r.detail.clone(),
-            time(r.db_ns_per_op),
-            time(r.dir_ns_per_op),
-            time(r.tree_ns_per_op),
-            ratio_text(super::finite(r.dir_over_db)),
-            ratio_text(super::finite(r.tree_over_db)),
-            super::finite(r.spread_pct)
-                .map(|p| format!("+/-{p:.0}%"))
-                .unwrap_or_default(),
+            time_us(&e.db_ns_per_op),
+            time_us(&e.dir_ns_per_op),
+            time_us(&e.tree_ns_per_op),
+            ratio_estimate(&e.dir_over_db),
+            ratio_estimate(&e.tree_over_db),
         ]);
     }
     s.tables.push(t);
+    s.summary.extend(notes(all.iter()));
     space_table(&tables.space_bytes, s);
     s.summary.push(dataset_line(&tables.dataset));
 }
@@ -100,4 +100,18 @@ pub(super) fn space_table(space: &SpaceBytes, s: &mut Section) {
             .push(vec![k.to_string(), b.to_string(), human_bytes(b)]);
     }
     s.tables.push(t);
+}
+
+/// A time per operation (ns) in µs with its interval, blank when not finite.
+pub(super) fn time_us(e: &Estimate) -> String {
+    super::finite(e.value)
+        .map(|_| e.scaled(1e-3).format(2))
+        .unwrap_or_default()
+}
+
+/// A ratio as `1.52x [1.30-1.68]`, `-` when not finite.
+pub(super) fn ratio_estimate(e: &Estimate) -> String {
+    super::finite(e.value)
+        .map(|_| e.format_ratio())
+        .unwrap_or_else(|| "-".into())
 }

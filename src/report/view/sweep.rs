@@ -1,11 +1,10 @@
 //! How a `sweep` result is drawn: ranked cases and each parameter's effect.
 
-use super::{DataTable, Figure, Section, ns};
-use crate::measure::stats::summarize;
+use super::{DataTable, Figure, Section};
 use crate::report::chart::{AxisSpec, Bar, BarChart, BarGroup, Chart, Scale, Unit};
 use crate::result::sweep::{
-    RankedCase, SweepPlan, SweepState, SweepTables, Workload, bracketed, marginal, power_safe,
-    product, ranked, recommendation,
+    RankedCase, Record, SweepPlan, SweepState, SweepTables, Workload, bracketed, marginal,
+    power_safe, product, ranked, recommendation, standings,
 };
 
 /// Cases shown at each end of a ranking chart.
@@ -29,7 +28,7 @@ pub(super) fn sweep(tables: &SweepTables, s: &mut Section) {
         if let Some(f) = effect_figure(plan, wi, w, &ranked) {
             s.figures.push(f);
         }
-        s.tables.push(ranked_table(wi, w, &ranked));
+        s.tables.push(ranked_table(wi, w, &ranked, records));
     }
     match recommendation(plan, records, &cases) {
         Some((c, geo)) => s.summary.push(format!(
@@ -59,19 +58,13 @@ fn ranked_figure(
     shown: &[usize],
 ) -> Figure {
     let (plan, records) = (&sw.plan, &sw.records);
+    let standings = standings(records, ranked, w);
     let groups: Vec<BarGroup> = shown
         .iter()
         .map(|&i| {
             let (c, t, _) = &ranked[i];
-            let spread = {
-                let v: Vec<f64> = records
-                    .iter()
-                    .filter(|r| r.workload == *w && r.case == *c)
-                    .map(|r| r.timing.ns as f64)
-                    .collect();
-                let m = summarize(&v);
-                (v.len() > 1).then_some((m.min, m.max))
-            };
+            let e = standings[i].time;
+            let spread = e.has_interval().then_some((e.low, e.high));
             BarGroup {
                 label: format!(
                     "{}. {}{}",
@@ -87,7 +80,7 @@ fn ranked_figure(
     Figure {
         name: format!("ranked-{}", wi + 1),
         caption: format!(
-            "{}: cases ranked fastest first (median over rounds, min..max whiskers){}. * = not power-safe. \
+            "{}: cases ranked fastest first (median over rounds, 95% interval whiskers){}. * = not power-safe. \
              Cases are written [{}].",
             w.describe(),
             if ranked.len() > 2 * TOP {
@@ -158,22 +151,25 @@ fn effect_figure(
 }
 
 /// Every ranked case as a table row.
-fn ranked_table(wi: usize, w: &Workload, ranked: &[RankedCase]) -> DataTable {
-    let best = ranked[0].1;
+fn ranked_table(wi: usize, w: &Workload, ranked: &[RankedCase], records: &[Record]) -> DataTable {
+    let standings = standings(records, ranked, w);
     let mut t = DataTable::new(
         &format!("sweep-{}", wi + 1),
-        format!("{}: ranked cases", w.describe()),
+        format!(
+            "{}: ranked cases (median of rounds [95% interval]; = : cannot be told apart from the fastest)",
+            w.describe()
+        ),
         &["rank", "case", "median", "vs fastest", "runs", "power-safe"],
     );
-    for (i, (c, tm, n)) in ranked.iter().enumerate() {
+    for (i, ((c, _, n), st)) in ranked.iter().zip(&standings).enumerate() {
         t.rows.push(vec![
-            (i + 1).to_string(),
+            format!("{}{}", i + 1, if i > 0 && st.tied { " =" } else { "" }),
             c.iter()
                 .map(|(k, v)| format!("{k}={v}"))
                 .collect::<Vec<_>>()
                 .join(" "),
-            ns(*tm),
-            format!("{:.2}", tm / best),
+            crate::report::terminal::sweep::time_text(&st.time),
+            st.vs_fastest.format_ratio(),
             n.to_string(),
             if power_safe(c) { "yes" } else { "no" }.into(),
         ]);

@@ -282,7 +282,7 @@ fn compare_journals(
     times: Vec<Vec<f64>>,
 ) -> JournalComparison {
     let ratio: Vec<f64> = times[1].iter().zip(&times[0]).map(|(d, w)| d / w).collect();
-    let ratio = Spread::of(&ratio);
+    let ratio = Spread::of_ratios(&ratio);
     let wal_wins = ratio.median >= 1.0;
     let best = if wal_wins { modes[0] } else { modes[1] };
     JournalComparison {

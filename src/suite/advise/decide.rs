@@ -2,8 +2,12 @@
 //! with the lowest expected time, the split of sizes between the database
 //! and files that minimizes the expected time per operation over the user's
 //! distribution and mix, and how it compares with every alternative, all
-//! recomputed round by round so each figure carries its spread.
+//! recomputed round by round so each figure carries its 95% interval. When
+//! the fastest placement cannot be told from a simpler one (the interval of
+//! their paired ratio contains 1.00), the simpler one is kept and the
+//! decision says so.
 
+use crate::measure::significance::median;
 use crate::result::advise::{Decision, LayoutKind, LayoutResult, Placement, PointResult, Spread};
 
 /// What point `i` would be stored as outside the database.
@@ -69,20 +73,14 @@ impl Model<'_> {
     /// One layout's median mixed time at one point.
     fn median_mix(&self, l: &LayoutResult) -> f64 {
         let v: Vec<f64> = (0..self.rounds).map(|r| l.mix_ns(r, self.reads)).collect();
-        Spread::of(&v).median
+        median(&v)
     }
 
     /// The page size with the lowest expected time with every blob inside.
     fn best_page(&self, page_sizes: &[u32]) -> u32 {
         *page_sizes
             .iter()
-            .min_by(|a, b| {
-                let (x, y) = (
-                    Spread::of(&self.all_inside(**a)),
-                    Spread::of(&self.all_inside(**b)),
-                );
-                x.median.total_cmp(&y.median)
-            })
+            .min_by(|a, b| median(&self.all_inside(**a)).total_cmp(&median(&self.all_inside(**b))))
             .expect("at least one page size")
     }
 
@@ -98,7 +96,7 @@ impl Model<'_> {
                     .zip(&best)
                     .map(|(a, b)| a / b)
                     .collect();
-                (p, Spread::of(&rel))
+                (p, Spread::of_ratios(&rel))
             })
             .collect()
     }
@@ -107,10 +105,50 @@ impl Model<'_> {
     /// in the database, the rest as files named in it; the cheapest split wins.
     fn split(&self, page: u32) -> usize {
         let n = self.points.len();
-        let cost = |k: usize| Spread::of(&self.per_round(page, k, LayoutKind::DbFiles)).median;
+        let cost = |k: usize| median(&self.per_round(page, k, LayoutKind::DbFiles));
         (0..=n)
             .min_by(|a, b| cost(*a).total_cmp(&cost(*b)))
             .unwrap_or(n)
+    }
+
+    /// The simplest placement that cannot be told from the fastest (`inside`
+    /// points in the database): every blob inside the database first (one
+    /// file, one transaction), then every blob as files; the split only
+    /// when it is faster beyond the noise. Returns the points inside and
+    /// what was said.
+    fn simplest(&self, page: u32, inside: usize) -> (usize, Vec<String>) {
+        let n = self.points.len();
+        let fastest = self.per_round(page, inside, LayoutKind::DbFiles);
+        let name = |k: usize| match k {
+            0 => "all as files",
+            k if k == n => "all inside the database",
+            _ => "split by size",
+        };
+        let mut simpler = vec![n];
+        if inside != n {
+            simpler.push(0);
+        }
+        for k in simpler.into_iter().filter(|&k| k != inside) {
+            let rel: Vec<f64> = self
+                .per_round(page, k, LayoutKind::DbFiles)
+                .iter()
+                .zip(&fastest)
+                .map(|(a, b)| a / b)
+                .collect();
+            let s = Spread::of_ratios(&rel);
+            if s.within_noise() {
+                let e = s.estimate(self.rounds as u64);
+                let note = format!(
+                    "{} vs {}: {} the time, within noise, either is fine; keeping the simpler {}",
+                    name(k),
+                    name(inside),
+                    e.format_ratio(),
+                    name(k)
+                );
+                return (k, vec![note]);
+            }
+        }
+        (inside, Vec::new())
     }
 
     /// The size between the last point inside and the first outside where
@@ -175,7 +213,7 @@ pub fn decide(points: &[PointResult], page_sizes: &[u32], reads: f64, rounds: us
     };
     let n = points.len();
     let page_size = m.best_page(page_sizes);
-    let inside = m.split(page_size);
+    let (inside, within_noise) = m.simplest(page_size, m.split(page_size));
     let placement = match inside {
         0 => Placement::AllFiles,
         i if i == n => Placement::AllInside,
@@ -198,7 +236,7 @@ pub fn decide(points: &[PointResult], page_sizes: &[u32], reads: f64, rounds: us
             continue;
         }
         let s: Vec<f64> = cost.iter().zip(&rec).map(|(a, b)| a / b).collect();
-        speedup_vs.push((name.clone(), Spread::of(&s)));
+        speedup_vs.push((name.clone(), Spread::of_ratios(&s)));
         disk_per_blob.push((name, space));
     }
     Decision {
@@ -210,6 +248,7 @@ pub fn decide(points: &[PointResult], page_sizes: &[u32], reads: f64, rounds: us
         expected_ns: Spread::of(&rec),
         speedup_vs,
         disk_per_blob,
+        within_noise,
     }
 }
 
@@ -222,8 +261,8 @@ mod tests {
             layout: format!("{kind:?}"),
             kind,
             page_size: page,
-            read_ns: vec![read, read * 1.1],
-            write_ns: vec![write, write * 1.1],
+            read_ns: vec![read, read * 1.1, read * 0.95, read * 1.05, read],
+            write_ns: vec![write, write * 1.1, write * 0.95, write * 1.05, write],
             space_bytes: 1000,
         }
     }
@@ -253,7 +292,7 @@ mod tests {
             point(200_000, 200.0, 100.0, 60.0),
             point(1_000_000, 900.0, 500.0, 200.0),
         ];
-        let d = decide(&pts, &[4096, 16384], 0.9, 2);
+        let d = decide(&pts, &[4096, 16384], 0.9, 5);
         assert_eq!(d.page_size, 16384);
         assert_eq!(d.points_inside, 2);
         assert_eq!(d.placement, "split by size");
@@ -272,8 +311,61 @@ mod tests {
             .iter()
             .map(|&s| point(s, 20.0, 10.0, 30.0))
             .collect();
-        let d = decide(&pts, &[4096, 16384], 0.5, 2);
+        let d = decide(&pts, &[4096, 16384], 0.5, 5);
         assert_eq!(d.placement, "all inside the database");
         assert!(d.threshold_bytes.is_none());
+        assert!(d.within_noise.is_empty());
+    }
+
+    #[test]
+    fn a_split_within_noise_of_all_inside_keeps_everything_inside() {
+        // The split is 1% faster on average, but round to round the two
+        // swap places: the interval of their ratio contains 1.00.
+        let noisy = |kind, page, v: [f64; 5]| LayoutResult {
+            layout: format!("{kind:?}"),
+            kind,
+            page_size: page,
+            read_ns: v.to_vec(),
+            write_ns: v.to_vec(),
+            space_bytes: 1000,
+        };
+        let point = |size, db: [f64; 5], ext: [f64; 5]| PointResult {
+            size,
+            share: 0.5,
+            blobs: 10,
+            writes: 10,
+            layouts: vec![
+                noisy(LayoutKind::Db, Some(4096), db),
+                noisy(LayoutKind::DbFiles, None, ext),
+                noisy(LayoutKind::Files, None, ext.map(|x| x * 2.0)),
+            ],
+            band: None,
+        };
+        let pts = vec![
+            point(10_000, [10.0; 5], [30.0; 5]),
+            point(
+                1_000_000,
+                [100.0, 100.0, 100.0, 100.0, 100.0],
+                [90.0, 115.0, 95.0, 110.0, 98.0],
+            ),
+        ];
+        let m = Model {
+            points: &pts,
+            reads: 1.0,
+            rounds: 5,
+        };
+        assert_eq!(m.split(4096), 1, "the split is faster at the median");
+        let d = decide(&pts, &[4096], 1.0, 5);
+        assert_eq!(d.placement, "all inside the database");
+        assert_eq!(d.within_noise.len(), 1, "{:?}", d.within_noise);
+        assert!(d.within_noise[0].contains("within noise, either is fine"));
+        // Clearly faster (every round): the split stays.
+        let pts = vec![
+            point(10_000, [10.0; 5], [30.0; 5]),
+            point(1_000_000, [100.0; 5], [50.0, 52.0, 49.0, 51.0, 50.0]),
+        ];
+        let d = decide(&pts, &[4096], 1.0, 5);
+        assert_eq!(d.placement, "split by size");
+        assert!(d.within_noise.is_empty());
     }
 }
