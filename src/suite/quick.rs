@@ -17,7 +17,10 @@ use crate::store::{ReadPath, WriteStyle};
 use crate::target::{SqliteSettings, Target};
 use crate::workload::{Operation, RunPlan, RunResult};
 
-use super::common::{ThreeLayouts, WorkDir, per_op_ns, plan, run_rounds, session, sqlite};
+use super::common::{
+    DatasetState, Rounds, ThreeLayouts, WorkDir, exclude_checkpoint, per_op_ns, plan, run_rounds,
+    session, sqlite,
+};
 
 /// What `quick` measures, checked by the command before any work.
 #[derive(Debug, Clone)]
@@ -28,7 +31,7 @@ pub struct QuickOptions {
     pub keep: bool,
     /// The dataset every layout holds.
     pub spec: DatasetSpec,
-    /// Measured rounds (at least one).
+    /// Measured rounds (at least one), after one discarded warm-up round.
     pub rounds: u64,
 }
 
@@ -102,8 +105,9 @@ fn run_in(
         crate::store::capture_environment(Some(&work.path)),
         Tables::Other(serde_json::Value::Null),
     );
-    // Reads first (updates change the database's journal mode), each group
-    // in alternating order.
+    // Reads first, then updates, each group in alternating order; every
+    // case meets the database as it was made (rollback journal, no WAL).
+    let state = DatasetState::capture(&[&layouts.db])?;
     let plans: Vec<RunPlan> = cases.iter().map(|c| c.plan.clone()).collect();
     let groups = [
         (0..read_cases).collect(),
@@ -112,10 +116,10 @@ fn run_in(
     let results = run_rounds(
         &plans,
         &groups,
-        options.rounds,
+        Rounds::after_warmup(options.rounds),
         "measuring",
         progress,
-        |_| Ok(()),
+        &state,
     )?;
     doc.runs.extend(results.iter().flatten().cloned());
     doc.tables = Tables::Quick(QuickTables {
@@ -187,14 +191,14 @@ fn update_cases(layouts: &ThreeLayouts, n: u64) -> Vec<Case> {
         Case {
             row: 3,
             side: Side::Db,
-            plan: plan(
+            plan: exclude_checkpoint(plan(
                 "update wal normal",
                 sqlite(&layouts.db, wal("normal")),
                 Operation::Update,
                 updates,
                 session(ReadPath::Sql, false, WriteStyle::Truncate, false),
                 12,
-            ),
+            )),
         },
         Case {
             row: 4,
