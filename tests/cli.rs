@@ -184,9 +184,11 @@ fn updates_in_every_write_style_are_verified() {
 
 /// `--nocheckpoint` as kvtest: wal_autocheckpoint=0 is in force (read back
 /// from the database), so the timed COMMIT holds no checkpoint; the
-/// checkpoint after it is timed apart. 600 updates of 10 KB fill the WAL
-/// past SQLite's default 1000 pages, where a checkpoint would run inside
-/// the COMMIT.
+/// checkpoint after it is timed apart. 2000 updates of 10 KB fill the WAL
+/// far past SQLite's default 1000 pages, where a checkpoint would copy it
+/// all into the database and fsync it inside the COMMIT (WAL+NORMAL: a
+/// COMMIT without a checkpoint syncs nothing). Measured here without the
+/// setting: ops 40 ms, COMMIT 123 ms; with it: COMMIT 16 ms.
 #[test]
 fn nocheckpoint_keeps_the_checkpoint_out_of_the_commit() {
     let tmp = tempfile::tempdir().unwrap();
@@ -194,14 +196,14 @@ fn nocheckpoint_keeps_the_checkpoint_out_of_the_commit() {
     ok(
         d,
         &[
-            "init", "c.db", "--count", "600", "--size", "10k", "--seed", "3",
+            "init", "c.db", "--count", "2000", "--size", "10k", "--seed", "3",
         ],
     );
     let out = ok(
         d,
         &[
             "run",
-            "c.db",
+            "sqlite:c.db?synchronous=normal",
             "--update",
             "--random",
             "--jmode",
