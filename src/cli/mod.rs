@@ -240,7 +240,7 @@ pub enum SuiteCommand {
     /// SQLite's "35% Faster Than The Filesystem": every chart, the page's claim beside each ratio
     #[command(
         name = "fasterthanfs",
-        after_help = "Reads all blobs in random order via SQL, the blob API and a memory-mapped database (charts 1-3) and with a transaction per read; overwrites 10% of them in WAL+NORMAL (chart 4) and with journal and sync off (chart 5) against every file write style, with and without fsync; compares disk space. Each round runs every case once, alternating the order.\n\nExamples:\n  blobbench suite fasterthanfs                      (100k x 10k+-2k, about 5 minutes)\n  blobbench suite fasterthanfs --count 20k --rounds 5\n  blobbench suite fasterthanfs --dir /mnt/ssd/bench --keep"
+        after_help = "Reads all blobs in random order via SQL, the blob API and a memory-mapped database (charts 1-3) and with a transaction per read; overwrites 10% of them in WAL+NORMAL (chart 4) and with journal and sync off (chart 5) against every file write style, with and without fsync; compares disk space. Each round runs every case once, alternating the order.\n\nExamples:\n  blobbench suite fasterthanfs                      (100k x 10k+-2k, about 10 minutes)\n  blobbench suite fasterthanfs --count 20k --rounds 5\n  blobbench suite fasterthanfs --dir /mnt/ssd/bench --keep"
     )]
     FasterThanFs(FasterThanFsArgs),
     /// SQLite's "Internal Versus External BLOBs": the 49-case matrix of blob size x page size

@@ -431,3 +431,49 @@ pub fn free_bytes(path: &std::path::Path) -> Option<u64> {
     (unsafe { libc::statvfs(c.as_ptr(), &mut st) } == 0)
         .then(|| st.f_bavail as u64 * st.f_frsize as u64)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A write case leaves WAL mode and a WAL with frames; restore puts the
+    /// database back in its captured journal mode with nothing beside it.
+    #[test]
+    fn restore_undoes_what_a_write_case_leaves() {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = tmp.path().join("s.db");
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch("CREATE TABLE t(x); INSERT INTO t VALUES (1)")
+            .unwrap();
+        drop(conn);
+        let state = DatasetState::capture(&[&db]).unwrap();
+        let writer = rusqlite::Connection::open(&db).unwrap();
+        writer
+            .execute_batch(
+                "PRAGMA journal_mode=wal; PRAGMA wal_autocheckpoint=0; INSERT INTO t VALUES (2)",
+            )
+            .unwrap();
+        // The WAL has frames while the writer is open; closing it (as the
+        // executor does) checkpoints, restore must still switch the mode back.
+        let wal = tmp.path().join("s.db-wal");
+        assert!(std::fs::metadata(&wal).unwrap().len() > 0);
+        drop(writer);
+        state.restore().unwrap();
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "delete");
+        let rows: i64 = conn
+            .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(rows, 2, "the WAL's frames reached the database");
+        assert!(!wal.exists());
+    }
+
+    #[test]
+    fn warmup_rounds_are_counted_apart() {
+        let r = Rounds::after_warmup(7);
+        assert_eq!((r.warmup, r.measured, r.total()), (1, 7, 8));
+    }
+}
