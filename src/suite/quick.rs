@@ -1,9 +1,11 @@
 //! `blobbench quick`: about a minute, SQLite vs files on this machine.
 //!
 //! One dataset (20k blobs of 10k +/- 2k by default) in a database, a flat
-//! folder and a tree. Cases run once per round and rounds alternate their
-//! order (A B C, C B A, ...) so drift on a shared machine does not favour one
-//! side; each case warms its own files right before it is timed.
+//! folder and a tree. Cases run once per round, after one discarded warm-up
+//! round, and rounds alternate their order (A B C, C B A, ...) so drift on a
+//! shared machine does not favour one side; every case meets the database as
+//! it was made (rollback journal, no WAL) and warms its own files right
+//! before it is timed.
 
 use std::path::PathBuf;
 
