@@ -95,6 +95,17 @@ fn fasterthanfs_measures_every_chart_and_judges_each_claim() {
     );
     // 8 read cases + 5 database and 12 file write cases, 2 rounds each.
     assert_eq!(doc["runs"].as_array().unwrap().len(), 50);
+    // Every round of a case under the same settings (warm-up not recorded);
+    // reads meet the rollback-journal database the suite made, and the
+    // rows that leave the checkpoint out never checkpoint inside a commit.
+    let settings = assert_same_settings_every_round(&doc, 2);
+    for read in ["read sql", "read blob-api multitrans", "read blob-api mmap"] {
+        assert_eq!(settings[read]["journal_mode"], "delete", "{read}");
+    }
+    for excluded in ["update wal normal", "update wal normal multitrans"] {
+        assert_eq!(settings[excluded]["wal_autocheckpoint"], 0, "{excluded}");
+    }
+    assert_eq!(settings["update wal full"]["wal_autocheckpoint"], 1000);
     let updates = doc["runs"]
         .as_array()
         .unwrap()
@@ -137,6 +148,88 @@ fn fasterthanfs_measures_every_chart_and_judges_each_claim() {
     );
     // Its temporary folder is gone.
     assert_eq!(std::fs::read_dir(d.join("tmp")).unwrap().count(), 0);
+}
+
+/// Every round of one case ran under the same settings, as read back from
+/// the store when it opened (counters that rewrites move, such as
+/// page_count and freelist_count, aside). Returns the settings by case.
+fn assert_same_settings_every_round(
+    doc: &serde_json::Value,
+    rounds: usize,
+) -> std::collections::BTreeMap<String, serde_json::Value> {
+    let mut by_case: std::collections::BTreeMap<String, Vec<serde_json::Value>> =
+        Default::default();
+    for run in doc["runs"].as_array().unwrap() {
+        let name = run["name"].as_str().unwrap();
+        let case = name.split(" (round ").next().unwrap().to_string();
+        let mut settings = run["store"]["settings"].clone();
+        if let Some(m) = settings.as_object_mut() {
+            m.remove("page_count");
+            m.remove("freelist_count");
+        }
+        by_case.entry(case).or_default().push(settings);
+    }
+    assert!(!by_case.is_empty());
+    by_case
+        .into_iter()
+        .map(|(case, all)| {
+            assert_eq!(all.len(), rounds, "{case}: one run per measured round");
+            for (i, s) in all.iter().enumerate() {
+                assert_eq!(s, &all[0], "{case}: round {} differs from round 1", i + 1);
+            }
+            (case, all[0].clone())
+        })
+        .collect()
+}
+
+/// quick: every case meets the same database in every round (reads a
+/// rollback journal, not the WAL the update cases leave), and its
+/// "checkpoint excluded" update runs with wal_autocheckpoint=0.
+#[test]
+fn quick_runs_every_round_under_the_same_settings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    ok(
+        d,
+        &[
+            "quick",
+            "--count",
+            "300",
+            "--size",
+            "4k",
+            "--variance",
+            "1k",
+            "--rounds",
+            "3",
+            "--dir",
+            "data",
+            "--json",
+            "q.json",
+            "--report",
+            "none",
+        ],
+    );
+    let doc = json(&d.join("q.json"));
+    let settings = assert_same_settings_every_round(&doc, 3);
+    for read in ["read sql", "read blob-api", "read blob-api mmap"] {
+        assert_eq!(settings[read]["journal_mode"], "delete", "{read}");
+    }
+    assert_eq!(settings["update wal normal"]["journal_mode"], "wal");
+    assert_eq!(settings["update wal normal"]["wal_autocheckpoint"], 0);
+    // The durable case keeps SQLite's automatic checkpoints (its row counts them).
+    assert_eq!(
+        settings["update wal full per-write txn"]["wal_autocheckpoint"],
+        1000
+    );
+    let excluded = doc["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["plan"]["exclude_checkpoint"] == true)
+        .count();
+    assert_eq!(excluded, 3, "the WAL+NORMAL update, every round");
+    // The database is left as it was made: a rollback journal, no WAL beside it.
+    assert!(!d.join("data/quick.db-wal").exists());
 }
 
 #[test]

@@ -19,7 +19,7 @@ as files in a folder or tree, or as files named by a database. blobbench reprodu
 kvtest experiments (init / export / run take kvtest's options) with per-operation latency \
 histograms, repetitions, cache control and a JSON result that records the environment.\n\n\
 Start with `blobbench quick` (about a minute, no setup).",
-    after_help = "Targets:\n  x.db | sqlite:PATH[?journal_mode=wal&synchronous=normal&page_size=4096&cache_size=N&mmap_size=N&locking_mode=exclusive]\n  sqlite-ext:PATH   database of file names, content in PATH.files/\n  dir:PATH          one file per blob (000001, 000002, ...)\n  tree:PATH         one file per blob in 00/00/01 folders\n\nNumbers take kvtest's suffixes: 10k = 10000, 2KiB = 2048, 1M = 1000000, 0x1000 = 4096."
+    after_help = "Targets:\n  x.db | sqlite:PATH[?journal_mode=wal&synchronous=normal&page_size=4096&cache_size=N&mmap_size=N&locking_mode=exclusive&wal_autocheckpoint=N]\n  sqlite-ext:PATH   database of file names, content in PATH.files/\n  dir:PATH          one file per blob (000001, 000002, ...)\n  tree:PATH         one file per blob in 00/00/01 folders\n\nNumbers take kvtest's suffixes: 10k = 10000, 2KiB = 2048, 1M = 1000000, 0x1000 = 4096."
 )]
 pub struct Cli {
     /// The subcommand to run.
@@ -202,7 +202,7 @@ pub struct SweepArgs {
     #[arg(long, value_name = "WORKLOAD")]
     pub workload: Vec<String>,
     /// Runs of every case; each round runs the cases in a new shuffled order
-    #[arg(long, default_value = "1", value_parser = number_arg)]
+    #[arg(long, default_value = "3", value_parser = number_arg)]
     pub rounds: u64,
     /// Keep only cases with NAME among the values, e.g. --filter page_size=8192 (repeat: all must hold)
     #[arg(long, value_name = "NAME=VALUES")]
@@ -242,7 +242,7 @@ pub enum SuiteCommand {
     /// SQLite's "35% Faster Than The Filesystem": every chart, the page's claim beside each ratio
     #[command(
         name = "fasterthanfs",
-        after_help = "Reads all blobs in random order via SQL, the blob API and a memory-mapped database (charts 1-3) and with a transaction per read; overwrites 10% of them in WAL+NORMAL (chart 4) and with journal and sync off (chart 5) against every file write style, with and without fsync; compares disk space. Each round runs every case once, alternating the order.\n\nExamples:\n  blobbench suite fasterthanfs                      (100k x 10k+-2k, about 5 minutes)\n  blobbench suite fasterthanfs --count 20k --rounds 5\n  blobbench suite fasterthanfs --dir /mnt/ssd/bench --keep"
+        after_help = "Reads all blobs in random order via SQL, the blob API and a memory-mapped database (charts 1-3) and with a transaction per read; overwrites 10% of them in WAL+NORMAL (chart 4) and with journal and sync off (chart 5) against every file write style, with and without fsync; compares disk space. Each round runs every case once, alternating the order.\n\nExamples:\n  blobbench suite fasterthanfs                      (100k x 10k+-2k, about 10 minutes)\n  blobbench suite fasterthanfs --count 20k --rounds 5\n  blobbench suite fasterthanfs --dir /mnt/ssd/bench --keep"
     )]
     FasterThanFs(FasterThanFsArgs),
     /// SQLite's "Internal Versus External BLOBs": the 49-case matrix of blob size x page size
@@ -381,8 +381,8 @@ pub struct InternalExternalArgs {
     /// Page cache per database: cache_size = this / page size pages
     #[arg(long, default_value = "2M", value_parser = number_arg)]
     pub cache_bytes: u64,
-    /// Measured rounds per case (internal and external alternate)
-    #[arg(long, default_value = "3", value_parser = number_arg)]
+    /// Measured rounds per case, after one discarded warm-up round (internal and external alternate)
+    #[arg(long, default_value = "5", value_parser = number_arg)]
     pub rounds: u64,
     /// Evict the datasets from the page cache before every read pass instead of warming them
     #[arg(long)]
@@ -422,8 +422,8 @@ pub struct FasterThanFsArgs {
     /// Blobs overwritten per write case with fsync or a transaction per write [default: count / 100]
     #[arg(long, value_parser = number_arg)]
     pub durable_updates: Option<u64>,
-    /// Measured rounds; each round runs every case once, in alternating order
-    #[arg(long, default_value = "3", value_parser = number_arg)]
+    /// Measured rounds, after one discarded warm-up round; each round runs every case once, in alternating order
+    #[arg(long, default_value = "5", value_parser = number_arg)]
     pub rounds: u64,
     /// Where to write the JSON result
     #[arg(long, value_name = "FILE", default_value = "fasterthanfs.json")]
@@ -540,7 +540,8 @@ pub struct RunArgs {
     /// Each read or write in its own transaction
     #[arg(long)]
     pub multitrans: bool,
-    /// Leave the WAL checkpoint out of the timed total (it is still reported)
+    /// No checkpoint in the timed total: wal_autocheckpoint=0 as kvtest, and the
+    /// checkpoint after the commit is timed and reported on its own
     #[arg(long)]
     pub nocheckpoint: bool,
     /// PRAGMA synchronous=OFF
@@ -599,8 +600,8 @@ pub struct QuickArgs {
     /// Size variance (+/-)
     #[arg(long, default_value = "2k", value_parser = number_arg)]
     pub variance: u64,
-    /// Measured rounds; each round runs every case once, in alternating order
-    #[arg(long, default_value = "3", value_parser = number_arg)]
+    /// Measured rounds, after one discarded warm-up round; each round runs every case once, in alternating order
+    #[arg(long, default_value = "7", value_parser = number_arg)]
     pub rounds: u64,
     /// Where to write the JSON result
     #[arg(long, value_name = "FILE", default_value = "quick.json")]
@@ -710,8 +711,8 @@ pub struct AdviseArgs {
     /// Page sizes to try for blobs inside the database
     #[arg(long, value_name = "LIST", default_value = "4096,16384,65536")]
     pub page_sizes: String,
-    /// Measured rounds (the spread of every figure is over rounds)
-    #[arg(long, default_value = "3", value_parser = number_arg)]
+    /// Measured rounds, after one discarded warm-up round (the spread of every figure is over rounds)
+    #[arg(long, default_value = "5", value_parser = number_arg)]
     pub rounds: u64,
     /// Folder for the calibration data, on the disk you care about [default: a new temporary folder]
     #[arg(long, value_name = "DIR")]

@@ -34,6 +34,11 @@ pub fn plan_from_args(args: &RunArgs) -> Result<(RunPlan, Vec<String>)> {
             if let Some(j) = &args.jmode {
                 s.journal_mode = Some(one_of("--jmode", j, JOURNAL_MODES)?);
             }
+            if args.nocheckpoint {
+                // As kvtest: no checkpoint inside the timed COMMIT; the
+                // executor times the one after it on its own.
+                s.wal_autocheckpoint = Some(0);
+            }
         }
         None => {
             for (given, name) in [

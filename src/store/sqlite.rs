@@ -169,6 +169,10 @@ pub(crate) fn apply_settings(
         conn.execute_batch(&format!("PRAGMA synchronous={s}"))
             .map_err(err)?;
     }
+    if let Some(n) = settings.wal_autocheckpoint {
+        conn.execute_batch(&format!("PRAGMA wal_autocheckpoint={n}"))
+            .map_err(err)?;
+    }
     let current: String = conn
         .query_row("PRAGMA journal_mode", [], |r| r.get(0))
         .map_err(err)?;

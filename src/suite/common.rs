@@ -222,42 +222,134 @@ pub fn space_of(target: &Target) -> Result<u64> {
     store::open(target, Access::ReadOnly)?.space_used()
 }
 
-/// Runs each group of cases `rounds` times; within a round the groups run in
-/// the given order and each group's cases alternate direction from round to
-/// round (A B C, C B A, ...) so drift on a shared machine favours no side.
-/// `between_groups` runs untimed after each group (e.g. to reset a journal
-/// mode). Returns every case's results, one per round.
+/// How many times a suite runs its cases: warm-up rounds run every case
+/// once and are discarded (they fill the page cache, settle the files and
+/// the CPU's clocks), then the measured rounds are recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rounds {
+    /// Discarded rounds before the measured ones.
+    pub warmup: u64,
+    /// Recorded rounds (at least one).
+    pub measured: u64,
+}
+
+impl Rounds {
+    /// `measured` recorded rounds after the default single warm-up round.
+    pub fn after_warmup(measured: u64) -> Rounds {
+        Rounds {
+            warmup: 1,
+            measured,
+        }
+    }
+
+    /// Every round, warm-up included.
+    pub fn total(&self) -> u64 {
+        self.warmup + self.measured
+    }
+}
+
+/// The state a suite's databases are in before any case runs, restored
+/// before every case so each one (in every round) starts alike: the same
+/// journal mode, an empty WAL, no journal left beside the database. Write
+/// cases switch the journal mode and nothing else switches it back.
+#[derive(Debug, Clone, Default)]
+pub struct DatasetState {
+    databases: Vec<(PathBuf, String)>,
+}
+
+impl DatasetState {
+    /// Reads the journal mode of each database, to restore it later.
+    pub fn capture(databases: &[&Path]) -> Result<DatasetState> {
+        let databases = databases
+            .iter()
+            .map(|db| {
+                let conn = rusqlite::Connection::open(db).map_err(|e| Error::sqlite(db, e))?;
+                let mode: String = conn
+                    .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+                    .map_err(|e| Error::sqlite(db, e))?;
+                Ok((db.to_path_buf(), mode.to_ascii_lowercase()))
+            })
+            .collect::<Result<_>>()?;
+        Ok(DatasetState { databases })
+    }
+
+    /// Untimed: empties the WAL (checkpoint TRUNCATE), puts each database
+    /// back in its captured journal mode, and checks nothing is left beside
+    /// it that the next case would meet (a WAL with frames, a journal).
+    pub fn restore(&self) -> Result<()> {
+        for (db, mode) in &self.databases {
+            let err = |e| Error::sqlite(db, e);
+            let conn = rusqlite::Connection::open(db).map_err(err)?;
+            conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+                .map_err(err)?;
+            let got: String = conn
+                .query_row(&format!("PRAGMA journal_mode={mode}"), [], |r| r.get(0))
+                .map_err(err)?;
+            drop(conn);
+            if !got.eq_ignore_ascii_case(mode) {
+                return Err(Error::Verify(format!(
+                    "{}: could not restore journal_mode={mode} between cases (it stayed {got})",
+                    db.display()
+                )));
+            }
+            for (suffix, allowed) in [("-wal", 0), ("-journal", 0)] {
+                let mut side = db.as_os_str().to_owned();
+                side.push(suffix);
+                if let Ok(m) = std::fs::metadata(&side)
+                    && m.len() > allowed
+                {
+                    return Err(Error::Verify(format!(
+                        "{} still holds {} bytes after restoring {}: the next case would not start from the same state",
+                        Path::new(&side).display(),
+                        m.len(),
+                        db.display()
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Runs each group of cases for every round; within a round the groups run
+/// in the given order and each group's cases alternate direction from one
+/// measured round to the next (A B C, C B A, ...) so drift on a shared
+/// machine favours no side. `state` is restored before every case, so all
+/// rounds of a case meet the same database. Warm-up rounds run every case
+/// once and are not returned. Returns every case's results, one per
+/// measured round.
 pub fn run_rounds(
     cases: &[RunPlan],
     groups: &[Vec<usize>],
-    rounds: u64,
+    rounds: Rounds,
     label: &str,
     progress: &dyn Progress,
-    mut between_groups: impl FnMut(usize) -> Result<()>,
+    state: &DatasetState,
 ) -> Result<Vec<Vec<RunResult>>> {
     let total_ops: u64 = groups
         .iter()
         .flatten()
         .map(|&i| cases[i].count.unwrap_or(0))
         .sum::<u64>()
-        * rounds;
+        * rounds.total();
     progress.start(label, total_ops);
     let units = cases.iter().map(|c| c.count.unwrap_or(0));
-    let mut expected = crate::progress::Expected::rounds(units, groups, rounds);
+    let mut expected = crate::progress::Expected::rounds(units, groups, rounds.total());
     let mut results: Vec<Vec<RunResult>> = (0..cases.len()).map(|_| Vec::new()).collect();
-    for round in 0..rounds {
-        for (g, group) in groups.iter().enumerate() {
+    for round in 0..rounds.total() {
+        // None: a warm-up round; Some(k): measured round k (0-based).
+        let measured = round.checked_sub(rounds.warmup);
+        for group in groups {
             let mut order = group.clone();
-            if round % 2 == 1 {
+            if measured.is_some_and(|k| k % 2 == 1) {
                 order.reverse();
             }
             for i in order {
-                progress.message(&format!(
-                    "round {}/{}: {}",
-                    round + 1,
-                    rounds,
-                    cases[i].name
-                ));
+                progress.message(&match measured {
+                    None => format!("warm-up: {}", cases[i].name),
+                    Some(k) => format!("round {}/{}: {}", k + 1, rounds.measured, cases[i].name),
+                });
+                state.restore()?;
                 if let Some((current, after)) = expected.next(i) {
                     progress.expect_remaining(current, after);
                 }
@@ -265,14 +357,28 @@ pub fn run_rounds(
                 let mut r = execute(&cases[i], &crate::progress::Silent)?;
                 progress.advance(cases[i].count.unwrap_or(0));
                 expected.record(i, started.elapsed());
-                r.name = format!("{} (round {})", r.name, round + 1);
-                results[i].push(r);
+                if let Some(k) = measured {
+                    r.name = format!("{} (round {})", r.name, k + 1);
+                    results[i].push(r);
+                }
             }
-            between_groups(g)?;
         }
     }
+    state.restore()?;
     progress.finish();
     Ok(results)
+}
+
+/// Makes `plan` a "checkpoint excluded" case as kvtest's --nocheckpoint:
+/// wal_autocheckpoint=0, so no commit inside the timed region checkpoints,
+/// and the checkpoint the executor runs after the commit is timed on its own
+/// and left out of the run's total.
+pub fn exclude_checkpoint(mut plan: RunPlan) -> RunPlan {
+    plan.exclude_checkpoint = true;
+    if let Some(s) = plan.target.sqlite_settings_mut() {
+        s.wal_autocheckpoint = Some(0);
+    }
+    plan
 }
 
 /// Time per op of a one-repetition run: operations plus commit, and the WAL
@@ -340,4 +446,50 @@ pub fn free_bytes(path: &std::path::Path) -> Option<u64> {
     // SAFETY: c is a valid NUL-terminated path and st a properly sized out-parameter.
     (unsafe { libc::statvfs(c.as_ptr(), &mut st) } == 0)
         .then(|| st.f_bavail as u64 * st.f_frsize as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A write case leaves WAL mode and a WAL with frames; restore puts the
+    /// database back in its captured journal mode with nothing beside it.
+    #[test]
+    fn restore_undoes_what_a_write_case_leaves() {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = tmp.path().join("s.db");
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch("CREATE TABLE t(x); INSERT INTO t VALUES (1)")
+            .unwrap();
+        drop(conn);
+        let state = DatasetState::capture(&[&db]).unwrap();
+        let writer = rusqlite::Connection::open(&db).unwrap();
+        writer
+            .execute_batch(
+                "PRAGMA journal_mode=wal; PRAGMA wal_autocheckpoint=0; INSERT INTO t VALUES (2)",
+            )
+            .unwrap();
+        // The WAL has frames while the writer is open; closing it (as the
+        // executor does) checkpoints, restore must still switch the mode back.
+        let wal = tmp.path().join("s.db-wal");
+        assert!(std::fs::metadata(&wal).unwrap().len() > 0);
+        drop(writer);
+        state.restore().unwrap();
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "delete");
+        let rows: i64 = conn
+            .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(rows, 2, "the WAL's frames reached the database");
+        assert!(!wal.exists());
+    }
+
+    #[test]
+    fn warmup_rounds_are_counted_apart() {
+        let r = Rounds::after_warmup(7);
+        assert_eq!((r.warmup, r.measured, r.total()), (1, 7, 8));
+    }
 }

@@ -22,7 +22,7 @@ use crate::target::{SqliteSettings, Target};
 use crate::units::human_bytes;
 use crate::workload::{CacheMode, Operation, RunPlan, execute};
 
-use super::common::{WorkDir, free_bytes, per_op_ns, plan, remove_entry, session};
+use super::common::{Rounds, WorkDir, free_bytes, per_op_ns, plan, remove_entry, session};
 
 pub use crate::result::internal_external::Crossover;
 
@@ -58,7 +58,8 @@ pub struct InternalExternalOptions {
     pub total: u64,
     /// Page cache per database (bytes): cache_size = this / page size pages.
     pub cache_bytes: u64,
-    /// Measured rounds per case (at least one).
+    /// Measured rounds per case (at least one), after one discarded
+    /// warm-up round.
     pub rounds: u64,
     /// Evict the datasets from the page cache before every read pass.
     pub cold: bool,
@@ -128,8 +129,10 @@ fn run_in(
         crate::store::capture_environment(Some(&work.path)),
         Tables::Other(serde_json::Value::Null),
     );
-    // One step per case for creating its two datasets, one per round for reading them.
-    progress.start("internal-external", n_cases as u64 * (1 + options.rounds));
+    // One step per case for creating its two datasets, one per round
+    // (warm-up included) for reading them.
+    let rounds = Rounds::after_warmup(options.rounds);
+    progress.start("internal-external", n_cases as u64 * (1 + rounds.total()));
     let mut cells: Vec<Cell> = Vec::new();
     for &size in &options.sizes {
         let first_case = cells.len();
@@ -219,8 +222,10 @@ fn create_cases(
     Ok((pairs, names))
 }
 
-/// Rounds over one blob size's cases; internal and external swap places
-/// and the page sizes reverse from one round to the next.
+/// Rounds over one blob size's cases, after a discarded warm-up round;
+/// internal and external swap places and the page sizes reverse from one
+/// measured round to the next. Reads leave the datasets as they were, so
+/// every round meets the same state without restoring it.
 fn measure_rounds(
     options: &InternalExternalOptions,
     pairs: &[Pair],
@@ -230,7 +235,11 @@ fn measure_rounds(
     n_cases: usize,
     progress: &dyn Progress,
 ) -> Result<()> {
-    for round in 0..options.rounds {
+    let rounds = Rounds::after_warmup(options.rounds);
+    for step in 0..rounds.total() {
+        // None: the warm-up round, run and not recorded.
+        let measured = step.checked_sub(rounds.warmup);
+        let round = measured.unwrap_or(0);
         let mut order: Vec<usize> = (0..pairs.len()).collect();
         if round % 2 == 1 {
             order.reverse();
@@ -239,12 +248,14 @@ fn measure_rounds(
             let pair = &pairs[i];
             let cell = &mut cells[pair.cell];
             progress.message(&format!(
-                "case {}/{n_cases}: {}, page {}: round {}/{}",
+                "case {}/{n_cases}: {}, page {}: {}",
                 first_case + i + 1,
                 human_bytes(cell.blob_size),
                 cell.page_size,
-                round + 1,
-                options.rounds
+                match measured {
+                    None => "warm-up".to_string(),
+                    Some(k) => format!("round {}/{}", k + 1, options.rounds),
+                }
             ));
             let internal_first = round % 2 == 0;
             for is_internal in [internal_first, !internal_first] {
@@ -254,6 +265,9 @@ fn measure_rounds(
                     &pair.external
                 };
                 let mut r = execute(p, &crate::progress::Silent)?;
+                if measured.is_none() {
+                    continue;
+                }
                 let t = per_op_ns(&r, false);
                 if is_internal {
                     cell.internal_ns_per_read.push(t);

@@ -1,9 +1,11 @@
 //! `blobbench quick`: about a minute, SQLite vs files on this machine.
 //!
 //! One dataset (20k blobs of 10k +/- 2k by default) in a database, a flat
-//! folder and a tree. Cases run once per round and rounds alternate their
-//! order (A B C, C B A, ...) so drift on a shared machine does not favour one
-//! side; each case warms its own files right before it is timed.
+//! folder and a tree. Cases run once per round, after one discarded warm-up
+//! round, and rounds alternate their order (A B C, C B A, ...) so drift on a
+//! shared machine does not favour one side; every case meets the database as
+//! it was made (rollback journal, no WAL) and warms its own files right
+//! before it is timed.
 
 use std::path::PathBuf;
 
@@ -17,7 +19,10 @@ use crate::store::{ReadPath, WriteStyle};
 use crate::target::{SqliteSettings, Target};
 use crate::workload::{Operation, RunPlan, RunResult};
 
-use super::common::{ThreeLayouts, WorkDir, per_op_ns, plan, run_rounds, session, sqlite};
+use super::common::{
+    DatasetState, Rounds, ThreeLayouts, WorkDir, exclude_checkpoint, per_op_ns, plan, run_rounds,
+    session, sqlite,
+};
 
 /// What `quick` measures, checked by the command before any work.
 #[derive(Debug, Clone)]
@@ -28,7 +33,7 @@ pub struct QuickOptions {
     pub keep: bool,
     /// The dataset every layout holds.
     pub spec: DatasetSpec,
-    /// Measured rounds (at least one).
+    /// Measured rounds (at least one), after one discarded warm-up round.
     pub rounds: u64,
 }
 
@@ -99,8 +104,9 @@ fn run_in(
     let read_cases = cases.len();
     cases.extend(update_cases(&layouts, spec.count));
     let mut doc = ResultDocument::new("quick", environment, Tables::Other(serde_json::Value::Null));
-    // Reads first (updates change the database's journal mode), each group
-    // in alternating order.
+    // Reads first, then updates, each group in alternating order; every
+    // case meets the database as it was made (rollback journal, no WAL).
+    let state = DatasetState::capture(&[&layouts.db])?;
     let plans: Vec<RunPlan> = cases.iter().map(|c| c.plan.clone()).collect();
     let groups = [
         (0..read_cases).collect(),
@@ -109,10 +115,10 @@ fn run_in(
     let results = run_rounds(
         &plans,
         &groups,
-        options.rounds,
+        Rounds::after_warmup(options.rounds),
         "measuring",
         progress,
-        |_| Ok(()),
+        &state,
     )?;
     doc.runs.extend(results.iter().flatten().cloned());
     doc.tables = Tables::Quick(QuickTables {
@@ -184,14 +190,14 @@ fn update_cases(layouts: &ThreeLayouts, n: u64) -> Vec<Case> {
         Case {
             row: 3,
             side: Side::Db,
-            plan: plan(
+            plan: exclude_checkpoint(plan(
                 "update wal normal",
                 sqlite(&layouts.db, wal("normal")),
                 Operation::Update,
                 updates,
                 session(ReadPath::Sql, false, WriteStyle::Truncate, false),
                 12,
-            ),
+            )),
         },
         Case {
             row: 4,

@@ -114,6 +114,14 @@ impl Calibrator<'_> {
         let spec = spec_from_options(blobs, size, 0, "fixed", 1.0, o.seed + index as u64)?;
         let (mut results, names) = create(&targets, &spec)?;
         self.progress.advance(1);
+        // One warm-up round, run and discarded: it fills the page cache and
+        // settles the files, so the first measured round is like the others.
+        self.progress
+            .message(&format!("{}: warm-up", size_label(size)));
+        let kept = self.runs.len();
+        let mut scratch = results.clone();
+        self.round(&targets, &mut scratch, size, (blobs, writes), 0)?;
+        self.runs.truncate(kept);
         for round in 0..o.rounds as usize {
             self.progress.message(&format!(
                 "{}: round {}/{}",
@@ -214,7 +222,9 @@ impl Calibrator<'_> {
         drop(store);
         let modes = [("wal", wal_sync), ("delete", rollback_sync)];
         let mut times: Vec<Vec<f64>> = vec![Vec::new(); 2];
-        for round in 0..o.rounds as usize {
+        // Step 0 is a warm-up round, run and discarded.
+        for step in 0..=o.rounds as usize {
+            let round = step.saturating_sub(1);
             let order: [usize; 2] = if round % 2 == 0 { [0, 1] } else { [1, 0] };
             for i in order {
                 let (mode, sync) = modes[i];
@@ -230,10 +240,14 @@ impl Calibrator<'_> {
                     o.seed ^ (round as u64 + 200),
                 );
                 let r = execute(&p, &Silent)?;
-                times[i].push(per_op_ns(&r, true));
-                self.runs.push(r);
+                if step > 0 {
+                    times[i].push(per_op_ns(&r, true));
+                    self.runs.push(r);
+                }
             }
-            self.progress.advance(1);
+            if step > 0 {
+                self.progress.advance(1);
+            }
         }
         if !o.keep {
             remove_entry(&path);
