@@ -277,7 +277,11 @@ fn measure(
 ) -> Result<Vec<Samples>> {
     let sizes = &options.sizes;
     let runnable = systems.iter().filter(|s| s.target.is_some()).count() as u64;
-    progress.start("measuring", runnable * sizes.len() as u64);
+    // Progress in expected work, not in sizes: 10M blobs take thousands of
+    // times longer than 1K ones, so a bar counting sizes would promise an
+    // ETA it cannot keep.
+    let all_sizes: u64 = sizes.iter().map(|&z| expected_work(z)).sum();
+    progress.start("measuring", runnable * all_sizes);
     let mut all = Vec::new();
     for system in systems.iter_mut() {
         let Some(target) = system.target.clone() else {
@@ -319,7 +323,7 @@ fn measure(
                 // An unreachable server or a missing engine skips the system, with the reason.
                 Err(e @ (Error::Connect { .. } | Error::Usage(_))) if i == 0 => {
                     system.skipped = Some(e.to_string());
-                    progress.advance(sizes.len() as u64);
+                    progress.advance(all_sizes);
                     break;
                 }
                 // A size the system refuses (max_allowed_packet): noted, the rest goes on.
@@ -329,11 +333,17 @@ fn measure(
                     return Err(e);
                 }
             }
-            progress.advance(1);
+            progress.advance(expected_work(size));
         }
     }
     progress.finish();
     Ok(all)
+}
+
+/// The work one size is expected to take, in KiB-equivalents: its bytes
+/// plus a fixed cost per statement (about what moving 64 KiB costs here).
+fn expected_work(size: u64) -> u64 {
+    (size + 64 * 1024) / 1024
 }
 
 /// How one system is measured: its --logging, --cold, and its restart.

@@ -136,16 +136,17 @@ fn print_latency(r: &RunResult, op: &str) {
     );
     if let Some(rep) = r.repetitions.last() {
         println!(
-            "last repetition: CPU user {} system {}; commit {}; checkpoint {}{}",
-            human_duration_ns(rep.cpu_user_ns as f64),
-            human_duration_ns(rep.cpu_system_ns as f64),
+            "last repetition: ops {}; commit {}; checkpoint {}{}; CPU user {} system {}",
+            human_duration_ns(rep.ops_ns as f64),
             human_duration_ns(rep.commit_ns as f64),
             human_duration_ns(rep.checkpoint_ns as f64),
             if r.plan.exclude_checkpoint {
                 " (excluded from the total)"
             } else {
                 ""
-            }
+            },
+            human_duration_ns(rep.cpu_user_ns as f64),
+            human_duration_ns(rep.cpu_system_ns as f64),
         );
     }
 }
