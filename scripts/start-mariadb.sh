@@ -77,9 +77,18 @@ start_mariadb() {
     mariadb-install-db --no-defaults --datadir="$BLOBBENCH_MYSQL_DIR/data" --user="$user" \
         --auth-root-authentication-method=normal --skip-test-db >"$BLOBBENCH_MYSQL_DIR/install.log" 2>&1 \
         || { cat "$BLOBBENCH_MYSQL_DIR/install.log" >&2; _my_fail "mariadb-install-db failed"; return 1; }
-    # The port, for a restart.
-    echo "$port" >"$BLOBBENCH_MYSQL_DIR/port"
-    _my_launch "$BLOBBENCH_MYSQL_DIR" "$port" || return 1
+    # Another server may take the port between the probe and the bind (two
+    # test runs starting at once): then try the next free port, a few times.
+    local try
+    for try in 1 2 3 4 5; do
+        # The port, for a restart.
+        echo "$port" >"$BLOBBENCH_MYSQL_DIR/port"
+        : >"$BLOBBENCH_MYSQL_DIR/server.log"
+        _my_launch "$BLOBBENCH_MYSQL_DIR" "$port" && break
+        grep -q "Address already in use" "$BLOBBENCH_MYSQL_DIR/server.log" && [ "$try" -lt 5 ] || return 1
+        echo "start-mariadb: port $port was taken meanwhile; trying the next free one" >&2
+        port=$(MYSQL_PORT=$((port + 1)) _my_free_port)
+    done
     BLOBBENCH_MYSQL_PID=$_my_pid
     mariadb --no-defaults --socket="$BLOBBENCH_MYSQL_DIR/mysqld.sock" -uroot -e "CREATE DATABASE blobbench" \
         || { _my_fail "cannot create database blobbench"; return 1; }
