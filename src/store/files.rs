@@ -228,14 +228,7 @@ impl Store for FilesStore {
                 FileLayout::Tree => "tree (00/00/01)",
             }),
         );
-        settings.insert(
-            "access".into(),
-            json!(if self.access == Access::ReadOnly {
-                "read-only"
-            } else {
-                "read-write"
-            }),
-        );
+        settings.insert("access".into(), json!(self.access.label()));
         StoreInfo {
             kind: match self.layout {
                 FileLayout::Flat => "dir".into(),

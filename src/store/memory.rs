@@ -87,14 +87,7 @@ impl MemoryStore {
 impl Store for MemoryStore {
     fn info(&self) -> StoreInfo {
         let mut settings = Map::new();
-        settings.insert(
-            "access".into(),
-            json!(if self.access == Access::ReadOnly {
-                "read-only"
-            } else {
-                "read-write"
-            }),
-        );
+        settings.insert("access".into(), json!(self.access.label()));
         StoreInfo {
             kind: "memory".into(),
             path: self.name.clone(),
@@ -123,17 +116,7 @@ impl Store for MemoryStore {
                     .as_ref()
                     .is_none_or(|s| s.size_of(last) == last_blob.len())
         });
-        Ok(Catalog {
-            first_key: first,
-            last_key: last,
-            count,
-            source: if manifest.is_some() {
-                "manifest".into()
-            } else {
-                "scan".into()
-            },
-            manifest,
-        })
+        Ok(Catalog::found(first, last, count, manifest))
     }
 
     fn session(&mut self, options: SessionOptions) -> Result<Box<dyn Session + '_>> {

@@ -39,6 +39,16 @@ pub enum Access {
     ReadWrite,
 }
 
+impl Access {
+    /// How results record it: "read-only" or "read-write".
+    pub fn label(self) -> &'static str {
+        match self {
+            Access::ReadOnly => "read-only",
+            Access::ReadWrite => "read-write",
+        }
+    }
+}
+
 /// How SQLite content is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -142,6 +152,25 @@ pub struct Catalog {
     pub manifest: Option<Manifest>,
     /// "manifest" or "scan".
     pub source: String,
+}
+
+impl Catalog {
+    /// The catalog of keys `first..=last` (`count` of them), whose source
+    /// is the manifest when one still describes them, else a scan.
+    pub fn found(first_key: u64, last_key: u64, count: u64, manifest: Option<Manifest>) -> Self {
+        Catalog {
+            first_key,
+            last_key,
+            count,
+            source: if manifest.is_some() {
+                "manifest"
+            } else {
+                "scan"
+            }
+            .into(),
+            manifest,
+        }
+    }
 }
 
 /// An open target: what it holds, how to work on it, what it can do.

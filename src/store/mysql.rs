@@ -334,17 +334,7 @@ use engine=innodb, myisam or aria for --update",
             .flatten()
             .and_then(|v| Manifest::parse(&v))
             .filter(|m| m.first_key == min as u64 && m.last_key == max as u64 && m.count == count);
-        Ok(Catalog {
-            first_key: min as u64,
-            last_key: max as u64,
-            count,
-            source: if manifest.is_some() {
-                "manifest".into()
-            } else {
-                "scan".into()
-            },
-            manifest,
-        })
+        Ok(Catalog::found(min as u64, max as u64, count, manifest))
     }
 
     fn session(&mut self, options: SessionOptions) -> Result<Box<dyn Session + '_>> {

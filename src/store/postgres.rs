@@ -275,17 +275,12 @@ impl Store for PostgresStore {
             .filter(|m| {
                 m.first_key == min as u64 && m.last_key == max as u64 && m.count == count as u64
             });
-        Ok(Catalog {
-            first_key: min as u64,
-            last_key: max as u64,
-            count: count as u64,
-            source: if manifest.is_some() {
-                "manifest".into()
-            } else {
-                "scan".into()
-            },
+        Ok(Catalog::found(
+            min as u64,
+            max as u64,
+            count as u64,
             manifest,
-        })
+        ))
     }
 
     fn session(&mut self, options: SessionOptions) -> Result<Box<dyn Session + '_>> {

@@ -225,14 +225,7 @@ pub(crate) fn apply_settings(
         "freelist_count".into(),
         json!(int("PRAGMA freelist_count")?),
     );
-    map.insert(
-        "access".into(),
-        json!(if access == Access::ReadOnly {
-            "read-only"
-        } else {
-            "read-write"
-        }),
-    );
+    map.insert("access".into(), json!(access.label()));
     Ok((journal_mode.to_ascii_lowercase(), map))
 }
 
