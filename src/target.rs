@@ -324,6 +324,29 @@ impl Target {
         t
     }
 
+    /// Whether a commit on this target waits for the disk to flush: a
+    /// server (durable by default), or SQLite with a synchronous level that
+    /// syncs at commit (FULL and EXTRA; NORMAL outside WAL; SQLite's
+    /// defaults are FULL and a rollback journal). Files flush only when the
+    /// session fsyncs them, which the target does not know.
+    pub fn commit_waits_for_disk(&self) -> bool {
+        if self.is_server() {
+            return true;
+        }
+        let Some(s) = self.sqlite_settings() else {
+            return false;
+        };
+        let wal = s
+            .journal_mode
+            .as_deref()
+            .is_some_and(|j| j.eq_ignore_ascii_case("wal"));
+        match s.synchronous.as_deref().unwrap_or("full") {
+            "off" => false,
+            "normal" => !wal,
+            _ => true,
+        }
+    }
+
     /// The SQLite settings of a database target; None otherwise.
     pub fn sqlite_settings(&self) -> Option<&SqliteSettings> {
         match self {
@@ -588,6 +611,18 @@ pub fn one_of(setting: &str, value: &str, allowed: &[&str]) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn commits_wait_for_the_disk_as_sqlite_syncs_them() {
+        let waits = |t: &str| Target::parse(t).unwrap().commit_waits_for_disk();
+        assert!(waits("sqlite:a.db"), "SQLite's default is FULL");
+        assert!(waits("sqlite:a.db?journal_mode=wal&synchronous=full"));
+        assert!(!waits("sqlite:a.db?journal_mode=wal&synchronous=normal"));
+        assert!(waits("sqlite:a.db?journal_mode=delete&synchronous=normal"));
+        assert!(!waits("sqlite:a.db?synchronous=off"));
+        assert!(!waits("dir:/tmp/x"));
+        assert!(waits("postgres://u@127.0.0.1/db"));
+    }
 
     #[test]
     fn parses_schemes_and_settings() {

@@ -57,6 +57,11 @@ pub struct Environment {
     /// above a few percent, this virtual machine was waiting for its CPUs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpu_steal_percent: Option<f64>,
+    /// The machine's own speed probed once per measured round (suites
+    /// that run rounds): what `compare` uses to tell the machine's drift
+    /// between two results from a change in what was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<crate::measure::reference::MachineReference>,
     /// The CPU time counters at capture, for the steal over the command.
     #[serde(skip)]
     cpu_at_capture: Option<CpuJiffies>,
@@ -306,6 +311,7 @@ impl Environment {
             load_average_start: LoadAverage::now(),
             load_average_end: None,
             cpu_steal_percent: None,
+            reference: None,
             cpu_at_capture: CpuJiffies::now(),
         }
     }

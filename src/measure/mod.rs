@@ -7,6 +7,7 @@ pub mod environment;
 pub mod estimate;
 pub mod io;
 pub mod latency;
+pub mod reference;
 pub mod significance;
 pub mod space;
 pub mod stats;

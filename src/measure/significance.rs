@@ -275,6 +275,10 @@ pub struct Case<'a> {
     pub after: &'a [f64],
     /// Seeds the bootstrap, so the interval is the same on every run.
     pub seed: u64,
+    /// The smallest factor either way this case's interval must lie beyond,
+    /// besides the family's threshold (1.0: only the threshold counts); set
+    /// from the machine's measured drift between the two sides.
+    pub min_factor: f64,
 }
 
 /// What the rule concludes about one case's ratio after/before.
@@ -284,7 +288,8 @@ pub enum Call {
     Insufficient,
     /// The rank test does not reject "no change" after Holm's correction.
     NotSignificant,
-    /// Significant, but the interval reaches inside the threshold.
+    /// Significant, but the interval reaches inside the threshold (or the
+    /// case's own `min_factor`, whichever is larger).
     BelowThreshold,
     /// The ratio went up: significant and the whole interval above 1 + threshold.
     Up,
@@ -321,7 +326,8 @@ pub struct Family {
 /// Judges every case: a rank test on each with at least [`MIN_SAMPLES`] a
 /// side, Holm over those tested, and a change called only when the adjusted
 /// p is below [`ALPHA`] and the whole bootstrap interval of the ratio lies
-/// beyond `threshold` (0.05: a factor of 1.05 either way).
+/// beyond `threshold` (0.05: a factor of 1.05 either way) and beyond the
+/// case's own `min_factor`.
 pub fn assess(cases: &[Case], threshold: f64) -> Family {
     let enough = |c: &Case| c.before.len() >= MIN_SAMPLES && c.after.len() >= MIN_SAMPLES;
     let tests: Vec<Option<RankTest>> = cases
@@ -355,6 +361,7 @@ pub fn assess(cases: &[Case], threshold: f64) -> Family {
             };
             let p_adjusted = adjusted.next().unwrap_or(1.0);
             let interval = median_ratio_interval(c.before, c.after, c.seed);
+            let factor = factor.max(c.min_factor);
             let call = if p_adjusted >= ALPHA {
                 Call::NotSignificant
             } else if interval.low > factor {
@@ -494,6 +501,7 @@ mod tests {
                 before: &before,
                 after: &after,
                 seed,
+                min_factor: 1.0,
             };
             let call = assess(&[case], threshold).cases[0].call;
             flagged += u32::from(matches!(call, Call::Up | Call::Down));
@@ -536,6 +544,7 @@ mod tests {
                     before: b,
                     after: a,
                     seed: trial * 8 + i as u64,
+                    min_factor: 1.0,
                 })
                 .collect();
             let family = assess(&cases, 0.05);
@@ -568,6 +577,7 @@ mod tests {
                 before: &before,
                 after: &after,
                 seed: 1,
+                min_factor: 1.0,
             }],
             0.05,
         );
@@ -582,6 +592,7 @@ mod tests {
                 before: &before,
                 after: &after,
                 seed: 1,
+                min_factor: 1.0,
             };
             11
         ];

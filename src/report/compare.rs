@@ -9,9 +9,10 @@ use serde_json::Value;
 use super::view::{http_systems, strip_round, text};
 use crate::measure::significance::{
     ALPHA, Assessment, Call, Case, Family, LEVEL, MIN_SAMPLES, RESAMPLES, assess,
+    median_ratio_interval,
 };
 use crate::measure::stats::summarize;
-pub use crate::result::compare::{Change, CompareMethod, Comparison, Side, Verdict};
+pub use crate::result::compare::{Change, CompareMethod, Comparison, Drift, Side, Verdict};
 use crate::result::run::{RunPlan, RunResult};
 use crate::result::{ResultDocument, Tables};
 
@@ -26,6 +27,10 @@ pub struct Measure {
     pub figure: &'static str,
     /// Whether more is better (requests/s) or less (times).
     pub higher_is_better: bool,
+    /// Whether the case waits for the disk to flush (a write that fsyncs
+    /// or commits durably): both reference probes bound it; every other
+    /// case answers to the CPU probe only.
+    pub flushes: bool,
     /// Every sample of the figure (repetitions, rounds, blobs).
     pub samples: Vec<f64>,
     /// What must be equal on both sides for the figures to mean the same
@@ -113,6 +118,8 @@ fn run_measures(command: &str, runs: &[RunResult], push: &mut impl FnMut(Measure
             label: name.to_string(),
             figure: "time per op",
             higher_is_better: false,
+            flushes: r.plan.operation == crate::result::run::Operation::Update
+                && (r.plan.session.fsync || r.plan.target.commit_waits_for_disk()),
             samples,
             conditions: run_conditions(r),
         });
@@ -140,9 +147,9 @@ fn lob_rows(tables: &Tables) -> Vec<(String, f64, Vec<f64>, Vec<f64>)> {
 
 /// The figures of a `suite lob` result: write and read time per system and size.
 fn lob_measures(command: &str, tables: &Tables, push: &mut impl FnMut(Measure)) {
-    let per_size = match tables {
-        Tables::Lob(t) => t.per_size.to_string(),
-        _ => String::new(),
+    let (per_size, durable) = match tables {
+        Tables::Lob(t) => (t.per_size.to_string(), t.logging != "off"),
+        _ => (String::new(), true),
     };
     for (sys, size, write, read) in lob_rows(tables) {
         for (samples, what) in [(write, "write"), (read, "read")] {
@@ -151,6 +158,7 @@ fn lob_measures(command: &str, tables: &Tables, push: &mut impl FnMut(Measure)) 
                 label: format!("{sys} {} {what}", super::chart::size_label(size)),
                 figure: "time per op",
                 higher_is_better: false,
+                flushes: what == "write" && durable,
                 samples,
                 conditions: vec![("blobs per size", per_size.clone())],
             });
@@ -174,6 +182,7 @@ fn http_measures(command: &str, tables: &Tables, push: &mut impl FnMut(Measure))
                 label: name,
                 figure: "requests/s",
                 higher_is_better: true,
+                flushes: true,
                 samples: vec![l.requests_per_s],
                 conditions: Vec::new(),
             });
@@ -229,6 +238,7 @@ pub fn measures(doc: &ResultDocument) -> Vec<Measure> {
             label,
             figure: "time",
             higher_is_better: false,
+            flushes: true,
             samples: vec![ns],
             conditions: Vec::new(),
         });
@@ -358,7 +368,7 @@ fn method_of(family: &Family) -> CompareMethod {
         level: LEVEL,
         resamples: RESAMPLES,
         seed: "FNV-1a of the case key".into(),
-        threshold_rule: "the whole interval beyond the threshold (a factor of 1 + threshold either way)".into(),
+        threshold_rule: "the whole interval beyond the threshold (a factor of 1 + threshold either way) and beyond the machine's drift between the results, when both recorded reference probes (the CPU probe, and both probes for a case that waits for the disk to flush)".into(),
     }
 }
 
@@ -368,7 +378,7 @@ fn judged(
     a: &Assessment,
     higher_is_better: bool,
     family: &Family,
-    threshold: f64,
+    (threshold, drift): (f64, f64),
 ) -> Change {
     let valid = |v: f64| v.is_finite().then_some(v);
     ch.low = a.test.and(valid(a.interval.low));
@@ -382,7 +392,13 @@ fn judged(
         p_text(a.p_adjusted.unwrap_or(1.0)),
         family.tested
     );
-    let percent = percent_text(threshold);
+    // The limit a change must pass: the threshold, or the machine's own
+    // drift when that is larger.
+    let limit = if drift > 1.0 + threshold {
+        format!("the machine's own drift ({}x either way)", factor(drift))
+    } else {
+        format!("the {}% threshold", percent_text(threshold))
+    };
     (ch.verdict, ch.reason) = match a.call {
         Call::Insufficient => (
             Verdict::InsufficientData,
@@ -401,7 +417,7 @@ fn judged(
         Call::NotSignificant => (Verdict::WithinNoise, format!("{p} is not below {ALPHA}")),
         Call::BelowThreshold => (
             Verdict::WithinNoise,
-            format!("{p}, but {interval} reaches inside the {percent}% threshold"),
+            format!("{p}, but {interval} reaches inside {limit}"),
         ),
         Call::Up | Call::Down => {
             let better = (a.call == Call::Up) == higher_is_better;
@@ -411,7 +427,7 @@ fn judged(
                 } else {
                     Verdict::Worse
                 },
-                format!("{p} and all of {interval} beyond the {percent}% threshold"),
+                format!("{p} and all of {interval} beyond {limit}"),
             )
         }
     };
@@ -426,6 +442,7 @@ fn judged(
 /// bootstrap interval of the ratio lies beyond `threshold` (0.05 = 5%).
 pub fn compare(before: &ResultDocument, after: &ResultDocument, threshold: f64) -> Comparison {
     let (b, a) = (measures(before), measures(after));
+    let drift = machine_drift(before, after);
     let not_comparable = differing(&document_conditions(before), &document_conditions(after));
     let pairs: Vec<(&Measure, &Measure)> = b
         .iter()
@@ -453,6 +470,7 @@ pub fn compare(before: &ResultDocument, after: &ResultDocument, threshold: f64) 
             before: &mb.samples,
             after: &ma.samples,
             seed: seed_of(&format!("{} | {}", mb.key, mb.figure)),
+            min_factor: drift_bound(&drift, mb.flushes),
         })
         .collect();
     let family = assess(&cases, threshold);
@@ -478,7 +496,10 @@ pub fn compare(before: &ResultDocument, after: &ResultDocument, threshold: f64) 
             };
             // Assessments follow the comparable pairs in order.
             match why.is_empty().then(|| assessed.next()).flatten() {
-                Some(x) => judged(ch, x, mb.higher_is_better, &family, threshold),
+                Some(x) => {
+                    let bound = drift_bound(&drift, mb.flushes);
+                    judged(ch, x, mb.higher_is_better, &family, (threshold, bound))
+                }
                 None => ch,
             }
         })
@@ -490,7 +511,7 @@ pub fn compare(before: &ResultDocument, after: &ResultDocument, threshold: f64) 
             .collect()
     };
     Comparison {
-        notes: notes(&changes, &family),
+        notes: notes(&changes, &family, &drift, threshold),
         only_before: only(&b, &a),
         only_after: only(&a, &b),
         changes,
@@ -498,7 +519,45 @@ pub fn compare(before: &ResultDocument, after: &ResultDocument, threshold: f64) 
         threshold,
         not_comparable,
         method: Some(Box::new(method_of(&family))),
+        drift,
     }
+}
+
+/// The machine's drift between the two results, one entry per reference
+/// probe both recorded with at least [`MIN_SAMPLES`] rounds.
+fn machine_drift(before: &ResultDocument, after: &ResultDocument) -> Vec<Drift> {
+    let (Some(rb), Some(ra)) = (&before.environment.reference, &after.environment.reference) else {
+        return Vec::new();
+    };
+    [
+        ("cpu", &rb.cpu_ns, &ra.cpu_ns),
+        ("flush", &rb.flush_ns, &ra.flush_ns),
+    ]
+    .into_iter()
+    .filter(|(_, b, a)| b.len() >= MIN_SAMPLES && a.len() >= MIN_SAMPLES)
+    .map(|(probe, b, a)| {
+        let i = median_ratio_interval(b, a, seed_of(probe));
+        Drift {
+            probe: probe.to_string(),
+            ratio: i.ratio,
+            low: i.low,
+            high: i.high,
+            bound: i.high.max(1.0 / i.low),
+        }
+    })
+    .filter(|d| d.bound.is_finite())
+    .collect()
+}
+
+/// The factor a case's interval must lie beyond because of the machine's
+/// drift: the CPU probe's, and the larger of both for a case that waits
+/// for the disk (1.0 when no probe was recorded).
+fn drift_bound(drift: &[Drift], flushes: bool) -> f64 {
+    drift
+        .iter()
+        .filter(|d| flushes || d.probe == "cpu")
+        .map(|d| d.bound)
+        .fold(1.0, f64::max)
 }
 
 /// "not comparable: field before -> after; ..." for a case's differing fields.
@@ -510,10 +569,36 @@ fn not_comparable_reason(why: &[(String, String, String)]) -> String {
     format!("not comparable: {}", fields.join("; "))
 }
 
+/// When the machine itself moved by more than the threshold: by how much,
+/// and that changes within it are not called.
+fn drift_note(drift: &[Drift], threshold: f64) -> Option<String> {
+    let moved: Vec<String> = drift
+        .iter()
+        .filter(|d| d.bound > 1.0 + threshold)
+        .map(|d| {
+            let what = if d.probe == "cpu" {
+                "CPU/memory probe"
+            } else {
+                "disk flush probe"
+            };
+            format!("{what} {}", ratio_text(d.ratio, Some(d.low), Some(d.high)))
+        })
+        .collect();
+    (!moved.is_empty()).then(|| {
+        format!(
+            "the machine itself changed speed between the two results ({}): a case is called changed only beyond that drift; for a finer comparison run both on a quiet machine",
+            moved.join(", ")
+        )
+    })
+}
+
 /// What the reader must know to read the verdicts: no case could reach
 /// significance, or some had too few samples.
-fn notes(changes: &[Change], family: &Family) -> Vec<String> {
+fn notes(changes: &[Change], family: &Family, drift: &[Drift], threshold: f64) -> Vec<String> {
     let mut out = Vec::new();
+    if let Some(note) = drift_note(drift, threshold) {
+        out.push(note);
+    }
     let tested = changes.iter().filter(|c| c.p.is_some());
     let ns: Vec<usize> = tested.flat_map(|c| [c.before.n, c.after.n]).collect();
     if family.tested > 0 && family.best_possible_p >= ALPHA {
@@ -593,6 +678,66 @@ mod tests {
 
     fn change<'a>(c: &'a Comparison, op: &str) -> &'a Change {
         c.changes.iter().find(|x| x.label.ends_with(op)).unwrap()
+    }
+
+    /// `d` with reference probes of every round scaled by `cpu` and `flush`.
+    fn probed(mut d: ResultDocument, cpu: f64, flush: f64) -> ResultDocument {
+        let jitter = [1.0, 1.02, 0.99, 1.01, 0.98, 1.0, 1.03];
+        d.environment.reference = Some(crate::measure::reference::MachineReference {
+            cpu_ns: jitter.iter().map(|j| 1e6 * cpu * j).collect(),
+            flush_ns: jitter.iter().map(|j| 2e6 * flush * j).collect(),
+        });
+        d
+    }
+
+    #[test]
+    fn a_change_no_larger_than_the_machines_drift_is_not_called() {
+        let before = [1000.0, 1010.0, 990.0, 1005.0, 995.0, 1002.0, 998.0];
+        let slower: Vec<f64> = before.iter().map(|v| v * 1.2).collect();
+        // The machine steady: a 1.2x slower write is called.
+        let steady = compare(
+            &probed(lob(&before), 1.0, 1.0),
+            &probed(lob(&slower), 1.0, 1.0),
+            0.05,
+        );
+        assert_eq!(change(&steady, "write").verdict, Verdict::Worse);
+        assert!(steady.drift.iter().all(|d| d.bound < 1.05), "{steady:?}");
+        // The disk flush probe itself 1.25x slower: the write is within the
+        // machine's drift, and the note says so.
+        let drifted = compare(
+            &probed(lob(&before), 1.0, 1.0),
+            &probed(lob(&slower), 1.0, 1.25),
+            0.05,
+        );
+        let w = change(&drifted, "write");
+        assert_eq!(w.verdict, Verdict::WithinNoise, "{w:?}");
+        assert!(w.reason.contains("machine's own drift"), "{}", w.reason);
+        assert!(
+            drifted
+                .notes
+                .iter()
+                .any(|n| n.contains("disk flush probe 1.25x")),
+            "{:?}",
+            drifted.notes
+        );
+        // Reads answer to the CPU probe only: a flush drift leaves them alone.
+        let with_reads = |reads: &[f64]| {
+            let mut d = lob(&before);
+            if let Tables::Lob(t) = &mut d.tables {
+                t.lob[0].read_ns = reads.iter().map(|&v| v as u64).collect();
+            }
+            d
+        };
+        let c = compare(
+            &probed(with_reads(&before), 1.0, 1.0),
+            &probed(with_reads(&slower), 1.0, 1.25),
+            0.05,
+        );
+        assert_eq!(change(&c, "read").verdict, Verdict::Worse);
+        // Without probes on both sides there is no drift to allow for.
+        let unprobed = compare(&lob(&before), &probed(lob(&slower), 1.0, 1.25), 0.05);
+        assert!(unprobed.drift.is_empty());
+        assert_eq!(change(&unprobed, "write").verdict, Verdict::Worse);
     }
 
     #[test]

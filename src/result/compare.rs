@@ -123,6 +123,29 @@ pub struct Comparison {
     /// The rule the verdicts follow; absent in results written before it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub method: Option<Box<CompareMethod>>,
+    /// How far the machine itself moved between the two results, per
+    /// reference probe; empty when either result has no probes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub drift: Vec<Drift>,
+}
+
+/// The machine's own change between two results, measured by a reference
+/// probe that does the same work in both: a change of a case no larger
+/// than this cannot be told from the machine's drift.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Drift {
+    /// The probe: "cpu" (CPU, memory and system calls) or "flush" (a
+    /// small write and fdatasync in the work folder).
+    pub probe: String,
+    /// Median after / median before (above 1: the machine was slower after).
+    pub ratio: f64,
+    /// Lower bound of the ratio's bootstrap interval.
+    pub low: f64,
+    /// Upper bound of the ratio's bootstrap interval.
+    pub high: f64,
+    /// The factor either way a case of this probe's kind must exceed: the
+    /// interval's far end (max of high and 1/low).
+    pub bound: f64,
 }
 
 /// The rule behind a comparison's verdicts, recorded with it.

@@ -325,6 +325,7 @@ pub fn run_rounds(
     label: &str,
     progress: &dyn Progress,
     state: &DatasetState,
+    reference: &mut ProbedReference,
 ) -> Result<Vec<Vec<RunResult>>> {
     let total_ops: u64 = groups
         .iter()
@@ -340,6 +341,9 @@ pub fn run_rounds(
         // None: a warm-up round; Some(k): measured round k (0-based).
         let measured = round.checked_sub(rounds.warmup);
         for group in groups {
+            if measured.is_some() {
+                reference.samples.probe(&reference.folder);
+            }
             let mut order = group.clone();
             if measured.is_some_and(|k| k % 2 == 1) {
                 order.reverse();
@@ -367,6 +371,31 @@ pub fn run_rounds(
     state.restore()?;
     progress.finish();
     Ok(results)
+}
+
+/// The machine reference of a suite that runs rounds: probed before each
+/// group of cases of every measured round, in `folder` (the work folder, so the flush probe
+/// meets the data's filesystem), kept in the result's environment.
+pub struct ProbedReference {
+    /// Where the probe's small file is written and removed.
+    pub folder: PathBuf,
+    /// The samples so far.
+    pub samples: crate::measure::reference::MachineReference,
+}
+
+impl ProbedReference {
+    /// No samples yet; probes will write in `folder`.
+    pub fn new(folder: &Path) -> ProbedReference {
+        ProbedReference {
+            folder: folder.to_path_buf(),
+            samples: Default::default(),
+        }
+    }
+
+    /// The samples for the result's environment (None when no round ran).
+    pub fn into_record(self) -> Option<crate::measure::reference::MachineReference> {
+        (!self.samples.is_empty()).then_some(self.samples)
+    }
 }
 
 /// Makes `plan` a "checkpoint excluded" case as kvtest's --nocheckpoint:

@@ -139,6 +139,7 @@ fn run_in(
     );
     // Every case meets the database as it was made (a rollback journal, as
     // on the page), whatever journal mode the previous write case left.
+    let mut reference = common::ProbedReference::new(&work.path);
     let state = common::DatasetState::capture(&[&layouts.db])?;
     let results = common::run_rounds(
         &grid.cases,
@@ -147,7 +148,9 @@ fn run_in(
         "measuring",
         progress,
         &state,
+        &mut reference,
     )?;
+    doc.environment.reference = reference.into_record();
     doc.runs.extend(results.iter().flatten().cloned());
     let mut rows: Vec<FasterThanFsRow> = grid
         .rows

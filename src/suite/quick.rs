@@ -20,8 +20,8 @@ use crate::target::{SqliteSettings, Target};
 use crate::workload::{Operation, RunPlan, RunResult};
 
 use super::common::{
-    DatasetState, Rounds, ThreeLayouts, WorkDir, exclude_checkpoint, per_op_ns, plan, run_rounds,
-    session, sqlite,
+    DatasetState, ProbedReference, Rounds, ThreeLayouts, WorkDir, exclude_checkpoint, per_op_ns,
+    plan, run_rounds, session, sqlite,
 };
 
 /// What `quick` measures, checked by the command before any work.
@@ -106,6 +106,7 @@ fn run_in(
     let mut doc = ResultDocument::new("quick", environment, Tables::Other(serde_json::Value::Null));
     // Reads first, then updates, each group in alternating order; every
     // case meets the database as it was made (rollback journal, no WAL).
+    let mut reference = ProbedReference::new(&work.path);
     let state = DatasetState::capture(&[&layouts.db])?;
     let plans: Vec<RunPlan> = cases.iter().map(|c| c.plan.clone()).collect();
     let groups = [
@@ -119,7 +120,9 @@ fn run_in(
         "measuring",
         progress,
         &state,
+        &mut reference,
     )?;
+    doc.environment.reference = reference.into_record();
     doc.runs.extend(results.iter().flatten().cloned());
     doc.tables = Tables::Quick(QuickTables {
         quick: rows(&cases, &results),

@@ -84,6 +84,23 @@ pub fn render(c: &Comparison, threshold_percent: f64) -> String {
         count(Verdict::NotComparable),
     ));
     out.push_str(&legend(c, threshold_percent));
+    if !c.drift.is_empty() {
+        let probes: Vec<String> = c
+            .drift
+            .iter()
+            .map(|d| {
+                format!(
+                    "{} {}",
+                    d.probe,
+                    ratio_text(d.ratio, Some(d.low), Some(d.high))
+                )
+            })
+            .collect();
+        out.push_str(&format!(
+            "machine reference (same fixed work in both, after/before): {}\n",
+            probes.join(", ")
+        ));
+    }
     for note in &c.notes {
         out.push_str(&format!("note: {note}\n"));
     }

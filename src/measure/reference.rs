@@ -1,0 +1,146 @@
+//! The machine's own speed, probed once per measured round: a fixed amount
+//! of CPU, memory and system-call work, and a small write flushed to disk.
+//!
+//! Why: on a shared or virtual machine the speed of the machine itself
+//! drifts between two runs of the same binary by more than the spread
+//! inside one run (seen here: every read 1.1-1.3x slower a minute later,
+//! with load and steal quiet). Rounds inside a run cannot reveal that, so
+//! `compare` would call the drift a change. The probes do no work that
+//! depends on blobbench's code or settings: when they moved between two
+//! results, the machine moved, and `compare` will not attribute a change
+//! smaller than that drift to what was measured.
+
+use std::fs::{File, OpenOptions};
+use std::hint::black_box;
+use std::io::Write;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+/// Bytes the CPU probe copies and hashes per pass.
+const CPU_BUFFER: usize = 1 << 20;
+/// Passes of the CPU probe over its buffer: about 20 ms of work, long
+/// enough that, as for the cases it accompanies, time lost to other
+/// processes on a busy machine shows in its total.
+const CPU_PASSES: usize = 64;
+/// Size of the page-cached file the CPU probe reads with pread.
+const READ_FILE: usize = 64 << 10;
+/// Reads of that file per CPU probe.
+const READS: usize = 256;
+/// Bytes each flush probe writes before fdatasync.
+const FLUSH_BYTES: usize = 4096;
+/// Flushes per flush-probe sample; the sample is their mean. On a virtual
+/// disk fdatasync alternates between spells of about 100 us and of 4 ms
+/// (seen here); the mean, like a case's time per op, counts both.
+const FLUSH_TRIES: usize = 15;
+
+/// Every round's probe samples of one result.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MachineReference {
+    /// One sample per probe (before each group of cases in every measured
+    /// round): the time of the CPU probe (1 MiB copied and hashed 64 times,
+    /// a 64 KiB cached file read 256 times), in ns.
+    pub cpu_ns: Vec<f64>,
+    /// One sample per probe: the mean time of writing 4 KiB and fdatasync
+    /// in the work folder, in ns.
+    #[serde(default)]
+    pub flush_ns: Vec<f64>,
+}
+
+impl MachineReference {
+    /// Probes the machine once (one sample of each probe), using `dir` for the
+    /// read and flush probes' file, which is removed afterwards. A folder
+    /// that cannot hold the probe file records only the CPU part's copy
+    /// and hash; the probe never fails the measurement it accompanies.
+    pub fn probe(&mut self, dir: &Path) {
+        let path = dir.join(".blobbench-reference-probe");
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .ok();
+        let file = file.and_then(|mut f| f.write_all(&[7u8; READ_FILE]).ok().map(|_| f));
+        self.cpu_ns.push(time_of(|| cpu_work(file.as_ref())));
+        if let Some(f) = &file {
+            self.flush_ns.push(
+                time_of(|| (0..FLUSH_TRIES).for_each(|_| flush_work(f))) / FLUSH_TRIES as f64,
+            );
+        }
+        if file.is_some() {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+
+    /// Whether any round was probed.
+    pub fn is_empty(&self) -> bool {
+        self.cpu_ns.is_empty()
+    }
+}
+
+/// How long `work` takes, in ns.
+fn time_of(work: impl FnOnce()) -> f64 {
+    let t = Instant::now();
+    work();
+    t.elapsed().as_nanos() as f64
+}
+
+/// Copies and hashes a buffer, then reads a cached file with pread: the
+/// kind of work a page-cache read of a blob does.
+fn cpu_work(file: Option<&File>) {
+    let source = vec![0x5au8; CPU_BUFFER];
+    let mut copy = vec![0u8; CPU_BUFFER];
+    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    for pass in 0..CPU_PASSES {
+        copy.copy_from_slice(black_box(&source));
+        for chunk in copy.chunks_exact(8) {
+            let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+            hash = (hash ^ word ^ pass as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    if let Some(f) = file {
+        let mut buf = vec![0u8; READ_FILE];
+        for _ in 0..READS {
+            let _ = f.read_at(&mut buf, 0);
+            hash ^= u64::from(buf[READ_FILE / 2]);
+        }
+    }
+    black_box(hash);
+}
+
+/// Overwrites the file's first 4 KiB and flushes it to the device.
+fn flush_work(file: &File) {
+    let _ = file.write_at(&[9u8; FLUSH_BYTES], 0);
+    let _ = file.sync_data();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_probe_adds_one_sample_of_each_and_leaves_nothing_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut r = MachineReference::default();
+        r.probe(dir.path());
+        r.probe(dir.path());
+        assert_eq!(r.cpu_ns.len(), 2);
+        assert_eq!(r.flush_ns.len(), 2);
+        assert!(r.cpu_ns.iter().all(|&t| t > 0.0), "{r:?}");
+        assert!(r.flush_ns.iter().all(|&t| t > 0.0), "{r:?}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_folder_that_cannot_hold_the_file_still_gets_the_cpu_sample() {
+        let dir = tempfile::tempdir().unwrap();
+        let not_a_folder = dir.path().join("plain-file");
+        std::fs::write(&not_a_folder, b"x").unwrap();
+        let mut r = MachineReference::default();
+        r.probe(&not_a_folder);
+        assert_eq!(r.cpu_ns.len(), 1);
+        assert!(r.flush_ns.is_empty());
+    }
+}
