@@ -342,7 +342,78 @@ fn etags_and_conditional_requests() {
         assert_eq!(put.status, 204, "{target}: replaced");
         let r = get(a, "/blobs/4", &format!("If-None-Match: {tag}\r\n"));
         assert_eq!((r.status, &r.body[..]), (200, &b"hello"[..]), "{target}");
-        assert_ne!(r.header("etag"), Some(tag.as_str()));
+        let new_tag = r.header("etag").expect("an ETag").to_string();
+        assert_ne!(new_tag, tag);
+        // If-Range: a client resuming the old version gets the whole new
+        // blob, never its bytes spliced onto the old ones (RFC 9110 13.1.5).
+        let stale = get(
+            a,
+            "/blobs/4",
+            &format!("Range: bytes=2-\r\nIf-Range: {tag}\r\n"),
+        );
+        assert_eq!(
+            (stale.status, &stale.body[..]),
+            (200, &b"hello"[..]),
+            "{target}"
+        );
+        let current = get(
+            a,
+            "/blobs/4",
+            &format!("Range: bytes=2-\r\nIf-Range: {new_tag}\r\n"),
+        );
+        assert_eq!(
+            (current.status, &current.body[..]),
+            (206, &b"llo"[..]),
+            "{target}"
+        );
+        let dated = get(
+            a,
+            "/blobs/4",
+            "Range: bytes=2-\r\nIf-Range: Sun, 22 Nov 2026 10:00:00 GMT\r\n",
+        );
+        assert_eq!(dated.status, 200, "{target}: a date cannot validate");
+    }
+}
+
+#[test]
+fn keys_beyond_the_largest_rowid_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    ok(d, &["init", "s.db", "--count", "10", "--size", "1k"]);
+    let server = Server::start(d, "s.db", &["--writable", "--token", TOKEN]);
+    let a = server.addr.as_str();
+    // 2^64-5 and 2^64-1 would wrap to the rowids -5 and -1.
+    for key in [
+        "18446744073709551611",
+        "18446744073709551615",
+        "9223372036854775808",
+    ] {
+        let r = get(a, &format!("/blobs/{key}"), "");
+        assert_eq!(r.status, 400, "GET {key}");
+        let r = put(a, key, TOKEN, b"x");
+        assert_eq!(r.status, 400, "PUT {key}");
+    }
+    assert_eq!(get(a, "/blobs/9223372036854775807", "").status, 404);
+}
+
+#[test]
+fn a_second_server_on_a_busy_address_fails() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    ok(d, &["init", "s.db", "--count", "10", "--size", "1k"]);
+    let first = Server::start(d, "s.db", &[]);
+    let out = bin()
+        .current_dir(d)
+        .args(["serve", "s.db", "--listen", &first.addr])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("address in use"), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    // The first server still answers every request itself.
+    for _ in 0..20 {
+        assert_eq!(get(&first.addr, "/blobs/3", "").status, 200);
     }
 }
 

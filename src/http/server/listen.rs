@@ -3,8 +3,8 @@
 //! end it.
 
 use std::net::SocketAddr;
+use std::os::fd::AsRawFd;
 use std::sync::Arc;
-use std::sync::mpsc as std_mpsc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -20,65 +20,67 @@ use crate::error::{Error, Result};
 /// A server thread, ended by `true` on the stop channel.
 pub(super) type Worker = JoinHandle<Result<()>>;
 
-/// Starts `threads` workers on `state.config.listen`, one after another:
-/// the first settles the port the others share (for `:0`), and a bind
-/// failure stops the start-up with a usage error. Returns the address
-/// bound and the workers.
+/// Starts `threads` workers on `state.config.listen`. The address is bound
+/// once, here, without SO_REUSEPORT, so a second server on a busy address
+/// fails ("address in use") instead of silently splitting the requests
+/// between two datasets; every worker accepts on its own duplicate of that
+/// one listening socket. Returns the address bound and the workers.
 pub(super) fn start_workers(
     state: &Arc<State>,
     permits: &Arc<Semaphore>,
     threads: usize,
-    stop_tx: &watch::Sender<bool>,
     stop_rx: &watch::Receiver<bool>,
 ) -> Result<(SocketAddr, Vec<Worker>)> {
-    let mut addr = state.config.listen;
+    let listen = state.config.listen;
+    let cannot = |e: std::io::Error| {
+        let hint = if e.kind() == std::io::ErrorKind::AddrInUse {
+            "address in use: another server listens there; stop it or pick another port"
+        } else {
+            "pick another address or port"
+        };
+        Error::usage(format!(
+            "--listen {listen}: cannot listen there ({e}); {hint}"
+        ))
+    };
+    let listener = bind(listen).map_err(cannot)?;
+    let addr = listener.local_addr().map_err(cannot)?;
     let mut workers = Vec::new();
-    for i in 0..threads {
-        let (ready_tx, ready_rx) = std_mpsc::channel::<std::io::Result<SocketAddr>>();
+    for _ in 0..threads {
+        let own = listener.try_clone().map_err(cannot)?;
         let (worker_state, permits, stop) = (state.clone(), permits.clone(), stop_rx.clone());
-        let bind_to = addr;
         workers.push(std::thread::spawn(move || {
-            worker(worker_state, permits, stop, bind_to, ready_tx)
+            worker(worker_state, permits, stop, own)
         }));
-        match ready_rx.recv() {
-            // The first listener settles the port (--listen ...:0 picks one).
-            Ok(Ok(bound)) if i == 0 => addr = bound,
-            Ok(Ok(_)) => {}
-            Ok(Err(e)) => {
-                let _ = stop_tx.send(true);
-                return Err(Error::usage(format!(
-                    "--listen {}: cannot listen there ({e}); pick another address or port",
-                    state.config.listen
-                )));
-            }
-            Err(_) => return Err(Error::usage("a server thread failed to start")),
-        }
     }
     Ok((addr, workers))
 }
 
-/// One worker thread: its own single-threaded runtime and listener, serving
-/// until `stop` turns true. Tells `ready` where it listens (or why it
-/// cannot) before serving.
+/// The server's one listening socket: SO_REUSEADDR (a restart may bind
+/// while old connections linger in TIME_WAIT) but never SO_REUSEPORT, and
+/// a backlog of 4096 for bursts of connections.
+fn bind(addr: SocketAddr) -> std::io::Result<std::net::TcpListener> {
+    let listener = std::net::TcpListener::bind(addr)?;
+    // SAFETY: listen() on a socket this process owns; calling it again on a
+    // listening socket only changes its backlog.
+    if unsafe { libc::listen(listener.as_raw_fd(), 4096) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    listener.set_nonblocking(true)?;
+    Ok(listener)
+}
+
+/// One worker thread: its own single-threaded runtime accepting on its
+/// duplicate of the listening socket, serving until `stop` turns true.
 fn worker(
     state: Arc<State>,
     permits: Arc<Semaphore>,
     mut stop: watch::Receiver<bool>,
-    bind_to: SocketAddr,
-    ready: std_mpsc::Sender<std::io::Result<SocketAddr>>,
+    own: std::net::TcpListener,
 ) -> Result<()> {
     let runtime = runtime(&state.config)?;
     runtime.block_on(async move {
-        let listener = match shared_listener(bind_to) {
-            Ok(l) => {
-                let _ = ready.send(Ok(l.local_addr().unwrap_or(bind_to)));
-                l
-            }
-            Err(e) => {
-                let _ = ready.send(Err(e));
-                return Ok(());
-            }
-        };
+        let listener = TcpListener::from_std(own)
+            .map_err(|e| Error::io("cannot listen with", state.config.target.path(), e))?;
         run(state, permits, listener, async move {
             let _ = stop.wait_for(|v| *v).await;
         })
@@ -118,7 +120,12 @@ async fn run(
         let (stream, peer) = tokio::select! {
             r = listener.accept() => match r {
                 Ok(x) => x,
-                Err(_) => continue, // e.g. EMFILE: keep serving the others
+                Err(_) => {
+                    // e.g. EMFILE: the error repeats until a descriptor is
+                    // freed, so back off instead of spinning on accept.
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    continue;
+                }
             },
             () = &mut shutdown => break,
         };
@@ -145,18 +152,4 @@ pub async fn shutdown_signal() {
         _ = tokio::signal::ctrl_c() => {},
         _ = term.recv() => {},
     }
-}
-
-/// A listener on `addr` that other threads may share (SO_REUSEPORT): the
-/// kernel spreads connections across them.
-fn shared_listener(addr: SocketAddr) -> std::io::Result<TcpListener> {
-    let socket = if addr.is_ipv4() {
-        tokio::net::TcpSocket::new_v4()?
-    } else {
-        tokio::net::TcpSocket::new_v6()?
-    };
-    socket.set_reuseaddr(true)?;
-    socket.set_reuseport(true)?;
-    socket.bind(addr)?;
-    socket.listen(4096)
 }

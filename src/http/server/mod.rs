@@ -104,7 +104,7 @@ pub fn serve(config: ServeConfig) -> Result<()> {
         .map(|n| n.get())
         .unwrap_or(1);
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-    let (addr, workers) = start_workers(&state, &permits, threads, &stop_tx, &stop_rx)?;
+    let (addr, workers) = start_workers(&state, &permits, threads, &stop_rx)?;
     eprintln!(
         "serving {} ({} blobs, keys {}..={}) {} on http://{addr}/blobs/{{key}} ({threads} threads); Ctrl-C stops",
         state.config.target,

@@ -54,7 +54,8 @@ pub(super) async fn get_blob(
     let range_header = req
         .headers()
         .get(header::RANGE)
-        .and_then(|v| v.to_str().ok());
+        .and_then(|v| v.to_str().ok())
+        .filter(|_| if_range_holds(req, found.etag.as_deref()));
     let span = match parse_range(range_header, found.size) {
         RangeRequest::Whole => Span {
             code: StatusCode::OK,
@@ -110,6 +111,24 @@ fn none_match_hits(req: &Request<Incoming>, tag: &str) -> bool {
                 .map(str::trim)
                 .any(|t| t == "*" || t == tag || t.strip_prefix("W/") == Some(tag))
         })
+}
+
+/// Whether a Range applies under `If-Range` (RFC 9110 13.1.5): without the
+/// header, always; with an entity tag, only when it is strong and equals the
+/// blob's current tag; with a date, never (no Last-Modified is sent, so a
+/// date cannot validate). When it does not hold, the whole blob is sent, so
+/// a client resuming a blob that changed never splices two versions.
+pub(super) fn if_range_holds(req: &Request<Incoming>, current: Option<&str>) -> bool {
+    match req.headers().get(header::IF_RANGE) {
+        None => true,
+        Some(v) => if_range_matches(v.to_str().unwrap_or(""), current),
+    }
+}
+
+/// The If-Range comparison on the header's text: a strong match only.
+fn if_range_matches(if_range: &str, current: Option<&str>) -> bool {
+    let given = if_range.trim();
+    given.starts_with('"') && current.is_some_and(|tag| !tag.starts_with("W/") && tag == given)
 }
 
 /// 304: the client's copy is current; the tag confirms which one.
@@ -181,4 +200,24 @@ fn blob_reply(body: ResponseBody, span: &Span, found: &Found) -> Response<Respon
         );
     }
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::if_range_matches;
+
+    #[test]
+    fn if_range_holds_only_for_the_same_strong_tag() {
+        let tag = Some("\"v1\"");
+        assert!(if_range_matches("\"v1\"", tag));
+        assert!(if_range_matches("  \"v1\" ", tag));
+        assert!(!if_range_matches("\"v0\"", tag), "a changed blob");
+        assert!(!if_range_matches("W/\"v1\"", tag), "weak tags never match");
+        assert!(
+            !if_range_matches("Sun, 22 Nov 2026 10:00:00 GMT", tag),
+            "dates"
+        );
+        assert!(!if_range_matches("\"v1\"", None), "no tag to compare");
+        assert!(!if_range_matches("\"v1\"", Some("W/\"v1\"")));
+    }
 }
