@@ -18,7 +18,7 @@ use crate::suite::sweep::{self, Record, SweepOptions, SweepPlan};
 /// Runs `sweep`.
 pub fn run(args: &SweepArgs) -> Result<()> {
     let options = options(args)?;
-    check_outputs(&args.json, args.report.as_deref())?;
+    check_outputs(&args.json, args.report.as_deref(), args.dir.as_deref())?;
     let earlier = if args.resume {
         resume_records(&args.json, &options.plan)?
     } else {

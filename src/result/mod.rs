@@ -159,7 +159,11 @@ impl ResultDocument {
             schema: SCHEMA.into(),
             schema_version: SCHEMA_VERSION,
             command: command.to_string(),
-            argv: std::env::args().collect(),
+            // Lossy: a result is text, and an argument that is not UTF-8
+            // (a file name) must not stop the command.
+            argv: std::env::args_os()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect(),
             started_at: now_rfc3339(),
             finished_at: String::new(),
             environment,
