@@ -39,6 +39,11 @@ fn options(args: &HttpSuiteArgs) -> Result<HttpOptions> {
             ))),
         })
         .collect::<Result<_>>()?;
+    if args.duration.is_zero() {
+        return Err(Error::usage(
+            "--duration 0s: each level must last a while, e.g. --duration 10s",
+        ));
+    }
     let extras = args
         .extra
         .iter()

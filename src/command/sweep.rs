@@ -87,6 +87,11 @@ fn options(args: &SweepArgs) -> Result<SweepOptions> {
         })?),
         None => None,
     };
+    if time_budget.is_some_and(|b| b.is_zero()) {
+        return Err(Error::usage(
+            "--time-budget 0s: no case could run; give e.g. --time-budget 10m, or leave it out",
+        ));
+    }
     Ok(SweepOptions {
         plan,
         rounds: args.rounds,

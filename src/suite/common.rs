@@ -139,10 +139,18 @@ impl ThreeLayouts {
                 .map(|f| f.fs_type)
                 .unwrap_or_else(|| "?".into())
         ));
+        check_free_space(&work.path, three_layouts_bytes(spec), title)?;
+        // What this call makes goes again if it fails part-way (a full
+        // disk): nothing half-made is left behind, even in a kept --dir.
+        let mut made = NewEntries::default();
+        made.track(&db);
         let (store, _) = crate::store::create_dataset(&sqlite(&db, |_| {}), spec, progress)?;
         drop(store);
+        made.track(&dir);
         crate::store::export(&db, &dir, crate::store::FileLayout::Flat, progress)?;
+        made.track(&tree);
         crate::store::export(&db, &tree, crate::store::FileLayout::Tree, progress)?;
+        made.keep();
         let space = [
             space_of(&sqlite(&db, |_| {}))?,
             space_of(&Target::dir(dir.clone()))?,
@@ -163,6 +171,62 @@ impl ThreeLayouts {
             .map(|ext| format!("{name}.{ext}"))
             .collect()
     }
+}
+
+/// Datasets a step is making, removed when the step fails before
+/// [`NewEntries::keep`]. Only entries that did not exist when tracked are
+/// removed: a file the step refused to replace is never touched.
+#[derive(Default)]
+pub struct NewEntries {
+    paths: Vec<PathBuf>,
+}
+
+impl NewEntries {
+    /// Removes `path` on failure, if nothing is there yet.
+    pub fn track(&mut self, path: &Path) {
+        if path.symlink_metadata().is_err() {
+            self.paths.push(path.to_path_buf());
+        }
+    }
+
+    /// The step succeeded: what it made stays.
+    pub fn keep(mut self) {
+        self.paths.clear();
+    }
+}
+
+impl Drop for NewEntries {
+    fn drop(&mut self) {
+        for p in &self.paths {
+            remove_entry(p);
+        }
+    }
+}
+
+/// Disk space a dataset takes in a database, a flat folder and a tree:
+/// the content once per layout, each file rounded up to 4 KiB blocks, and
+/// a fifth more for pages, folders and journals.
+pub fn three_layouts_bytes(spec: &crate::dataset::DatasetSpec) -> u64 {
+    let per_file = spec.size.div_ceil(4096).max(1).saturating_mul(4096);
+    let files = spec.count.saturating_mul(per_file);
+    let db = spec.count.saturating_mul(spec.size);
+    db.saturating_add(files.saturating_mul(2)).saturating_mul(6) / 5
+}
+
+/// Refuses to start when the filesystem holding `folder` has less free
+/// space than `needed`, naming both and the fix.
+pub fn check_free_space(folder: &Path, needed: u64, what: &str) -> Result<()> {
+    if let Some(free) = free_bytes(folder)
+        && free < needed
+    {
+        return Err(Error::usage(format!(
+            "{} has {} free; {what} needs about {}: use --dir on a larger disk, or a smaller --count or --size",
+            folder.display(),
+            crate::units::human_bytes(free),
+            crate::units::human_bytes(needed)
+        )));
+    }
+    Ok(())
 }
 
 /// A single-repetition warm run of `count` ops in `order`.
