@@ -100,26 +100,40 @@ fn check_parent_writable(option: &str, path: &Path) -> Result<()> {
 /// unique name (exclusively: nothing is replaced) and removing it again.
 /// `shown` is the value the user gave for `option`.
 pub fn check_folder_writable(option: &str, shown: &Path, dir: &Path) -> Result<()> {
-    tempfile::Builder::new()
-        .prefix(".blobbench-probe-")
-        .tempfile_in(dir)
-        .map(drop)
-        .map_err(|e| {
-            Error::usage(format!(
-                "{option} {}: cannot create a file in \"{}\" ({}); choose a folder you can write",
-                shown.display(),
-                dir.display(),
-                reason(&e)
-            ))
-        })
+    probe(dir).map_err(|e| {
+        let reason = match e.raw_os_error() {
+            Some(code) => std::io::Error::from_raw_os_error(code).to_string(),
+            None => e.to_string(),
+        };
+        Error::usage(format!(
+            "{option} {}: cannot create a file in \"{}\" ({reason}); choose a folder you can write",
+            shown.display(),
+            dir.display(),
+        ))
+    })
 }
 
-/// The system's reason for an I/O error, without the path tempfile adds.
-fn reason(e: &std::io::Error) -> String {
-    match e.raw_os_error() {
-        Some(code) => std::io::Error::from_raw_os_error(code).to_string(),
-        None => e.kind().to_string(),
+/// Creates a new file in `dir` under a name no one else uses (created
+/// exclusively, so nothing is replaced or followed), then removes it.
+fn probe(dir: &Path) -> std::io::Result<()> {
+    let nanos = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    for n in 0..100u32 {
+        let name = format!(".blobbench-probe-{}-{nanos}-{n}", std::process::id());
+        let path = dir.join(name);
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(_) => return std::fs::remove_file(&path),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
     }
+    Err(std::io::Error::from(std::io::ErrorKind::AlreadyExists))
 }
 
 /// Checks a work folder (`--dir`) before any work: it is a folder that
