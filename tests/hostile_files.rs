@@ -295,11 +295,7 @@ fn damaged_inputs_are_usage_errors_with_a_fix() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(
-        !d.join("work").exists() || listing(&d.join("work")).is_empty(),
-        "{:?}",
-        listing(d)
-    );
+    assert!(!d.join("work").exists(), "{:?}", listing(d));
 }
 
 #[test]

@@ -19,7 +19,19 @@ pub struct WorkDir {
     /// The folder itself.
     pub path: PathBuf,
     remove_after: bool,
+    /// `--dir` did not exist and was created here: removed again if the
+    /// suite leaves it empty (a refusal, a failure before any dataset).
+    created: bool,
     _temp: Option<tempfile::TempDir>,
+}
+
+impl Drop for WorkDir {
+    fn drop(&mut self) {
+        if self.created {
+            // Fails, as it should, when anything is inside.
+            let _ = std::fs::remove_dir(&self.path);
+        }
+    }
 }
 
 impl WorkDir {
@@ -28,7 +40,8 @@ impl WorkDir {
     pub fn new(dir: Option<&Path>, keep: bool, prefix: &str) -> Result<WorkDir> {
         match dir {
             Some(d) => {
-                if !d.exists() {
+                let created = !d.exists();
+                if created {
                     std::fs::create_dir_all(d)
                         .map_err(|e| Error::io("cannot create folder", d, e))?;
                 } else if !d.is_dir() {
@@ -40,6 +53,7 @@ impl WorkDir {
                 Ok(WorkDir {
                     path: d.to_path_buf(),
                     remove_after: false,
+                    created,
                     _temp: None,
                 })
             }
@@ -65,6 +79,7 @@ impl WorkDir {
                 Ok(WorkDir {
                     path,
                     remove_after: !keep,
+                    created: false,
                     _temp: temp,
                 })
             }
