@@ -344,3 +344,84 @@ fn an_unreadable_sample_dir_says_why() {
     assert!(err.contains("ermission denied"), "{err}");
     assert!(!err.contains("no non-empty files"), "{err}");
 }
+
+/// A small filesystem of its own (tmpfs), for full-disk cases; None (and a
+/// printed reason) where this process cannot mount one.
+struct SmallDisk {
+    path: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl SmallDisk {
+    fn mount(size: &str) -> Option<SmallDisk> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("disk");
+        std::fs::create_dir(&path).unwrap();
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(&path)
+            .output();
+        match mounted {
+            Ok(o) if o.status.success() => Some(SmallDisk { path, _dir: dir }),
+            Ok(o) => {
+                println!(
+                    "skipped: cannot mount a tmpfs (needs root): {}",
+                    String::from_utf8_lossy(&o.stderr).trim()
+                );
+                None
+            }
+            Err(e) => {
+                println!("skipped: cannot run mount: {e}");
+                None
+            }
+        }
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg(&self.path)
+            .status();
+    }
+}
+
+#[test]
+fn quick_on_a_small_disk_is_refused_up_front_and_leaves_nothing() {
+    let Some(disk) = SmallDisk::mount("3m") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    // Its own temporary folder, and a --dir, both on the small disk.
+    let out = common::bin()
+        .current_dir(d)
+        .env("TMPDIR", &disk.path)
+        .args([
+            "quick", "--count", "2000", "--size", "10k", "--report", "none",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("free"), "{err}");
+    assert!(listing(&disk.path).is_empty(), "{:?}", listing(&disk.path));
+    let work = disk.path.join("work");
+    usage_error(
+        d,
+        &[
+            "quick",
+            "--count",
+            "2000",
+            "--size",
+            "10k",
+            "--report",
+            "none",
+            "--dir",
+            work.to_str().unwrap(),
+        ],
+        "free",
+    );
+    assert!(listing(&disk.path).is_empty(), "{:?}", listing(&disk.path));
+    assert!(!d.join("quick.json").exists());
+}

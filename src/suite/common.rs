@@ -103,7 +103,9 @@ impl WorkDir {
 
     /// Says where the datasets are when they stay on disk.
     pub fn report_kept(&self, progress: &dyn Progress) {
-        if !self.remove_after {
+        // Nothing there (a suite stopped before its first dataset): nothing to say.
+        let empty = std::fs::read_dir(&self.path).is_ok_and(|mut d| d.next().is_none());
+        if !self.remove_after && !empty {
             progress.note(&format!("datasets kept in {}", self.path.display()));
         }
     }
@@ -141,6 +143,7 @@ impl ThreeLayouts {
         let db = work.join(&format!("{name}.db"));
         let dir = work.join(&format!("{name}.dir"));
         let tree = work.join(&format!("{name}.tree"));
+        check_free_space(&work.path, three_layouts_bytes(spec), title)?;
         progress.note(&format!(
             "{title}: {} blobs of {} in {} ({})",
             spec.count,
@@ -154,7 +157,6 @@ impl ThreeLayouts {
                 .map(|f| f.fs_type)
                 .unwrap_or_else(|| "?".into())
         ));
-        check_free_space(&work.path, three_layouts_bytes(spec), title)?;
         // What this call makes goes again if it fails part-way (a full
         // disk): nothing half-made is left behind, even in a kept --dir.
         let mut made = NewEntries::default();
@@ -530,6 +532,29 @@ pub fn free_bytes(path: &std::path::Path) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a failed step made goes; what was there before it stays.
+    #[test]
+    fn new_entries_remove_only_what_did_not_exist() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (mine, users) = (tmp.path().join("made.dir"), tmp.path().join("user.db"));
+        std::fs::write(&users, "a user's file").unwrap();
+        {
+            let mut made = NewEntries::default();
+            made.track(&mine);
+            made.track(&users);
+            std::fs::create_dir(&mine).unwrap();
+            std::fs::write(mine.join("000001"), "x").unwrap();
+            // Dropped without keep(): the step failed.
+        }
+        assert!(!mine.exists());
+        assert_eq!(std::fs::read_to_string(&users).unwrap(), "a user's file");
+        let mut made = NewEntries::default();
+        made.track(&mine);
+        std::fs::create_dir(&mine).unwrap();
+        made.keep();
+        assert!(mine.is_dir());
+    }
 
     /// A write case leaves WAL mode and a WAL with frames; restore puts the
     /// database back in its captured journal mode with nothing beside it.
