@@ -142,6 +142,10 @@ fn paths_that_are_not_utf8_never_panic() {
         vec![s("load"), s("http://127.0.0.1:9/x"), s("--verify"), &db],
         vec![s("quick"), s("--dir"), &dir],
         vec![s("suite"), s("fasterthanfs"), s("--dir"), &dir],
+        vec![s("suite"), s("internal-external"), s("--dir"), &dir],
+        vec![s("suite"), s("lob"), s("--dir"), &dir],
+        vec![s("suite"), s("http"), s("--dir"), &dir],
+        vec![s("sweep"), s("--dir"), &dir],
         vec![s("advise"), s("--sizes"), s("10k"), s("--dir"), &dir],
         vec![s("report"), s("r.json"), s("--csv"), &dir],
     ];
@@ -152,8 +156,17 @@ fn paths_that_are_not_utf8_never_panic() {
         assert!(err.contains("not valid UTF-8"), "{args:?}: {err}");
         assert!(err.contains("bad\u{FFFD}name"), "{args:?}: {err}");
     }
-    // Files named for reading that do not exist: plain usage errors.
+    // Files named for reading that do not exist, and other text options:
+    // plain usage errors.
+    let extra = {
+        let mut e = OsString::from("x=");
+        e.push(&json);
+        e
+    };
     for args in [
+        vec![s("suite"), s("http"), s("--extra"), &extra],
+        vec![s("suite"), s("lob"), s("--pg"), &db],
+        vec![s("sweep"), s("--param"), &db],
         vec![s("report"), &json],
         vec![s("compare"), &json, &json],
         vec![s("load"), s("--urls"), &json],
