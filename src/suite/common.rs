@@ -19,19 +19,7 @@ pub struct WorkDir {
     /// The folder itself.
     pub path: PathBuf,
     remove_after: bool,
-    /// `--dir` did not exist and was created here: removed again if the
-    /// suite leaves it empty (a refusal, a failure before any dataset).
-    created: bool,
     _temp: Option<tempfile::TempDir>,
-}
-
-impl Drop for WorkDir {
-    fn drop(&mut self) {
-        if self.created {
-            // Fails, as it should, when anything is inside.
-            let _ = std::fs::remove_dir(&self.path);
-        }
-    }
 }
 
 impl WorkDir {
@@ -40,8 +28,7 @@ impl WorkDir {
     pub fn new(dir: Option<&Path>, keep: bool, prefix: &str) -> Result<WorkDir> {
         match dir {
             Some(d) => {
-                let created = !d.exists();
-                if created {
+                if !d.exists() {
                     std::fs::create_dir_all(d)
                         .map_err(|e| Error::io("cannot create folder", d, e))?;
                 } else if !d.is_dir() {
@@ -53,7 +40,6 @@ impl WorkDir {
                 Ok(WorkDir {
                     path: d.to_path_buf(),
                     remove_after: false,
-                    created,
                     _temp: None,
                 })
             }
@@ -79,7 +65,6 @@ impl WorkDir {
                 Ok(WorkDir {
                     path,
                     remove_after: !keep,
-                    created: false,
                     _temp: temp,
                 })
             }
