@@ -128,7 +128,7 @@ impl ThreeLayouts {
         let db = work.join(&format!("{name}.db"));
         let dir = work.join(&format!("{name}.dir"));
         let tree = work.join(&format!("{name}.tree"));
-        check_free_space(&work.path, three_layouts_bytes(spec), title)?;
+        check_free_space(&work.path, layouts_bytes(spec, 2), title)?;
         progress.note(&format!(
             "{title}: {} blobs of {} in {} ({})",
             spec.count,
@@ -205,14 +205,16 @@ impl Drop for NewEntries {
     }
 }
 
-/// Disk space a dataset takes in a database, a flat folder and a tree:
-/// the content once per layout, each file rounded up to 4 KiB blocks, and
-/// a fifth more for pages, folders and journals.
-pub fn three_layouts_bytes(spec: &crate::dataset::DatasetSpec) -> u64 {
+/// Disk space a dataset takes in a database and `file_layouts` folders of
+/// one file per blob: the content once per layout, each file rounded up to
+/// 4 KiB blocks, and a fifth more for pages, folders and journals.
+pub fn layouts_bytes(spec: &crate::dataset::DatasetSpec, file_layouts: u64) -> u64 {
     let per_file = spec.size.div_ceil(4096).max(1).saturating_mul(4096);
     let files = spec.count.saturating_mul(per_file);
     let db = spec.count.saturating_mul(spec.size);
-    db.saturating_add(files.saturating_mul(2)).saturating_mul(6) / 5
+    db.saturating_add(files.saturating_mul(file_layouts))
+        .saturating_mul(6)
+        / 5
 }
 
 /// Refuses to start when the filesystem holding `folder` has less free
