@@ -625,6 +625,36 @@ mod tests {
     }
 
     #[test]
+    fn a_connection_is_reused_only_when_the_server_keeps_it() {
+        use hyper::Version;
+        let headers = |v: &str| {
+            let mut h = hyper::HeaderMap::new();
+            if !v.is_empty() {
+                h.insert(header::CONNECTION, HeaderValue::from_str(v).unwrap());
+            }
+            h
+        };
+        assert!(keeps_alive(Version::HTTP_11, &headers("")));
+        assert!(!keeps_alive(Version::HTTP_11, &headers("close")));
+        assert!(!keeps_alive(Version::HTTP_11, &headers("Upgrade, Close")));
+        assert!(!keeps_alive(Version::HTTP_10, &headers("")));
+        assert!(keeps_alive(Version::HTTP_10, &headers("Keep-Alive")));
+    }
+
+    #[test]
+    fn a_due_time_too_far_off_does_not_panic() {
+        let shared = Shared {
+            plan: plan(Some(1e-300), Some(1000), None),
+            next: AtomicU64::new(0),
+            started: Instant::now(),
+            done: AtomicU64::new(0),
+            due_total: None,
+        };
+        let due = shared.due(u64::MAX, 1e-300);
+        assert!(due <= shared.started + Duration::from_secs(1));
+    }
+
+    #[test]
     fn urls() {
         let u = parse_url("http://127.0.0.1:8080/blobs/42").unwrap();
         assert_eq!(
