@@ -180,6 +180,17 @@ fn paths_that_are_not_utf8_never_panic() {
     ] {
         assert_eq!(clean(&args, &run_os(d, &args)), 2, "{args:?}");
     }
+    // A temporary folder (TMPDIR) that is not UTF-8.
+    std::fs::create_dir(d.join(&dir)).unwrap();
+    let args = [s("quick"), s("--report"), s("none")];
+    let out = bin()
+        .current_dir(d)
+        .env("TMPDIR", d.join(&dir))
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(clean(&args, &out), 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("TMPDIR"));
     // A result or report may carry any name the filesystem takes.
     let args = [s("run"), s("t.db"), s("--json"), &json];
     assert_eq!(clean(&args, &run_os(d, &args)), 0);

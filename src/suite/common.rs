@@ -55,6 +55,13 @@ impl WorkDir {
                         )
                     })?;
                 let path = temp.path().to_path_buf();
+                // Datasets are named by text (targets, SQL, child servers).
+                if path.to_str().is_none() {
+                    return Err(Error::usage(format!(
+                        "the temporary folder \"{}\" is not valid UTF-8; set TMPDIR to another folder or give --dir",
+                        path.to_string_lossy()
+                    )));
+                }
                 // keep: forget the TempDir so it is not removed on drop.
                 let temp = if keep {
                     let _ = temp.keep();
