@@ -100,7 +100,13 @@ impl Error {
     /// file (or one that is not a database) is the user's to fix, so it is
     /// a usage error that says how.
     pub fn sqlite(path: &Path, source: rusqlite::Error) -> Self {
-        use rusqlite::ErrorCode::{DatabaseCorrupt, NotADatabase};
+        use rusqlite::ErrorCode::{DatabaseCorrupt, DiskFull, NotADatabase};
+        if source.sqlite_error_code() == Some(DiskFull) {
+            return Error::Usage(format!(
+                "{}: the disk is full (SQLite: {source}); free some space, or put the data on a larger disk (--dir for suites)",
+                path.display()
+            ));
+        }
         if let Some(code @ (DatabaseCorrupt | NotADatabase)) = source.sqlite_error_code() {
             let what = if code == NotADatabase {
                 "is not an SQLite database (or its header is damaged)"
@@ -148,6 +154,8 @@ impl Error {
                         | ReadOnlyFilesystem
                         | AlreadyExists
                         | NotADirectory
+                        | StorageFull
+                        | IsADirectory
                 ) =>
             {
                 2
