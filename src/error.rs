@@ -96,8 +96,28 @@ impl Error {
         }
     }
 
-    /// SQLite's failure on the database `path`.
+    /// SQLite's failure on the database `path`. A damaged or truncated
+    /// file (or one that is not a database) is the user's to fix, so it is
+    /// a usage error that says how.
     pub fn sqlite(path: &Path, source: rusqlite::Error) -> Self {
+        use rusqlite::ErrorCode::{DatabaseCorrupt, DiskFull, NotADatabase};
+        if source.sqlite_error_code() == Some(DiskFull) {
+            return Error::Usage(format!(
+                "{}: the disk is full (SQLite: {source}); free some space, or put the data on a larger disk (--dir for suites)",
+                path.display()
+            ));
+        }
+        if let Some(code @ (DatabaseCorrupt | NotADatabase)) = source.sqlite_error_code() {
+            let what = if code == NotADatabase {
+                "is not an SQLite database (or its header is damaged)"
+            } else {
+                "is damaged or truncated"
+            };
+            return Error::Usage(format!(
+                "{}: the file {what} (SQLite: {source}); restore it from a copy, or remove it and recreate it with blobbench init",
+                path.display()
+            ));
+        }
         Error::Sqlite {
             path: path.to_path_buf(),
             source,
@@ -134,6 +154,8 @@ impl Error {
                         | ReadOnlyFilesystem
                         | AlreadyExists
                         | NotADirectory
+                        | StorageFull
+                        | IsADirectory
                 ) =>
             {
                 2

@@ -5,7 +5,7 @@ use clap::Parser;
 use blobbench::cli::{Cli, normalize_kvtest_args};
 
 fn main() -> ExitCode {
-    let args = normalize_kvtest_args(std::env::args().collect());
+    let args = normalize_kvtest_args(std::env::args_os().collect());
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {

@@ -614,8 +614,9 @@ fn load_counts_requests_checks_content_and_reports_errors() {
         200,
         "{o}"
     );
-    // Nothing listening: connect errors, not a crash.
-    let out = ok(
+    // Nothing listening: connect errors, not a crash; every request
+    // failed, so the exit status says so (1, with a summary line).
+    let failed = common::run(
         d,
         &[
             "load",
@@ -626,6 +627,8 @@ fn load_counts_requests_checks_content_and_reports_errors() {
             "1s",
         ],
     );
+    assert_eq!(failed.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&failed.stdout);
     assert!(out.contains("connect"), "{out}");
     common::usage_error(d, &["load"], "no URL");
     common::usage_error(d, &["load", "https://x/blobs/1"], "http://");

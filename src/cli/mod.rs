@@ -2,6 +2,7 @@
 //! (K/M/G = x1000, KiB/MiB/GiB = x1024, 0x hex), so kvtest command lines
 //! work unchanged, single-dash spellings (`-count`) included.
 
+use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -66,7 +67,10 @@ small blobs here); other processes cannot write the database until the server st
         after_help = "Examples:\n  blobbench load http://127.0.0.1:8080/blobs/1 -c 1,4,16 -t 10s\n  \
 blobbench load --urls urls.txt -c 1,2,4,8,16,32 -t 10s --json load.json    (one URL per line, as siege -f)\n  \
 blobbench load --urls urls.txt -c 64 --rate 5000 -t 30s                   (open loop, latency from the intended send time)\n  \
-blobbench load --urls urls.txt -n 10000 --verify test1.db                 (check every byte against the dataset)"
+blobbench load --urls urls.txt -n 10000 --verify test1.db                 (check every byte against the dataset)\n\n\
+Exit status: 0 when every level had successful requests (failures are counted in the errors column); \
+1 when every request of a level failed, or --verify found a body of the wrong length or bytes; \
+2 for a mistake in the options."
     )]
     Load(LoadArgs),
     /// Where should your blobs live? A one-minute calibration on this disk and a recommendation
@@ -129,6 +133,7 @@ blobbench sweep --time-budget 10m && blobbench sweep --resume      (same options
 #[derive(Args, Debug)]
 pub struct ServeArgs {
     /// What to serve (see `blobbench --help` for target syntax)
+    #[arg(value_parser = Utf8Arg)]
     pub target: String,
     /// Address and port to listen on
     #[arg(long, default_value = "127.0.0.1:8080")]
@@ -160,6 +165,7 @@ pub struct ServeArgs {
 #[derive(Args, Debug)]
 pub struct LoadArgs {
     /// URLs to request (or --urls FILE)
+    #[arg(value_parser = Utf8Arg)]
     pub urls: Vec<String>,
     /// A file of URLs, one per line (blank lines and # comments skipped)
     #[arg(long = "urls", value_name = "FILE")]
@@ -185,7 +191,7 @@ pub struct LoadArgs {
     #[arg(long, default_value = "10s")]
     pub timeout: humantime::Duration,
     /// Check every /blobs/{key} response byte for byte against this dataset (e.g. the served db)
-    #[arg(long, value_name = "TARGET")]
+    #[arg(long, value_name = "TARGET", value_parser = Utf8Arg)]
     pub verify: Option<String>,
     /// Also write a JSON result to FILE
     #[arg(long, value_name = "FILE")]
@@ -437,6 +443,7 @@ pub struct FasterThanFsArgs {
 #[derive(Args, Debug)]
 pub struct InitArgs {
     /// Where to create the dataset: x.db, sqlite:PATH, sqlite-ext:PATH, dir:PATH or tree:PATH
+    #[arg(value_parser = Utf8Arg)]
     pub target: String,
     /// Number of blobs (keys 1..N)
     #[arg(long, default_value = "1000", value_parser = number_arg)]
@@ -471,6 +478,7 @@ pub struct InitArgs {
 #[derive(Args, Debug)]
 pub struct ExportArgs {
     /// Dataset to read, any target (never modified)
+    #[arg(value_parser = Utf8Arg)]
     pub db: String,
     /// Where to copy: a target (dir:PATH, tree:PATH, sqlite:PATH, ...) or a bare folder to create (must be new, empty, or an earlier blobbench export)
     pub dir: PathBuf,
@@ -503,6 +511,7 @@ pub enum ColdArg {
 #[derive(Args, Debug)]
 pub struct RunArgs {
     /// Database or folder to measure (see `blobbench --help` for target syntax)
+    #[arg(value_parser = Utf8Arg)]
     pub target: String,
     /// Visit keys in ascending order (default, as kvtest)
     #[arg(long, group = "order")]
@@ -612,8 +621,10 @@ pub struct QuickArgs {
 }
 
 /// kvtest accepts `-count` as well as `--count`; clap only the latter.
-/// Rewrites single-dash long options we know into double-dash ones.
-pub fn normalize_kvtest_args(args: Vec<String>) -> Vec<String> {
+/// Rewrites single-dash long options we know into double-dash ones. The
+/// arguments stay `OsString`s: a path that is not UTF-8 must reach clap
+/// (which names it in a usage error) instead of panicking here.
+pub fn normalize_kvtest_args(args: Vec<OsString>) -> Vec<OsString> {
     const LONG: &[&str] = &[
         "count",
         "size",
@@ -639,11 +650,44 @@ pub fn normalize_kvtest_args(args: Vec<String>) -> Vec<String> {
         "vacuum",
     ];
     args.into_iter()
-        .map(|a| match a.strip_prefix('-') {
-            Some(rest) if !rest.starts_with('-') && LONG.contains(&rest) => format!("-{a}"),
+        .map(|a| match a.to_str().and_then(|t| t.strip_prefix('-')) {
+            Some(rest) if !rest.starts_with('-') && LONG.contains(&rest) => {
+                let mut long = OsString::from("-");
+                long.push(&a);
+                long
+            }
             _ => a,
         })
         .collect()
+}
+
+/// Parses a target or URL argument, which must be UTF-8 (its grammar is
+/// text: `sqlite:PATH?journal_mode=wal`); anything else is a usage error
+/// naming the argument (lossily) and the fix, never a panic.
+#[derive(Clone, Copy, Debug)]
+pub struct Utf8Arg;
+
+impl clap::builder::TypedValueParser for Utf8Arg {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        _cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<String, clap::Error> {
+        value.to_str().map(str::to_owned).ok_or_else(|| {
+            let name = arg.map(|a| a.get_id().as_str().to_uppercase());
+            clap::Error::raw(
+                clap::error::ErrorKind::InvalidUtf8,
+                format!(
+                    "{} \"{}\" is not valid UTF-8; rename it (or link to it) under a UTF-8 name\n",
+                    name.as_deref().unwrap_or("argument"),
+                    value.to_string_lossy()
+                ),
+            )
+        })
+    }
 }
 
 /// The arguments of `blobbench report`.

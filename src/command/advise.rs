@@ -17,8 +17,9 @@ use crate::target::parse_page_size;
 
 /// Runs `advise`.
 pub fn run(args: &AdviseArgs) -> Result<()> {
+    // Destinations first: sampling --sample-dir can take a while.
+    crate::command::output::check_outputs(&args.json, args.report.as_deref(), args.dir.as_deref())?;
     let options = options(args)?;
-    crate::command::output::check_outputs(&args.json, args.report.as_deref())?;
     if let (Some(sample_dir), Some(dir)) = (&args.sample_dir, &args.dir)
         && resolved(dir).starts_with(resolved(sample_dir))
     {

@@ -15,6 +15,8 @@ use crate::units::human_bytes;
 
 /// The destination named on the command line, as a target.
 fn destination(args: &ExportArgs) -> Result<Target> {
+    // A lossy copy of a name that is not UTF-8 would name another folder.
+    crate::command::output::require_utf8("export destination", &args.dir)?;
     let text = args.dir.to_string_lossy();
     let bare = |p: &Path| {
         let path = p.to_path_buf();
@@ -39,6 +41,20 @@ fn destination(args: &ExportArgs) -> Result<Target> {
 pub fn run(args: &ExportArgs) -> Result<()> {
     let source = Target::parse(&args.db)?;
     let dest = destination(args)?;
+    // Where the copy goes must take files before the source is read.
+    match (&dest, dest.data_path()) {
+        (Target::Dir { path } | Target::Tree { path }, _) => {
+            crate::command::output::check_work_dir("export destination", path)?
+        }
+        (_, Some(file)) => {
+            let folder = file.parent().filter(|p| !p.as_os_str().is_empty());
+            crate::command::output::check_work_dir(
+                "export destination",
+                folder.unwrap_or(Path::new(".")),
+            )?
+        }
+        _ => {}
+    }
     let (count, bytes) = store::copy(&source, &dest, &super::progress::Bars::new())?;
     let space = store::inspect(&dest)?.space_used()?;
     let source_space = store::inspect(&source)?.space_used()?;

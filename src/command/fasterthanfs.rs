@@ -28,7 +28,7 @@ fn options(args: &FasterThanFsArgs) -> Result<FasterThanFsOptions> {
     if args.rounds == 0 {
         return Err(Error::usage("--rounds 0: at least one round is needed"));
     }
-    check_outputs(&args.json, args.report.as_deref())?;
+    check_outputs(&args.json, args.report.as_deref(), args.dir.as_deref())?;
     let spec = spec_from_options(args.count, args.size, args.variance, "uniform", 1.0, 1)?;
     let updates = args.updates.unwrap_or((spec.count / 10).max(1));
     let durable = args.durable_updates.unwrap_or((spec.count / 100).max(1));

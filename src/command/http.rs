@@ -14,7 +14,7 @@ use crate::suite::http::{ExtraServer, HttpOptions};
 /// Runs `suite http`.
 pub fn run(args: &HttpSuiteArgs) -> Result<()> {
     let options = options(args)?;
-    crate::command::output::check_outputs(&args.json, args.report.as_deref())?;
+    crate::command::output::check_outputs(&args.json, args.report.as_deref(), args.dir.as_deref())?;
     let mut doc = crate::suite::http::run(&options, &Bars::new())?;
     crate::command::output::finish_environment(&mut doc.environment);
     if let Tables::Http(t) = &doc.tables {
@@ -39,6 +39,11 @@ fn options(args: &HttpSuiteArgs) -> Result<HttpOptions> {
             ))),
         })
         .collect::<Result<_>>()?;
+    if args.duration.is_zero() {
+        return Err(Error::usage(
+            "--duration 0s: each level must last a while, e.g. --duration 10s",
+        ));
+    }
     let extras = args
         .extra
         .iter()
@@ -62,8 +67,7 @@ fn extra_server(e: &str) -> Result<ExtraServer> {
             "--extra {e}: expected NAME=URLFILE, e.g. --extra nginx=nginx-urls.txt"
         )));
     };
-    let text = std::fs::read_to_string(file)
-        .map_err(|err| Error::io("cannot read", std::path::Path::new(file), err))?;
+    let text = crate::command::load::read_url_file("--extra", std::path::Path::new(file))?;
     let urls = text
         .lines()
         .map(str::trim)

@@ -17,7 +17,7 @@ use super::progress::Bars;
 /// measures, prints both matrices and the rules, writes the result (and report).
 pub fn run(args: &InternalExternalArgs) -> Result<()> {
     let options = options(args)?;
-    check_outputs(&args.json, args.report.as_deref())?;
+    check_outputs(&args.json, args.report.as_deref(), args.dir.as_deref())?;
     let mut doc = crate::suite::internal_external::run(&options, &Bars::new())?;
     finish_environment(&mut doc.environment);
     if let Tables::InternalExternal(t) = &doc.tables {

@@ -16,7 +16,7 @@ use crate::target::Target;
 fn read_urls(args: &LoadArgs) -> Result<Vec<Url>> {
     let mut texts: Vec<String> = args.urls.clone();
     if let Some(f) = &args.url_file {
-        let text = std::fs::read_to_string(f).map_err(|e| Error::io("cannot read", f, e))?;
+        let text = read_url_file("--urls", f)?;
         texts.extend(
             text.lines()
                 .map(str::trim)
@@ -30,6 +30,24 @@ fn read_urls(args: &LoadArgs) -> Result<Vec<Url>> {
         ));
     }
     texts.iter().map(|t| parse_url(t)).collect()
+}
+
+/// A file of URLs as text; a folder, or a file that is not text, is a
+/// usage error naming the file and what it should hold.
+pub fn read_url_file(option: &str, f: &std::path::Path) -> Result<String> {
+    if f.is_dir() {
+        return Err(Error::usage(format!(
+            "{option} {}: is a folder; name a text file with one URL per line",
+            f.display()
+        )));
+    }
+    let bytes = std::fs::read(f).map_err(|e| Error::io("cannot read", f, e))?;
+    String::from_utf8(bytes).map_err(|_| {
+        Error::usage(format!(
+            "{option} {}: not a text file; name a text file with one URL per line",
+            f.display()
+        ))
+    })
 }
 
 fn levels(text: &str) -> Result<Vec<usize>> {
@@ -91,23 +109,81 @@ pub fn run(args: &LoadArgs) -> Result<()> {
         rate: args.rate,
     };
     print_tables(args, &tables, duration, verify.is_some());
-    let errors: u64 = tables.levels.iter().map(|r| r.errors.total()).sum();
+    let failure = failure(&tables, &urls, verify.is_some());
     let warnings = rate_warnings(&tables);
     if let Some(j) = &args.json {
         let mut doc = ResultDocument::new("load", environment, Tables::Load(tables));
         crate::command::output::write_result(&mut doc, j)?;
         println!("result written to {}", j.display());
     }
-    if errors > 0 {
-        eprintln!("blobbench: {errors} requests failed (see the errors column)");
-    }
     for w in warnings {
         eprintln!("blobbench: warning: {w}");
     }
-    Ok(())
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
-/// Each level's duration (None: a request count), checking -t, -n and --rate.
+/// Exit status 1, with one summary line, when a level had no successful
+/// request at all, or when --verify found a body of the wrong length or
+/// bytes; other failures are counted in the table and said on stderr.
+fn failure(tables: &LoadTables, urls: &[Url], verified: bool) -> Option<Error> {
+    let server = urls.first().map(|u| u.authority.as_str()).unwrap_or("load");
+    let errors: u64 = tables.levels.iter().map(|r| r.errors.total()).sum();
+    if errors > 0 {
+        eprintln!("blobbench: {errors} requests failed (see the errors column)");
+    }
+    let wrong: u64 = tables
+        .levels
+        .iter()
+        .map(|r| r.errors.content + r.errors.length)
+        .sum();
+    // Wrong bytes are the more telling news, even when nothing succeeded.
+    if verified && wrong > 0 {
+        return Some(Error::Verify(format!(
+            "{wrong} response(s) from {server} had the wrong length or bytes (--verify); the server does not serve the dataset as stored"
+        )));
+    }
+    if let Some(r) = tables.levels.iter().find(|r| r.ok == 0 && r.requests > 0) {
+        return Some(Error::server(
+            std::path::Path::new(server),
+            format!(
+                "every one of the {} requests at -c {} failed ({}); check that the server is up and the URLs are right",
+                r.requests,
+                r.concurrency,
+                kinds(&r.errors)
+            ),
+        ));
+    }
+    None
+}
+
+/// The kinds of failure counted, e.g. "connect 3, timeout 1".
+fn kinds(e: &crate::http::load::Errors) -> String {
+    [
+        ("connect", e.connect),
+        ("timeout", e.timeout),
+        ("status", e.status),
+        ("length", e.length),
+        ("content", e.content),
+        ("io", e.io),
+    ]
+    .iter()
+    .filter(|(_, n)| *n > 0)
+    .map(|(k, n)| format!("{k} {n}"))
+    .collect::<Vec<_>>()
+    .join(", ")
+}
+
+/// The slowest open loop: one request per 1000 s (slower would never send
+/// within a level; the schedule's times must stay representable).
+const MIN_RATE: f64 = 0.001;
+/// The fastest open loop: far beyond what one machine's generator sends.
+const MAX_RATE: f64 = 10_000_000.0;
+
+/// Each level's duration (None: a request count), checking -t, -n, --rate
+/// and --timeout.
 fn duration_of(args: &LoadArgs) -> Result<Option<Duration>> {
     if args.duration.is_some() && args.requests.is_some() {
         return Err(Error::usage(
@@ -118,11 +194,21 @@ fn duration_of(args: &LoadArgs) -> Result<Option<Duration>> {
         return Err(Error::usage("-n must be at least 1"));
     }
     if let Some(r) = args.rate
-        && !(r > 0.0 && r.is_finite())
+        && !(MIN_RATE..=MAX_RATE).contains(&r)
     {
         return Err(Error::usage(format!(
-            "--rate {r}: requests per second must be positive"
+            "--rate {r}: requests per second from {MIN_RATE} to {MAX_RATE}, e.g. --rate 500"
         )));
+    }
+    if args.duration.is_some_and(|d| d.is_zero()) {
+        return Err(Error::usage(
+            "-t 0s: a level must last a while, e.g. -t 10s (or give -n REQUESTS)",
+        ));
+    }
+    if args.timeout.is_zero() {
+        return Err(Error::usage(
+            "--timeout 0s: every request would time out; give e.g. --timeout 10s",
+        ));
     }
     Ok(match (args.duration, args.requests) {
         (Some(d), _) => Some(*d),

@@ -53,7 +53,7 @@ fn options(args: &LobArgs) -> Result<LobOptions> {
         return Err(Error::usage("--per-size must be at least 1"));
     }
     // Destinations before the servers, as before: each is checked before any work.
-    check_outputs(&args.json, args.report.as_deref())?;
+    check_outputs(&args.json, args.report.as_deref(), args.dir.as_deref())?;
     let pg_restart = restart(args.pg.as_deref(), "PostgreSQL", "PG");
     let mysql_restart = restart(args.mysql.as_deref(), "MariaDB", "MYSQL");
     if args.cold {

@@ -3,6 +3,9 @@
 //! are ever replaced; an earlier result or report is kept beside the new
 //! one, named by its time, so a second run never loses the first.
 
+use std::ffi::OsString;
+use std::io::Write as _;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::SystemTime;
@@ -12,8 +15,11 @@ use crate::measure::environment::{Environment, busy_warning};
 use crate::report::{html, text, view};
 use crate::result::{self, ResultDocument};
 
-/// A file may be written when it is new (in an existing folder) or when
-/// blobbench wrote it, as `ours` judges from the file's text.
+/// A file may be written when it is new (in an existing, writable folder)
+/// or when blobbench wrote it, as `ours` judges from the file's text. The
+/// folder is proven writable by creating (and removing) a file of our own
+/// in it, so a destination that cannot be written fails here, before any
+/// work, not after the benchmark ran.
 pub fn check_replaceable(
     option: &str,
     path: &Path,
@@ -26,7 +32,8 @@ pub fn check_replaceable(
             path.display()
         )));
     }
-    if path.exists() {
+    check_parent_writable(option, path)?;
+    if path.symlink_metadata().is_ok() {
         let is_ours = std::fs::read(path)
             .ok()
             .map(|b| ours(&String::from_utf8_lossy(&b)))
@@ -38,31 +45,143 @@ pub fn check_replaceable(
             )));
         }
     }
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty())
-        && !parent.is_dir()
-    {
+    Ok(())
+}
+
+/// Refuses a path that is not UTF-8: results and reports record the paths
+/// they name as text, and a lossy copy would name another file.
+pub fn require_utf8(option: &str, path: &Path) -> Result<()> {
+    if path.to_str().is_none() {
         return Err(Error::usage(format!(
-            "{option} {}: folder \"{}\" does not exist",
-            path.display(),
-            parent.display()
+            "{option} \"{}\": the path is not valid UTF-8; rename it (or link to it) under a UTF-8 name",
+            path.to_string_lossy()
         )));
     }
     Ok(())
 }
 
-/// Writes a file through a temporary sibling and a rename, so a reader never
-/// sees half a file.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = write_temporary(path, bytes)?;
-    std::fs::rename(&tmp, path).map_err(|e| Error::io("cannot rename to", path, e))
+/// The folder a file named by `path` goes into ("." for a bare name).
+fn parent_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
 }
 
-/// Writes `bytes` to `path` + ".tmp", to be renamed over `path`.
-fn write_temporary(path: &Path, bytes: &[u8]) -> Result<PathBuf> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, bytes).map_err(|e| Error::io("cannot write", &tmp, e))?;
+/// The folder `path` goes into must exist, be a folder and take a new file.
+fn check_parent_writable(option: &str, path: &Path) -> Result<()> {
+    let parent = parent_of(path);
+    if !parent.exists() {
+        // A file on the way (`notes.txt/x.json`) is its own mistake.
+        let blocked = parent.ancestors().skip(1).find(|a| a.is_file());
+        return Err(Error::usage(match blocked {
+            Some(file) => format!(
+                "{option} {}: \"{}\" is a file, not a folder; choose another {option} path",
+                path.display(),
+                file.display()
+            ),
+            None => format!(
+                "{option} {}: folder \"{}\" does not exist; create it first or choose another {option} path",
+                path.display(),
+                parent.display()
+            ),
+        }));
+    }
+    if !parent.is_dir() {
+        return Err(Error::usage(format!(
+            "{option} {}: \"{}\" is a file, not a folder; choose another {option} path",
+            path.display(),
+            parent.display()
+        )));
+    }
+    check_folder_writable(option, path, parent)
+}
+
+/// Proves that a new file can be created in `dir` by creating one with a
+/// unique name (exclusively: nothing is replaced) and removing it again.
+/// `shown` is the value the user gave for `option`.
+pub fn check_folder_writable(option: &str, shown: &Path, dir: &Path) -> Result<()> {
+    probe(dir).map_err(|e| {
+        let reason = match e.raw_os_error() {
+            Some(code) => std::io::Error::from_raw_os_error(code).to_string(),
+            None => e.to_string(),
+        };
+        Error::usage(format!(
+            "{option} {}: cannot create a file in \"{}\" ({reason}); choose a folder you can write",
+            shown.display(),
+            dir.display(),
+        ))
+    })
+}
+
+/// Creates a new file in `dir` under a name no one else uses (created
+/// exclusively, so nothing is replaced or followed), then removes it.
+fn probe(dir: &Path) -> std::io::Result<()> {
+    let nanos = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    for n in 0..100u32 {
+        let name = format!(".blobbench-probe-{}-{nanos}-{n}", std::process::id());
+        let path = dir.join(name);
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(_) => return std::fs::remove_file(&path),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::from(std::io::ErrorKind::AlreadyExists))
+}
+
+/// Checks a work folder (`--dir`) before any work: it is a folder that
+/// takes new files, or can be created under the nearest folder that exists.
+pub fn check_work_dir(option: &str, dir: &Path) -> Result<()> {
+    require_utf8(option, dir)?;
+    let existing = dir
+        .ancestors()
+        .find(|a| !a.as_os_str().is_empty() && a.exists())
+        .unwrap_or(Path::new("."));
+    if !existing.is_dir() {
+        return Err(Error::usage(format!(
+            "{option} {}: \"{}\" is a file, not a folder; name a folder",
+            dir.display(),
+            existing.display()
+        )));
+    }
+    check_folder_writable(option, dir, existing)
+}
+
+/// Writes a file through a temporary sibling and a rename, so a reader never
+/// sees half a file. The temporary file has a unique name and is created
+/// exclusively (never a user's `X.tmp`, never through a symbolic link), and
+/// the rename replaces the name `path`, never a file a link points to.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = write_temporary(path, bytes)?;
+    tmp.persist(path)
+        .map(drop)
+        .map_err(|e| Error::io("cannot rename to", path, e.error))
+}
+
+/// Writes `bytes` to a new uniquely named file beside `path`, to be renamed
+/// over it; the file is removed if it is dropped before that.
+fn write_temporary(path: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile> {
+    let dir = parent_of(path);
+    let mut prefix = OsString::from(".");
+    prefix.push(path.file_name().unwrap_or_default());
+    prefix.push(".");
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&prefix)
+        .suffix(".tmp")
+        // As a plain write would make it (the umask applies), not 0600.
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
+        .tempfile_in(dir)
+        .map_err(|e| Error::io("cannot create a temporary file in", dir, e))?;
+    tmp.write_all(bytes)
+        .and_then(|()| tmp.flush())
+        .map_err(|e| Error::io("cannot write", tmp.path(), e))?;
     Ok(tmp)
 }
 
@@ -83,11 +202,21 @@ pub fn check_result_target(path: &Path) -> Result<()> {
     check_replaceable("--json", path, "result", result::is_result)
 }
 
-/// Checks a result's and a report's destinations before any measuring starts.
-pub fn check_outputs(json_path: &Path, report: Option<&Path>) -> Result<()> {
+/// Checks every destination of a suite before any measuring starts: the
+/// result, the report (not the same file) and the work folder `--dir`.
+pub fn check_outputs(json_path: &Path, report: Option<&Path>, dir: Option<&Path>) -> Result<()> {
     check_result_target(json_path)?;
     if let Some(r) = report {
+        if r == json_path {
+            return Err(Error::usage(format!(
+                "--report {}: the same file as --json; name another file for the report",
+                r.display()
+            )));
+        }
         check_html_target("--report", r)?;
+    }
+    if let Some(d) = dir {
+        check_work_dir("--dir", d)?;
     }
     Ok(())
 }
@@ -111,15 +240,23 @@ pub fn write_html(path: &Path, docs: &[(ResultDocument, String)]) -> Result<()> 
     write_keeping_earlier(path, page.as_bytes(), "report", modified)
 }
 
-/// Files this process has written. Writing one again (a sweep saves its
-/// result after every run, then once more with its report) replaces this
-/// command's own work, which is not an earlier result worth keeping.
-static WRITTEN: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// Files this process has written, each with the identity (device and
+/// inode) of what it wrote. Writing one again (a sweep saves its result
+/// after every run, then once more with its report) replaces this
+/// command's own work, which is not an earlier result worth keeping; a file
+/// someone put there meanwhile has another identity and is kept.
+static WRITTEN: Mutex<Vec<(PathBuf, (u64, u64))>> = Mutex::new(Vec::new());
+
+/// The device and inode of the name `path` itself (a link is not followed).
+fn identity(path: &Path) -> Option<(u64, u64)> {
+    path.symlink_metadata().ok().map(|m| (m.dev(), m.ino()))
+}
 
 /// Writes `bytes` to `path` atomically. When `path` holds a file an earlier
 /// command wrote, that file is first kept beside it under a name carrying
 /// its time (`time` reads it from the file, else its modification time),
-/// and stderr says so: a result is never replaced without a trace.
+/// and stderr says so: a result is never replaced without a trace, and no
+/// existing file is ever overwritten by the kept copy.
 pub fn write_keeping_earlier(
     path: &Path,
     bytes: &[u8],
@@ -127,20 +264,19 @@ pub fn write_keeping_earlier(
     time: fn(&Path) -> Option<SystemTime>,
 ) -> Result<()> {
     let mut written = WRITTEN.lock().unwrap_or_else(|e| e.into_inner());
-    let ours = written.iter().any(|p| p == path);
-    if ours || !path.is_file() {
-        write_atomically(path, bytes)?;
-    } else {
-        let tmp = write_temporary(path, bytes)?;
+    let now = identity(path);
+    let ours = now.is_some_and(|id| written.iter().any(|(p, w)| p == path && *w == id));
+    let tmp = write_temporary(path, bytes)?;
+    if !ours && now.is_some() {
         let stamp = time(path).or_else(|| modified(path));
-        let kept = keep_beside(path, stamp.unwrap_or_else(SystemTime::now)).inspect_err(|_| {
-            let _ = std::fs::remove_file(&tmp);
-        })?;
-        std::fs::rename(&tmp, path).map_err(|e| Error::io("cannot rename to", path, e))?;
+        let kept = keep_beside(path, stamp.unwrap_or_else(SystemTime::now))?;
         eprintln!("kept the earlier {what} as {}", kept.display());
     }
-    if !ours {
-        written.push(path.to_path_buf());
+    tmp.persist(path)
+        .map_err(|e| Error::io("cannot rename to", path, e.error))?;
+    written.retain(|(p, _)| p != path);
+    if let Some(id) = identity(path) {
+        written.push((path.to_path_buf(), id));
     }
     Ok(())
 }
@@ -159,7 +295,8 @@ fn modified(path: &Path) -> Option<SystemTime> {
 
 /// `quick.json` finished at 10:41:05 UTC becomes
 /// `quick.2026-11-22T10-41-05.json` (colons do not belong in file names);
-/// `n` > 0 adds a counter, `quick.2026-11-22T10-41-05-2.json`.
+/// `n` > 0 adds a counter, `quick.2026-11-22T10-41-05-2.json`. The name's
+/// own bytes are kept (a name that is not UTF-8 stays as it is).
 pub fn kept_name(path: &Path, time: SystemTime, n: u32) -> PathBuf {
     let stamp = humantime::format_rfc3339_seconds(time)
         .to_string()
@@ -170,36 +307,54 @@ pub fn kept_name(path: &Path, time: SystemTime, n: u32) -> PathBuf {
     } else {
         format!("{stamp}-{}", n + 1)
     };
-    let stem = path.file_stem().unwrap_or_default().to_string_lossy();
-    let name = match path.extension() {
-        Some(ext) => format!("{stem}.{stamp}.{}", ext.to_string_lossy()),
-        None => format!("{stem}.{stamp}"),
-    };
+    let mut name = path.file_stem().unwrap_or_default().to_owned();
+    name.push(format!(".{stamp}"));
+    if let Some(ext) = path.extension() {
+        name.push(".");
+        name.push(ext);
+    }
     path.with_file_name(name)
 }
 
 /// Gives the file at `path` a second name beside it, by its time, never
 /// taking a name that exists (a counter is added); returns that name. A
 /// hard link leaves `path` in place until the new file is renamed over it;
-/// where links are not supported, the file is renamed instead.
+/// where links are not supported, the bytes are copied into a file created
+/// exclusively. Either way no existing file is replaced.
 fn keep_beside(path: &Path, time: SystemTime) -> Result<PathBuf> {
+    use std::io::ErrorKind::AlreadyExists;
     for n in 0..10_000 {
         let kept = kept_name(path, time, n);
         match std::fs::hard_link(path, &kept) {
             Ok(()) => return Ok(kept),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(_) if kept.symlink_metadata().is_err() => {
-                std::fs::rename(path, &kept)
-                    .map_err(|e| Error::io("cannot keep the earlier file as", &kept, e))?;
-                return Ok(kept);
-            }
-            Err(e) => return Err(Error::io("cannot keep the earlier file as", &kept, e)),
+            Err(e) if e.kind() == AlreadyExists => continue,
+            Err(_) => match copy_new(path, &kept) {
+                Ok(()) => return Ok(kept),
+                Err(e) if e.kind() == AlreadyExists => continue,
+                Err(e) => return Err(Error::io("cannot keep the earlier file as", &kept, e)),
+            },
         }
     }
     Err(Error::usage(format!(
         "{}: too many earlier copies beside it; move some away",
         path.display()
     )))
+}
+
+/// Copies `from` into the new file `to`, which must not exist; a partial
+/// copy is removed.
+fn copy_new(from: &Path, to: &Path) -> std::io::Result<()> {
+    let mut out = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(to)?;
+    let copied = std::fs::File::open(from).and_then(|mut f| std::io::copy(&mut f, &mut out));
+    if let Err(e) = copied {
+        drop(out);
+        let _ = std::fs::remove_file(to);
+        return Err(e);
+    }
+    Ok(())
 }
 
 /// Completes the environment captured when the command started (load
@@ -277,7 +432,7 @@ mod tests {
         // counter when that name is taken.
         let kept = tmp.path().join("r.2026-11-22T10-41-05.json");
         std::fs::write(&kept, b"someone's").unwrap();
-        WRITTEN.lock().unwrap().retain(|p| p != &path);
+        WRITTEN.lock().unwrap().retain(|(p, _)| p != &path);
         write_keeping_earlier(&path, b"third", "result", time).unwrap();
         assert_eq!(std::fs::read(&kept).unwrap(), b"someone's");
         let counted = tmp.path().join("r.2026-11-22T10-41-05-2.json");

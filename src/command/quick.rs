@@ -18,7 +18,7 @@ pub fn run(args: &QuickArgs) -> Result<()> {
         return Err(Error::usage("--rounds 0: at least one round is needed"));
     }
     let report = report_path(args);
-    check_outputs(&args.json, report)?;
+    check_outputs(&args.json, report, args.dir.as_deref())?;
     let options = QuickOptions {
         dir: args.dir.clone(),
         keep: args.keep,

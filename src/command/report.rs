@@ -24,6 +24,12 @@ pub fn run(args: &ReportArgs) -> Result<()> {
             check_folder(option, d)?;
         }
     }
+    if args.markdown.as_ref() == Some(&args.output) {
+        return Err(Error::usage(format!(
+            "--markdown {}: the same file as -o; name another file",
+            args.output.display()
+        )));
+    }
     for r in &args.results {
         if r == &args.output {
             return Err(Error::usage(format!(
@@ -85,6 +91,8 @@ pub fn run(args: &ReportArgs) -> Result<()> {
     Ok(())
 }
 
+/// A folder of charts or tables: new (under a folder that takes files),
+/// empty, or one blobbench filled before; and writable, proven by a probe.
 fn check_folder(option: &str, dir: &Path) -> Result<()> {
     if dir.exists() {
         if !dir.is_dir() {
@@ -104,12 +112,13 @@ fn check_folder(option: &str, dir: &Path) -> Result<()> {
             )));
         }
     }
-    Ok(())
+    crate::command::output::check_work_dir(option, dir)
 }
 
 fn prepare_folder(dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io("cannot create folder", dir, e))?;
-    let mark = dir.join(FOLDER_MARK);
-    std::fs::write(&mark, "files written by blobbench report\n")
-        .map_err(|e| Error::io("cannot write", &mark, e))
+    crate::command::output::write_atomically(
+        &dir.join(FOLDER_MARK),
+        b"files written by blobbench report\n",
+    )
 }

@@ -38,6 +38,16 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             max_blob_size: args.max_blob_size,
         }),
     };
+    for (name, d) in [
+        ("--header-timeout", *args.header_timeout),
+        ("--body-timeout", *args.body_timeout),
+    ] {
+        if d.is_zero() {
+            return Err(Error::usage(format!(
+                "{name} 0s: every client would be dropped at once; give e.g. {name} 10s"
+            )));
+        }
+    }
     if args.max_blob_size == 0 {
         return Err(Error::usage("--max-blob-size must be positive, e.g. 64MiB"));
     }

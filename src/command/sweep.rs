@@ -18,7 +18,7 @@ use crate::suite::sweep::{self, Record, SweepOptions, SweepPlan};
 /// Runs `sweep`.
 pub fn run(args: &SweepArgs) -> Result<()> {
     let options = options(args)?;
-    check_outputs(&args.json, args.report.as_deref())?;
+    check_outputs(&args.json, args.report.as_deref(), args.dir.as_deref())?;
     let earlier = if args.resume {
         resume_records(&args.json, &options.plan)?
     } else {
@@ -87,6 +87,11 @@ fn options(args: &SweepArgs) -> Result<SweepOptions> {
         })?),
         None => None,
     };
+    if time_budget.is_some_and(|b| b.is_zero()) {
+        return Err(Error::usage(
+            "--time-budget 0s: no case could run; give e.g. --time-budget 10m, or leave it out",
+        ));
+    }
     Ok(SweepOptions {
         plan,
         rounds: args.rounds,

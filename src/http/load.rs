@@ -116,18 +116,53 @@ type Failure = ErrorKind;
 
 type Sender = hyper::client::conn::http1::SendRequest<Empty<Bytes>>;
 
-async fn connect(authority: &str) -> std::result::Result<Sender, Failure> {
-    let stream = TcpStream::connect(authority)
+/// Opens a connection, TCP and HTTP handshake both within `timeout`: a
+/// server that never accepts (a full backlog drops the SYN) fails as a
+/// connect error instead of holding the worker past the level's end.
+async fn connect(authority: &str, timeout: Duration) -> std::result::Result<Sender, Failure> {
+    let open = async {
+        let stream = TcpStream::connect(authority)
+            .await
+            .map_err(|_| Failure::Connect)?;
+        let _ = stream.set_nodelay(true);
+        let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+            .await
+            .map_err(|_| Failure::Connect)?;
+        tokio::spawn(async move {
+            let _ = conn.await;
+        });
+        Ok(sender)
+    };
+    tokio::time::timeout(timeout, open)
         .await
-        .map_err(|_| Failure::Connect)?;
-    let _ = stream.set_nodelay(true);
-    let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .map_err(|_| Failure::Connect)?;
-    tokio::spawn(async move {
-        let _ = conn.await;
-    });
-    Ok(sender)
+        .unwrap_or(Err(Failure::Connect))
+}
+
+/// A response read in full: its body's length, and whether the server
+/// keeps the connection open for the next request (not after
+/// `Connection: close`, nor after an HTTP/1.0 response without
+/// `Connection: keep-alive`: such a server closes it, and the next request
+/// goes on a new connection without counting an error).
+#[derive(Debug, Clone, Copy)]
+struct Response {
+    bytes: u64,
+    reusable: bool,
+}
+
+/// Whether a response's headers let the connection carry another request.
+fn keeps_alive(version: hyper::Version, headers: &hyper::HeaderMap) -> bool {
+    let says = |word: &str| {
+        headers
+            .get_all(header::CONNECTION)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .any(|t| t.trim().eq_ignore_ascii_case(word))
+    };
+    if says("close") {
+        return false;
+    }
+    version >= hyper::Version::HTTP_11 || says("keep-alive")
 }
 
 /// Sends one request on `sender` and reads the whole response body.
@@ -137,7 +172,7 @@ async fn one_request(
     verify: Option<&DatasetSpec>,
     scratch: &mut Vec<u8>,
     body_buf: &mut Vec<u8>,
-) -> std::result::Result<u64, Failure> {
+) -> std::result::Result<Response, Failure> {
     let req = Request::get(url.path.as_str())
         .header(
             header::HOST,
@@ -145,9 +180,9 @@ async fn one_request(
         )
         .body(Empty::<Bytes>::new())
         .map_err(|_| Failure::Io)?;
-    sender.ready().await.map_err(|_| Failure::Io)?;
     let resp = sender.send_request(req).await.map_err(|_| Failure::Io)?;
     let ok_status = resp.status().is_success();
+    let reusable = keeps_alive(resp.version(), resp.headers());
     let announced: Option<u64> = resp
         .headers()
         .get(header::CONTENT_LENGTH)
@@ -157,7 +192,12 @@ async fn one_request(
     let mut n = 0u64;
     body_buf.clear();
     while let Some(frame) = body.frame().await {
-        let frame = frame.map_err(|_| Failure::Io)?;
+        // A body cut short of its Content-Length is a length error, not
+        // a mere I/O one: the server announced more than it sent.
+        let frame = frame.map_err(|_| match announced {
+            Some(a) if n < a => Failure::Length,
+            _ => Failure::Io,
+        })?;
         if let Some(d) = frame.data_ref() {
             n += d.len() as u64;
             if verify.is_some() {
@@ -179,7 +219,33 @@ async fn one_request(
             return Err(Failure::Content);
         }
     }
-    Ok(n)
+    Ok(Response { bytes: n, reusable })
+}
+
+/// A connection ready to send on: the one kept from the last request
+/// when the server left it open, else a new one. A kept connection the
+/// server has closed meanwhile (its keep-alive timeout) is replaced
+/// without counting an error.
+async fn ready_sender(
+    sender: &mut Option<Sender>,
+    authority: &str,
+    timeout: Duration,
+) -> std::result::Result<(), Failure> {
+    if let Some(s) = sender.as_mut()
+        && tokio::time::timeout(timeout, s.ready())
+            .await
+            .is_ok_and(|r| r.is_ok())
+    {
+        return Ok(());
+    }
+    *sender = None;
+    let mut fresh = connect(authority, timeout).await?;
+    tokio::time::timeout(timeout, fresh.ready())
+        .await
+        .map_err(|_| Failure::Connect)?
+        .map_err(|_| Failure::Connect)?;
+    *sender = Some(fresh);
+    Ok(())
 }
 
 struct Shared {
@@ -212,9 +278,15 @@ impl Shared {
         Some(i)
     }
 
-    /// Open loop: request `i` is due at start + i / rate, whoever sends it.
+    /// Open loop: request `i` is due at start + i / rate, whoever sends it
+    /// (a time too far off to represent is as good as never: the end of
+    /// the level, or a day for a level of `-n` alone).
     fn due(&self, i: u64, rate: f64) -> Instant {
-        self.started + Duration::from_secs_f64(i as f64 / rate)
+        let far = self.plan.duration.unwrap_or(Duration::from_secs(86_400));
+        let offset = Duration::try_from_secs_f64(i as f64 / rate).unwrap_or(far);
+        self.started
+            .checked_add(offset)
+            .unwrap_or_else(|| self.started + far)
     }
 
     fn url(&self, i: u64, rng: &mut u64) -> &Url {
@@ -259,15 +331,11 @@ async fn worker(shared: Arc<Shared>, id: u64) -> WorkerOutcome {
         // it always has.
         let asked = Instant::now();
         let url = shared.url(i, &mut rng).clone();
-        if sender.is_none() {
-            match connect(&url.authority).await {
-                Ok(s) => sender = Some(s),
-                Err(kind) => {
-                    out.fail(kind, shared.started);
-                    tokio::time::sleep(Duration::from_millis(10)).await;
-                    continue;
-                }
-            }
+        if let Err(kind) = ready_sender(&mut sender, &url.authority, shared.plan.timeout).await {
+            shared.done.fetch_add(1, Ordering::Relaxed);
+            out.fail(kind, shared.started);
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            continue;
         }
         // Open loop: the connection is ready before the request falls due,
         // so the send leaves on time.
@@ -300,7 +368,8 @@ async fn worker(shared: Arc<Shared>, id: u64) -> WorkerOutcome {
         };
         shared.done.fetch_add(1, Ordering::Relaxed);
         if !out.record(result, times) {
-            sender = None; // the connection's state is unknown: start afresh
+            // Closed by the server, or in an unknown state: start afresh.
+            sender = None;
         }
     }
     out
@@ -314,7 +383,8 @@ struct Times {
     open_loop: bool,
 }
 
-type Outcome = std::result::Result<std::result::Result<u64, Failure>, tokio::time::error::Elapsed>;
+type Outcome =
+    std::result::Result<std::result::Result<Response, Failure>, tokio::time::error::Elapsed>;
 
 impl WorkerOutcome {
     /// Counts one request's outcome; false when its connection must not be
@@ -329,16 +399,16 @@ impl WorkerOutcome {
                 .max(t.sent.duration_since(t.started).as_nanos() as u64);
         }
         match result {
-            Ok(Ok(n)) => {
+            Ok(Ok(Response { bytes, reusable })) => {
                 self.ok += 1;
-                self.bytes += n;
+                self.bytes += bytes;
                 self.latencies
                     .record(now.duration_since(t.due).as_nanos() as u64);
                 if t.open_loop {
                     self.service
                         .record(now.duration_since(t.sent).as_nanos() as u64);
                 }
-                true
+                reusable
             }
             Ok(Err(f)) => {
                 self.fail(f, t.started);
@@ -552,6 +622,36 @@ mod tests {
         assert_eq!(late.not_sent, 0);
         assert!((late.achieved_per_s - 50.0).abs() < 1e-6);
         assert!(late.warning.is_some());
+    }
+
+    #[test]
+    fn a_connection_is_reused_only_when_the_server_keeps_it() {
+        use hyper::Version;
+        let headers = |v: &str| {
+            let mut h = hyper::HeaderMap::new();
+            if !v.is_empty() {
+                h.insert(header::CONNECTION, HeaderValue::from_str(v).unwrap());
+            }
+            h
+        };
+        assert!(keeps_alive(Version::HTTP_11, &headers("")));
+        assert!(!keeps_alive(Version::HTTP_11, &headers("close")));
+        assert!(!keeps_alive(Version::HTTP_11, &headers("Upgrade, Close")));
+        assert!(!keeps_alive(Version::HTTP_10, &headers("")));
+        assert!(keeps_alive(Version::HTTP_10, &headers("Keep-Alive")));
+    }
+
+    #[test]
+    fn a_due_time_too_far_off_does_not_panic() {
+        let shared = Shared {
+            plan: plan(Some(1e-300), Some(1000), None),
+            next: AtomicU64::new(0),
+            started: Instant::now(),
+            done: AtomicU64::new(0),
+            due_total: None,
+        };
+        let due = shared.due(u64::MAX, 1e-300);
+        assert!(due <= shared.started + Duration::from_secs(1));
     }
 
     #[test]

@@ -159,7 +159,11 @@ impl ResultDocument {
             schema: SCHEMA.into(),
             schema_version: SCHEMA_VERSION,
             command: command.to_string(),
-            argv: std::env::args().collect(),
+            // Lossy: a result is text, and an argument that is not UTF-8
+            // (a file name) must not stop the command.
+            argv: std::env::args_os()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect(),
             started_at: now_rfc3339(),
             finished_at: String::new(),
             environment,
@@ -187,8 +191,15 @@ pub fn is_result(text: &str) -> bool {
 /// Reads a result file, refusing anything that is not a blobbench result of
 /// a version this blobbench understands.
 pub fn load(path: &Path) -> Result<ResultDocument> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io("cannot read", path, e))?;
-    let value: serde_json::Value = serde_json::from_str(&text).map_err(|_| {
+    if path.is_dir() {
+        return Err(Error::usage(format!(
+            "{}: is a folder; give result files written by --json",
+            path.display()
+        )));
+    }
+    let bytes = std::fs::read(path).map_err(|e| Error::io("cannot read", path, e))?;
+    // A binary file is as much "not JSON" as text that does not parse.
+    let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|_| {
         Error::usage(format!(
             "{}: not JSON; give result files written by --json",
             path.display()

@@ -181,9 +181,8 @@ pub(crate) fn prepare_own_folder(root: &Path) -> Result<()> {
         let mut entries = fs::read_dir(root).map_err(|e| Error::io("cannot list", root, e))?;
         let ours = fs::read_to_string(root.join(MANIFEST_FILE))
             .ok()
-            .and_then(|t| Manifest::parse(&t))
-            .is_some();
-        if !ours {
+            .and_then(|t| Manifest::parse(&t));
+        let Some(manifest) = ours else {
             if entries.next().is_some() {
                 return Err(Error::usage(format!(
                     "refusing to write into \"{}\": the folder is not empty and was not made by blobbench; choose an empty or new folder",
@@ -191,20 +190,8 @@ pub(crate) fn prepare_own_folder(root: &Path) -> Result<()> {
                 )));
             }
             return Ok(());
-        }
-        // Ours: remove only what we write (numbered files and folders, the manifest).
-        for entry in fs::read_dir(root).map_err(|e| Error::io("cannot list", root, e))? {
-            let entry = entry.map_err(|e| Error::io("cannot list", root, e))?;
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let numbered = !name.is_empty() && name.bytes().all(|b| b.is_ascii_digit());
-            let p = entry.path();
-            if numbered && p.is_dir() {
-                fs::remove_dir_all(&p).map_err(|e| Error::io("cannot remove", &p, e))?;
-            } else if numbered || name == MANIFEST_FILE || name.ends_with(".tmp") {
-                fs::remove_file(&p).map_err(|e| Error::io("cannot remove", &p, e))?;
-            }
-        }
-        return Ok(());
+        };
+        return remove_own_entries(root, &manifest);
     }
     fs::create_dir_all(root).map_err(|e| {
         if e.kind() == ErrorKind::PermissionDenied {
@@ -216,6 +203,60 @@ pub(crate) fn prepare_own_folder(root: &Path) -> Result<()> {
             Error::io("cannot create folder", root, e)
         }
     })
+}
+
+/// Removes from an earlier dataset folder only what blobbench wrote there:
+/// the blob files of the keys its manifest lists (flat `000042` or tree
+/// `00/00/42`), blobbench's temporary files beside them (`000042.tmp`,
+/// `000042.tmp-PID`), the tree's folders once empty, and the manifest. A
+/// user's file, a symbolic link, anything else stays where it is.
+fn remove_own_entries(root: &Path, manifest: &Manifest) -> Result<()> {
+    fn walk(dir: &Path, depth: u32, prefix: u64, manifest: &Manifest) -> Result<()> {
+        for entry in fs::read_dir(dir).map_err(|e| Error::io("cannot list", dir, e))? {
+            let entry = entry.map_err(|e| Error::io("cannot list", dir, e))?;
+            let p = entry.path();
+            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                continue;
+            };
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let blob = name.split(".tmp").next().unwrap_or_default();
+            let digits = !blob.is_empty() && blob.bytes().all(|b| b.is_ascii_digit());
+            let temp = name.len() > blob.len() && {
+                let rest = &name[blob.len()..];
+                rest == ".tmp"
+                    || rest.strip_prefix(".tmp-").is_some_and(|pid| {
+                        !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit())
+                    })
+            };
+            if !digits || (name.len() > blob.len() && !temp) {
+                continue;
+            }
+            let Ok(n) = blob.parse::<u64>() else { continue };
+            // Tree folders are two digits (the top one more for keys of a
+            // million and up), tree files two; flat names six or more.
+            let folder = blob.len() == 2 || (depth == 0 && blob.len() > 2);
+            if kind.is_dir() && !temp && depth < 2 && folder {
+                walk(&p, depth + 1, prefix * 100 + n, manifest)?;
+                // Removed only when nothing of anyone else's is left in it.
+                let _ = fs::remove_dir(&p);
+                continue;
+            }
+            let key = if depth == 0 { n } else { prefix * 100 + n };
+            let named = match depth {
+                0 => blob.len() >= 6,
+                _ => depth == 2 && blob.len() == 2,
+            };
+            if kind.is_file() && named && (manifest.first_key..=manifest.last_key).contains(&key) {
+                fs::remove_file(&p).map_err(|e| Error::io("cannot remove", &p, e))?;
+            }
+        }
+        Ok(())
+    }
+    walk(root, 0, 0, manifest)?;
+    let path = root.join(MANIFEST_FILE);
+    fs::remove_file(&path).map_err(|e| Error::io("cannot remove", &path, e))
 }
 
 impl Store for FilesStore {

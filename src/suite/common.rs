@@ -55,6 +55,13 @@ impl WorkDir {
                         )
                     })?;
                 let path = temp.path().to_path_buf();
+                // Datasets are named by text (targets, SQL, child servers).
+                if path.to_str().is_none() {
+                    return Err(Error::usage(format!(
+                        "the temporary folder \"{}\" is not valid UTF-8; set TMPDIR to another folder or give --dir",
+                        path.to_string_lossy()
+                    )));
+                }
                 // keep: forget the TempDir so it is not removed on drop.
                 let temp = if keep {
                     let _ = temp.keep();
@@ -88,7 +95,9 @@ impl WorkDir {
 
     /// Says where the datasets are when they stay on disk.
     pub fn report_kept(&self, progress: &dyn Progress) {
-        if !self.remove_after {
+        // Nothing there (a suite stopped before its first dataset): nothing to say.
+        let empty = std::fs::read_dir(&self.path).is_ok_and(|mut d| d.next().is_none());
+        if !self.remove_after && !empty {
             progress.note(&format!("datasets kept in {}", self.path.display()));
         }
     }
@@ -126,6 +135,7 @@ impl ThreeLayouts {
         let db = work.join(&format!("{name}.db"));
         let dir = work.join(&format!("{name}.dir"));
         let tree = work.join(&format!("{name}.tree"));
+        check_free_space(&work.path, layouts_bytes(spec, 2), title)?;
         progress.note(&format!(
             "{title}: {} blobs of {} in {} ({})",
             spec.count,
@@ -139,10 +149,17 @@ impl ThreeLayouts {
                 .map(|f| f.fs_type)
                 .unwrap_or_else(|| "?".into())
         ));
+        // What this call makes goes again if it fails part-way (a full
+        // disk): nothing half-made is left behind, even in a kept --dir.
+        let mut made = NewEntries::default();
+        made.track(&db);
         let (store, _) = crate::store::create_dataset(&sqlite(&db, |_| {}), spec, progress)?;
         drop(store);
+        made.track(&dir);
         crate::store::export(&db, &dir, crate::store::FileLayout::Flat, progress)?;
+        made.track(&tree);
         crate::store::export(&db, &tree, crate::store::FileLayout::Tree, progress)?;
+        made.keep();
         let space = [
             space_of(&sqlite(&db, |_| {}))?,
             space_of(&Target::dir(dir.clone()))?,
@@ -163,6 +180,64 @@ impl ThreeLayouts {
             .map(|ext| format!("{name}.{ext}"))
             .collect()
     }
+}
+
+/// Datasets a step is making, removed when the step fails before
+/// [`NewEntries::keep`]. Only entries that did not exist when tracked are
+/// removed: a file the step refused to replace is never touched.
+#[derive(Default)]
+pub struct NewEntries {
+    paths: Vec<PathBuf>,
+}
+
+impl NewEntries {
+    /// Removes `path` on failure, if nothing is there yet.
+    pub fn track(&mut self, path: &Path) {
+        if path.symlink_metadata().is_err() {
+            self.paths.push(path.to_path_buf());
+        }
+    }
+
+    /// The step succeeded: what it made stays.
+    pub fn keep(mut self) {
+        self.paths.clear();
+    }
+}
+
+impl Drop for NewEntries {
+    fn drop(&mut self) {
+        for p in &self.paths {
+            remove_entry(p);
+        }
+    }
+}
+
+/// Disk space a dataset takes in a database and `file_layouts` folders of
+/// one file per blob: the content once per layout, each file rounded up to
+/// 4 KiB blocks, and a fifth more for pages, folders and journals.
+pub fn layouts_bytes(spec: &crate::dataset::DatasetSpec, file_layouts: u64) -> u64 {
+    let per_file = spec.size.div_ceil(4096).max(1).saturating_mul(4096);
+    let files = spec.count.saturating_mul(per_file);
+    let db = spec.count.saturating_mul(spec.size);
+    db.saturating_add(files.saturating_mul(file_layouts))
+        .saturating_mul(6)
+        / 5
+}
+
+/// Refuses to start when the filesystem holding `folder` has less free
+/// space than `needed`, naming both and the fix.
+pub fn check_free_space(folder: &Path, needed: u64, what: &str) -> Result<()> {
+    if let Some(free) = free_bytes(folder)
+        && free < needed
+    {
+        return Err(Error::usage(format!(
+            "{} has {} free; {what} needs about {}: use --dir on a larger disk, or a smaller --count or --size",
+            folder.display(),
+            crate::units::human_bytes(free),
+            crate::units::human_bytes(needed)
+        )));
+    }
+    Ok(())
 }
 
 /// A single-repetition warm run of `count` ops in `order`.
@@ -480,6 +555,29 @@ pub fn free_bytes(path: &std::path::Path) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a failed step made goes; what was there before it stays.
+    #[test]
+    fn new_entries_remove_only_what_did_not_exist() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (mine, users) = (tmp.path().join("made.dir"), tmp.path().join("user.db"));
+        std::fs::write(&users, "a user's file").unwrap();
+        {
+            let mut made = NewEntries::default();
+            made.track(&mine);
+            made.track(&users);
+            std::fs::create_dir(&mine).unwrap();
+            std::fs::write(mine.join("000001"), "x").unwrap();
+            // Dropped without keep(): the step failed.
+        }
+        assert!(!mine.exists());
+        assert_eq!(std::fs::read_to_string(&users).unwrap(), "a user's file");
+        let mut made = NewEntries::default();
+        made.track(&mine);
+        std::fs::create_dir(&mine).unwrap();
+        made.keep();
+        assert!(mine.is_dir());
+    }
 
     /// A write case leaves WAL mode and a WAL with frames; restore puts the
     /// database back in its captured journal mode with nothing beside it.

@@ -128,6 +128,11 @@ fn run_in(
 ) -> Result<ResultDocument> {
     let environment = store::capture_environment(Some(&work.path));
     let spec = &options.dataset;
+    super::common::check_free_space(
+        &work.path,
+        super::common::layouts_bytes(spec, 1),
+        "suite http",
+    )?;
     progress.note(&format!(
         "blobbench suite http: {} blobs of {} +/- {} bytes ({}) in {}",
         spec.count,

@@ -33,21 +33,37 @@ pub fn sample_dir(dir: &Path) -> Result<SizeSample> {
     }
     let mut sizes = Vec::new();
     let mut skipped = 0u64;
+    // The first folder or entry that could not be read: the reason to give
+    // when nothing could be sampled, rather than "no files found".
+    let mut unreadable: Option<(std::path::PathBuf, std::io::Error)> = None;
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            skipped += 1;
-            continue;
+        let entries = match std::fs::read_dir(&d) {
+            Ok(entries) => entries,
+            Err(e) if d == dir => return Err(unreadable_error(dir, &d, &e)),
+            Err(e) => {
+                skipped += 1;
+                unreadable.get_or_insert((d.clone(), e));
+                continue;
+            }
         };
         for e in entries {
-            let Ok(e) = e else {
-                skipped += 1;
-                continue;
+            let e = match e {
+                Ok(e) => e,
+                Err(err) => {
+                    skipped += 1;
+                    unreadable.get_or_insert((d.clone(), err));
+                    continue;
+                }
             };
             match std::fs::symlink_metadata(e.path()) {
                 Ok(m) if m.is_dir() => stack.push(e.path()),
                 Ok(m) if m.is_file() && m.len() > 0 => sizes.push(m.len()),
-                _ => skipped += 1,
+                Ok(_) => skipped += 1,
+                Err(err) => {
+                    skipped += 1;
+                    unreadable.get_or_insert((e.path(), err));
+                }
             }
         }
         if sizes.len() >= 1_000_000 {
@@ -55,12 +71,29 @@ pub fn sample_dir(dir: &Path) -> Result<SizeSample> {
         }
     }
     if sizes.is_empty() {
+        if let Some((path, e)) = unreadable {
+            return Err(unreadable_error(dir, &path, &e));
+        }
         return Err(Error::usage(format!(
             "--sample-dir {}: no non-empty files found; name a folder of files like the ones you will store",
             dir.display()
         )));
     }
     Ok(SizeSample::new(dir.display().to_string(), sizes, skipped))
+}
+
+/// A folder (or entry) of `--sample-dir` that could not be read, with the
+/// system's reason (permission denied, ...) and the fix.
+fn unreadable_error(dir: &Path, path: &Path, e: &std::io::Error) -> Error {
+    let reason = match e.raw_os_error() {
+        Some(code) => std::io::Error::from_raw_os_error(code).to_string(),
+        None => e.to_string(),
+    };
+    Error::usage(format!(
+        "--sample-dir {}: cannot read \"{}\": {reason}; run as a user who can read it, or name another folder",
+        dir.display(),
+        path.display()
+    ))
 }
 
 /// `A..B [lognormal|uniform]` or `A,B,C`.

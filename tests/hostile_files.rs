@@ -1,0 +1,460 @@
+//! Files and paths a hostile or unlucky user gives blobbench: destinations
+//! that cannot be written (checked before any work), paths that are not
+//! UTF-8 (a usage error or plain success, never a panic), a user's files
+//! beside or inside what blobbench writes (never replaced, followed or
+//! deleted), and damaged inputs (exit 2 with the fix). Root ignores file
+//! modes, so unwritable places are made with a path under a regular file
+//! (`notes.txt/x.json`) or a missing folder.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStringExt;
+use std::path::Path;
+use std::process::Output;
+
+use common::{bin, ok, usage_error};
+
+/// Every name in `dir`, recursively, as relative paths.
+fn listing(dir: &Path) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            out.insert(p.strip_prefix(dir).unwrap().to_string_lossy().into_owned());
+            if p.is_dir() && !p.is_symlink() {
+                stack.push(p);
+            }
+        }
+    }
+    out
+}
+
+fn dataset_and_result(d: &Path) {
+    ok(
+        d,
+        &[
+            "init", "t.db", "--count", "50", "--size", "1k", "--json", "r.json",
+        ],
+    );
+}
+
+#[test]
+fn every_destination_is_checked_before_any_work() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    std::fs::write(d.join("notes.txt"), "a user's notes").unwrap();
+    dataset_and_result(d);
+    let before = listing(d);
+    // /proc takes no new files, even from root: a folder that exists and
+    // cannot be written, found out before the work and not after it.
+    for p in [
+        "notes.txt/x.json",
+        "nowhere/x.json",
+        "notes.txt/deeper/x.json",
+        "/proc/x.json",
+    ] {
+        let cases: Vec<Vec<&str>> = vec![
+            vec![
+                "init", "new.db", "--count", "10", "--size", "100", "--json", p,
+            ],
+            vec!["run", "t.db", "--json", p],
+            vec!["compare", "r.json", "r.json", "--json", p],
+            vec!["load", "http://127.0.0.1:9/x", "-n", "1", "--json", p],
+            vec!["quick", "--json", p, "--dir", "work"],
+            vec!["quick", "--report", p, "--dir", "work"],
+            vec!["suite", "fasterthanfs", "--json", p, "--dir", "work"],
+            vec!["suite", "internal-external", "--json", p, "--dir", "work"],
+            vec!["suite", "lob", "--json", p, "--dir", "work"],
+            vec!["suite", "http", "--json", p, "--dir", "work"],
+            vec!["sweep", "--json", p, "--dir", "work"],
+            vec!["advise", "--sizes", "10k", "--json", p, "--dir", "work"],
+            vec!["report", "r.json", "-o", p],
+            vec!["report", "r.json", "--markdown", p],
+        ];
+        // A folder to write into is created when missing, so only a file
+        // in the way makes it unwritable.
+        let folders: Vec<Vec<&str>> = vec![
+            vec!["report", "r.json", "--csv", p],
+            vec!["report", "r.json", "--png", p],
+            vec!["export", "t.db", p],
+            vec!["quick", "--dir", p],
+            vec!["advise", "--sizes", "10k", "--dir", p],
+        ];
+        let blocked = p.starts_with("notes.txt") || p.starts_with("/proc");
+        for args in cases
+            .into_iter()
+            .chain(folders.into_iter().filter(|_| blocked))
+        {
+            usage_error(d, &args, p.split('/').next().unwrap());
+            assert_eq!(listing(d), before, "{args:?} left something behind");
+        }
+    }
+    // The report and the result cannot be one file.
+    usage_error(
+        d,
+        &["quick", "--json", "same.json", "--report", "same.json"],
+        "same file",
+    );
+}
+
+fn run_os(dir: &Path, args: &[&OsStr]) -> Output {
+    bin().current_dir(dir).args(args).output().unwrap()
+}
+
+/// Exit 0, or exit 2 with one line naming the problem; never a panic.
+fn clean(args: &[&OsStr], out: &Output) -> i32 {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
+        "{args:?}: {err}"
+    );
+    let code = out.status.code().unwrap();
+    assert!(code == 0 || code == 2, "{args:?}: status {code}: {err}");
+    if code == 2 {
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    }
+    code
+}
+
+#[test]
+fn paths_that_are_not_utf8_never_panic() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    dataset_and_result(d);
+    let bad = |suffix: &str| {
+        let mut b = b"bad\xffname".to_vec();
+        b.extend_from_slice(suffix.as_bytes());
+        OsString::from_vec(b)
+    };
+    let (db, json, dir) = (bad(".db"), bad(".json"), bad(".dir"));
+    let s = |t: &'static str| OsStr::new(t);
+    // A target or URL is text: a usage error naming it.
+    let refused: Vec<Vec<&OsStr>> = vec![
+        vec![s("run"), &db],
+        vec![s("init"), &db],
+        vec![s("serve"), &db],
+        vec![s("export"), &db, s("out")],
+        vec![s("export"), s("t.db"), &dir],
+        vec![s("load"), &db],
+        vec![s("load"), s("http://127.0.0.1:9/x"), s("--verify"), &db],
+        vec![s("quick"), s("--dir"), &dir],
+        vec![s("suite"), s("fasterthanfs"), s("--dir"), &dir],
+        vec![s("suite"), s("internal-external"), s("--dir"), &dir],
+        vec![s("suite"), s("lob"), s("--dir"), &dir],
+        vec![s("suite"), s("http"), s("--dir"), &dir],
+        vec![s("sweep"), s("--dir"), &dir],
+        vec![s("advise"), s("--sizes"), s("10k"), s("--dir"), &dir],
+        vec![s("report"), s("r.json"), s("--csv"), &dir],
+    ];
+    for args in refused {
+        let out = run_os(d, &args);
+        assert_eq!(clean(&args, &out), 2, "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("not valid UTF-8"), "{args:?}: {err}");
+        assert!(err.contains("bad\u{FFFD}name"), "{args:?}: {err}");
+    }
+    // Files named for reading that do not exist, and other text options:
+    // plain usage errors.
+    let extra = {
+        let mut e = OsString::from("x=");
+        e.push(&json);
+        e
+    };
+    for args in [
+        vec![s("suite"), s("http"), s("--extra"), &extra],
+        vec![s("suite"), s("lob"), s("--pg"), &db],
+        vec![s("sweep"), s("--param"), &db],
+        vec![s("report"), &json],
+        vec![s("compare"), &json, &json],
+        vec![s("load"), s("--urls"), &json],
+        vec![
+            s("advise"),
+            s("--sample-dir"),
+            &dir,
+            s("--json"),
+            s("a.json"),
+        ],
+    ] {
+        assert_eq!(clean(&args, &run_os(d, &args)), 2, "{args:?}");
+    }
+    // A temporary folder (TMPDIR) that is not UTF-8.
+    std::fs::create_dir(d.join(&dir)).unwrap();
+    let args = [s("quick"), s("--report"), s("none")];
+    let out = bin()
+        .current_dir(d)
+        .env("TMPDIR", d.join(&dir))
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(clean(&args, &out), 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("TMPDIR"));
+    // A result or report may carry any name the filesystem takes.
+    let args = [s("run"), s("t.db"), s("--json"), &json];
+    assert_eq!(clean(&args, &run_os(d, &args)), 0);
+    assert!(d.join(&json).is_file());
+    let html = bad(".html");
+    let args = [s("report"), &json, s("-o"), &html];
+    assert_eq!(clean(&args, &run_os(d, &args)), 0);
+    assert!(d.join(&html).is_file());
+}
+
+#[test]
+fn writes_never_clobber_follow_or_delete_a_users_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    dataset_and_result(d);
+    // A user's files where a naive writer puts its temporary file.
+    std::fs::write(d.join("r.json.tmp"), "mine").unwrap();
+    std::fs::write(d.join("victim.txt"), "precious").unwrap();
+    std::os::unix::fs::symlink("victim.txt", d.join("report.html.tmp")).unwrap();
+    ok(d, &["run", "t.db", "--json", "r.json"]);
+    ok(d, &["report", "r.json", "-o", "report.html"]);
+    ok(d, &["report", "r.json", "-o", "report.html"]);
+    assert_eq!(
+        std::fs::read_to_string(d.join("r.json.tmp")).unwrap(),
+        "mine"
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("victim.txt")).unwrap(),
+        "precious"
+    );
+    assert!(d.join("report.html.tmp").is_symlink());
+    // The earlier result was kept beside the new one, and no temporary
+    // file of ours is left.
+    let names = listing(d);
+    assert!(
+        names
+            .iter()
+            .any(|n| n.starts_with("r.2") && n.ends_with(".json")),
+        "{names:?}"
+    );
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.starts_with('.') && n.ends_with(".tmp")),
+        "{names:?}"
+    );
+    // A result named through a symbolic link: the link is replaced, the
+    // file it points to is not written through it.
+    std::fs::create_dir(d.join("elsewhere")).unwrap();
+    std::fs::copy(d.join("r.json"), d.join("elsewhere/real.json")).unwrap();
+    let real = std::fs::read(d.join("elsewhere/real.json")).unwrap();
+    std::os::unix::fs::symlink("elsewhere/real.json", d.join("link.json")).unwrap();
+    ok(d, &["run", "t.db", "--json", "link.json"]);
+    assert_eq!(std::fs::read(d.join("elsewhere/real.json")).unwrap(), real);
+    assert!(!d.join("link.json").is_symlink());
+}
+
+#[test]
+fn re_exporting_removes_only_the_blobs_blobbench_wrote() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    dataset_and_result(d);
+    ok(d, &["export", "t.db", "out"]);
+    ok(d, &["export", "t.db", "tree:tr"]);
+    let users = [
+        "out/notes.txt",
+        "out/notes.tmp",
+        "out/12",
+        "out/000001.bak",
+        "out/000999",
+        "tr/00/mine.txt",
+        "tr/00/00/mine.tmp",
+        "tr/notes",
+    ];
+    for u in users {
+        std::fs::write(d.join(u), u).unwrap();
+    }
+    ok(d, &["export", "t.db", "out"]);
+    ok(d, &["export", "t.db", "tree:tr"]);
+    for u in users {
+        assert_eq!(std::fs::read_to_string(d.join(u)).unwrap(), u, "{u}");
+    }
+    let out = ok(d, &["run", "dir:out", "--verify", "--repeat", "1"]);
+    assert!(out.contains("50"), "{out}");
+    ok(d, &["run", "tree:tr", "--verify", "--repeat", "1"]);
+}
+
+#[test]
+fn damaged_inputs_are_usage_errors_with_a_fix() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    dataset_and_result(d);
+    // A truncated database.
+    ok(d, &["init", "cut.db", "--count", "100", "--size", "10k"]);
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(d.join("cut.db"))
+        .unwrap();
+    f.set_len(5000).unwrap();
+    usage_error(d, &["run", "cut.db"], "cut.db");
+    // A binary file or a folder given as a result.
+    std::fs::write(d.join("bin.json"), [0xffu8, 0xd8, 0, 1, 2, 0x80]).unwrap();
+    usage_error(d, &["compare", "bin.json", "r.json"], "not JSON");
+    usage_error(d, &["report", "bin.json"], "not JSON");
+    std::fs::create_dir(d.join("folder.json")).unwrap();
+    usage_error(d, &["report", "folder.json"], "is a folder");
+    usage_error(d, &["compare", "r.json", "folder.json"], "is a folder");
+    // A folder as the URL file of an extra server.
+    usage_error(
+        d,
+        &["suite", "http", "--extra", "x=folder.json"],
+        "is a folder",
+    );
+    // Not enough free space: refused before anything is written, and the
+    // work folder holds nothing afterwards.
+    let out = common::run(
+        d,
+        &[
+            "quick", "--count", "100M", "--size", "1M", "--dir", "work", "--json", "q.json",
+            "--report", "none",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !d.join("work").exists() || listing(&d.join("work")).is_empty(),
+        "{:?}",
+        listing(d)
+    );
+}
+
+#[test]
+fn an_unreadable_sample_dir_says_why() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o777)).unwrap();
+    std::fs::create_dir(d.join("sample")).unwrap();
+    std::fs::write(d.join("sample/a.bin"), [1u8; 100]).unwrap();
+    std::fs::set_permissions(d.join("sample"), std::fs::Permissions::from_mode(0o000)).unwrap();
+    let args = [
+        "advise",
+        "--sample-dir",
+        "sample",
+        "--json",
+        "a.json",
+        "--report",
+        "none",
+    ];
+    // SAFETY: geteuid has no preconditions.
+    let out = if unsafe { libc::geteuid() } == 0 {
+        // Root reads any folder: run as nobody, if this system can.
+        match std::process::Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+            .arg(env!("CARGO_BIN_EXE_blobbench"))
+            .args(args)
+            .current_dir(d)
+            .output()
+        {
+            Ok(out) => out,
+            Err(e) => {
+                println!("skipped: running as root and cannot run setpriv ({e})");
+                return;
+            }
+        }
+    } else {
+        common::run(d, &args)
+    };
+    let err = String::from_utf8_lossy(&out.stderr);
+    if err.contains("setpriv:") {
+        println!("skipped: setpriv cannot drop privileges here: {err}");
+        return;
+    }
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("ermission denied"), "{err}");
+    assert!(!err.contains("no non-empty files"), "{err}");
+}
+
+/// A small filesystem of its own (tmpfs), for full-disk cases; None (and a
+/// printed reason) where this process cannot mount one.
+struct SmallDisk {
+    path: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl SmallDisk {
+    fn mount(size: &str) -> Option<SmallDisk> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("disk");
+        std::fs::create_dir(&path).unwrap();
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(&path)
+            .output();
+        match mounted {
+            Ok(o) if o.status.success() => Some(SmallDisk { path, _dir: dir }),
+            Ok(o) => {
+                println!(
+                    "skipped: cannot mount a tmpfs (needs root): {}",
+                    String::from_utf8_lossy(&o.stderr).trim()
+                );
+                None
+            }
+            Err(e) => {
+                println!("skipped: cannot run mount: {e}");
+                None
+            }
+        }
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg(&self.path)
+            .status();
+    }
+}
+
+#[test]
+fn quick_on_a_small_disk_is_refused_up_front_and_leaves_nothing() {
+    let Some(disk) = SmallDisk::mount("3m") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    // Its own temporary folder, and a --dir, both on the small disk.
+    let out = common::bin()
+        .current_dir(d)
+        .env("TMPDIR", &disk.path)
+        .args([
+            "quick", "--count", "2000", "--size", "10k", "--report", "none",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("free"), "{err}");
+    assert!(listing(&disk.path).is_empty(), "{:?}", listing(&disk.path));
+    let work = disk.path.join("work");
+    usage_error(
+        d,
+        &[
+            "quick",
+            "--count",
+            "2000",
+            "--size",
+            "10k",
+            "--report",
+            "none",
+            "--dir",
+            work.to_str().unwrap(),
+        ],
+        "free",
+    );
+    // At most the empty --dir itself.
+    assert!(
+        listing(&disk.path).iter().all(|n| n == "work"),
+        "{:?}",
+        listing(&disk.path)
+    );
+    assert!(!d.join("quick.json").exists());
+}

@@ -1,0 +1,224 @@
+//! `blobbench load` against hostile servers, each a few lines of std::net in
+//! a thread of this test: one that never accepts, one that accepts and never
+//! answers, a conforming HTTP/1.0 server that closes after every response,
+//! one whose Content-Length lies, one that always answers 500, one that
+//! serves the wrong bytes. Load must end on time, count each failure by its
+//! kind, not count a server's orderly close as an error, and exit 1 when
+//! nothing succeeded or --verify found wrong bytes; its options are checked.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::Output;
+use std::time::{Duration, Instant};
+
+use common::{json, ok, usage_error};
+
+/// A listener on a free local port, its address, and a thread answering
+/// every connection with `answer` (given the request's first line).
+fn server(answer: impl Fn(&str, &mut TcpStream) + Send + 'static) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut s) = stream else { continue };
+            while let Some(line) = read_request(&mut s) {
+                answer(&line, &mut s);
+            }
+        }
+    });
+    addr
+}
+
+/// Reads one request's head; its first line, or None at the end.
+fn read_request(s: &mut TcpStream) -> Option<String> {
+    let mut head = Vec::new();
+    let mut byte = [0u8];
+    while !head.ends_with(b"\r\n\r\n") {
+        match s.read(&mut byte) {
+            Ok(1) => head.push(byte[0]),
+            _ => return None,
+        }
+    }
+    let text = String::from_utf8_lossy(&head).into_owned();
+    text.lines().next().map(str::to_owned)
+}
+
+fn load(dir: &Path, args: &[&str]) -> (Output, f64) {
+    let started = Instant::now();
+    let out = common::run(dir, args);
+    (out, started.elapsed().as_secs_f64())
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn no_panic(out: &Output) {
+    let err = stderr(out);
+    assert!(
+        !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_server_that_never_accepts_or_never_answers_cannot_hold_load_past_its_time() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    // Never accepts: a backlog of one, filled by connections of our own,
+    // so the kernel drops further SYNs and a connect waits for ever.
+    let full = TcpListener::bind("127.0.0.1:0").unwrap();
+    {
+        use std::os::fd::AsRawFd;
+        // SAFETY: listen() on a socket we own, only to shrink its backlog.
+        assert_eq!(unsafe { libc::listen(full.as_raw_fd(), 0) }, 0);
+    }
+    let full_addr = full.local_addr().unwrap();
+    let _fillers: Vec<TcpStream> = (0..4)
+        .filter_map(|_| TcpStream::connect_timeout(&full_addr, Duration::from_millis(300)).ok())
+        .collect();
+    // Accepts (the kernel does) and never answers.
+    let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+    let silent_addr = silent.local_addr().unwrap();
+    for addr in [full_addr, silent_addr] {
+        let url = format!("http://{addr}/blobs/1");
+        let (out, secs) = load(
+            d,
+            &[
+                "load",
+                &url,
+                "-t",
+                "2s",
+                "--timeout",
+                "1s",
+                "--json",
+                "n.json",
+            ],
+        );
+        no_panic(&out);
+        assert!(
+            secs < 8.0,
+            "{addr}: load took {secs:.1} s: {}",
+            stderr(&out)
+        );
+        assert_eq!(out.status.code(), Some(1), "{addr}: {}", stderr(&out));
+        assert!(stderr(&out).contains("every one of"), "{}", stderr(&out));
+        let l = &json(&d.join("n.json"))["tables"]["levels"][0];
+        assert_eq!(l["ok"], 0, "{l}");
+        let e = &l["errors"];
+        assert!(
+            e["connect"].as_u64().unwrap() + e["timeout"].as_u64().unwrap() > 0,
+            "{l}"
+        );
+    }
+    drop((full, silent));
+}
+
+#[test]
+fn an_http_1_0_server_that_closes_after_each_response_is_not_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let addr = server(|_, s| {
+        let _ = s.write_all(b"HTTP/1.0 200 OK\r\nContent-Length: 5\r\n\r\nhello");
+        let _ = s.shutdown(std::net::Shutdown::Both);
+    });
+    // And one that says Connection: close in HTTP/1.1.
+    let close = server(|_, s| {
+        let _ =
+            s.write_all(b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 5\r\n\r\nhello");
+        let _ = s.shutdown(std::net::Shutdown::Both);
+    });
+    for a in [addr, close] {
+        let url = format!("http://{a}/x");
+        ok(
+            d,
+            &["load", &url, "-n", "20", "-c", "2", "--json", "c.json"],
+        );
+        let l = &json(&d.join("c.json"))["tables"]["levels"][0];
+        assert_eq!(l["requests"], 20, "{l}");
+        assert_eq!(l["ok"], 20, "{l}");
+        assert_eq!(l["bytes"], 100, "{l}");
+    }
+}
+
+#[test]
+fn a_body_shorter_than_its_content_length_is_a_length_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let addr = server(|_, s| {
+        let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nshort");
+        let _ = s.shutdown(std::net::Shutdown::Both);
+    });
+    let url = format!("http://{addr}/x");
+    let (out, _) = load(d, &["load", &url, "-n", "6", "--json", "l.json"]);
+    no_panic(&out);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let e = &json(&d.join("l.json"))["tables"]["levels"][0]["errors"];
+    assert_eq!(e["length"], 6, "{e}");
+    assert_eq!(e["io"], 0, "{e}");
+}
+
+#[test]
+fn every_request_failing_or_wrong_bytes_exit_1_with_a_summary() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let always_500 = server(|_, s| {
+        let _ = s.write_all(b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 4\r\n\r\noops");
+    });
+    let url = format!("http://{always_500}/blobs/1");
+    let (out, _) = load(d, &["load", &url, "-n", "10"]);
+    no_panic(&out);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let last = stderr(&out).trim_end().lines().last().unwrap().to_string();
+    assert!(
+        last.contains("every one of the 10 requests") && last.contains("status 10"),
+        "{last}"
+    );
+    // A server that answers with the right length and the wrong bytes.
+    ok(d, &["init", "v.db", "--count", "10", "--size", "100"]);
+    let zeros = server(|_, s| {
+        let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n");
+        let _ = s.write_all(&[0u8; 100]);
+    });
+    let url = format!("http://{zeros}/blobs/3");
+    let (out, _) = load(d, &["load", &url, "-n", "5", "--verify", "v.db"]);
+    no_panic(&out);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("wrong length or bytes"),
+        "{}",
+        stderr(&out)
+    );
+    // --help says what the exit status means.
+    let help = ok(d, &["load", "--help"]);
+    assert!(help.contains("Exit status"), "{help}");
+}
+
+#[test]
+fn rates_durations_and_timeouts_that_make_no_sense_are_usage_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let url = "http://127.0.0.1:9/blobs/1";
+    for rate in ["1e-300", "0", "-5", "1e300", "inf", "NaN"] {
+        let rate = format!("--rate={rate}");
+        usage_error(d, &["load", url, &rate, "-t", "1s"], "--rate");
+    }
+    usage_error(d, &["load", url, "-t", "0s"], "-t 0s");
+    usage_error(
+        d,
+        &["load", url, "-n", "1", "--timeout", "0s"],
+        "--timeout 0s",
+    );
+    // Folders and binary files are not URL lists.
+    std::fs::create_dir(d.join("urls")).unwrap();
+    usage_error(d, &["load", "--urls", "urls", "-n", "1"], "is a folder");
+    std::fs::write(d.join("bin.txt"), [0xffu8, 0xfe, 0]).unwrap();
+    usage_error(
+        d,
+        &["load", "--urls", "bin.txt", "-n", "1"],
+        "not a text file",
+    );
+}
