@@ -901,3 +901,35 @@ fn an_impossible_rate_counts_what_it_did_not_send_and_warns() {
     let html = std::fs::read_to_string(d.join("r.html")).unwrap();
     assert!(html.contains("Open loop: schedule kept"), "the HTML table");
 }
+
+#[test]
+fn a_fifo_in_a_served_folder_does_not_hang_the_server() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    ok(d, &["init", "s.db", "--count", "10", "--size", "1k"]);
+    ok(d, &["export", "s.db", "s.dir"]);
+    // Replace blob 5's file by a FIFO nobody writes to.
+    let five = std::fs::read_dir(d.join("s.dir"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .trim_start_matches('0')
+                == "5"
+        })
+        .expect("blob 5's file");
+    std::fs::remove_file(&five).unwrap();
+    let c = std::ffi::CString::new(five.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let server = Server::start(d, "dir:s.dir", &[]);
+    let started = Instant::now();
+    let r = get(&server.addr, "/blobs/5", "");
+    assert_ne!(r.status, 200);
+    assert!(String::from_utf8_lossy(&r.body).contains("not a regular file"));
+    assert!(started.elapsed() < Duration::from_secs(5));
+    for _ in 0..10 {
+        assert_eq!(get(&server.addr, "/blobs/3", "").status, 200);
+    }
+}

@@ -521,11 +521,26 @@ impl FileIo {
 }
 
 /// Opens blob `key`'s file for reading; a missing file is a missing key.
+/// Only a regular file is a blob: the open does not wait (O_NONBLOCK), so a
+/// FIFO or device named like a key is refused at once instead of hanging
+/// the reader (and a server's thread) until someone writes to it.
 fn open_blob_file(path: &str, key: u64, root: &Path) -> Result<File> {
-    match File::open(path) {
-        Ok(f) => Ok(f),
-        Err(e) if e.kind() == ErrorKind::NotFound => Err(missing_key(key, root)),
-        Err(e) => Err(Error::io("cannot open", Path::new(path), e)),
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = match OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Err(missing_key(key, root)),
+        Err(e) => return Err(Error::io("cannot open", Path::new(path), e)),
+    };
+    match file.metadata() {
+        Ok(m) if m.is_file() => Ok(file),
+        Ok(_) => Err(Error::usage(format!(
+            "{path} is not a regular file: a blob of a files dataset must be one; remove or rename it"
+        ))),
+        Err(e) => Err(Error::io("cannot stat", Path::new(path), e)),
     }
 }
 
