@@ -784,6 +784,19 @@ fn exclusive_locking_serves_the_same_bytes() {
             assert!(r.body == blob_from_db(&d.join("s.db"), key));
         }
     }
+    // The server holds its lock for its lifetime: an outside writer is
+    // refused, and every GET still answers the bytes the file holds.
+    let original = blob_from_db(&d.join("s.db"), 1);
+    let outside = rusqlite::Connection::open(d.join("s.db")).unwrap();
+    outside.busy_timeout(Duration::ZERO).unwrap();
+    let err = outside
+        .execute("UPDATE kv SET v = x'00' WHERE k = 1", [])
+        .expect_err("the server's lock must refuse an outside writer");
+    assert!(err.to_string().contains("locked"), "{err}");
+    for _ in 0..20 {
+        let r = get(&server.addr, "/blobs/1", "");
+        assert_eq!((r.status, r.body == original), (200, true));
+    }
 }
 
 /// The p50s of one closed-loop `-c 1` level and one open-loop level at

@@ -1,7 +1,6 @@
 //! Blobs inside an SQLite database, in kvtest's table `kv(k INTEGER PRIMARY KEY, v BLOB)`,
 //! so that databases made by kvtest and by blobbench are interchangeable.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use rusqlite::blob::Blob;
@@ -80,14 +79,17 @@ pub(crate) fn check_is_database(path: &Path, make_hint: &str) -> Result<()> {
             path.display()
         )));
     }
-    let mut magic = [0u8; 16];
-    let mut file = std::fs::File::open(path).map_err(|e| Error::io("cannot open", path, e))?;
-    let n = file
-        .read(&mut magic)
-        .map_err(|e| Error::io("cannot read", path, e))?;
-    if n < 16 || &magic != b"SQLite format 3\0" {
+    // The header is left to SQLite (NOTADB becomes a usage error naming the
+    // file): reading it here through a descriptor of our own would, when
+    // closed, drop every POSIX lock this process's connections hold on the
+    // file (a server's locking_mode=exclusive among them). An empty file
+    // SQLite would take for an empty database, so it is refused here.
+    let len = std::fs::metadata(path)
+        .map_err(|e| Error::io("cannot open", path, e))?
+        .len();
+    if len == 0 {
         return Err(Error::usage(format!(
-            "\"{}\" is not an SQLite database (it does not start with \"SQLite format 3\"); name a database made by blobbench init or kvtest init",
+            "\"{}\" is an empty file, not an SQLite database; name a database made by blobbench init or kvtest init",
             path.display()
         )));
     }
