@@ -146,7 +146,8 @@ pub struct Catalog {
     pub first_key: u64,
     /// The highest key present.
     pub last_key: u64,
-    /// Keys present (from a scan of a database: the span first..=last).
+    /// Keys present, counted (fewer than the span first..=last when keys
+    /// are missing in between).
     pub count: u64,
     /// Present when the target was made by blobbench; enables --verify.
     pub manifest: Option<Manifest>,
@@ -155,6 +156,12 @@ pub struct Catalog {
 }
 
 impl Catalog {
+    /// Whether every key from the first to the last is present: what the
+    /// executor needs, since it visits keys by position in that span.
+    pub fn is_dense(&self) -> bool {
+        self.last_key.checked_sub(self.first_key) == Some(self.count.wrapping_sub(1))
+    }
+
     /// The catalog of keys `first..=last` (`count` of them), whose source
     /// is the manifest when one still describes them, else a scan.
     pub fn found(first_key: u64, last_key: u64, count: u64, manifest: Option<Manifest>) -> Self {
@@ -219,6 +226,12 @@ pub trait Store {
     /// skips keys that are absent (a sparse dataset).
     fn scan(&mut self, sink: &mut dyn FnMut(u64, &[u8]) -> Result<()>) -> Result<u64> {
         let catalog = self.catalog()?;
+        // Walking the span probes every absent key: fine for a few gaps,
+        // endless for keys 1 and 2^62. Refused before the first probe.
+        let absent = (catalog.last_key - catalog.first_key).saturating_sub(catalog.count);
+        if absent > SCAN_GAPS_ALLOWED {
+            return Err(sparse_keys(&self.info().path, &catalog));
+        }
         let mut session = self.session(SessionOptions::default())?;
         session.begin()?;
         let mut count = 0;
@@ -242,6 +255,23 @@ pub trait Store {
     fn space_used(&self) -> Result<u64> {
         crate::measure::space::allocated_bytes(&self.files()?)
     }
+}
+
+/// Absent keys the default [`Store::scan`] probes at most while walking a
+/// catalog's span (each probe is a lookup; a million take seconds).
+const SCAN_GAPS_ALLOWED: u64 = 1_000_000;
+
+/// The error for a dataset whose keys are not consecutive where the work
+/// needs them to be: names the span and the count so the user sees why.
+pub fn sparse_keys(target: &std::path::Path, catalog: &Catalog) -> Error {
+    Error::usage(format!(
+        "{} holds {} keys spread over {}..={} (the others are missing): blobbench needs consecutive keys, as blobbench init and kvtest init make them; copy the blobs into a dataset with keys 1..{} or use one made by blobbench init",
+        target.display(),
+        catalog.count,
+        catalog.first_key,
+        catalog.last_key,
+        catalog.count
+    ))
 }
 
 /// Work on an open store: prepared statements, handles and buffers reused
@@ -445,6 +475,19 @@ pub fn remove_target(target: &Target) {
         Target::Postgres { .. } | Target::Mysql { .. } => {}
         _ => remove_dataset(target.path()),
     }
+}
+
+/// The lowest key a store found, checked: blobbench's keys start at 1 (as
+/// kvtest's do), and a key below that would wrap around when taken as
+/// unsigned, so it is refused here, where the store first reads it.
+pub(crate) fn first_key_from_one(target: &std::path::Path, first: i64) -> Result<u64> {
+    if first < 1 {
+        return Err(Error::usage(format!(
+            "{} holds key {first}: blobbench datasets have keys from 1 up (as kvtest's); copy the blobs with keys of 1 and above into a new dataset, or use one made by blobbench init",
+            target.display()
+        )));
+    }
+    Ok(first as u64)
 }
 
 /// The error for a key the dataset does not hold.

@@ -325,6 +325,7 @@ use engine=innodb, myisam or aria for --update",
                 self.table
             )));
         };
+        let min = super::first_key_from_one(&self.display, min)? as i64;
         let manifest = conn
             .exec_first::<String, _, _>(
                 "SELECT value FROM blobbench_meta WHERE tbl = ? AND name = 'manifest'",

@@ -264,6 +264,7 @@ impl Store for PostgresStore {
                 self.table
             )));
         };
+        let min = super::first_key_from_one(&self.display, min)? as i64;
         let manifest = client
             .query_opt(
                 "SELECT value FROM blobbench_meta WHERE tbl = $1 AND name = 'manifest'",

@@ -388,7 +388,7 @@ pub(crate) fn catalog_of(conn: &Connection, path: &Path, table: &str) -> Result<
             path.display()
         )));
     };
-    let (first, last) = (min as u64, max as u64);
+    let (first, last) = (super::first_key_from_one(path, min)?, max as u64);
     if let Some(m) = read_manifest(conn, path)?
         && m.first_key == first
         && m.last_key == last
@@ -401,10 +401,15 @@ pub(crate) fn catalog_of(conn: &Connection, path: &Path, table: &str) -> Result<
             source: "manifest".into(),
         });
     }
+    // Without a manifest the keys are counted: min..max says nothing about
+    // the keys in between (1 and 10^10 are two keys, not ten billion).
+    let count: i64 = conn
+        .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+        .map_err(err)?;
     Ok(Catalog {
         first_key: first,
         last_key: last,
-        count: last - first + 1,
+        count: count as u64,
         manifest: None,
         source: "scan".into(),
     })

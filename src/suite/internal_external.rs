@@ -174,7 +174,9 @@ fn create_cases(
         ));
         let settings = SqliteSettings {
             page_size: Some(page_size),
-            cache_size: Some((options.cache_bytes / u64::from(page_size)).max(1) as i64),
+            cache_size: Some(
+                (options.cache_bytes / u64::from(page_size)).clamp(1, i32::MAX as u64) as i64,
+            ),
             ..Default::default()
         };
         let int_name = format!("ie-{size}-{page_size}.db");
