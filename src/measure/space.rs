@@ -31,3 +31,25 @@ pub fn apparent_bytes(paths: &[PathBuf]) -> u64 {
         .map(|m| m.len())
         .sum()
 }
+
+/// Free space for an unprivileged user on the filesystem holding `path`
+/// (or, for a path not made yet, its nearest existing parent); None when
+/// the system cannot tell.
+pub fn free_bytes(path: &std::path::Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let existing = path
+        .ancestors()
+        .map(|p| {
+            if p.as_os_str().is_empty() {
+                std::path::Path::new(".")
+            } else {
+                p
+            }
+        })
+        .find(|p| p.exists())?;
+    let c = std::ffi::CString::new(existing.as_os_str().as_bytes()).ok()?;
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: c is a valid NUL-terminated path and st a properly sized out-parameter.
+    (unsafe { libc::statvfs(c.as_ptr(), &mut st) } == 0)
+        .then(|| (st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
+}

@@ -15,6 +15,7 @@ pub fn create_dataset(
     spec: &DatasetSpec,
     progress: &dyn Progress,
 ) -> Result<(Box<dyn Store>, u64)> {
+    super::check_room(target, spec)?;
     let manifest = Manifest::new(spec.clone());
     let mut store = super::create(target, &manifest)?;
     progress.start(&format!("creating {}", target.kind_name()), spec.count);

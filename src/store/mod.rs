@@ -23,7 +23,7 @@ pub use files::{FileLayout, FilesStore};
 pub use memory::MemoryStore;
 pub use mysql::MysqlStore;
 pub use postgres::PostgresStore;
-pub use sqlite::{SqliteStore, read_sqlite_info};
+pub use sqlite::{SqliteStore, max_blob_bytes, read_sqlite_info};
 
 use crate::dataset::Manifest;
 use crate::error::{Error, Result};
@@ -444,6 +444,82 @@ pub fn create(target: &Target, manifest: &Manifest) -> Result<Box<dyn Store>> {
         )?),
         Target::Memory { name } => Box::new(MemoryStore::create(name, manifest)?),
     })
+}
+
+/// The largest blob `target` takes in one value, and why, asked before
+/// anything is created there: SQLite's SQLITE_LIMIT_LENGTH, PostgreSQL's
+/// 1 GB bytea, MariaDB's max_allowed_packet (asked of the server). None
+/// where files hold the blobs, or the process's memory.
+pub fn value_limit(target: &Target) -> Result<Option<(u64, String)>> {
+    Ok(match target {
+        Target::Sqlite { .. } => Some((
+            max_blob_bytes(),
+            "SQLite's SQLITE_LIMIT_LENGTH, the record's header included".into(),
+        )),
+        Target::Postgres { .. } => Some((
+            postgres::MAX_BLOB_BYTES,
+            "a PostgreSQL bytea holds at most 1 GB".into(),
+        )),
+        Target::Mysql { server, .. } => {
+            let (limit, packet) = mysql::max_blob_bytes(&server.connect, &server.display)?;
+            Some((
+                limit,
+                format!(
+                    "the server's max_allowed_packet is {packet}; raise it with SET GLOBAL max_allowed_packet=N"
+                ),
+            ))
+        }
+        Target::SqliteExt { .. }
+        | Target::Dir { .. }
+        | Target::Tree { .. }
+        | Target::Memory { .. } => None,
+    })
+}
+
+/// Refuses, before anything is written, a dataset `target` cannot hold:
+/// a blob larger than the store takes in one value, a total past 2^64
+/// bytes, or more content than the disk has free (less what the dataset it
+/// replaces takes now). `spec.count` blobs are never allocated at once, so
+/// only the disk bounds a dataset's size.
+pub fn check_room(target: &Target, spec: &crate::dataset::DatasetSpec) -> Result<()> {
+    let largest = spec.max_size();
+    if let Some((limit, why)) = value_limit(target)?
+        && largest > limit
+    {
+        return Err(Error::usage(format!(
+            "blobs of up to {largest} bytes do not fit {}: it stores at most {limit} bytes per value ({why}); use --size {limit} or less (less --variance), or a dir: target",
+            target.kind_name()
+        )));
+    }
+    let Some(needed) = spec.least_bytes() else {
+        return Err(Error::usage(format!(
+            "{} blobs of {} bytes are more than 2^64 bytes in all: ask for fewer or smaller blobs (--count, --size)",
+            spec.count, spec.size
+        )));
+    };
+    if let Some(path) = target.data_path() {
+        let replaced = inspect(target).and_then(|s| s.space_used()).unwrap_or(0);
+        let what = format!("{} blobs of {} bytes", spec.count, spec.size);
+        check_free_space(path, needed.saturating_sub(replaced), &what)?;
+    }
+    Ok(())
+}
+
+/// Refuses work that needs `needed` bytes on the disk holding `path` when
+/// the disk has less free; `what` names the work in the message. A disk
+/// that cannot tell its free space is not refused.
+pub fn check_free_space(path: &std::path::Path, needed: u64, what: &str) -> Result<()> {
+    if let Some(free) = crate::measure::space::free_bytes(path)
+        && free < needed
+    {
+        return Err(Error::usage(format!(
+            "{what} need at least {} on the disk holding {}, which has {} free: ask for fewer or smaller blobs (--count, --size), or use a larger disk",
+            crate::units::human_bytes(needed),
+            path.display(),
+            crate::units::human_bytes(free)
+        )));
+    }
+    Ok(())
 }
 
 /// Removes a local dataset and everything its store keeps beside it: a

@@ -139,6 +139,16 @@ impl ThreeLayouts {
                 .map(|f| f.fs_type)
                 .unwrap_or_else(|| "?".into())
         ));
+        // The three copies exist at once: all must fit before the first is made.
+        let needed = spec.least_bytes().map(|b| b.saturating_mul(3));
+        crate::store::check_free_space(
+            &work.path,
+            needed.unwrap_or(u64::MAX),
+            &format!(
+                "three copies of {} blobs of {} bytes",
+                spec.count, spec.size
+            ),
+        )?;
         let (store, _) = crate::store::create_dataset(&sqlite(&db, |_| {}), spec, progress)?;
         drop(store);
         crate::store::export(&db, &dir, crate::store::FileLayout::Flat, progress)?;
@@ -439,14 +449,7 @@ pub fn parse_list<T>(name: &str, text: &str, f: impl Fn(&str) -> Result<T>) -> R
 }
 
 /// Free space for an unprivileged user on the filesystem holding `path`.
-pub fn free_bytes(path: &std::path::Path) -> Option<u64> {
-    use std::os::unix::ffi::OsStrExt;
-    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
-    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-    // SAFETY: c is a valid NUL-terminated path and st a properly sized out-parameter.
-    (unsafe { libc::statvfs(c.as_ptr(), &mut st) } == 0)
-        .then(|| st.f_bavail as u64 * st.f_frsize as u64)
-}
+pub use crate::measure::space::free_bytes;
 
 #[cfg(test)]
 mod tests {
