@@ -197,7 +197,7 @@ proptest! {
 
     #[test]
     fn size_lists_parse_or_fail_cleanly(text in prop_oneof![anything(), proptest::collection::vec(numberish(), 0..5).prop_map(|v| v.join(","))]) {
-        let _ = blobbench::suite::common::parse_list("--sizes", &text, |v| Ok(parse_number(v)?));
+        let _ = blobbench::suite::common::parse_list("--sizes", &text, parse_number);
     }
 
     #[test]
