@@ -47,6 +47,7 @@ pub fn copy(source: &Target, dest: &Target, progress: &dyn Progress) -> Result<(
     refuse_same(source, dest)?;
     let mut from = super::inspect(source)?;
     let catalog = from.catalog()?;
+    from.check_scan(&catalog)?;
     let manifest = catalog
         .manifest
         .clone()

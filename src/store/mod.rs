@@ -221,17 +221,22 @@ pub trait Store {
     fn integrity_check(&mut self) -> Result<Option<String>> {
         Ok(None)
     }
+    /// Refuses a [`Store::scan`] that cannot finish: the default walks the
+    /// catalog's span and probes every absent key, fine for a few gaps,
+    /// endless for keys 1 and 2^62. A copy asks before it creates anything.
+    fn check_scan(&self, catalog: &Catalog) -> Result<()> {
+        let absent = (catalog.last_key - catalog.first_key).saturating_sub(catalog.count);
+        if absent > SCAN_GAPS_ALLOWED {
+            return Err(sparse_keys(&self.info().path, catalog));
+        }
+        Ok(())
+    }
     /// Hands every blob to `sink` in ascending key order; returns how many.
     /// The default walks the catalog's key range through a session and
     /// skips keys that are absent (a sparse dataset).
     fn scan(&mut self, sink: &mut dyn FnMut(u64, &[u8]) -> Result<()>) -> Result<u64> {
         let catalog = self.catalog()?;
-        // Walking the span probes every absent key: fine for a few gaps,
-        // endless for keys 1 and 2^62. Refused before the first probe.
-        let absent = (catalog.last_key - catalog.first_key).saturating_sub(catalog.count);
-        if absent > SCAN_GAPS_ALLOWED {
-            return Err(sparse_keys(&self.info().path, &catalog));
-        }
+        self.check_scan(&catalog)?;
         let mut session = self.session(SessionOptions::default())?;
         session.begin()?;
         let mut count = 0;

@@ -139,16 +139,6 @@ impl ThreeLayouts {
                 .map(|f| f.fs_type)
                 .unwrap_or_else(|| "?".into())
         ));
-        // The three copies exist at once: all must fit before the first is made.
-        let needed = spec.least_bytes().map(|b| b.saturating_mul(3));
-        crate::store::check_free_space(
-            &work.path,
-            needed.unwrap_or(u64::MAX),
-            &format!(
-                "three copies of {} blobs of {} bytes",
-                spec.count, spec.size
-            ),
-        )?;
         let (store, _) = crate::store::create_dataset(&sqlite(&db, |_| {}), spec, progress)?;
         drop(store);
         crate::store::export(&db, &dir, crate::store::FileLayout::Flat, progress)?;
@@ -164,6 +154,22 @@ impl ThreeLayouts {
             tree,
             space,
         })
+    }
+
+    /// Refuses, before any folder is made, a dataset whose three copies
+    /// (they exist at once) do not fit the disk holding `dir` (or the
+    /// temporary folder, where the work goes without --dir).
+    pub fn check_room(dir: Option<&Path>, spec: &crate::dataset::DatasetSpec) -> Result<()> {
+        let temp = std::env::temp_dir();
+        let needed = spec.least_bytes().map(|b| b.saturating_mul(3));
+        crate::store::check_free_space(
+            dir.unwrap_or(&temp),
+            needed.unwrap_or(u64::MAX),
+            &format!(
+                "three copies of {} blobs of {} bytes",
+                spec.count, spec.size
+            ),
+        )
     }
 
     /// The entry names to remove afterwards.
