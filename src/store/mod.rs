@@ -156,10 +156,20 @@ pub struct Catalog {
 }
 
 impl Catalog {
-    /// Whether every key from the first to the last is present: what the
-    /// executor needs, since it visits keys by position in that span.
-    pub fn is_dense(&self) -> bool {
-        self.last_key.checked_sub(self.first_key) == Some(self.count.wrapping_sub(1))
+    /// How many keys between the first and the last are absent.
+    pub fn absent_keys(&self) -> u64 {
+        (self.last_key.saturating_sub(self.first_key) + 1).saturating_sub(self.count)
+    }
+
+    /// Refuses work that would walk this catalog's span key by key when
+    /// more than [`GAPS_ALLOWED`] keys in it are absent: a few gaps cost a
+    /// lookup each (and a run stops at the first with its key named), but
+    /// keys 1 and 2^62 would take for ever and as much memory as the span.
+    pub fn check_gaps(&self, target: &std::path::Path) -> Result<()> {
+        if self.absent_keys() > GAPS_ALLOWED {
+            return Err(sparse_keys(target, self));
+        }
+        Ok(())
     }
 
     /// The catalog of keys `first..=last` (`count` of them), whose source
@@ -225,11 +235,7 @@ pub trait Store {
     /// catalog's span and probes every absent key, fine for a few gaps,
     /// endless for keys 1 and 2^62. A copy asks before it creates anything.
     fn check_scan(&self, catalog: &Catalog) -> Result<()> {
-        let absent = (catalog.last_key - catalog.first_key).saturating_sub(catalog.count);
-        if absent > SCAN_GAPS_ALLOWED {
-            return Err(sparse_keys(&self.info().path, catalog));
-        }
-        Ok(())
+        catalog.check_gaps(&self.info().path)
     }
     /// Hands every blob to `sink` in ascending key order; returns how many.
     /// The default walks the catalog's key range through a session and
@@ -262,9 +268,10 @@ pub trait Store {
     }
 }
 
-/// Absent keys the default [`Store::scan`] probes at most while walking a
-/// catalog's span (each probe is a lookup; a million take seconds).
-const SCAN_GAPS_ALLOWED: u64 = 1_000_000;
+/// Absent keys a walk over a catalog's span may meet at most (each costs a
+/// lookup, and a run's key list holds the span: a million take seconds and
+/// 8 MB).
+pub const GAPS_ALLOWED: u64 = 1_000_000;
 
 /// The error for a dataset whose keys are not consecutive where the work
 /// needs them to be: names the span and the count so the user sees why.

@@ -170,12 +170,10 @@ fn discover(plan: &RunPlan, access: Access, options: &SessionOptions) -> Result<
 /// Checks --max-id, --count, --start and --verify against the dataset and
 /// lists the keys of one repetition, in the plan's order.
 fn choose_keys(plan: &RunPlan, catalog: &Catalog) -> Result<(Vec<u64>, Option<DatasetSpec>)> {
-    // Keys are visited by position in first..=last: with keys missing in
-    // between, that span is not the dataset (keys 1 and 10^10 would make ten
-    // billion operations on two blobs).
-    if !catalog.is_dense() {
-        return Err(store::sparse_keys(plan.target.path(), catalog));
-    }
+    // Keys are visited by position in first..=last: with many keys missing
+    // in between, that span is not the dataset (keys 1 and 10^10 would make
+    // ten billion operations on two blobs).
+    catalog.check_gaps(plan.target.path())?;
     let last = match plan.max_id {
         Some(m) if m < catalog.first_key => {
             return Err(Error::usage(format!(
