@@ -48,6 +48,18 @@ pub fn copy(source: &Target, dest: &Target, progress: &dyn Progress) -> Result<(
     let mut from = super::inspect(source)?;
     let catalog = from.catalog()?;
     from.check_scan(&catalog)?;
+    // The copy takes about what the source takes on disk: refused before
+    // the destination is made when that cannot fit (local to local only; a
+    // server's space is not the blobs' alone).
+    if let (Some(_), Some(to)) = (source.data_path(), dest.data_path()) {
+        let needed = from.space_used().unwrap_or(0);
+        super::check_free_space(
+            to,
+            needed,
+            &format!("a copy of the {} blobs of {source}", catalog.count),
+            "copy to a larger disk",
+        )?;
+    }
     let manifest = catalog
         .manifest
         .clone()

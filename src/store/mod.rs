@@ -512,20 +512,25 @@ pub fn check_room(target: &Target, spec: &crate::dataset::DatasetSpec) -> Result
     if let Some(path) = target.data_path() {
         let replaced = inspect(target).and_then(|s| s.space_used()).unwrap_or(0);
         let what = format!("{} blobs of {} bytes", spec.count, spec.size);
-        check_free_space(path, needed.saturating_sub(replaced), &what)?;
+        check_free_space(
+            path,
+            needed.saturating_sub(replaced),
+            &what,
+            "ask for fewer or smaller blobs (--count, --size), or use a larger disk",
+        )?;
     }
     Ok(())
 }
 
 /// Refuses work that needs `needed` bytes on the disk holding `path` when
-/// the disk has less free; `what` names the work in the message. A disk
-/// that cannot tell its free space is not refused.
-pub fn check_free_space(path: &std::path::Path, needed: u64, what: &str) -> Result<()> {
+/// the disk has less free; `what` names the work and `fix` says what to
+/// do instead. A disk that cannot tell its free space is not refused.
+pub fn check_free_space(path: &std::path::Path, needed: u64, what: &str, fix: &str) -> Result<()> {
     if let Some(free) = crate::measure::space::free_bytes(path)
         && free < needed
     {
         return Err(Error::usage(format!(
-            "{what} need at least {} on the disk holding {}, which has {} free: ask for fewer or smaller blobs (--count, --size), or use a larger disk",
+            "{what} need at least {} on the disk holding {}, which has {} free: {fix}",
             crate::units::human_bytes(needed),
             path.display(),
             crate::units::human_bytes(free)

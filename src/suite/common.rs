@@ -169,6 +169,7 @@ impl ThreeLayouts {
                 "three copies of {} blobs of {} bytes",
                 spec.count, spec.size
             ),
+            "ask for fewer or smaller blobs (--count, --size), or use --dir on a larger disk",
         )
     }
 

@@ -55,6 +55,8 @@ impl Workload {
                 None => default.ok_or_else(|| bad("a count is needed")),
             }
         };
+        // Blob workloads store each blob in one SQLite value.
+        let blob_max = crate::store::max_blob_bytes();
         const ROWS: u64 = 100_000_000;
         const REPEATS: u64 = 10_000;
         let first = parts.next();
@@ -73,15 +75,15 @@ impl Workload {
             },
             "blob-insert" => Workload::BlobInsert {
                 count: num(first, None, ROWS)?,
-                size: num(second, Some(10_000), 1 << 30)?,
+                size: num(second, Some(10_000), blob_max)?,
             },
             "blob-read" => Workload::BlobRead {
                 count: num(first, None, ROWS)?,
-                size: num(second, Some(10_000), 1 << 30)?,
+                size: num(second, Some(10_000), blob_max)?,
             },
             "blob-update" => Workload::BlobUpdate {
                 count: num(first, None, ROWS)?,
-                size: num(second, Some(10_000), 1 << 30)?,
+                size: num(second, Some(10_000), blob_max)?,
             },
             _ => return Err(bad("unknown workload")),
         };
