@@ -17,12 +17,7 @@ const EXIT_INTERNAL: i32 = 70;
 fn install_panic_hook() {
     let want_backtrace = std::env::var_os("RUST_BACKTRACE").is_some_and(|v| v != "0");
     std::panic::set_hook(Box::new(move |info| {
-        let payload = info.payload();
-        let message = payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic".into());
+        let message = info.payload_as_str().unwrap_or("unknown panic");
         let message = message.split_whitespace().collect::<Vec<_>>().join(" ");
         let location = info
             .location()

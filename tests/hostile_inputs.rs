@@ -167,7 +167,7 @@ fn sizes_that_cannot_be_honoured_are_refused_before_writing() {
     refused(
         d,
         &["init", "dir:c", "--count", "1000T", "--size", "1000"],
-        "free",
+        "need",
     );
     refused(
         d,
@@ -179,7 +179,18 @@ fn sizes_that_cannot_be_honoured_are_refused_before_writing() {
             "--size",
             "1000",
         ],
-        "free",
+        "need",
+    );
+    // A file per blob takes whole blocks and an inode: small blobs count so.
+    refused(
+        d,
+        &["init", "dir:many", "--count", "100G", "--size", "1"],
+        "files",
+    );
+    refused(
+        d,
+        &["init", "tree:many", "--count", "100G", "--size", "1"],
+        "files",
     );
     // SQLite's per-value limit (SQLITE_LIMIT_LENGTH), asked of the library.
     refused(

@@ -510,7 +510,15 @@ pub fn check_room(target: &Target, spec: &crate::dataset::DatasetSpec) -> Result
         )));
     };
     if let Some(path) = target.data_path() {
-        let replaced = inspect(target).and_then(|s| s.space_used()).unwrap_or(0);
+        // What the dataset replaced takes now is freed before the new one grows.
+        let (replaced, replaced_files) = match inspect(target) {
+            Ok(mut s) => (
+                s.space_used().unwrap_or(0),
+                s.catalog().map(|c| c.count).unwrap_or(0),
+            ),
+            Err(_) => (0, 0),
+        };
+        check_files_room(target, path, spec, replaced, replaced_files)?;
         let what = format!("{} blobs of {} bytes", spec.count, spec.size);
         check_free_space(
             path,
@@ -520,6 +528,50 @@ pub fn check_room(target: &Target, spec: &crate::dataset::DatasetSpec) -> Result
         )?;
     }
     Ok(())
+}
+
+/// For a target of one file per blob: every file takes whole blocks and
+/// one inode, so 10^8 blobs of 1 byte need 10^8 files and 400 GB on a 4 KiB
+/// filesystem, not 100 MB. Checked before the folder is made.
+fn check_files_room(
+    target: &Target,
+    path: &std::path::Path,
+    spec: &crate::dataset::DatasetSpec,
+    replaced: u64,
+    replaced_files: u64,
+) -> Result<()> {
+    if !matches!(
+        target,
+        Target::Dir { .. } | Target::Tree { .. } | Target::SqliteExt { .. }
+    ) {
+        return Ok(());
+    }
+    let Some(room) = crate::measure::space::room(path) else {
+        return Ok(());
+    };
+    if let Some(files) = room.free_files
+        && files.saturating_add(replaced_files) < spec.count
+    {
+        return Err(Error::usage(format!(
+            "{} blobs need {} files, and the filesystem holding {} can make only {files} more: ask for fewer blobs (--count), or use a database target (sqlite:)",
+            spec.count,
+            spec.count,
+            path.display()
+        )));
+    }
+    let blocks = spec.size.div_ceil(room.block_bytes).max(1);
+    let needed = blocks
+        .saturating_mul(room.block_bytes)
+        .saturating_mul(spec.count);
+    check_free_space(
+        path,
+        needed.saturating_sub(replaced),
+        &format!(
+            "{} files of {} bytes ({}-byte blocks)",
+            spec.count, spec.size, room.block_bytes
+        ),
+        "ask for fewer blobs (--count), use a database target (sqlite:), or a larger disk",
+    )
 }
 
 /// Refuses work that needs `needed` bytes on the disk holding `path` when
