@@ -84,6 +84,14 @@ fn unexpected_keys_are_refused_by_name() {
         refused(d, &["run", name, "--random"], needle);
         refused(d, &["run", name, "--update", "--repeat", "1"], needle);
     }
+    // Keys that are not whole numbers, in a table without INTEGER PRIMARY KEY.
+    let conn = rusqlite::Connection::open(d.join("text.db")).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE kv(k, v BLOB); INSERT INTO kv VALUES (1, x'00'), ('abc', x'01'), (2.5, x'02');",
+    )
+    .unwrap();
+    drop(conn);
+    refused(d, &["run", "text.db"], "'abc'");
     // A read of a refused dataset never creates the export it was asked for.
     refused(d, &["export", "negative.db", "out.dir"], "-5");
     refused(d, &["export", "zero.db", "tree:out.tree"], "key 0");

@@ -400,8 +400,23 @@ pub(crate) fn catalog_of(conn: &Connection, path: &Path, table: &str) -> Result<
     // Two queries: SQLite answers min() or max() alone from the b-tree's
     // edge, but `SELECT min(k), max(k)` together scans the whole table.
     let edge = |f: &str| -> Result<Option<i64>> {
-        conn.query_row(&format!("SELECT {f}(k) FROM {table}"), [], |r| r.get(0))
-            .map_err(err)
+        let value: rusqlite::types::Value = conn
+            .query_row(&format!("SELECT {f}(k) FROM {table}"), [], |r| r.get(0))
+            .map_err(err)?;
+        // A column without INTEGER PRIMARY KEY takes any type; SQLite
+        // sorts numbers before text and blobs, so min and max find them.
+        use rusqlite::types::Value::*;
+        let other = match value {
+            Null => return Ok(None),
+            Integer(k) => return Ok(Some(k)),
+            Real(k) => format!("{k}"),
+            Text(k) => format!("'{}'", k.chars().take(40).collect::<String>()),
+            Blob(_) => "a blob".into(),
+        };
+        Err(Error::usage(format!(
+            "{} holds key {other} in its {table} table: blobbench keys are whole numbers from 1 up",
+            path.display()
+        )))
     };
     let (min, max) = (edge("min")?, edge("max")?);
     let (Some(min), Some(max)) = (min, max) else {
