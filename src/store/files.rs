@@ -273,7 +273,7 @@ impl Store for FilesStore {
                 (Ok(_), None) => true,
                 _ => false,
             };
-            if first_ok && last_ok {
+            if first_ok && last_ok && m.first_key >= 1 && m.last_key >= m.first_key {
                 return Ok(Catalog {
                     first_key: m.first_key,
                     last_key: m.last_key,
