@@ -277,7 +277,7 @@ pub const GAPS_ALLOWED: u64 = 1_000_000;
 /// needs them to be: names the span and the count so the user sees why.
 pub fn sparse_keys(target: &std::path::Path, catalog: &Catalog) -> Error {
     Error::usage(format!(
-        "{} holds {} keys spread over {}..={} (the others are missing): blobbench needs consecutive keys, as blobbench init and kvtest init make them; copy the blobs into a dataset with keys 1..{} or use one made by blobbench init",
+        "{} holds {} keys spread over {}..={} (the others are missing): blobbench works on consecutive keys, as blobbench init and kvtest init make them; renumber the blobs 1..{} in a copy, or use a dataset made by blobbench init",
         target.display(),
         catalog.count,
         catalog.first_key,
