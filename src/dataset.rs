@@ -13,6 +13,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::units::{MAX_BLOB_SIZE, MAX_KEY};
 
 /// How blob sizes are spread around `size`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -149,6 +150,34 @@ impl DatasetSpec {
         self.first_key + self.count - 1
     }
 
+    /// The largest blob the spec can make, in bytes.
+    pub fn max_size(&self) -> u64 {
+        match self.distribution {
+            SizeDistribution::Fixed => self.size,
+            SizeDistribution::Uniform { variance } => self.size.saturating_add(variance),
+            // The clamp is far above what a log-normal draws in practice
+            // (1000x the median): the real largest blob, where computing it
+            // is quick, so a store's per-value limit is not held against
+            // blobs that will never be made.
+            SizeDistribution::LogNormal { max, .. } if self.count > 1_000_000 => max,
+            SizeDistribution::LogNormal { .. } => (self.first_key..=self.last_key())
+                .map(|k| self.size_of(k) as u64)
+                .max()
+                .unwrap_or(0),
+        }
+    }
+
+    /// The least content the dataset holds, in bytes (count x the center or
+    /// median size: sizes vary around it), or None past 2^64 bytes. Cheap,
+    /// for checks before anything is written; [`Self::total_bytes`] is exact.
+    pub fn least_bytes(&self) -> Option<u64> {
+        let typical = match self.distribution {
+            SizeDistribution::Uniform { variance } => self.size - variance.min(self.size),
+            _ => self.size.min(self.max_size()),
+        };
+        self.count.checked_mul(typical)
+    }
+
     /// Whether `key` is one of the dataset's keys.
     pub fn contains(&self, key: u64) -> bool {
         key >= self.first_key && key <= self.last_key()
@@ -259,17 +288,28 @@ pub fn spec_from_options(
     if size == 0 {
         return Err(Error::usage("--size must be positive, e.g. --size 10k"));
     }
-    if size > i32::MAX as u64 {
+    if size > MAX_BLOB_SIZE {
         return Err(Error::usage(format!(
-            "--size {size} exceeds SQLite's blob limit of about 2 GB; use --size 1G or less"
+            "--size {size} is more than blobbench's limit of {MAX_BLOB_SIZE} bytes per blob; use --size 2G or less"
         )));
     }
+    if count > MAX_KEY {
+        return Err(Error::usage(format!(
+            "--count {count} is more than the {MAX_KEY} keys a database column holds; ask for fewer blobs"
+        )));
+    }
+
     let distribution = match distribution {
         "uniform" if variance == 0 => SizeDistribution::Fixed,
         "uniform" => {
             if variance >= size {
                 return Err(Error::usage(format!(
                     "--variance {variance} must be smaller than --size {size} (blobs would be empty)"
+                )));
+            }
+            if size + variance > MAX_BLOB_SIZE {
+                return Err(Error::usage(format!(
+                    "--size {size} with --variance {variance} makes blobs over blobbench's limit of {MAX_BLOB_SIZE} bytes; use a smaller --size or --variance"
                 )));
             }
             SizeDistribution::Uniform { variance }
@@ -284,7 +324,7 @@ pub fn spec_from_options(
             SizeDistribution::LogNormal {
                 sigma,
                 min: 1,
-                max: (size * 1000).min(i32::MAX as u64),
+                max: size.saturating_mul(1000).min(MAX_BLOB_SIZE),
             }
         }
         other => {

@@ -1,10 +1,40 @@
+//! The `blobbench` binary: parses the command line, runs the command, and
+//! maps its outcome to an exit status (0 ok, 1 failure, 2 usage, 70 bug).
+
 use std::process::ExitCode;
 
 use clap::Parser;
 
 use blobbench::cli::{Cli, normalize_kvtest_args};
 
+/// Exit status for an internal error (a panic): EX_SOFTWARE from sysexits.h.
+const EXIT_INTERNAL: i32 = 70;
+
+/// A safety net, not error handling: a panic is a bug, so it is reported as
+/// one line (no backtrace unless RUST_BACKTRACE asks for one) and the process
+/// exits 70 at once, also when the panic happened on a worker thread that
+/// would otherwise die silently.
+fn install_panic_hook() {
+    let want_backtrace = std::env::var_os("RUST_BACKTRACE").is_some_and(|v| v != "0");
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info.payload_as_str().unwrap_or("unknown panic");
+        let message = message.split_whitespace().collect::<Vec<_>>().join(" ");
+        let location = info
+            .location()
+            .map(|l| format!("{}:{}", l.file(), l.line()))
+            .unwrap_or_else(|| "an unknown place".into());
+        eprintln!(
+            "blobbench: internal error: {message} at {location} (this is a bug; please report it)"
+        );
+        if want_backtrace {
+            eprintln!("{}", std::backtrace::Backtrace::force_capture());
+        }
+        std::process::exit(EXIT_INTERNAL);
+    }));
+}
+
 fn main() -> ExitCode {
+    install_panic_hook();
     let args = normalize_kvtest_args(std::env::args_os().collect());
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,

@@ -535,8 +535,8 @@ fn parse_settings(target: &str, query: Option<&str>) -> Result<SqliteSettings> {
             "locking_mode" => {
                 settings.locking_mode = Some(one_of("locking_mode", &value_lc, LOCKING_MODES)?)
             }
-            "cache_size" => settings.cache_size = Some(parse_cache_size(value)?),
-            "mmap_size" => settings.mmap_size = Some(parse_number(value)?),
+            "cache_size" => settings.cache_size = Some(parse_cache_size("cache_size", value)?),
+            "mmap_size" => settings.mmap_size = Some(parse_mmap_size(value)?),
             "wal_autocheckpoint" => {
                 settings.wal_autocheckpoint = Some(parse_wal_autocheckpoint(value)?)
             }
@@ -574,12 +574,29 @@ pub fn parse_wal_autocheckpoint(value: &str) -> Result<u32> {
         })
 }
 
-/// SQLite's cache_size: positive = pages, negative = KiB. Both accepted.
-pub fn parse_cache_size(value: &str) -> Result<i64> {
-    match value.strip_prefix('-') {
-        Some(rest) => Ok(-(parse_number(rest)? as i64)),
-        None => Ok(parse_number(value)? as i64),
+/// SQLite's cache_size: positive = pages, negative = KiB. Both accepted,
+/// within the C int SQLite keeps it in (a larger value would silently
+/// become 0 there).
+/// `setting` names it in the error (`cache_size` in a target, `--cache-size`).
+pub fn parse_cache_size(setting: &str, value: &str) -> Result<i64> {
+    let limit = i64::from(i32::MAX);
+    crate::units::parse_signed(value, -limit, limit).map_err(|_| {
+        Error::usage(format!(
+            "{setting} \"{value}\" is not a number from -{limit} to {limit}: pages, or negative for KiB, e.g. --cache-size=-2000"
+        ))
+    })
+}
+
+/// SQLite's mmap_size in bytes: at most 2^63 - 1 (SQLite keeps it signed).
+pub fn parse_mmap_size(value: &str) -> Result<u64> {
+    let n = parse_number(value)?;
+    if n > crate::units::MAX_KEY {
+        return Err(Error::usage(format!(
+            "mmap_size \"{value}\" is too large: give bytes up to {}, e.g. mmap_size=1G",
+            crate::units::MAX_KEY
+        )));
     }
+    Ok(n)
 }
 
 /// A synchronous level by name or number (0-3), as its name.

@@ -69,6 +69,111 @@ pub fn number_arg(text: &str) -> Result<u64, String> {
     parse_number(text).map_err(|e| e.to_string())
 }
 
+/// The largest key (and so the largest count of blobs) any store can hold:
+/// SQLite, PostgreSQL and MariaDB keep keys in signed 64-bit columns.
+pub const MAX_KEY: u64 = i64::MAX as u64;
+
+/// The largest blob blobbench makes: SQLite's API passes a blob's length as
+/// a C int, so no store can take more than 2^31 - 1 bytes from us in one
+/// value (a store's own limit may be lower; it is checked before writing).
+pub const MAX_BLOB_SIZE: u64 = i32::MAX as u64;
+
+/// The most content an option may ask for in total (1 PiB): more than any
+/// disk holds, so the free-space check refuses it with the real numbers,
+/// and far enough from 2^64 that sums and products of totals cannot wrap.
+pub const MAX_TOTAL: u64 = 1 << 50;
+
+/// The most rounds or repetitions a command accepts: more than anyone can
+/// wait for, and small enough that products of rounds, cases and keys stay
+/// far from overflowing.
+pub const MAX_ROUNDS: u64 = 1_000_000;
+
+/// A clap value parser for a whole number from `min` to `max` (kvtest
+/// suffixes allowed), converted to `T`. clap names the option and the value
+/// in its error; the message adds the allowed range, so a value the code
+/// cannot honour is refused before anything runs instead of being truncated.
+pub fn number_in<T>(
+    min: u64,
+    max: u64,
+) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static
+where
+    T: TryFrom<u64>,
+{
+    move |text| {
+        let n = parse_number(text).map_err(|e| e.to_string())?;
+        if n < min || n > max {
+            return Err(format!(
+                "{} is out of range: use {min} to {max}",
+                text.trim()
+            ));
+        }
+        T::try_from(n).map_err(|_| format!("{} is out of range: use {min} to {max}", text.trim()))
+    }
+}
+
+/// Parses a signed whole number with kvtest suffixes (`-2000`, `-2KiB`)
+/// within `min..=max`.
+pub fn parse_signed(text: &str, min: i64, max: i64) -> Result<i64, Error> {
+    let trimmed = text.trim();
+    let (negative, digits) = match trimmed.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, trimmed),
+    };
+    let magnitude = i128::from(parse_number(digits)?);
+    let value = if negative { -magnitude } else { magnitude };
+    if value < i128::from(min) || value > i128::from(max) {
+        return Err(Error::usage(format!(
+            "number \"{trimmed}\" is out of range: use {min} to {max}"
+        )));
+    }
+    Ok(value as i64)
+}
+
+/// A clap value parser for a duration (`10s`, `1m30s`, `250ms`) from `min`
+/// to `max`: zero or an endless duration is refused where parsed instead of
+/// spinning or overflowing a deadline later.
+pub fn duration_in(
+    min: std::time::Duration,
+    max: std::time::Duration,
+) -> impl Fn(&str) -> Result<humantime::Duration, String> + Clone + Send + Sync + 'static {
+    move |text| {
+        let d: humantime::Duration = text
+            .trim()
+            .parse()
+            .map_err(|e| format!("{e}: give a duration with its unit, e.g. 10s, 500ms or 2m"))?;
+        if *d < min || *d > max {
+            return Err(format!(
+                "{} is out of range: use {} to {}",
+                text.trim(),
+                humantime::format_duration(min),
+                humantime::format_duration(max)
+            ));
+        }
+        Ok(d)
+    }
+}
+
+/// A clap value parser for a decimal number from `min` to `max` (finite:
+/// NaN and infinities are refused).
+pub fn float_in(
+    min: f64,
+    max: f64,
+) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
+    move |text| {
+        let v: f64 = text
+            .trim()
+            .parse()
+            .map_err(|_| format!("\"{}\" is not a number, e.g. 2.5", text.trim()))?;
+        if !(v.is_finite() && v >= min && v <= max) {
+            return Err(format!(
+                "{} is out of range: use {min} to {max}",
+                text.trim()
+            ));
+        }
+        Ok(v)
+    }
+}
+
 /// Formats a byte count for people: 1.5 MB, 20.0 kB (decimal, as kvtest's MB/s).
 pub fn human_bytes(bytes: u64) -> String {
     let b = bytes as f64;

@@ -7,7 +7,15 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::units::number_arg;
+use crate::units::{
+    MAX_BLOB_SIZE, MAX_KEY, MAX_ROUNDS, MAX_TOTAL, duration_in, float_in, number_arg, number_in,
+};
+
+/// Shortest timeout or duration any option accepts (zero would never wait).
+const MIN_WAIT: std::time::Duration = std::time::Duration::from_millis(1);
+/// Longest timeout or duration any option accepts (30 days): beyond it a
+/// deadline is no longer a deadline, and timers stop being exact.
+const MAX_WAIT: std::time::Duration = std::time::Duration::from_secs(30 * 24 * 3600);
 
 /// The whole command line: one subcommand.
 #[derive(Parser, Debug)]
@@ -139,13 +147,13 @@ pub struct ServeArgs {
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub listen: std::net::SocketAddr,
     /// Connections served at once; more wait to be accepted
-    #[arg(long, default_value = "4096", value_parser = number_arg)]
+    #[arg(long, default_value = "4096", value_parser = number_in::<u64>(1, 1_000_000))]
     pub max_connections: u64,
     /// Drop a client that has not sent its request headers within this time
-    #[arg(long, default_value = "10s")]
+    #[arg(long, default_value = "10s", value_parser = duration_in(MIN_WAIT, MAX_WAIT))]
     pub header_timeout: humantime::Duration,
     /// Drop a client whose PUT body has not arrived within this time
-    #[arg(long, default_value = "30s")]
+    #[arg(long, default_value = "30s", value_parser = duration_in(MIN_WAIT, MAX_WAIT))]
     pub body_timeout: humantime::Duration,
     /// One access-log line per request on stderr
     #[arg(long)]
@@ -157,7 +165,7 @@ pub struct ServeArgs {
     #[arg(long, value_name = "TOKEN")]
     pub token: Option<String>,
     /// Largest blob a PUT may store (413 above)
-    #[arg(long, default_value = "64MiB", value_parser = number_arg)]
+    #[arg(long, default_value = "64MiB", value_parser = number_in::<u64>(1, MAX_KEY))]
     pub max_blob_size: u64,
 }
 
@@ -174,21 +182,21 @@ pub struct LoadArgs {
     #[arg(short = 'c', long, default_value = "1")]
     pub concurrency: String,
     /// Duration of each level [default: 10s unless -n]
-    #[arg(short = 't', long, value_name = "DURATION")]
+    #[arg(short = 't', long, value_name = "DURATION", value_parser = duration_in(MIN_WAIT, MAX_WAIT))]
     pub duration: Option<humantime::Duration>,
     /// Requests per level instead of a duration
-    #[arg(short = 'n', long, value_parser = number_arg)]
+    #[arg(short = 'n', long, value_parser = number_in::<u64>(1, MAX_KEY))]
     pub requests: Option<u64>,
     /// Open loop: this many requests per second in total, latency counted from when each was due;
     /// the sender's own lateness, the service time and the requests it could not send are
     /// reported apart
-    #[arg(long)]
+    #[arg(long, value_parser = float_in(0.001, 1e9))]
     pub rate: Option<f64>,
     /// Visit the URLs in random or sequential (file) order
     #[arg(long, default_value = "random", value_parser = ["random", "sequential"])]
     pub order: String,
     /// A request taking longer counts as a timeout
-    #[arg(long, default_value = "10s")]
+    #[arg(long, default_value = "10s", value_parser = duration_in(MIN_WAIT, MAX_WAIT))]
     pub timeout: humantime::Duration,
     /// Check every /blobs/{key} response byte for byte against this dataset (e.g. the served db)
     #[arg(long, value_name = "TARGET", value_parser = Utf8Arg)]
@@ -208,7 +216,7 @@ pub struct SweepArgs {
     #[arg(long, value_name = "WORKLOAD")]
     pub workload: Vec<String>,
     /// Runs of every case; each round runs the cases in a new shuffled order
-    #[arg(long, default_value = "3", value_parser = number_arg)]
+    #[arg(long, default_value = "3", value_parser = number_in::<u64>(1, MAX_ROUNDS))]
     pub rounds: u64,
     /// Keep only cases with NAME among the values, e.g. --filter page_size=8192 (repeat: all must hold)
     #[arg(long, value_name = "NAME=VALUES")]
@@ -223,7 +231,7 @@ pub struct SweepArgs {
     #[arg(long)]
     pub resume: bool,
     /// Cases shown at the top and at the bottom of each ranking
-    #[arg(long, default_value = "10", value_parser = number_arg)]
+    #[arg(long, default_value = "10", value_parser = number_in::<u64>(1, 1_000_000))]
     pub top: u64,
     /// Seed of the generated rows and blobs and of the case order
     #[arg(long, default_value = "1", value_parser = number_arg)]
@@ -283,19 +291,19 @@ Examples:\n  blobbench suite http\n  blobbench suite http --count 20k --size 10k
 #[derive(Args, Debug)]
 pub struct HttpSuiteArgs {
     /// Number of blobs
-    #[arg(long, default_value = "2000", value_parser = number_arg)]
+    #[arg(long, default_value = "2000", value_parser = number_in::<u64>(1, MAX_KEY))]
     pub count: u64,
     /// Blob size (the middle of the range)
-    #[arg(long, default_value = "2100k", value_parser = number_arg)]
+    #[arg(long, default_value = "2100k", value_parser = number_in::<u64>(1, MAX_BLOB_SIZE))]
     pub size: u64,
     /// Size variance (+/-): 2100k +/- 1900k is the blog's 200 KB..4 MB
-    #[arg(long, default_value = "1900k", value_parser = number_arg)]
+    #[arg(long, default_value = "1900k", value_parser = number_in::<u64>(0, MAX_BLOB_SIZE))]
     pub variance: u64,
     /// Concurrency levels
     #[arg(short = 'c', long, default_value = "1,2,4,8,16,32")]
     pub concurrency: String,
     /// Load duration per level and system
-    #[arg(short = 't', long, default_value = "10s")]
+    #[arg(short = 't', long, default_value = "10s", value_parser = duration_in(MIN_WAIT, MAX_WAIT))]
     pub duration: humantime::Duration,
     /// Another server over the same blobs: NAME=FILE of URLs (one per line)
     #[arg(long, value_name = "NAME=URLFILE")]
@@ -327,7 +335,7 @@ pub struct LobArgs {
     #[arg(long, default_value = crate::result::lob::PAPER_SIZES)]
     pub sizes: String,
     /// Different random blobs per size
-    #[arg(long, default_value = "10", value_parser = number_arg)]
+    #[arg(long, default_value = "10", value_parser = number_in::<u64>(1, 1_000_000))]
     pub per_size: u64,
     /// Folder for the sqlite and dir systems [default: a new temporary folder, removed afterwards]
     #[arg(long, value_name = "DIR")]
@@ -382,13 +390,13 @@ pub struct InternalExternalArgs {
     #[arg(long, default_value = "1024,2048,4096,8192,16384,32768,65536")]
     pub page_sizes: String,
     /// Content per case: count = total / blob size
-    #[arg(long, default_value = "100M", value_parser = number_arg)]
+    #[arg(long, default_value = "100M", value_parser = number_in::<u64>(1, MAX_TOTAL))]
     pub total: u64,
     /// Page cache per database: cache_size = this / page size pages
-    #[arg(long, default_value = "2M", value_parser = number_arg)]
+    #[arg(long, default_value = "2M", value_parser = number_in::<u64>(1, MAX_KEY))]
     pub cache_bytes: u64,
     /// Measured rounds per case, after one discarded warm-up round (internal and external alternate)
-    #[arg(long, default_value = "5", value_parser = number_arg)]
+    #[arg(long, default_value = "5", value_parser = number_in::<u64>(1, MAX_ROUNDS))]
     pub rounds: u64,
     /// Evict the datasets from the page cache before every read pass instead of warming them
     #[arg(long)]
@@ -414,22 +422,22 @@ pub struct FasterThanFsArgs {
     #[arg(long)]
     pub keep: bool,
     /// Number of blobs
-    #[arg(long, default_value = "100k", value_parser = number_arg)]
+    #[arg(long, default_value = "100k", value_parser = number_in::<u64>(1, MAX_KEY))]
     pub count: u64,
     /// Blob size
-    #[arg(long, default_value = "10k", value_parser = number_arg)]
+    #[arg(long, default_value = "10k", value_parser = number_in::<u64>(1, MAX_BLOB_SIZE))]
     pub size: u64,
     /// Size variance (+/-)
-    #[arg(long, default_value = "2k", value_parser = number_arg)]
+    #[arg(long, default_value = "2k", value_parser = number_in::<u64>(0, MAX_BLOB_SIZE))]
     pub variance: u64,
     /// Blobs overwritten per write case without fsync [default: count / 10, the page's 10k of 100k]
-    #[arg(long, value_parser = number_arg)]
+    #[arg(long, value_parser = number_in::<u64>(1, MAX_KEY))]
     pub updates: Option<u64>,
     /// Blobs overwritten per write case with fsync or a transaction per write [default: count / 100]
-    #[arg(long, value_parser = number_arg)]
+    #[arg(long, value_parser = number_in::<u64>(1, MAX_KEY))]
     pub durable_updates: Option<u64>,
     /// Measured rounds, after one discarded warm-up round; each round runs every case once, in alternating order
-    #[arg(long, default_value = "5", value_parser = number_arg)]
+    #[arg(long, default_value = "5", value_parser = number_in::<u64>(1, MAX_ROUNDS))]
     pub rounds: u64,
     /// Where to write the JSON result
     #[arg(long, value_name = "FILE", default_value = "fasterthanfs.json")]
@@ -446,22 +454,22 @@ pub struct InitArgs {
     #[arg(value_parser = Utf8Arg)]
     pub target: String,
     /// Number of blobs (keys 1..N)
-    #[arg(long, default_value = "1000", value_parser = number_arg)]
+    #[arg(long, default_value = "1000", value_parser = number_in::<u64>(1, MAX_KEY))]
     pub count: u64,
     /// Blob size in bytes (the median with --dist lognormal)
-    #[arg(long, default_value = "10000", value_parser = number_arg)]
+    #[arg(long, default_value = "10000", value_parser = number_in::<u64>(1, MAX_BLOB_SIZE))]
     pub size: u64,
     /// Vary each size uniformly by up to +/- V bytes
-    #[arg(long, default_value = "0", value_parser = number_arg)]
+    #[arg(long, default_value = "0", value_parser = number_in::<u64>(0, MAX_BLOB_SIZE))]
     pub variance: u64,
     /// Database page size (sqlite targets)
-    #[arg(long, default_value = "4096", value_parser = number_arg)]
+    #[arg(long, default_value = "4096", value_parser = number_in::<u64>(512, 65536))]
     pub pagesize: u64,
     /// Size distribution: uniform (size +/- variance), fixed, lognormal (median size, shape --sigma)
     #[arg(long, default_value = "uniform")]
     pub dist: String,
     /// Shape of the log-normal distribution
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, value_parser = float_in(0.0, 4.0))]
     pub sigma: f64,
     /// Seed of the content and sizes: same seed, same bytes
     #[arg(long, default_value = "1", value_parser = number_arg)]
@@ -532,7 +540,7 @@ pub struct RunArgs {
     #[arg(long, default_value = "1000", allow_hyphen_values = true)]
     pub cache_size: String,
     /// Operations per repetition [default: every key once]
-    #[arg(long, value_parser = number_arg)]
+    #[arg(long, value_parser = number_in::<u64>(1, MAX_KEY))]
     pub count: Option<u64>,
     /// fsync each file written (file targets)
     #[arg(long)]
@@ -541,10 +549,10 @@ pub struct RunArgs {
     #[arg(long)]
     pub integrity_check: bool,
     /// Largest key to use
-    #[arg(long, value_parser = number_arg)]
+    #[arg(long, value_parser = number_in::<u64>(1, MAX_KEY))]
     pub max_id: Option<u64>,
     /// Memory-map up to N bytes of the database
-    #[arg(long, value_parser = number_arg, default_value = "0")]
+    #[arg(long, value_parser = number_in::<u64>(0, MAX_KEY), default_value = "0")]
     pub mmap: u64,
     /// Each read or write in its own transaction
     #[arg(long)]
@@ -560,7 +568,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "MODE")]
     pub jmode: Option<String>,
     /// First key (ascending/descending orders)
-    #[arg(long, value_parser = number_arg)]
+    #[arg(long, value_parser = number_in::<u64>(1, MAX_KEY))]
     pub start: Option<u64>,
     /// Print I/O counters and per-repetition detail
     #[arg(long)]
@@ -572,11 +580,11 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value = "truncate")]
     pub write_style: WriteStyleArg,
     /// Measured repetitions (median and spread are reported)
-    #[arg(long, default_value = "3", value_parser = number_arg)]
-    pub repeat: u64,
+    #[arg(long, default_value = "3", value_parser = number_in::<u32>(1, MAX_ROUNDS))]
+    pub repeat: u32,
     /// Unmeasured repetitions before measuring
-    #[arg(long, default_value = "0", value_parser = number_arg)]
-    pub warmup: u64,
+    #[arg(long, default_value = "0", value_parser = number_in::<u32>(0, MAX_ROUNDS))]
+    pub warmup: u32,
     /// Check every byte read (or written, read back after the run) against the dataset
     #[arg(long)]
     pub verify: bool,
@@ -601,16 +609,16 @@ pub struct QuickArgs {
     #[arg(long)]
     pub keep: bool,
     /// Number of blobs
-    #[arg(long, default_value = "20k", value_parser = number_arg)]
+    #[arg(long, default_value = "20k", value_parser = number_in::<u64>(1, MAX_KEY))]
     pub count: u64,
     /// Blob size
-    #[arg(long, default_value = "10k", value_parser = number_arg)]
+    #[arg(long, default_value = "10k", value_parser = number_in::<u64>(1, MAX_BLOB_SIZE))]
     pub size: u64,
     /// Size variance (+/-)
-    #[arg(long, default_value = "2k", value_parser = number_arg)]
+    #[arg(long, default_value = "2k", value_parser = number_in::<u64>(0, MAX_BLOB_SIZE))]
     pub variance: u64,
     /// Measured rounds, after one discarded warm-up round; each round runs every case once, in alternating order
-    #[arg(long, default_value = "7", value_parser = number_arg)]
+    #[arg(long, default_value = "7", value_parser = number_in::<u64>(1, MAX_ROUNDS))]
     pub rounds: u64,
     /// Where to write the JSON result
     #[arg(long, value_name = "FILE", default_value = "quick.json")]
@@ -750,13 +758,13 @@ pub struct AdviseArgs {
     #[arg(long, value_name = "N", default_value = "5", value_parser = number_arg)]
     pub points: u64,
     /// Content per size and layout (blobs = total / size, 10 to 1000)
-    #[arg(long, value_name = "BYTES", default_value = "32M", value_parser = number_arg)]
+    #[arg(long, value_name = "BYTES", default_value = "32M", value_parser = number_in::<u64>(1, MAX_TOTAL))]
     pub total: u64,
     /// Page sizes to try for blobs inside the database
     #[arg(long, value_name = "LIST", default_value = "4096,16384,65536")]
     pub page_sizes: String,
     /// Measured rounds, after one discarded warm-up round (the spread of every figure is over rounds)
-    #[arg(long, default_value = "5", value_parser = number_arg)]
+    #[arg(long, default_value = "5", value_parser = number_in::<u64>(1, MAX_ROUNDS))]
     pub rounds: u64,
     /// Folder for the calibration data, on the disk you care about [default: a new temporary folder]
     #[arg(long, value_name = "DIR")]

@@ -40,9 +40,11 @@ fn options(args: &InternalExternalArgs) -> Result<InternalExternalOptions> {
     }
     let sizes = parse_list("--sizes", &args.sizes, |v| {
         let n = parse_number(v)?;
-        if n == 0 || n > 1 << 30 {
+        // Internal blobs are single SQLite values: its limit, asked of the library.
+        let max = crate::store::max_blob_bytes();
+        if n == 0 || n > max {
             return Err(Error::usage(format!(
-                "--sizes {v}: a blob size from 1 to 1G, e.g. 10k"
+                "--sizes {v}: a blob size from 1 to {max} (SQLite's limit per value), e.g. 10k"
             )));
         }
         Ok(n)

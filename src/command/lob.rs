@@ -26,6 +26,9 @@ pub fn run(args: &LobArgs) -> Result<()> {
     Ok(())
 }
 
+/// The most blob content a size's blobs may hold in memory at once.
+const MEMORY_LIMIT: u64 = 4 << 30;
+
 /// The arguments as typed options, the destinations checked; every mistake
 /// is a usage error here, before anything runs.
 fn options(args: &LobArgs) -> Result<LobOptions> {
@@ -51,6 +54,17 @@ fn options(args: &LobArgs) -> Result<LobOptions> {
     }
     if args.per_size == 0 {
         return Err(Error::usage("--per-size must be at least 1"));
+    }
+    // Each size's blobs are generated in memory before timing (so that
+    // generating them is not timed): bounded so a typo is refused here.
+    let largest = sizes.iter().copied().max().unwrap_or(0);
+    if largest.saturating_mul(args.per_size) > MEMORY_LIMIT {
+        return Err(Error::usage(format!(
+            "--per-size {} x --sizes up to {largest} bytes is {} held in memory at once; at most {}: lower --per-size or the largest size",
+            args.per_size,
+            crate::units::human_bytes(largest.saturating_mul(args.per_size)),
+            crate::units::human_bytes(MEMORY_LIMIT)
+        )));
     }
     // Destinations before the servers, as before: each is checked before any work.
     check_outputs(&args.json, args.report.as_deref(), args.dir.as_deref())?;

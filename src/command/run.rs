@@ -24,7 +24,7 @@ pub fn plan_from_args(args: &RunArgs) -> Result<(RunPlan, Vec<String>)> {
     };
     match target.sqlite_settings_mut() {
         Some(s) => {
-            s.cache_size = Some(parse_cache_size(&args.cache_size)?);
+            s.cache_size = Some(parse_cache_size("--cache-size", &args.cache_size)?);
             if args.mmap > 0 || s.mmap_size.is_none() {
                 s.mmap_size = Some(args.mmap);
             }
@@ -103,8 +103,8 @@ pub fn plan_from_args(args: &RunArgs) -> Result<(RunPlan, Vec<String>)> {
             },
             fsync: args.fsync,
         },
-        repeat: args.repeat as u32,
-        warmup: args.warmup as u32,
+        repeat: args.repeat,
+        warmup: args.warmup,
         cache: match args.cold {
             None => CacheMode::Warm,
             Some(ColdArg::Auto) => CacheMode::Cold,

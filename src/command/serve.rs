@@ -63,6 +63,16 @@ pub fn run(args: &ServeArgs) -> Result<()> {
 for ever; drop ?locking_mode=exclusive to serve writes",
         ));
     }
+    let mut writable = writable;
+    // A PUT the store cannot hold is answered 413 at the door, not after
+    // its body arrived and the store refused it.
+    if let Some(w) = writable.as_mut()
+        && let Some((limit, why)) = crate::store::value_limit(&target)?
+        && w.max_blob_size > limit
+    {
+        eprintln!("note: PUT bodies over {limit} bytes get 413 ({why})");
+        w.max_blob_size = limit;
+    }
     serve(ServeConfig {
         target,
         listen: args.listen,

@@ -15,6 +15,7 @@ pub fn create_dataset(
     spec: &DatasetSpec,
     progress: &dyn Progress,
 ) -> Result<(Box<dyn Store>, u64)> {
+    super::check_room(target, spec)?;
     let manifest = Manifest::new(spec.clone());
     let mut store = super::create(target, &manifest)?;
     progress.start(&format!("creating {}", target.kind_name()), spec.count);
@@ -46,6 +47,19 @@ pub fn copy(source: &Target, dest: &Target, progress: &dyn Progress) -> Result<(
     refuse_same(source, dest)?;
     let mut from = super::inspect(source)?;
     let catalog = from.catalog()?;
+    from.check_scan(&catalog)?;
+    // The copy takes about what the source takes on disk: refused before
+    // the destination is made when that cannot fit (local to local only; a
+    // server's space is not the blobs' alone).
+    if let (Some(_), Some(to)) = (source.data_path(), dest.data_path()) {
+        let needed = from.space_used().unwrap_or(0);
+        super::check_free_space(
+            to,
+            needed,
+            &format!("a copy of the {} blobs of {source}", catalog.count),
+            "copy to a larger disk",
+        )?;
+    }
     let manifest = catalog
         .manifest
         .clone()

@@ -41,6 +41,29 @@ impl FileLayout {
     }
 }
 
+/// The key a file's name (relative to the root, `/`-separated) stands for,
+/// when it is exactly the name blobbench gives that key: `0000001` or `1`
+/// beside `000001`, and digits past 2^64, are someone else's files, not a
+/// second key 1 or a wrapped key 0.
+fn canonical_key(layout: FileLayout, name: &str) -> Option<u64> {
+    let number = |part: &&str| -> Option<u64> {
+        let digits = !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
+        digits.then(|| part.parse().ok()).flatten()
+    };
+    let parts: Vec<&str> = name.split('/').collect();
+    let key = match (layout, parts.as_slice()) {
+        (FileLayout::Flat, [k]) => number(k)?,
+        (FileLayout::Tree, [a, b, c]) => number(a)?
+            .checked_mul(10000)?
+            .checked_add(number(b)?.checked_mul(100)?)?
+            .checked_add(number(c)?)?,
+        _ => return None,
+    };
+    let mut back = String::new();
+    layout.push_name(key, &mut back);
+    (back == name).then_some(key)
+}
+
 /// A folder of blob files, one per key.
 pub struct FilesStore {
     root: PathBuf,
@@ -103,8 +126,8 @@ impl FilesStore {
                     let entry = entry.map_err(|e| Error::io("cannot list", &self.root, e))?;
                     let name = entry.file_name();
                     let name = name.to_string_lossy();
-                    if digits(&name) && name.len() >= 6 {
-                        keys.push(name.parse::<u64>().unwrap_or(0));
+                    if let Some(key) = canonical_key(self.layout, &name) {
+                        keys.push(key);
                     }
                 }
             }
@@ -124,13 +147,10 @@ impl FilesStore {
                         for c in read(&b.path())? {
                             let c = c.map_err(|e| Error::io("cannot list", &b.path(), e))?;
                             let cn = c.file_name().to_string_lossy().into_owned();
-                            if digits(&cn) {
-                                let (a, b, c): (u64, u64, u64) = (
-                                    an.parse().unwrap_or(0),
-                                    bn.parse().unwrap_or(0),
-                                    cn.parse().unwrap_or(0),
-                                );
-                                keys.push(a * 10000 + b * 100 + c);
+                            if let Some(key) =
+                                canonical_key(self.layout, &format!("{an}/{bn}/{cn}"))
+                            {
+                                keys.push(key);
                             }
                         }
                     }
@@ -294,7 +314,7 @@ impl Store for FilesStore {
                 (Ok(_), None) => true,
                 _ => false,
             };
-            if first_ok && last_ok {
+            if first_ok && last_ok && m.first_key >= 1 && m.last_key >= m.first_key {
                 return Ok(Catalog {
                     first_key: m.first_key,
                     last_key: m.last_key,
@@ -316,6 +336,9 @@ impl Store for FilesStore {
                 }
             )));
         };
+        if first == 0 {
+            super::first_key_from_one(&self.root, 0)?;
+        }
         Ok(Catalog {
             first_key: first,
             last_key: last,

@@ -106,6 +106,7 @@ impl Store for MemoryStore {
                 self.name.display()
             )));
         };
+        super::first_key_from_one(&self.name, i64::try_from(first).unwrap_or(i64::MAX))?;
         let count = data.blobs.len() as u64;
         // The manifest drives --verify only while it still describes the blobs.
         let manifest = data.manifest.clone().filter(|m| {

@@ -23,7 +23,7 @@ pub use files::{FileLayout, FilesStore};
 pub use memory::MemoryStore;
 pub use mysql::MysqlStore;
 pub use postgres::PostgresStore;
-pub use sqlite::{SqliteStore, read_sqlite_info};
+pub use sqlite::{SqliteStore, max_blob_bytes, read_sqlite_info};
 
 use crate::dataset::Manifest;
 use crate::error::{Error, Result};
@@ -146,7 +146,8 @@ pub struct Catalog {
     pub first_key: u64,
     /// The highest key present.
     pub last_key: u64,
-    /// Keys present (from a scan of a database: the span first..=last).
+    /// Keys present, counted (fewer than the span first..=last when keys
+    /// are missing in between).
     pub count: u64,
     /// Present when the target was made by blobbench; enables --verify.
     pub manifest: Option<Manifest>,
@@ -155,6 +156,22 @@ pub struct Catalog {
 }
 
 impl Catalog {
+    /// How many keys between the first and the last are absent.
+    pub fn absent_keys(&self) -> u64 {
+        (self.last_key.saturating_sub(self.first_key) + 1).saturating_sub(self.count)
+    }
+
+    /// Refuses work that would walk this catalog's span key by key when
+    /// more than [`GAPS_ALLOWED`] keys in it are absent: a few gaps cost a
+    /// lookup each (and a run stops at the first with its key named), but
+    /// keys 1 and 2^62 would take for ever and as much memory as the span.
+    pub fn check_gaps(&self, target: &std::path::Path) -> Result<()> {
+        if self.absent_keys() > GAPS_ALLOWED {
+            return Err(sparse_keys(target, self));
+        }
+        Ok(())
+    }
+
     /// The catalog of keys `first..=last` (`count` of them), whose source
     /// is the manifest when one still describes them, else a scan.
     pub fn found(first_key: u64, last_key: u64, count: u64, manifest: Option<Manifest>) -> Self {
@@ -214,11 +231,18 @@ pub trait Store {
     fn integrity_check(&mut self) -> Result<Option<String>> {
         Ok(None)
     }
+    /// Refuses a [`Store::scan`] that cannot finish: the default walks the
+    /// catalog's span and probes every absent key, fine for a few gaps,
+    /// endless for keys 1 and 2^62. A copy asks before it creates anything.
+    fn check_scan(&self, catalog: &Catalog) -> Result<()> {
+        catalog.check_gaps(&self.info().path)
+    }
     /// Hands every blob to `sink` in ascending key order; returns how many.
     /// The default walks the catalog's key range through a session and
     /// skips keys that are absent (a sparse dataset).
     fn scan(&mut self, sink: &mut dyn FnMut(u64, &[u8]) -> Result<()>) -> Result<u64> {
         let catalog = self.catalog()?;
+        self.check_scan(&catalog)?;
         let mut session = self.session(SessionOptions::default())?;
         session.begin()?;
         let mut count = 0;
@@ -242,6 +266,24 @@ pub trait Store {
     fn space_used(&self) -> Result<u64> {
         crate::measure::space::allocated_bytes(&self.files()?)
     }
+}
+
+/// Absent keys a walk over a catalog's span may meet at most (each costs a
+/// lookup, and a run's key list holds the span: a million take seconds and
+/// 8 MB).
+pub const GAPS_ALLOWED: u64 = 1_000_000;
+
+/// The error for a dataset whose keys are not consecutive where the work
+/// needs them to be: names the span and the count so the user sees why.
+pub fn sparse_keys(target: &std::path::Path, catalog: &Catalog) -> Error {
+    Error::usage(format!(
+        "{} holds {} keys spread over {}..={} (the others are missing): blobbench works on consecutive keys, as blobbench init and kvtest init make them; renumber the blobs 1..{} in a copy, or use a dataset made by blobbench init",
+        target.display(),
+        catalog.count,
+        catalog.first_key,
+        catalog.last_key,
+        catalog.count
+    ))
 }
 
 /// Work on an open store: prepared statements, handles and buffers reused
@@ -416,6 +458,139 @@ pub fn create(target: &Target, manifest: &Manifest) -> Result<Box<dyn Store>> {
     })
 }
 
+/// The largest blob `target` takes in one value, and why, asked before
+/// anything is created there: SQLite's SQLITE_LIMIT_LENGTH, PostgreSQL's
+/// 1 GB bytea, MariaDB's max_allowed_packet (asked of the server). None
+/// where files hold the blobs, or the process's memory.
+pub fn value_limit(target: &Target) -> Result<Option<(u64, String)>> {
+    Ok(match target {
+        Target::Sqlite { .. } => Some((
+            max_blob_bytes(),
+            "SQLite's SQLITE_LIMIT_LENGTH, the record's header included".into(),
+        )),
+        Target::Postgres { .. } => Some((
+            postgres::MAX_BLOB_BYTES,
+            "a PostgreSQL bytea holds at most 1 GB".into(),
+        )),
+        Target::Mysql { server, .. } => {
+            let (limit, packet) = mysql::max_blob_bytes(&server.connect, &server.display)?;
+            Some((
+                limit,
+                format!(
+                    "the server's max_allowed_packet is {packet}; raise it with SET GLOBAL max_allowed_packet=N"
+                ),
+            ))
+        }
+        Target::SqliteExt { .. }
+        | Target::Dir { .. }
+        | Target::Tree { .. }
+        | Target::Memory { .. } => None,
+    })
+}
+
+/// Refuses, before anything is written, a dataset `target` cannot hold:
+/// a blob larger than the store takes in one value, a total past 2^64
+/// bytes, or more content than the disk has free (less what the dataset it
+/// replaces takes now). `spec.count` blobs are never allocated at once, so
+/// only the disk bounds a dataset's size.
+pub fn check_room(target: &Target, spec: &crate::dataset::DatasetSpec) -> Result<()> {
+    let largest = spec.max_size();
+    if let Some((limit, why)) = value_limit(target)?
+        && largest > limit
+    {
+        return Err(Error::usage(format!(
+            "blobs of up to {largest} bytes do not fit {}: it stores at most {limit} bytes per value ({why}); use --size {limit} or less (less --variance), or a dir: target",
+            target.kind_name()
+        )));
+    }
+    let Some(needed) = spec.least_bytes() else {
+        return Err(Error::usage(format!(
+            "{} blobs of {} bytes are more than 2^64 bytes in all: ask for fewer or smaller blobs (--count, --size)",
+            spec.count, spec.size
+        )));
+    };
+    if let Some(path) = target.data_path() {
+        // What the dataset replaced takes now is freed before the new one grows.
+        let (replaced, replaced_files) = match inspect(target) {
+            Ok(mut s) => (
+                s.space_used().unwrap_or(0),
+                s.catalog().map(|c| c.count).unwrap_or(0),
+            ),
+            Err(_) => (0, 0),
+        };
+        check_files_room(target, path, spec, replaced, replaced_files)?;
+        let what = format!("{} blobs of {} bytes", spec.count, spec.size);
+        check_free_space(
+            path,
+            needed.saturating_sub(replaced),
+            &what,
+            "ask for fewer or smaller blobs (--count, --size), or use a larger disk",
+        )?;
+    }
+    Ok(())
+}
+
+/// For a target of one file per blob: every file takes whole blocks and
+/// one inode, so 10^8 blobs of 1 byte need 10^8 files and 400 GB on a 4 KiB
+/// filesystem, not 100 MB. Checked before the folder is made.
+fn check_files_room(
+    target: &Target,
+    path: &std::path::Path,
+    spec: &crate::dataset::DatasetSpec,
+    replaced: u64,
+    replaced_files: u64,
+) -> Result<()> {
+    if !matches!(
+        target,
+        Target::Dir { .. } | Target::Tree { .. } | Target::SqliteExt { .. }
+    ) {
+        return Ok(());
+    }
+    let Some(room) = crate::measure::space::room(path) else {
+        return Ok(());
+    };
+    if let Some(files) = room.free_files
+        && files.saturating_add(replaced_files) < spec.count
+    {
+        return Err(Error::usage(format!(
+            "{} blobs need {} files, and the filesystem holding {} can make only {files} more: ask for fewer blobs (--count), or use a database target (sqlite:)",
+            spec.count,
+            spec.count,
+            path.display()
+        )));
+    }
+    let blocks = spec.size.div_ceil(room.block_bytes).max(1);
+    let needed = blocks
+        .saturating_mul(room.block_bytes)
+        .saturating_mul(spec.count);
+    check_free_space(
+        path,
+        needed.saturating_sub(replaced),
+        &format!(
+            "{} files of {} bytes ({}-byte blocks)",
+            spec.count, spec.size, room.block_bytes
+        ),
+        "ask for fewer blobs (--count), use a database target (sqlite:), or a larger disk",
+    )
+}
+
+/// Refuses work that needs `needed` bytes on the disk holding `path` when
+/// the disk has less free; `what` names the work and `fix` says what to
+/// do instead. A disk that cannot tell its free space is not refused.
+pub fn check_free_space(path: &std::path::Path, needed: u64, what: &str, fix: &str) -> Result<()> {
+    if let Some(free) = crate::measure::space::free_bytes(path)
+        && free < needed
+    {
+        return Err(Error::usage(format!(
+            "{what} need at least {} on the disk holding {}, which has {} free: {fix}",
+            crate::units::human_bytes(needed),
+            path.display(),
+            crate::units::human_bytes(free)
+        )));
+    }
+    Ok(())
+}
+
 /// Removes a local dataset and everything its store keeps beside it: a
 /// folder with its files, or a database with its `-wal`, `-shm` and
 /// `-journal` files and an external-blob `NAME.files` folder that
@@ -445,6 +620,19 @@ pub fn remove_target(target: &Target) {
         Target::Postgres { .. } | Target::Mysql { .. } => {}
         _ => remove_dataset(target.path()),
     }
+}
+
+/// The lowest key a store found, checked: blobbench's keys start at 1 (as
+/// kvtest's do), and a key below that would wrap around when taken as
+/// unsigned, so it is refused here, where the store first reads it.
+pub(crate) fn first_key_from_one(target: &std::path::Path, first: i64) -> Result<u64> {
+    if first < 1 {
+        return Err(Error::usage(format!(
+            "{} holds key {first}: blobbench datasets have keys from 1 up (as kvtest's); copy the blobs with keys of 1 and above into a new dataset, or use one made by blobbench init",
+            target.display()
+        )));
+    }
+    Ok(first as u64)
 }
 
 /// The error for a key the dataset does not hold.

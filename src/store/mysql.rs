@@ -55,6 +55,23 @@ fn connect(url: &str, display: &Path) -> Result<Conn> {
     Conn::new(opts).map_err(|e| Error::connect(display, e))
 }
 
+/// The largest blob the server at `url` takes in one statement: its
+/// max_allowed_packet, less room for the statement and the packet header
+/// (as [`MysqlSession`] checks each write). Asked of the server before a
+/// table is made, so a dataset it cannot hold is refused before any write.
+pub fn max_blob_bytes(url: &str, display: &Path) -> Result<(u64, u64)> {
+    let mut conn = connect(url, display)?;
+    let packet: Option<u64> = conn
+        .query_first("SELECT @@max_allowed_packet")
+        .map_err(|e| Error::server(display, e))?;
+    let packet = packet.unwrap_or(16 << 20);
+    Ok((packet.saturating_sub(PACKET_ROOM), packet))
+}
+
+/// Bytes of a write's packet beside the blob: the statement, the id and the
+/// packet header.
+const PACKET_ROOM: u64 = 1024;
+
 fn read_variables(conn: &mut Conn) -> mysql::Result<Vec<(String, String)>> {
     let list = VARIABLES
         .iter()
@@ -325,6 +342,7 @@ use engine=innodb, myisam or aria for --update",
                 self.table
             )));
         };
+        let min = super::first_key_from_one(&self.display, min)? as i64;
         let manifest = conn
             .exec_first::<String, _, _>(
                 "SELECT value FROM blobbench_meta WHERE tbl = ? AND name = 'manifest'",
@@ -412,7 +430,7 @@ pub struct MysqlSession<'a> {
 impl MysqlSession<'_> {
     fn check_packet(&self, len: usize) -> Result<()> {
         // The statement, the id and the packet header ride along with the blob.
-        if len as u64 + 1024 > self.max_packet {
+        if len as u64 + PACKET_ROOM > self.max_packet {
             return Err(Error::usage(format!(
                 "{}: a blob of {len} bytes does not fit the server's max_allowed_packet ({}); \
 raise it, e.g. SET GLOBAL max_allowed_packet={} (or mariadbd --max-allowed-packet)",

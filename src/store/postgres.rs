@@ -18,6 +18,11 @@ use crate::dataset::Manifest;
 use crate::error::{Error, Result};
 use crate::target::PgMode;
 
+/// The largest blob PostgreSQL takes in one value: a bytea (and the bytea
+/// handed to lo_from_bytea) is at most 1 GB - 1 byte, and the bind message
+/// that carries it must fit the same limit with the statement beside it.
+pub const MAX_BLOB_BYTES: u64 = (1 << 30) - 1 - 4096;
+
 /// A PostgreSQL table of blobs (bytea or large objects).
 pub struct PostgresStore {
     // RefCell: info() and space_used() take &self; sessions take the client
@@ -264,6 +269,7 @@ impl Store for PostgresStore {
                 self.table
             )));
         };
+        let min = super::first_key_from_one(&self.display, min)? as i64;
         let manifest = client
             .query_opt(
                 "SELECT value FROM blobbench_meta WHERE tbl = $1 AND name = 'manifest'",

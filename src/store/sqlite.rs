@@ -373,6 +373,28 @@ impl SqliteStore {
     }
 }
 
+/// The largest blob this SQLite library stores in `kv(k INTEGER PRIMARY
+/// KEY, v BLOB)`: SQLite refuses a record longer than its
+/// SQLITE_LIMIT_LENGTH (1,000,000,000 bytes unless built otherwise, so it is
+/// asked of the library), and the record holds a few header bytes beside
+/// the blob (its size, a NULL for the key, the blob's type and length).
+pub fn max_blob_bytes() -> u64 {
+    let limit = Connection::open_in_memory()
+        .map(|conn| {
+            // SAFETY: the handle is valid while conn lives; -1 only reads the limit.
+            unsafe {
+                rusqlite::ffi::sqlite3_limit(conn.handle(), rusqlite::ffi::SQLITE_LIMIT_LENGTH, -1)
+            }
+        })
+        .unwrap_or(1_000_000_000)
+        .max(0) as u64;
+    let varint_len = |v: u64| (1..9).find(|&k| v < 1u64 << (7 * k)).unwrap_or(9);
+    (limit.saturating_sub(12)..=limit)
+        .rev()
+        .find(|&n| n + 2 + varint_len(2 * n + 12) <= limit)
+        .unwrap_or(0)
+}
+
 /// Finds the key range: the manifest when it agrees with the table (kvtest
 /// init may have rebuilt kv after blobbench wrote it), else min/max of k.
 pub(crate) fn catalog_of(conn: &Connection, path: &Path, table: &str) -> Result<Catalog> {
@@ -380,8 +402,23 @@ pub(crate) fn catalog_of(conn: &Connection, path: &Path, table: &str) -> Result<
     // Two queries: SQLite answers min() or max() alone from the b-tree's
     // edge, but `SELECT min(k), max(k)` together scans the whole table.
     let edge = |f: &str| -> Result<Option<i64>> {
-        conn.query_row(&format!("SELECT {f}(k) FROM {table}"), [], |r| r.get(0))
-            .map_err(err)
+        let value: rusqlite::types::Value = conn
+            .query_row(&format!("SELECT {f}(k) FROM {table}"), [], |r| r.get(0))
+            .map_err(err)?;
+        // A column without INTEGER PRIMARY KEY takes any type; SQLite
+        // sorts numbers before text and blobs, so min and max find them.
+        use rusqlite::types::Value::*;
+        let other = match value {
+            Null => return Ok(None),
+            Integer(k) => return Ok(Some(k)),
+            Real(k) => format!("{k}"),
+            Text(k) => format!("'{}'", k.chars().take(40).collect::<String>()),
+            Blob(_) => "a blob".into(),
+        };
+        Err(Error::usage(format!(
+            "{} holds key {other} in its {table} table: blobbench keys are whole numbers from 1 up",
+            path.display()
+        )))
     };
     let (min, max) = (edge("min")?, edge("max")?);
     let (Some(min), Some(max)) = (min, max) else {
@@ -390,7 +427,7 @@ pub(crate) fn catalog_of(conn: &Connection, path: &Path, table: &str) -> Result<
             path.display()
         )));
     };
-    let (first, last) = (min as u64, max as u64);
+    let (first, last) = (super::first_key_from_one(path, min)?, max as u64);
     if let Some(m) = read_manifest(conn, path)?
         && m.first_key == first
         && m.last_key == last
@@ -403,10 +440,15 @@ pub(crate) fn catalog_of(conn: &Connection, path: &Path, table: &str) -> Result<
             source: "manifest".into(),
         });
     }
+    // Without a manifest the keys are counted: min..max says nothing about
+    // the keys in between (1 and 10^10 are two keys, not ten billion).
+    let count: i64 = conn
+        .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+        .map_err(err)?;
     Ok(Catalog {
         first_key: first,
         last_key: last,
-        count: last - first + 1,
+        count: count as u64,
         manifest: None,
         source: "scan".into(),
     })
@@ -428,6 +470,11 @@ impl Store for SqliteStore {
 
     fn integrity_check(&mut self) -> Result<Option<String>> {
         integrity_check(&self.conn, &self.path).map(Some)
+    }
+
+    /// The scan is one query in key order: any keys, however far apart.
+    fn check_scan(&self, _catalog: &Catalog) -> Result<()> {
+        Ok(())
     }
 
     /// One query in key order. Refuses negative keys (blob files are named

@@ -173,6 +173,23 @@ impl ThreeLayouts {
         })
     }
 
+    /// Refuses, before any folder is made, a dataset whose three copies
+    /// (they exist at once) do not fit the disk holding `dir` (or the
+    /// temporary folder, where the work goes without --dir).
+    pub fn check_room(dir: Option<&Path>, spec: &crate::dataset::DatasetSpec) -> Result<()> {
+        let temp = std::env::temp_dir();
+        let needed = spec.least_bytes().map(|b| b.saturating_mul(3));
+        crate::store::check_free_space(
+            dir.unwrap_or(&temp),
+            needed.unwrap_or(u64::MAX),
+            &format!(
+                "three copies of {} blobs of {} bytes",
+                spec.count, spec.size
+            ),
+            "ask for fewer or smaller blobs (--count, --size), or use --dir on a larger disk",
+        )
+    }
+
     /// The entry names to remove afterwards.
     pub fn names(name: &str) -> Vec<String> {
         ["db", "dir", "tree"]
@@ -543,14 +560,7 @@ pub fn parse_list<T>(name: &str, text: &str, f: impl Fn(&str) -> Result<T>) -> R
 }
 
 /// Free space for an unprivileged user on the filesystem holding `path`.
-pub fn free_bytes(path: &std::path::Path) -> Option<u64> {
-    use std::os::unix::ffi::OsStrExt;
-    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
-    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-    // SAFETY: c is a valid NUL-terminated path and st a properly sized out-parameter.
-    (unsafe { libc::statvfs(c.as_ptr(), &mut st) } == 0)
-        .then(|| st.f_bavail as u64 * st.f_frsize as u64)
-}
+pub use crate::measure::space::free_bytes;
 
 #[cfg(test)]
 mod tests {

@@ -103,6 +103,7 @@ const SPACE_RATIO: f64 = 1_228_800_000.0 / 1_024_512_000.0;
 /// Builds the dataset in three layouts, measures every case round after
 /// round and returns the result with each row judged against the page.
 pub fn run(options: &FasterThanFsOptions, progress: &dyn Progress) -> Result<ResultDocument> {
+    ThreeLayouts::check_room(options.dir.as_deref(), &options.spec)?;
     let work = WorkDir::new(
         options.dir.as_deref(),
         options.keep,

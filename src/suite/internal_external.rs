@@ -93,9 +93,13 @@ pub fn run(options: &InternalExternalOptions, progress: &dyn Progress) -> Result
 /// with --keep).
 fn check_free_space(options: &InternalExternalOptions, work: &WorkDir) -> Result<()> {
     let sizes_at_once = if options.keep { options.sizes.len() } else { 1 } as u64;
-    let needed = 2 * options.total * options.page_sizes.len() as u64 * sizes_at_once;
+    let needed = options
+        .total
+        .saturating_mul(2)
+        .saturating_mul(options.page_sizes.len() as u64)
+        .saturating_mul(sizes_at_once);
     if let Some(free) = free_bytes(&work.path)
-        && free < needed + needed / 10
+        && free < needed.saturating_add(needed / 10)
     {
         return Err(Error::usage(format!(
             "{} has {} free; this suite needs about {}: use --dir on a larger disk or a smaller --total",
@@ -174,7 +178,9 @@ fn create_cases(
         ));
         let settings = SqliteSettings {
             page_size: Some(page_size),
-            cache_size: Some((options.cache_bytes / u64::from(page_size)).max(1) as i64),
+            cache_size: Some(
+                (options.cache_bytes / u64::from(page_size)).clamp(1, i32::MAX as u64) as i64,
+            ),
             ..Default::default()
         };
         let int_name = format!("ie-{size}-{page_size}.db");

@@ -366,6 +366,9 @@ struct Measured {
 /// cold start with --cold), reads them back by id; returns the per-call times.
 fn measure_one(target: &Target, size: u64, count: u64, seed: u64, how: &How) -> Result<Measured> {
     let spec = DatasetSpec::fixed(count, size, seed);
+    // A size the system cannot store (SQLite's 1 GB value limit, MariaDB's
+    // max_allowed_packet) or the disk cannot hold is refused before writing.
+    store::check_room(target, &spec)?;
     // Different random content for every blob, generated before any timing.
     let blobs: Vec<Vec<u8>> = (1..=count)
         .map(|k| {

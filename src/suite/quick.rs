@@ -85,6 +85,7 @@ const ROWS: &[Row] = &[
 /// Builds the dataset in three layouts, measures every case round after
 /// round and returns the result with its table.
 pub fn run(options: &QuickOptions, progress: &dyn Progress) -> Result<ResultDocument> {
+    ThreeLayouts::check_room(options.dir.as_deref(), &options.spec)?;
     let work = WorkDir::new(options.dir.as_deref(), options.keep, "blobbench-quick-")?;
     let outcome = run_in(options, &work, progress);
     work.remove(&ThreeLayouts::names("quick"));

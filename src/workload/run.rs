@@ -80,7 +80,9 @@ pub fn execute(plan: &RunPlan, progress: &dyn Progress) -> Result<RunResult> {
     let mut notes = Vec::new();
     let found = discover(plan, access, &options)?;
     let (keys, spec) = choose_keys(plan, &found.catalog)?;
-    progress.set_total(u64::from(plan.warmup + plan.repeat) * keys.len() as u64);
+    progress.set_total(
+        (u64::from(plan.warmup) + u64::from(plan.repeat)).saturating_mul(keys.len() as u64),
+    );
     let mut job = Job {
         plan,
         access,
@@ -95,7 +97,7 @@ pub fn execute(plan: &RunPlan, progress: &dyn Progress) -> Result<RunResult> {
     let mut reps = Vec::new();
     let mut last_update: Option<u64> = None;
     let mut timer = OpTimer::with_capacity(job.keys.len());
-    for iteration in 0..plan.warmup + plan.repeat {
+    for iteration in 0..plan.warmup.saturating_add(plan.repeat) {
         let version = fresh_version();
         let contents = (plan.operation == Operation::Update).then(|| {
             generate(
@@ -168,6 +170,10 @@ fn discover(plan: &RunPlan, access: Access, options: &SessionOptions) -> Result<
 /// Checks --max-id, --count, --start and --verify against the dataset and
 /// lists the keys of one repetition, in the plan's order.
 fn choose_keys(plan: &RunPlan, catalog: &Catalog) -> Result<(Vec<u64>, Option<DatasetSpec>)> {
+    // Keys are visited by position in first..=last: with many keys missing
+    // in between, that span is not the dataset (keys 1 and 10^10 would make
+    // ten billion operations on two blobs).
+    catalog.check_gaps(plan.target.path())?;
     let last = match plan.max_id {
         Some(m) if m < catalog.first_key => {
             return Err(Error::usage(format!(

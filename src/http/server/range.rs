@@ -116,4 +116,28 @@ mod tests {
             assert_eq!(parse_range(Some(h), 100), Whole, "{h}");
         }
     }
+
+    proptest::proptest! {
+        /// Any header against any size: no panic, and a part always lies
+        /// inside the blob (start <= end < size).
+        #[test]
+        fn any_header_gives_a_range_inside_the_blob(
+            header in "(bytes=)?[0-9a-z=, -]{0,30}|\\PC{0,40}",
+            size in proptest::prop_oneof![0u64..1000, proptest::num::u64::ANY],
+        ) {
+            if let RangeRequest::Part { start, end } = parse_range(Some(&header), size) {
+                proptest::prop_assert!(start <= end && end < size, "{header} {size}: {start}..={end}");
+            }
+        }
+
+        /// Every well-formed single range of an existing blob is served as
+        /// the bytes it names, clipped to the blob.
+        #[test]
+        fn well_formed_ranges_are_served(size in 1u64..u64::MAX, a in proptest::num::u64::ANY, len in 0u64..1 << 40) {
+            let start = a % size;
+            let end = start.saturating_add(len);
+            let got = parse_range(Some(&format!("bytes={start}-{end}")), size);
+            proptest::prop_assert_eq!(got, RangeRequest::Part { start, end: end.min(size - 1) });
+        }
+    }
 }

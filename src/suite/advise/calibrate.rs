@@ -111,7 +111,14 @@ impl Calibrator<'_> {
         let writes = blobs.min(MAX_WRITES);
         let (wal_sync, _) = synchronous(o.durability);
         let targets = layouts(size, &o.page_sizes, self.work, wal_sync);
-        let spec = spec_from_options(blobs, size, 0, "fixed", 1.0, o.seed + index as u64)?;
+        let spec = spec_from_options(
+            blobs,
+            size,
+            0,
+            "fixed",
+            1.0,
+            o.seed.wrapping_add(index as u64),
+        )?;
         let (mut results, names) = create(&targets, &spec)?;
         self.progress.advance(1);
         // One warm-up round, run and discarded: it fills the page cache and

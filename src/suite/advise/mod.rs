@@ -86,7 +86,7 @@ pub fn prepare(options: &AdviseOptions) -> Result<Calibration<'_>> {
         .max()
         .unwrap_or(0);
     let kept = if options.keep { pts.len() as u64 } else { 1 };
-    let needed = biggest * layouts * kept * 12 / 10;
+    let needed = biggest.saturating_mul(layouts * kept).saturating_mul(12) / 10;
     if let Some(free) = free_bytes(&work.path)
         && free < needed
     {

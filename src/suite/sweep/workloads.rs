@@ -37,18 +37,28 @@ impl Workload {
         };
         let mut parts = text.split(':');
         let kind = parts.next().unwrap_or_default().to_ascii_lowercase();
-        let num = |s: Option<&str>, default: Option<u64>| -> Result<u64> {
+        // Rows are generated in memory before timing (about 50 bytes each),
+        // and rounds and copies multiply the run time: bounded so that a
+        // typo is refused here, not found as an out-of-memory abort.
+        let num = |s: Option<&str>, default: Option<u64>, max: u64| -> Result<u64> {
             match s {
                 Some(s) => {
                     let n = parse_number(s).map_err(|_| bad(&format!("{s} is not a number")))?;
                     if n == 0 {
                         return Err(bad("counts must be positive"));
                     }
+                    if n > max {
+                        return Err(bad(&format!("{s} is out of range: use 1 to {max}")));
+                    }
                     Ok(n)
                 }
                 None => default.ok_or_else(|| bad("a count is needed")),
             }
         };
+        // Blob workloads store each blob in one SQLite value.
+        let blob_max = crate::store::max_blob_bytes();
+        const ROWS: u64 = 100_000_000;
+        const REPEATS: u64 = 10_000;
         let first = parts.next();
         let second = parts.next();
         if parts.next().is_some() {
@@ -56,24 +66,24 @@ impl Workload {
         }
         let w = match kind.as_str() {
             "insert" => Workload::Insert {
-                rows: num(first, None)?,
-                rounds: num(second, Some(1))?,
+                rows: num(first, None, ROWS)?,
+                rounds: num(second, Some(1), REPEATS)?,
             },
             "insert-copy" => Workload::InsertCopy {
-                rows: num(first, None)?,
-                copies: num(second, Some(10))?,
+                rows: num(first, None, ROWS)?,
+                copies: num(second, Some(10), REPEATS)?,
             },
             "blob-insert" => Workload::BlobInsert {
-                count: num(first, None)?,
-                size: num(second, Some(10_000))?,
+                count: num(first, None, ROWS)?,
+                size: num(second, Some(10_000), blob_max)?,
             },
             "blob-read" => Workload::BlobRead {
-                count: num(first, None)?,
-                size: num(second, Some(10_000))?,
+                count: num(first, None, ROWS)?,
+                size: num(second, Some(10_000), blob_max)?,
             },
             "blob-update" => Workload::BlobUpdate {
-                count: num(first, None)?,
-                size: num(second, Some(10_000))?,
+                count: num(first, None, ROWS)?,
+                size: num(second, Some(10_000), blob_max)?,
             },
             _ => return Err(bad("unknown workload")),
         };
