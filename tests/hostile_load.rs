@@ -206,12 +206,13 @@ fn rates_durations_and_timeouts_that_make_no_sense_are_usage_errors() {
         let rate = format!("--rate={rate}");
         usage_error(d, &["load", url, &rate, "-t", "1s"], "--rate");
     }
-    usage_error(d, &["load", url, "-t", "0s"], "-t 0s");
-    usage_error(
-        d,
-        &["load", url, "-n", "1", "--timeout", "0s"],
-        "--timeout 0s",
-    );
+    // The option and the value are both named.
+    for needle in ["'0s'", "--duration"] {
+        usage_error(d, &["load", url, "-t", "0s"], needle);
+    }
+    for needle in ["'0s'", "--timeout"] {
+        usage_error(d, &["load", url, "-n", "1", "--timeout", "0s"], needle);
+    }
     // Folders and binary files are not URL lists.
     std::fs::create_dir(d.join("urls")).unwrap();
     usage_error(d, &["load", "--urls", "urls", "-n", "1"], "is a folder");
