@@ -79,6 +79,21 @@ pub struct Manifest {
     /// Absent when the blobs were copied from a dataset blobbench did not
     /// generate (an export of a kvtest database): keys known, content not.
     pub spec: Option<DatasetSpec>,
+    /// False from the moment `init` or `export` creates the dataset until
+    /// every blob is in place and durable: the manifest is rewritten with
+    /// `true` last, so a dataset whose making was interrupted (Ctrl-C,
+    /// kill -9, a full disk) is never mistaken for a whole one. Manifests
+    /// written before this field existed count as complete.
+    #[serde(default = "complete_by_default")]
+    pub complete: bool,
+    /// The command line that made the dataset, to name the fix when it is
+    /// found incomplete ("run ... again").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+}
+
+fn complete_by_default() -> bool {
+    true
 }
 
 impl Manifest {
@@ -100,7 +115,42 @@ impl Manifest {
             last_key,
             count,
             spec: None,
+            complete: true,
+            command: None,
         }
+    }
+
+    /// This manifest as written when a command starts making its dataset:
+    /// marked incomplete, with the command line that can make it again.
+    pub fn started(&self) -> Manifest {
+        Manifest {
+            complete: false,
+            command: Some(current_command()),
+            ..self.clone()
+        }
+    }
+
+    /// This manifest as written last, once every blob is in place.
+    pub fn completed(&self) -> Manifest {
+        Manifest {
+            complete: true,
+            ..self.clone()
+        }
+    }
+
+    /// Refuses a dataset whose making was interrupted, naming the command
+    /// that makes it again (exit status 2).
+    pub fn require_complete(&self, target: &str) -> Result<()> {
+        if self.complete {
+            return Ok(());
+        }
+        let fix = match &self.command {
+            Some(c) => format!("run `{c}` again"),
+            None => "run the blobbench init or export that made it again".to_string(),
+        };
+        Err(Error::usage(format!(
+            "dataset {target} is incomplete (the command that made it was interrupted or failed before it finished): {fix}"
+        )))
     }
 
     /// The manifest as pretty-printed JSON, as written beside the blobs.
@@ -114,6 +164,33 @@ impl Manifest {
         let m: Manifest = serde_json::from_str(text).ok()?;
         (m.format == MANIFEST_FORMAT).then_some(m)
     }
+}
+
+/// This process's command line, each argument quoted for a POSIX shell
+/// where it needs to be.
+fn current_command() -> String {
+    let mut args = std::env::args_os().map(|a| a.to_string_lossy().into_owned());
+    let program = args.next().map(|p| {
+        // The program by its name, as the user would type it.
+        std::path::Path::new(&p)
+            .file_name()
+            .map_or(p.clone(), |n| n.to_string_lossy().into_owned())
+    });
+    program
+        .into_iter()
+        .chain(args)
+        .map(|a| {
+            let plain = !a.is_empty()
+                && a.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-_./:=,@+%".contains(&b));
+            if plain {
+                a
+            } else {
+                format!("'{}'", a.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn mix(mut z: u64) -> u64 {

@@ -98,6 +98,13 @@ impl Error {
 
     /// SQLite's failure on the database `path`.
     pub fn sqlite(path: &Path, source: rusqlite::Error) -> Self {
+        // A full disk is the user's to fix, not a failure of blobbench.
+        if source.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull) {
+            return Error::Usage(format!(
+                "{}: the disk is full (SQLite: {source}); free some space or choose a place with more room",
+                path.display()
+            ));
+        }
         Error::Sqlite {
             path: path.to_path_buf(),
             source,
@@ -134,6 +141,9 @@ impl Error {
                         | ReadOnlyFilesystem
                         | AlreadyExists
                         | NotADirectory
+                        | StorageFull
+                        | QuotaExceeded
+                        | FileTooLarge
                 ) =>
             {
                 2

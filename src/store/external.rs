@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 use super::files::{FileIo, FileLayout, prepare_own_folder, refuse_read_only};
 use super::sqlite::{
     apply_settings, catalog_of, check_is_database, create_database, database_files, has_table,
-    integrity_check, open_connection, replace_own_database,
+    integrity_check, open_connection, replace_own_database, write_manifest_row,
 };
 use super::{Access, Catalog, Session, SessionOptions, Store, StoreInfo, missing_key};
 use crate::dataset::Manifest;
@@ -86,8 +86,7 @@ impl ExternalStore {
         replace_own_database(path, "external-blob database")?;
         let folder = files_folder(path);
         prepare_own_folder(&folder)?;
-        std::fs::write(folder.join(super::files::MANIFEST_FILE), manifest.to_json())
-            .map_err(|e| Error::io("cannot write", &folder, e))?;
+        super::files::write_manifest(&folder, manifest)?;
         drop(create_database(path, settings, manifest, SCHEMA)?);
         let mut rest = settings.clone();
         rest.page_size = None;
@@ -126,6 +125,12 @@ impl Store for ExternalStore {
     /// The database's check; the files beside it are not looked at.
     fn integrity_check(&mut self) -> Result<Option<String>> {
         integrity_check(&self.conn, &self.path).map(Some)
+    }
+
+    /// The files beside the database made durable, then the mark.
+    fn finish(&mut self, manifest: &Manifest) -> Result<()> {
+        super::files::sync_filesystem(&files_folder(&self.path))?;
+        write_manifest_row(&self.conn, &self.path, manifest)
     }
 
     fn catalog(&mut self) -> Result<Catalog> {

@@ -76,8 +76,7 @@ impl FilesStore {
     /// Makes `root` an empty dataset folder, clearing only what blobbench made.
     pub fn create(root: &Path, layout: FileLayout, manifest: &Manifest) -> Result<Self> {
         prepare_own_folder(root)?;
-        let path = root.join(MANIFEST_FILE);
-        fs::write(&path, manifest.to_json()).map_err(|e| Error::io("cannot write", &path, e))?;
+        write_manifest(root, manifest)?;
         FilesStore::open(root, layout, Access::ReadWrite)
     }
 
@@ -167,6 +166,55 @@ impl FilesStore {
     }
 }
 
+/// Writes `manifest` into the folder `root` atomically: a temporary file,
+/// fsynced, renamed over the manifest, then the folder fsynced. A crash
+/// leaves the old manifest or the new one, never a torn one (which would
+/// make the folder look like a user's).
+pub(crate) fn write_manifest(root: &Path, manifest: &Manifest) -> Result<()> {
+    let path = root.join(MANIFEST_FILE);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let tmp = root.join(format!(
+        "{MANIFEST_FILE}.tmp-{}-{nanos}",
+        std::process::id()
+    ));
+    let result = (|| {
+        let mut f = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(|e| Error::io("cannot create", &tmp, e))?;
+        f.write_all(manifest.to_json().as_bytes())
+            .map_err(|e| Error::io("cannot write", &tmp, e))?;
+        f.sync_all()
+            .map_err(|e| Error::io("cannot fsync", &tmp, e))?;
+        fs::rename(&tmp, &path).map_err(|e| Error::io("cannot rename over", &path, e))
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result?;
+    sync_dir(root)
+}
+
+/// Flushes every file of the filesystem holding `root` to disk (syncfs):
+/// one call instead of an fsync per blob file, before a dataset is marked
+/// complete.
+pub(crate) fn sync_filesystem(root: &Path) -> Result<()> {
+    use std::os::fd::AsRawFd;
+    let dir = File::open(root).map_err(|e| Error::io("cannot open", root, e))?;
+    // SAFETY: syncfs only reads the descriptor, which `dir` keeps open.
+    if unsafe { libc::syncfs(dir.as_raw_fd()) } != 0 {
+        return Err(Error::io(
+            "cannot flush to disk",
+            root,
+            std::io::Error::last_os_error(),
+        ));
+    }
+    Ok(())
+}
+
 /// Makes `root` ready to receive a dataset: creates it, or clears the blob
 /// files of an earlier blobbench dataset. Refuses a non-empty folder that
 /// blobbench did not make, so a user's files are never overwritten.
@@ -200,7 +248,11 @@ pub(crate) fn prepare_own_folder(root: &Path) -> Result<()> {
             let p = entry.path();
             if numbered && p.is_dir() {
                 fs::remove_dir_all(&p).map_err(|e| Error::io("cannot remove", &p, e))?;
-            } else if numbered || name == MANIFEST_FILE || name.ends_with(".tmp") {
+            } else if numbered
+                || name == MANIFEST_FILE
+                || name.ends_with(".tmp")
+                || name.starts_with(&format!("{MANIFEST_FILE}.tmp-"))
+            {
                 fs::remove_file(&p).map_err(|e| Error::io("cannot remove", &p, e))?;
             }
         }
@@ -244,8 +296,14 @@ impl Store for FilesStore {
         options.write_style.describe(options.fsync).to_string()
     }
 
+    fn finish(&mut self, manifest: &Manifest) -> Result<()> {
+        sync_filesystem(&self.root)?;
+        write_manifest(&self.root, manifest)
+    }
+
     fn catalog(&mut self) -> Result<Catalog> {
         if let Some(m) = self.read_manifest() {
+            m.require_complete(&self.root.display().to_string())?;
             let first_ok = fs::metadata(self.key_path(m.first_key)).is_ok();
             let last = fs::metadata(self.key_path(m.last_key));
             let last_ok = match (&last, &m.spec) {

@@ -234,6 +234,12 @@ pub trait Store {
         session.commit()?;
         Ok(count)
     }
+    /// Marks a dataset this command made as complete, last: makes every
+    /// blob durable, then records `manifest` (whose `complete` is true) in
+    /// place of the incomplete one `create` wrote. Until then `catalog`
+    /// refuses the dataset, so an interrupted init or export is never
+    /// taken for a whole dataset.
+    fn finish(&mut self, manifest: &Manifest) -> Result<()>;
     /// Engine counters after a session (SQLite page cache hits, misses, writes).
     fn engine_stats(&self) -> serde_json::Map<String, serde_json::Value> {
         serde_json::Map::new()

@@ -94,12 +94,93 @@ pub(crate) fn check_is_database(path: &Path, make_hint: &str) -> Result<()> {
     Ok(())
 }
 
+/// Opens the database at `path` and reads its schema once, so that a
+/// database left mid-write by an interrupted command is recognised here:
+/// a read-write connection rolls its hot journal back (or recovers its
+/// WAL) as SQLite does on first use; a read-only one, which must not
+/// write, stops with an error saying how to recover it.
 pub(crate) fn open_connection(path: &Path, access: Access) -> Result<Connection> {
     let flags = match access {
         Access::ReadOnly => OpenFlags::SQLITE_OPEN_READ_ONLY,
         Access::ReadWrite => OpenFlags::SQLITE_OPEN_READ_WRITE,
     } | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    Connection::open_with_flags(path, flags).map_err(|e| Error::sqlite(path, e))
+    let conn = Connection::open_with_flags(path, flags).map_err(|e| Error::sqlite(path, e))?;
+    match conn.query_row("SELECT count(*) FROM sqlite_schema", [], |r| {
+        r.get::<_, i64>(0)
+    }) {
+        Ok(_) => Ok(conn),
+        Err(e) => Err(interrupted_error(path, access, e)),
+    }
+}
+
+/// What SQLite needs write access for before it can read a database
+/// left by an interrupted command.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Recovery {
+    /// A hot journal to roll back (rollback journal modes).
+    Rollback,
+    /// A WAL whose index must be rebuilt.
+    Wal,
+    /// A WAL index (`-shm`) that cannot be created or locked.
+    WalIndex,
+}
+
+/// Whether `e` is SQLite refusing for want of write access to recover.
+fn needs_recovery(path: &Path, e: &rusqlite::Error) -> Option<Recovery> {
+    use rusqlite::ffi;
+    let code = e.sqlite_error()?.extended_code;
+    match code {
+        ffi::SQLITE_READONLY_ROLLBACK => Some(Recovery::Rollback),
+        ffi::SQLITE_READONLY_RECOVERY => Some(Recovery::Wal),
+        ffi::SQLITE_READONLY_CANTINIT | ffi::SQLITE_READONLY_CANTLOCK => Some(Recovery::WalIndex),
+        _ if code & 0xff == ffi::SQLITE_CANTOPEN && is_wal_database(path) => {
+            Some(Recovery::WalIndex)
+        }
+        _ => None,
+    }
+}
+
+/// Whether the database file's header says WAL mode (read and write
+/// format versions 2, bytes 18 and 19), without SQLite.
+fn is_wal_database(path: &Path) -> bool {
+    let mut header = [0u8; 20];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut header))
+        .is_ok_and(|()| header[18] == 2 && header[19] == 2)
+}
+
+/// The error for a database SQLite could not read, naming how to recover
+/// one left mid-write by an interrupted command (exit status 2).
+fn interrupted_error(path: &Path, access: Access, e: rusqlite::Error) -> Error {
+    let shown = path.display();
+    let how = format!(
+        "recover it where it can be written (`sqlite3 {shown} 'pragma integrity_check'` rolls it back), or make it again with blobbench init"
+    );
+    match (needs_recovery(path, &e), access) {
+        (Some(Recovery::Rollback), Access::ReadOnly) => Error::usage(format!(
+            "{shown} was left mid-write by an interrupted command (a hot journal {shown}-journal is beside it); this run only reads and will not roll it back: {how}, or run a command that writes it (blobbench run {shown} --update)"
+        )),
+        (Some(Recovery::Rollback | Recovery::Wal), _) => Error::usage(format!(
+            "{shown} was left mid-write by an interrupted command and SQLite cannot recover it because the file or its folder is not writable: {how}"
+        )),
+        (Some(Recovery::WalIndex), _) => Error::usage(format!(
+            "{shown} is in WAL mode and SQLite cannot create or lock its index {shown}-shm because the folder is not writable: copy the database (with its -wal file) to a writable folder, or convert it where it can be written with `sqlite3 {shown} 'pragma journal_mode=delete'`"
+        )),
+        (None, _) => Error::sqlite(path, e),
+    }
+}
+
+/// Whether opening `path` read-only fails only because an interrupted
+/// write left a hot journal that a read-write connection would roll back.
+fn has_hot_journal(path: &Path) -> bool {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    Connection::open_with_flags(path, flags)
+        .and_then(|c| {
+            c.query_row("SELECT count(*) FROM sqlite_schema", [], |r| {
+                r.get::<_, i64>(0)
+            })
+        })
+        .is_err_and(|e| needs_recovery(path, &e) == Some(Recovery::Rollback))
 }
 
 pub(crate) fn has_table(conn: &Connection, path: &Path, table: &str) -> Result<bool> {
@@ -132,6 +213,30 @@ pub(crate) fn read_manifest(conn: &Connection, path: &Path) -> Result<Option<Man
         })
         .map_err(|e| Error::sqlite(path, e))?;
     Ok(text.as_deref().and_then(Manifest::parse))
+}
+
+/// Records `manifest` in place of the one `create_database` wrote, in its
+/// own transaction after the data's, then checkpoints a WAL so the mark is
+/// in the database file itself.
+pub(crate) fn write_manifest_row(
+    conn: &Connection,
+    path: &Path,
+    manifest: &Manifest,
+) -> Result<()> {
+    let err = |e| Error::sqlite(path, e);
+    conn.execute(
+        &format!("UPDATE {META_TABLE} SET value=?1 WHERE name='dataset'"),
+        [manifest.to_json()],
+    )
+    .map_err(err)?;
+    let mode: String = conn
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .map_err(err)?;
+    if mode.eq_ignore_ascii_case("wal") {
+        conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .map_err(err)?;
+    }
+    Ok(())
 }
 
 /// Applies connection settings and returns what is in force afterwards.
@@ -247,6 +352,23 @@ pub(crate) fn database_files(path: &Path) -> Vec<PathBuf> {
 pub(crate) fn replace_own_database(path: &Path, what: &str) -> Result<()> {
     if !path.exists() {
         return Ok(());
+    }
+    // A database file SQLite created but had not yet written, its first
+    // journal beside it (init interrupted at its very start): nothing to
+    // lose. An empty file alone may be a user's, and stays.
+    if std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0)
+        && database_files(path).len() > 1
+    {
+        for f in database_files(path) {
+            std::fs::remove_file(&f).map_err(|e| Error::io("cannot remove", &f, e))?;
+        }
+        return Ok(());
+    }
+    // Left mid-write by an interrupted init or update: roll the journal
+    // back (as any SQLite client would on opening it), so the committed
+    // content, and with it the manifest, can be read.
+    if check_is_database(path, "").is_ok() && has_hot_journal(path) {
+        drop(open_connection(path, Access::ReadWrite)?);
     }
     let ours = check_is_database(path, "").is_ok()
         && open_connection(path, Access::ReadOnly)
@@ -375,6 +497,10 @@ impl SqliteStore {
 /// init may have rebuilt kv after blobbench wrote it), else min/max of k.
 pub(crate) fn catalog_of(conn: &Connection, path: &Path, table: &str) -> Result<Catalog> {
     let err = |e| Error::sqlite(path, e);
+    let manifest = read_manifest(conn, path)?;
+    if let Some(m) = &manifest {
+        m.require_complete(&path.display().to_string())?;
+    }
     // Two queries: SQLite answers min() or max() alone from the b-tree's
     // edge, but `SELECT min(k), max(k)` together scans the whole table.
     let edge = |f: &str| -> Result<Option<i64>> {
@@ -389,7 +515,7 @@ pub(crate) fn catalog_of(conn: &Connection, path: &Path, table: &str) -> Result<
         )));
     };
     let (first, last) = (min as u64, max as u64);
-    if let Some(m) = read_manifest(conn, path)?
+    if let Some(m) = manifest
         && m.first_key == first
         && m.last_key == last
     {
@@ -428,8 +554,12 @@ impl Store for SqliteStore {
         integrity_check(&self.conn, &self.path).map(Some)
     }
 
+    fn finish(&mut self, manifest: &Manifest) -> Result<()> {
+        write_manifest_row(&self.conn, &self.path, manifest)
+    }
+
     /// One query in key order. Refuses negative keys (blob files are named
-    /// for keys >= 0) and values that are neither a blob nor NULL.
+    /// for keys >= 0) and numbers (text is copied as its bytes).
     fn scan(&mut self, sink: &mut dyn FnMut(u64, &[u8]) -> Result<()>) -> Result<u64> {
         let db = &self.path;
         let mut stmt = self
@@ -446,11 +576,17 @@ impl Store for SqliteStore {
                     db.display()
                 )));
             }
-            let value = row.get_ref(1).map_err(|e| Error::sqlite(db, e))?;
-            let data = value
-                .as_blob_or_null()
-                .map_err(|e| Error::sqlite(db, e.into()))?
-                .unwrap_or(&[]);
+            // As a read hands them over: TEXT as its bytes, NULL as empty.
+            let data = match row.get_ref(1).map_err(|e| Error::sqlite(db, e))? {
+                ValueRef::Blob(b) | ValueRef::Text(b) => b,
+                ValueRef::Null => &[],
+                ValueRef::Integer(_) | ValueRef::Real(_) => {
+                    return Err(Error::usage(format!(
+                        "key {key} of {} holds a number, not a blob; only blobs and text can be copied",
+                        db.display()
+                    )));
+                }
+            };
             sink(key as u64, data)?;
             count += 1;
         }
@@ -881,8 +1017,11 @@ impl Session for SqliteSession<'_> {
         Ok(())
     }
 
+    /// A checkpoint writes the database file: never on a read-only
+    /// connection (a read run must not write its target, and SQLite would
+    /// fail on a WAL another process is using or a crash left).
     fn checkpoint(&mut self) -> Result<()> {
-        if self.wal {
+        if self.wal && !self.conn.is_readonly(MAIN_DB).unwrap_or(true) {
             self.conn
                 .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
                 .map_err(|e| self.err(e))?;
