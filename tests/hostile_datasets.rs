@@ -6,10 +6,11 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
 use std::time::{Duration, Instant, SystemTime};
 
+use common::tmpfs::Tmpfs;
 use common::{bin, ok, run, usage_error};
 use rusqlite::Connection;
 
@@ -222,54 +223,6 @@ fn read_run_reads_a_wal_a_crash_left_behind() {
 }
 
 // Full disks and folders that cannot be written: a small tmpfs (root only).
-
-/// A tmpfs mounted for one test, unmounted when dropped.
-struct Tmpfs {
-    path: PathBuf,
-    _parent: tempfile::TempDir,
-}
-
-impl Tmpfs {
-    /// Mounts a tmpfs of `size` (e.g. "2m"), or None (with the reason
-    /// printed) where this user cannot mount.
-    fn mount(size: &str) -> Option<Tmpfs> {
-        if unsafe { libc::geteuid() } != 0 {
-            println!("skipped: mounting a tmpfs needs root");
-            return None;
-        }
-        let parent = tempfile::tempdir().unwrap();
-        let path = parent.path().join("mnt");
-        std::fs::create_dir(&path).unwrap();
-        let status = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
-            .arg(&path)
-            .status();
-        if !status.as_ref().is_ok_and(|s| s.success()) {
-            println!("skipped: cannot mount a tmpfs here ({status:?})");
-            return None;
-        }
-        Some(Tmpfs {
-            path,
-            _parent: parent,
-        })
-    }
-
-    /// Makes the mount read-only: what root cannot write either.
-    fn read_only(&self) {
-        let s = Command::new("mount")
-            .args(["-o", "remount,ro"])
-            .arg(&self.path)
-            .status()
-            .unwrap();
-        assert!(s.success());
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.path).status();
-    }
-}
 
 #[test]
 fn full_disk_leaves_no_dataset_that_run_accepts() {

@@ -85,9 +85,8 @@ impl ExternalStore {
     pub fn create(path: &Path, settings: &SqliteSettings, manifest: &Manifest) -> Result<Self> {
         replace_own_database(path, "external-blob database")?;
         let folder = files_folder(path);
-        prepare_own_folder(&folder)?;
-        super::files::write_manifest(&folder, manifest)?;
-        drop(create_database(path, settings, manifest, SCHEMA)?);
+        prepare_own_folder(&folder, manifest)?;
+        create_database(path, settings, manifest, SCHEMA)?;
         let mut rest = settings.clone();
         rest.page_size = None;
         ExternalStore::open(path, &rest, Access::ReadWrite)

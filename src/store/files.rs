@@ -75,8 +75,7 @@ impl FilesStore {
 
     /// Makes `root` an empty dataset folder, clearing only what blobbench made.
     pub fn create(root: &Path, layout: FileLayout, manifest: &Manifest) -> Result<Self> {
-        prepare_own_folder(root)?;
-        write_manifest(root, manifest)?;
+        prepare_own_folder(root, manifest)?;
         FilesStore::open(root, layout, Access::ReadWrite)
     }
 
@@ -215,10 +214,18 @@ pub(crate) fn sync_filesystem(root: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Makes `root` ready to receive a dataset: creates it, or clears the blob
-/// files of an earlier blobbench dataset. Refuses a non-empty folder that
-/// blobbench did not make, so a user's files are never overwritten.
-pub(crate) fn prepare_own_folder(root: &Path) -> Result<()> {
+/// Makes `root` ready to receive a dataset and writes its (incomplete)
+/// `manifest`: creates the folder, or clears the blob files of an earlier
+/// blobbench dataset. Refuses a non-empty folder that blobbench did not
+/// make, so a user's files are never overwritten. The manifest is written
+/// before anything is cleared and never removed, so a clearing cut short
+/// leaves a folder that is still recognisably ours and incomplete.
+pub(crate) fn prepare_own_folder(root: &Path, manifest: &Manifest) -> Result<()> {
+    clear_own_folder(root, manifest)?;
+    write_manifest(root, manifest)
+}
+
+fn clear_own_folder(root: &Path, manifest: &Manifest) -> Result<()> {
     if root.exists() {
         if !root.is_dir() {
             return Err(Error::usage(format!(
@@ -240,7 +247,13 @@ pub(crate) fn prepare_own_folder(root: &Path) -> Result<()> {
             }
             return Ok(());
         }
-        // Ours: remove only what we write (numbered files and folders, the manifest).
+        // Ours: mark it incomplete first, then remove only what we write
+        // (numbered files and folders, leftover temporary files).
+        let clearing = Manifest {
+            complete: false,
+            ..manifest.clone()
+        };
+        write_manifest(root, &clearing)?;
         for entry in fs::read_dir(root).map_err(|e| Error::io("cannot list", root, e))? {
             let entry = entry.map_err(|e| Error::io("cannot list", root, e))?;
             let name = entry.file_name().to_string_lossy().into_owned();
@@ -249,7 +262,6 @@ pub(crate) fn prepare_own_folder(root: &Path) -> Result<()> {
             if numbered && p.is_dir() {
                 fs::remove_dir_all(&p).map_err(|e| Error::io("cannot remove", &p, e))?;
             } else if numbered
-                || name == MANIFEST_FILE
                 || name.ends_with(".tmp")
                 || name.starts_with(&format!("{MANIFEST_FILE}.tmp-"))
             {

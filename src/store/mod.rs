@@ -432,7 +432,8 @@ pub fn remove_dataset(path: &std::path::Path) {
         let _ = std::fs::remove_dir_all(path);
         return;
     }
-    for file in sqlite::database_files(path) {
+    // Companions first, the database last (see sqlite::remove_database).
+    for file in sqlite::database_files(path).iter().rev() {
         let _ = std::fs::remove_file(file);
     }
     let folder = external::files_folder(path);

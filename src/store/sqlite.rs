@@ -80,6 +80,12 @@ pub(crate) fn check_is_database(path: &Path, make_hint: &str) -> Result<()> {
             path.display()
         )));
     }
+    if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) && !make_hint.is_empty() {
+        return Err(Error::usage(format!(
+            "\"{}\" is empty (0 bytes), not a database: make one with {make_hint}",
+            path.display()
+        )));
+    }
     let mut magic = [0u8; 16];
     let mut file = std::fs::File::open(path).map_err(|e| Error::io("cannot open", path, e))?;
     let n = file
@@ -158,7 +164,7 @@ fn interrupted_error(path: &Path, access: Access, e: rusqlite::Error) -> Error {
     );
     match (needs_recovery(path, &e), access) {
         (Some(Recovery::Rollback), Access::ReadOnly) => Error::usage(format!(
-            "{shown} was left mid-write by an interrupted command (a hot journal {shown}-journal is beside it); this run only reads and will not roll it back: {how}, or run a command that writes it (blobbench run {shown} --update)"
+            "{shown} was left mid-write by an interrupted command (a hot journal {shown}-journal is beside it); this run only reads and will not roll it back: run a command that writes it, such as `blobbench run {shown} --update --count 1`, or {how}"
         )),
         (Some(Recovery::Rollback | Recovery::Wal), _) => Error::usage(format!(
             "{shown} was left mid-write by an interrupted command and SQLite cannot recover it because the file or its folder is not writable: {how}"
@@ -334,6 +340,17 @@ pub(crate) fn apply_settings(
     Ok((journal_mode.to_ascii_lowercase(), map))
 }
 
+/// Removes a database and its companions: the companions first, the
+/// database last, so that a removal cut short never leaves a stale
+/// journal or WAL for a new database of the same name to be "recovered"
+/// from.
+pub(crate) fn remove_database(path: &Path) -> Result<()> {
+    for f in database_files(path).iter().rev() {
+        std::fs::remove_file(f).map_err(|e| Error::io("cannot remove", f, e))?;
+    }
+    Ok(())
+}
+
 /// The database's own files: itself plus any WAL, shared-memory or journal.
 pub(crate) fn database_files(path: &Path) -> Vec<PathBuf> {
     let mut files = vec![path.to_path_buf()];
@@ -353,16 +370,10 @@ pub(crate) fn replace_own_database(path: &Path, what: &str) -> Result<()> {
     if !path.exists() {
         return Ok(());
     }
-    // A database file SQLite created but had not yet written, its first
-    // journal beside it (init interrupted at its very start): nothing to
-    // lose. An empty file alone may be a user's, and stays.
-    if std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0)
-        && database_files(path).len() > 1
-    {
-        for f in database_files(path) {
-            std::fs::remove_file(&f).map_err(|e| Error::io("cannot remove", &f, e))?;
-        }
-        return Ok(());
+    // An empty file, as SQLite leaves one when the init that created it
+    // was interrupted before its first commit: nothing in it to lose.
+    if std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0) {
+        return remove_database(path);
     }
     // Left mid-write by an interrupted init or update: roll the journal
     // back (as any SQLite client would on opening it), so the committed
@@ -381,18 +392,19 @@ pub(crate) fn replace_own_database(path: &Path, what: &str) -> Result<()> {
             path.display()
         )));
     }
-    for f in database_files(path) {
-        std::fs::remove_file(&f).map_err(|e| Error::io("cannot remove", &f, e))?;
-    }
-    Ok(())
+    remove_database(path)
 }
 
+/// Makes a new database at `path` holding `schema`, the meta table and the
+/// (incomplete) `manifest`. It is built under a temporary name beside
+/// `path` and renamed into place once committed, so an interrupted init
+/// never leaves an empty or half-made file under the dataset's name.
 pub(crate) fn create_database(
     path: &Path,
     settings: &SqliteSettings,
     manifest: &Manifest,
     schema: &str,
-) -> Result<Connection> {
+) -> Result<()> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty())
         && !parent.is_dir()
     {
@@ -402,13 +414,30 @@ pub(crate) fn create_database(
             parent.display()
         )));
     }
-    let conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_WRITE
-            | OpenFlags::SQLITE_OPEN_CREATE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(|e| match e.sqlite_error_code() {
+    let name = path.file_name().map_or_else(
+        || "blobbench.db".into(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let tmp = path.with_file_name(format!(".{name}.init-{}", std::process::id()));
+    let _ = remove_database(&tmp);
+    let made = build_database(&tmp, path, settings, manifest, schema).and_then(|()| {
+        std::fs::rename(&tmp, path).map_err(|e| Error::io("cannot rename", &tmp, e))
+    });
+    if made.is_err() {
+        let _ = remove_database(&tmp);
+    }
+    made
+}
+
+/// Creates the database file `tmp` (to become `path`) and commits its schema.
+fn build_database(
+    tmp: &Path,
+    path: &Path,
+    settings: &SqliteSettings,
+    manifest: &Manifest,
+    schema: &str,
+) -> Result<()> {
+    let not_writable = |e: rusqlite::Error| match e.sqlite_error_code() {
         Some(rusqlite::ErrorCode::CannotOpen)
         | Some(rusqlite::ErrorCode::ReadOnly)
         | Some(rusqlite::ErrorCode::PermissionDenied) => Error::usage(format!(
@@ -416,37 +445,28 @@ pub(crate) fn create_database(
             path.display()
         )),
         _ => Error::sqlite(path, e),
-    })?;
+    };
+    let conn = Connection::open_with_flags(
+        tmp,
+        OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(not_writable)?;
     let page_size = settings.page_size.unwrap_or(4096);
-    let err = |e| Error::sqlite(path, e);
     conn.execute_batch(&format!("PRAGMA page_size={page_size};"))
-        .map_err(|e| match e.sqlite_error_code() {
-            Some(rusqlite::ErrorCode::CannotOpen) | Some(rusqlite::ErrorCode::ReadOnly) => {
-                Error::usage(format!(
-                    "cannot create \"{}\": the folder is not writable",
-                    path.display()
-                ))
-            }
-            _ => err(e),
-        })?;
+        .map_err(not_writable)?;
     conn.execute_batch(&format!(
         "BEGIN; {schema}; CREATE TABLE {META_TABLE}(name TEXT PRIMARY KEY, value TEXT); COMMIT;"
     ))
-    .map_err(|e| match e.sqlite_error_code() {
-        Some(rusqlite::ErrorCode::CannotOpen) | Some(rusqlite::ErrorCode::ReadOnly) => {
-            Error::usage(format!(
-                "cannot create \"{}\": the folder is not writable",
-                path.display()
-            ))
-        }
-        _ => err(e),
-    })?;
+    .map_err(not_writable)?;
     conn.execute(
         &format!("INSERT INTO {META_TABLE}(name, value) VALUES('dataset', ?1)"),
         [manifest.to_json()],
     )
-    .map_err(err)?;
-    Ok(conn)
+    .map_err(|e| Error::sqlite(path, e))?;
+    // Closed before the rename: no journal is left to belong to `tmp`.
+    conn.close().map_err(|(_, e)| Error::sqlite(path, e))
 }
 
 impl SqliteStore {
@@ -475,13 +495,12 @@ impl SqliteStore {
     /// Creates an empty dataset at `path`, replacing only one blobbench made.
     pub fn create(path: &Path, settings: &SqliteSettings, manifest: &Manifest) -> Result<Self> {
         replace_own_database(path, "database")?;
-        let conn = create_database(
+        create_database(
             path,
             settings,
             manifest,
             "CREATE TABLE kv(k INTEGER PRIMARY KEY, v BLOB)",
         )?;
-        drop(conn);
         let mut rest = settings.clone();
         rest.page_size = None;
         SqliteStore::open(path, &rest, Access::ReadWrite)
