@@ -83,8 +83,9 @@ pub struct Manifest {
     /// every blob is in place and durable: the manifest is rewritten with
     /// `true` last, so a dataset whose making was interrupted (Ctrl-C,
     /// kill -9, a full disk) is never mistaken for a whole one. Manifests
-    /// written before this field existed count as complete.
-    #[serde(default = "complete_by_default")]
+    /// written before this field existed count as complete; a complete
+    /// manifest is written without it, as they were.
+    #[serde(default = "complete_by_default", skip_serializing_if = "is_complete")]
     pub complete: bool,
     /// The command line that made the dataset, to name the fix when it is
     /// found incomplete ("run ... again").
@@ -94,6 +95,10 @@ pub struct Manifest {
 
 fn complete_by_default() -> bool {
     true
+}
+
+fn is_complete(complete: &bool) -> bool {
+    *complete
 }
 
 impl Manifest {
@@ -167,8 +172,8 @@ impl Manifest {
 }
 
 /// This process's command line, each argument quoted for a POSIX shell
-/// where it needs to be.
-fn current_command() -> String {
+/// where it needs to be: how messages name the command to run again.
+pub fn current_command() -> String {
     let mut args = std::env::args_os().map(|a| a.to_string_lossy().into_owned());
     let program = args.next().map(|p| {
         // The program by its name, as the user would type it.

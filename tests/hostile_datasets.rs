@@ -165,6 +165,53 @@ fn interrupted_update_is_rolled_back_by_the_next_writer() {
     assert_eq!(check, "ok");
 }
 
+#[test]
+fn interrupted_update_without_a_journal_is_flagged_as_possibly_damaged() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    ok(d, &["init", "o.db", "--count", "2000", "--size", "4k"]);
+    // Finished: nothing to flag.
+    ok(
+        d,
+        &[
+            "run",
+            "sqlite:o.db?journal_mode=off",
+            "--update",
+            "--count",
+            "20",
+        ],
+    );
+    ok(d, &["run", "o.db", "--verify"]);
+    // The writer has recorded itself (and gone on to write).
+    let marked = || {
+        Connection::open_with_flags(d.join("o.db"), rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .and_then(|c| {
+                c.query_row(
+                    "SELECT count(*) FROM blobbench_meta WHERE name LIKE 'unsafe-writer:%'",
+                    [],
+                    |r| r.get::<_, i64>(0),
+                )
+            })
+            .is_ok_and(|n| n > 0)
+    };
+    for mode in ["off", "memory"] {
+        let target = format!("sqlite:o.db?journal_mode={mode}");
+        kill_when(
+            d,
+            &["run", &target, "--update", "--repeat", "100000"],
+            marked,
+        );
+        usage_error(d, &["run", "o.db"], "may be damaged");
+        usage_error(
+            d,
+            &["run", &target, "--update"],
+            "`blobbench init o.db --count 2000 --size 4k`",
+        );
+        ok(d, &["init", "o.db", "--count", "2000", "--size", "4k"]);
+        ok(d, &["run", "o.db", "--verify"]);
+    }
+}
+
 // Class 9: a read run writes nothing, even to a WAL database in use.
 
 #[test]

@@ -15,6 +15,7 @@ use super::sqlite::{
     apply_settings, catalog_of, check_is_database, create_database, database_files, has_table,
     integrity_check, open_connection, replace_own_database, write_manifest_row,
 };
+use super::unsafe_writes::{UnsafeWriter, refuse_if_damaged};
 use super::{Access, Catalog, Session, SessionOptions, Store, StoreInfo, missing_key};
 use crate::dataset::Manifest;
 use crate::error::{Error, Result};
@@ -29,6 +30,16 @@ pub struct ExternalStore {
     /// The table has `size` and `mtime` columns (datasets made before
     /// version 0.2 have only `k` and `file`).
     has_meta: bool,
+    /// Present while this connection writes without a rollback journal.
+    unsafe_writer: Option<UnsafeWriter>,
+}
+
+impl Drop for ExternalStore {
+    fn drop(&mut self) {
+        if let Some(w) = self.unsafe_writer.take() {
+            w.clear(&self.conn);
+        }
+    }
 }
 
 /// The table of a new dataset: each blob's file name, size and mtime (in
@@ -69,6 +80,8 @@ impl ExternalStore {
             )
             .map_err(|e| Error::sqlite(path, e))?
             == 2;
+        refuse_if_damaged(&conn, path)?;
+        let unsafe_writer = UnsafeWriter::mark(&conn, path, settings, access)?;
         let (_, mut map) = apply_settings(&conn, path, settings, access)?;
         map.insert("files".into(), json!(files_folder(path)));
         Ok(ExternalStore {
@@ -77,6 +90,7 @@ impl ExternalStore {
             settings: map,
             access,
             has_meta,
+            unsafe_writer,
         })
     }
 

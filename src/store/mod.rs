@@ -12,6 +12,7 @@ mod memory;
 mod mysql;
 mod postgres;
 mod sqlite;
+mod unsafe_writes;
 
 use std::path::PathBuf;
 

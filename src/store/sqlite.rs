@@ -9,6 +9,7 @@ use rusqlite::types::ValueRef;
 use rusqlite::{Connection, MAIN_DB, OpenFlags, Statement, params};
 use serde_json::{Map, Value, json};
 
+use super::unsafe_writes::{UnsafeWriter, refuse_if_damaged};
 use super::{Access, Catalog, ReadPath, Session, SessionOptions, Store, StoreInfo, missing_key};
 use crate::dataset::Manifest;
 use crate::error::{Error, Result};
@@ -64,6 +65,16 @@ pub struct SqliteStore {
     conn: Connection,
     journal_mode: String,
     settings: Map<String, Value>,
+    /// Present while this connection writes without a rollback journal.
+    unsafe_writer: Option<UnsafeWriter>,
+}
+
+impl Drop for SqliteStore {
+    fn drop(&mut self) {
+        if let Some(w) = self.unsafe_writer.take() {
+            w.clear(&self.conn);
+        }
+    }
 }
 
 /// Checks that `path` exists and starts with SQLite's magic header.
@@ -483,12 +494,15 @@ impl SqliteStore {
                 path.display()
             )));
         }
+        refuse_if_damaged(&conn, path)?;
+        let unsafe_writer = UnsafeWriter::mark(&conn, path, settings, access)?;
         let (journal_mode, settings) = apply_settings(&conn, path, settings, access)?;
         Ok(SqliteStore {
             path: path.to_path_buf(),
             conn,
             journal_mode,
             settings,
+            unsafe_writer,
         })
     }
 
