@@ -71,6 +71,7 @@ fn interrupted_folder_init_is_refused_until_made_again() {
         &["run", "dir:blobs"][..],
         &["run", "dir:blobs", "--update"],
         &["export", "dir:blobs", "sqlite:copy.db"],
+        &["serve", "dir:blobs", "--listen", "127.0.0.1:0"],
     ] {
         usage_error(d, args, "is incomplete");
     }

@@ -423,6 +423,19 @@ pub fn create(target: &Target, manifest: &Manifest) -> Result<Box<dyn Store>> {
     })
 }
 
+/// Says that this process has stopped writing `target` through stores it
+/// never closes (a server's per-thread stores live until it exits): the
+/// records a writer without a rollback journal keeps while it writes are
+/// removed, so a clean stop is not later taken for an interrupted one.
+pub fn release(target: &Target) {
+    match target {
+        Target::Sqlite { path, .. } | Target::SqliteExt { path, .. } => {
+            unsafe_writes::clear_this_process(path);
+        }
+        _ => {}
+    }
+}
+
 /// Removes a local dataset and everything its store keeps beside it: a
 /// folder with its files, or a database with its `-wal`, `-shm` and
 /// `-journal` files and an external-blob `NAME.files` folder that

@@ -101,3 +101,21 @@ pub(crate) fn refuse_if_damaged(conn: &Connection, path: &Path) -> Result<()> {
         "{shown} may be damaged: a command writing it without a rollback journal ({what}) was interrupted, so its half-done transaction could not be undone: {remake}, or check it with `sqlite3 {shown} 'pragma integrity_check'` and, if that says ok, clear this mark with `sqlite3 {shown} \"DELETE FROM {META_TABLE} WHERE name LIKE '{PREFIX}%'\"`"
     )))
 }
+
+/// Removes the records of this process's writers, for a process whose
+/// stores live until it exits (a server's per-thread stores) once it has
+/// stopped writing. Best effort.
+pub(crate) fn clear_this_process(path: &Path) {
+    let Ok(conn) = Connection::open_with_flags(
+        path,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    ) else {
+        return;
+    };
+    if has_table(&conn, path, META_TABLE).unwrap_or(false) {
+        let _ = conn.execute(
+            &format!("DELETE FROM {META_TABLE} WHERE name LIKE ?1"),
+            [format!("{PREFIX}{}-%", std::process::id())],
+        );
+    }
+}

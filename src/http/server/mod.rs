@@ -126,5 +126,8 @@ pub fn serve(config: ServeConfig) -> Result<()> {
         w.join()
             .map_err(|_| Error::usage("a server thread panicked"))??;
     }
+    if state.config.writable.is_some() {
+        store::release(&state.config.target);
+    }
     Ok(())
 }
