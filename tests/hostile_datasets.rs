@@ -17,6 +17,11 @@ use rusqlite::Connection;
 /// Starts `blobbench args` in `dir` and kills it (SIGKILL) as soon as
 /// `ready` says it is half-way; panics if it finishes first.
 fn kill_when(dir: &Path, args: &[&str], ready: impl Fn() -> bool) {
+    signal_when(dir, args, libc::SIGKILL, ready);
+}
+
+/// Like [`kill_when`], with `signal` (SIGINT: the user's Ctrl-C).
+fn signal_when(dir: &Path, args: &[&str], signal: i32, ready: impl Fn() -> bool) {
     let mut child = bin()
         .current_dir(dir)
         .args(args)
@@ -33,7 +38,7 @@ fn kill_when(dir: &Path, args: &[&str], ready: impl Fn() -> bool) {
         assert!(start.elapsed() < Duration::from_secs(60), "{args:?} hung");
         std::thread::sleep(Duration::from_millis(2));
     }
-    child.kill().unwrap();
+    unsafe { libc::kill(child.id() as i32, signal) };
     child.wait().unwrap();
 }
 
@@ -84,6 +89,24 @@ fn interrupted_folder_init_is_refused_until_made_again() {
     );
     ok(d, &["init", "dir:blobs", "--count", "300", "--size", "1k"]);
     ok(d, &["run", "dir:blobs", "--verify"]);
+}
+
+#[test]
+fn ctrl_c_during_export_leaves_nothing_run_accepts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    ok(d, &["init", "src.db", "--count", "3000", "--size", "4k"]);
+    let out = d.join("out");
+    signal_when(d, &["export", "src.db", "out"], libc::SIGINT, || {
+        file_count(&out) > 100
+    });
+    usage_error(
+        d,
+        &["run", "dir:out"],
+        "run `blobbench export src.db out` again",
+    );
+    ok(d, &["export", "src.db", "out"]);
+    ok(d, &["run", "dir:out", "--verify", "--count", "100"]);
 }
 
 #[test]
