@@ -93,7 +93,7 @@ pub(crate) fn check_is_database(path: &Path, make_hint: &str) -> Result<()> {
     }
     if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) && !make_hint.is_empty() {
         return Err(Error::usage(format!(
-            "\"{}\" is empty (0 bytes), not a database: make one with {make_hint}",
+            "\"{}\" is empty (0 bytes), not a database: remove it and make one with {make_hint}",
             path.display()
         )));
     }
@@ -380,11 +380,6 @@ pub(crate) fn database_files(path: &Path) -> Vec<PathBuf> {
 pub(crate) fn replace_own_database(path: &Path, what: &str) -> Result<()> {
     if !path.exists() {
         return Ok(());
-    }
-    // An empty file, as SQLite leaves one when the init that created it
-    // was interrupted before its first commit: nothing in it to lose.
-    if std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0) {
-        return remove_database(path);
     }
     // Left mid-write by an interrupted init or update: roll the journal
     // back (as any SQLite client would on opening it), so the committed
