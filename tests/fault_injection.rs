@@ -204,8 +204,16 @@ fn kill_during_init_and_export() {
             if target.starts_with("sqlite") {
                 assert_eq!(integrity(&d.join("t.db")), "ok", "{context}");
             }
-            // Making it again always works, over what the kill left.
+            // Making it again always works, over what the kill left, and
+            // leaves no temporary database behind.
             ok(d, args);
+            let litter: Vec<_> = std::fs::read_dir(d)
+                .unwrap()
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.contains(".init-"))
+                .collect();
+            assert!(litter.is_empty(), "{context}: left {litter:?}");
             ok(d, &["run", target, "--verify", "--count", "50"]);
         }
     }

@@ -424,8 +424,8 @@ pub(crate) fn create_database(
         || "blobbench.db".into(),
         |n| n.to_string_lossy().into_owned(),
     );
+    remove_stale_builds(path, &name);
     let tmp = path.with_file_name(format!(".{name}.init-{}", std::process::id()));
-    let _ = remove_database(&tmp);
     let made = build_database(&tmp, path, settings, manifest, schema).and_then(|()| {
         std::fs::rename(&tmp, path).map_err(|e| Error::io("cannot rename", &tmp, e))
     });
@@ -433,6 +433,26 @@ pub(crate) fn create_database(
         let _ = remove_database(&tmp);
     }
     made
+}
+
+/// Removes what earlier, interrupted inits of `path` left under their
+/// temporary names (`.NAME.init-PID`, see [`create_database`]). Best effort.
+fn remove_stale_builds(path: &Path, name: &str) {
+    let prefix = format!(".{name}.init-");
+    let folder = match path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(p) => p.to_path_buf(),
+        None => PathBuf::from("."),
+    };
+    let Ok(entries) = std::fs::read_dir(&folder) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file = entry.file_name().to_string_lossy().into_owned();
+        let pid = file.strip_prefix(&prefix).unwrap_or("");
+        if !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()) {
+            let _ = remove_database(&entry.path());
+        }
+    }
 }
 
 /// Creates the database file `tmp` (to become `path`) and commits its schema.

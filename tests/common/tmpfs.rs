@@ -50,6 +50,8 @@ impl Tmpfs {
 
 impl Drop for Tmpfs {
     fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.path).status();
+        // Lazy: a process that still has a file open there cannot keep
+        // the mount (and the temporary folder under it) alive.
+        let _ = Command::new("umount").arg("-l").arg(&self.path).status();
     }
 }
