@@ -388,6 +388,32 @@ pub fn spec_from_options(
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_manifest_is_complete_only_when_marked_so() {
+        // Written before completeness was recorded: complete, as it was used.
+        let old = r#"{"format":"blobbench-dataset","format_version":1,"created_by":"blobbench 0.1.0","first_key":1,"last_key":2,"count":2,"spec":null}"#;
+        let m = Manifest::parse(old).unwrap();
+        assert!(m.complete);
+        assert!(m.require_complete("x").is_ok());
+        // A complete manifest is written as before, without the field.
+        assert!(!m.to_json().contains("complete"));
+        let started = m.started();
+        let back = Manifest::parse(&started.to_json()).unwrap();
+        assert!(!back.complete);
+        let err = back.require_complete("x.db").unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        let text = err.to_string();
+        assert!(
+            text.contains("dataset x.db is incomplete") && text.contains("again"),
+            "{text}"
+        );
+        assert!(
+            Manifest::parse(&back.completed().to_json())
+                .unwrap()
+                .complete
+        );
+    }
+
     fn spec(distribution: SizeDistribution) -> DatasetSpec {
         DatasetSpec {
             first_key: 1,
