@@ -80,6 +80,26 @@ pub struct Manifest {
     /// Absent when the blobs were copied from a dataset blobbench did not
     /// generate (an export of a kvtest database): keys known, content not.
     pub spec: Option<DatasetSpec>,
+    /// False from the moment `init` or `export` creates the dataset until
+    /// every blob is in place and durable: the manifest is rewritten with
+    /// `true` last, so a dataset whose making was interrupted (Ctrl-C,
+    /// kill -9, a full disk) is never mistaken for a whole one. Manifests
+    /// written before this field existed count as complete; a complete
+    /// manifest is written without it, as they were.
+    #[serde(default = "complete_by_default", skip_serializing_if = "is_complete")]
+    pub complete: bool,
+    /// The command line that made the dataset, to name the fix when it is
+    /// found incomplete ("run ... again").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+}
+
+fn complete_by_default() -> bool {
+    true
+}
+
+fn is_complete(complete: &bool) -> bool {
+    *complete
 }
 
 impl Manifest {
@@ -101,7 +121,42 @@ impl Manifest {
             last_key,
             count,
             spec: None,
+            complete: true,
+            command: None,
         }
+    }
+
+    /// This manifest as written when a command starts making its dataset:
+    /// marked incomplete, with the command line that can make it again.
+    pub fn started(&self) -> Manifest {
+        Manifest {
+            complete: false,
+            command: Some(current_command()),
+            ..self.clone()
+        }
+    }
+
+    /// This manifest as written last, once every blob is in place.
+    pub fn completed(&self) -> Manifest {
+        Manifest {
+            complete: true,
+            ..self.clone()
+        }
+    }
+
+    /// Refuses a dataset whose making was interrupted, naming the command
+    /// that makes it again (exit status 2).
+    pub fn require_complete(&self, target: &str) -> Result<()> {
+        if self.complete {
+            return Ok(());
+        }
+        let fix = match &self.command {
+            Some(c) => format!("run `{c}` again"),
+            None => "run the blobbench init or export that made it again".to_string(),
+        };
+        Err(Error::usage(format!(
+            "dataset {target} is incomplete (the command that made it was interrupted or failed before it finished): {fix}"
+        )))
     }
 
     /// The manifest as pretty-printed JSON, as written beside the blobs.
@@ -115,6 +170,33 @@ impl Manifest {
         let m: Manifest = serde_json::from_str(text).ok()?;
         (m.format == MANIFEST_FORMAT).then_some(m)
     }
+}
+
+/// This process's command line, each argument quoted for a POSIX shell
+/// where it needs to be: how messages name the command to run again.
+pub fn current_command() -> String {
+    let mut args = std::env::args_os().map(|a| a.to_string_lossy().into_owned());
+    let program = args.next().map(|p| {
+        // The program by its name, as the user would type it.
+        std::path::Path::new(&p)
+            .file_name()
+            .map_or(p.clone(), |n| n.to_string_lossy().into_owned())
+    });
+    program
+        .into_iter()
+        .chain(args)
+        .map(|a| {
+            let plain = !a.is_empty()
+                && a.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-_./:=,@+%".contains(&b));
+            if plain {
+                a
+            } else {
+                format!("'{}'", a.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn mix(mut z: u64) -> u64 {
@@ -345,6 +427,32 @@ pub fn spec_from_options(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_manifest_is_complete_only_when_marked_so() {
+        // Written before completeness was recorded: complete, as it was used.
+        let old = r#"{"format":"blobbench-dataset","format_version":1,"created_by":"blobbench 0.1.0","first_key":1,"last_key":2,"count":2,"spec":null}"#;
+        let m = Manifest::parse(old).unwrap();
+        assert!(m.complete);
+        assert!(m.require_complete("x").is_ok());
+        // A complete manifest is written as before, without the field.
+        assert!(!m.to_json().contains("complete"));
+        let started = m.started();
+        let back = Manifest::parse(&started.to_json()).unwrap();
+        assert!(!back.complete);
+        let err = back.require_complete("x.db").unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        let text = err.to_string();
+        assert!(
+            text.contains("dataset x.db is incomplete") && text.contains("again"),
+            "{text}"
+        );
+        assert!(
+            Manifest::parse(&back.completed().to_json())
+                .unwrap()
+                .complete
+        );
+    }
 
     fn spec(distribution: SizeDistribution) -> DatasetSpec {
         DatasetSpec {

@@ -156,6 +156,8 @@ impl Error {
                         | NotADirectory
                         | StorageFull
                         | IsADirectory
+                        | QuotaExceeded
+                        | FileTooLarge
                 ) =>
             {
                 2

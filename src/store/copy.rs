@@ -16,7 +16,7 @@ pub fn create_dataset(
     progress: &dyn Progress,
 ) -> Result<(Box<dyn Store>, u64)> {
     super::check_room(target, spec)?;
-    let manifest = Manifest::new(spec.clone());
+    let manifest = Manifest::new(spec.clone()).started();
     let mut store = super::create(target, &manifest)?;
     progress.start(&format!("creating {}", target.kind_name()), spec.count);
     let started = Instant::now();
@@ -34,8 +34,11 @@ pub fn create_dataset(
         session.commit()?;
         session.checkpoint()?;
     }
+    let load_ns = started.elapsed().as_nanos() as u64;
+    // Untimed: durability of the files and the completion mark, last.
+    store.finish(&manifest.completed())?;
     progress.finish();
-    Ok((store, started.elapsed().as_nanos() as u64))
+    Ok((store, load_ns))
 }
 
 /// Copies every blob of `source` into a new target `dest`, in key order;
@@ -63,7 +66,8 @@ pub fn copy(source: &Target, dest: &Target, progress: &dyn Progress) -> Result<(
     let manifest = catalog
         .manifest
         .clone()
-        .unwrap_or_else(|| Manifest::for_keys(catalog.first_key, catalog.last_key, catalog.count));
+        .unwrap_or_else(|| Manifest::for_keys(catalog.first_key, catalog.last_key, catalog.count))
+        .started();
     let mut to = super::create(dest, &manifest)?;
     progress.start("exporting", catalog.count);
     let mut session = to.session(SessionOptions::default())?;
@@ -83,6 +87,7 @@ pub fn copy(source: &Target, dest: &Target, progress: &dyn Progress) -> Result<(
     session.commit()?;
     session.checkpoint()?;
     drop(session);
+    to.finish(&manifest.completed())?;
     progress.finish();
     Ok((count, bytes))
 }

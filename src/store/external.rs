@@ -13,8 +13,9 @@ use serde_json::{Map, Value, json};
 use super::files::{FileIo, FileLayout, prepare_own_folder, refuse_read_only};
 use super::sqlite::{
     apply_settings, catalog_of, check_is_database, create_database, database_files, has_table,
-    integrity_check, open_connection, replace_own_database,
+    integrity_check, open_connection, replace_own_database, write_manifest_row,
 };
+use super::unsafe_writes::{UnsafeWriter, refuse_if_damaged};
 use super::{Access, Catalog, Session, SessionOptions, Store, StoreInfo, missing_key};
 use crate::dataset::Manifest;
 use crate::error::{Error, Result};
@@ -29,6 +30,16 @@ pub struct ExternalStore {
     /// The table has `size` and `mtime` columns (datasets made before
     /// version 0.2 have only `k` and `file`).
     has_meta: bool,
+    /// Present while this connection writes without a rollback journal.
+    unsafe_writer: Option<UnsafeWriter>,
+}
+
+impl Drop for ExternalStore {
+    fn drop(&mut self) {
+        if let Some(w) = self.unsafe_writer.take() {
+            w.clear(&self.conn);
+        }
+    }
 }
 
 /// The table of a new dataset: each blob's file name, size and mtime (in
@@ -69,6 +80,8 @@ impl ExternalStore {
             )
             .map_err(|e| Error::sqlite(path, e))?
             == 2;
+        refuse_if_damaged(&conn, path)?;
+        let unsafe_writer = UnsafeWriter::mark(&conn, path, settings, access)?;
         let (_, mut map) = apply_settings(&conn, path, settings, access)?;
         map.insert("files".into(), json!(files_folder(path)));
         Ok(ExternalStore {
@@ -77,6 +90,7 @@ impl ExternalStore {
             settings: map,
             access,
             has_meta,
+            unsafe_writer,
         })
     }
 
@@ -85,10 +99,8 @@ impl ExternalStore {
     pub fn create(path: &Path, settings: &SqliteSettings, manifest: &Manifest) -> Result<Self> {
         replace_own_database(path, "external-blob database")?;
         let folder = files_folder(path);
-        prepare_own_folder(&folder)?;
-        std::fs::write(folder.join(super::files::MANIFEST_FILE), manifest.to_json())
-            .map_err(|e| Error::io("cannot write", &folder, e))?;
-        drop(create_database(path, settings, manifest, SCHEMA)?);
+        prepare_own_folder(&folder, manifest)?;
+        create_database(path, settings, manifest, SCHEMA)?;
         let mut rest = settings.clone();
         rest.page_size = None;
         ExternalStore::open(path, &rest, Access::ReadWrite)
@@ -126,6 +138,12 @@ impl Store for ExternalStore {
     /// The database's check; the files beside it are not looked at.
     fn integrity_check(&mut self) -> Result<Option<String>> {
         integrity_check(&self.conn, &self.path).map(Some)
+    }
+
+    /// The files beside the database made durable, then the mark.
+    fn finish(&mut self, manifest: &Manifest) -> Result<()> {
+        super::files::sync_filesystem(&files_folder(&self.path))?;
+        write_manifest_row(&self.conn, &self.path, manifest)
     }
 
     fn catalog(&mut self) -> Result<Catalog> {

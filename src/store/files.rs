@@ -98,9 +98,7 @@ impl FilesStore {
 
     /// Makes `root` an empty dataset folder, clearing only what blobbench made.
     pub fn create(root: &Path, layout: FileLayout, manifest: &Manifest) -> Result<Self> {
-        prepare_own_folder(root)?;
-        let path = root.join(MANIFEST_FILE);
-        fs::write(&path, manifest.to_json()).map_err(|e| Error::io("cannot write", &path, e))?;
+        prepare_own_folder(root, manifest)?;
         FilesStore::open(root, layout, Access::ReadWrite)
     }
 
@@ -187,10 +185,69 @@ impl FilesStore {
     }
 }
 
-/// Makes `root` ready to receive a dataset: creates it, or clears the blob
-/// files of an earlier blobbench dataset. Refuses a non-empty folder that
-/// blobbench did not make, so a user's files are never overwritten.
-pub(crate) fn prepare_own_folder(root: &Path) -> Result<()> {
+/// Writes `manifest` into the folder `root` atomically: a temporary file,
+/// fsynced, renamed over the manifest, then the folder fsynced. A crash
+/// leaves the old manifest or the new one, never a torn one (which would
+/// make the folder look like a user's).
+pub(crate) fn write_manifest(root: &Path, manifest: &Manifest) -> Result<()> {
+    let path = root.join(MANIFEST_FILE);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let tmp = root.join(format!(
+        "{MANIFEST_FILE}.tmp-{}-{nanos}",
+        std::process::id()
+    ));
+    let result = (|| {
+        let mut f = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(|e| Error::io("cannot create", &tmp, e))?;
+        f.write_all(manifest.to_json().as_bytes())
+            .map_err(|e| Error::io("cannot write", &tmp, e))?;
+        f.sync_all()
+            .map_err(|e| Error::io("cannot fsync", &tmp, e))?;
+        fs::rename(&tmp, &path).map_err(|e| Error::io("cannot rename over", &path, e))
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result?;
+    sync_dir(root)
+}
+
+/// Flushes every file of the filesystem holding `root` to disk (syncfs):
+/// one call instead of an fsync per blob file, before a dataset is marked
+/// complete.
+pub(crate) fn sync_filesystem(root: &Path) -> Result<()> {
+    use std::os::fd::AsRawFd;
+    let dir = File::open(root).map_err(|e| Error::io("cannot open", root, e))?;
+    // SAFETY: syncfs only reads the descriptor, which `dir` keeps open.
+    if unsafe { libc::syncfs(dir.as_raw_fd()) } != 0 {
+        return Err(Error::io(
+            "cannot flush to disk",
+            root,
+            std::io::Error::last_os_error(),
+        ));
+    }
+    Ok(())
+}
+
+/// Makes `root` ready to receive a dataset and writes its (incomplete)
+/// `manifest`: creates the folder, or clears the blob files of an earlier
+/// blobbench dataset. Refuses a non-empty folder that blobbench did not
+/// make, so a user's files are never overwritten. The manifest is written
+/// before anything is cleared and never removed, so a clearing cut short
+/// leaves a folder that is still recognisably ours and incomplete.
+pub(crate) fn prepare_own_folder(root: &Path, manifest: &Manifest) -> Result<()> {
+    clear_own_folder(root)?;
+    write_manifest(root, manifest)
+}
+
+/// Creates `root`, or clears what an earlier blobbench dataset wrote there
+/// (its manifest stays, marked incomplete, until the caller replaces it).
+fn clear_own_folder(root: &Path) -> Result<()> {
     if root.exists() {
         if !root.is_dir() {
             return Err(Error::usage(format!(
@@ -211,6 +268,14 @@ pub(crate) fn prepare_own_folder(root: &Path) -> Result<()> {
             }
             return Ok(());
         };
+        // Ours: mark it incomplete first, so that an interrupted clear is
+        // still recognised as ours and never taken for a whole dataset; then
+        // remove only what blobbench wrote.
+        let clearing = Manifest {
+            complete: false,
+            ..manifest.clone()
+        };
+        write_manifest(root, &clearing)?;
         return remove_own_entries(root, &manifest);
     }
     fs::create_dir_all(root).map_err(|e| {
@@ -228,8 +293,10 @@ pub(crate) fn prepare_own_folder(root: &Path) -> Result<()> {
 /// Removes from an earlier dataset folder only what blobbench wrote there:
 /// the blob files of the keys its manifest lists (flat `000042` or tree
 /// `00/00/42`), blobbench's temporary files beside them (`000042.tmp`,
-/// `000042.tmp-PID`), the tree's folders once empty, and the manifest. A
-/// user's file, a symbolic link, anything else stays where it is.
+/// `000042.tmp-PID`), the tree's folders once empty, and a manifest's
+/// leftover temporary file. The manifest itself stays (the caller has
+/// marked it incomplete and replaces it). A user's file, a symbolic link,
+/// anything else stays where it is.
 fn remove_own_entries(root: &Path, manifest: &Manifest) -> Result<()> {
     fn walk(dir: &Path, depth: u32, prefix: u64, manifest: &Manifest) -> Result<()> {
         for entry in fs::read_dir(dir).map_err(|e| Error::io("cannot list", dir, e))? {
@@ -275,8 +342,16 @@ fn remove_own_entries(root: &Path, manifest: &Manifest) -> Result<()> {
         Ok(())
     }
     walk(root, 0, 0, manifest)?;
-    let path = root.join(MANIFEST_FILE);
-    fs::remove_file(&path).map_err(|e| Error::io("cannot remove", &path, e))
+    // A manifest's own temporary file, left by a writer that was killed.
+    let leftover = format!("{MANIFEST_FILE}.tmp-");
+    for entry in fs::read_dir(root).map_err(|e| Error::io("cannot list", root, e))? {
+        let p = entry.map_err(|e| Error::io("cannot list", root, e))?.path();
+        let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+        if name.is_some_and(|n| n.starts_with(&leftover)) && p.is_file() {
+            fs::remove_file(&p).map_err(|e| Error::io("cannot remove", &p, e))?;
+        }
+    }
+    Ok(())
 }
 
 impl Store for FilesStore {
@@ -305,8 +380,14 @@ impl Store for FilesStore {
         options.write_style.describe(options.fsync).to_string()
     }
 
+    fn finish(&mut self, manifest: &Manifest) -> Result<()> {
+        sync_filesystem(&self.root)?;
+        write_manifest(&self.root, manifest)
+    }
+
     fn catalog(&mut self) -> Result<Catalog> {
         if let Some(m) = self.read_manifest() {
+            m.require_complete(&self.root.display().to_string())?;
             let first_ok = fs::metadata(self.key_path(m.first_key)).is_ok();
             let last = fs::metadata(self.key_path(m.last_key));
             let last_ok = match (&last, &m.spec) {

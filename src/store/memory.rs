@@ -96,8 +96,16 @@ impl Store for MemoryStore {
         }
     }
 
+    fn finish(&mut self, manifest: &Manifest) -> Result<()> {
+        lock(&self.data).manifest = Some(manifest.clone());
+        Ok(())
+    }
+
     fn catalog(&mut self) -> Result<Catalog> {
         let data = lock(&self.data);
+        if let Some(m) = &data.manifest {
+            m.require_complete(&format!("memory:{}", self.name.display()))?;
+        }
         let (Some((&first, _)), Some((&last, last_blob))) =
             (data.blobs.first_key_value(), data.blobs.last_key_value())
         else {

@@ -12,6 +12,7 @@ mod memory;
 mod mysql;
 mod postgres;
 mod sqlite;
+mod unsafe_writes;
 
 use std::path::PathBuf;
 
@@ -258,6 +259,12 @@ pub trait Store {
         session.commit()?;
         Ok(count)
     }
+    /// Marks a dataset this command made as complete, last: makes every
+    /// blob durable, then records `manifest` (whose `complete` is true) in
+    /// place of the incomplete one `create` wrote. Until then `catalog`
+    /// refuses the dataset, so an interrupted init or export is never
+    /// taken for a whole dataset.
+    fn finish(&mut self, manifest: &Manifest) -> Result<()>;
     /// Engine counters after a session (SQLite page cache hits, misses, writes).
     fn engine_stats(&self) -> serde_json::Map<String, serde_json::Value> {
         serde_json::Map::new()
@@ -591,6 +598,19 @@ pub fn check_free_space(path: &std::path::Path, needed: u64, what: &str, fix: &s
     Ok(())
 }
 
+/// Says that this process has stopped writing `target` through stores it
+/// never closes (a server's per-thread stores live until it exits): the
+/// records a writer without a rollback journal keeps while it writes are
+/// removed, so a clean stop is not later taken for an interrupted one.
+pub fn release(target: &Target) {
+    match target {
+        Target::Sqlite { path, .. } | Target::SqliteExt { path, .. } => {
+            unsafe_writes::clear_this_process(path);
+        }
+        _ => {}
+    }
+}
+
 /// Removes a local dataset and everything its store keeps beside it: a
 /// folder with its files, or a database with its `-wal`, `-shm` and
 /// `-journal` files and an external-blob `NAME.files` folder that
@@ -601,7 +621,8 @@ pub fn remove_dataset(path: &std::path::Path) {
         let _ = std::fs::remove_dir_all(path);
         return;
     }
-    for file in sqlite::database_files(path) {
+    // Companions first, the database last (see sqlite::remove_database).
+    for file in sqlite::database_files(path).iter().rev() {
         let _ = std::fs::remove_file(file);
     }
     let folder = external::files_folder(path);

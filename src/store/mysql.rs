@@ -326,9 +326,31 @@ use engine=innodb, myisam or aria for --update",
         Ok(Some(words))
     }
 
+    fn finish(&mut self, manifest: &Manifest) -> Result<()> {
+        let display = self.display.clone();
+        self.conn
+            .get_mut()
+            .exec_drop(
+                "UPDATE blobbench_meta SET value = ? WHERE tbl = ? AND name = 'manifest'",
+                (manifest.to_json(), &self.table),
+            )
+            .map_err(|e| Error::server(&display, e))
+    }
+
     fn catalog(&mut self) -> Result<Catalog> {
         let conn = self.conn.get_mut();
         let err = |e| Error::server(&self.display, e);
+        let manifest = conn
+            .exec_first::<String, _, _>(
+                "SELECT value FROM blobbench_meta WHERE tbl = ? AND name = 'manifest'",
+                (&self.table,),
+            )
+            .ok()
+            .flatten()
+            .and_then(|v| Manifest::parse(&v));
+        if let Some(m) = &manifest {
+            m.require_complete(&self.display.display().to_string())?;
+        }
         let row: Option<(Option<i64>, Option<i64>, u64)> = conn
             .query_first(format!(
                 "SELECT min(id), max(id), count(*) FROM {}",
@@ -343,14 +365,7 @@ use engine=innodb, myisam or aria for --update",
             )));
         };
         let min = super::first_key_from_one(&self.display, min)? as i64;
-        let manifest = conn
-            .exec_first::<String, _, _>(
-                "SELECT value FROM blobbench_meta WHERE tbl = ? AND name = 'manifest'",
-                (&self.table,),
-            )
-            .ok()
-            .flatten()
-            .and_then(|v| Manifest::parse(&v))
+        let manifest = manifest
             .filter(|m| m.first_key == min as u64 && m.last_key == max as u64 && m.count == count);
         Ok(Catalog::found(min as u64, max as u64, count, manifest))
     }

@@ -251,9 +251,32 @@ impl Store for PostgresStore {
         Ok(Some(words))
     }
 
+    fn finish(&mut self, manifest: &Manifest) -> Result<()> {
+        let display = self.display.clone();
+        self.client
+            .get_mut()
+            .execute(
+                "UPDATE blobbench_meta SET value = $2 WHERE tbl = $1 AND name = 'manifest'",
+                &[&self.table, &manifest.to_json()],
+            )
+            .map(|_| ())
+            .map_err(|e| Error::server(&display, e))
+    }
+
     fn catalog(&mut self) -> Result<Catalog> {
         let err = |e| Error::server(&self.display, e);
         let client = self.client.get_mut();
+        let manifest = client
+            .query_opt(
+                "SELECT value FROM blobbench_meta WHERE tbl = $1 AND name = 'manifest'",
+                &[&self.table],
+            )
+            .ok()
+            .flatten()
+            .and_then(|r| Manifest::parse(&r.get::<_, String>(0)));
+        if let Some(m) = &manifest {
+            m.require_complete(&self.display.display().to_string())?;
+        }
         let row = client
             .query_one(
                 &format!("SELECT min(id), max(id), count(*) FROM {}", self.table),
@@ -270,17 +293,9 @@ impl Store for PostgresStore {
             )));
         };
         let min = super::first_key_from_one(&self.display, min)? as i64;
-        let manifest = client
-            .query_opt(
-                "SELECT value FROM blobbench_meta WHERE tbl = $1 AND name = 'manifest'",
-                &[&self.table],
-            )
-            .ok()
-            .flatten()
-            .and_then(|r| Manifest::parse(&r.get::<_, String>(0)))
-            .filter(|m| {
-                m.first_key == min as u64 && m.last_key == max as u64 && m.count == count as u64
-            });
+        let manifest = manifest.filter(|m| {
+            m.first_key == min as u64 && m.last_key == max as u64 && m.count == count as u64
+        });
         Ok(Catalog::found(
             min as u64,
             max as u64,

@@ -8,6 +8,7 @@ use rusqlite::types::ValueRef;
 use rusqlite::{Connection, MAIN_DB, OpenFlags, Statement, params};
 use serde_json::{Map, Value, json};
 
+use super::unsafe_writes::{UnsafeWriter, refuse_if_damaged};
 use super::{Access, Catalog, ReadPath, Session, SessionOptions, Store, StoreInfo, missing_key};
 use crate::dataset::Manifest;
 use crate::error::{Error, Result};
@@ -63,6 +64,16 @@ pub struct SqliteStore {
     conn: Connection,
     journal_mode: String,
     settings: Map<String, Value>,
+    /// Present while this connection writes without a rollback journal.
+    unsafe_writer: Option<UnsafeWriter>,
+}
+
+impl Drop for SqliteStore {
+    fn drop(&mut self) {
+        if let Some(w) = self.unsafe_writer.take() {
+            w.clear(&self.conn);
+        }
+    }
 }
 
 /// Checks that `path` exists and starts with SQLite's magic header.
@@ -88,20 +99,107 @@ pub(crate) fn check_is_database(path: &Path, make_hint: &str) -> Result<()> {
         .map_err(|e| Error::io("cannot open", path, e))?
         .len();
     if len == 0 {
+        let fix = if make_hint.is_empty() {
+            "name a database made by blobbench init or kvtest init".to_string()
+        } else {
+            format!("remove it and make one with {make_hint}")
+        };
         return Err(Error::usage(format!(
-            "\"{}\" is an empty file, not an SQLite database; name a database made by blobbench init or kvtest init",
+            "\"{}\" is empty (0 bytes), not a database: {fix}",
             path.display()
         )));
     }
     Ok(())
 }
 
+/// Opens the database at `path` and reads its schema once, so that a
+/// database left mid-write by an interrupted command is recognised here:
+/// a read-write connection rolls its hot journal back (or recovers its
+/// WAL) as SQLite does on first use; a read-only one, which must not
+/// write, stops with an error saying how to recover it.
 pub(crate) fn open_connection(path: &Path, access: Access) -> Result<Connection> {
     let flags = match access {
         Access::ReadOnly => OpenFlags::SQLITE_OPEN_READ_ONLY,
         Access::ReadWrite => OpenFlags::SQLITE_OPEN_READ_WRITE,
     } | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    Connection::open_with_flags(path, flags).map_err(|e| Error::sqlite(path, e))
+    let conn = Connection::open_with_flags(path, flags).map_err(|e| Error::sqlite(path, e))?;
+    match conn.query_row("SELECT count(*) FROM sqlite_schema", [], |r| {
+        r.get::<_, i64>(0)
+    }) {
+        Ok(_) => Ok(conn),
+        Err(e) => Err(interrupted_error(path, access, e)),
+    }
+}
+
+/// What SQLite needs write access for before it can read a database
+/// left by an interrupted command.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Recovery {
+    /// A hot journal to roll back (rollback journal modes).
+    Rollback,
+    /// A WAL whose index must be rebuilt.
+    Wal,
+    /// A WAL index (`-shm`) that cannot be created or locked.
+    WalIndex,
+}
+
+/// Whether `e` is SQLite refusing for want of write access to recover.
+fn needs_recovery(path: &Path, e: &rusqlite::Error) -> Option<Recovery> {
+    use rusqlite::ffi;
+    let code = e.sqlite_error()?.extended_code;
+    match code {
+        ffi::SQLITE_READONLY_ROLLBACK => Some(Recovery::Rollback),
+        ffi::SQLITE_READONLY_RECOVERY => Some(Recovery::Wal),
+        ffi::SQLITE_READONLY_CANTINIT | ffi::SQLITE_READONLY_CANTLOCK => Some(Recovery::WalIndex),
+        _ if code & 0xff == ffi::SQLITE_CANTOPEN && is_wal_database(path) => {
+            Some(Recovery::WalIndex)
+        }
+        _ => None,
+    }
+}
+
+/// Whether the database file's header says WAL mode (read and write
+/// format versions 2, bytes 18 and 19), without SQLite.
+fn is_wal_database(path: &Path) -> bool {
+    use std::io::Read;
+    let mut header = [0u8; 20];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut header))
+        .is_ok_and(|()| header[18] == 2 && header[19] == 2)
+}
+
+/// The error for a database SQLite could not read, naming how to recover
+/// one left mid-write by an interrupted command (exit status 2).
+fn interrupted_error(path: &Path, access: Access, e: rusqlite::Error) -> Error {
+    let shown = path.display();
+    let how = format!(
+        "recover it where it can be written (`sqlite3 {shown} 'pragma integrity_check'` rolls it back), or make it again with blobbench init"
+    );
+    match (needs_recovery(path, &e), access) {
+        (Some(Recovery::Rollback), Access::ReadOnly) => Error::usage(format!(
+            "{shown} was left mid-write by an interrupted command (a hot journal {shown}-journal is beside it); this run only reads and will not roll it back: run a command that writes it, such as `blobbench run {shown} --update --count 1`, or {how}"
+        )),
+        (Some(Recovery::Rollback | Recovery::Wal), _) => Error::usage(format!(
+            "{shown} was left mid-write by an interrupted command and SQLite cannot recover it because the file or its folder is not writable: {how}"
+        )),
+        (Some(Recovery::WalIndex), _) => Error::usage(format!(
+            "{shown} is in WAL mode and SQLite cannot create or lock its index {shown}-shm because the folder is not writable: copy the database (with its -wal file) to a writable folder, or convert it where it can be written with `sqlite3 {shown} 'pragma journal_mode=delete'`"
+        )),
+        (None, _) => Error::sqlite(path, e),
+    }
+}
+
+/// Whether opening `path` read-only fails only because an interrupted
+/// write left a hot journal that a read-write connection would roll back.
+fn has_hot_journal(path: &Path) -> bool {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    Connection::open_with_flags(path, flags)
+        .and_then(|c| {
+            c.query_row("SELECT count(*) FROM sqlite_schema", [], |r| {
+                r.get::<_, i64>(0)
+            })
+        })
+        .is_err_and(|e| needs_recovery(path, &e) == Some(Recovery::Rollback))
 }
 
 pub(crate) fn has_table(conn: &Connection, path: &Path, table: &str) -> Result<bool> {
@@ -134,6 +232,30 @@ pub(crate) fn read_manifest(conn: &Connection, path: &Path) -> Result<Option<Man
         })
         .map_err(|e| Error::sqlite(path, e))?;
     Ok(text.as_deref().and_then(Manifest::parse))
+}
+
+/// Records `manifest` in place of the one `create_database` wrote, in its
+/// own transaction after the data's, then checkpoints a WAL so the mark is
+/// in the database file itself.
+pub(crate) fn write_manifest_row(
+    conn: &Connection,
+    path: &Path,
+    manifest: &Manifest,
+) -> Result<()> {
+    let err = |e| Error::sqlite(path, e);
+    conn.execute(
+        &format!("UPDATE {META_TABLE} SET value=?1 WHERE name='dataset'"),
+        [manifest.to_json()],
+    )
+    .map_err(err)?;
+    let mode: String = conn
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .map_err(err)?;
+    if mode.eq_ignore_ascii_case("wal") {
+        conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .map_err(err)?;
+    }
+    Ok(())
 }
 
 /// Applies connection settings and returns what is in force afterwards.
@@ -231,6 +353,17 @@ pub(crate) fn apply_settings(
     Ok((journal_mode.to_ascii_lowercase(), map))
 }
 
+/// Removes a database and its companions: the companions first, the
+/// database last, so that a removal cut short never leaves a stale
+/// journal or WAL for a new database of the same name to be "recovered"
+/// from.
+pub(crate) fn remove_database(path: &Path) -> Result<()> {
+    for f in database_files(path).iter().rev() {
+        std::fs::remove_file(f).map_err(|e| Error::io("cannot remove", f, e))?;
+    }
+    Ok(())
+}
+
 /// The database's own files: itself plus any WAL, shared-memory or journal.
 pub(crate) fn database_files(path: &Path) -> Vec<PathBuf> {
     let mut files = vec![path.to_path_buf()];
@@ -250,6 +383,12 @@ pub(crate) fn replace_own_database(path: &Path, what: &str) -> Result<()> {
     if !path.exists() {
         return Ok(());
     }
+    // Left mid-write by an interrupted init or update: roll the journal
+    // back (as any SQLite client would on opening it), so the committed
+    // content, and with it the manifest, can be read.
+    if check_is_database(path, "").is_ok() && has_hot_journal(path) {
+        drop(open_connection(path, Access::ReadWrite)?);
+    }
     let ours = check_is_database(path, "").is_ok()
         && open_connection(path, Access::ReadOnly)
             .ok()
@@ -261,18 +400,19 @@ pub(crate) fn replace_own_database(path: &Path, what: &str) -> Result<()> {
             path.display()
         )));
     }
-    for f in database_files(path) {
-        std::fs::remove_file(&f).map_err(|e| Error::io("cannot remove", &f, e))?;
-    }
-    Ok(())
+    remove_database(path)
 }
 
+/// Makes a new database at `path` holding `schema`, the meta table and the
+/// (incomplete) `manifest`. It is built under a temporary name beside
+/// `path` and renamed into place once committed, so an interrupted init
+/// never leaves an empty or half-made file under the dataset's name.
 pub(crate) fn create_database(
     path: &Path,
     settings: &SqliteSettings,
     manifest: &Manifest,
     schema: &str,
-) -> Result<Connection> {
+) -> Result<()> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty())
         && !parent.is_dir()
     {
@@ -282,13 +422,50 @@ pub(crate) fn create_database(
             parent.display()
         )));
     }
-    let conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_WRITE
-            | OpenFlags::SQLITE_OPEN_CREATE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(|e| match e.sqlite_error_code() {
+    let name = path.file_name().map_or_else(
+        || "blobbench.db".into(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    remove_stale_builds(path, &name);
+    let tmp = path.with_file_name(format!(".{name}.init-{}", std::process::id()));
+    let made = build_database(&tmp, path, settings, manifest, schema).and_then(|()| {
+        std::fs::rename(&tmp, path).map_err(|e| Error::io("cannot rename", &tmp, e))
+    });
+    if made.is_err() {
+        let _ = remove_database(&tmp);
+    }
+    made
+}
+
+/// Removes what earlier, interrupted inits of `path` left under their
+/// temporary names (`.NAME.init-PID`, see [`create_database`]). Best effort.
+fn remove_stale_builds(path: &Path, name: &str) {
+    let prefix = format!(".{name}.init-");
+    let folder = match path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(p) => p.to_path_buf(),
+        None => PathBuf::from("."),
+    };
+    let Ok(entries) = std::fs::read_dir(&folder) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file = entry.file_name().to_string_lossy().into_owned();
+        let pid = file.strip_prefix(&prefix).unwrap_or("");
+        if !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()) {
+            let _ = remove_database(&entry.path());
+        }
+    }
+}
+
+/// Creates the database file `tmp` (to become `path`) and commits its schema.
+fn build_database(
+    tmp: &Path,
+    path: &Path,
+    settings: &SqliteSettings,
+    manifest: &Manifest,
+    schema: &str,
+) -> Result<()> {
+    let not_writable = |e: rusqlite::Error| match e.sqlite_error_code() {
         Some(rusqlite::ErrorCode::CannotOpen)
         | Some(rusqlite::ErrorCode::ReadOnly)
         | Some(rusqlite::ErrorCode::PermissionDenied) => Error::usage(format!(
@@ -296,37 +473,28 @@ pub(crate) fn create_database(
             path.display()
         )),
         _ => Error::sqlite(path, e),
-    })?;
+    };
+    let conn = Connection::open_with_flags(
+        tmp,
+        OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(not_writable)?;
     let page_size = settings.page_size.unwrap_or(4096);
-    let err = |e| Error::sqlite(path, e);
     conn.execute_batch(&format!("PRAGMA page_size={page_size};"))
-        .map_err(|e| match e.sqlite_error_code() {
-            Some(rusqlite::ErrorCode::CannotOpen) | Some(rusqlite::ErrorCode::ReadOnly) => {
-                Error::usage(format!(
-                    "cannot create \"{}\": the folder is not writable",
-                    path.display()
-                ))
-            }
-            _ => err(e),
-        })?;
+        .map_err(not_writable)?;
     conn.execute_batch(&format!(
         "BEGIN; {schema}; CREATE TABLE {META_TABLE}(name TEXT PRIMARY KEY, value TEXT); COMMIT;"
     ))
-    .map_err(|e| match e.sqlite_error_code() {
-        Some(rusqlite::ErrorCode::CannotOpen) | Some(rusqlite::ErrorCode::ReadOnly) => {
-            Error::usage(format!(
-                "cannot create \"{}\": the folder is not writable",
-                path.display()
-            ))
-        }
-        _ => err(e),
-    })?;
+    .map_err(not_writable)?;
     conn.execute(
         &format!("INSERT INTO {META_TABLE}(name, value) VALUES('dataset', ?1)"),
         [manifest.to_json()],
     )
-    .map_err(err)?;
-    Ok(conn)
+    .map_err(|e| Error::sqlite(path, e))?;
+    // Closed before the rename: no journal is left to belong to `tmp`.
+    conn.close().map_err(|(_, e)| Error::sqlite(path, e))
 }
 
 impl SqliteStore {
@@ -343,25 +511,27 @@ impl SqliteStore {
                 path.display()
             )));
         }
+        refuse_if_damaged(&conn, path)?;
+        let unsafe_writer = UnsafeWriter::mark(&conn, path, settings, access)?;
         let (journal_mode, settings) = apply_settings(&conn, path, settings, access)?;
         Ok(SqliteStore {
             path: path.to_path_buf(),
             conn,
             journal_mode,
             settings,
+            unsafe_writer,
         })
     }
 
     /// Creates an empty dataset at `path`, replacing only one blobbench made.
     pub fn create(path: &Path, settings: &SqliteSettings, manifest: &Manifest) -> Result<Self> {
         replace_own_database(path, "database")?;
-        let conn = create_database(
+        create_database(
             path,
             settings,
             manifest,
             "CREATE TABLE kv(k INTEGER PRIMARY KEY, v BLOB)",
         )?;
-        drop(conn);
         let mut rest = settings.clone();
         rest.page_size = None;
         SqliteStore::open(path, &rest, Access::ReadWrite)
@@ -399,6 +569,10 @@ pub fn max_blob_bytes() -> u64 {
 /// init may have rebuilt kv after blobbench wrote it), else min/max of k.
 pub(crate) fn catalog_of(conn: &Connection, path: &Path, table: &str) -> Result<Catalog> {
     let err = |e| Error::sqlite(path, e);
+    let manifest = read_manifest(conn, path)?;
+    if let Some(m) = &manifest {
+        m.require_complete(&path.display().to_string())?;
+    }
     // Two queries: SQLite answers min() or max() alone from the b-tree's
     // edge, but `SELECT min(k), max(k)` together scans the whole table.
     let edge = |f: &str| -> Result<Option<i64>> {
@@ -428,7 +602,7 @@ pub(crate) fn catalog_of(conn: &Connection, path: &Path, table: &str) -> Result<
         )));
     };
     let (first, last) = (super::first_key_from_one(path, min)?, max as u64);
-    if let Some(m) = read_manifest(conn, path)?
+    if let Some(m) = manifest
         && m.first_key == first
         && m.last_key == last
     {
@@ -477,8 +651,12 @@ impl Store for SqliteStore {
         Ok(())
     }
 
+    fn finish(&mut self, manifest: &Manifest) -> Result<()> {
+        write_manifest_row(&self.conn, &self.path, manifest)
+    }
+
     /// One query in key order. Refuses negative keys (blob files are named
-    /// for keys >= 0) and values that are neither a blob nor NULL.
+    /// for keys >= 0) and numbers (text is copied as its bytes).
     fn scan(&mut self, sink: &mut dyn FnMut(u64, &[u8]) -> Result<()>) -> Result<u64> {
         let db = &self.path;
         let mut stmt = self
@@ -495,11 +673,17 @@ impl Store for SqliteStore {
                     db.display()
                 )));
             }
-            let value = row.get_ref(1).map_err(|e| Error::sqlite(db, e))?;
-            let data = value
-                .as_blob_or_null()
-                .map_err(|e| Error::sqlite(db, e.into()))?
-                .unwrap_or(&[]);
+            // As a read hands them over: TEXT as its bytes, NULL as empty.
+            let data = match row.get_ref(1).map_err(|e| Error::sqlite(db, e))? {
+                ValueRef::Blob(b) | ValueRef::Text(b) => b,
+                ValueRef::Null => &[],
+                ValueRef::Integer(_) | ValueRef::Real(_) => {
+                    return Err(Error::usage(format!(
+                        "key {key} of {} holds a number, not a blob; only blobs and text can be copied",
+                        db.display()
+                    )));
+                }
+            };
             sink(key as u64, data)?;
             count += 1;
         }
@@ -930,8 +1114,11 @@ impl Session for SqliteSession<'_> {
         Ok(())
     }
 
+    /// A checkpoint writes the database file: never on a read-only
+    /// connection (a read run must not write its target, and SQLite would
+    /// fail on a WAL another process is using or a crash left).
     fn checkpoint(&mut self) -> Result<()> {
-        if self.wal {
+        if self.wal && !self.conn.is_readonly(MAIN_DB).unwrap_or(true) {
             self.conn
                 .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
                 .map_err(|e| self.err(e))?;

@@ -19,6 +19,13 @@ pub struct WorkDir {
     /// The folder itself.
     pub path: PathBuf,
     remove_after: bool,
+    /// --keep: datasets stay even when the suite fails, to be looked at.
+    keep: bool,
+    /// `--dir` named a folder this run created (removed again, if empty,
+    /// when the suite fails).
+    created: bool,
+    /// Set when a failure removed the datasets: nothing is left to report.
+    discarded: std::cell::Cell<bool>,
     _temp: Option<tempfile::TempDir>,
 }
 
@@ -28,7 +35,8 @@ impl WorkDir {
     pub fn new(dir: Option<&Path>, keep: bool, prefix: &str) -> Result<WorkDir> {
         match dir {
             Some(d) => {
-                if !d.exists() {
+                let created = !d.exists();
+                if created {
                     std::fs::create_dir_all(d)
                         .map_err(|e| Error::io("cannot create folder", d, e))?;
                 } else if !d.is_dir() {
@@ -40,6 +48,9 @@ impl WorkDir {
                 Ok(WorkDir {
                     path: d.to_path_buf(),
                     remove_after: false,
+                    keep,
+                    created,
+                    discarded: Default::default(),
                     _temp: None,
                 })
             }
@@ -72,6 +83,9 @@ impl WorkDir {
                 Ok(WorkDir {
                     path,
                     remove_after: !keep,
+                    keep,
+                    created: false,
+                    discarded: Default::default(),
                     _temp: temp,
                 })
             }
@@ -83,21 +97,31 @@ impl WorkDir {
         self.path.join(name)
     }
 
-    /// Removes `names` (files or folders) when the folder is not being kept.
-    pub fn remove(&self, names: &[String]) {
-        if !self.remove_after {
+    /// Removes `names` (files or folders) when the folder is not being
+    /// kept, or when the suite `failed` (unless --keep): half-made datasets
+    /// in a --dir folder are of no use, and the folder itself goes too
+    /// when this run created it and nothing else is in it.
+    pub fn remove(&self, names: &[String], failed: bool) {
+        let discard = failed && !self.keep;
+        if !self.remove_after && !discard {
             return;
         }
         for name in names {
             remove_entry(&self.path.join(name));
         }
+        self.discarded.set(discard);
+        if discard && self.created {
+            // remove_dir removes only an empty folder: nothing of the user's.
+            let _ = std::fs::remove_dir(&self.path);
+        }
     }
 
     /// Says where the datasets are when they stay on disk.
     pub fn report_kept(&self, progress: &dyn Progress) {
-        // Nothing there (a suite stopped before its first dataset): nothing to say.
+        // Nothing there (a suite stopped before its first dataset), or the
+        // half-made datasets were discarded: nothing to say.
         let empty = std::fs::read_dir(&self.path).is_ok_and(|mut d| d.next().is_none());
-        if !self.remove_after && !empty {
+        if !self.remove_after && !empty && !self.discarded.get() {
             progress.note(&format!("datasets kept in {}", self.path.display()));
         }
     }

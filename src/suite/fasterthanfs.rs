@@ -110,7 +110,7 @@ pub fn run(options: &FasterThanFsOptions, progress: &dyn Progress) -> Result<Res
         "blobbench-fasterthanfs-",
     )?;
     let outcome = run_in(options, &work, progress);
-    work.remove(&ThreeLayouts::names("fasterthanfs"));
+    work.remove(&ThreeLayouts::names("fasterthanfs"), outcome.is_err());
     work.report_kept(progress);
     outcome
 }

@@ -114,7 +114,10 @@ pub fn run(options: &HttpOptions, progress: &dyn Progress) -> Result<ResultDocum
     let db = work.join("http.db");
     let dir = work.join("http.dir");
     let outcome = run_in(options, &work, &db, &dir, progress);
-    work.remove(&["http.db".to_string(), "http.dir".to_string()]);
+    work.remove(
+        &["http.db".to_string(), "http.dir".to_string()],
+        outcome.is_err(),
+    );
     work.report_kept(progress);
     outcome
 }

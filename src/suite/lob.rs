@@ -437,7 +437,10 @@ fn write_all(
     blobs: &[Vec<u8>],
     how: &How,
 ) -> Result<(Vec<u64>, StoreInfo, String)> {
-    let mut store = store::create(target, &Manifest::new(spec.clone()))?;
+    // Incomplete until every blob is in (an interrupted suite leaves
+    // nothing a later run would take for a whole dataset).
+    let manifest = Manifest::new(spec.clone()).started();
+    let mut store = store::create(target, &manifest)?;
     // Server-wide settings only on a server our own script started.
     let set = store.set_durability(how.durable, how.restart.is_some())?;
     let info = store.info();
@@ -452,6 +455,8 @@ fn write_all(
     for (k, blob) in (1..).zip(blobs) {
         timer.time(|| session.insert(k, blob))?;
     }
+    drop(session);
+    store.finish(&manifest.completed())?;
     Ok((timer.nanos(), info, durability))
 }
 

@@ -88,7 +88,7 @@ pub fn run(options: &QuickOptions, progress: &dyn Progress) -> Result<ResultDocu
     ThreeLayouts::check_room(options.dir.as_deref(), &options.spec)?;
     let work = WorkDir::new(options.dir.as_deref(), options.keep, "blobbench-quick-")?;
     let outcome = run_in(options, &work, progress);
-    work.remove(&ThreeLayouts::names("quick"));
+    work.remove(&ThreeLayouts::names("quick"), outcome.is_err());
     work.report_kept(progress);
     outcome
 }

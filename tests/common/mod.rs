@@ -2,6 +2,8 @@
 //! a clean usage error, read a JSON result.
 #![allow(dead_code)] // each test file uses its own subset
 
+pub mod tmpfs;
+
 use std::path::Path;
 use std::process::{Command, Output};
 

@@ -88,15 +88,17 @@ struct State {
 /// that thread's SQLite connection, and no request hops between threads.
 pub fn serve(config: ServeConfig) -> Result<()> {
     super::raise_fd_limit();
-    // Open once up front so a bad target fails before anything listens.
-    let mut probe = store::open(&config.target, Access::ReadOnly)?;
-    let catalog = probe.catalog()?;
-    drop(probe);
     let access = if config.writable.is_some() {
         Access::ReadWrite
     } else {
         Access::ReadOnly
     };
+    // Open once up front so a bad target fails before anything listens;
+    // with the server's access, so a writable server recovers a database
+    // an interrupted write left behind (a read-only one says how).
+    let mut probe = store::open(&config.target, access)?;
+    let catalog = probe.catalog()?;
+    drop(probe);
     let server = ServerRef::new(config.target.clone(), access);
     let permits = Arc::new(Semaphore::new(config.max_connections));
     let state = Arc::new(State { config, server });
@@ -123,6 +125,9 @@ pub fn serve(config: ServeConfig) -> Result<()> {
     for w in workers {
         w.join()
             .map_err(|_| Error::usage("a server thread panicked"))??;
+    }
+    if state.config.writable.is_some() {
+        store::release(&state.config.target);
     }
     Ok(())
 }
