@@ -1,5 +1,5 @@
 //! The machine's own speed, probed once per measured round: a fixed amount
-//! of CPU, memory and system-call work, and a small write flushed to disk.
+//! of CPU, memory and system-call work, and a small durable write.
 //!
 //! Why: on a shared or virtual machine the speed of the machine itself
 //! drifts between two runs of the same binary by more than the spread
@@ -31,9 +31,10 @@ const READ_FILE: usize = 64 << 10;
 const READS: usize = 256;
 /// Bytes each flush probe writes before fdatasync.
 const FLUSH_BYTES: usize = 4096;
-/// Flushes per flush-probe sample; the sample is their mean. On a virtual
-/// disk fdatasync alternates between spells of about 100 us and of 4 ms
-/// (seen here); the mean, like a case's time per op, counts both.
+/// Durable writes per flush-probe sample; the sample is their mean. On a
+/// virtual disk a flush alternates between spells of about 100 us and of
+/// 4 ms (seen here under load); the mean, like a case's time per op,
+/// counts both.
 const FLUSH_TRIES: usize = 15;
 
 /// Every round's probe samples of one result.
@@ -43,8 +44,10 @@ pub struct MachineReference {
     /// round): the time of the CPU probe (1 MiB copied and hashed 64 times,
     /// a 64 KiB cached file read 256 times), in ns.
     pub cpu_ns: Vec<f64>,
-    /// One sample per probe: the mean time of writing 4 KiB and fdatasync
-    /// in the work folder, in ns.
+    /// One sample per probe: the mean time of one durable 4 KiB write in
+    /// the work folder as applications make them (a new file written and
+    /// fsynced, renamed over the old one, the folder fsynced: the
+    /// filesystem's journal commits included), in ns.
     #[serde(default)]
     pub flush_ns: Vec<f64>,
 }
@@ -64,13 +67,13 @@ impl MachineReference {
             .ok();
         let file = file.and_then(|mut f| f.write_all(&[7u8; READ_FILE]).ok().map(|_| f));
         self.cpu_ns.push(time_of(|| cpu_work(file.as_ref())));
-        if let Some(f) = &file {
-            self.flush_ns.push(
-                time_of(|| (0..FLUSH_TRIES).for_each(|_| flush_work(f))) / FLUSH_TRIES as f64,
-            );
-        }
         if file.is_some() {
             let _ = std::fs::remove_file(&path);
+            let flushed = (0..FLUSH_TRIES).map(|_| time_of_durable_write(dir));
+            if let Some(total) = flushed.sum::<Option<f64>>() {
+                self.flush_ns.push(total / FLUSH_TRIES as f64);
+            }
+            let _ = std::fs::remove_file(dir.join(DURABLE_NAME));
         }
     }
 
@@ -110,10 +113,27 @@ fn cpu_work(file: Option<&File>) {
     black_box(hash);
 }
 
-/// Overwrites the file's first 4 KiB and flushes it to the device.
-fn flush_work(file: &File) {
-    let _ = file.write_at(&[9u8; FLUSH_BYTES], 0);
-    let _ = file.sync_data();
+/// The name the flush probe replaces durably in the work folder.
+const DURABLE_NAME: &str = ".blobbench-reference-durable";
+
+/// The time of one durable replacement of a 4 KiB file in `dir`: write a
+/// new file, fsync it, rename it over the old one, fsync the folder. None
+/// when any step fails (the probe is then left out, never guessed).
+fn time_of_durable_write(dir: &Path) -> Option<f64> {
+    let temp = dir.join(".blobbench-reference-durable.tmp");
+    let t = Instant::now();
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&temp)
+        .ok()?;
+    f.write_all(&[9u8; FLUSH_BYTES]).ok()?;
+    f.sync_all().ok()?;
+    drop(f);
+    std::fs::rename(&temp, dir.join(DURABLE_NAME)).ok()?;
+    File::open(dir).and_then(|d| d.sync_all()).ok()?;
+    Some(t.elapsed().as_nanos() as f64)
 }
 
 #[cfg(test)]

@@ -529,6 +529,14 @@ fn machine_drift(before: &ResultDocument, after: &ResultDocument) -> Vec<Drift> 
     let (Some(rb), Some(ra)) = (&before.environment.reference, &after.environment.reference) else {
         return Vec::new();
     };
+    let (eb, ea) = (&before.environment, &after.environment);
+    let fs = |e: &crate::measure::environment::Environment| {
+        e.filesystem
+            .as_ref()
+            .map(|f| (f.fs_type.clone(), f.device.clone()))
+    };
+    let same_machine =
+        eb.hostname == ea.hostname && eb.cpu_model == ea.cpu_model && fs(eb) == fs(ea);
     [
         ("cpu", &rb.cpu_ns, &ra.cpu_ns),
         ("flush", &rb.flush_ns, &ra.flush_ns),
@@ -543,6 +551,7 @@ fn machine_drift(before: &ResultDocument, after: &ResultDocument) -> Vec<Drift> 
             low: i.low,
             high: i.high,
             bound: i.high.max(1.0 / i.low),
+            applied: same_machine,
         }
     })
     .filter(|d| d.bound.is_finite())
@@ -555,7 +564,7 @@ fn machine_drift(before: &ResultDocument, after: &ResultDocument) -> Vec<Drift> 
 fn drift_bound(drift: &[Drift], flushes: bool) -> f64 {
     drift
         .iter()
-        .filter(|d| flushes || d.probe == "cpu")
+        .filter(|d| d.applied && (flushes || d.probe == "cpu"))
         .map(|d| d.bound)
         .fold(1.0, f64::max)
 }
@@ -574,12 +583,12 @@ fn not_comparable_reason(why: &[(String, String, String)]) -> String {
 fn drift_note(drift: &[Drift], threshold: f64) -> Option<String> {
     let moved: Vec<String> = drift
         .iter()
-        .filter(|d| d.bound > 1.0 + threshold)
+        .filter(|d| d.applied && d.bound > 1.0 + threshold)
         .map(|d| {
             let what = if d.probe == "cpu" {
                 "CPU/memory probe"
             } else {
-                "disk flush probe"
+                "durable-write probe"
             };
             format!("{what} {}", ratio_text(d.ratio, Some(d.low), Some(d.high)))
         })
@@ -702,7 +711,7 @@ mod tests {
         );
         assert_eq!(change(&steady, "write").verdict, Verdict::Worse);
         assert!(steady.drift.iter().all(|d| d.bound < 1.05), "{steady:?}");
-        // The disk flush probe itself 1.25x slower: the write is within the
+        // The durable-write probe itself 1.25x slower: the write is within the
         // machine's drift, and the note says so.
         let drifted = compare(
             &probed(lob(&before), 1.0, 1.0),
@@ -716,7 +725,7 @@ mod tests {
             drifted
                 .notes
                 .iter()
-                .any(|n| n.contains("disk flush probe 1.25x")),
+                .any(|n| n.contains("durable-write probe 1.25x")),
             "{:?}",
             drifted.notes
         );
@@ -734,6 +743,12 @@ mod tests {
             0.05,
         );
         assert_eq!(change(&c, "read").verdict, Verdict::Worse);
+        // Between two machines the drift is shown, not allowed for.
+        let mut elsewhere = probed(lob(&slower), 1.0, 1.25);
+        elsewhere.environment.hostname = "server".into();
+        let c = compare(&probed(lob(&before), 1.0, 1.0), &elsewhere, 0.05);
+        assert_eq!(change(&c, "write").verdict, Verdict::Worse);
+        assert!(c.drift.iter().all(|d| !d.applied), "{:?}", c.drift);
         // Without probes on both sides there is no drift to allow for.
         let unprobed = compare(&lob(&before), &probed(lob(&slower), 1.0, 1.25), 0.05);
         assert!(unprobed.drift.is_empty());

@@ -146,6 +146,11 @@ pub struct Drift {
     /// The factor either way a case of this probe's kind must exceed: the
     /// interval's far end (max of high and 1/low).
     pub bound: f64,
+    /// Whether the bound was applied: only when both results come from the
+    /// same machine (host, CPU, filesystem); between two machines the
+    /// machine is what is compared.
+    #[serde(default)]
+    pub applied: bool,
 }
 
 /// The rule behind a comparison's verdicts, recorded with it.

@@ -96,8 +96,13 @@ pub fn render(c: &Comparison, threshold_percent: f64) -> String {
                 )
             })
             .collect();
+        let how = if c.drift.iter().any(|d| d.applied) {
+            "changes are called only beyond it"
+        } else {
+            "two machines: shown, not allowed for"
+        };
         out.push_str(&format!(
-            "machine reference (same fixed work in both, after/before): {}\n",
+            "machine reference (same fixed work in both, after/before): {} ({how})\n",
             probes.join(", ")
         ));
     }
