@@ -946,3 +946,38 @@ fn a_fifo_in_a_served_folder_does_not_hang_the_server() {
         assert_eq!(get(&server.addr, "/blobs/3", "").status, 200);
     }
 }
+
+#[test]
+fn a_stalled_client_blocks_writers_no_longer_than_the_send_timeout() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    ok(d, &["init", "s.db", "--count", "2", "--size", "40M"]);
+    let server = Server::start(
+        d,
+        "s.db",
+        &["--writable", "--token", TOKEN, "--send-timeout", "1s"],
+    );
+    // Asks for 40 MB and reads nothing: the stream fills the socket's
+    // buffers, then waits on the client inside its read transaction.
+    let mut stalled = TcpStream::connect(&server.addr).unwrap();
+    stalled
+        .write_all(b"GET /blobs/1 HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    // A writer waits for the stalled read at most about the send timeout.
+    let started = Instant::now();
+    let r = put(&server.addr, "2", TOKEN, b"replaced");
+    assert_eq!(r.status, 204, "{}", String::from_utf8_lossy(&r.body));
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    // The stalled client was cut off: its connection ends short of 40 MB.
+    stalled
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut got = Vec::new();
+    let _ = stalled.read_to_end(&mut got);
+    assert!(got.len() < 40_000_000, "{}", got.len());
+}

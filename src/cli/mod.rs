@@ -155,6 +155,12 @@ pub struct ServeArgs {
     /// Drop a client whose PUT body has not arrived within this time
     #[arg(long, default_value = "30s", value_parser = duration_in(MIN_WAIT, MAX_WAIT))]
     pub body_timeout: humantime::Duration,
+    /// Drop a client that takes none of a streamed blob's bytes for this
+    /// long: a large blob is read inside one read transaction (one version
+    /// of it), so a stalled client would otherwise hold that transaction,
+    /// its lock and a thread for as long as it likes, blocking writers
+    #[arg(long, default_value = "10s", value_parser = duration_in(MIN_WAIT, MAX_WAIT))]
+    pub send_timeout: humantime::Duration,
     /// One access-log line per request on stderr
     #[arg(long)]
     pub log: bool,

@@ -79,6 +79,7 @@ for ever; drop ?locking_mode=exclusive to serve writes",
         max_connections: args.max_connections as usize,
         header_timeout: *args.header_timeout,
         body_timeout: *args.body_timeout,
+        send_timeout: *args.send_timeout,
         log: args.log,
         writable,
     })

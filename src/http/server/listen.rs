@@ -88,11 +88,18 @@ fn worker(
     })
 }
 
+/// Blocking threads per worker: each streams one large blob (and holds
+/// one store session), so this bounds threads and sessions however many
+/// clients ask at once; with the send timeout a stalled client frees its
+/// thread within that time.
+const BLOCKING_THREADS: usize = 64;
+
 /// A single-threaded runtime: each thread keeps its connections, so they
 /// never need moving between threads.
 pub(super) fn runtime(config: &ServeConfig) -> Result<Runtime> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
+        .max_blocking_threads(BLOCKING_THREADS)
         .build()
         .map_err(|e| Error::io("cannot start the runtime for", config.target.path(), e))
 }

@@ -50,6 +50,9 @@ pub struct ServeConfig {
     pub header_timeout: Duration,
     /// ... and a PUT's body within this time.
     pub body_timeout: Duration,
+    /// A streamed blob's client must take its next piece within this time,
+    /// or the stream ends and its read transaction (and lock) with it.
+    pub send_timeout: Duration,
     /// One access-log line per request on stderr.
     pub log: bool,
     /// PUT and DELETE allowed (bearer token, size limit); None: read-only.

@@ -1,6 +1,8 @@
 //! GET and HEAD of a blob: conditional requests, ranges, and the choice
 //! between a reply read in one call and one streamed chunk by chunk.
 
+use std::time::Duration;
+
 use bytes::Bytes;
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderValue};
@@ -77,7 +79,7 @@ pub(super) async fn get_blob(
         }
         full(all.slice(span.start as usize..(span.start + span.len) as usize))
     } else {
-        stream(state.server.clone(), key, span.start, span.len)
+        stream(&state.server, key, &span, state.config.send_timeout)
     };
     blob_reply(body, &span, &found)
 }
@@ -150,21 +152,36 @@ fn range_not_satisfiable(size: u64) -> Response<ResponseBody> {
     r
 }
 
-/// `len` bytes of blob `key` from `start`, read on the blocking pool and
-/// sent as they come: a large blob is never held whole in memory. A blob
-/// that shrinks or fails mid-way ends the body with an error, so the client
-/// cannot take a short read for the whole blob.
-fn stream(server: ServerRef, key: u64, start: u64, len: u64) -> ResponseBody {
+/// `span` of blob `key`, read on the blocking pool and sent as it comes: a
+/// large blob is never held whole in memory. A blob that shrinks or fails
+/// mid-way ends the body with an error, so the client cannot take a short
+/// read for the whole blob. A client that takes no piece for `send_timeout`
+/// is cut off: the read (its transaction and lock) and the thread end then,
+/// so a stalled client delays writers by that long at most.
+fn stream(server: &ServerRef, key: u64, span: &Span, send_timeout: Duration) -> ResponseBody {
     let (tx, rx) = mpsc::channel(4);
+    let (server, start, len) = (server.clone(), span.start, span.len);
+    // The worker's runtime drives the timer while this thread waits on it.
+    let runtime = tokio::runtime::Handle::current();
     tokio::task::spawn_blocking(move || {
+        let mut stalled = false;
         let sent = with_session(&server, |s| {
             s.read_stream(key, start, len, CHUNK, &mut |piece| {
-                tx.blocking_send(Ok(Bytes::from(piece))).is_ok()
+                let send = tokio::time::timeout(send_timeout, tx.send(Ok(Bytes::from(piece))));
+                match runtime.block_on(send) {
+                    Ok(delivered) => delivered.is_ok(),
+                    Err(_) => {
+                        stalled = true;
+                        false
+                    }
+                }
             })
         });
         let failure = match sent {
             Ok(n) if n == len => return,
-            Ok(_) if tx.is_closed() => return, // the client went away
+            // The client went away or stopped reading: dropping the sender
+            // ends the body short, and hyper closes the connection.
+            Ok(_) if stalled || tx.is_closed() => return,
             Ok(_) => std::io::Error::other("the blob shrank while being read"),
             Err(e) => std::io::Error::other(e.to_string()),
         };
