@@ -981,3 +981,48 @@ fn a_stalled_client_blocks_writers_no_longer_than_the_send_timeout() {
     let _ = stalled.read_to_end(&mut got);
     assert!(got.len() < 40_000_000, "{}", got.len());
 }
+
+#[test]
+fn a_writable_start_removes_only_stale_temporary_files_of_its_own() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    ok(d, &["init", "dir:s.dir", "--count", "10", "--size", "1k"]);
+    // A process that has ended: its temporary files are stale.
+    let mut gone = std::process::Command::new("true").spawn().unwrap();
+    let dead = gone.id();
+    gone.wait().unwrap();
+    let live = std::process::id();
+    let names = [
+        format!("000003.tmp-{dead}-0"),
+        "000004.tmp".to_string(),
+        format!("000005.tmp-{live}-1"),
+        "notes.tmp".to_string(),
+        "000006.tmp-draft".to_string(),
+    ];
+    for n in &names {
+        std::fs::write(d.join("s.dir").join(n), b"x").unwrap();
+    }
+    let server = Server::start(d, "dir:s.dir", &["--writable", "--token", TOKEN]);
+    let left = |n: &str| d.join("s.dir").join(n).exists();
+    assert!(!left(&names[0]) && !left(&names[1]), "stale ones removed");
+    assert!(left(&names[2]), "a running writer's file stays");
+    assert!(
+        left(&names[3]) && left(&names[4]),
+        "names not blobbench's stay"
+    );
+    // Writers of one key at once never share a temporary file: the blob
+    // ends whole, as one of the bodies.
+    let bodies: Vec<Vec<u8>> = (0..8u8).map(|i| vec![b'a' + i; 300_000]).collect();
+    std::thread::scope(|s| {
+        for b in &bodies {
+            let addr = server.addr.clone();
+            s.spawn(move || assert_eq!(put(&addr, "7", TOKEN, b).status, 204));
+        }
+    });
+    let got = get(&server.addr, "/blobs/7", "").body;
+    assert!(
+        bodies.contains(&got),
+        "a mixed or torn blob of {} bytes",
+        got.len()
+    );
+}

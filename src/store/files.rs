@@ -310,13 +310,7 @@ fn remove_own_entries(root: &Path, manifest: &Manifest) -> Result<()> {
             };
             let blob = name.split(".tmp").next().unwrap_or_default();
             let digits = !blob.is_empty() && blob.bytes().all(|b| b.is_ascii_digit());
-            let temp = name.len() > blob.len() && {
-                let rest = &name[blob.len()..];
-                rest == ".tmp"
-                    || rest.strip_prefix(".tmp-").is_some_and(|pid| {
-                        !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit())
-                    })
-            };
+            let temp = name.len() > blob.len() && temp_owner(&name[blob.len()..]).is_some();
             if !digits || (name.len() > blob.len() && !temp) {
                 continue;
             }
@@ -383,6 +377,14 @@ impl Store for FilesStore {
     fn finish(&mut self, manifest: &Manifest) -> Result<()> {
         sync_filesystem(&self.root)?;
         write_manifest(&self.root, manifest)
+    }
+
+    /// The temporary files (`000042.tmp-PID-N`) of writers no longer
+    /// running: a write killed before its rename leaves one, and nothing
+    /// else will ever remove it. A running writer's files and anything not
+    /// named as blobbench names them stay.
+    fn remove_interrupted_writes(&mut self) -> Result<u64> {
+        remove_stale_temps(&self.root, 0)
     }
 
     fn catalog(&mut self) -> Result<Catalog> {
@@ -535,9 +537,11 @@ impl FileIo {
                 if fs::symlink_metadata(p).is_err() {
                     return Err(missing_key(key, root));
                 }
+                // Unique per process and write, so that two writers of one
+                // key (a server's threads) never share a temporary file.
                 self.tmp.clear();
                 self.tmp.push_str(path);
-                self.tmp.push_str(".tmp");
+                self.tmp.push_str(&temp_suffix());
                 let tmp = Path::new(&self.tmp);
                 let mut f = OpenOptions::new()
                     .write(true)
@@ -593,7 +597,7 @@ impl FileIo {
         let parent = p.parent().unwrap_or(Path::new("."));
         fs::create_dir_all(parent).map_err(|e| Error::io("cannot create folder", parent, e))?;
         let mut tmp = p.as_os_str().to_owned();
-        tmp.push(format!(".tmp-{}", std::process::id()));
+        tmp.push(temp_suffix());
         let tmp = PathBuf::from(tmp);
         let result = (|| {
             let mut f = File::create(&tmp).map_err(|e| Error::io("cannot create", &tmp, e))?;
@@ -622,6 +626,71 @@ impl FileIo {
         }
         Ok(())
     }
+}
+
+/// The suffix of a blob's temporary file: `.tmp-PID-N`, unique per process
+/// and write, and telling a later start which process made it.
+fn temp_suffix() -> String {
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!(".tmp-{}-{n}", std::process::id())
+}
+
+/// The process that made a blob's temporary file, from its suffix after
+/// `.tmp`: "-PID-N" or "-PID"; None for the bare ".tmp" of older versions
+/// (no process to ask) and for any other name (not ours).
+fn temp_owner(rest: &str) -> Option<Option<u32>> {
+    if rest == ".tmp" {
+        return Some(None);
+    }
+    let tail = rest.strip_prefix(".tmp-")?;
+    let mut parts = tail.splitn(2, '-');
+    let pid = parts.next()?;
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    if !digits(pid) || !parts.next().is_none_or(digits) {
+        return None;
+    }
+    Some(pid.parse().ok())
+}
+
+/// Removes the stale temporary files under `dir` (`depth` folders below
+/// the root: the tree layout nests two levels of numbered folders).
+fn remove_stale_temps(dir: &Path, depth: u32) -> Result<u64> {
+    let mut removed = 0;
+    for entry in fs::read_dir(dir).map_err(|e| Error::io("cannot list", dir, e))? {
+        let entry = entry.map_err(|e| Error::io("cannot list", dir, e))?;
+        let (Ok(kind), Some(name)) = (
+            entry.file_type(),
+            entry.file_name().to_str().map(str::to_owned),
+        ) else {
+            continue;
+        };
+        let digits = name.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
+            continue;
+        }
+        if kind.is_dir() && digits == name.len() && depth < 2 {
+            removed += remove_stale_temps(&entry.path(), depth + 1)?;
+        } else if kind.is_file()
+            && let Some(owner) = temp_owner(&name[digits..])
+            && !owner.is_some_and(process_alive)
+        {
+            let p = entry.path();
+            fs::remove_file(&p).map_err(|e| Error::io("cannot remove", &p, e))?;
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
+
+/// Whether process `pid` is running (a temporary file it owns may still be
+/// being written).
+fn process_alive(pid: u32) -> bool {
+    let Ok(pid) = i32::try_from(pid) else {
+        return false;
+    };
+    // SAFETY: signal 0 only asks whether the process exists.
+    unsafe { libc::kill(pid, 0) == 0 || *libc::__errno_location() == libc::EPERM }
 }
 
 /// Opens blob `key`'s file for reading; a missing file is a missing key.
@@ -770,5 +839,28 @@ impl Session for FilesSession<'_> {
 
     fn commit(&mut self) -> Result<()> {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::temp_owner;
+
+    #[test]
+    fn temporary_files_are_recognised_by_their_owner() {
+        assert_eq!(temp_owner(".tmp"), Some(None));
+        assert_eq!(temp_owner(".tmp-42"), Some(Some(42)));
+        assert_eq!(temp_owner(".tmp-42-7"), Some(Some(42)));
+        for not_ours in [
+            ".tmp-",
+            ".tmp-x",
+            ".tmp-42-",
+            ".tmp-42-7-1",
+            ".txt",
+            "",
+            ".tmp~",
+        ] {
+            assert_eq!(temp_owner(not_ours), None, "{not_ours:?}");
+        }
     }
 }

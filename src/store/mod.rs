@@ -265,6 +265,14 @@ pub trait Store {
     /// refuses the dataset, so an interrupted init or export is never
     /// taken for a whole dataset.
     fn finish(&mut self, manifest: &Manifest) -> Result<()>;
+    /// Removes what writers of this store that were killed mid-write left
+    /// behind (blobbench's own temporary files of processes no longer
+    /// running), before a long-lived writer such as `serve --writable`
+    /// starts; returns how many. Stores whose engine recovers itself on
+    /// open (SQLite, the servers) have nothing to do.
+    fn remove_interrupted_writes(&mut self) -> Result<u64> {
+        Ok(0)
+    }
     /// Engine counters after a session (SQLite page cache hits, misses, writes).
     fn engine_stats(&self) -> serde_json::Map<String, serde_json::Value> {
         serde_json::Map::new()

@@ -101,6 +101,10 @@ pub fn serve(config: ServeConfig) -> Result<()> {
     // an interrupted write left behind (a read-only one says how).
     let mut probe = store::open(&config.target, access)?;
     let catalog = probe.catalog()?;
+    let removed = match access {
+        Access::ReadWrite => probe.remove_interrupted_writes()?,
+        Access::ReadOnly => 0,
+    };
     drop(probe);
     let server = ServerRef::new(config.target.clone(), access);
     let permits = Arc::new(Semaphore::new(config.max_connections));
@@ -122,6 +126,9 @@ pub fn serve(config: ServeConfig) -> Result<()> {
             "read-only"
         }
     );
+    if removed > 0 {
+        eprintln!("removed {removed} temporary file(s) that interrupted writes left behind");
+    }
     let signals = runtime(&state.config)?;
     signals.block_on(shutdown_signal());
     let _ = stop_tx.send(true);
