@@ -7,14 +7,14 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{bin, ok, run};
+use common::{bin, ok, run, start_serve};
 use rusqlite::Connection;
 
 const SEEDS: [u64; 4] = [11, 23, 37, 41];
@@ -323,30 +323,11 @@ fn kill_serve_during_puts() {
 /// Starts a writable server on `target`, PUTs new keys (101, 102, ...)
 /// until it is killed after `delay`; returns the keys acknowledged.
 fn serve_and_kill(dir: &Path, target: &str, delay: Duration) -> Vec<u64> {
-    let mut child = bin()
-        .current_dir(dir)
-        .args([
-            "serve",
-            target,
-            "--listen",
-            "127.0.0.1:0",
-            "--writable",
-            "--token",
-            "secret-token-0123456789",
-        ])
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stderr.as_mut().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|s| s.split('/').next())
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .to_string();
+    let (mut child, addr) = start_serve(
+        dir,
+        target,
+        &["--writable", "--token", "secret-token-0123456789"],
+    );
     let acked = Arc::new(Mutex::new(Vec::new()));
     let writer = {
         let acked = acked.clone();

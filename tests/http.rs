@@ -6,10 +6,10 @@ mod common;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
-use common::{bin, json, ok};
+use common::{bin, json, ok, start_serve};
 
 /// A running `blobbench serve`, stopped (SIGTERM) when dropped.
 struct Server {
@@ -19,24 +19,7 @@ struct Server {
 
 impl Server {
     fn start(dir: &Path, target: &str, extra: &[&str]) -> Server {
-        let mut child = bin()
-            .current_dir(dir)
-            .args(["serve", target, "--listen", "127.0.0.1:0"])
-            .args(extra)
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        // The first stderr line names the address actually bound.
-        let mut line = String::new();
-        BufReader::new(child.stderr.as_mut().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let addr = line
-            .split("http://")
-            .nth(1)
-            .and_then(|s| s.split('/').next())
-            .unwrap_or_else(|| panic!("no address in {line:?}"))
-            .to_string();
+        let (child, addr) = start_serve(dir, target, extra);
         Server { child, addr }
     }
 

@@ -690,7 +690,9 @@ fn process_alive(pid: u32) -> bool {
         return false;
     };
     // SAFETY: signal 0 only asks whether the process exists.
-    unsafe { libc::kill(pid, 0) == 0 || *libc::__errno_location() == libc::EPERM }
+    let answered = unsafe { libc::kill(pid, 0) } == 0;
+    // EPERM: it exists, owned by someone else.
+    answered || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
 /// Opens blob `key`'s file for reading; a missing file is a missing key.

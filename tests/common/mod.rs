@@ -4,11 +4,36 @@
 
 pub mod tmpfs;
 
+use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output, Stdio};
 
 pub fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_blobbench"))
+}
+
+/// Starts `blobbench serve TARGET --listen 127.0.0.1:0 EXTRA...` in `dir`
+/// and returns it with the address it bound, read from the first stderr
+/// line (the banner names it).
+pub fn start_serve(dir: &Path, target: &str, extra: &[&str]) -> (Child, String) {
+    let mut child = bin()
+        .current_dir(dir)
+        .args(["serve", target, "--listen", "127.0.0.1:0"])
+        .args(extra)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|s| s.split('/').next())
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_string();
+    (child, addr)
 }
 
 pub fn run(dir: &Path, args: &[&str]) -> Output {
