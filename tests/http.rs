@@ -1009,3 +1009,112 @@ fn a_writable_start_removes_only_stale_temporary_files_of_its_own() {
         got.len()
     );
 }
+
+/// Keeps GETs of blob 1 flowing on one keep-alive connection (so the
+/// server's threads hold read snapshots) until `stop`; returns, for each
+/// reply, when its request was sent and the bytes it carried.
+fn get_loop(addr: &str, stop: &std::sync::atomic::AtomicBool) -> Vec<(Instant, Vec<u8>)> {
+    let s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut w = s.try_clone().unwrap();
+    let mut r = BufReader::new(s);
+    let mut seen = Vec::new();
+    while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+        let sent = Instant::now();
+        w.write_all(b"GET /blobs/1 HTTP/1.1\r\nHost: x\r\n\r\n")
+            .unwrap();
+        let reply = read_reply(&mut r, false);
+        assert_eq!(reply.status, 200);
+        seen.push((sent, reply.body));
+    }
+    seen
+}
+
+#[test]
+fn a_commit_by_another_process_is_seen_within_the_staleness_bound() {
+    // The server's threads share a read snapshot for at most --staleness
+    // (2 ms by default): every request sent 2 ms or more after an outside
+    // commit returned must carry the new bytes, in both journal modes.
+    for jmode in ["delete", "wal"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path();
+        ok(
+            d,
+            &[
+                "init", "s.db", "--count", "4", "--size", "10k", "--jmode", jmode,
+            ],
+        );
+        let server = Server::start(d, "s.db", &[]);
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let (seen, commits) = std::thread::scope(|scope| {
+            let readers: Vec<_> = (0..2)
+                .map(|_| scope.spawn(|| get_loop(&server.addr, &stop)))
+                .collect();
+            let writer = rusqlite::Connection::open(d.join("s.db")).unwrap();
+            writer.busy_timeout(Duration::from_secs(5)).unwrap();
+            let mut commits = Vec::new();
+            for round in 1..=20u8 {
+                std::thread::sleep(Duration::from_millis(15));
+                writer
+                    .execute("UPDATE kv SET v = ?1 WHERE k = 1", [vec![round; 100]])
+                    .unwrap();
+                commits.push((Instant::now(), round));
+            }
+            std::thread::sleep(Duration::from_millis(15));
+            stop.store(true, std::sync::atomic::Ordering::SeqCst);
+            let seen: Vec<_> = readers
+                .into_iter()
+                .flat_map(|r| r.join().unwrap())
+                .collect();
+            (seen, commits)
+        });
+        let bound = Duration::from_millis(2);
+        let mut checked = 0;
+        for (sent, body) in &seen {
+            // The newest commit that returned at least `bound` before this
+            // request was sent: the reply must carry it or a later one.
+            let Some((_, round)) = commits.iter().rev().find(|(at, _)| *at + bound <= *sent) else {
+                continue;
+            };
+            checked += 1;
+            let got = if body.len() == 100 { body[0] } else { 0 };
+            assert!(
+                got >= *round,
+                "{jmode}: a request sent {:?} after commit {round} got version {got}",
+                sent.duration_since(commits[*round as usize - 1].0)
+            );
+        }
+        assert!(checked > 100, "{jmode}: only {checked} requests checked");
+    }
+}
+
+#[test]
+fn a_write_through_the_server_is_read_at_once() {
+    // Read-your-writes: a PUT's reply means every later GET, on any thread
+    // and connection, sees the new bytes (no snapshot older than it is used).
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    ok(d, &["init", "s.db", "--count", "4", "--size", "10k"]);
+    let server = Server::start(d, "s.db", &["--writable", "--token", TOKEN]);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        // Other clients keep the server's snapshots busy meanwhile.
+        let readers: Vec<_> = (0..2)
+            .map(|_| scope.spawn(|| get_loop(&server.addr, &stop)))
+            .collect();
+        for round in 1..=30u8 {
+            let body = vec![round; 64];
+            let r = put(&server.addr, "1", TOKEN, &body);
+            assert!(r.status == 204 || r.status == 201, "{}", r.status);
+            assert_eq!(
+                get(&server.addr, "/blobs/1", "").body,
+                body,
+                "round {round}"
+            );
+        }
+        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        for r in readers {
+            r.join().unwrap();
+        }
+    });
+}

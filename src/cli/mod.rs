@@ -161,6 +161,13 @@ pub struct ServeArgs {
     /// its lock and a thread for as long as it likes, blocking writers
     #[arg(long, default_value = "10s", value_parser = duration_in(MIN_WAIT, MAX_WAIT))]
     pub send_timeout: humantime::Duration,
+    /// How long the requests a thread serves may share one read snapshot
+    /// (one SQLite read transaction, its lock taken once instead of per
+    /// request): a commit by another process is seen by every request that
+    /// arrives later than this after it; writes through this server are
+    /// seen at once. 0 gives each request its own snapshot (slower)
+    #[arg(long, default_value = "2ms", value_parser = duration_in(std::time::Duration::ZERO, std::time::Duration::from_secs(1)))]
+    pub staleness: humantime::Duration,
     /// One access-log line per request on stderr
     #[arg(long)]
     pub log: bool,

@@ -80,6 +80,7 @@ for ever; drop ?locking_mode=exclusive to serve writes",
         header_timeout: *args.header_timeout,
         body_timeout: *args.body_timeout,
         send_timeout: *args.send_timeout,
+        staleness: *args.staleness,
         log: args.log,
         writable,
     })

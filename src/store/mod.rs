@@ -380,6 +380,19 @@ pub trait Session {
     fn checkpoint(&mut self) -> Result<()> {
         Ok(())
     }
+    /// Begins a read snapshot: until `end_snapshot`, reads see one state of
+    /// the store and take its read lock once, not once per read (SQLite: one
+    /// read transaction, so no lock, hot-journal check and change-counter
+    /// read per request). Returns false, holding nothing, for stores whose
+    /// reads take no lock, where a snapshot would gain nothing.
+    fn begin_snapshot(&mut self) -> Result<bool> {
+        Ok(false)
+    }
+    /// Ends the snapshot `begin_snapshot` began, releasing its lock, so
+    /// the next read sees every commit made since.
+    fn end_snapshot(&mut self) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// The environment record of this machine, with the storage engines'

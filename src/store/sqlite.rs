@@ -729,6 +729,7 @@ impl Store for SqliteStore {
             write_blob: None,
             buf: Vec::new(),
             in_transaction: false,
+            in_snapshot: false,
         }))
     }
 
@@ -778,6 +779,16 @@ pub struct SqliteSession<'a> {
     write_blob: Option<Blob<'a>>,
     buf: Vec<u8>,
     in_transaction: bool,
+    /// Inside a read snapshot (`begin_snapshot`): the database cannot
+    /// change under it, so its tag stamps are read once per snapshot.
+    in_snapshot: bool,
+}
+
+/// The tag of blob `key` of `size` bytes with the database's file stamps.
+fn tag_of(key: u64, size: u64, stamps: &[u64; 6]) -> String {
+    let mut parts = vec![key, size];
+    parts.extend_from_slice(stamps);
+    super::fingerprint(&parts)
 }
 
 /// Whether sqlite3_blob_open / reopen failed for want of the row: SQLite
@@ -858,6 +869,12 @@ impl Session for SqliteSession<'_> {
     /// checkpoint writes the database, so any write anywhere changes every
     /// tag: coarse, never stale.
     fn etag(&mut self, key: u64, size: u64) -> Result<Option<String>> {
+        if self.in_snapshot
+            && let Some((_, stamps)) = self.stamps
+        {
+            // Read under this snapshot's lock: nothing has committed since.
+            return Ok(Some(tag_of(key, size, &stamps)));
+        }
         Self::statement(
             self.conn,
             &mut self.data_version,
@@ -882,9 +899,7 @@ impl Session for SqliteSession<'_> {
                 st
             }
         };
-        let mut parts = vec![key, size];
-        parts.extend_from_slice(&stamps);
-        Ok(Some(super::fingerprint(&parts)))
+        Ok(Some(tag_of(key, size, &stamps)))
     }
 
     /// One statement (one lock, one lookup): the length always, the bytes
@@ -1110,6 +1125,30 @@ impl Session for SqliteSession<'_> {
         if self.in_transaction {
             self.conn.execute_batch("COMMIT").map_err(|e| self.err(e))?;
             self.in_transaction = false;
+        }
+        Ok(())
+    }
+
+    /// A deferred BEGIN: the shared lock (or WAL read mark) is taken by the
+    /// first read and kept until `end_snapshot`.
+    fn begin_snapshot(&mut self) -> Result<bool> {
+        if !self.in_snapshot && !self.in_transaction {
+            self.conn.execute_batch("BEGIN").map_err(|e| self.err(e))?;
+            self.in_snapshot = true;
+            // Stamps read before the snapshot began may be older than it.
+            self.stamps = None;
+        }
+        Ok(true)
+    }
+
+    fn end_snapshot(&mut self) -> Result<()> {
+        self.release_handles();
+        if self.in_snapshot {
+            self.in_snapshot = false;
+            self.stamps = None;
+            if !self.conn.is_autocommit() {
+                self.conn.execute_batch("COMMIT").map_err(|e| self.err(e))?;
+            }
         }
         Ok(())
     }

@@ -14,6 +14,7 @@ use tokio::runtime::Runtime;
 use tokio::sync::{Semaphore, watch};
 
 use super::routes::handle;
+use super::session::expire_snapshot;
 use super::{ServeConfig, State};
 use crate::error::{Error, Result};
 
@@ -81,11 +82,28 @@ fn worker(
     runtime.block_on(async move {
         let listener = TcpListener::from_std(own)
             .map_err(|e| Error::io("cannot listen with", state.config.target.path(), e))?;
+        tokio::spawn(expire_snapshots(state.clone()));
         run(state, permits, listener, async move {
             let _ = stop.wait_for(|v| *v).await;
         })
         .await
     })
+}
+
+/// Ends this worker thread's read snapshot once it is older than the
+/// staleness, checked twice per staleness period: so an idle server holds
+/// the store's read lock for at most about 1.5 times the staleness.
+async fn expire_snapshots(state: Arc<State>) {
+    let staleness = state.server.staleness();
+    if staleness.is_zero() {
+        return;
+    }
+    let mut tick = tokio::time::interval((staleness / 2).max(Duration::from_millis(1)));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        expire_snapshot(&state.server);
+    }
 }
 
 /// Blocking threads per worker: each streams one large blob (and holds

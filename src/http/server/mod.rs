@@ -53,6 +53,11 @@ pub struct ServeConfig {
     /// A streamed blob's client must take its next piece within this time,
     /// or the stream ends and its read transaction (and lock) with it.
     pub send_timeout: Duration,
+    /// How long a worker thread's requests may share one read snapshot of
+    /// the store (one SQLite read transaction): a commit by another
+    /// process is seen by every request arriving later than this after it.
+    /// Zero: a snapshot per request.
+    pub staleness: Duration,
     /// One access-log line per request on stderr.
     pub log: bool,
     /// PUT and DELETE allowed (bearer token, size limit); None: read-only.
@@ -106,7 +111,7 @@ pub fn serve(config: ServeConfig) -> Result<()> {
         Access::ReadOnly => 0,
     };
     drop(probe);
-    let server = ServerRef::new(config.target.clone(), access);
+    let server = ServerRef::new(config.target.clone(), access, config.staleness);
     let permits = Arc::new(Semaphore::new(config.max_connections));
     let state = Arc::new(State { config, server });
     let threads = std::thread::available_parallelism()

@@ -12,7 +12,7 @@ use tokio::sync::mpsc;
 use super::body::{ResponseBody, empty, full, streamed};
 use super::range::{RangeRequest, parse_range};
 use super::routes::status;
-use super::session::{ServerRef, with_session};
+use super::session::{ServerRef, with_session, with_snapshot};
 use super::{CHUNK, State};
 use crate::error::Result;
 
@@ -87,8 +87,9 @@ pub(super) async fn get_blob(
 /// Size, validator and (for a small blob) the bytes, in one step on this
 /// worker thread: a page-cache hit costs microseconds, less than a hop to
 /// the blocking pool. Large blobs are streamed from the blocking pool.
+/// Inside the thread's shared read snapshot (see `with_snapshot`).
 fn look_up(server: &ServerRef, key: u64, head: bool) -> Result<Option<Found>> {
-    with_session(server, |s| {
+    with_snapshot(server, |s| {
         let max = if head { 0 } else { CHUNK as u64 };
         let Some((size, small)) = s.fetch_small(key, max)? else {
             return Ok(None);

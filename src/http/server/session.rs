@@ -3,7 +3,9 @@
 //! connection or wait on a pool.
 
 use std::cell::RefCell;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use crate::error::Result;
 use crate::store::{self, Access, Session, SessionOptions, Store};
@@ -12,7 +14,25 @@ use crate::target::Target;
 thread_local! {
     /// This thread's session on the served target, opened on first use and
     /// kept (its prepared statements with it) for the server's lifetime.
-    static SESSION: RefCell<Option<(u64, Box<dyn Session>)>> = const { RefCell::new(None) };
+    static SESSION: RefCell<Option<Slot>> = const { RefCell::new(None) };
+}
+
+/// A thread's session and the read snapshot it may hold.
+struct Slot {
+    /// The server the session was opened for.
+    server_id: u64,
+    /// Kept for the thread's lifetime.
+    session: Box<dyn Session>,
+    /// The snapshot requests on this thread share, while fresh.
+    snapshot: Option<Snapshot>,
+}
+
+/// A read snapshot shared by the requests of one worker thread.
+struct Snapshot {
+    /// Taken before the snapshot began, so its age is never understated.
+    began: Instant,
+    /// The server's write count then: a write of its own ends it at once.
+    writes: u64,
 }
 
 /// Tells the servers of one process apart (tests start several).
@@ -27,17 +47,35 @@ pub(super) struct ServerRef {
     target: Target,
     /// Read-write only for a writable server.
     access: Access,
+    /// How long a worker thread's requests may share one read snapshot;
+    /// zero: a snapshot per request.
+    staleness: Duration,
+    /// Writes this server has made: a snapshot older than the last one is
+    /// not used again, so a client reads its own writes at once.
+    writes: Arc<AtomicU64>,
 }
 
 impl ServerRef {
     /// A server not seen before, so no thread reuses a session opened for
     /// another one.
-    pub(super) fn new(target: Target, access: Access) -> Self {
+    pub(super) fn new(target: Target, access: Access, staleness: Duration) -> Self {
         ServerRef {
             id: SERVER_IDS.fetch_add(1, Ordering::Relaxed),
             target,
             access,
+            staleness,
+            writes: Arc::new(AtomicU64::new(0)),
         }
+    }
+
+    /// Counts a write that has committed: every later request reads it.
+    pub(super) fn wrote(&self) {
+        self.writes.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// How long requests may share a snapshot (zero: they never do).
+    pub(super) fn staleness(&self) -> Duration {
+        self.staleness
     }
 }
 
@@ -51,22 +89,93 @@ pub(super) fn with_session<T>(
 ) -> Result<T> {
     SESSION.with(|cell| {
         let mut slot = cell.borrow_mut();
-        if slot.as_ref().is_none_or(|(id, _)| *id != server.id) {
-            // The store lives as long as the thread: leaked on purpose so the
-            // session (which borrows it) can be kept between requests. One
-            // per worker thread and server.
-            let store: &'static mut dyn Store =
-                Box::leak(store::open(&server.target, server.access)?);
-            let session = store.session(SessionOptions {
-                // Autocommit: every read sees the latest committed data.
-                per_op_transaction: true,
-                write_style: store::WriteStyle::TempRename,
-                fsync: true,
-                ..Default::default()
-            })?;
-            *slot = Some((server.id, session));
-        }
-        let (_, session) = slot.as_mut().expect("just set");
-        f(session.as_mut())
+        let slot = open_slot(&mut slot, server)?;
+        f(slot.session.as_mut())
     })
+}
+
+/// Runs the read `f` inside this thread's read snapshot, begun when there
+/// is none or the one held is older than the server's staleness or than
+/// its last write. So a commit is seen by every request that arrives more
+/// than `staleness` after it (a write through this server, at once), while
+/// the store's read lock is taken once per snapshot instead of per request.
+/// A failed read ends the snapshot, so the next request starts afresh.
+pub(super) fn with_snapshot<T>(
+    server: &ServerRef,
+    f: impl FnOnce(&mut dyn Session) -> Result<T>,
+) -> Result<T> {
+    if server.staleness.is_zero() {
+        return with_session(server, f);
+    }
+    SESSION.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        let slot = open_slot(&mut slot, server)?;
+        let writes = server.writes.load(Ordering::SeqCst);
+        let fresh = slot
+            .snapshot
+            .as_ref()
+            .is_some_and(|s| s.writes == writes && s.began.elapsed() < server.staleness);
+        if !fresh {
+            end_snapshot(slot);
+            let began = Instant::now();
+            if slot.session.begin_snapshot()? {
+                slot.snapshot = Some(Snapshot { began, writes });
+            }
+        }
+        let result = f(slot.session.as_mut());
+        if result.is_err() {
+            end_snapshot(slot);
+        }
+        result
+    })
+}
+
+/// Ends this thread's snapshot once it is older than the staleness, so an
+/// idle worker holds no lock (and blocks no writer) for longer than that.
+pub(super) fn expire_snapshot(server: &ServerRef) {
+    SESSION.with(|cell| {
+        // A request on this thread may hold the cell: it will renew it anyway.
+        let Ok(mut slot) = cell.try_borrow_mut() else {
+            return;
+        };
+        if let Some(slot) = slot.as_mut().filter(|s| s.server_id == server.id)
+            && slot
+                .snapshot
+                .as_ref()
+                .is_some_and(|s| s.began.elapsed() >= server.staleness)
+        {
+            end_snapshot(slot);
+        }
+    })
+}
+
+/// Ends the snapshot if one is held. A failure to end a read transaction
+/// loses nothing; the next begin reports whatever is wrong with the store.
+fn end_snapshot(slot: &mut Slot) {
+    if slot.snapshot.take().is_some() {
+        let _ = slot.session.end_snapshot();
+    }
+}
+
+/// This thread's slot for `server`, its session opened on first use.
+fn open_slot<'s>(slot: &'s mut Option<Slot>, server: &ServerRef) -> Result<&'s mut Slot> {
+    if slot.as_ref().is_none_or(|s| s.server_id != server.id) {
+        // The store lives as long as the thread: leaked on purpose so the
+        // session (which borrows it) can be kept between requests. One
+        // per worker thread and server.
+        let store: &'static mut dyn Store = Box::leak(store::open(&server.target, server.access)?);
+        let session = store.session(SessionOptions {
+            // Autocommit: every read sees the latest committed data.
+            per_op_transaction: true,
+            write_style: store::WriteStyle::TempRename,
+            fsync: true,
+            ..Default::default()
+        })?;
+        *slot = Some(Slot {
+            server_id: server.id,
+            session,
+            snapshot: None,
+        });
+    }
+    Ok(slot.as_mut().expect("just set"))
 }

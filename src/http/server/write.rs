@@ -155,7 +155,11 @@ async fn write_alone<T: Send + 'static>(
 ) -> std::result::Result<T, String> {
     let done = tokio::task::spawn_blocking(move || {
         let _guard = WRITE_LOCK.lock().unwrap_or_else(|p| p.into_inner());
-        with_session(&server, f)
+        let written = with_session(&server, f);
+        // Counted even on failure: a write may have committed before a
+        // later step failed, and a needless new snapshot costs little.
+        server.wrote();
+        written
     })
     .await;
     match done {
