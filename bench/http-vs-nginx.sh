@@ -130,8 +130,13 @@ wrk_rps() {
     fi
     awk '/^Requests\/sec/ {print $2}' <<<"$out"
 }
+# blobbench load, its stderr shown only when it fails (it warns of a busy
+# machine, which wrk beside it makes every run here).
+bb_load() {
+    "$BB" load "$@" >/dev/null 2>"$WORK/load.err" || { cat "$WORK/load.err" >&2; exit 1; }
+}
 load_rps() {
-    "$BB" load --urls "$WORK/urls-A.txt" -c "$CONNS" -t "${DURATION}s" --json "$WORK/load.json" >/dev/null
+    bb_load --urls "$WORK/urls-A.txt" -c "$CONNS" -t "${DURATION}s" --json "$WORK/load.json"
     python3 -c "
 import json, sys
 l = json.load(open('$WORK/load.json'))['tables']['levels'][0]
@@ -235,7 +240,7 @@ end
 EOF
         for k in $(seq "$count"); do printf 'http://127.0.0.1:%s%s%06d\n' "$port" "$prefix" "$k"; done >"$WORK/urls-$col.txt"
         # Warm: every blob once through each server.
-        "$BB" load --urls "$WORK/urls-$col.txt" --order sequential -c 4 -n "$count" >/dev/null
+        bb_load --urls "$WORK/urls-$col.txt" --order sequential -c 4 -n "$count"
     done
 
     for pair in $(seq "$PAIRS"); do
@@ -262,7 +267,7 @@ EOF
 done
 
 echo
-echo "versions: $("$NGINX" -v 2>&1); $(wrk -v 2>&1 | head -n 1 || true); $(if [ -n "$GO" ]; then "$GO" version; else echo "go: none"; fi); blobbench $(git describe --always --dirty 2>/dev/null || echo unknown)"
+echo "versions: $("$NGINX" -v 2>&1); $(wrk -v 2>&1 | head -n 1 | sed 's/ Copyright.*//' || true); $(if [ -n "$GO" ]; then "$GO" version; else echo "go: none"; fi); blobbench $(git describe --always --dirty 2>/dev/null || echo unknown)"
 python3 - "$RESULTS" "$CONNS" "$THREADS" "$DURATION" "$PAIRS" "${SERVE_OPTS:-}" "$GO_SKIP" <<'PY'
 import sys, statistics as st
 rows = [l.split('\t') for l in open(sys.argv[1]).read().splitlines() if l]
