@@ -75,7 +75,7 @@ wait_for() {
         sleep 0.2
     done
     echo "no answer from $1" >&2
-    [ -n "${2:-}" ] && cat "$2" >&2
+    if [ -n "${2:-}" ]; then cat "$2" >&2; fi
     exit 1
 }
 
@@ -85,14 +85,21 @@ GOSERVER=
 GO_SKIP=
 if [ -z "$GO" ]; then
     GO_SKIP="go not found (set GO=/path/to/go or put go on PATH)"
-elif cc=$("$GO" env CC 2>/dev/null || true); cc=${cc%% *}; ! command -v "${cc:-gcc}" >/dev/null 2>&1; then
-    GO_SKIP="no C compiler for cgo (go-sqlite3 needs one; install gcc)"
+elif ! "$GO" version >/dev/null 2>&1; then
+    GO_SKIP="$GO does not run"
 else
     src=$PWD/bench/seed-go-server
     key=$({ cat "$src/main.go" "$src/go.mod" "$src/go.sum"; "$GO" version; } | sha256sum | cut -c1-16)
     cache=${XDG_CACHE_HOME:-$HOME/.cache}/blobbench
     GOSERVER=$cache/seed-go-server-$key
-    if [ ! -x "$GOSERVER" ]; then
+    cc=$("$GO" env CC 2>/dev/null || true)
+    cc=${cc%% *}
+    if [ -x "$GOSERVER" ]; then
+        :
+    elif ! command -v "${cc:-gcc}" >/dev/null 2>&1; then
+        GO_SKIP="no C compiler (${cc:-gcc}) for cgo: go-sqlite3 needs one"
+        GOSERVER=
+    else
         mkdir -p "$cache"
         echo "building the seed's Go server into $GOSERVER (cgo compiles SQLite: about a minute, once)" >&2
         t0=$(date +%s)
@@ -107,13 +114,13 @@ else
     fi
 fi
 COLS=(A B D)
-[ -n "$GOSERVER" ] && COLS+=(G H)
+if [ -n "$GOSERVER" ]; then COLS+=(G H); fi
 COLS+=(C)
-[ -n "$GO_SKIP" ] && echo "columns G and H skipped: $GO_SKIP" >&2
+if [ -n "$GO_SKIP" ]; then echo "columns G and H skipped: $GO_SKIP" >&2; fi
 
 nsizes=$(wc -w <<<"$SIZES")
 runs=$((nsizes * PAIRS * ${#COLS[@]}))
-echo "$runs runs of ${DURATION} s (${#COLS[@]} columns x $PAIRS pairs x $nsizes sizes): about $(((runs * (DURATION + 1) + 59) / 60)) min, plus about 1 min per size to set up and warm (more for large blobs)" >&2
+echo "$runs runs of ${DURATION} s (${#COLS[@]} columns x $PAIRS pairs x $nsizes sizes): about $(((runs * (DURATION + 1) + 59) / 60)) min, plus about 20 s per size to set up and warm" >&2
 
 # One wrk run: requests/s to stdout. $1 port, $2 URL prefix, $3 the blob size
 # (every response must carry at least that many bytes: the Go /sqlite handler
@@ -130,13 +137,13 @@ wrk_rps() {
     fi
     awk '/^Requests\/sec/ {print $2}' <<<"$out"
 }
-# blobbench load, its stderr shown only when it fails (it warns of a busy
-# machine, which wrk beside it makes every run here).
-bb_load() {
-    "$BB" load "$@" >/dev/null 2>"$WORK/load.err" || { cat "$WORK/load.err" >&2; exit 1; }
+# blobbench init/export/load, quiet unless it fails (it warns of a busy
+# machine, which wrk and the servers beside it make every run here).
+bb_quiet() {
+    "$BB" "$@" >/dev/null 2>"$WORK/bb.err" || { cat "$WORK/bb.err" >&2; exit 1; }
 }
 load_rps() {
-    bb_load --urls "$WORK/urls-A.txt" -c "$CONNS" -t "${DURATION}s" --json "$WORK/load.json"
+    bb_quiet load --urls "$WORK/urls-A.txt" -c "$CONNS" -t "${DURATION}s" --json "$WORK/load.json"
     python3 -c "
 import json, sys
 l = json.load(open('$WORK/load.json'))['tables']['levels'][0]
@@ -155,8 +162,8 @@ for size in $SIZES; do
     echo "size $size: $count blobs" >&2
     db=$WORK/b-$size.db
     dir=$WORK/b-$size.dir
-    "$BB" init "$db" --count "$count" --size "$size" >/dev/null
-    "$BB" export "$db" "$dir" >/dev/null
+    bb_quiet init "$db" --count "$count" --size "$size"
+    bb_quiet export "$db" "$dir"
     chmod -R a+rX "$dir"
     minlen=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT min(length(v)) FROM kv').fetchone()[0])" "$db")
 
@@ -218,7 +225,7 @@ PY
     wait_for "http://127.0.0.1:$ng_port/blobs/000001" "$WORK/nginx/error.log"
     wait_for "http://127.0.0.1:$bb_port/healthz" "$WORK/serve-sqlite.log"
     wait_for "http://127.0.0.1:$bd_port/healthz" "$WORK/serve-dir.log"
-    [ -n "$go_pid" ] && wait_for "http://127.0.0.1:$go_port/dir/000001" "$WORK/go.log"
+    if [ -n "$go_pid" ]; then wait_for "http://127.0.0.1:$go_port/dir/000001" "$WORK/go.log"; fi
 
     for col in "${COLS[@]}"; do
         [ "$col" = C ] && continue
@@ -240,7 +247,7 @@ end
 EOF
         for k in $(seq "$count"); do printf 'http://127.0.0.1:%s%s%06d\n' "$port" "$prefix" "$k"; done >"$WORK/urls-$col.txt"
         # Warm: every blob once through each server.
-        bb_load --urls "$WORK/urls-$col.txt" --order sequential -c 4 -n "$count"
+        bb_quiet load --urls "$WORK/urls-$col.txt" --order sequential -c 4 -n "$count"
     done
 
     for pair in $(seq "$PAIRS"); do
