@@ -783,6 +783,25 @@ impl Session for FilesSession<'_> {
         self.io.update(&self.path, key, self.root, data)
     }
 
+    /// One open: size and tag from its descriptor (fstat), as nginx does.
+    fn blob_file(&mut self, key: u64) -> Result<Option<super::BlobFile>> {
+        self.locate(key);
+        let file = match open_blob_file(&self.path, key, self.root) {
+            Ok(f) => f,
+            Err(Error::MissingKey { .. }) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let meta = file
+            .metadata()
+            .map_err(|e| Error::io("cannot stat", Path::new(&self.path), e))?;
+        let [size, mtime, ino] = super::stamp_of(&meta);
+        Ok(Some(super::BlobFile {
+            file,
+            size,
+            etag: super::fingerprint(&[key, size, mtime, ino]),
+        }))
+    }
+
     /// The file's size, modification time and inode, as nginx's ETag.
     fn etag(&mut self, key: u64, _size: u64) -> Result<Option<String>> {
         self.locate(key);

@@ -301,6 +301,17 @@ pub fn sparse_keys(target: &std::path::Path, catalog: &Catalog) -> Error {
     ))
 }
 
+/// A blob that is a file of its own, open: see `Session::blob_file`.
+#[derive(Debug)]
+pub struct BlobFile {
+    /// Open for reading.
+    pub file: std::fs::File,
+    /// Its length in bytes, from the open descriptor.
+    pub size: u64,
+    /// Its tag, from the open descriptor.
+    pub etag: String,
+}
+
 /// Work on an open store: prepared statements, handles and buffers reused
 /// from one operation to the next.
 pub trait Session {
@@ -379,6 +390,15 @@ pub trait Session {
     /// Runs any deferred durability work (a WAL checkpoint); timed separately.
     fn checkpoint(&mut self) -> Result<()> {
         Ok(())
+    }
+    /// The file that holds blob `key` and nothing else, open, with its size
+    /// and its tag (as `etag` gives it) taken from the open descriptor, so
+    /// all three describe one version even if the file is replaced
+    /// meanwhile: a server sends such a blob with sendfile. None when the
+    /// key is absent; `Ok(None)` as well from stores that keep blobs
+    /// otherwise (the default), so callers ask `fetch_small` next.
+    fn blob_file(&mut self, _key: u64) -> Result<Option<BlobFile>> {
+        Ok(None)
     }
     /// Begins a read snapshot: until `end_snapshot`, reads see one state of
     /// the store and take its read lock once, not once per read (SQLite: one
@@ -699,17 +719,22 @@ pub(crate) fn fingerprint(parts: &[u64]) -> String {
 
 /// (size, modification time in ns, inode) of a file, or zeros when absent.
 pub(crate) fn file_stamp(path: &std::path::Path) -> [u64; 3] {
-    use std::os::unix::fs::MetadataExt;
     match std::fs::metadata(path) {
-        Ok(m) => [
-            m.len(),
-            (m.mtime() as u64)
-                .wrapping_mul(1_000_000_000)
-                .wrapping_add(m.mtime_nsec() as u64),
-            m.ino(),
-        ],
+        Ok(m) => stamp_of(&m),
         Err(_) => [0; 3],
     }
+}
+
+/// (size, modification time in ns, inode) from a file's metadata.
+pub(crate) fn stamp_of(m: &std::fs::Metadata) -> [u64; 3] {
+    use std::os::unix::fs::MetadataExt;
+    [
+        m.len(),
+        (m.mtime() as u64)
+            .wrapping_mul(1_000_000_000)
+            .wrapping_add(m.mtime_nsec() as u64),
+        m.ino(),
+    ]
 }
 
 /// Reads [offset, offset + len) in pieces of at most `piece` bytes with

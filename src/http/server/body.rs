@@ -1,45 +1,112 @@
-//! Response bodies: whole (a reply already in memory) or streamed (a large
-//! blob fed piece by piece from a blocking reader).
+//! Response bodies: none, whole (a reply already in memory), an open file
+//! (a blob that is a file of its own: sent with sendfile on the fast path),
+//! or streamed (a large blob fed piece by piece from a blocking reader).
 
+use std::fs::File;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt, Empty, Full};
 use hyper::body::{Body, Frame, SizeHint};
 use tokio::sync::mpsc;
 
-/// Every response's body, boxed so whole and streamed replies share a type.
-pub(super) type ResponseBody = BoxBody<Bytes, std::io::Error>;
+use super::CHUNK;
+
+/// Every response's body. The fast path (wire.rs) writes each kind its
+/// own way; hyper polls it as a `Body`.
+pub(super) enum ResponseBody {
+    /// HEAD, 304, 201, 204 and empty blobs.
+    Empty,
+    /// Already in memory; taken by the first poll.
+    Full(Option<Bytes>),
+    /// `len` bytes of an open file from `start`: the fast path sends them
+    /// with sendfile (no copy through this process); hyper gets them read
+    /// on the blocking pool, as a stream.
+    File(FileSpan),
+    /// Pieces arriving from a blocking reader.
+    Stream(ChannelBody),
+}
+
+/// Bytes [start, start + len) of an open file.
+pub(super) struct FileSpan {
+    /// Opened before the reply's headers were made, so it is the version
+    /// they describe even if the file is replaced by rename meanwhile.
+    pub(super) file: Arc<File>,
+    /// First byte sent.
+    pub(super) start: u64,
+    /// Bytes sent.
+    pub(super) len: u64,
+    /// A client that takes none of the bytes for this long is cut off.
+    pub(super) send_timeout: Duration,
+}
 
 /// A body already in memory.
 pub(super) fn full(data: impl Into<Bytes>) -> ResponseBody {
-    Full::new(data.into())
-        .map_err(|never| match never {})
-        .boxed()
+    ResponseBody::Full(Some(data.into()))
 }
 
-/// No body: HEAD, 304, 201 and empty blobs.
+/// No body.
 pub(super) fn empty() -> ResponseBody {
-    Empty::new().map_err(|never| match never {}).boxed()
+    ResponseBody::Empty
 }
 
 /// A body of exactly `len` bytes arriving on `rx`; an error on `rx` aborts
 /// the response (the client sees a cut connection, not a short blob).
 pub(super) fn streamed(rx: mpsc::Receiver<std::io::Result<Bytes>>, len: u64) -> ResponseBody {
-    ChannelBody { rx, len }.boxed()
+    ResponseBody::Stream(ChannelBody { rx, len })
+}
+
+impl ResponseBody {
+    /// Bytes the body will carry.
+    pub(super) fn len(&self) -> u64 {
+        match self {
+            ResponseBody::Empty => 0,
+            ResponseBody::Full(b) => b.as_ref().map_or(0, |b| b.len() as u64),
+            ResponseBody::File(f) => f.len,
+            ResponseBody::Stream(s) => s.len,
+        }
+    }
 }
 
 /// A response body fed by a blocking reader through a bounded channel.
-struct ChannelBody {
+pub(super) struct ChannelBody {
     /// Pieces in order; an error ends the body.
-    rx: mpsc::Receiver<std::io::Result<Bytes>>,
+    pub(super) rx: mpsc::Receiver<std::io::Result<Bytes>>,
     /// Announced up front, so hyper sends Content-Length, not chunks.
-    len: u64,
+    pub(super) len: u64,
 }
 
-impl Body for ChannelBody {
+/// Reads `span` of its file on the blocking pool into a channel: how hyper
+/// (which cannot sendfile) gets a file body. The reader stops when the
+/// client stops taking pieces for the send timeout or goes away.
+fn read_file_into_channel(span: &FileSpan) -> ChannelBody {
+    use std::os::unix::fs::FileExt;
+    let (tx, rx) = mpsc::channel(2);
+    let (file, start, len, timeout) = (span.file.clone(), span.start, span.len, span.send_timeout);
+    let runtime = tokio::runtime::Handle::current();
+    tokio::task::spawn_blocking(move || {
+        let mut at = start;
+        while at < start + len {
+            let n = ((start + len - at) as usize).min(CHUNK);
+            let mut piece = vec![0u8; n];
+            let piece = match file.read_exact_at(&mut piece, at) {
+                Ok(()) => Ok(Bytes::from(piece)),
+                Err(e) => Err(std::io::Error::other(format!("the blob's file: {e}"))),
+            };
+            let failed = piece.is_err();
+            let send = tokio::time::timeout(timeout, tx.send(piece));
+            if !matches!(runtime.block_on(send), Ok(Ok(()))) || failed {
+                return;
+            }
+            at += n as u64;
+        }
+    });
+    ChannelBody { rx, len }
+}
+
+impl Body for ResponseBody {
     type Data = Bytes;
     type Error = std::io::Error;
 
@@ -47,15 +114,32 @@ impl Body for ChannelBody {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<std::result::Result<Frame<Bytes>, std::io::Error>>> {
-        match self.rx.poll_recv(cx) {
-            Poll::Ready(Some(Ok(b))) => Poll::Ready(Some(Ok(Frame::data(b)))),
-            Poll::Ready(Some(Err(e))) => Poll::Ready(Some(Err(e))),
-            Poll::Ready(None) => Poll::Ready(None),
-            Poll::Pending => Poll::Pending,
+        let this = &mut *self;
+        if let ResponseBody::File(span) = this {
+            *this = ResponseBody::Stream(read_file_into_channel(span));
+        }
+        match this {
+            ResponseBody::Empty => Poll::Ready(None),
+            ResponseBody::Full(b) => Poll::Ready(b.take().map(|b| Ok(Frame::data(b)))),
+            ResponseBody::Stream(s) => match s.rx.poll_recv(cx) {
+                Poll::Ready(Some(Ok(b))) => Poll::Ready(Some(Ok(Frame::data(b)))),
+                Poll::Ready(Some(Err(e))) => Poll::Ready(Some(Err(e))),
+                Poll::Ready(None) => Poll::Ready(None),
+                Poll::Pending => Poll::Pending,
+            },
+            ResponseBody::File(_) => unreachable!("turned into a stream above"),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        match self {
+            ResponseBody::Empty => true,
+            ResponseBody::Full(b) => b.is_none(),
+            _ => false,
         }
     }
 
     fn size_hint(&self) -> SizeHint {
-        SizeHint::with_exact(self.len)
+        SizeHint::with_exact(self.len())
     }
 }

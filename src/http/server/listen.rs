@@ -8,12 +8,12 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioTimer;
 use tokio::net::TcpListener;
 use tokio::runtime::Runtime;
 use tokio::sync::{Semaphore, watch};
 
-use super::routes::handle;
+use super::fast::{self, Conn};
 use super::session::expire_snapshot;
 use super::{ServeConfig, State};
 use crate::error::{Error, Result};
@@ -124,6 +124,8 @@ pub(super) fn runtime(config: &ServeConfig) -> Result<Runtime> {
 
 /// Accepts on `listener` until `shutdown` resolves, then lets open requests
 /// finish (up to 10 s). `permits` bounds connections across all listeners.
+/// Each connection starts on the fast path (fast.rs), which hands it to
+/// hyper at its first request that is not a plain GET or HEAD.
 async fn run(
     state: Arc<State>,
     permits: Arc<Semaphore>,
@@ -135,6 +137,8 @@ async fn run(
     http.timer(TokioTimer::new())
         .header_read_timeout(state.config.header_timeout)
         .max_buf_size(64 * 1024);
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let (alive_tx, mut alive_rx) = tokio::sync::mpsc::channel::<()>(1);
     tokio::pin!(shutdown);
     loop {
         // At most max_connections at once: wait for a slot before accepting.
@@ -155,16 +159,28 @@ async fn run(
             () = &mut shutdown => break,
         };
         let _ = stream.set_nodelay(true);
-        let state = state.clone();
-        let svc = hyper::service::service_fn(move |req| handle(state.clone(), peer, req));
-        let conn = http.serve_connection(TokioIo::new(stream), svc);
-        let watched = graceful.watch(conn);
+        let conn = Conn {
+            state: state.clone(),
+            peer,
+            stop: stop_rx.clone(),
+            http: http.clone(),
+            watcher: graceful.watcher(),
+            _alive: alive_tx.clone(),
+        };
         tokio::spawn(async move {
-            let _ = watched.await;
+            fast::serve(conn, stream).await;
             drop(permit);
         });
     }
-    let _ = tokio::time::timeout(Duration::from_secs(10), graceful.shutdown()).await;
+    // Idle fast-path connections close now, busy ones after their reply;
+    // hyper's finish theirs. Wait for both, 10 s at most.
+    let _ = stop_tx.send(true);
+    drop(alive_tx);
+    let all_closed = async move {
+        graceful.shutdown().await;
+        let _ = alive_rx.recv().await;
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(10), all_closed).await;
     Ok(())
 }
 

@@ -9,11 +9,13 @@
 //! never loaded whole.
 
 mod body;
+mod fast;
 mod listen;
 mod range;
 mod read;
 mod routes;
 mod session;
+mod wire;
 mod write;
 
 use std::net::SocketAddr;

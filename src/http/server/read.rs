@@ -1,15 +1,16 @@
 //! GET and HEAD of a blob: conditional requests, ranges, and the choice
 //! between a reply read in one call and one streamed chunk by chunk.
 
+use std::fs::File;
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use hyper::body::Incoming;
-use hyper::header::{self, HeaderValue};
-use hyper::{Method, Request, Response, StatusCode};
+use hyper::header::{self, HeaderMap, HeaderValue};
+use hyper::{Response, StatusCode};
 use tokio::sync::mpsc;
 
-use super::body::{ResponseBody, empty, full, streamed};
+use super::body::{FileSpan, ResponseBody, empty, full, streamed};
 use super::range::{RangeRequest, parse_range};
 use super::routes::status;
 use super::session::{ServerRef, with_session, with_snapshot};
@@ -22,8 +23,18 @@ struct Found {
     size: u64,
     /// Its version, when the store can tell one (for If-None-Match).
     etag: Option<String>,
-    /// The whole content, when the blob fits in one chunk (never for HEAD).
-    small: Option<Bytes>,
+    /// Where its bytes come from.
+    source: Source,
+}
+
+/// Where a found blob's bytes come from.
+enum Source {
+    /// In memory already: a blob of at most one chunk (never for HEAD).
+    Small(Bytes),
+    /// Its own file, open (files stores): sent with sendfile.
+    File(Arc<File>),
+    /// Read and streamed piece by piece on the blocking pool when sent.
+    Stream,
 }
 
 /// The bytes a reply carries: the whole blob (200) or one range (206).
@@ -36,28 +47,28 @@ struct Span {
     len: u64,
 }
 
-/// GET or HEAD of blob `key`.
+/// GET or HEAD of blob `key` (`head` for HEAD), with the request's
+/// conditional and range headers.
 pub(super) async fn get_blob(
     state: &State,
-    req: &Request<Incoming>,
+    head: bool,
+    headers: &HeaderMap,
     key: u64,
 ) -> Response<ResponseBody> {
-    let head = req.method() == Method::HEAD;
     let found = match look_up(&state.server, key, head) {
         Ok(Some(found)) => found,
         Ok(None) => return status(StatusCode::NOT_FOUND, "no such blob"),
         Err(e) => return status(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
     };
     if let Some(tag) = &found.etag
-        && none_match_hits(req, tag)
+        && none_match_hits(headers, tag)
     {
         return not_modified(tag);
     }
-    let range_header = req
-        .headers()
+    let range_header = headers
         .get(header::RANGE)
         .and_then(|v| v.to_str().ok())
-        .filter(|_| if_range_holds(req, found.etag.as_deref()));
+        .filter(|_| if_range_holds(headers, found.etag.as_deref()));
     let span = match parse_range(range_header, found.size) {
         RangeRequest::Whole => Span {
             code: StatusCode::OK,
@@ -73,23 +84,41 @@ pub(super) async fn get_blob(
     };
     let body = if head || span.len == 0 {
         empty()
-    } else if let Some(all) = &found.small {
-        if all.len() as u64 != found.size {
-            return status(StatusCode::CONFLICT, "the blob changed while being read");
-        }
-        full(all.slice(span.start as usize..(span.start + span.len) as usize))
     } else {
-        stream(&state.server, key, &span, state.config.send_timeout)
+        match &found.source {
+            Source::Small(all) => {
+                if all.len() as u64 != found.size {
+                    return status(StatusCode::CONFLICT, "the blob changed while being read");
+                }
+                full(all.slice(span.start as usize..(span.start + span.len) as usize))
+            }
+            Source::File(file) => ResponseBody::File(FileSpan {
+                file: file.clone(),
+                start: span.start,
+                len: span.len,
+                send_timeout: state.config.send_timeout,
+            }),
+            Source::Stream => stream(&state.server, key, &span, state.config.send_timeout),
+        }
     };
     blob_reply(body, &span, &found)
 }
 
-/// Size, validator and (for a small blob) the bytes, in one step on this
+/// Size, validator and where the bytes come from, in one step on this
 /// worker thread: a page-cache hit costs microseconds, less than a hop to
-/// the blocking pool. Large blobs are streamed from the blocking pool.
-/// Inside the thread's shared read snapshot (see `with_snapshot`).
+/// the blocking pool. A blob that is a file of its own is opened (and sent
+/// from that descriptor); otherwise a small blob is read here and a large
+/// one streamed from the blocking pool. Inside the thread's shared read
+/// snapshot (see `with_snapshot`).
 fn look_up(server: &ServerRef, key: u64, head: bool) -> Result<Option<Found>> {
     with_snapshot(server, |s| {
+        if let Some(f) = s.blob_file(key)? {
+            return Ok(Some(Found {
+                size: f.size,
+                etag: Some(f.etag),
+                source: Source::File(Arc::new(f.file)),
+            }));
+        }
         let max = if head { 0 } else { CHUNK as u64 };
         let Some((size, small)) = s.fetch_small(key, max)? else {
             return Ok(None);
@@ -98,15 +127,15 @@ fn look_up(server: &ServerRef, key: u64, head: bool) -> Result<Option<Found>> {
         Ok(Some(Found {
             size,
             etag,
-            small: small.map(Bytes::from),
+            source: small.map_or(Source::Stream, |b| Source::Small(Bytes::from(b))),
         }))
     })
 }
 
 /// Whether `If-None-Match` names the blob's current version (or `*`); weak
 /// tags count too, as RFC 9110 compares them weakly for GET.
-fn none_match_hits(req: &Request<Incoming>, tag: &str) -> bool {
-    req.headers()
+fn none_match_hits(headers: &HeaderMap, tag: &str) -> bool {
+    headers
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|inm| {
@@ -121,8 +150,8 @@ fn none_match_hits(req: &Request<Incoming>, tag: &str) -> bool {
 /// blob's current tag; with a date, never (no Last-Modified is sent, so a
 /// date cannot validate). When it does not hold, the whole blob is sent, so
 /// a client resuming a blob that changed never splices two versions.
-pub(super) fn if_range_holds(req: &Request<Incoming>, current: Option<&str>) -> bool {
-    match req.headers().get(header::IF_RANGE) {
+pub(super) fn if_range_holds(headers: &HeaderMap, current: Option<&str>) -> bool {
+    match headers.get(header::IF_RANGE) {
         None => true,
         Some(v) => if_range_matches(v.to_str().unwrap_or(""), current),
     }

@@ -77,7 +77,9 @@ async fn route(state: &State, req: Request<Incoming>) -> Response<ResponseBody> 
         Err(e) => return status(StatusCode::BAD_REQUEST, &format!("bad key: {e}")),
     };
     match *req.method() {
-        Method::GET | Method::HEAD => get_blob(state, &req, key).await,
+        Method::GET | Method::HEAD => {
+            get_blob(state, req.method() == Method::HEAD, req.headers(), key).await
+        }
         Method::PUT | Method::DELETE if writable => write_blob(state, req, key).await,
         _ => method_not_allowed(writable),
     }
@@ -98,15 +100,25 @@ pub(super) async fn handle(
         *resp.body_mut() = empty();
     }
     if state.config.log {
-        eprintln!(
-            "{peer} \"{method} {path}\" {} {} {:.3}ms",
-            resp.status().as_u16(),
-            resp.headers()
-                .get(header::CONTENT_LENGTH)
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or("-"),
-            started.elapsed().as_secs_f64() * 1e3
-        );
+        let length = resp.headers().get(header::CONTENT_LENGTH);
+        log_request(peer, &method, &path, resp.status(), length, started);
     }
     Ok(resp)
+}
+
+/// One access-log line on stderr: client, request, status, length, time.
+pub(super) fn log_request(
+    peer: SocketAddr,
+    method: &Method,
+    path: &str,
+    code: StatusCode,
+    length: Option<&HeaderValue>,
+    started: Instant,
+) {
+    eprintln!(
+        "{peer} \"{method} {path}\" {} {} {:.3}ms",
+        code.as_u16(),
+        length.and_then(|v| v.to_str().ok()).unwrap_or("-"),
+        started.elapsed().as_secs_f64() * 1e3
+    );
 }
