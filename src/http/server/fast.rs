@@ -130,7 +130,14 @@ pub(super) async fn serve(conn: Conn, mut stream: TcpStream) {
         .await;
         if config.log {
             let method = if req.head { Method::HEAD } else { Method::GET };
-            log_request(conn.peer, &method, &req.path, code, length.as_ref(), started);
+            log_request(
+                conn.peer,
+                &method,
+                &req.path,
+                code,
+                length.as_ref(),
+                started,
+            );
         }
         if sent.is_err() || !keep_alive {
             return;
@@ -144,7 +151,10 @@ async fn hand_over(conn: Conn, stream: TcpStream, buf: BytesMut) {
     let peer = conn.peer;
     let svc = hyper::service::service_fn(move |req| handle(state.clone(), peer, req));
     let io = TokioIo::new(Rewind::new(buf.freeze(), stream));
-    let _ = conn.watcher.watch(conn.http.serve_connection(io, svc)).await;
+    let _ = conn
+        .watcher
+        .watch(conn.http.serve_connection(io, svc))
+        .await;
 }
 
 /// Parses the request at the start of `buf`.
@@ -213,8 +223,7 @@ fn take_header(fast: &mut FastRequest, h: &httparse::Header<'_>) -> bool {
         for token in h.value.split(|b| *b == b',').map(<[u8]>::trim_ascii) {
             if token.eq_ignore_ascii_case(b"close") {
                 fast.keep_alive = false;
-            } else if token.eq_ignore_ascii_case(b"keep-alive") && fast.version == Version::Http10
-            {
+            } else if token.eq_ignore_ascii_case(b"keep-alive") && fast.version == Version::Http10 {
                 fast.keep_alive = true;
             }
         }

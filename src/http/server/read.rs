@@ -197,7 +197,8 @@ fn stream(server: &ServerRef, key: u64, span: &Span, send_timeout: Duration) -> 
         let mut stalled = false;
         let sent = with_session(&server, |s| {
             s.read_stream(key, start, len, CHUNK, &mut |piece| {
-                let send = tokio::time::timeout(send_timeout, tx.send(Ok(Bytes::from(piece))));
+                let piece = Bytes::from_owner(Recycled(piece));
+                let send = tokio::time::timeout(send_timeout, tx.send(Ok(piece)));
                 match runtime.block_on(send) {
                     Ok(delivered) => delivered.is_ok(),
                     Err(_) => {
@@ -218,6 +219,22 @@ fn stream(server: &ServerRef, key: u64, span: &Span, send_timeout: Duration) -> 
         let _ = tx.blocking_send(Err(failure));
     });
     streamed(rx, len)
+}
+
+/// A streamed piece's buffer, handed back for reuse once hyper or the fast
+/// path has sent it (see `store::piece_buffer`).
+struct Recycled(Vec<u8>);
+
+impl AsRef<[u8]> for Recycled {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl Drop for Recycled {
+    fn drop(&mut self) {
+        crate::store::recycle_piece(std::mem::take(&mut self.0));
+    }
 }
 
 /// The headers of a 200 or 206 around `body`.

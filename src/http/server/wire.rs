@@ -46,7 +46,9 @@ pub(super) async fn send(
     let (parts, body) = reply.into_parts();
     write_head(out, &parts, body.len(), version, keep_alive);
     match if head { ResponseBody::Empty } else { body } {
-        ResponseBody::Empty | ResponseBody::Full(None) => write_all(stream, out, send_timeout).await,
+        ResponseBody::Empty | ResponseBody::Full(None) => {
+            write_all(stream, out, send_timeout).await
+        }
         ResponseBody::Full(Some(b)) => {
             let mut parts = [IoSlice::new(out), IoSlice::new(&b)];
             write_all_vectored(stream, &mut parts, send_timeout).await
@@ -180,7 +182,9 @@ async fn send_more(stream: &TcpStream, mut data: &[u8], send_timeout: Duration) 
         });
         match sent {
             Ok(n) => data = &data[n..],
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => wait_writable(stream, send_timeout).await?,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                wait_writable(stream, send_timeout).await?
+            }
             Err(e) => return Err(e),
         }
     }
