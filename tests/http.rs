@@ -1118,3 +1118,51 @@ fn a_write_through_the_server_is_read_at_once() {
         }
     });
 }
+
+#[test]
+fn a_blob_sent_from_the_mapped_file_is_one_version_while_a_writer_waits() {
+    // In rollback-journal mode a large blob goes from the mapped database
+    // pages straight to the socket; the read transaction must hold until
+    // the last byte is written, so a writer waits and the client gets the
+    // old version whole, never pages of the new one.
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    ok(d, &["init", "s.db", "--count", "2", "--size", "24M"]);
+    let old = blob_from_db(&d.join("s.db"), 1);
+    let server = Server::start(d, "s.db", &["--send-timeout", "20s"]);
+    let mut s = TcpStream::connect(&server.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    s.write_all(b"GET /blobs/1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut got = vec![0u8; 64 * 1024];
+    s.read_exact(&mut got).unwrap();
+    let writer = std::thread::spawn({
+        let db = d.join("s.db");
+        move || {
+            let c = rusqlite::Connection::open(db).unwrap();
+            c.busy_timeout(Duration::from_secs(30)).unwrap();
+            // The blob API writes the row's pages in place, the pages the
+            // server is sending from.
+            let mut blob = c.blob_open(rusqlite::MAIN_DB, "kv", "v", 1, false).unwrap();
+            blob.write_all(&vec![0u8; 24_000_000]).unwrap();
+        }
+    });
+    // Reads slowly throughout, so the writer waits mid-stream and much of
+    // the blob is still to be sent whenever its transaction might end.
+    let mut piece = vec![0u8; 256 * 1024];
+    loop {
+        std::thread::sleep(Duration::from_millis(10));
+        match s.read(&mut piece).unwrap() {
+            0 => break,
+            n => got.extend_from_slice(&piece[..n]),
+        }
+    }
+    writer.join().unwrap();
+    let body_at = got.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+    assert!(got[body_at..] == old[..], "the reply mixed two versions");
+    let after = get(&server.addr, "/blobs/1", "");
+    assert!(
+        after.body.iter().all(|b| *b == 0),
+        "the new version after the commit"
+    );
+}

@@ -12,6 +12,8 @@ mod memory;
 mod mysql;
 mod postgres;
 mod sqlite;
+mod sqlite_map;
+mod sqlite_pages;
 mod unsafe_writes;
 
 use std::path::PathBuf;
@@ -301,6 +303,93 @@ pub fn sparse_keys(target: &std::path::Path, catalog: &Catalog) -> Error {
     ))
 }
 
+/// A blob's bytes as runs of a read-only map of the file that holds them:
+/// see `Session::mapped_blob`.
+#[derive(Debug)]
+pub struct MappedBlob {
+    /// The runs, in the order of the blob's bytes.
+    pub runs: MappedRuns,
+    /// The blob's length in bytes (the runs' total).
+    pub size: u64,
+    /// Its tag, as `Session::etag` gives it.
+    pub etag: Option<String>,
+}
+
+/// Runs of bytes of one mapped file, in order; cheap to cut into pieces
+/// and to send between threads.
+#[derive(Debug, Clone)]
+pub struct MappedRuns {
+    /// The whole file, mapped read-only.
+    map: std::sync::Arc<memmap2::Mmap>,
+    /// Offsets into the map.
+    runs: Vec<std::ops::Range<usize>>,
+}
+
+impl MappedRuns {
+    /// `runs` of `map`, every one within it.
+    pub(crate) fn new(
+        map: std::sync::Arc<memmap2::Mmap>,
+        runs: Vec<std::ops::Range<usize>>,
+    ) -> Self {
+        debug_assert!(runs.iter().all(|r| r.end <= map.len()));
+        MappedRuns { map, runs }
+    }
+
+    /// The runs as slices of the map.
+    pub fn slices(&self) -> impl Iterator<Item = &[u8]> {
+        self.runs.iter().map(|r| &self.map[r.clone()])
+    }
+
+    /// Bytes covered.
+    pub fn len(&self) -> u64 {
+        self.runs.iter().map(|r| r.len() as u64).sum()
+    }
+
+    /// Whether no bytes are covered.
+    pub fn is_empty(&self) -> bool {
+        self.runs.iter().all(|r| r.is_empty())
+    }
+
+    /// Bytes [start, start + len) of the runs, cut into consecutive pieces
+    /// of at most `piece` bytes each.
+    pub fn pieces(&self, start: u64, len: u64, piece: usize) -> Vec<MappedRuns> {
+        let (mut skip, mut left) = (start as usize, len as usize);
+        let mut out = Vec::new();
+        let mut current = Vec::new();
+        let mut in_current = 0;
+        for run in &self.runs {
+            let mut r = run.clone();
+            if skip >= r.len() {
+                skip -= r.len();
+                continue;
+            }
+            r.start += skip;
+            skip = 0;
+            while !r.is_empty() && left > 0 {
+                let take = r.len().min(left).min(piece - in_current);
+                current.push(r.start..r.start + take);
+                (r.start, left, in_current) = (r.start + take, left - take, in_current + take);
+                if in_current == piece {
+                    out.push(self.with_runs(std::mem::take(&mut current)));
+                    in_current = 0;
+                }
+            }
+        }
+        if !current.is_empty() {
+            out.push(self.with_runs(current));
+        }
+        out
+    }
+
+    /// Other runs of the same map.
+    fn with_runs(&self, runs: Vec<std::ops::Range<usize>>) -> MappedRuns {
+        MappedRuns {
+            map: self.map.clone(),
+            runs,
+        }
+    }
+}
+
 /// A blob that is a file of its own, open: see `Session::blob_file`.
 #[derive(Debug)]
 pub struct BlobFile {
@@ -398,6 +487,17 @@ pub trait Session {
     /// key is absent; `Ok(None)` as well from stores that keep blobs
     /// otherwise (the default), so callers ask `fetch_small` next.
     fn blob_file(&mut self, _key: u64) -> Result<Option<BlobFile>> {
+        Ok(None)
+    }
+    /// Blob `key` as runs of a read-only map of the file that holds it,
+    /// valid until `end_snapshot`: call it only inside a snapshot, whose
+    /// lock keeps writers from changing those bytes. A server writes them
+    /// to its socket straight from the map (one copy instead of two). None
+    /// when the store cannot say (the default; SQLite in WAL mode or with a
+    /// table not laid out as `kv(k INTEGER PRIMARY KEY, v BLOB)`): the
+    /// caller then reads the blob the usual way, which also reports an
+    /// absent key.
+    fn mapped_blob(&mut self, _key: u64) -> Result<Option<MappedBlob>> {
         Ok(None)
     }
     /// Begins a read snapshot: until `end_snapshot`, reads see one state of

@@ -724,6 +724,7 @@ impl Store for SqliteStore {
             length: None,
             small: None,
             data_version: None,
+            root_page: None,
             stamps: None,
             read_blob: None,
             write_blob: None,
@@ -771,6 +772,7 @@ pub struct SqliteSession<'a> {
     length: Option<Statement<'a>>,
     small: Option<Statement<'a>>,
     data_version: Option<Statement<'a>>,
+    root_page: Option<Statement<'a>>,
     /// (PRAGMA data_version, db and WAL stamps) from the last etag(): while
     /// no other connection commits and this one does not write, the files'
     /// stamps need not be read again.
@@ -1127,6 +1129,37 @@ impl Session for SqliteSession<'_> {
             self.in_transaction = false;
         }
         Ok(())
+    }
+
+    /// The row's overflow chain, read from a map of the database file while
+    /// this snapshot's shared lock keeps every writer out (rollback journal
+    /// only: in WAL mode the newest pages may be in the WAL).
+    fn mapped_blob(&mut self, key: u64) -> Result<Option<super::MappedBlob>> {
+        if self.wal || !self.in_snapshot || key > i64::MAX as u64 {
+            return Ok(None);
+        }
+        Self::statement(
+            self.conn,
+            &mut self.root_page,
+            "SELECT rootpage FROM sqlite_schema WHERE type='table' AND name='kv'",
+            self.path,
+        )?;
+        // Also takes the snapshot's shared lock, if no read has yet.
+        let root: i64 = self
+            .root_page
+            .as_mut()
+            .expect("prepared")
+            .query_row([], |r| r.get(0))
+            .map_err(|e| Error::sqlite(self.path, e))?;
+        let map = super::sqlite_map::map_of(self.path)?;
+        let runs = match super::sqlite_pages::value_runs(&map, root as u64, key as i64) {
+            super::sqlite_pages::Lookup::Found(runs) => runs,
+            _ => return Ok(None),
+        };
+        let runs = super::MappedRuns::new(map, runs);
+        let size = runs.len();
+        let etag = self.etag(key, size)?;
+        Ok(Some(super::MappedBlob { runs, size, etag }))
     }
 
     /// A deferred BEGIN: the shared lock (or WAL read mark) is taken by the

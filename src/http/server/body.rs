@@ -13,6 +13,7 @@ use hyper::body::{Body, Frame, SizeHint};
 use tokio::sync::mpsc;
 
 use super::CHUNK;
+use crate::store::MappedRuns;
 
 /// Every response's body. The fast path (wire.rs) writes each kind its
 /// own way; hyper polls it as a `Body`.
@@ -54,7 +55,7 @@ pub(super) fn empty() -> ResponseBody {
 
 /// A body of exactly `len` bytes arriving on `rx`; an error on `rx` aborts
 /// the response (the client sees a cut connection, not a short blob).
-pub(super) fn streamed(rx: mpsc::Receiver<std::io::Result<Bytes>>, len: u64) -> ResponseBody {
+pub(super) fn streamed(rx: mpsc::Receiver<std::io::Result<Piece>>, len: u64) -> ResponseBody {
     ResponseBody::Stream(ChannelBody { rx, len })
 }
 
@@ -70,10 +71,38 @@ impl ResponseBody {
     }
 }
 
+/// One piece of a streamed body.
+pub(super) enum Piece {
+    /// Bytes in memory.
+    Bytes(Bytes),
+    /// Runs of a mapped file, valid while the piece lives (see stream.rs).
+    Mapped(MappedPiece),
+}
+
+/// Runs of a mapped file whose reader holds its read transaction (and so
+/// the bytes unchanged) until every such piece has been dropped.
+pub(super) struct MappedPiece {
+    /// The bytes.
+    pub(super) runs: MappedRuns,
+    /// Dropped with the piece: the reader waits for all of them.
+    pub(super) _held: std::sync::mpsc::Sender<()>,
+}
+
+impl Piece {
+    /// The piece's bytes as one buffer: a copy for a mapped piece (made
+    /// while the piece, and so its read transaction, is alive).
+    fn into_bytes(self) -> Bytes {
+        match self {
+            Piece::Bytes(b) => b,
+            Piece::Mapped(m) => Bytes::from(m.runs.slices().collect::<Vec<_>>().concat()),
+        }
+    }
+}
+
 /// A response body fed by a blocking reader through a bounded channel.
 pub(super) struct ChannelBody {
     /// Pieces in order; an error ends the body.
-    pub(super) rx: mpsc::Receiver<std::io::Result<Bytes>>,
+    pub(super) rx: mpsc::Receiver<std::io::Result<Piece>>,
     /// Announced up front, so hyper sends Content-Length, not chunks.
     pub(super) len: u64,
 }
@@ -92,7 +121,7 @@ fn read_file_into_channel(span: &FileSpan) -> ChannelBody {
             let n = ((start + len - at) as usize).min(CHUNK);
             let mut piece = vec![0u8; n];
             let piece = match file.read_exact_at(&mut piece, at) {
-                Ok(()) => Ok(Bytes::from(piece)),
+                Ok(()) => Ok(Piece::Bytes(Bytes::from(piece))),
                 Err(e) => Err(std::io::Error::other(format!("the blob's file: {e}"))),
             };
             let failed = piece.is_err();
@@ -122,7 +151,7 @@ impl Body for ResponseBody {
             ResponseBody::Empty => Poll::Ready(None),
             ResponseBody::Full(b) => Poll::Ready(b.take().map(|b| Ok(Frame::data(b)))),
             ResponseBody::Stream(s) => match s.rx.poll_recv(cx) {
-                Poll::Ready(Some(Ok(b))) => Poll::Ready(Some(Ok(Frame::data(b)))),
+                Poll::Ready(Some(Ok(p))) => Poll::Ready(Some(Ok(Frame::data(p.into_bytes())))),
                 Poll::Ready(Some(Err(e))) => Poll::Ready(Some(Err(e))),
                 Poll::Ready(None) => Poll::Ready(None),
                 Poll::Pending => Poll::Pending,

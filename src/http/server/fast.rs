@@ -113,7 +113,9 @@ pub(super) async fn serve(conn: Conn, mut stream: TcpStream) {
         let started = Instant::now();
         let reply = match req.resource {
             Resource::Health => status(StatusCode::OK, "ok"),
-            Resource::Blob(key) => get_blob(&conn.state, req.head, &req.conditions, key).await,
+            Resource::Blob(key) => {
+                get_blob(&conn.state, req.head, &req.conditions, key, true).await
+            }
         };
         let code = reply.status();
         let length = reply.headers().get(header::CONTENT_LENGTH).cloned();

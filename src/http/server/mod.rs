@@ -15,6 +15,7 @@ mod range;
 mod read;
 mod routes;
 mod session;
+mod stream;
 mod wire;
 mod write;
 

@@ -3,17 +3,16 @@
 
 use std::fs::File;
 use std::sync::Arc;
-use std::time::Duration;
 
 use bytes::Bytes;
 use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Response, StatusCode};
-use tokio::sync::mpsc;
 
-use super::body::{FileSpan, ResponseBody, empty, full, streamed};
+use super::body::{FileSpan, ResponseBody, empty, full};
 use super::range::{RangeRequest, parse_range};
 use super::routes::status;
-use super::session::{ServerRef, with_session, with_snapshot};
+use super::session::{ServerRef, with_snapshot};
+use super::stream::{StreamRequest, stream};
 use super::{CHUNK, State};
 use crate::error::Result;
 
@@ -49,11 +48,14 @@ struct Span {
 
 /// GET or HEAD of blob `key` (`head` for HEAD), with the request's
 /// conditional and range headers.
+/// `mapped_ok`: the caller writes every piece within the send timeout (the
+/// fast path), so a stream may send a blob's pages from the mapped file.
 pub(super) async fn get_blob(
     state: &State,
     head: bool,
     headers: &HeaderMap,
     key: u64,
+    mapped_ok: bool,
 ) -> Response<ResponseBody> {
     let found = match look_up(&state.server, key, head) {
         Ok(Some(found)) => found,
@@ -98,7 +100,18 @@ pub(super) async fn get_blob(
                 len: span.len,
                 send_timeout: state.config.send_timeout,
             }),
-            Source::Stream => stream(&state.server, key, &span, state.config.send_timeout),
+            Source::Stream => stream(
+                &state.server,
+                StreamRequest {
+                    key,
+                    start: span.start,
+                    len: span.len,
+                    size: found.size,
+                    etag: found.etag.clone(),
+                    send_timeout: state.config.send_timeout,
+                    mapped_ok,
+                },
+            ),
         }
     };
     blob_reply(body, &span, &found)
@@ -180,61 +193,6 @@ fn range_not_satisfiable(size: u64) -> Response<ResponseBody> {
         HeaderValue::from_str(&format!("bytes */{size}")).expect("ascii"),
     );
     r
-}
-
-/// `span` of blob `key`, read on the blocking pool and sent as it comes: a
-/// large blob is never held whole in memory. A blob that shrinks or fails
-/// mid-way ends the body with an error, so the client cannot take a short
-/// read for the whole blob. A client that takes no piece for `send_timeout`
-/// is cut off: the read (its transaction and lock) and the thread end then,
-/// so a stalled client delays writers by that long at most.
-fn stream(server: &ServerRef, key: u64, span: &Span, send_timeout: Duration) -> ResponseBody {
-    let (tx, rx) = mpsc::channel(4);
-    let (server, start, len) = (server.clone(), span.start, span.len);
-    // The worker's runtime drives the timer while this thread waits on it.
-    let runtime = tokio::runtime::Handle::current();
-    tokio::task::spawn_blocking(move || {
-        let mut stalled = false;
-        let sent = with_session(&server, |s| {
-            s.read_stream(key, start, len, CHUNK, &mut |piece| {
-                let piece = Bytes::from_owner(Recycled(piece));
-                let send = tokio::time::timeout(send_timeout, tx.send(Ok(piece)));
-                match runtime.block_on(send) {
-                    Ok(delivered) => delivered.is_ok(),
-                    Err(_) => {
-                        stalled = true;
-                        false
-                    }
-                }
-            })
-        });
-        let failure = match sent {
-            Ok(n) if n == len => return,
-            // The client went away or stopped reading: dropping the sender
-            // ends the body short, and hyper closes the connection.
-            Ok(_) if stalled || tx.is_closed() => return,
-            Ok(_) => std::io::Error::other("the blob shrank while being read"),
-            Err(e) => std::io::Error::other(e.to_string()),
-        };
-        let _ = tx.blocking_send(Err(failure));
-    });
-    streamed(rx, len)
-}
-
-/// A streamed piece's buffer, handed back for reuse once hyper or the fast
-/// path has sent it (see `store::piece_buffer`).
-struct Recycled(Vec<u8>);
-
-impl AsRef<[u8]> for Recycled {
-    fn as_ref(&self) -> &[u8] {
-        &self.0
-    }
-}
-
-impl Drop for Recycled {
-    fn drop(&mut self) {
-        crate::store::recycle_piece(std::mem::take(&mut self.0));
-    }
 }
 
 /// The headers of a 200 or 206 around `body`.

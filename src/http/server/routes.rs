@@ -78,7 +78,14 @@ async fn route(state: &State, req: Request<Incoming>) -> Response<ResponseBody> 
     };
     match *req.method() {
         Method::GET | Method::HEAD => {
-            get_blob(state, req.method() == Method::HEAD, req.headers(), key).await
+            get_blob(
+                state,
+                req.method() == Method::HEAD,
+                req.headers(),
+                key,
+                false,
+            )
+            .await
         }
         Method::PUT | Method::DELETE if writable => write_blob(state, req, key).await,
         _ => method_not_allowed(writable),

@@ -18,7 +18,7 @@ use hyper::{Response, StatusCode};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, Interest, ReadBuf};
 use tokio::net::TcpStream;
 
-use super::body::{FileSpan, ResponseBody};
+use super::body::{FileSpan, Piece, ResponseBody};
 
 /// The request's HTTP version: a 1.0 client keeps its connection only when
 /// it asked to, and is told so.
@@ -53,17 +53,27 @@ pub(super) async fn send(
             let mut parts = [IoSlice::new(out), IoSlice::new(&b)];
             write_all_vectored(stream, &mut parts, send_timeout).await
         }
-        ResponseBody::File(span) => {
+        ResponseBody::File(span) if span.len <= CORK_ABOVE => {
             send_more(stream, out, send_timeout).await?;
             sendfile_all(stream, &span).await
+        }
+        ResponseBody::File(span) => {
+            // Corked, the head and the file leave in full segments, and the
+            // last partial one when the cork comes off (nginx's tcp_nopush).
+            cork(stream, true);
+            let sent = async {
+                write_all(stream, out, send_timeout).await?;
+                sendfile_all(stream, &span).await
+            }
+            .await;
+            cork(stream, false);
+            sent
         }
         ResponseBody::Stream(mut s) => {
             write_all(stream, out, send_timeout).await?;
             let mut sent = 0;
             while let Some(piece) = s.rx.recv().await {
-                let piece = piece?;
-                write_all(stream, &piece, send_timeout).await?;
-                sent += piece.len() as u64;
+                sent += write_piece(stream, piece?, send_timeout).await?;
             }
             if sent == s.len {
                 Ok(())
@@ -140,6 +150,32 @@ impl DateLine {
     }
 }
 
+/// Writes one streamed piece (a mapped one straight from the map, in
+/// writev calls of at most 512 runs); returns its length.
+async fn write_piece(
+    stream: &mut TcpStream,
+    piece: Piece,
+    send_timeout: Duration,
+) -> io::Result<u64> {
+    match piece {
+        Piece::Bytes(b) => {
+            write_all(stream, &b, send_timeout).await?;
+            Ok(b.len() as u64)
+        }
+        Piece::Mapped(m) => {
+            let mut slices: Vec<IoSlice<'_>> = m.runs.slices().map(IoSlice::new).collect();
+            let write = async {
+                for window in slices.chunks_mut(512) {
+                    write_all_vectored(stream, window, send_timeout).await?;
+                }
+                Ok::<_, io::Error>(())
+            };
+            write.await?;
+            Ok(m.runs.len())
+        }
+    }
+}
+
 /// Writes all of `data` (a head or one piece of at most a chunk) within
 /// `send_timeout`.
 async fn write_all(stream: &mut TcpStream, data: &[u8], send_timeout: Duration) -> io::Result<()> {
@@ -164,6 +200,26 @@ async fn write_all_vectored(
         IoSlice::advance_slices(&mut parts, n);
     }
     Ok(())
+}
+
+/// File bodies larger than this are sent corked (two more system calls,
+/// worth it only when sendfile takes several rounds); smaller ones go in
+/// one sendfile after a head sent with MSG_MORE.
+const CORK_ABOVE: u64 = 256 * 1024;
+
+/// Sets or clears TCP_CORK; a failure only costs segment sizes.
+fn cork(stream: &TcpStream, on: bool) {
+    let value: libc::c_int = on.into();
+    // SAFETY: setsockopt on this stream's open socket with an int option.
+    unsafe {
+        libc::setsockopt(
+            stream.as_raw_fd(),
+            libc::IPPROTO_TCP,
+            libc::TCP_CORK,
+            (&value as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        );
+    }
 }
 
 /// Writes `data` with MSG_MORE: the head waits in the socket to leave in

@@ -1,0 +1,68 @@
+//! Read-only maps of SQLite database files, for sending blobs straight
+//! from their pages (see sqlite_pages.rs).
+//!
+//! Each file is opened once per process and its descriptor never closed:
+//! closing any descriptor of a file drops every POSIX lock the process
+//! holds on it, SQLite's own connections' included (its shared locks, and
+//! locking_mode=exclusive), which would let writers in under readers.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use memmap2::Mmap;
+
+use crate::error::{Error, Result};
+
+/// One entry per database file mapped in this process.
+struct Mapped {
+    /// As the store was opened with it.
+    path: PathBuf,
+    /// Kept open for the process's lifetime (see the module's comment).
+    file: File,
+    /// The newest map, as long as the file was when it was made.
+    map: Arc<Mmap>,
+}
+
+/// Every database file mapped so far.
+static MAPPED: Mutex<Vec<Mapped>> = Mutex::new(Vec::new());
+
+/// A map of the whole of the database file at `path`, remade when the
+/// file has grown since the last one (a read transaction's lock keeps it
+/// from shrinking or changing while the caller uses the map).
+pub(crate) fn map_of(path: &Path) -> Result<Arc<Mmap>> {
+    let mut mapped = MAPPED.lock().unwrap_or_else(|p| p.into_inner());
+    let at = match mapped.iter().position(|m| m.path == path) {
+        Some(i) => i,
+        None => {
+            let file = File::open(path).map_err(|e| Error::io("cannot open", path, e))?;
+            let map = map_file(&file, path)?;
+            mapped.push(Mapped {
+                path: path.to_path_buf(),
+                file,
+                map,
+            });
+            mapped.len() - 1
+        }
+    };
+    let entry = &mut mapped[at];
+    let len = entry
+        .file
+        .metadata()
+        .map_err(|e| Error::io("cannot stat", path, e))?
+        .len();
+    if len as usize != entry.map.len() {
+        entry.map = map_file(&entry.file, path)?;
+    }
+    Ok(entry.map.clone())
+}
+
+/// Maps `file` read-only, whole.
+fn map_file(file: &File, path: &Path) -> Result<Arc<Mmap>> {
+    // SAFETY: the map is only read, and only for pages a read transaction
+    // has locked against writers; a process that truncates the file in
+    // spite of SQLite's locks would make reads fault (SIGBUS), as it would
+    // for SQLite's own memory-mapped I/O.
+    let map = unsafe { Mmap::map(file) }.map_err(|e| Error::io("cannot map", path, e))?;
+    Ok(Arc::new(map))
+}

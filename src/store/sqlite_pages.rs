@@ -1,0 +1,396 @@
+//! Where a blob's bytes lie in a SQLite database file: the table's b-tree
+//! walked down to the row, its record header read, its overflow chain
+//! followed, all on a read-only map of the file (the file format is
+//! SQLite's documented, stable one: https://sqlite.org/fileformat2.html).
+//!
+//! A server then writes the blob to its socket straight from the mapped
+//! pages: one copy, where reading through SQLite costs two (the pages into
+//! a buffer, the buffer into the socket). The runs are right only while a
+//! read transaction holds the database's shared lock in rollback-journal
+//! mode (no writer can change the file then); the caller makes sure of
+//! that. Anything that does not look exactly as expected gives
+//! `Unsupported`, and the caller reads through SQLite instead: a wrong
+//! guess here must never send wrong bytes.
+
+use std::ops::Range;
+
+/// The outcome of looking a row up in the mapped file.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Lookup {
+    /// No row with that rowid.
+    Absent,
+    /// The value of the row's second column, as runs of file offsets in
+    /// the order of its bytes.
+    Found(Vec<Range<usize>>),
+    /// The file or the row is not laid out as this reader expects.
+    Unsupported(&'static str),
+}
+
+/// The page size and usable size (page size less reserved bytes) from the
+/// database header, for a rollback-journal database only (in WAL mode the
+/// newest version of a page may be in the WAL, not in the file).
+fn geometry(file: &[u8]) -> Result<(usize, usize), &'static str> {
+    if file.len() < 100 || &file[..16] != b"SQLite format 3\0" {
+        return Err("no SQLite header");
+    }
+    let size = match u16::from_be_bytes([file[16], file[17]]) {
+        1 => 65536,
+        n => n as usize,
+    };
+    if !(512..=65536).contains(&size) || !size.is_power_of_two() {
+        return Err("odd page size");
+    }
+    if file[18] != 1 || file[19] != 1 {
+        return Err("WAL mode");
+    }
+    let usable = size - file[20] as usize;
+    if usable < 480 {
+        return Err("too many reserved bytes");
+    }
+    Ok((size, usable))
+}
+
+/// A SQLite varint (1 to 9 bytes, big-endian, 7 bits a byte but 8 in the
+/// ninth) and the bytes it took.
+fn varint(b: &[u8]) -> Option<(u64, usize)> {
+    let mut v: u64 = 0;
+    for i in 0..9 {
+        let byte = *b.get(i)?;
+        if i == 8 {
+            return Some(((v << 8) | u64::from(byte), 9));
+        }
+        v = (v << 7) | u64::from(byte & 0x7f);
+        if byte & 0x80 == 0 {
+            return Some((v, i + 1));
+        }
+    }
+    None
+}
+
+/// A big-endian integer of `N` bytes at `at`.
+fn be<const N: usize>(b: &[u8], at: usize) -> Option<u64> {
+    let bytes = b.get(at..at + N)?;
+    Some(bytes.iter().fold(0u64, |v, x| (v << 8) | u64::from(*x)))
+}
+
+/// Page `pgno` (from 1) of the file, whole.
+fn page(file: &[u8], size: usize, pgno: u64) -> Option<&[u8]> {
+    let start = (pgno.checked_sub(1)? as usize).checked_mul(size)?;
+    file.get(start..start + size)
+}
+
+/// The value of column 1 (after an INTEGER PRIMARY KEY column 0, which
+/// the record stores as NULL) of row `rowid` of the table b-tree rooted at
+/// page `root`.
+pub(crate) fn value_runs(file: &[u8], root: u64, rowid: i64) -> Lookup {
+    match find_value(file, root, rowid) {
+        Ok(Some(runs)) => Lookup::Found(runs),
+        Ok(None) => Lookup::Absent,
+        Err(why) => Lookup::Unsupported(why),
+    }
+}
+
+/// `value_runs`, with `?` for every check.
+fn find_value(
+    file: &[u8],
+    root: u64,
+    rowid: i64,
+) -> Result<Option<Vec<Range<usize>>>, &'static str> {
+    let (size, usable) = geometry(file)?;
+    let mut pgno = root;
+    // A b-tree deeper than this is not a b-tree: a loop in a damaged file.
+    for _ in 0..40 {
+        let p = page(file, size, pgno).ok_or("page past the end")?;
+        let hdr = if pgno == 1 { 100 } else { 0 };
+        let cells = be::<2>(p, hdr + 3).ok_or("short page")? as usize;
+        match p[hdr] {
+            0x05 => pgno = child_for(p, hdr, cells, rowid)?,
+            0x0d => {
+                let Some(cell) = leaf_cell(p, hdr, cells, rowid)? else {
+                    return Ok(None);
+                };
+                let start = (pgno - 1) as usize * size;
+                return payload_runs(file, size, usable, start, cell).map(Some);
+            }
+            _ => return Err("not a table b-tree page"),
+        }
+    }
+    Err("b-tree too deep")
+}
+
+/// The offset of cell `i` of a page whose header starts at `hdr` and is
+/// `len` bytes long.
+fn cell_at(p: &[u8], hdr: usize, len: usize, i: usize) -> Result<usize, &'static str> {
+    be::<2>(p, hdr + len + 2 * i)
+        .map(|o| o as usize)
+        .ok_or("short cell pointer array")
+}
+
+/// On an interior table page: the child that holds `rowid` (the first
+/// cell whose key is at least `rowid` points left to it, else the
+/// right-most pointer does).
+fn child_for(p: &[u8], hdr: usize, cells: usize, rowid: i64) -> Result<u64, &'static str> {
+    let (mut lo, mut hi) = (0, cells);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        let cell = cell_at(p, hdr, 12, mid)?;
+        let (key, _) = varint(p.get(cell + 4..).ok_or("cell past the page")?).ok_or("bad key")?;
+        if (key as i64) < rowid {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    if lo < cells {
+        be::<4>(p, cell_at(p, hdr, 12, lo)?).ok_or("short cell")
+    } else {
+        be::<4>(p, hdr + 8).ok_or("short header")
+    }
+}
+
+/// On a leaf table page: the offset of the cell of `rowid`, if any.
+fn leaf_cell(
+    p: &[u8],
+    hdr: usize,
+    cells: usize,
+    rowid: i64,
+) -> Result<Option<usize>, &'static str> {
+    let (mut lo, mut hi) = (0, cells);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        let cell = cell_at(p, hdr, 8, mid)?;
+        let rest = p.get(cell..).ok_or("cell past the page")?;
+        let (_, n) = varint(rest).ok_or("bad payload size")?;
+        let (key, _) = varint(&rest[n..]).ok_or("bad rowid")?;
+        match (key as i64).cmp(&rowid) {
+            std::cmp::Ordering::Less => lo = mid + 1,
+            std::cmp::Ordering::Greater => hi = mid,
+            std::cmp::Ordering::Equal => return Ok(Some(cell)),
+        }
+    }
+    Ok(None)
+}
+
+/// The runs of column 1's bytes for the leaf cell at `cell` of the page
+/// starting at file offset `start`.
+fn payload_runs(
+    file: &[u8],
+    size: usize,
+    usable: usize,
+    start: usize,
+    cell: usize,
+) -> Result<Vec<Range<usize>>, &'static str> {
+    let p = &file[start..start + size];
+    let (total, n1) =
+        varint(p.get(cell..).ok_or("cell past the page")?).ok_or("bad payload size")?;
+    let (_, n2) = varint(p.get(cell + n1..).ok_or("cell past the page")?).ok_or("bad rowid")?;
+    let total = total as usize;
+    let body = cell + n1 + n2;
+    let local = local_size(total, usable);
+    if body + local > usable {
+        return Err("cell past the page");
+    }
+    let value = value_in_record(&p[body..body + local], total)?;
+    let mut runs = Vec::new();
+    if value.start < local {
+        runs.push(start + body + value.start..start + body + local);
+    }
+    if total > local {
+        let first = be::<4>(p, body + local).ok_or("short cell")?;
+        follow_overflow(
+            file,
+            size,
+            usable,
+            first,
+            total - local,
+            value.start.saturating_sub(local),
+            &mut runs,
+        )?;
+    }
+    let got: usize = runs.iter().map(|r| r.len()).sum();
+    if got != value.len() {
+        return Err("runs do not add up to the value");
+    }
+    Ok(runs)
+}
+
+/// Bytes of a payload of `total` bytes kept on the leaf page itself (the
+/// file format's rule for table leaves).
+fn local_size(total: usize, usable: usize) -> usize {
+    let max_local = usable - 35;
+    if total <= max_local {
+        return total;
+    }
+    let min_local = ((usable - 12) * 32 / 255) - 23;
+    let k = min_local + ((total - min_local) % (usable - 4));
+    if k <= max_local { k } else { min_local }
+}
+
+/// Where column 1 lies in a record of `total` bytes whose first bytes are
+/// `local`: the record must be (NULL, BLOB or TEXT) and nothing else, its
+/// header on the leaf page.
+fn value_in_record(local: &[u8], total: usize) -> Result<Range<usize>, &'static str> {
+    let (header, n) = varint(local).ok_or("bad record header")?;
+    let header = header as usize;
+    if header > local.len() {
+        return Err("record header off the page");
+    }
+    let (t0, m) = varint(&local[n..header]).ok_or("bad serial type")?;
+    let (t1, k) = varint(&local[n + m..header]).ok_or("bad serial type")?;
+    if t0 != 0 || n + m + k != header || t1 < 12 {
+        return Err("not a (rowid, blob) record");
+    }
+    let len = ((t1 - 12) / 2) as usize;
+    if header + len != total {
+        return Err("record size mismatch");
+    }
+    Ok(header..total)
+}
+
+/// Appends the runs of the overflow chain from page `first` that hold
+/// `remaining` payload bytes, leaving out the first `skip` of them (record
+/// bytes before the value, when the header spilled; normally 0).
+fn follow_overflow(
+    file: &[u8],
+    size: usize,
+    usable: usize,
+    first: u64,
+    mut remaining: usize,
+    mut skip: usize,
+    runs: &mut Vec<Range<usize>>,
+) -> Result<(), &'static str> {
+    let per_page = usable - 4;
+    let mut pgno = first;
+    let pages = remaining.div_ceil(per_page);
+    for _ in 0..pages {
+        let p = page(file, size, pgno)
+            .filter(|_| pgno >= 2)
+            .ok_or("overflow page past the end")?;
+        let here = remaining.min(per_page);
+        let start = (pgno - 1) as usize * size + 4;
+        if skip < here {
+            runs.push(start + skip..start + here);
+        }
+        skip = skip.saturating_sub(here);
+        remaining -= here;
+        pgno = be::<4>(p, 0).ok_or("short page")?;
+    }
+    if remaining != 0 {
+        return Err("overflow chain too short");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rusqlite::Connection;
+
+    /// Every value read through the mapped runs equals SQLite's, for page
+    /// sizes from the smallest to the largest, reserved bytes, and sizes on
+    /// and around the local/overflow boundaries.
+    #[test]
+    fn runs_give_the_same_bytes_as_sqlite() {
+        for (page_size, reserved) in [(512, 0), (1024, 0), (4096, 0), (4096, 32), (65536, 0)] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("t.db");
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(&format!(
+                "PRAGMA page_size={page_size}; PRAGMA journal_mode=delete;
+                 CREATE TABLE kv(k INTEGER PRIMARY KEY, v BLOB);"
+            ))
+            .unwrap();
+            if reserved > 0 {
+                // SQLITE_FCNTL_RESERVE_BYTES sets the reserved space of a new file.
+                let mut n: i32 = reserved;
+                unsafe {
+                    rusqlite::ffi::sqlite3_file_control(
+                        conn.handle(),
+                        c"main".as_ptr(),
+                        rusqlite::ffi::SQLITE_FCNTL_RESERVE_BYTES,
+                        (&mut n as *mut i32).cast(),
+                    );
+                }
+                conn.execute_batch("VACUUM").unwrap();
+            }
+            let usable = page_size as usize - reserved as usize;
+            let mut sizes = vec![0, 1, 100, 1000, 5000, 70_000, 300_000];
+            for edge in [usable - 35, usable - 4, 2 * usable] {
+                sizes.extend([edge - 3, edge - 1, edge, edge + 1, edge + 3]);
+            }
+            for (i, n) in sizes.iter().enumerate() {
+                let v: Vec<u8> = (0..*n).map(|j| (j * 7 + i) as u8).collect();
+                conn.execute(
+                    "INSERT INTO kv VALUES(?1, ?2)",
+                    rusqlite::params![i as i64 + 1, v],
+                )
+                .unwrap();
+            }
+            let root: i64 = conn
+                .query_row(
+                    "SELECT rootpage FROM sqlite_schema WHERE name='kv'",
+                    [],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            let file = std::fs::read(&path).unwrap();
+            assert_eq!(
+                i32::from(file[20]),
+                reserved,
+                "the reserved bytes took effect"
+            );
+            for (i, n) in sizes.iter().enumerate() {
+                let want: Vec<u8> = conn
+                    .query_row("SELECT v FROM kv WHERE k=?1", [i as i64 + 1], |r| r.get(0))
+                    .unwrap();
+                let Lookup::Found(runs) = value_runs(&file, root as u64, i as i64 + 1) else {
+                    panic!("page {page_size} reserved {reserved} size {n}: not found");
+                };
+                let got: Vec<u8> = runs
+                    .iter()
+                    .flat_map(|r| file[r.clone()].iter().copied())
+                    .collect();
+                assert!(got == want, "page {page_size} reserved {reserved} size {n}");
+            }
+            assert_eq!(value_runs(&file, root as u64, 10_000), Lookup::Absent);
+        }
+    }
+
+    #[test]
+    fn anything_unexpected_is_unsupported() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE kv(k INTEGER PRIMARY KEY, v BLOB, extra);
+             INSERT INTO kv VALUES(1, x'0102', 3);
+             CREATE TABLE w(k INTEGER PRIMARY KEY, v BLOB);
+             INSERT INTO w VALUES(1, x'0102');",
+        )
+        .unwrap();
+        let root = |name: &str| -> u64 {
+            conn.query_row(
+                "SELECT rootpage FROM sqlite_schema WHERE name=?1",
+                [name],
+                |r| r.get::<_, i64>(0),
+            )
+            .unwrap() as u64
+        };
+        let file = std::fs::read(&path).unwrap();
+        assert!(matches!(
+            value_runs(&file, root("kv"), 1),
+            Lookup::Unsupported(_)
+        ));
+        assert!(matches!(
+            value_runs(&file[..50], root("w"), 1),
+            Lookup::Unsupported(_)
+        ));
+        // A WAL database's file may not hold the newest pages.
+        conn.execute_batch("PRAGMA journal_mode=wal").unwrap();
+        let file = std::fs::read(&path).unwrap();
+        assert_eq!(
+            value_runs(&file, root("w"), 1),
+            Lookup::Unsupported("WAL mode")
+        );
+    }
+}
