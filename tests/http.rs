@@ -1166,3 +1166,94 @@ fn a_blob_sent_from_the_mapped_file_is_one_version_while_a_writer_waits() {
         "the new version after the commit"
     );
 }
+
+/// The server's resident memory now and at its peak, in kB, from
+/// /proc/PID/status (VmRSS and VmHWM: every page the process has mapped,
+/// its own and the file pages it maps).
+fn rss_kb(pid: u32) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+/// 1000 clients each stream a 2 MB blob at once, reading slowly in turns,
+/// so all are mid-stream together: the server's peak RSS stays under
+/// 200 MB, and every client gets its whole blob.
+fn thousand_slow_streams(target: &str, d: &Path) -> u64 {
+    unsafe {
+        let mut l: libc::rlimit = std::mem::zeroed();
+        libc::getrlimit(libc::RLIMIT_NOFILE, &mut l);
+        l.rlim_cur = l.rlim_max;
+        libc::setrlimit(libc::RLIMIT_NOFILE, &l);
+    }
+    let server = Server::start(d, target, &["--send-timeout", "60s"]);
+    let mut conns: Vec<(TcpStream, usize, bool)> = (0..1000)
+        .map(|i| {
+            let mut s = TcpStream::connect(&server.addr).unwrap();
+            let req = format!(
+                "GET /blobs/{} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                i % 100 + 1
+            );
+            s.write_all(req.as_bytes()).unwrap();
+            s.set_nonblocking(true).unwrap();
+            (s, 0, false)
+        })
+        .collect();
+    let mut buf = vec![0u8; 16 * 1024];
+    let started = Instant::now();
+    let mut open = conns.len();
+    while open > 0 {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "{target}: {open} streams unfinished"
+        );
+        open = 0;
+        for (s, got, done) in conns.iter_mut().filter(|c| !c.2) {
+            match s.read(&mut buf) {
+                Ok(0) => *done = true,
+                Ok(n) => *got += n,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                Err(e) => panic!("{target}: {e}"),
+            }
+            open += usize::from(!*done);
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    for (_, got, _) in &conns {
+        // The head (about 200 bytes) and the whole blob.
+        assert!(
+            (2_000_000..2_001_000).contains(got),
+            "{target}: {got} bytes"
+        );
+    }
+    let (_, peak) = rss_kb(server.child.id());
+    peak
+}
+
+#[test]
+fn a_thousand_streams_of_2mb_blobs_stay_under_200mb_of_rss() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    ok(d, &["init", "s.db", "--count", "100", "--size", "2M"]);
+    ok(
+        d,
+        &[
+            "init", "w.db", "--count", "100", "--size", "2M", "--jmode", "wal",
+        ],
+    );
+    ok(d, &["export", "s.db", "s.dir"]);
+    // Sent from the mapped pages (rollback journal), read through SQLite
+    // in pieces (WAL), and with sendfile (files).
+    for target in ["s.db", "w.db", "dir:s.dir"] {
+        let peak = thousand_slow_streams(target, d);
+        eprintln!("{target}: peak RSS {} MB", peak / 1024);
+        assert!(peak < 200 * 1024, "{target}: peak RSS {peak} kB");
+    }
+}

@@ -381,6 +381,36 @@ impl MappedRuns {
         out
     }
 
+    /// Unmaps the pages under these runs from this process (the page
+    /// cache keeps them): once a piece has been sent, its pages need not
+    /// count in the server's resident memory, so a thousand streams in
+    /// flight hold only the pieces being written. Runs at most a page apart
+    /// (the overflow pages of one blob, usually) are released together.
+    pub fn release_pages(&self) {
+        let mut spans: Vec<std::ops::Range<usize>> = Vec::new();
+        for run in &self.runs {
+            match spans.last_mut() {
+                Some(span) if run.start >= span.end && run.start - span.end <= 4096 => {
+                    span.end = run.end
+                }
+                _ => spans.push(run.clone()),
+            }
+        }
+        for span in spans {
+            // SAFETY: MADV_DONTNEED on a shared, read-only file mapping
+            // only drops page-table entries; a later read maps the same
+            // page-cache pages again, so no reference into the map ever
+            // sees other bytes.
+            let _ = unsafe {
+                self.map.unchecked_advise_range(
+                    memmap2::UncheckedAdvice::DontNeed,
+                    span.start,
+                    span.len(),
+                )
+            };
+        }
+    }
+
     /// Other runs of the same map.
     fn with_runs(&self, runs: Vec<std::ops::Range<usize>>) -> MappedRuns {
         MappedRuns {

@@ -159,13 +159,12 @@ fn needs_recovery(path: &Path, e: &rusqlite::Error) -> Option<Recovery> {
 }
 
 /// Whether the database file's header says WAL mode (read and write
-/// format versions 2, bytes 18 and 19), without SQLite.
+/// format versions 2, bytes 18 and 19), without SQLite; through the
+/// process's lasting descriptor of the file, as closing any descriptor of
+/// it would drop the locks other connections of this process hold.
 fn is_wal_database(path: &Path) -> bool {
-    use std::io::Read;
     let mut header = [0u8; 20];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut header))
-        .is_ok_and(|()| header[18] == 2 && header[19] == 2)
+    super::sqlite_map::read_start(path, &mut header).is_ok() && header[18] == 2 && header[19] == 2
 }
 
 /// The error for a database SQLite could not read, naming how to recover

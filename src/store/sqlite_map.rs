@@ -27,24 +27,39 @@ struct Mapped {
 /// Every database file mapped so far.
 static MAPPED: Mutex<Vec<Mapped>> = Mutex::new(Vec::new());
 
+/// The first bytes of the database file at `path`, read through this
+/// process's lasting descriptor of it, so reading them never drops a lock.
+pub(crate) fn read_start(path: &Path, buf: &mut [u8]) -> Result<()> {
+    use std::os::unix::fs::FileExt;
+    let mut mapped = MAPPED.lock().unwrap_or_else(|p| p.into_inner());
+    let at = entry(&mut mapped, path)?;
+    mapped[at]
+        .file
+        .read_exact_at(buf, 0)
+        .map_err(|e| Error::io("cannot read", path, e))
+}
+
+/// The index of `path`'s entry, made (file opened and mapped) if new.
+fn entry(mapped: &mut Vec<Mapped>, path: &Path) -> Result<usize> {
+    if let Some(i) = mapped.iter().position(|m| m.path == path) {
+        return Ok(i);
+    }
+    let file = File::open(path).map_err(|e| Error::io("cannot open", path, e))?;
+    let map = map_file(&file, path)?;
+    mapped.push(Mapped {
+        path: path.to_path_buf(),
+        file,
+        map,
+    });
+    Ok(mapped.len() - 1)
+}
+
 /// A map of the whole of the database file at `path`, remade when the
 /// file has grown since the last one (a read transaction's lock keeps it
 /// from shrinking or changing while the caller uses the map).
 pub(crate) fn map_of(path: &Path) -> Result<Arc<Mmap>> {
     let mut mapped = MAPPED.lock().unwrap_or_else(|p| p.into_inner());
-    let at = match mapped.iter().position(|m| m.path == path) {
-        Some(i) => i,
-        None => {
-            let file = File::open(path).map_err(|e| Error::io("cannot open", path, e))?;
-            let map = map_file(&file, path)?;
-            mapped.push(Mapped {
-                path: path.to_path_buf(),
-                file,
-                map,
-            });
-            mapped.len() - 1
-        }
-    };
+    let at = entry(&mut mapped, path)?;
     let entry = &mut mapped[at];
     let len = entry
         .file

@@ -84,6 +84,8 @@ pub(super) enum Piece {
 pub(super) struct MappedPiece {
     /// The bytes.
     pub(super) runs: MappedRuns,
+    /// Unmap its pages once written (see stream.rs).
+    pub(super) release: bool,
     /// Dropped with the piece: the reader waits for all of them.
     pub(super) _held: std::sync::mpsc::Sender<()>,
 }

@@ -14,7 +14,7 @@ use tokio::runtime::Runtime;
 use tokio::sync::{Semaphore, watch};
 
 use super::fast::{self, Conn};
-use super::session::expire_snapshot;
+use super::session::{expire_snapshot, snapshot_begun};
 use super::{ServeConfig, State};
 use crate::error::{Error, Result};
 
@@ -91,18 +91,18 @@ fn worker(
 }
 
 /// Ends this worker thread's read snapshot once it is older than the
-/// staleness, checked twice per staleness period: so an idle server holds
-/// the store's read lock for at most about 1.5 times the staleness.
+/// staleness (the timer's 1 ms granularity added): so an idle server holds
+/// the store's read lock no longer than that. Sleeps while no snapshot is
+/// held, so a server of files, or an idle one, is not woken for nothing.
 async fn expire_snapshots(state: Arc<State>) {
-    let staleness = state.server.staleness();
-    if staleness.is_zero() {
+    if state.server.staleness().is_zero() {
         return;
     }
-    let mut tick = tokio::time::interval((staleness / 2).max(Duration::from_millis(1)));
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
-        tick.tick().await;
-        expire_snapshot(&state.server);
+        match expire_snapshot(&state.server) {
+            Some(deadline) => tokio::time::sleep_until(deadline.into()).await,
+            None => snapshot_begun().await,
+        }
     }
 }
 

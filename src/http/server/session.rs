@@ -120,6 +120,7 @@ pub(super) fn with_snapshot<T>(
             let began = Instant::now();
             if slot.session.begin_snapshot()? {
                 slot.snapshot = Some(Snapshot { began, writes });
+                SNAPSHOT_BEGUN.with(|n| n.notify_one());
             }
         }
         let result = f(slot.session.as_mut());
@@ -130,22 +131,34 @@ pub(super) fn with_snapshot<T>(
     })
 }
 
+thread_local! {
+    /// Signalled when this thread begins a snapshot, so the task that ends
+    /// idle snapshots sleeps (no timer ticks) while none is held.
+    static SNAPSHOT_BEGUN: Arc<tokio::sync::Notify> = Arc::new(tokio::sync::Notify::new());
+}
+
+/// Resolves once this thread has begun a snapshot since the last call.
+pub(super) async fn snapshot_begun() {
+    let begun = SNAPSHOT_BEGUN.with(Arc::clone);
+    begun.notified().await;
+}
+
 /// Ends this thread's snapshot once it is older than the staleness, so an
 /// idle worker holds no lock (and blocks no writer) for longer than that.
-pub(super) fn expire_snapshot(server: &ServerRef) {
+/// Returns when the snapshot still held will be that old, if one is.
+pub(super) fn expire_snapshot(server: &ServerRef) -> Option<Instant> {
     SESSION.with(|cell| {
-        // A request on this thread may hold the cell: it will renew it anyway.
+        // A request on this thread holds the cell: check again shortly.
         let Ok(mut slot) = cell.try_borrow_mut() else {
-            return;
+            return Some(Instant::now() + server.staleness);
         };
-        if let Some(slot) = slot.as_mut().filter(|s| s.server_id == server.id)
-            && slot
-                .snapshot
-                .as_ref()
-                .is_some_and(|s| s.began.elapsed() >= server.staleness)
-        {
+        let slot = slot.as_mut().filter(|s| s.server_id == server.id)?;
+        let began = slot.snapshot.as_ref()?.began;
+        if began.elapsed() >= server.staleness {
             end_snapshot(slot);
+            return None;
         }
+        Some(began + server.staleness)
     })
 }
 

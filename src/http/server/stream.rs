@@ -22,10 +22,43 @@ use super::session::{ServerRef, with_session};
 use crate::error::Result;
 use crate::store::Session;
 
-/// Bytes in one mapped piece: a piece costs no memory (it points into the
-/// map), so pieces are large, and the two threads meet once per 4 MiB
-/// instead of once per chunk.
-const MAPPED_PIECE: usize = 4 << 20;
+/// Bytes in one mapped piece: a piece costs no memory until written (it
+/// points into the map), and its pages are unmapped once it is sent, so a
+/// stalled stream keeps at most this much mapped; large enough that the
+/// two threads rarely meet.
+const MAPPED_PIECE: usize = 1 << 20;
+
+/// Mapped streams that keep their pages mapped, at most; beyond this many
+/// at once every stream releases its pages as it goes.
+const MAPPED_RESIDENT_STREAMS: usize = 16;
+
+/// A blob larger than this releases its pages as it goes in any case.
+const KEEP_MAPPED_UP_TO: u64 = 8 << 20;
+
+/// Mapped streams in progress, all servers of the process together.
+static MAPPED_IN_FLIGHT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// One mapped stream counted while it lasts.
+struct InFlight;
+
+impl InFlight {
+    /// Counts this stream in.
+    fn enter() -> InFlight {
+        MAPPED_IN_FLIGHT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        InFlight
+    }
+
+    /// Whether more streams than `MAPPED_RESIDENT_STREAMS` are in progress.
+    fn crowded(&self) -> bool {
+        MAPPED_IN_FLIGHT.load(std::sync::atomic::Ordering::Relaxed) > MAPPED_RESIDENT_STREAMS
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        MAPPED_IN_FLIGHT.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
 
 /// What to stream, and what the reply's headers already said of it.
 pub(super) struct StreamRequest {
@@ -48,7 +81,7 @@ pub(super) struct StreamRequest {
 
 /// Starts the reader on the blocking pool; the body yields its pieces.
 pub(super) fn stream(server: &ServerRef, req: StreamRequest) -> ResponseBody {
-    let (tx, rx) = mpsc::channel(4);
+    let (tx, rx) = mpsc::channel(1);
     let server = server.clone();
     let len = req.len;
     let mut feeder = Feeder {
@@ -94,6 +127,16 @@ fn send_mapped(
             )));
             return Ok(Some(0));
         }
+        // Finding the runs touched every page of the blob. With few streams
+        // of modest blobs those pages stay mapped (unmapping costs the other
+        // threads a TLB flush, and the next reader a page fault per 64 KiB);
+        // with many, or a large blob, they are let go, and each piece once
+        // written, so only pieces being written count in the server's memory.
+        let _flight = InFlight::enter();
+        let release = _flight.crowded() || blob.size > KEEP_MAPPED_UP_TO;
+        if release {
+            blob.runs.release_pages();
+        }
         // Every piece holds a sender; when the last is dropped (written,
         // or thrown away with a connection that failed), recv() returns.
         let (held_tx, held_rx) = std::sync::mpsc::channel::<()>();
@@ -102,6 +145,7 @@ fn send_mapped(
             let n = runs.len();
             let piece = MappedPiece {
                 runs,
+                release,
                 _held: held_tx.clone(),
             };
             if !feeder.send(Ok(Piece::Mapped(piece))) {

@@ -170,7 +170,11 @@ async fn write_piece(
                 }
                 Ok::<_, io::Error>(())
             };
-            write.await?;
+            let written = write.await;
+            if m.release {
+                m.runs.release_pages();
+            }
+            written?;
             Ok(m.runs.len())
         }
     }
