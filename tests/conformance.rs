@@ -54,6 +54,7 @@ fn contract(text: &str, backend: Backend) {
         session.checkpoint().unwrap();
     }
     read_contract(s.as_mut(), &spec, text);
+    serving_contract(s.as_mut(), &spec, text);
     modify_contract(s.as_mut(), &spec, text, backend.modifies);
     if backend.local {
         assert!(s.space_used().unwrap() > 0, "{text}: space_used");
@@ -142,6 +143,73 @@ fn read_contract(s: &mut dyn store::Store, spec: &DatasetSpec, text: &str) {
     assert_eq!(err.exit_code(), 2);
     assert_eq!(session.size(missing).unwrap(), None, "{text}: size");
     assert_eq!(session.fetch_small(missing, 10).unwrap(), None, "{text}");
+}
+
+/// What a server relies on: reads inside a snapshot give the same bytes;
+/// where a store offers a blob as its own open file or as runs of a mapped
+/// file, those hold exactly the blob, with the size and tag `etag` gives;
+/// an absent key is None from either.
+fn serving_contract(s: &mut dyn store::Store, spec: &DatasetSpec, text: &str) {
+    use std::io::Read;
+    let mut session = s
+        .session(SessionOptions {
+            per_op_transaction: true,
+            ..Default::default()
+        })
+        .unwrap();
+    let held = session.begin_snapshot().unwrap();
+    let (mut mapped_blobs, mut files) = (0, 0);
+    for k in 1..=COUNT {
+        let want = blob(spec, k, 0);
+        let (size, small) = session.fetch_small(k, 1 << 30).unwrap().unwrap();
+        assert_eq!(
+            small.as_deref(),
+            Some(&want[..]),
+            "{text}: read {k} in a snapshot"
+        );
+        let tag = session.etag(k, size).unwrap();
+        if let Some(mapped) = session.mapped_blob(k).unwrap() {
+            assert!(held, "{text}: mapped runs are only valid inside a snapshot");
+            let bytes: Vec<u8> = mapped.runs.slices().flatten().copied().collect();
+            assert_eq!(bytes, want, "{text}: mapped blob {k}");
+            assert_eq!(
+                (mapped.size, mapped.etag.clone()),
+                (size, tag.clone()),
+                "{text}"
+            );
+            let pieces = mapped.runs.pieces(5, size - 10, 1000);
+            let cut: Vec<u8> = pieces
+                .iter()
+                .flat_map(|p| p.slices().flatten().copied().collect::<Vec<_>>())
+                .collect();
+            assert_eq!(
+                cut,
+                &want[5..want.len() - 5],
+                "{text}: pieces of mapped blob {k}"
+            );
+            assert!(pieces.iter().all(|p| p.len() <= 1000), "{text}");
+            mapped_blobs += 1;
+        }
+        if let Some(mut file) = session.blob_file(k).unwrap() {
+            let mut bytes = Vec::new();
+            file.file.read_to_end(&mut bytes).unwrap();
+            assert_eq!(bytes, want, "{text}: blob file {k}");
+            assert_eq!((file.size, Some(file.etag)), (size, tag), "{text}");
+            files += 1;
+        }
+    }
+    // SQLite in its default (rollback) journal mode maps; folders of files
+    // give files; the others do neither.
+    let (want_mapped, want_files) = match text.split(':').next() {
+        Some("sqlite") => (COUNT, 0),
+        Some("dir" | "tree") => (0, COUNT),
+        _ => (0, 0),
+    };
+    assert_eq!((mapped_blobs, files), (want_mapped, want_files), "{text}");
+    let missing = COUNT + 100;
+    assert!(session.mapped_blob(missing).unwrap().is_none(), "{text}");
+    assert!(session.blob_file(missing).unwrap().is_none(), "{text}");
+    session.end_snapshot().unwrap();
 }
 
 /// update and delete, or a clear refusal where the store cannot.
