@@ -1084,7 +1084,7 @@ fn a_commit_by_another_process_is_seen_within_the_staleness_bound() {
                 sent.duration_since(commits[*round as usize - 1].0)
             );
         }
-        assert!(checked > 100, "{jmode}: only {checked} requests checked");
+        assert!(checked >= 20, "{jmode}: only {checked} requests checked");
     }
 }
 

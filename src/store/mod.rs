@@ -397,17 +397,7 @@ impl MappedRuns {
             }
         }
         for span in spans {
-            // SAFETY: MADV_DONTNEED on a shared, read-only file mapping
-            // only drops page-table entries; a later read maps the same
-            // page-cache pages again, so no reference into the map ever
-            // sees other bytes.
-            let _ = unsafe {
-                self.map.unchecked_advise_range(
-                    memmap2::UncheckedAdvice::DontNeed,
-                    span.start,
-                    span.len(),
-                )
-            };
+            release_mapped(&self.map, span);
         }
     }
 
@@ -418,6 +408,22 @@ impl MappedRuns {
             runs,
         }
     }
+}
+
+/// Blobs up to this size may stay mapped after a server has found their
+/// pages; larger ones give their pages back as they are walked and sent,
+/// so a stream never keeps more than about a mebibyte of them resident.
+pub const MAPPED_RESIDENT_UP_TO: u64 = 8 << 20;
+
+/// Unmaps `range` of `map` from this process; the page cache keeps the
+/// pages.
+pub(crate) fn release_mapped(map: &memmap2::Mmap, range: std::ops::Range<usize>) {
+    // SAFETY: MADV_DONTNEED on a shared, read-only file mapping only drops
+    // page-table entries; a later read maps the same page-cache pages
+    // again, so no reference into the map ever sees other bytes.
+    let _ = unsafe {
+        map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, range.start, range.len())
+    };
 }
 
 /// A blob that is a file of its own, open: see `Session::blob_file`.
@@ -529,6 +535,12 @@ pub trait Session {
     /// absent key.
     fn mapped_blob(&mut self, _key: u64) -> Result<Option<MappedBlob>> {
         Ok(None)
+    }
+    /// How long an operation waits for a lock another connection holds
+    /// before failing (SQLite's busy timeout; 5 s unless set). Stores
+    /// without such locks ignore it.
+    fn wait_for_locks(&mut self, _wait: std::time::Duration) -> Result<()> {
+        Ok(())
     }
     /// Begins a read snapshot: until `end_snapshot`, reads see one state of
     /// the store and take its read lock once, not once per read (SQLite: one

@@ -1151,7 +1151,12 @@ impl Session for SqliteSession<'_> {
             .query_row([], |r| r.get(0))
             .map_err(|e| Error::sqlite(self.path, e))?;
         let map = super::sqlite_map::map_of(self.path)?;
-        let runs = match super::sqlite_pages::value_runs(&map, root as u64, key as i64) {
+        let mut walked = super::sqlite_pages::Walked {
+            over: super::MAPPED_RESIDENT_UP_TO as usize,
+            release: &mut |range| super::release_mapped(&map, range),
+        };
+        let runs = match super::sqlite_pages::value_runs(&map, root as u64, key as i64, &mut walked)
+        {
             super::sqlite_pages::Lookup::Found(runs) => runs,
             _ => return Ok(None),
         };
@@ -1159,6 +1164,10 @@ impl Session for SqliteSession<'_> {
         let size = runs.len();
         let etag = self.etag(key, size)?;
         Ok(Some(super::MappedBlob { runs, size, etag }))
+    }
+
+    fn wait_for_locks(&mut self, wait: std::time::Duration) -> Result<()> {
+        self.conn.busy_timeout(wait).map_err(|e| self.err(e))
     }
 
     /// A deferred BEGIN: the shared lock (or WAL read mark) is taken by the

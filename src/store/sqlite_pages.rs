@@ -14,6 +14,28 @@
 
 use std::ops::Range;
 
+/// What to do with the overflow pages a walk has read: reading a page's
+/// header maps it into the process, so walking a large blob's chain would
+/// keep all of it resident; `release` gets the walked pages back a chunk at
+/// a time when the value is over `over` bytes.
+pub(crate) struct Walked<'a> {
+    /// Values larger than this release their walked pages.
+    pub(crate) over: usize,
+    /// Called with file ranges of walked pages, about 1 MiB at a time.
+    pub(crate) release: &'a mut dyn FnMut(Range<usize>),
+}
+
+impl Walked<'_> {
+    /// Releases nothing.
+    #[cfg(test)]
+    pub(crate) fn keep<R>(f: impl FnOnce(&mut Walked<'_>) -> R) -> R {
+        f(&mut Walked {
+            over: usize::MAX,
+            release: &mut |_| (),
+        })
+    }
+}
+
 /// The outcome of looking a row up in the mapped file.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Lookup {
@@ -82,8 +104,8 @@ fn page(file: &[u8], size: usize, pgno: u64) -> Option<&[u8]> {
 /// The value of column 1 (after an INTEGER PRIMARY KEY column 0, which
 /// the record stores as NULL) of row `rowid` of the table b-tree rooted at
 /// page `root`.
-pub(crate) fn value_runs(file: &[u8], root: u64, rowid: i64) -> Lookup {
-    match find_value(file, root, rowid) {
+pub(crate) fn value_runs(file: &[u8], root: u64, rowid: i64, walked: &mut Walked<'_>) -> Lookup {
+    match find_value(file, root, rowid, walked) {
         Ok(Some(runs)) => Lookup::Found(runs),
         Ok(None) => Lookup::Absent,
         Err(why) => Lookup::Unsupported(why),
@@ -95,6 +117,7 @@ fn find_value(
     file: &[u8],
     root: u64,
     rowid: i64,
+    walked: &mut Walked<'_>,
 ) -> Result<Option<Vec<Range<usize>>>, &'static str> {
     let (size, usable) = geometry(file)?;
     let mut pgno = root;
@@ -110,7 +133,7 @@ fn find_value(
                     return Ok(None);
                 };
                 let start = (pgno - 1) as usize * size;
-                return payload_runs(file, size, usable, start, cell).map(Some);
+                return payload_runs(file, (size, usable), start, cell, walked).map(Some);
             }
             _ => return Err("not a table b-tree page"),
         }
@@ -175,10 +198,10 @@ fn leaf_cell(
 /// starting at file offset `start`.
 fn payload_runs(
     file: &[u8],
-    size: usize,
-    usable: usize,
+    (size, usable): (usize, usize),
     start: usize,
     cell: usize,
+    walked: &mut Walked<'_>,
 ) -> Result<Vec<Range<usize>>, &'static str> {
     let p = &file[start..start + size];
     let (total, n1) =
@@ -197,14 +220,18 @@ fn payload_runs(
     }
     if total > local {
         let first = be::<4>(p, body + local).ok_or("short cell")?;
+        let release = value.len() > walked.over;
+        let chain = Chain {
+            first,
+            remaining: total - local,
+            skip: value.start.saturating_sub(local),
+        };
         follow_overflow(
             file,
-            size,
-            usable,
-            first,
-            total - local,
-            value.start.saturating_sub(local),
+            (size, usable),
+            chain,
             &mut runs,
+            release.then_some(walked),
         )?;
     }
     let got: usize = runs.iter().map(|r| r.len()).sum();
@@ -247,33 +274,51 @@ fn value_in_record(local: &[u8], total: usize) -> Result<Range<usize>, &'static 
     Ok(header..total)
 }
 
-/// Appends the runs of the overflow chain from page `first` that hold
-/// `remaining` payload bytes, leaving out the first `skip` of them (record
-/// bytes before the value, when the header spilled; normally 0).
+/// An overflow chain: its first page and the payload bytes it holds.
+struct Chain {
+    /// First overflow page.
+    first: u64,
+    /// Payload bytes in the chain.
+    remaining: usize,
+    /// Record bytes before the value, when the header spilled (normally 0).
+    skip: usize,
+}
+
+/// Overflow pages walked between two releases (1 MiB of 4 KiB pages).
+const RELEASE_EVERY: usize = 256;
+
+/// Appends the runs of `chain` that hold the value; with `walked`, hands
+/// back the pages read every `RELEASE_EVERY` pages (see `Walked`).
 fn follow_overflow(
     file: &[u8],
-    size: usize,
-    usable: usize,
-    first: u64,
-    mut remaining: usize,
-    mut skip: usize,
+    (size, usable): (usize, usize),
+    chain: Chain,
     runs: &mut Vec<Range<usize>>,
+    mut walked: Option<&mut Walked<'_>>,
 ) -> Result<(), &'static str> {
     let per_page = usable - 4;
-    let mut pgno = first;
+    let (mut pgno, mut remaining, mut skip) = (chain.first, chain.remaining, chain.skip);
     let pages = remaining.div_ceil(per_page);
-    for _ in 0..pages {
+    let mut span: Option<Range<usize>> = None;
+    for i in 0..pages {
         let p = page(file, size, pgno)
             .filter(|_| pgno >= 2)
             .ok_or("overflow page past the end")?;
         let here = remaining.min(per_page);
-        let start = (pgno - 1) as usize * size + 4;
+        let at = (pgno - 1) as usize * size;
         if skip < here {
-            runs.push(start + skip..start + here);
+            runs.push(at + 4 + skip..at + 4 + here);
         }
         skip = skip.saturating_sub(here);
         remaining -= here;
         pgno = be::<4>(p, 0).ok_or("short page")?;
+        if let Some(w) = walked.as_deref_mut() {
+            let s = span.get_or_insert(at..at + size);
+            (s.start, s.end) = (s.start.min(at), s.end.max(at + size));
+            if (i + 1) % RELEASE_EVERY == 0 || i + 1 == pages {
+                (w.release)(span.take().expect("just set"));
+            }
+        }
     }
     if remaining != 0 {
         return Err("overflow chain too short");
@@ -343,7 +388,8 @@ mod tests {
                 let want: Vec<u8> = conn
                     .query_row("SELECT v FROM kv WHERE k=?1", [i as i64 + 1], |r| r.get(0))
                     .unwrap();
-                let Lookup::Found(runs) = value_runs(&file, root as u64, i as i64 + 1) else {
+                let found = Walked::keep(|w| value_runs(&file, root as u64, i as i64 + 1, w));
+                let Lookup::Found(runs) = found else {
                     panic!("page {page_size} reserved {reserved} size {n}: not found");
                 };
                 let got: Vec<u8> = runs
@@ -352,7 +398,54 @@ mod tests {
                     .collect();
                 assert!(got == want, "page {page_size} reserved {reserved} size {n}");
             }
-            assert_eq!(value_runs(&file, root as u64, 10_000), Lookup::Absent);
+            assert_eq!(
+                Walked::keep(|w| value_runs(&file, root as u64, 10_000, w)),
+                Lookup::Absent
+            );
+        }
+    }
+
+    #[test]
+    fn a_large_value_hands_back_every_page_it_walked() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "PRAGMA page_size=4096; CREATE TABLE kv(k INTEGER PRIMARY KEY, v BLOB);
+             INSERT INTO kv VALUES(1, zeroblob(3000000));",
+        )
+        .unwrap();
+        let root: i64 = conn
+            .query_row(
+                "SELECT rootpage FROM sqlite_schema WHERE name='kv'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let file = std::fs::read(&path).unwrap();
+        for (over, want_calls) in [(usize::MAX, 0), (1_000_000, 3)] {
+            let mut released: Vec<Range<usize>> = Vec::new();
+            let found = value_runs(
+                &file,
+                root as u64,
+                1,
+                &mut Walked {
+                    over,
+                    release: &mut |r| released.push(r),
+                },
+            );
+            let Lookup::Found(runs) = found else {
+                panic!("not found")
+            };
+            assert_eq!(released.len(), want_calls, "over {over}");
+            if want_calls > 0 {
+                // Every overflow run lies in a released range.
+                assert!(runs[1..].iter().all(|run| {
+                    released
+                        .iter()
+                        .any(|r| r.start <= run.start && run.end <= r.end)
+                }));
+            }
         }
     }
 
@@ -378,18 +471,18 @@ mod tests {
         };
         let file = std::fs::read(&path).unwrap();
         assert!(matches!(
-            value_runs(&file, root("kv"), 1),
+            Walked::keep(|w| value_runs(&file, root("kv"), 1, w)),
             Lookup::Unsupported(_)
         ));
         assert!(matches!(
-            value_runs(&file[..50], root("w"), 1),
+            Walked::keep(|w| value_runs(&file[..50], root("w"), 1, w)),
             Lookup::Unsupported(_)
         ));
         // A WAL database's file may not hold the newest pages.
         conn.execute_batch("PRAGMA journal_mode=wal").unwrap();
         let file = std::fs::read(&path).unwrap();
         assert_eq!(
-            value_runs(&file, root("w"), 1),
+            Walked::keep(|w| value_runs(&file, root("w"), 1, w)),
             Lookup::Unsupported("WAL mode")
         );
     }

@@ -3,8 +3,9 @@
 //! connection or wait on a pool.
 
 use std::cell::RefCell;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::error::Result;
@@ -53,19 +54,65 @@ pub(super) struct ServerRef {
     /// Writes this server has made: a snapshot older than the last one is
     /// not used again, so a client reads its own writes at once.
     writes: Arc<AtomicU64>,
+    /// The writer thread's job queue, started by the first write.
+    writer: Arc<OnceLock<mpsc::Sender<WriteJob>>>,
+    /// How long a write waits for readers' locks: longer than a stalled
+    /// reader may hold one (the send timeout).
+    lock_wait: Duration,
 }
+
+/// A write for the writer thread: given its session, or why there is none.
+type WriteJob = Box<dyn FnOnce(std::result::Result<&mut dyn Session, &str>) + Send>;
 
 impl ServerRef {
     /// A server not seen before, so no thread reuses a session opened for
     /// another one.
-    pub(super) fn new(target: Target, access: Access, staleness: Duration) -> Self {
+    pub(super) fn new(
+        target: Target,
+        access: Access,
+        staleness: Duration,
+        lock_wait: Duration,
+    ) -> Self {
         ServerRef {
             id: SERVER_IDS.fetch_add(1, Ordering::Relaxed),
             target,
             access,
             staleness,
             writes: Arc::new(AtomicU64::new(0)),
+            writer: Arc::new(OnceLock::new()),
+            lock_wait,
         }
+    }
+
+    /// Runs the write `f` on the server's writer thread: one thread with
+    /// its own session, so writes are serialized, never wait in the
+    /// blocking pool behind streams, and wait for readers' locks longer
+    /// than any stalled reader may hold one. Durable when it returns (see
+    /// `with_session`); every later request reads it.
+    pub(super) async fn write<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut dyn Session) -> Result<T> + Send + 'static,
+    ) -> std::result::Result<T, String> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let server = self.clone();
+        let job: WriteJob = Box::new(move |session| {
+            let done = match session {
+                Ok(s) => f(s).map_err(|e| e.to_string()),
+                Err(why) => Err(why.to_string()),
+            };
+            // Counted even on failure: a write may have committed before
+            // a later step failed, and a needless new snapshot costs little.
+            server.wrote();
+            let _ = tx.send(done);
+        });
+        let writer = self
+            .writer
+            .get_or_init(|| spawn_writer(self.target.clone(), self.lock_wait));
+        writer
+            .send(job)
+            .map_err(|_| "the server's writer has stopped".to_string())?;
+        rx.await
+            .map_err(|_| "the server's writer has stopped".to_string())?
     }
 
     /// Counts a write that has committed: every later request reads it.
@@ -76,6 +123,49 @@ impl ServerRef {
     /// How long requests may share a snapshot (zero: they never do).
     pub(super) fn staleness(&self) -> Duration {
         self.staleness
+    }
+}
+
+/// The writer thread: opens its session, then runs jobs until the server
+/// (every sender) is gone.
+fn spawn_writer(target: Target, lock_wait: Duration) -> mpsc::Sender<WriteJob> {
+    let (tx, rx) = mpsc::channel::<WriteJob>();
+    std::thread::spawn(move || {
+        let mut store = match store::open(&target, Access::ReadWrite) {
+            Ok(s) => s,
+            Err(e) => return refuse_all(&rx, &e.to_string()),
+        };
+        let session = store.session(write_options()).and_then(|mut s| {
+            s.wait_for_locks(lock_wait)?;
+            Ok(s)
+        });
+        let mut session = match session {
+            Ok(s) => s,
+            Err(e) => return refuse_all(&rx, &e.to_string()),
+        };
+        for job in rx {
+            job(Ok(session.as_mut()));
+        }
+    });
+    tx
+}
+
+/// Answers every job with why the writer has no session.
+fn refuse_all(rx: &mpsc::Receiver<WriteJob>, why: &str) {
+    for job in rx {
+        job(Err(why));
+    }
+}
+
+/// How the server's sessions write: one transaction per write, files
+/// replaced by temp + fsync + rename + fsync of the folder.
+fn write_options() -> SessionOptions {
+    SessionOptions {
+        // Autocommit: every read sees the latest committed data.
+        per_op_transaction: true,
+        write_style: store::WriteStyle::TempRename,
+        fsync: true,
+        ..Default::default()
     }
 }
 
@@ -177,13 +267,7 @@ fn open_slot<'s>(slot: &'s mut Option<Slot>, server: &ServerRef) -> Result<&'s m
         // session (which borrows it) can be kept between requests. One
         // per worker thread and server.
         let store: &'static mut dyn Store = Box::leak(store::open(&server.target, server.access)?);
-        let session = store.session(SessionOptions {
-            // Autocommit: every read sees the latest committed data.
-            per_op_transaction: true,
-            write_style: store::WriteStyle::TempRename,
-            fsync: true,
-            ..Default::default()
-        })?;
+        let session = store.session(write_options())?;
         *slot = Some(Slot {
             server_id: server.id,
             session,

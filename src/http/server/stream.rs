@@ -32,9 +32,6 @@ const MAPPED_PIECE: usize = 1 << 20;
 /// at once every stream releases its pages as it goes.
 const MAPPED_RESIDENT_STREAMS: usize = 16;
 
-/// A blob larger than this releases its pages as it goes in any case.
-const KEEP_MAPPED_UP_TO: u64 = 8 << 20;
-
 /// Mapped streams in progress, all servers of the process together.
 static MAPPED_IN_FLIGHT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
@@ -133,7 +130,7 @@ fn send_mapped(
         // with many, or a large blob, they are let go, and each piece once
         // written, so only pieces being written count in the server's memory.
         let _flight = InFlight::enter();
-        let release = _flight.crowded() || blob.size > KEEP_MAPPED_UP_TO;
+        let release = _flight.crowded() || blob.size > crate::store::MAPPED_RESIDENT_UP_TO;
         if release {
             blob.runs.release_pages();
         }

@@ -12,13 +12,9 @@ use hyper::{Method, Request, Response, StatusCode};
 use super::State;
 use super::body::{ResponseBody, empty};
 use super::routes::{method_not_allowed, status};
-use super::session::{ServerRef, with_session};
+use super::session::ServerRef;
 use crate::error::Result;
 use crate::store::Session;
-
-/// Serializes writes from all worker threads (one writer at a time, as
-/// SQLite allows anyway; for files it keeps create-or-replace atomic).
-static WRITE_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Equal without an early exit on the first differing byte, so the time
 /// taken says nothing about how much of a guessed token was right.
@@ -146,27 +142,14 @@ async fn read_body(
     }
 }
 
-/// Runs `f` on the blocking pool as the only writer, durable when it
-/// returns (see `with_session`). A failure, of the store or of the task,
-/// comes back as the text a 500 reply carries.
+/// Runs `f` on the server's writer thread (see `ServerRef::write`). A
+/// failure, of the store or of the thread, comes back as the text a 500
+/// reply carries.
 async fn write_alone<T: Send + 'static>(
     server: ServerRef,
     f: impl FnOnce(&mut dyn Session) -> Result<T> + Send + 'static,
 ) -> std::result::Result<T, String> {
-    let done = tokio::task::spawn_blocking(move || {
-        let _guard = WRITE_LOCK.lock().unwrap_or_else(|p| p.into_inner());
-        let written = with_session(&server, f);
-        // Counted even on failure: a write may have committed before a
-        // later step failed, and a needless new snapshot costs little.
-        server.wrote();
-        written
-    })
-    .await;
-    match done {
-        Ok(Ok(x)) => Ok(x),
-        Ok(Err(e)) => Err(e.to_string()),
-        Err(e) => Err(e.to_string()),
-    }
+    server.write(f).await
 }
 
 /// 201 with the new blob's address, or 204 for a replaced one; either with
