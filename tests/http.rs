@@ -1257,3 +1257,44 @@ fn a_thousand_streams_of_2mb_blobs_stay_under_200mb_of_rss() {
         assert!(peak < 200 * 1024, "{target}: peak RSS {peak} kB");
     }
 }
+
+#[test]
+fn seven_hundred_stalled_clients_delay_a_writer_by_the_send_timeout_not_for_ever() {
+    // More stalled streams than the server has threads for: each holds
+    // its read transaction until the send timeout cuts it off, so a writer
+    // waits about that long (it is not queued behind them), then commits.
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    ok(d, &["init", "s.db", "--count", "2", "--size", "40M"]);
+    unsafe {
+        let mut l: libc::rlimit = std::mem::zeroed();
+        libc::getrlimit(libc::RLIMIT_NOFILE, &mut l);
+        l.rlim_cur = l.rlim_max;
+        libc::setrlimit(libc::RLIMIT_NOFILE, &l);
+    }
+    let server = Server::start(
+        d,
+        "s.db",
+        &["--writable", "--token", TOKEN, "--send-timeout", "1s"],
+    );
+    let stalled: Vec<TcpStream> = (0..700)
+        .map(|i| {
+            let mut s = TcpStream::connect(&server.addr).unwrap();
+            let req = format!("GET /blobs/{} HTTP/1.1\r\nHost: x\r\n\r\n", i % 2 + 1);
+            s.write_all(req.as_bytes()).unwrap();
+            s
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let started = Instant::now();
+    let r = put(&server.addr, "1", TOKEN, b"replaced");
+    let waited = started.elapsed();
+    assert_eq!(r.status, 204, "{}", String::from_utf8_lossy(&r.body));
+    assert!(
+        waited < Duration::from_secs(4),
+        "the writer waited {waited:?}"
+    );
+    let (_, peak) = rss_kb(server.child.id());
+    assert!(peak < 200 * 1024, "peak RSS {peak} kB");
+    drop(stalled);
+}
