@@ -153,6 +153,10 @@ fn the_mean_response_time_is_in_the_table_the_result_and_the_report() {
     assert_eq!(common::count(&mean, "class=\"series\""), 3, "{mean}");
     assert!(mean.contains("data-name=\"dir\""), "{mean}");
     assert!(mean.contains("mean response time"), "{mean}");
+    assert!(
+        html.contains("12 blobs of 20000 +/- 5000 bytes; sequential order"),
+        "{html}"
+    );
 }
 
 #[test]

@@ -4,7 +4,21 @@
 
 use super::{DataTable, Figure, Section, ns};
 use crate::report::chart::{AxisSpec, Chart, LineChart, Point, Scale, Series, Unit};
+use crate::result::http::{HttpTables, describe_order, describe_sizes};
 use crate::result::load::LevelResult;
+
+/// What a `suite http` run served and how it asked, as the summary's first
+/// lines: the sizes (the blog's or not), the URL order, the time per level.
+pub(super) fn what_ran(t: &HttpTables, s: &mut Section) {
+    let spec = &t.dataset;
+    s.summary.push(format!(
+        "{} blobs of {}; {}; {} per level and system, keep-alive; one run per level (no interval).",
+        spec.count,
+        describe_sizes(spec),
+        describe_order(t.url_order()),
+        humantime::format_duration(std::time::Duration::from_nanos(t.duration_ns))
+    ));
+}
 
 /// Requests/s, mean response time and latency-tail charts and the
 /// per-level table of every system (name and levels, as
