@@ -291,10 +291,14 @@ blobbench suite lob --pg postgres://postgres@127.0.0.1:5432/bench --mysql mysql:
     Lob(LobArgs),
     /// The blog experiment: blobs served over HTTP from SQLite and from files, loaded side by side
     #[command(
-        after_help = "Builds the dataset (2000 blobs of 200 KB..4 MB by default, as the blog), serves \
-it from sqlite and from dir with one `blobbench serve` process each, loads both at every -c level for -t \
-(which goes first alternates per level) and prints requests/s, the ratio to sqlite, and p50/p99.\n\n\
-Examples:\n  blobbench suite http\n  blobbench suite http --count 20k --size 10k --variance 0 -c 1,8,64    \
+        after_help = "Builds the dataset (by default the blog's: 2000 blobs of 200..4000 KiB, uniform, \
+binary units as its `head -c NK`, N in 200..4000; --count/--size/--variance override), serves it from sqlite and from \
+dir with one `blobbench serve` process each, loads both at every -c level for -t (which goes first \
+alternates per level; URLs in sequential order by default, as siege -f) and prints requests/s, the ratio \
+to sqlite, and the response time: mean (what siege reports and the blog plotted), p50 and p99. Each \
+level is one run: its figures carry no interval.\n\n\
+Examples:\n  blobbench suite http\n  blobbench suite http -c 1,2,4,8 -t 10s --order random\n  \
+blobbench suite http --count 20k --size 10k --variance 0 -c 1,8,64    \
 (thumbnails)\n  blobbench suite http --extra nginx=nginx-urls.txt       (another server over the same blobs)"
     )]
     Http(HttpSuiteArgs),
@@ -306,11 +310,11 @@ pub struct HttpSuiteArgs {
     /// Number of blobs
     #[arg(long, default_value = "2000", value_parser = number_in::<u64>(1, MAX_KEY))]
     pub count: u64,
-    /// Blob size (the middle of the range)
-    #[arg(long, default_value = "2100k", value_parser = number_in::<u64>(1, MAX_BLOB_SIZE))]
+    /// Blob size, the middle of the range (KiB = 1024 bytes, k = 1000)
+    #[arg(long, default_value = "2100KiB", value_parser = number_in::<u64>(1, MAX_BLOB_SIZE))]
     pub size: u64,
-    /// Size variance (+/-): 2100k +/- 1900k is the blog's 200 KB..4 MB
-    #[arg(long, default_value = "1900k", value_parser = number_in::<u64>(0, MAX_BLOB_SIZE))]
+    /// Size variance (+/-): 2100KiB +/- 1900KiB is the blog's 200..4000 KiB (`head -c NK`, N in 200..4000)
+    #[arg(long, default_value = "1900KiB", value_parser = number_in::<u64>(0, MAX_BLOB_SIZE))]
     pub variance: u64,
     /// Concurrency levels
     #[arg(short = 'c', long, default_value = "1,2,4,8,16,32")]
@@ -318,6 +322,10 @@ pub struct HttpSuiteArgs {
     /// Load duration per level and system
     #[arg(short = 't', long, default_value = "10s", value_parser = duration_in(MIN_WAIT, MAX_WAIT))]
     pub duration: humantime::Duration,
+    /// URL order: sequential = the list in key order, round and round, shared by all connections
+    /// (siege -f without -i, as the blog ran it); random = a random URL per request (siege -i)
+    #[arg(long, default_value = "sequential", value_parser = ["sequential", "random"])]
+    pub order: String,
     /// Another server over the same blobs: NAME=FILE of URLs (one per line)
     #[arg(long, value_name = "NAME=URLFILE")]
     pub extra: Vec<String>,

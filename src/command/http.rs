@@ -6,7 +6,7 @@ use crate::cli::HttpSuiteArgs;
 use crate::command::progress::Bars;
 use crate::dataset::spec_from_options;
 use crate::error::{Error, Result};
-use crate::http::load::parse_url;
+use crate::http::load::{Order, parse_url};
 use crate::report::terminal;
 use crate::result::Tables;
 use crate::suite::http::{ExtraServer, HttpOptions};
@@ -53,6 +53,11 @@ fn options(args: &HttpSuiteArgs) -> Result<HttpOptions> {
         dataset,
         levels,
         duration: *args.duration,
+        order: if args.order == "random" {
+            Order::Random
+        } else {
+            Order::Sequential
+        },
         extras,
         dir: args.dir.clone(),
         keep: args.keep,

@@ -1,6 +1,6 @@
 //! `blobbench suite http`: the blog experiment "Serving Binary Files from
-//! SQLite" in one command. One dataset (2000 blobs of 200 KB..4 MB by
-//! default) in a database and in a folder, each served by its own
+//! SQLite" in one command. One dataset (by default the blog's 2000 blobs of
+//! 200..4000 KiB) in a database and in a folder, each served by its own
 //! `blobbench serve` process, both loaded at each concurrency level (the
 //! order alternating between levels), side by side with the ratio; any
 //! external server (e.g. nginx over the exported files) joins the table
@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::http::load::{LevelResult, LoadPlan, Order, Url, parse_url, run_level};
 use crate::measure::cache;
 use crate::progress::{Progress, Silent};
-use crate::result::http::{HttpSystem, HttpTables, size_variance};
+use crate::result::http::{HttpSystem, HttpTables, describe_order, describe_sizes};
 use crate::result::{ResultDocument, Tables};
 use crate::store::{self, Access, FileLayout};
 use crate::target::Target;
@@ -33,6 +33,9 @@ pub struct HttpOptions {
     pub levels: Vec<usize>,
     /// How long each system is loaded at each level.
     pub duration: Duration,
+    /// Which URL each connection asks for next: the list in order (siege's
+    /// `-f` without `-i`, the blog's run) or a random one.
+    pub order: Order,
     /// Servers started by the user over the same blobs, loaded as well.
     pub extras: Vec<ExtraServer>,
     /// Folder for the datasets (None: a new temporary folder).
@@ -137,12 +140,12 @@ fn run_in(
         "suite http",
     )?;
     progress.note(&format!(
-        "blobbench suite http: {} blobs of {} +/- {} bytes ({}) in {}",
+        "blobbench suite http: {} blobs of {}, {} in all, in {}, {}",
         spec.count,
-        spec.size,
-        size_variance(spec),
+        describe_sizes(spec),
         human_bytes(spec.total_bytes()),
-        work.path.display()
+        work.path.display(),
+        describe_order(options.order)
     ));
     prepare_datasets(spec, db, dir, progress)?;
     let servers = [
@@ -168,6 +171,7 @@ fn run_in(
             .collect(),
         dataset: spec.clone(),
         duration_ns: options.duration.as_nanos() as u64,
+        order: Some(options.order),
     };
     Ok(ResultDocument::new(
         "suite http",
@@ -242,7 +246,7 @@ fn load_all(options: &HttpOptions, systems: &mut [System], progress: &dyn Progre
             cache::warm(&s.files)?;
             let plan = LoadPlan {
                 urls: s.urls.clone(),
-                order: Order::Random,
+                order: options.order,
                 concurrency: c,
                 duration: Some(options.duration),
                 requests: None,

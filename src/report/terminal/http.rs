@@ -1,10 +1,11 @@
 //! The terminal table of a `suite http` result: requests/s per system and
-//! level, each system's ratio to sqlite, p50 and p99; then the levels of any
+//! level, each system's ratio to sqlite, the mean response time (siege's
+//! figure, which the blog plotted), p50 and p99; then the levels of any
 //! system that had failed requests.
 
 use super::load::level_table;
 use crate::report::table::Table;
-use crate::result::http::{HttpSystem, HttpTables, size_variance};
+use crate::result::http::{HttpSystem, HttpTables, describe_order, describe_sizes};
 use crate::result::load::LevelResult;
 use crate::units::human_duration_ns;
 
@@ -12,15 +13,17 @@ use crate::units::human_duration_ns;
 pub fn render(t: &HttpTables) -> String {
     let spec = &t.dataset;
     let mut out = format!(
-        "blobbench suite http: {} blobs, {} +/- {} bytes, random order, {} per level, keep-alive\n",
+        "blobbench suite http: {} blobs of {}, {}, {} per level, keep-alive\n",
         spec.count,
-        spec.size,
-        size_variance(spec),
+        describe_sizes(spec),
+        describe_order(t.url_order()),
         humantime::format_duration(std::time::Duration::from_nanos(t.duration_ns))
     );
     out.push_str(&levels_table(t).render());
     out.push_str(
-        "ratio = requests/s of the system / requests/s from sqlite: above 1.00 the system serves more\n",
+        "ratio = requests/s of the system / requests/s from sqlite: above 1.00 the system serves more\n\
+         mean = mean response time of the answered requests (siege's \"response time\"); p50, p99 its tails\n\
+         each level is one run of each system: no interval (rerun to see the spread)\n",
     );
     for s in &t.http {
         let errors: u64 = s.levels.iter().map(|r| r.errors.total()).sum();
@@ -38,7 +41,7 @@ pub fn render(t: &HttpTables) -> String {
 }
 
 /// One row per level: requests/s of every system, the others' ratio to the
-/// first (sqlite), then p50 and p99 of every system.
+/// first (sqlite), then the mean, p50 and p99 of every system.
 fn levels_table<'a>(t: &'a HttpTables) -> Table {
     let systems = &t.http;
     let mut header = vec!["-c".to_string()];
@@ -49,6 +52,7 @@ fn levels_table<'a>(t: &'a HttpTables) -> Table {
         header.push(format!("{}/sqlite", s.system));
     }
     for s in systems {
+        header.push(format!("{} mean", s.system));
         header.push(format!("{} p50", s.system));
         header.push(format!("{} p99", s.system));
     }
@@ -70,13 +74,60 @@ fn levels_table<'a>(t: &'a HttpTables) -> Table {
         }
         for s in systems {
             for p in [
-                |l: &LevelResult| l.latency.p50_ns,
-                |l: &LevelResult| l.latency.p99_ns,
+                |l: &LevelResult| l.latency.mean_ns,
+                |l: &LevelResult| l.latency.p50_ns as f64,
+                |l: &LevelResult| l.latency.p99_ns as f64,
             ] {
-                row.push(level(s).map_or("-".into(), |l| human_duration_ns(p(l) as f64)));
+                row.push(level(s).map_or("-".into(), |l| human_duration_ns(p(l))));
             }
         }
         table.row(row);
     }
     table
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::ResultDocument;
+    use crate::result::Tables;
+    use crate::result::load::Order;
+
+    /// The 0.1 fixture: a result written before the mean and `--order`.
+    fn fixture() -> HttpTables {
+        let text = include_str!("../../../tests/fixtures/results/http.json");
+        let doc: ResultDocument = serde_json::from_str(text).expect("fixture");
+        match doc.tables {
+            Tables::Http(t) => t,
+            _ => panic!("not a suite http result"),
+        }
+    }
+
+    #[test]
+    fn the_table_shows_each_systems_mean_beside_its_tails() {
+        let t = fixture();
+        let out = render(&t);
+        let header = out.lines().nth(1).expect("table header");
+        let mean = header.find("sqlite mean").expect(header);
+        let p50 = header.find("sqlite p50").expect(header);
+        assert!(mean < p50 && header.contains("dir mean"), "{header}");
+        let level = &t.http[0].levels[0];
+        assert!(level.latency.mean_ns > 0.0);
+        let row = out.lines().nth(3).expect("first level");
+        assert!(
+            row.contains(&human_duration_ns(level.latency.mean_ns)),
+            "{row}\n{out}"
+        );
+        assert!(out.contains("mean = mean response time"), "{out}");
+    }
+
+    #[test]
+    fn the_header_names_the_order_and_older_results_say_random() {
+        let mut t = fixture();
+        assert!(render(&t).lines().next().unwrap().contains("random order"));
+        t.order = Some(Order::Sequential);
+        let first = render(&t).lines().next().unwrap().to_string();
+        assert!(first.contains("sequential order"), "{first}");
+        assert!(first.contains("20000 +/- 5000 bytes"), "{first}");
+    }
 }

@@ -1,14 +1,32 @@
-//! How `suite http` and `load` results are drawn: requests/s and latency vs concurrency.
+//! How `suite http` and `load` results are drawn: requests/s, the mean
+//! response time (the blog's two plots, siege's two figures) and the
+//! latency tails vs concurrency.
 
 use super::{DataTable, Figure, Section, ns};
 use crate::report::chart::{AxisSpec, Chart, LineChart, Point, Scale, Series, Unit};
+use crate::result::http::{HttpTables, describe_order, describe_sizes};
 use crate::result::load::LevelResult;
 
-/// Requests/s and latency charts and the per-level table of every system
-/// (name and levels, as `view::http_systems` lists them).
+/// What a `suite http` run served and how it asked, as the summary's first
+/// lines: the sizes (the blog's or not), the URL order, the time per level.
+pub(super) fn what_ran(t: &HttpTables, s: &mut Section) {
+    let spec = &t.dataset;
+    s.summary.push(format!(
+        "{} blobs of {}; {}; {} per level and system, keep-alive; one run per level (no interval).",
+        spec.count,
+        describe_sizes(spec),
+        describe_order(t.url_order()),
+        humantime::format_duration(std::time::Duration::from_nanos(t.duration_ns))
+    ));
+}
+
+/// Requests/s, mean response time and latency-tail charts and the
+/// per-level table of every system (name and levels, as
+/// `view::http_systems` lists them).
 pub(super) fn http(systems: &[(&str, &[LevelResult])], s: &mut Section) {
     let mut rps = Vec::new();
     let mut lat = Vec::new();
+    let mut mean = Vec::new();
     let mut t = DataTable::new(
         "http",
         "Requests per concurrency level",
@@ -17,6 +35,7 @@ pub(super) fn http(systems: &[(&str, &[LevelResult])], s: &mut Section) {
             "concurrency",
             "requests/s",
             "MB/s",
+            "mean",
             "p50",
             "p99",
             "p99.9",
@@ -35,6 +54,12 @@ pub(super) fn http(systems: &[(&str, &[LevelResult])], s: &mut Section) {
         rps.push(Series {
             name: name.to_string(),
             points: point(&|l| l.requests_per_s),
+            dashed: false,
+            color: i,
+        });
+        mean.push(Series {
+            name: name.to_string(),
+            points: point(&|l| l.latency.mean_ns),
             dashed: false,
             color: i,
         });
@@ -57,6 +82,7 @@ pub(super) fn http(systems: &[(&str, &[LevelResult])], s: &mut Section) {
                 l.concurrency.to_string(),
                 format!("{:.0}", l.requests_per_s),
                 format!("{:.1}", l.mb_per_s),
+                ns(l.latency.mean_ns),
                 g(l.latency.p50_ns),
                 g(l.latency.p99_ns),
                 g(l.latency.p999_ns),
@@ -83,6 +109,18 @@ pub(super) fn http(systems: &[(&str, &[LevelResult])], s: &mut Section) {
             x: x(),
             y: AxisSpec::new("requests/s", Scale::Linear, Unit::Plain),
             series: rps,
+        }),
+    });
+    s.figures.push(Figure {
+        name: "mean".into(),
+        caption: "Mean response time of the answered requests at each concurrency level (siege's \
+                  \"response time\", the blog's second plot); one run per level, so no interval."
+            .into(),
+        chart: Chart::Line(LineChart {
+            title: "mean response time vs concurrency".into(),
+            x: x(),
+            y: AxisSpec::new("mean response time", Scale::Linear, Unit::Nanos),
+            series: mean,
         }),
     });
     s.figures.push(Figure {

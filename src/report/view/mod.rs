@@ -184,7 +184,11 @@ pub fn section(typed: &ResultDocument, source: &str, index: usize) -> Section {
         Tables::FasterThanFs(t) => fasterthanfs::fasterthanfs(t, typed, &mut s),
         Tables::InternalExternal(t) => internal_external::internal_external(t, &mut s),
         Tables::Lob(t) => lob::lob(t, &mut s),
-        Tables::Http(_) | Tables::Load(_) => http::http(&http_systems(&typed.tables), &mut s),
+        Tables::Http(t) => {
+            http::what_ran(t, &mut s);
+            http::http(&http_systems(&typed.tables), &mut s)
+        }
+        Tables::Load(_) => http::http(&http_systems(&typed.tables), &mut s),
         Tables::Sweep(t) => sweep::sweep(t, &mut s),
         Tables::Advise(t) => advise::advise(t, &mut s),
         Tables::Compare(t) => compare::compare(t, &mut s),
