@@ -21,7 +21,8 @@ use tokio::sync::{mpsc, watch};
 
 use super::State;
 use super::read::get_blob;
-use super::routes::{MAX_HEADER_BYTES, handle, log_request, status};
+use super::reply::status;
+use super::routes::{MAX_HEADER_BYTES, handle, log_request};
 use super::wire::{Rewind, Version, send};
 use crate::http::keys::parse_key;
 

@@ -13,6 +13,7 @@ mod fast;
 mod listen;
 mod range;
 mod read;
+mod reply;
 mod routes;
 mod session;
 mod stream;

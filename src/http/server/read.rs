@@ -10,7 +10,7 @@ use hyper::{Response, StatusCode};
 
 use super::body::{FileSpan, ResponseBody, empty, full};
 use super::range::{RangeRequest, parse_range};
-use super::routes::status;
+use super::reply::status;
 use super::session::{ServerRef, with_snapshot};
 use super::stream::{StreamRequest, stream};
 use super::{CHUNK, State};

@@ -11,38 +11,14 @@ use hyper::header::{self, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 
 use super::State;
-use super::body::{ResponseBody, empty, full};
+use super::body::{ResponseBody, empty};
+use super::reply::{method_not_allowed, status};
 use super::read::get_blob;
 use super::write::write_blob;
 use crate::http::keys::parse_key;
 
 /// Request headers larger than this in total are refused (431).
 pub const MAX_HEADER_BYTES: usize = 16 * 1024;
-
-/// A plain-text reply, so that a person with curl reads why.
-pub(super) fn status(code: StatusCode, text: &str) -> Response<ResponseBody> {
-    let mut r = Response::new(full(format!("{text}\n")));
-    *r.status_mut() = code;
-    r.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
-    r
-}
-
-/// 405, with the methods this server does take (RFC 9110 requires `Allow`).
-pub(super) fn method_not_allowed(writable: bool) -> Response<ResponseBody> {
-    let mut r = status(StatusCode::METHOD_NOT_ALLOWED, "method not allowed");
-    r.headers_mut().insert(
-        header::ALLOW,
-        HeaderValue::from_static(if writable {
-            "GET, HEAD, PUT, DELETE"
-        } else {
-            "GET, HEAD"
-        }),
-    );
-    r
-}
 
 /// The reply to one request, by path and method.
 async fn route(state: &State, req: Request<Incoming>) -> Response<ResponseBody> {

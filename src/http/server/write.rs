@@ -11,7 +11,7 @@ use hyper::{Method, Request, Response, StatusCode};
 
 use super::State;
 use super::body::{ResponseBody, empty};
-use super::routes::{method_not_allowed, status};
+use super::reply::{method_not_allowed, status};
 use super::session::ServerRef;
 use crate::error::Result;
 use crate::store::Session;
