@@ -12,9 +12,10 @@ use serde_json::{Map, Value, json};
 
 use super::files::{FileIo, FileLayout, prepare_own_folder, refuse_read_only};
 use super::sqlite::{
-    apply_settings, catalog_of, check_is_database, create_database, database_files, has_table,
-    integrity_check, open_connection, replace_own_database, write_manifest_row,
+    apply_settings, catalog_of, check_is_database, create_database, database_files,
+    integrity_check, open_connection, replace_own_database,
 };
+use super::sqlite_meta::{has_table, write_manifest_row};
 use super::unsafe_writes::{UnsafeWriter, refuse_if_damaged};
 use super::{Access, Catalog, Session, SessionOptions, Store, StoreInfo, missing_key};
 use crate::dataset::Manifest;

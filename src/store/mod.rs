@@ -13,6 +13,7 @@ mod mysql;
 mod postgres;
 mod sqlite;
 mod sqlite_map;
+mod sqlite_meta;
 mod sqlite_pages;
 mod unsafe_writes;
 

@@ -8,13 +8,12 @@ use rusqlite::types::ValueRef;
 use rusqlite::{Connection, MAIN_DB, OpenFlags, Statement, params};
 use serde_json::{Map, Value, json};
 
+use super::sqlite_meta::{META_TABLE, has_table, read_manifest, write_manifest_row};
 use super::unsafe_writes::{UnsafeWriter, refuse_if_damaged};
 use super::{Access, Catalog, ReadPath, Session, SessionOptions, Store, StoreInfo, missing_key};
 use crate::dataset::Manifest;
 use crate::error::{Error, Result};
 use crate::target::SqliteSettings;
-
-pub(crate) const META_TABLE: &str = "blobbench_meta";
 
 /// How writes reach the disk through SQL (or the blob API) under the
 /// journal mode and synchronous setting in `settings`, in words.
@@ -199,62 +198,6 @@ fn has_hot_journal(path: &Path) -> bool {
             })
         })
         .is_err_and(|e| needs_recovery(path, &e) == Some(Recovery::Rollback))
-}
-
-pub(crate) fn has_table(conn: &Connection, path: &Path, table: &str) -> Result<bool> {
-    conn.query_row(
-        "SELECT count(*) FROM sqlite_schema WHERE type='table' AND name=?1",
-        [table],
-        |r| r.get::<_, i64>(0),
-    )
-    .map(|n| n > 0)
-    .map_err(|e| Error::sqlite(path, e))
-}
-
-pub(crate) fn read_manifest(conn: &Connection, path: &Path) -> Result<Option<Manifest>> {
-    if !has_table(conn, path, META_TABLE)? {
-        return Ok(None);
-    }
-    let text: Option<String> = conn
-        .query_row(
-            &format!("SELECT value FROM {META_TABLE} WHERE name='dataset'"),
-            [],
-            |r| r.get(0),
-        )
-        .map(Some)
-        .or_else(|e| {
-            if e == rusqlite::Error::QueryReturnedNoRows {
-                Ok(None)
-            } else {
-                Err(e)
-            }
-        })
-        .map_err(|e| Error::sqlite(path, e))?;
-    Ok(text.as_deref().and_then(Manifest::parse))
-}
-
-/// Records `manifest` in place of the one `create_database` wrote, in its
-/// own transaction after the data's, then checkpoints a WAL so the mark is
-/// in the database file itself.
-pub(crate) fn write_manifest_row(
-    conn: &Connection,
-    path: &Path,
-    manifest: &Manifest,
-) -> Result<()> {
-    let err = |e| Error::sqlite(path, e);
-    conn.execute(
-        &format!("UPDATE {META_TABLE} SET value=?1 WHERE name='dataset'"),
-        [manifest.to_json()],
-    )
-    .map_err(err)?;
-    let mode: String = conn
-        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
-        .map_err(err)?;
-    if mode.eq_ignore_ascii_case("wal") {
-        conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
-            .map_err(err)?;
-    }
-    Ok(())
 }
 
 /// Applies connection settings and returns what is in force afterwards.

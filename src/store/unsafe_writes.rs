@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rusqlite::{Connection, OptionalExtension};
 
 use super::Access;
-use super::sqlite::{META_TABLE, has_table, read_manifest};
+use super::sqlite_meta::{META_TABLE, has_table, read_manifest};
 use crate::error::{Error, Result};
 use crate::target::SqliteSettings;
 

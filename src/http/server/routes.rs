@@ -12,8 +12,8 @@ use hyper::{Method, Request, Response, StatusCode};
 
 use super::State;
 use super::body::{ResponseBody, empty};
-use super::reply::{method_not_allowed, status};
 use super::read::get_blob;
+use super::reply::{method_not_allowed, status};
 use super::write::write_blob;
 use crate::http::keys::parse_key;
 
