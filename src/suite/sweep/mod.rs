@@ -8,6 +8,7 @@
 //! its JSON), so an interrupted sweep continues where it stopped with
 //! `--resume`: the caller passes the runs recorded before.
 
+pub mod experiments;
 pub mod params;
 pub mod workloads;
 
@@ -20,7 +21,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::error::Result;
 use crate::progress::Progress;
-use crate::result::sweep::{SweepState, SweepTables};
+use crate::result::sweep::{Experiment, SweepState, SweepTables};
 use crate::result::{ResultDocument, Tables};
 
 use super::common::{WorkDir, remove_entry};
@@ -41,6 +42,9 @@ pub struct SweepOptions {
     pub dir: Option<PathBuf>,
     /// Keep the folder afterwards.
     pub keep: bool,
+    /// The article's experiment the plan repeats (`--experiment N`),
+    /// recorded in the result with the article's conclusion.
+    pub experiment: Option<Experiment>,
 }
 
 /// Called with the result after every run (and once when nothing is left
@@ -68,6 +72,8 @@ pub fn run(
                 rounds: options.rounds,
                 complete: false,
                 records: earlier,
+                schema: workloads::SCHEMA.into(),
+                experiment: options.experiment.clone(),
             },
         }),
     );
