@@ -610,11 +610,12 @@ mod tests {
         // synchronous modes swap places from round to round.
         let drift = [100, 140, 90, 120, 110, 105];
         for (r, &d) in drift.iter().enumerate() {
-            let (r, wiggle) = (r as u64, if r % 2 == 0 { 1 } else { -1 });
-            records.push(record(&case("truncate", "full"), r, d + wiggle));
-            records.push(record(&case("truncate", "normal"), r, d - wiggle));
-            records.push(record(&case("wal", "full"), r, d * 3 / 2 + wiggle));
-            records.push(record(&case("wal", "normal"), r, d * 3 / 2 - wiggle));
+            let (up, down) = if r % 2 == 0 { (1, 0) } else { (0, 1) };
+            let r = r as u64;
+            records.push(record(&case("truncate", "full"), r, d + up));
+            records.push(record(&case("truncate", "normal"), r, d + down));
+            records.push(record(&case("wal", "full"), r, d * 3 / 2 + up));
+            records.push(record(&case("wal", "normal"), r, d * 3 / 2 + down));
         }
         let w = Workload::BlobRead { count: 1, size: 1 };
         let journal = value_effects(&records, &w, "journal_mode");
