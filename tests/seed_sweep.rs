@@ -180,6 +180,75 @@ fn experiment_4_reports_the_spread_and_where_the_articles_slowest_ranks() {
 }
 
 #[test]
+fn experiment_7_sets_another_disk_beside_the_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let small = ["--workload", "insert-copy:200:2", "--rounds", "2"];
+    let mut six = vec![
+        "sweep",
+        "--experiment",
+        "6",
+        "--dir",
+        "first",
+        "--json",
+        "first.json",
+    ];
+    six.extend(small);
+    ok(d, &six);
+    let mut seven = vec![
+        "sweep",
+        "--experiment",
+        "7",
+        "--dir",
+        "other",
+        "--json",
+        "other.json",
+    ];
+    seven.extend(small);
+    // Without --against it says what the comparison needs.
+    let out = ok(d, &seven);
+    assert!(
+        out.contains("against the first disk: not measured; give --against"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Aside from running four times slower"),
+        "{out}"
+    );
+    seven.extend(["--against", "first.json"]);
+    let out = ok(d, &seven);
+    let line = out
+        .lines()
+        .find(|l| l.contains("against the first disk (first.json): this disk takes "))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        line.contains("(median over 16 cases)") && line.contains("Spearman"),
+        "{line}"
+    );
+    let sweep = &json(&d.join("other.json"))["tables"]["sweep"];
+    assert_eq!(sweep["first_disk"]["records"].as_array().unwrap().len(), 32);
+    // --against belongs to experiment 7, and to a run of the same plan.
+    usage_error(
+        d,
+        &["sweep", "--experiment", "6", "--against", "first.json"],
+        "--experiment 7",
+    );
+    usage_error(
+        d,
+        &[
+            "sweep",
+            "--experiment",
+            "7",
+            "--dir",
+            "other",
+            "--against",
+            "first.json",
+        ],
+        "same --workload",
+    );
+}
+
+#[test]
 fn every_sweep_prints_and_records_its_assumed_schema() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();

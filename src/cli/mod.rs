@@ -135,7 +135,8 @@ blobbench sweep --param page_size=4096,8192,16384 --param journal_mode=wal,delet
 blobbench sweep --time-budget 10m && blobbench sweep --resume      (same options)\n  \
 blobbench sweep --experiment 4                           (the article's 16 cases, insert 50,000 twice)\n  \
 blobbench sweep --experiment 8 --workload insert-copy:5k:2 --rounds 2   (a small run of experiment 8)\n  \
-blobbench sweep --experiment 7 --dir /mnt/hdd/bench      (experiment 6 on another disk)"
+blobbench sweep --experiment 6 --json first.json && \
+blobbench sweep --experiment 7 --dir /mnt/hdd/bench --against first.json   (experiment 6 on another disk)"
     )]
     Sweep(SweepArgs),
 }
@@ -245,6 +246,10 @@ machine's:\n\
 Experiment 7 is 6 on another disk: it needs --dir on that disk."
     )]
     pub experiment: Option<u8>,
+    /// With --experiment 7: the result of --experiment 6 on the first disk, to print how much
+    /// slower this disk is and whether the cases rank alike
+    #[arg(long, value_name = "FILE")]
+    pub against: Option<PathBuf>,
     /// A parameter and its values, NAME=v1,v2,... (repeat for more) [default: the article's 1152 cases]
     #[arg(long, value_name = "NAME=VALUES")]
     pub param: Vec<String>,

@@ -10,7 +10,7 @@ use crate::command::output::{check_outputs, warn_if_busy, write_result, write_re
 use crate::command::progress::Bars;
 use crate::error::{Error, Result};
 use crate::report::terminal;
-use crate::result::sweep::Experiment;
+use crate::result::sweep::{Experiment, FirstDisk};
 use crate::result::{self, ResultDocument, Tables};
 use crate::suite::sweep::experiments;
 use crate::suite::sweep::params::{self, Param};
@@ -88,6 +88,10 @@ fn options(args: &SweepArgs) -> Result<SweepOptions> {
         excludes: args.exclude.clone(),
         seed: args.seed,
     };
+    let first_disk = match &args.against {
+        Some(path) => Some(first_disk(path, args.experiment, &plan)?),
+        None => None,
+    };
     if plan.cases().is_empty() {
         return Err(Error::usage(
             "no case is left after --filter and --exclude; loosen one of them",
@@ -113,6 +117,36 @@ fn options(args: &SweepArgs) -> Result<SweepOptions> {
         dir: args.dir.clone(),
         keep: args.keep,
         experiment: preset.map(|(e, _)| e),
+        first_disk,
+    })
+}
+
+/// `--against FILE`: experiment 6's runs on the first disk, for experiment 7.
+fn first_disk(path: &Path, experiment: Option<u8>, plan: &SweepPlan) -> Result<FirstDisk> {
+    if experiment != Some(experiments::OTHER_DISK) {
+        return Err(Error::usage(format!(
+            "--against {}: only with --experiment {} (experiment 6 on another disk)",
+            path.display(),
+            experiments::OTHER_DISK
+        )));
+    }
+    let doc = result::load(path)?;
+    let Tables::Sweep(t) = doc.tables else {
+        return Err(Error::usage(format!(
+            "--against {}: not a sweep result; name the --json of --experiment 6",
+            path.display()
+        )));
+    };
+    if t.sweep.plan != *plan || t.sweep.records.is_empty() {
+        return Err(Error::usage(format!(
+            "--against {}: not a run of these cases and workload; run --experiment 6 with the \
+same --workload, --filter, --exclude and --seed on the first disk",
+            path.display()
+        )));
+    }
+    Ok(FirstDisk {
+        source: path.display().to_string(),
+        records: t.sweep.records,
     })
 }
 

@@ -35,6 +35,74 @@ pub struct SweepState {
     /// The article's experiment this sweep repeats (`--experiment N`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub experiment: Option<Experiment>,
+    /// Experiment 7 (another disk): experiment 6's runs on the first disk,
+    /// from `--against`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_disk: Option<FirstDisk>,
+}
+
+/// The runs of the same plan on the first disk, for the article's "four
+/// times slower ... the results parallel".
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FirstDisk {
+    /// The result file they were read from.
+    pub source: String,
+    /// Its runs.
+    pub records: Vec<Record>,
+}
+
+/// This disk against the first, case by case.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DiskComparison {
+    /// Per case, this disk's median / the first disk's: their median over
+    /// the cases, with its interval.
+    pub slowdown: Estimate,
+    /// Spearman's rank correlation of the two rankings (1: the same order).
+    pub spearman: f64,
+    /// Cases measured on both disks.
+    pub cases: usize,
+}
+
+/// This disk's ranking of workload `w` against the first disk's; None with
+/// fewer than two cases measured on both.
+pub fn compare_disks(
+    records: &[Record],
+    first: &[Record],
+    cases: &[Case],
+    w: &Workload,
+) -> Option<DiskComparison> {
+    let here = ranked(records, cases, w);
+    let there = ranked(first, cases, w);
+    // (rank here, rank there, time here / time there) for cases in both.
+    let mut pairs: Vec<(usize, usize, f64)> = here
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (c, t, _))| {
+            let j = there.iter().position(|(d, _, _)| d == c)?;
+            Some((i, j, t / there[j].1))
+        })
+        .collect();
+    let n = pairs.len();
+    if n < 2 {
+        return None;
+    }
+    let ratios: Vec<f64> = pairs.iter().map(|p| p.2).collect();
+    // Ranks among the paired cases only: positions in each order.
+    pairs.sort_by_key(|p| p.1);
+    let d2: f64 = pairs
+        .iter()
+        .enumerate()
+        .map(|(rank_there, p)| {
+            let rank_here = pairs.iter().filter(|q| q.0 < p.0).count();
+            (rank_here as f64 - rank_there as f64).powi(2)
+        })
+        .sum();
+    let n_f = n as f64;
+    Some(DiskComparison {
+        slowdown: median_estimate(&ratios, 0),
+        spearman: 1.0 - 6.0 * d2 / (n_f * (n_f * n_f - 1.0)),
+        cases: n,
+    })
 }
 
 /// One of the article's eight experiments as run by `sweep --experiment N`:
@@ -628,5 +696,28 @@ mod tests {
         assert_eq!(sync.len(), 2);
         assert!(sync[1].vs_best.contains(1.0), "{sync:?}");
         assert!(value_effects(&records, &w, "page_size").is_empty());
+    }
+
+    #[test]
+    fn a_slower_disk_ranking_the_same_cases_alike_is_seen_as_such() {
+        let case = |v: &str| -> Case { vec![("page_size".to_string(), v.to_string())] };
+        let cases: Vec<Case> = ["a", "b", "c", "d"].iter().map(|v| case(v)).collect();
+        let w = Workload::BlobRead { count: 1, size: 1 };
+        let (mut first, mut here, mut shuffled) = (Vec::new(), Vec::new(), Vec::new());
+        for (i, c) in cases.iter().enumerate() {
+            for r in 0..3 {
+                let t = 100 * (i as u64 + 1) + r;
+                first.push(record(c, r, t));
+                here.push(record(c, r, t * 4));
+                shuffled.push(record(c, r, 100 * (4 - i as u64) + r));
+            }
+        }
+        let same = compare_disks(&here, &first, &cases, &w).unwrap();
+        assert_eq!(same.cases, 4);
+        assert!((same.slowdown.value - 4.0).abs() < 0.05, "{same:?}");
+        assert!((same.spearman - 1.0).abs() < 1e-9, "{same:?}");
+        let reversed = compare_disks(&shuffled, &first, &cases, &w).unwrap();
+        assert!((reversed.spearman + 1.0).abs() < 1e-9, "{reversed:?}");
+        assert!(compare_disks(&here, &first, &cases[..1], &w).is_none());
     }
 }

@@ -8,8 +8,8 @@ use crate::measure::estimate::{Estimate, notes};
 use crate::report::table::Table;
 use crate::result::ResultDocument;
 use crate::result::sweep::{
-    Case, Check, Experiment, RankedCase, SweepState, Workload, bracketed, marginal, power_safe,
-    ranked, recommendation, standings, value_effects,
+    Case, Check, Experiment, RankedCase, SweepState, Workload, bracketed, compare_disks, marginal,
+    power_safe, ranked, recommendation, standings, value_effects,
 };
 use crate::units::human_duration_ns;
 
@@ -187,8 +187,45 @@ pub(crate) fn beside(sweep: &SweepState, e: &Experiment) -> Vec<String> {
         for c in &e.checks {
             lines.push(format!("  {}", check(sweep, e, w, &ranked, c)));
         }
+        if let Some(l) = disks(sweep, e, w, &cases) {
+            lines.push(format!("  {l}"));
+        }
     }
     lines
+}
+
+/// Experiment 7: this disk against the first (`--against`), or what that needs.
+fn disks(sweep: &SweepState, e: &Experiment, w: &Workload, cases: &[Case]) -> Option<String> {
+    let Some(first) = &sweep.first_disk else {
+        return (e.number == 7).then(|| {
+            "against the first disk: not measured; give --against FIRST.json, the result of \
+--experiment 6 run there with the same options"
+                .to_string()
+        });
+    };
+    Some(
+        match compare_disks(&sweep.records, &first.records, cases, w) {
+            Some(d) => format!(
+                "against the first disk ({}): this disk takes {} its time (median over {} cases); \
+the cases rank {} (Spearman {:.2}; 1 = the same order)",
+                first.source,
+                d.slowdown.format_ratio(),
+                d.cases,
+                if d.spearman >= 0.7 {
+                    "alike"
+                } else if d.spearman >= 0.3 {
+                    "somewhat alike"
+                } else {
+                    "differently"
+                },
+                d.spearman
+            ),
+            None => format!(
+                "against the first disk ({}): fewer than two cases measured on both",
+                first.source
+            ),
+        },
+    )
 }
 
 /// Where the article's case `written` ranks here, as ", the article's ... ranks 3 of 16 here".

@@ -224,8 +224,8 @@ the results parallel the results on an SSD.",
             PAGE_KB,
             COPY,
             "the article's HDD is the disk of --dir (required); its \"four times slower\" is \
-against experiment 6 on the first disk: run that with --json first.json and compare with \
-`blobbench compare first.json THIS.json`",
+against experiment 6 on the first disk: run that with --json first.json there and give it here \
+with --against first.json",
         ],
     },
     Preset {

@@ -21,7 +21,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::error::Result;
 use crate::progress::Progress;
-use crate::result::sweep::{Experiment, SweepState, SweepTables};
+use crate::result::sweep::{Experiment, FirstDisk, SweepState, SweepTables};
 use crate::result::{ResultDocument, Tables};
 
 use super::common::{WorkDir, remove_entry};
@@ -45,6 +45,8 @@ pub struct SweepOptions {
     /// The article's experiment the plan repeats (`--experiment N`),
     /// recorded in the result with the article's conclusion.
     pub experiment: Option<Experiment>,
+    /// Experiment 7: experiment 6's runs on the first disk (`--against`).
+    pub first_disk: Option<FirstDisk>,
 }
 
 /// Called with the result after every run (and once when nothing is left
@@ -74,6 +76,7 @@ pub fn run(
                 records: earlier,
                 schema: workloads::SCHEMA.into(),
                 experiment: options.experiment.clone(),
+                first_disk: options.first_disk.clone(),
             },
         }),
     );
