@@ -311,7 +311,7 @@ fn value_line(sweep: &SweepState, w: &Workload, param: &str) -> String {
         })
         .collect();
     format!(
-        "{param}: {} fastest ({}, median over its {} cases per round); against it {}",
+        "{param}: {} fastest ({}, median over its {} case(s) per round); against it {}",
         best.value.to_ascii_uppercase(),
         time_text(&best.time),
         best.cases,
