@@ -132,7 +132,11 @@ blob-read:COUNT[:SIZE], blob-update:COUNT[:SIZE] (random order, one transaction,
 Examples:\n  blobbench sweep                                          (1152 cases, insert:50k)\n  \
 blobbench sweep --exclude synchronous=off --exclude journal_mode=memory --workload insert:50k:2\n  \
 blobbench sweep --param page_size=4096,8192,16384 --param journal_mode=wal,delete --workload blob-read:5000:50k --rounds 3\n  \
-blobbench sweep --time-budget 10m && blobbench sweep --resume      (same options)"
+blobbench sweep --time-budget 10m && blobbench sweep --resume      (same options)\n  \
+blobbench sweep --experiment 4                           (the article's 16 cases, insert 50,000 twice)\n  \
+blobbench sweep --experiment 8 --workload insert-copy:5k:2 --rounds 2   (a small run of experiment 8)\n  \
+blobbench sweep --experiment 6 --json first.json && \
+blobbench sweep --experiment 7 --dir /mnt/hdd/bench --against first.json   (experiment 6 on another disk)"
     )]
     Sweep(SweepArgs),
 }
@@ -222,10 +226,34 @@ pub struct LoadArgs {
 /// The arguments of `blobbench sweep`.
 #[derive(Args, Debug)]
 pub struct SweepArgs {
+    /// Repeat one of the article's 8 experiments (1-8, listed by --help), its conclusion beside this machine's
+    #[arg(
+        long,
+        value_name = "N",
+        conflicts_with = "param",
+        value_parser = number_in::<u8>(1, 8),
+        long_help = "Repeat one of the article's 8 experiments: its cases and workload (--workload \
+overrides it, --filter/--exclude narrow it), then the article's conclusion and figures beside this \
+machine's:\n\
+1. Insert 50,000 rows (SSD) (1152 cases)\n\
+2. Insert 50,000 rows twice (SSD) (768 cases)\n\
+3. Insert 500,000 rows twice (SSD) (384 cases)\n\
+4. Insert 50,000 rows twice, fewer degrees of freedom (SSD) (16 cases)\n\
+5. Insert 50,000 rows 10x, fewer degrees of freedom (SSD) (16 cases)\n\
+6. Insert, copy 50,000 rows 10x, fewer degrees of freedom (SSD) (16 cases)\n\
+7. Insert, copy 50,000 rows 10x, fewer degrees of freedom (HDD) (16 cases)\n\
+8. Insert, copy 500,000 rows 10x: Full vs. Normal Sync (SSD) (2 cases)\n\
+Experiment 7 is 6 on another disk: it needs --dir on that disk."
+    )]
+    pub experiment: Option<u8>,
+    /// With --experiment 7: the result of --experiment 6 on the first disk, to print how much
+    /// slower this disk is and whether the cases rank alike
+    #[arg(long, value_name = "FILE")]
+    pub against: Option<PathBuf>,
     /// A parameter and its values, NAME=v1,v2,... (repeat for more) [default: the article's 1152 cases]
     #[arg(long, value_name = "NAME=VALUES")]
     pub param: Vec<String>,
-    /// Workload to time for every case (repeat for more) [default: insert:50k]
+    /// Workload to time for every case (repeat for more) [default: insert:50k, or the experiment's]
     #[arg(long, value_name = "WORKLOAD")]
     pub workload: Vec<String>,
     /// Runs of every case; each round runs the cases in a new shuffled order

@@ -10,7 +10,9 @@ use crate::command::output::{check_outputs, warn_if_busy, write_result, write_re
 use crate::command::progress::Bars;
 use crate::error::{Error, Result};
 use crate::report::terminal;
+use crate::result::sweep::{Experiment, FirstDisk};
 use crate::result::{self, ResultDocument, Tables};
+use crate::suite::sweep::experiments;
 use crate::suite::sweep::params::{self, Param};
 use crate::suite::sweep::workloads::Workload;
 use crate::suite::sweep::{self, Record, SweepOptions, SweepPlan};
@@ -50,16 +52,22 @@ fn options(args: &SweepArgs) -> Result<SweepOptions> {
         return Err(Error::usage("--rounds 0: at least one round is needed"));
     }
     let params = parameters(&args.param)?;
-    let workloads: Vec<Workload> = if args.workload.is_empty() {
-        vec![Workload::Insert {
-            rows: 50_000,
-            rounds: 1,
-        }]
-    } else {
+    let preset = match args.experiment {
+        Some(n) => Some(preset(n, args)?),
+        None => None,
+    };
+    let workloads: Vec<Workload> = if !args.workload.is_empty() {
         args.workload
             .iter()
             .map(|w| Workload::parse(w))
             .collect::<Result<_>>()?
+    } else if let Some((e, _)) = &preset {
+        vec![e.article_workload]
+    } else {
+        vec![Workload::Insert {
+            rows: 50_000,
+            rounds: 1,
+        }]
     };
     for f in &args.filter {
         params::parse_condition("--filter", f, &params)?;
@@ -67,12 +75,22 @@ fn options(args: &SweepArgs) -> Result<SweepOptions> {
     for f in &args.exclude {
         params::parse_condition("--exclude", f, &params)?;
     }
+    // An experiment's own filters first, then the user's narrowing.
+    let mut filters: Vec<String> = preset
+        .iter()
+        .flat_map(|(_, f)| f.iter().map(|f| f.to_string()))
+        .collect();
+    filters.extend(args.filter.iter().cloned());
     let plan = SweepPlan {
         params,
         workloads,
-        filters: args.filter.clone(),
+        filters,
         excludes: args.exclude.clone(),
         seed: args.seed,
+    };
+    let first_disk = match &args.against {
+        Some(path) => Some(first_disk(path, args.experiment, &plan)?),
+        None => None,
     };
     if plan.cases().is_empty() {
         return Err(Error::usage(
@@ -98,7 +116,55 @@ fn options(args: &SweepArgs) -> Result<SweepOptions> {
         time_budget,
         dir: args.dir.clone(),
         keep: args.keep,
+        experiment: preset.map(|(e, _)| e),
+        first_disk,
     })
+}
+
+/// `--against FILE`: experiment 6's runs on the first disk, for experiment 7.
+fn first_disk(path: &Path, experiment: Option<u8>, plan: &SweepPlan) -> Result<FirstDisk> {
+    if experiment != Some(experiments::OTHER_DISK) {
+        return Err(Error::usage(format!(
+            "--against {}: only with --experiment {} (experiment 6 on another disk)",
+            path.display(),
+            experiments::OTHER_DISK
+        )));
+    }
+    let doc = result::load(path)?;
+    let Tables::Sweep(t) = doc.tables else {
+        return Err(Error::usage(format!(
+            "--against {}: not a sweep result; name the --json of --experiment 6",
+            path.display()
+        )));
+    };
+    if t.sweep.plan != *plan || t.sweep.records.is_empty() {
+        return Err(Error::usage(format!(
+            "--against {}: not a run of these cases and workload; run --experiment 6 with the \
+same --workload, --filter, --exclude and --seed on the first disk",
+            path.display()
+        )));
+    }
+    Ok(FirstDisk {
+        source: path.display().to_string(),
+        records: t.sweep.records,
+    })
+}
+
+/// Experiment `n` and its filters; experiment 7 (another disk) needs `--dir`.
+fn preset(n: u8, args: &SweepArgs) -> Result<(Experiment, Vec<&'static str>)> {
+    let found = experiments::experiment(n).ok_or_else(|| {
+        Error::usage(format!(
+            "--experiment {n}: the article has experiments 1 to {}",
+            experiments::COUNT
+        ))
+    })?;
+    if n == experiments::OTHER_DISK && args.dir.is_none() {
+        return Err(Error::usage(format!(
+            "--experiment {n} repeats experiment 6 on another disk (the article's HDD): \
+give --dir DIR on that disk, e.g. --dir /mnt/hdd/bench"
+        )));
+    }
+    Ok(found)
 }
 
 /// `--param` as given, or the seed article's parameters; each name once.

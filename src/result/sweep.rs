@@ -28,6 +28,133 @@ pub struct SweepState {
     pub complete: bool,
     /// Every timed run so far.
     pub records: Vec<Record>,
+    /// The schema the row workloads create: the article does not print its
+    /// own, so this is blobbench's assumption (empty in older results).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub schema: String,
+    /// The article's experiment this sweep repeats (`--experiment N`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experiment: Option<Experiment>,
+    /// Experiment 7 (another disk): experiment 6's runs on the first disk,
+    /// from `--against`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_disk: Option<FirstDisk>,
+}
+
+/// The runs of the same plan on the first disk, for the article's "four
+/// times slower ... the results parallel".
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FirstDisk {
+    /// The result file they were read from.
+    pub source: String,
+    /// Its runs.
+    pub records: Vec<Record>,
+}
+
+/// This disk against the first, case by case.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DiskComparison {
+    /// Per case, this disk's median / the first disk's: their median over
+    /// the cases, with its interval.
+    pub slowdown: Estimate,
+    /// Spearman's rank correlation of the two rankings (1: the same order).
+    pub spearman: f64,
+    /// Cases measured on both disks.
+    pub cases: usize,
+}
+
+/// This disk's ranking of workload `w` against the first disk's; None with
+/// fewer than two cases measured on both.
+pub fn compare_disks(
+    records: &[Record],
+    first: &[Record],
+    cases: &[Case],
+    w: &Workload,
+) -> Option<DiskComparison> {
+    let here = ranked(records, cases, w);
+    let there = ranked(first, cases, w);
+    // (rank here, rank there, time here / time there) for cases in both.
+    let mut pairs: Vec<(usize, usize, f64)> = here
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (c, t, _))| {
+            let j = there.iter().position(|(d, _, _)| d == c)?;
+            Some((i, j, t / there[j].1))
+        })
+        .collect();
+    let n = pairs.len();
+    if n < 2 {
+        return None;
+    }
+    let ratios: Vec<f64> = pairs.iter().map(|p| p.2).collect();
+    // Ranks among the paired cases only: positions in each order.
+    pairs.sort_by_key(|p| p.1);
+    let d2: f64 = pairs
+        .iter()
+        .enumerate()
+        .map(|(rank_there, p)| {
+            let rank_here = pairs.iter().filter(|q| q.0 < p.0).count();
+            (rank_here as f64 - rank_there as f64).powi(2)
+        })
+        .sum();
+    let n_f = n as f64;
+    Some(DiskComparison {
+        slowdown: median_estimate(&ratios, 0),
+        spearman: 1.0 - 6.0 * d2 / (n_f * (n_f * n_f - 1.0)),
+        cases: n,
+    })
+}
+
+/// One of the article's eight experiments as run by `sweep --experiment N`:
+/// what the article did, found and concluded, kept in the result so a
+/// report sets this machine's ranking beside it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Experiment {
+    /// 1..=8, the article's sections in order.
+    pub number: u8,
+    /// The article's section heading.
+    pub title: String,
+    /// The workload the article timed (the run may override it).
+    pub article_workload: Workload,
+    /// Cases the article's section ranks.
+    pub article_cases: usize,
+    /// The section's conclusion, in the article's words.
+    pub article_conclusion: String,
+    /// The article's fastest published run.
+    pub article_fastest: ArticleRun,
+    /// The article's slowest published run.
+    pub article_slowest: ArticleRun,
+    /// What to read from this machine's ranking, to set beside the conclusion.
+    pub checks: Vec<Check>,
+    /// Choices blobbench made where the article does not say.
+    pub assumptions: Vec<String>,
+}
+
+/// A run the article published: its time and its case in its notation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ArticleRun {
+    /// Seconds, as the article printed them.
+    pub seconds: f64,
+    /// `[NOMUTEX, 1000, 8192, ...]`.
+    pub case: String,
+}
+
+/// A question an experiment's conclusion answers, asked of this machine's
+/// ranking.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Check {
+    /// The fastest case.
+    Fastest,
+    /// The slowest case and how much slower than the fastest.
+    Slowest,
+    /// How many cases cannot be told apart from the fastest.
+    Spread,
+    /// Which value of a parameter is fastest, the others against it.
+    Value {
+        /// The parameter.
+        param: String,
+    },
 }
 
 /// What was asked: a resumed sweep must ask the same.
@@ -352,6 +479,94 @@ pub fn standings(records: &[Record], ranked: &[RankedCase], w: &Workload) -> Vec
         .collect()
 }
 
+/// One value of a parameter against the parameter's fastest value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValueEffect {
+    /// The value.
+    pub value: String,
+    /// Its time: per round the median over the cases having it, then the
+    /// median of the rounds with its interval.
+    pub time: Estimate,
+    /// Its per-round time / the fastest value's, paired by round.
+    pub vs_best: Estimate,
+    /// Cases having the value.
+    pub cases: usize,
+}
+
+/// A value, its time per round (round, median over its cases), its cases.
+type ValueSeries = (String, Vec<(u64, f64)>, usize);
+
+/// Each value of `param` for workload `w`, fastest first. Each round gives
+/// a value one time (the median over the cases having it), so values are
+/// compared round by round as cases are.
+pub fn value_effects(records: &[Record], w: &Workload, param: &str) -> Vec<ValueEffect> {
+    let value_of = |c: &Case| c.iter().find(|(n, _)| n == param).map(|(_, v)| v.clone());
+    let mut values: Vec<String> = Vec::new();
+    let mut rounds: Vec<u64> = Vec::new();
+    for r in records.iter().filter(|r| r.workload == *w) {
+        if let Some(v) = value_of(&r.case).filter(|v| !values.contains(v)) {
+            values.push(v);
+        }
+        if !rounds.contains(&r.round) {
+            rounds.push(r.round);
+        }
+    }
+    rounds.sort_unstable();
+    // Per value: (round, median time of its cases that round), and its cases.
+    let series: Vec<ValueSeries> = values
+        .into_iter()
+        .map(|v| {
+            let mine: Vec<&Record> = records
+                .iter()
+                .filter(|r| r.workload == *w && value_of(&r.case).as_ref() == Some(&v))
+                .collect();
+            let mut cases: Vec<&Case> = mine.iter().map(|r| &r.case).collect();
+            cases.sort();
+            cases.dedup();
+            let per_round = rounds
+                .iter()
+                .filter_map(|&round| {
+                    let t: Vec<f64> = mine
+                        .iter()
+                        .filter(|r| r.round == round)
+                        .map(|r| r.timing.ns as f64)
+                        .collect();
+                    (!t.is_empty()).then(|| (round, summarize(&t).median))
+                })
+                .collect();
+            (v, per_round, cases.len())
+        })
+        .collect();
+    let time = |s: &[(u64, f64)], seed: u64| {
+        median_estimate(&s.iter().map(|x| x.1).collect::<Vec<_>>(), seed)
+    };
+    let Some(best) = series
+        .iter()
+        .min_by(|a, b| time(&a.1, 0).value.total_cmp(&time(&b.1, 0).value))
+        .map(|s| s.1.clone())
+    else {
+        return Vec::new();
+    };
+    let mut out: Vec<ValueEffect> = series
+        .iter()
+        .enumerate()
+        .map(|(i, (v, s, cases))| {
+            let (num, den): (Vec<f64>, Vec<f64>) = s
+                .iter()
+                .filter_map(|(r, t)| best.iter().find(|b| b.0 == *r).map(|b| (*t, b.1)))
+                .unzip();
+            ValueEffect {
+                value: v.clone(),
+                time: time(s, i as u64),
+                vs_best: paired_ratio(&num, &den, i as u64),
+                cases: *cases,
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| a.time.value.total_cmp(&b.time.value));
+    out
+}
+
 /// A parameter value, the median time of the cases having it, and how many.
 pub type ValueMedian = (String, f64, usize);
 
@@ -448,5 +663,61 @@ mod tests {
         assert!(!st[2].tied, "{:?}", st[2]);
         assert!((st[2].vs_fastest.value - 2.0).abs() < 0.02, "{:?}", st[2]);
         assert!(st[2].vs_fastest.has_interval());
+    }
+
+    #[test]
+    fn a_parameters_values_are_compared_round_by_round() {
+        let case = |j: &str, s: &str| -> Case {
+            vec![
+                ("journal_mode".to_string(), j.to_string()),
+                ("synchronous".to_string(), s.to_string()),
+            ]
+        };
+        let mut records = Vec::new();
+        // wal takes 1.5x truncate every round, though rounds drift; the
+        // synchronous modes swap places from round to round.
+        let drift = [100, 140, 90, 120, 110, 105];
+        for (r, &d) in drift.iter().enumerate() {
+            let (up, down) = if r % 2 == 0 { (1, 0) } else { (0, 1) };
+            let r = r as u64;
+            records.push(record(&case("truncate", "full"), r, d + up));
+            records.push(record(&case("truncate", "normal"), r, d + down));
+            records.push(record(&case("wal", "full"), r, d * 3 / 2 + up));
+            records.push(record(&case("wal", "normal"), r, d * 3 / 2 + down));
+        }
+        let w = Workload::BlobRead { count: 1, size: 1 };
+        let journal = value_effects(&records, &w, "journal_mode");
+        assert_eq!(journal.len(), 2);
+        assert_eq!(journal[0].value, "truncate");
+        assert_eq!(journal[0].cases, 2);
+        assert!((journal[1].vs_best.value - 1.5).abs() < 0.02, "{journal:?}");
+        assert!(!journal[1].vs_best.contains(1.0), "{journal:?}");
+        let sync = value_effects(&records, &w, "synchronous");
+        assert_eq!(sync.len(), 2);
+        assert!(sync[1].vs_best.contains(1.0), "{sync:?}");
+        assert!(value_effects(&records, &w, "page_size").is_empty());
+    }
+
+    #[test]
+    fn a_slower_disk_ranking_the_same_cases_alike_is_seen_as_such() {
+        let case = |v: &str| -> Case { vec![("page_size".to_string(), v.to_string())] };
+        let cases: Vec<Case> = ["a", "b", "c", "d"].iter().map(|v| case(v)).collect();
+        let w = Workload::BlobRead { count: 1, size: 1 };
+        let (mut first, mut here, mut shuffled) = (Vec::new(), Vec::new(), Vec::new());
+        for (i, c) in cases.iter().enumerate() {
+            for r in 0..3 {
+                let t = 100 * (i as u64 + 1) + r;
+                first.push(record(c, r, t));
+                here.push(record(c, r, t * 4));
+                shuffled.push(record(c, r, 100 * (4 - i as u64) + r));
+            }
+        }
+        let same = compare_disks(&here, &first, &cases, &w).unwrap();
+        assert_eq!(same.cases, 4);
+        assert!((same.slowdown.value - 4.0).abs() < 0.05, "{same:?}");
+        assert!((same.spearman - 1.0).abs() < 1e-9, "{same:?}");
+        let reversed = compare_disks(&shuffled, &first, &cases, &w).unwrap();
+        assert!((reversed.spearman + 1.0).abs() < 1e-9, "{reversed:?}");
+        assert!(compare_disks(&here, &first, &cases[..1], &w).is_none());
     }
 }

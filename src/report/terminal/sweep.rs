@@ -8,8 +8,8 @@ use crate::measure::estimate::{Estimate, notes};
 use crate::report::table::Table;
 use crate::result::ResultDocument;
 use crate::result::sweep::{
-    Case, RankedCase, SweepState, Workload, bracketed, marginal, power_safe, ranked,
-    recommendation, standings,
+    Case, Check, Experiment, RankedCase, SweepState, Workload, bracketed, compare_disks, marginal,
+    power_safe, ranked, recommendation, standings, value_effects,
 };
 use crate::units::human_duration_ns;
 
@@ -60,6 +60,18 @@ pub fn render(doc: &ResultDocument, sweep: &SweepState, top: u64) -> String {
         sweep.rounds,
         doc.environment.sqlite_version
     );
+    if let Some(e) = &sweep.experiment {
+        experiment_header(&mut out, sweep, e);
+    }
+    if !sweep.schema.is_empty() {
+        let _ = writeln!(
+            out,
+            "assumption: the article does not print its table schema; blobbench creates:"
+        );
+        for statement in sweep.schema.lines() {
+            let _ = writeln!(out, "  {}", statement.trim());
+        }
+    }
     let _ = writeln!(out, "cases are written [{}]", varied.join(", "));
     if sweep.rounds == 1 {
         let _ = writeln!(
@@ -99,7 +111,212 @@ pub fn render(doc: &ResultDocument, sweep: &SweepState, top: u64) -> String {
             );
         }
     }
+    if let Some(e) = &sweep.experiment {
+        let _ = writeln!(
+            out,
+            "\nexperiment {}, the article beside this machine:",
+            e.number
+        );
+        for l in beside(sweep, e) {
+            let _ = writeln!(out, "  {l}");
+        }
+    }
     out
+}
+
+/// What experiment `e` runs: its title, workload and every assumption.
+fn experiment_header(out: &mut String, sweep: &SweepState, e: &Experiment) {
+    let _ = writeln!(
+        out,
+        "experiment {} of the article: \"{}\" ({} cases in the article)",
+        e.number, e.title, e.article_cases
+    );
+    for w in &sweep.plan.workloads {
+        let _ = writeln!(
+            out,
+            "  workload: {}{}",
+            w.describe(),
+            if *w == e.article_workload {
+                " (the article's)".to_string()
+            } else {
+                format!(
+                    " (--workload; the article's: {})",
+                    e.article_workload.describe()
+                )
+            }
+        );
+    }
+    for a in &e.assumptions {
+        let _ = writeln!(out, "  assumption: {a}");
+    }
+}
+
+/// The article's conclusion and figures (labelled as the article's), then
+/// this machine's answer to each of the experiment's checks.
+pub(crate) fn beside(sweep: &SweepState, e: &Experiment) -> Vec<String> {
+    let (f, s) = (&e.article_fastest, &e.article_slowest);
+    let mut lines = vec![
+        format!("the article's conclusion: \"{}\"", e.article_conclusion),
+        format!(
+            "the article's figures ({}, {} cases, one run each): fastest {} {}, slowest {} {} ({:.2}x the fastest)",
+            e.article_workload.describe(),
+            e.article_cases,
+            human_duration_ns(f.seconds * 1e9),
+            f.case,
+            human_duration_ns(s.seconds * 1e9),
+            s.case,
+            s.seconds / f.seconds
+        ),
+    ];
+    let cases = sweep.plan.cases();
+    for w in &sweep.plan.workloads {
+        let ranked = ranked(&sweep.records, &cases, w);
+        if ranked.is_empty() {
+            lines.push(format!(
+                "this machine ({}): nothing measured yet",
+                w.describe()
+            ));
+            continue;
+        }
+        lines.push(format!(
+            "this machine ({}, {} cases, median of {} round(s)):",
+            w.describe(),
+            ranked.len(),
+            sweep.rounds
+        ));
+        for c in &e.checks {
+            lines.push(format!("  {}", check(sweep, e, w, &ranked, c)));
+        }
+        if let Some(l) = disks(sweep, e, w, &cases) {
+            lines.push(format!("  {l}"));
+        }
+    }
+    lines
+}
+
+/// Experiment 7: this disk against the first (`--against`), or what that needs.
+fn disks(sweep: &SweepState, e: &Experiment, w: &Workload, cases: &[Case]) -> Option<String> {
+    let Some(first) = &sweep.first_disk else {
+        return (e.number == 7).then(|| {
+            "against the first disk: not measured; give --against FIRST.json, the result of \
+--experiment 6 run there with the same options"
+                .to_string()
+        });
+    };
+    Some(
+        match compare_disks(&sweep.records, &first.records, cases, w) {
+            Some(d) => format!(
+                "against the first disk ({}): this disk takes {} its time (median over {} cases); \
+the cases rank {} (Spearman {:.2}; 1 = the same order)",
+                first.source,
+                d.slowdown.format_ratio(),
+                d.cases,
+                if d.spearman >= 0.7 {
+                    "alike"
+                } else if d.spearman >= 0.3 {
+                    "somewhat alike"
+                } else {
+                    "differently"
+                },
+                d.spearman
+            ),
+            None => format!(
+                "against the first disk ({}): fewer than two cases measured on both",
+                first.source
+            ),
+        },
+    )
+}
+
+/// Where the article's case `written` ranks here, as ", the article's ... ranks 3 of 16 here".
+fn article_rank(sweep: &SweepState, ranked: &[RankedCase], who: &str, written: &str) -> String {
+    match ranked
+        .iter()
+        .position(|(c, _, _)| bracketed(c, &sweep.plan.params) == written)
+    {
+        Some(0) if who == "fastest" => format!("; the article's {who} too"),
+        Some(i) if i + 1 == ranked.len() && who == "slowest" => {
+            format!("; the article's {who} too")
+        }
+        Some(i) => format!(
+            "; the article's {who} {written} ranks {} of {} here",
+            i + 1,
+            ranked.len()
+        ),
+        None => format!("; the article's {who} {written} did not run here"),
+    }
+}
+
+/// This machine's answer to one check, from the ranking of workload `w`.
+fn check(
+    sweep: &SweepState,
+    e: &Experiment,
+    w: &Workload,
+    ranked: &[RankedCase],
+    c: &Check,
+) -> String {
+    let params = &sweep.plan.params;
+    let standings = standings(&sweep.records, ranked, w);
+    let last = ranked.len() - 1;
+    match c {
+        Check::Fastest => format!(
+            "fastest: {} {}{}",
+            time_text(&standings[0].time),
+            bracketed(&ranked[0].0, params),
+            article_rank(sweep, ranked, "fastest", &e.article_fastest.case)
+        ),
+        Check::Slowest => format!(
+            "slowest: {} {} ({} the fastest){}",
+            time_text(&standings[last].time),
+            bracketed(&ranked[last].0, params),
+            standings[last].vs_fastest.format_ratio(),
+            article_rank(sweep, ranked, "slowest", &e.article_slowest.case)
+        ),
+        Check::Spread => {
+            let tied = standings.iter().skip(1).filter(|s| s.tied).count();
+            format!(
+                "spread: the slowest takes {} the fastest's time; {tied} of the other {} cases cannot be told apart from the fastest",
+                standings[last].vs_fastest.format_ratio(),
+                last
+            )
+        }
+        Check::Value { param } => value_line(sweep, w, param),
+    }
+}
+
+/// `journal_mode: wal fastest (1.2 ms [..]); truncate 1.08x [1.02-1.15]`.
+fn value_line(sweep: &SweepState, w: &Workload, param: &str) -> String {
+    let effects = value_effects(&sweep.records, w, param);
+    let Some(best) = effects.first() else {
+        return format!("{param}: not measured");
+    };
+    if effects.len() == 1 {
+        return format!("{param}: only {} ran", best.value.to_ascii_uppercase());
+    }
+    let others: Vec<String> = effects[1..]
+        .iter()
+        .map(|v| {
+            format!(
+                "{} takes {}{}",
+                v.value.to_ascii_uppercase(),
+                v.vs_best.format_ratio(),
+                if v.vs_best.has_interval() && v.vs_best.contains(1.0) {
+                    " (cannot be told apart)"
+                } else if !v.vs_best.has_interval() {
+                    " (one round: no interval)"
+                } else {
+                    ""
+                }
+            )
+        })
+        .collect();
+    format!(
+        "{param}: {} fastest ({}, median over its {} case(s) per round); against it {}",
+        best.value.to_ascii_uppercase(),
+        time_text(&best.time),
+        best.cases,
+        others.join(", ")
+    )
 }
 
 /// A time with its interval: `1.23 ms [1.10 ms-1.40 ms]`, the figure alone

@@ -42,6 +42,22 @@ pub(super) fn sweep(tables: &SweepTables, s: &mut Section) {
             .summary
             .push("recommendation: none: no power-safe case ran every workload".into()),
     }
+    if let Some(e) = &sw.experiment {
+        s.summary.push(format!(
+            "experiment {} of the article: {}",
+            e.number, e.title
+        ));
+        s.summary
+            .extend(e.assumptions.iter().map(|a| format!("assumption: {a}")));
+        s.summary
+            .extend(crate::report::terminal::sweep::beside(sw, e));
+    }
+    if !sw.schema.is_empty() {
+        s.summary.push(format!(
+            "assumption: the article does not print its table schema; blobbench creates: {}",
+            sw.schema.split_whitespace().collect::<Vec<_>>().join(" ")
+        ));
+    }
     if !sw.complete {
         s.summary
             .push("incomplete sweep: --resume continues it".into());

@@ -8,6 +8,7 @@
 //! its JSON), so an interrupted sweep continues where it stopped with
 //! `--resume`: the caller passes the runs recorded before.
 
+pub mod experiments;
 pub mod params;
 pub mod workloads;
 
@@ -20,7 +21,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::error::Result;
 use crate::progress::Progress;
-use crate::result::sweep::{SweepState, SweepTables};
+use crate::result::sweep::{Experiment, FirstDisk, SweepState, SweepTables};
 use crate::result::{ResultDocument, Tables};
 
 use super::common::{WorkDir, remove_entry};
@@ -41,6 +42,11 @@ pub struct SweepOptions {
     pub dir: Option<PathBuf>,
     /// Keep the folder afterwards.
     pub keep: bool,
+    /// The article's experiment the plan repeats (`--experiment N`),
+    /// recorded in the result with the article's conclusion.
+    pub experiment: Option<Experiment>,
+    /// Experiment 7: experiment 6's runs on the first disk (`--against`).
+    pub first_disk: Option<FirstDisk>,
 }
 
 /// Called with the result after every run (and once when nothing is left
@@ -68,6 +74,9 @@ pub fn run(
                 rounds: options.rounds,
                 complete: false,
                 records: earlier,
+                schema: workloads::SCHEMA.into(),
+                experiment: options.experiment.clone(),
+                first_disk: options.first_disk.clone(),
             },
         }),
     );

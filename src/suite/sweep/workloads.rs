@@ -123,7 +123,11 @@ impl Rows {
     }
 }
 
-const SCHEMA: &str =
+/// The tables every run creates. The article shows its "test table schema
+/// and composite index" as an image that is not in its text, so this
+/// time-series table (a price per symbol and time, the article's use case)
+/// is blobbench's assumption, printed with every sweep and kept in its result.
+pub const SCHEMA: &str =
     "CREATE TABLE test(symbol TEXT NOT NULL, ts INTEGER NOT NULL, price REAL, volume INTEGER);
 CREATE INDEX test_symbol_ts ON test(symbol, ts);
 CREATE TABLE kv(k INTEGER PRIMARY KEY, v BLOB);";
