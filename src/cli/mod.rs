@@ -49,6 +49,16 @@ pub enum Command {
         after_help = "Examples:\n  blobbench export test1.db test1.dir             (a bare folder: one file per blob)\n  blobbench export test1.db test1.tree --tree\n  blobbench export test1.db tree:test1.tree       (any target: dir:, tree:, sqlite:, sqlite-ext:, postgres://, mysql://)"
     )]
     Export(ExportArgs),
+    /// Describe a database as kvtest stat does: entries, value sizes, pages, freelist, integrity
+    #[command(
+        after_help = "Examples:\n  blobbench stat test1.db            (read-only: the file is opened so that SQLite refuses any write)\n  \
+blobbench stat test1.db --vacuum   (VACUUM first, as kvtest stat --vacuum: this REWRITES the database)\n\n\
+Prints kvtest's fields: Number of entries, Average value size (integer, truncated), Minimum and Maximum \
+value size (bytes, of table kv), Page-size (bytes), Page-count (pages in the file), Freelist-count (unused \
+pages inside the file) and one Integrity-check line per problem (PRAGMA integrity_check(10): at most 10; \
+\"ok\" when sound)."
+    )]
+    Stat(StatArgs),
     /// Time reads or updates on one target (kvtest run)
     #[command(
         after_help = "Examples:\n  blobbench run test1.db --count 100k --random --blob-api\n  blobbench run test1.dir --random\n  blobbench run test1.db --count 10k --random --update --jmode wal --nosync\n  blobbench run test1.dir --count 10k --random --update --fsync --write-style rename"
@@ -493,6 +503,17 @@ pub struct InitArgs {
     /// Also write a JSON result of the load to FILE
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+}
+
+/// The arguments of `blobbench stat`.
+#[derive(Args, Debug)]
+pub struct StatArgs {
+    /// The database: x.db or sqlite:PATH (table kv, as kvtest and blobbench init make)
+    #[arg(value_parser = Utf8Arg)]
+    pub db: String,
+    /// Run VACUUM before reading, as kvtest stat --vacuum (writes the database: it is rebuilt without free pages)
+    #[arg(long)]
+    pub vacuum: bool,
 }
 
 /// The arguments of `blobbench export`.

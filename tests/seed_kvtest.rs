@@ -1,0 +1,106 @@
+//! End-to-end tests of what the kvtest seed (SQLite's "35% Faster Than The
+//! Filesystem" page, ../shared/seeds/001) asks beyond the suite itself:
+//! kvtest's `stat` command.
+
+mod common;
+
+use std::path::Path;
+
+use common::{ok, usage_error};
+
+/// The number kvtest prints after `label` (`Number of entries:  %8d`).
+fn field(out: &str, label: &str) -> i64 {
+    out.lines()
+        .find_map(|l| l.strip_prefix(label))
+        .unwrap_or_else(|| panic!("no {label} in {out}"))
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+fn init(d: &Path) {
+    ok(
+        d,
+        &[
+            "init",
+            "t.db",
+            "--count",
+            "200",
+            "--size",
+            "10k",
+            "--variance",
+            "2k",
+        ],
+    );
+}
+
+#[test]
+fn stat_prints_kvtests_fields_without_writing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    init(d);
+    // Free pages inside the file, so that --vacuum has something to remove.
+    let conn = rusqlite::Connection::open(d.join("t.db")).unwrap();
+    conn.execute("DELETE FROM kv WHERE k > 100", []).unwrap();
+    drop(conn);
+    let before = std::fs::read(d.join("t.db")).unwrap();
+    let modified = std::fs::metadata(d.join("t.db"))
+        .unwrap()
+        .modified()
+        .unwrap();
+
+    let out = ok(d, &["stat", "t.db"]);
+    assert!(out.starts_with("stat t.db (read-only; SQLite 3."), "{out}");
+    assert_eq!(field(&out, "Number of entries:"), 100);
+    let (min, avg, max) = (
+        field(&out, "Minimum value size:"),
+        field(&out, "Average value size:"),
+        field(&out, "Maximum value size:"),
+    );
+    assert!(
+        8000 <= min && min <= avg && avg <= max && max <= 12000,
+        "{out}"
+    );
+    assert_eq!(field(&out, "Page-size:"), 4096);
+    let pages = field(&out, "Page-count:");
+    assert_eq!(pages * 4096, before.len() as i64, "{out}");
+    let free = field(&out, "Freelist-count:");
+    assert!(
+        free > 100,
+        "deleted 100 blobs of 10k, yet {free} free pages: {out}"
+    );
+    assert!(out.ends_with("Integrity-check:    ok\n"), "{out}");
+    // kvtest's column layout: label padded to 20, number right-aligned in 8.
+    assert!(out.contains("\nNumber of entries:       100\n"), "{out}");
+    // The read wrote nothing: same bytes, same modification time.
+    assert_eq!(std::fs::read(d.join("t.db")).unwrap(), before);
+    assert_eq!(
+        std::fs::metadata(d.join("t.db"))
+            .unwrap()
+            .modified()
+            .unwrap(),
+        modified
+    );
+
+    // kvtest's single-dash spelling; VACUUM drops the free pages.
+    let out = ok(d, &["stat", "t.db", "-vacuum"]);
+    assert!(out.contains("Vacuuming....       done\n"), "{out}");
+    assert_eq!(field(&out, "Freelist-count:"), 0);
+    assert_eq!(field(&out, "Number of entries:"), 100);
+    assert!(field(&out, "Page-count:") <= pages - free, "{out}");
+    assert!(std::fs::metadata(d.join("t.db")).unwrap().len() < before.len() as u64);
+}
+
+#[test]
+fn stat_refuses_what_is_not_a_kv_database() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    usage_error(d, &["stat", "missing.db"], "missing.db");
+    std::fs::create_dir(d.join("blobs")).unwrap();
+    usage_error(d, &["stat", "dir:blobs"], "name the .db file");
+    rusqlite::Connection::open(d.join("other.db"))
+        .unwrap()
+        .execute_batch("CREATE TABLE t(x)")
+        .unwrap();
+    usage_error(d, &["stat", "other.db"], "no table kv");
+}
