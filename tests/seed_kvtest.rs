@@ -104,3 +104,87 @@ fn stat_refuses_what_is_not_a_kv_database() {
         .unwrap();
     usage_error(d, &["stat", "other.db"], "no table kv");
 }
+
+#[test]
+fn fasterthanfs_cold_rows_and_reads_against_writes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let out = ok(
+        d,
+        &[
+            "suite",
+            "fasterthanfs",
+            "--count",
+            "200",
+            "--size",
+            "4k",
+            "--variance",
+            "1k",
+            "--rounds",
+            "2",
+            "--cold",
+            "--json",
+            "f.json",
+            "--report",
+            "f.html",
+        ],
+    );
+    for row in [
+        "cold: read, SQL statement",
+        "cold: read, blob API",
+        "cold: read, blob API + mmap",
+    ] {
+        assert!(out.contains(row), "{row} missing: {out}");
+    }
+    assert!(out.contains("cold cache: 'SQLite does not perform as well as direct I/O'"));
+    assert!(
+        out.contains("the page cache dropped before each timed pass"),
+        "{out}"
+    );
+    assert!(
+        out.contains("'between 5 and 15 times slower than reads'"),
+        "{out}"
+    );
+    let doc = common::json(&d.join("f.json"));
+    let t = &doc["tables"];
+    assert_eq!(t["cold"], true);
+    assert!(!t["cold_method"].as_str().unwrap().is_empty());
+    // Every cold run was timed after an eviction; every other read run warm.
+    for r in doc["runs"].as_array().unwrap() {
+        let name = r["name"].as_str().unwrap();
+        let state = r["repetitions"][0]["cache"]["state"].as_str().unwrap();
+        if name.starts_with("read") {
+            let want = if name.contains(" cold") {
+                "cold"
+            } else {
+                "warm"
+            };
+            assert_eq!(state, want, "{name}");
+        }
+    }
+    let rw = t["read_write"].as_array().unwrap();
+    let storages: Vec<&str> = rw.iter().map(|r| r["storage"].as_str().unwrap()).collect();
+    assert_eq!(storages, ["SQLite", "dir", "tree"]);
+    for r in rw {
+        let ratio = &r["write_over_read"];
+        let (lo, mid, hi) = (
+            ratio["estimate"]["low"].as_f64().unwrap(),
+            ratio["median"].as_f64().unwrap(),
+            ratio["estimate"]["high"].as_f64().unwrap(),
+        );
+        assert!(0.0 < lo && lo <= mid && mid <= hi, "{r}");
+        // The ratio is the run's own times: write time over read time.
+        let (w, rd) = (
+            ratio["numerator_ns"].as_f64().unwrap(),
+            ratio["denominator_ns"].as_f64().unwrap(),
+        );
+        assert!((mid / (w / rd)).ln().abs() < 1.0, "{r}");
+        assert!(
+            ["confirmed", "not confirmed", "inconclusive"]
+                .contains(&r["verdict"].as_str().unwrap())
+        );
+    }
+    let html = std::fs::read_to_string(d.join("f.html")).unwrap();
+    assert!(html.contains("cold: read, blob API"));
+    assert!(html.contains("Reads vs writes"));
+}

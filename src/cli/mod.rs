@@ -444,6 +444,9 @@ pub struct FasterThanFsArgs {
     /// Keep the datasets after the run
     #[arg(long)]
     pub keep: bool,
+    /// Also run the read cases cold: the page cache dropped before each timed pass (as root the whole machine's page cache, dentries and inodes; else the datasets' files are evicted). Adds the "cold:" rows
+    #[arg(long)]
+    pub cold: bool,
     /// Number of blobs
     #[arg(long, default_value = "100k", value_parser = number_in::<u64>(1, MAX_KEY))]
     pub count: u64,

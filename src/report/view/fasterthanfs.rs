@@ -83,6 +83,38 @@ pub(super) fn fasterthanfs(tables: &FasterThanFsTables, _doc: &ResultDocument, s
         ]);
     }
     s.tables.push(t);
+    if !tables.read_write.is_empty() {
+        let (low, high) = crate::result::fasterthanfs::WRITE_OVER_READ_CLAIM;
+        let mut rw = DataTable::new(
+            "fasterthanfs-read-write",
+            format!(
+                "Reads vs writes: the page says writes are between {low} and {high} times slower than reads"
+            ),
+            &[
+                "storage",
+                "write / read time per blob",
+                "write case",
+                "read case",
+                "verdict",
+            ],
+        );
+        for r in &tables.read_write {
+            rw.rows.push(vec![
+                r.storage.clone(),
+                ratio_estimate(&r.write_over_read.ratio(rounds)),
+                r.write_case.clone(),
+                r.read_case.clone(),
+                r.verdict.as_str().into(),
+            ]);
+        }
+        s.tables.push(rw);
+    }
+    if tables.cold {
+        s.summary.push(format!(
+            "--cold: the \"cold:\" rows repeat the reads with the page cache dropped before each timed pass ({})",
+            tables.cold_method.as_deref().unwrap_or("method not recorded")
+        ));
+    }
     let all = tables.estimates();
     s.summary.extend(notes(all.iter()));
     s.summary.push(super::quick::dataset_line(&tables.dataset));
