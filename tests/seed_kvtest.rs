@@ -1,6 +1,7 @@
 //! End-to-end tests of what the kvtest seed (SQLite's "35% Faster Than The
 //! Filesystem" page, ../shared/seeds/001) asks beyond the suite itself:
-//! kvtest's `stat` command.
+//! kvtest's `stat` command, `suite fasterthanfs --cold` and the page's
+//! reads-vs-writes figure, and several machines' results drawn side by side.
 
 mod common;
 
@@ -187,4 +188,41 @@ fn fasterthanfs_cold_rows_and_reads_against_writes() {
     let html = std::fs::read_to_string(d.join("f.html")).unwrap();
     assert!(html.contains("cold: read, blob API"));
     assert!(html.contains("Reads vs writes"));
+    // One result alone: no machines section.
+    assert!(!html.contains("fasterthanfs-machines"));
+
+    // A second machine: the same result under another host name.
+    let mut other = doc.clone();
+    other["environment"]["hostname"] = "second-box".into();
+    std::fs::write(d.join("g.json"), other.to_string()).unwrap();
+    let host = doc["environment"]["hostname"].as_str().unwrap().to_string();
+    ok(d, &["report", "f.json", "g.json", "-o", "both.html"]);
+    let html = std::fs::read_to_string(d.join("both.html")).unwrap();
+    let fig = common::figure(&html, "fasterthanfs-machines-machines");
+    assert!(fig.contains(&format!("{host} (")), "first machine missing");
+    assert!(fig.contains("second-box ("), "second machine missing");
+    for platform in ["Win10", "Windows", "Mac", "Android"] {
+        assert!(
+            fig.contains(&format!("the page (published): {platform}")),
+            "{platform}"
+        );
+    }
+    for series in [
+        "chart 1: SQL",
+        "chart 3: blob API + mmap",
+        "chart 5: journal off",
+    ] {
+        assert!(fig.contains(series), "{series}");
+    }
+    // The machines' table holds each machine's measured chart 2 ratio.
+    let chart2 = doc["tables"]["fasterthanfs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["case"] == "chart 2: read, blob API")
+        .unwrap()["dir_over_db"]["median"]
+        .as_f64()
+        .unwrap();
+    assert!(html.contains(&format!("{chart2:.2}x")), "{chart2}");
+    assert!(html.contains("about 5x") && html.contains("about 1.35x"));
 }

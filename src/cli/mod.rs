@@ -111,7 +111,9 @@ and their spread over rounds."
     #[command(
         after_help = "Examples:\n  blobbench report quick.json -o report.html\n  \
 blobbench report results/*.json -o report.html --png charts/ --markdown report.md --csv tables/\n\n\
-Each result gets the chart that suits it: ratio bars (quick, fasterthanfs), the colored matrix \
+Each result gets the chart that suits it: ratio bars (quick, fasterthanfs; two or more fasterthanfs \
+results are also drawn side by side, one group of bars per machine, with the page's published figures as \
+reference groups), the colored matrix \
 (internal-external), log-log time vs size and time to read 1 GB (lob), requests/s and response time vs \
 concurrency (http, load), ranked cases and parameter effects (sweep), latency percentiles (run, quick), \
 and the environment and exact command that produced it. The HTML needs no network."
