@@ -49,6 +49,16 @@ pub enum Command {
         after_help = "Examples:\n  blobbench export test1.db test1.dir             (a bare folder: one file per blob)\n  blobbench export test1.db test1.tree --tree\n  blobbench export test1.db tree:test1.tree       (any target: dir:, tree:, sqlite:, sqlite-ext:, postgres://, mysql://)"
     )]
     Export(ExportArgs),
+    /// Describe a database as kvtest stat does: entries, value sizes, pages, freelist, integrity
+    #[command(
+        after_help = "Examples:\n  blobbench stat test1.db            (read-only: the file is opened so that SQLite refuses any write)\n  \
+blobbench stat test1.db --vacuum   (VACUUM first, as kvtest stat --vacuum: this REWRITES the database)\n\n\
+Prints kvtest's fields: Number of entries, Average value size (integer, truncated), Minimum and Maximum \
+value size (bytes, of table kv), Page-size (bytes), Page-count (pages in the file), Freelist-count (unused \
+pages inside the file) and one Integrity-check line per problem (PRAGMA integrity_check(10): at most 10; \
+\"ok\" when sound)."
+    )]
+    Stat(StatArgs),
     /// Time reads or updates on one target (kvtest run)
     #[command(
         after_help = "Examples:\n  blobbench run test1.db --count 100k --random --blob-api\n  blobbench run test1.dir --random\n  blobbench run test1.db --count 10k --random --update --jmode wal --nosync\n  blobbench run test1.dir --count 10k --random --update --fsync --write-style rename"
@@ -101,7 +111,9 @@ and their spread over rounds."
     #[command(
         after_help = "Examples:\n  blobbench report quick.json -o report.html\n  \
 blobbench report results/*.json -o report.html --png charts/ --markdown report.md --csv tables/\n\n\
-Each result gets the chart that suits it: ratio bars (quick, fasterthanfs), the colored matrix \
+Each result gets the chart that suits it: ratio bars (quick, fasterthanfs; two or more fasterthanfs \
+results are also drawn side by side, one group of bars per machine, with the page's published figures as \
+reference groups), the colored matrix \
 (internal-external), log-log time vs size and time to read 1 GB (lob), requests/s and response time vs \
 concurrency (http, load), ranked cases and parameter effects (sweep), latency percentiles (run, quick), \
 and the environment and exact command that produced it. The HTML needs no network."
@@ -470,6 +482,9 @@ pub struct FasterThanFsArgs {
     /// Keep the datasets after the run
     #[arg(long)]
     pub keep: bool,
+    /// Also run the read cases cold: the page cache dropped before each timed pass (as root the whole machine's page cache, dentries and inodes; else the datasets' files are evicted). Adds the "cold:" rows
+    #[arg(long)]
+    pub cold: bool,
     /// Number of blobs
     #[arg(long, default_value = "100k", value_parser = number_in::<u64>(1, MAX_KEY))]
     pub count: u64,
@@ -529,6 +544,17 @@ pub struct InitArgs {
     /// Also write a JSON result of the load to FILE
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+}
+
+/// The arguments of `blobbench stat`.
+#[derive(Args, Debug)]
+pub struct StatArgs {
+    /// The database: x.db or sqlite:PATH (table kv, as kvtest and blobbench init make)
+    #[arg(value_parser = Utf8Arg)]
+    pub db: String,
+    /// Run VACUUM before reading, as kvtest stat --vacuum (writes the database: it is rebuilt without free pages)
+    #[arg(long)]
+    pub vacuum: bool,
 }
 
 /// The arguments of `blobbench export`.

@@ -47,5 +47,6 @@ fn options(args: &FasterThanFsArgs) -> Result<FasterThanFsOptions> {
         updates,
         durable_updates: durable,
         rounds: args.rounds,
+        cold: args.cold,
     })
 }

@@ -17,6 +17,7 @@ pub mod quick;
 pub mod report;
 pub mod run;
 pub mod serve;
+pub mod stat;
 pub mod sweep;
 
 use crate::cli::{Command, SuiteCommand};
@@ -27,6 +28,7 @@ pub fn dispatch(command: &Command) -> Result<()> {
     match command {
         Command::Init(a) => init::run(a),
         Command::Export(a) => export::run(a),
+        Command::Stat(a) => stat::run(a),
         Command::Run(a) => run::run(a),
         Command::Quick(a) => quick::run(a),
         Command::Suite(SuiteCommand::FasterThanFs(a)) => fasterthanfs::run(a),

@@ -28,6 +28,8 @@ pub use memory::MemoryStore;
 pub use mysql::MysqlStore;
 pub use postgres::PostgresStore;
 pub use sqlite::{SqliteStore, max_blob_bytes, read_sqlite_info};
+/// For `blobbench stat`, which reads SQLite's own statistics of a dataset.
+pub(crate) use sqlite::{check_is_database, open_connection};
 
 use crate::dataset::Manifest;
 use crate::error::{Error, Result};

@@ -10,6 +10,12 @@
 //! write style, the fairness variants with fsync, and disk space. Each row
 //! puts the page's claim beside the ratio measured here and says whether it
 //! holds.
+//!
+//! `--cold` adds the read cases again with the page cache dropped before
+//! each timed pass (the page: "indications that SQLite does not perform as
+//! well as direct I/O when experiments are run using a cold filesystem
+//! cache"). Every run also sets its own write times beside its read times
+//! (the page: writes are "between 5 and 15 times slower than reads").
 
 use std::path::{Path, PathBuf};
 
@@ -18,12 +24,13 @@ use crate::error::Result;
 use crate::measure::estimate::Estimate;
 use crate::progress::Progress;
 use crate::result::fasterthanfs::{
-    Claim, FasterThanFsRow, FasterThanFsTables, SpaceBytes, SpaceRow, TimedRow,
+    Claim, FasterThanFsRow, FasterThanFsTables, ReadWriteRow, SpaceBytes, SpaceRow, TimedRow,
+    judge_write_over_read,
 };
 use crate::result::{ResultDocument, Tables};
 use crate::store::{ReadPath, WriteStyle};
 use crate::target::{SqliteSettings, Target};
-use crate::workload::{Operation, RunPlan, RunResult};
+use crate::workload::{CacheMode, Operation, RunPlan, RunResult};
 
 use super::common::{self, ThreeLayouts, WorkDir, per_op_ns, plan, ratio, session, sqlite};
 
@@ -43,6 +50,9 @@ pub struct FasterThanFsOptions {
     pub durable_updates: u64,
     /// Measured rounds (at least one), after one discarded warm-up round.
     pub rounds: u64,
+    /// Also run the read cases with the page cache dropped before each
+    /// timed pass (as root the whole machine's, else the target's files).
+    pub cold: bool,
 }
 
 /// A row of the table: which database case and which file case (the same
@@ -70,6 +80,8 @@ struct Reads {
     blob_mt: usize,
     mapped_mt: usize,
     files: FileCase,
+    /// With --cold: the SQL, blob API and mapped reads and the file reads, cold.
+    cold: Option<([usize; 3], FileCase)>,
 }
 
 /// The write cases, by their index in the case list.
@@ -93,6 +105,8 @@ struct Grid {
     cases: Vec<RunPlan>,
     groups: [Vec<usize>; 2],
     rows: Vec<Row>,
+    /// (storage, write case, read case) for the read/write comparison.
+    read_write: Vec<(&'static str, usize, usize)>,
 }
 
 const HEADLINE_READ: f64 = 1.35;
@@ -159,6 +173,18 @@ fn run_in(
         .map(|row| FasterThanFsRow::Timed(timed_row(row, &grid.cases, &results)))
         .collect();
     rows.push(FasterThanFsRow::Space(space_row(layouts.space)));
+    let read_write = grid
+        .read_write
+        .iter()
+        .map(|&(storage, write, read)| read_write_row(storage, write, read, &grid.cases, &results))
+        .collect();
+    let cold_method = grid
+        .cases
+        .iter()
+        .position(|c| c.cache == CacheMode::Cold)
+        .and_then(|i| results[i].first())
+        .and_then(|r| r.repetitions.first())
+        .map(|rep| rep.cache.method.clone());
     doc.tables = Tables::FasterThanFs(FasterThanFsTables {
         fasterthanfs: rows,
         dataset: options.spec.clone(),
@@ -166,6 +192,9 @@ fn run_in(
         durable_updates: options.durable_updates,
         rounds: options.rounds,
         mmap_size: mmap,
+        cold: options.cold,
+        cold_method,
+        read_write,
     });
     Ok(doc)
 }
@@ -180,7 +209,15 @@ fn grid(layouts: &ThreeLayouts, options: &FasterThanFsOptions, mmap: u64) -> Gri
     let writes = write_cases(&mut cases, &layouts.db, [&dir_t, &tree_t], options);
     let mut rows = read_rows(&reads);
     rows.extend(write_rows(&writes));
+    // Chart 1's reads against chart 4's writes (checkpoint excluded, as the
+    // page's timer), and each file layout's reads against fopen "wb" writes.
+    let read_write = vec![
+        ("SQLite", writes.wal_normal, reads.sql),
+        ("dir", writes.truncate.dir, reads.files.dir),
+        ("tree", writes.truncate.tree, reads.files.tree),
+    ];
     Grid {
+        read_write,
         groups: [
             (0..first_write).collect(),
             (first_write..cases.len()).collect(),
@@ -249,7 +286,11 @@ fn read_cases(
         dir: file_read(dir_t),
         tree: file_read(tree_t),
     };
+    let cold = options
+        .cold
+        .then(|| cold_reads(cases, [sql, blob, mapped], files));
     Reads {
+        cold,
         sql,
         blob,
         mapped,
@@ -258,6 +299,23 @@ fn read_cases(
         mapped_mt,
         files,
     }
+}
+
+/// The same reads again, each timed pass after the page cache is dropped.
+fn cold_reads(cases: &mut Vec<RunPlan>, db: [usize; 3], files: FileCase) -> ([usize; 3], FileCase) {
+    let mut cold = |i: usize| {
+        let mut p = cases[i].clone();
+        p.name = format!("{} cold", p.name);
+        p.cache = CacheMode::Cold;
+        push(cases, p)
+    };
+    (
+        db.map(&mut cold),
+        FileCase {
+            dir: cold(files.dir),
+            tree: cold(files.tree),
+        },
+    )
 }
 
 /// Blobs overwritten in random order: the database in WAL (NORMAL and
@@ -371,10 +429,10 @@ fn row(
     }
 }
 
-/// Charts 1-3 and their --multitrans variants.
+/// Charts 1-3 and their --multitrans variants (and cold variants).
 fn read_rows(r: &Reads) -> Vec<Row> {
     let f = r.files;
-    vec![
+    let mut rows = vec![
         row(
             "chart 1: read, SQL statement",
             r.sql,
@@ -423,7 +481,21 @@ fn read_rows(r: &Reads) -> Vec<Row> {
             false,
             multitrans_claim(),
         ),
-    ]
+    ];
+    if let Some(([sql, blob, mapped], files)) = r.cold {
+        let claim = || {
+            Claim::DbSlower {
+            text: "cold cache: 'SQLite does not perform as well as direct I/O' (the page's 'indications')"
+                .into(),
+        }
+        };
+        rows.extend([
+            row("cold: read, SQL statement", sql, files, false, claim()),
+            row("cold: read, blob API", blob, files, false, claim()),
+            row("cold: read, blob API + mmap", mapped, files, false, claim()),
+        ]);
+    }
+    rows
 }
 
 /// Charts 4 and 5, the other file write styles, and the fair and durable
@@ -533,6 +605,26 @@ fn timed_row(row: &Row, cases: &[RunPlan], results: &[Vec<RunResult>]) -> TimedR
         claim: row.claim.clone(),
         dir_over_db: dir_r,
         tree_over_db: tree_r,
+    }
+}
+
+/// Write time per blob over read time per blob of one storage, round by round.
+fn read_write_row(
+    storage: &str,
+    write: usize,
+    read: usize,
+    cases: &[RunPlan],
+    results: &[Vec<RunResult>],
+) -> ReadWriteRow {
+    let times =
+        |case: usize| -> Vec<f64> { results[case].iter().map(|r| per_op_ns(r, false)).collect() };
+    let r = ratio(&times(write), &times(read), (write * 64 + read) as u64);
+    ReadWriteRow {
+        storage: storage.into(),
+        write_case: cases[write].name.clone(),
+        read_case: cases[read].name.clone(),
+        verdict: judge_write_over_read(&r.ratio(0)),
+        write_over_read: r,
     }
 }
 

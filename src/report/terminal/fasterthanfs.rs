@@ -6,7 +6,9 @@ use std::fmt::Write as _;
 use crate::measure::estimate::{Estimate, notes};
 use crate::report::table::Table;
 use crate::result::ResultDocument;
-use crate::result::fasterthanfs::{Claim, FasterThanFsRow, FasterThanFsTables};
+use crate::result::fasterthanfs::{
+    Claim, FasterThanFsRow, FasterThanFsTables, WRITE_OVER_READ_CLAIM,
+};
 use crate::units::human_bytes;
 
 /// The text `suite fasterthanfs` prints: a header line, the table and its legend.
@@ -44,6 +46,7 @@ db ahead, by less (than claimed) / not confirmed (wholly on the other side) / in
             let _ = writeln!(out, "  {:>8}  {}", claim.short(), claim.text());
         }
     }
+    out.push_str(&read_write(t));
     let _ = writeln!(
         out,
         "SQLite {}; reads: all {} blobs, random order, warm cache, cache_size=1000 pages; \
@@ -52,6 +55,41 @@ mmap_size={}.",
         spec.count,
         human_bytes(t.mmap_size)
     );
+    if t.cold {
+        let _ = writeln!(
+            out,
+            "cold rows (--cold): the same reads, the page cache dropped before each timed pass ({}); \
+the file times of a cold row are cold file reads.",
+            t.cold_method.as_deref().unwrap_or("method not recorded")
+        );
+    }
+    out
+}
+
+/// The page's "reads are about 10x faster than writes" beside this run's
+/// own write/read ratios.
+pub fn read_write(t: &FasterThanFsTables) -> String {
+    let mut out = String::new();
+    if t.read_write.is_empty() {
+        return out;
+    }
+    let (low, high) = WRITE_OVER_READ_CLAIM;
+    let _ = writeln!(
+        out,
+        "reads vs writes: the page says writes are 'between {low} and {high} times slower than reads' \
+('about an order of magnitude'); here, write time / read time per blob:"
+    );
+    for r in &t.read_write {
+        let _ = writeln!(
+            out,
+            "  {:<7} {:>22}  ({} / {})  {}",
+            r.storage,
+            r.write_over_read.ratio(t.rounds).format_ratio(),
+            r.write_case,
+            r.read_case,
+            r.verdict.as_str()
+        );
+    }
     out
 }
 

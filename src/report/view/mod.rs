@@ -154,10 +154,13 @@ pub fn http_systems(tables: &Tables) -> Vec<(&str, &[LevelResult])> {
 
 /// Sections for result documents, each with the file it came from.
 pub fn sections(docs: &[(ResultDocument, String)]) -> Vec<Section> {
-    docs.iter()
+    let mut out: Vec<Section> = docs
+        .iter()
         .enumerate()
         .map(|(i, (doc, source))| section(doc, source, i))
-        .collect()
+        .collect();
+    out.extend(fasterthanfs::machines(docs));
+    out
 }
 
 /// Builds the section for one result document.
