@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::view::{http_systems, strip_round, text};
+use super::figures::{http_systems, strip_round, text};
 use crate::measure::significance::{
     ALPHA, Assessment, Call, Case, Family, LEVEL, MIN_SAMPLES, RESAMPLES, assess,
     median_ratio_interval,

@@ -3,6 +3,7 @@
 
 pub mod chart;
 pub mod compare;
+pub mod figures;
 pub mod html;
 pub mod png;
 pub mod table;

@@ -3,6 +3,7 @@
 //! Everything here is read from the result JSON, never from live state, so a
 //! result from another machine or an older blobbench renders the same way.
 
+pub use super::figures::{http_systems, strip_round, text};
 use std::path::Path;
 
 mod advise;
@@ -18,7 +19,6 @@ use serde_json::Value;
 
 use super::chart::{AxisSpec, Chart, LineChart, Point, Scale, Series, Unit};
 use crate::measure::stats::summarize;
-use crate::result::load::LevelResult;
 use crate::result::{ResultDocument, RunResult, Tables};
 use crate::units::{human_bytes, human_duration_ns};
 
@@ -101,11 +101,6 @@ pub fn arr<'a>(v: &'a Value, key: &str) -> &'a [Value] {
         .unwrap_or(&[])
 }
 
-/// The string at `key` of a JSON object, empty when absent.
-pub fn text<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or("")
-}
-
 /// The command line as a shell would need it typed.
 pub fn command_line(argv: &[String]) -> String {
     let argv: Vec<String> = argv
@@ -135,20 +130,6 @@ fn shell_quote(a: &str) -> String {
         a.to_string()
     } else {
         format!("'{}'", a.replace('\'', r"'\''"))
-    }
-}
-
-/// The HTTP systems of a result, each with its levels: the http suite's
-/// list, or load's single server as "server" (none for other kinds).
-pub fn http_systems(tables: &Tables) -> Vec<(&str, &[LevelResult])> {
-    match tables {
-        Tables::Http(t) => t
-            .http
-            .iter()
-            .map(|s| (s.system.as_str(), s.levels.as_slice()))
-            .collect(),
-        Tables::Load(t) => vec![("server", t.levels.as_slice())],
-        _ => Vec::new(),
     }
 }
 
@@ -320,14 +301,6 @@ pub(super) fn ns(v: f64) -> String {
 
 pub(super) fn ratio_text(v: Option<f64>) -> String {
     v.map(|r| format!("{r:.2}")).unwrap_or_else(|| "-".into())
-}
-
-/// A run's name without its " (round N)" suffix: the case it measures.
-pub fn strip_round(name: &str) -> &str {
-    match name.rfind(" (round ") {
-        Some(i) if name.ends_with(')') => &name[..i],
-        _ => name,
-    }
 }
 
 /// Percentile plots per operation kind: one curve per run name, each
