@@ -168,3 +168,181 @@ fn internal_external_refuses_a_zero_cache() {
         "--cache-bytes",
     );
 }
+
+/// The server URLs a developer's environment provides (scripts/test.sh
+/// sources the start scripts, which export them); none: local stores only.
+fn server_args() -> Vec<String> {
+    let mut args = Vec::new();
+    for (var, flag) in [
+        ("BLOBBENCH_PG_URL", "--pg"),
+        ("BLOBBENCH_MYSQL_URL", "--mysql"),
+    ] {
+        if let Ok(url) = std::env::var(var)
+            && !url.trim().is_empty()
+        {
+            args.push(flag.to_string());
+            args.push(url);
+        }
+    }
+    args
+}
+
+/// `--order both`: every size written and read in both orders, the figures
+/// from the sequential one, and random / sequential per system, size and
+/// phase with its interval and one verdict, in the output, the result and
+/// the report.
+#[test]
+fn lob_order_both_compares_random_with_sequential_and_gives_one_verdict() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let servers = server_args();
+    let mut args: Vec<&str> = vec![
+        "suite",
+        "lob",
+        "--sizes",
+        "1K,100K",
+        "--per-size",
+        "6",
+        "--order",
+        "both",
+        "--json",
+        "lob.json",
+        "--report",
+        "lob.html",
+    ];
+    args.extend(servers.iter().map(String::as_str));
+    let out = ok(d, &args);
+    assert!(
+        out.contains("order: sequential (ids 1, 2, 3 .. written, then read back in that order); random order as well"),
+        "{out}"
+    );
+    assert!(
+        out.contains("order: random / sequential time per blob"),
+        "{out}"
+    );
+    let verdicts: Vec<&str> = out.lines().filter(|l| l.starts_with("verdict: ")).collect();
+    assert_eq!(verdicts.len(), 1, "{out}");
+    assert!(
+        verdicts[0] == "verdict: order made no difference (within noise), as the paper found"
+            || verdicts[0] == "verdict: order made a difference here (see above), unlike the paper",
+        "{out}"
+    );
+    for system in ["sqlite", "dir"] {
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with(&format!("  {system}: order made "))),
+            "{system}: {out}"
+        );
+    }
+    let doc = json(&d.join("lob.json"));
+    let t = &doc["tables"];
+    assert_eq!(t["orders"], serde_json::json!(["sequential", "random"]));
+    let samples = t["lob"].as_array().unwrap();
+    let local: Vec<&serde_json::Value> = samples
+        .iter()
+        .filter(|s| s["system"] == "sqlite" || s["system"] == "dir")
+        .collect();
+    assert_eq!(local.len(), 8, "2 systems x 2 sizes x 2 orders");
+    let random = local.iter().filter(|s| s["order"] == "random").count();
+    assert_eq!(random, 4, "sequential is the default and not written");
+    // Figure 22 is drawn from the sequential samples only: one point each.
+    let per_gb = t["read_1gb_seconds"].as_array().unwrap();
+    assert_eq!(per_gb.iter().filter(|g| g["system"] == "sqlite").count(), 2);
+    let effects = t["order_effect"].as_array().unwrap();
+    let local_effects: Vec<&serde_json::Value> = effects
+        .iter()
+        .filter(|e| e["system"] == "sqlite" || e["system"] == "dir")
+        .collect();
+    assert_eq!(local_effects.len(), 8, "2 systems x 2 sizes x 2 phases");
+    let median = |v: &serde_json::Value| {
+        let mut x: Vec<f64> = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_f64().unwrap())
+            .collect();
+        x.sort_by(f64::total_cmp);
+        let n = x.len();
+        if n % 2 == 1 {
+            x[n / 2]
+        } else {
+            (x[n / 2 - 1] + x[n / 2]) / 2.0
+        }
+    };
+    for e in &local_effects {
+        let find = |order: &str| {
+            local
+                .iter()
+                .find(|s| {
+                    s["system"] == e["system"]
+                        && s["size"] == e["size"]
+                        && s["order"].as_str().unwrap_or("sequential") == order
+                })
+                .unwrap()
+        };
+        let key = format!("{}_ns", e["phase"].as_str().unwrap());
+        let expected = median(&find("random")[&key]) / median(&find("sequential")[&key]);
+        let (r, lo, hi) = (
+            e["ratio"].as_f64().unwrap(),
+            e["low"].as_f64().unwrap(),
+            e["high"].as_f64().unwrap(),
+        );
+        assert!((r - expected).abs() < 1e-9 * expected.max(1.0), "{e}");
+        assert!(lo <= r && r <= hi, "{e}");
+        assert_eq!(e["n"], 6, "{e}");
+        // A difference is called only beyond 10% with the whole interval.
+        match e["call"].as_str().unwrap() {
+            "random-slower" => assert!(lo > 1.1, "{e}"),
+            "random-faster" => assert!(hi < 1.0 / 1.1, "{e}"),
+            "within-noise" => {}
+            other => panic!("unexpected call {other}: {e}"),
+        }
+    }
+    let html = std::fs::read_to_string(d.join("lob.html")).unwrap();
+    assert!(html.contains("Random / sequential order"), "no order table");
+    assert!(
+        html.contains("verdict: order made"),
+        "no verdict in the report"
+    );
+    // The figures keep one series per system and one point per size.
+    let f = common::figure(&html, "1-lob-read");
+    assert_eq!(common::count(&f, "<circle"), 2 * (2 + servers.len()), "{f}");
+}
+
+/// `--order random` alone: written and read in random order, said so, and
+/// recorded per sample; nothing to compare.
+#[test]
+fn lob_order_random_alone_is_recorded_and_bad_orders_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let out = ok(
+        d,
+        &[
+            "suite",
+            "lob",
+            "--sizes",
+            "1K",
+            "--per-size",
+            "4",
+            "--order",
+            "random",
+            "--json",
+            "r.json",
+        ],
+    );
+    assert!(
+        out.contains(
+            "order: random (written in a random permutation of the ids, read back in another)"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("verdict:"), "{out}");
+    let doc = json(&d.join("r.json"));
+    assert_eq!(doc["tables"]["orders"], serde_json::json!(["random"]));
+    assert!(doc["tables"].get("order_effect").is_none());
+    for s in doc["tables"]["lob"].as_array().unwrap() {
+        assert_eq!(s["order"], "random", "{s}");
+        assert_eq!(s["read_ns"].as_array().unwrap().len(), 4);
+    }
+    usage_error(d, &["suite", "lob", "--order", "zigzag"], "zigzag");
+}
