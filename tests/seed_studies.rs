@@ -202,7 +202,7 @@ fn lob_order_both_compares_random_with_sequential_and_gives_one_verdict() {
         "--sizes",
         "1K,100K",
         "--per-size",
-        "6",
+        "8",
         "--order",
         "both",
         "--json",
@@ -289,7 +289,7 @@ fn lob_order_both_compares_random_with_sequential_and_gives_one_verdict() {
         );
         assert!((r - expected).abs() < 1e-9 * expected.max(1.0), "{e}");
         assert!(lo <= r && r <= hi, "{e}");
-        assert_eq!(e["n"], 6, "{e}");
+        assert_eq!(e["n"], 8, "{e}");
         // A difference is called only beyond 10% with the whole interval.
         match e["call"].as_str().unwrap() {
             "random-slower" => assert!(lo > 1.1, "{e}"),

@@ -87,11 +87,20 @@ random order, {} cache, median of {} rounds [95% interval], paired round by roun
         out,
         "  best page size for blob reads: {best} (lowest internal read time over all blob sizes)"
     );
+    crossing_lines(t, &page_sizes, &mut out);
+    out.push_str(
+        "the study: page size 8192 or 16384 is best; files win for blobs above about 100k\n",
+    );
+    out
+}
+
+/// Every page size's crossings of 1.00, the study's row beside each.
+fn crossing_lines(t: &InternalExternalTables, page_sizes: &[u32], out: &mut String) {
     out.push_str(
         "  where the ratio crosses 1.00, per page size (the study's row at the same blob sizes in brackets):\n",
     );
     let mut noise = false;
-    for &p in &page_sizes {
+    for &p in page_sizes {
         let row = t.row(p);
         let here = t.crossings(p);
         noise |= here.iter().any(|c| !c.firm);
@@ -108,10 +117,6 @@ random order, {} cache, median of {} rounds [95% interval], paired round by roun
             "  (within noise): a cell beside that crossing has 1.00 inside its 95% interval, so it may not be real\n",
         );
     }
-    out.push_str(
-        "the study: page size 8192 or 16384 is best; files win for blobs above about 100k\n",
-    );
-    out
 }
 
 /// The page cache each page size read with, and whether it is the study's.

@@ -179,7 +179,13 @@ pub fn order_verdicts(t: &LobTables) -> Vec<String> {
         }
         let differs = t.order_differences(&system);
         any |= !differs.is_empty();
-        let text = if differs.is_empty() {
+        let tested = t
+            .order_effect
+            .iter()
+            .any(|e| e.system == system && e.call != OrderCall::Insufficient);
+        let text = if !tested {
+            "not tested (too few blobs a side)".to_string()
+        } else if differs.is_empty() {
             "order made no difference (within noise)".to_string()
         } else {
             let cases: Vec<String> = differs
@@ -203,7 +209,7 @@ pub fn order_verdicts(t: &LobTables) -> Vec<String> {
         lines.push(format!("  {system}: {text}"));
     }
     lines.push(if untested {
-        "verdict: not tested (fewer than 4 blobs per size: use --per-size 10 or more)".into()
+        "verdict: not tested: too few blobs per size for a rank test over every case; use --per-size 10 or more".into()
     } else if any {
         "verdict: order made a difference here (see above), unlike the paper".into()
     } else {
@@ -332,5 +338,62 @@ fn skipped_and_notes(t: &LobTables, out: &mut String) {
     lines.sort_by_key(|(r, _)| *r);
     for (_, line) in lines {
         let _ = writeln!(out, "{line}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::lob::OrderEffect;
+
+    fn effect(system: &str, call: OrderCall) -> OrderEffect {
+        OrderEffect {
+            system: system.into(),
+            size: 1000,
+            phase: "read".into(),
+            sequential_median_ns: 100.0,
+            random_median_ns: 150.0,
+            ratio: 1.5,
+            low: 1.3,
+            high: 1.7,
+            n: 10,
+            p_adjusted: Some(0.01),
+            call,
+        }
+    }
+
+    #[test]
+    fn verdicts_say_where_order_mattered_and_what_was_not_tested() {
+        let mut t = LobTables {
+            order_effect: vec![
+                effect("sqlite", OrderCall::WithinNoise),
+                effect("dir", OrderCall::RandomSlower),
+            ],
+            ..Default::default()
+        };
+        t.lob = ["sqlite", "dir"]
+            .iter()
+            .map(|s| crate::result::lob::Samples {
+                system: s.to_string(),
+                size: 1000,
+                write_ns: vec![1],
+                read_ns: vec![1],
+                cold: None,
+                order: Order::Sequential,
+            })
+            .collect();
+        let v = order_verdicts(&t);
+        assert_eq!(v[0], "  sqlite: order made no difference (within noise)");
+        assert_eq!(
+            v[1],
+            "  dir: order made a difference: read 1000 bytes random 1.50x [1.30-1.70] slower"
+        );
+        assert!(v[2].contains("made a difference here"), "{v:?}");
+        for e in &mut t.order_effect {
+            e.call = OrderCall::Insufficient;
+        }
+        let v = order_verdicts(&t);
+        assert_eq!(v[0], "  sqlite: not tested (too few blobs a side)");
+        assert!(v[2].starts_with("verdict: not tested"), "{v:?}");
     }
 }

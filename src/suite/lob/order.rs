@@ -7,7 +7,7 @@
 //! when the whole bootstrap interval of the ratio of medians lies beyond
 //! [`ORDER_THRESHOLD`].
 
-use crate::measure::significance::{Call, Case, assess};
+use crate::measure::significance::{ALPHA, Call, Case, assess};
 use crate::result::lob::{LobTables, ORDER_THRESHOLD, Order, OrderCall, OrderEffect};
 
 /// One case before judging: what it is and its two sides' samples.
@@ -52,6 +52,9 @@ pub fn order_effects(t: &LobTables) -> Vec<OrderEffect> {
         })
         .collect();
     let family = assess(&cases, ORDER_THRESHOLD);
+    // Too few blobs a side for any case to reach significance over the
+    // whole family: "within noise" would claim what was never tested.
+    let testable = family.best_possible_p < ALPHA;
     pending
         .iter()
         .zip(&family.cases)
@@ -67,6 +70,7 @@ pub fn order_effects(t: &LobTables) -> Vec<OrderEffect> {
             n: p.sequential.len().min(p.random.len()),
             p_adjusted: a.p_adjusted,
             call: match a.call {
+                _ if !testable => OrderCall::Insufficient,
                 Call::Insufficient => OrderCall::Insufficient,
                 Call::NotSignificant | Call::BelowThreshold => OrderCall::WithinNoise,
                 Call::Up => OrderCall::RandomSlower,
@@ -122,5 +126,16 @@ mod tests {
             ..Default::default()
         };
         assert!(order_effects(&one).is_empty());
+        // Four blobs a side: even a doubling cannot pass Holm over the
+        // family, so nothing is called, not even "within noise".
+        let t = LobTables {
+            lob: vec![
+                samples("sqlite", Order::Sequential, &seq[..4], &seq[..4]),
+                samples("sqlite", Order::Random, &slow[..4], &slow[..4]),
+            ],
+            ..Default::default()
+        };
+        let e = order_effects(&t);
+        assert!(e.iter().all(|x| x.call == OrderCall::Insufficient), "{e:?}");
     }
 }
