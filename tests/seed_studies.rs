@@ -306,7 +306,16 @@ fn lob_order_both_compares_random_with_sequential_and_gives_one_verdict() {
     );
     // The figures keep one series per system and one point per size.
     let f = common::figure(&html, "1-lob-read");
-    assert_eq!(common::count(&f, "<circle"), 2 * (2 + servers.len()), "{f}");
+    let systems = t["stores"].as_array().unwrap().len();
+    assert_eq!(common::count(&f, "<circle"), 2 * systems, "{f}");
+    // compare keeps the orders apart: each case once, random ones named so.
+    let cmp = ok(d, &["compare", "lob.json", "lob.json"]);
+    assert_eq!(common::count(&cmp, "\ndir 1k read "), 1, "{cmp}");
+    assert_eq!(
+        common::count(&cmp, "\ndir (random order) 1k read "),
+        1,
+        "{cmp}"
+    );
 }
 
 /// `--order random` alone: written and read in random order, said so, and
