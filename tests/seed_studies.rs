@@ -109,7 +109,7 @@ fn internal_external_uses_the_study_cache_and_lists_every_crossing() {
     }
     let html = std::fs::read_to_string(d.join("ie.html")).unwrap();
     assert!(
-        html.contains("cache_size in pages: 1024: 2000, 65536: 31"),
+        html.contains("cache_size in pages per page size: 1024: 2000, 65536: 31"),
         "no cache line in the report"
     );
     assert!(

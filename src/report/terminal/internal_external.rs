@@ -120,7 +120,7 @@ fn crossing_lines(t: &InternalExternalTables, page_sizes: &[u32], out: &mut Stri
 }
 
 /// The page cache each page size read with, and whether it is the study's.
-fn cache_line(t: &InternalExternalTables, page_sizes: &[u32]) -> String {
+pub fn cache_line(t: &InternalExternalTables, page_sizes: &[u32]) -> String {
     let pages: Vec<String> = page_sizes
         .iter()
         .map(|&p| format!("{p}: {}", t.cache_pages(p)))

@@ -110,16 +110,11 @@ fn summary(tables: &InternalExternalTables, s: &mut Section) {
         "best page size for blob reads: {}",
         tables.best_page_size
     ));
-    let pages: Vec<String> = tables
-        .page_sizes()
-        .iter()
-        .map(|&p| format!("{p}: {}", tables.cache_pages(p)))
-        .collect();
-    s.summary.push(format!(
-        "page cache {} bytes per database (the study's: 2000 pages at 1024, 31 at 65536); cache_size in pages: {}",
-        tables.cache_bytes,
-        pages.join(", ")
-    ));
+    s.summary
+        .push(crate::report::terminal::internal_external::cache_line(
+            tables,
+            &tables.page_sizes(),
+        ));
     let mut noise = false;
     for page in tables.page_sizes() {
         let here = tables.crossings(page);
