@@ -8,7 +8,7 @@ use crate::command::progress::Bars;
 use crate::error::{Error, Result};
 use crate::report::terminal;
 use crate::result::Tables;
-use crate::result::lob::PAPER_SIZES;
+use crate::result::lob::{Order, PAPER_SIZES};
 use crate::suite::lob::{self, LobOptions, Local, Restart};
 use crate::target::Target;
 use crate::units::parse_number;
@@ -103,6 +103,21 @@ fn options(args: &LobArgs) -> Result<LobOptions> {
         keep: args.keep,
         durable: args.logging == "on",
         cold: args.cold,
+        orders: orders(&args.order)?,
+    })
+}
+
+/// The orders `--order` names, the first being the one the tables are drawn from.
+fn orders(order: &str) -> Result<Vec<Order>> {
+    Ok(match order {
+        "sequential" => vec![Order::Sequential],
+        "random" => vec![Order::Random],
+        "both" => vec![Order::Sequential, Order::Random],
+        other => {
+            return Err(Error::usage(format!(
+                "--order {other}: use sequential, random or both"
+            )));
+        }
     })
 }
 

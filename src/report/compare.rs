@@ -135,8 +135,14 @@ fn lob_rows(tables: &Tables) -> Vec<(String, f64, Vec<f64>, Vec<f64>)> {
     t.lob
         .iter()
         .map(|x| {
+            // With `--order both` a system has a row per order: random ones
+            // are keyed apart (sequential keeps the key it always had).
+            let system = match x.order {
+                crate::result::lob::Order::Sequential => x.system.clone(),
+                crate::result::lob::Order::Random => format!("{} (random order)", x.system),
+            };
             (
-                x.system.clone(),
+                system,
                 x.size as f64,
                 floats(&x.write_ns),
                 floats(&x.read_ns),

@@ -7,6 +7,20 @@ use serde::{Deserialize, Serialize};
 
 use crate::measure::estimate::{Estimate, median_estimate, paired_ratio};
 
+/// The study's page cache: "a 2000 page cache was used for 1024 byte pages
+/// and a 31 page cache was used for 65536 byte pages", about 2 MB each.
+/// Both are 2000 x 1024 = 2,048,000 bytes divided by the page size, rounded
+/// down (2,048,000 / 65536 = 31.25), so every page size gets that many bytes'
+/// worth of whole pages: 2000, 1000, 500, 250, 125, 62, 31.
+pub const STUDY_CACHE_BYTES: u64 = 2000 * 1024;
+
+/// The cache_size (pages) a database of `page_size` gets for `cache_bytes`
+/// of cache: whole pages, rounded down as the study's 31 at 65536 is, and
+/// at least one.
+pub fn cache_pages(cache_bytes: u64, page_size: u32) -> i64 {
+    (cache_bytes / u64::from(page_size.max(1))).clamp(1, i32::MAX as u64) as i64
+}
+
 /// The kind-specific part of a `suite internal-external` result.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct InternalExternalTables {
@@ -49,6 +63,11 @@ pub struct Cell {
     /// (absent in results written before intervals).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ratio: Option<Estimate>,
+    /// The cache_size (pages) the internal database read with, as SQLite
+    /// reported it back (absent in older results: [`cache_pages`] of
+    /// `cache_bytes` was set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_pages: Option<i64>,
 }
 
 impl Cell {
@@ -99,26 +118,116 @@ fn finite(v: &[f64]) -> Vec<f64> {
 }
 
 /// Where files start to win at one page size.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PageCrossover {
     /// The page size.
     pub page_size: u32,
-    /// Where the ratio crosses 1.00 going up in blob size.
+    /// The row in one word: a single threshold where files start to win,
+    /// one side everywhere, or no single threshold.
     pub crossover: Crossover,
+    /// Every place the row crosses 1.00, in ascending blob size (absent in
+    /// older results: [`InternalExternalTables::crossings`] recomputes them
+    /// from the cells).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub crossings: Vec<Crossing>,
 }
 
 /// Where the ratio crosses 1.00 going up in blob size.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Crossover {
-    /// External files start to win above this blob size (bytes).
+    /// The row crosses once, from the database to files: external files
+    /// start to win above this blob size (bytes).
     At(f64),
     /// The database wins at every blob size measured.
     DatabaseEverywhere,
     /// External files win at every blob size measured.
     FilesEverywhere,
-    /// Files win first and the database later: no single threshold.
+    /// No single threshold where files start to win: the row crosses 1.00
+    /// more than once, or rises through it (files win first, the database
+    /// later). Its crossings say where.
     Mixed,
+}
+
+/// Who reads faster on one side of a crossing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Winner {
+    /// Blobs inside the database (ratio at or above 1.00).
+    Database,
+    /// Separate files (ratio below 1.00).
+    Files,
+}
+
+/// One place where a row of ratios crosses 1.00.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Crossing {
+    /// The blob size (bytes) where the ratio meets 1.00, interpolated on a
+    /// log scale of size between the two measured sizes around it.
+    pub at: f64,
+    /// The measured blob size just below the crossing.
+    pub from_size: u64,
+    /// The measured blob size just above it.
+    pub to_size: u64,
+    /// Who wins above the crossing (up to the next one).
+    pub above: Winner,
+    /// Whether both cells beside it lie wholly on their side of 1.00 (their
+    /// intervals exclude it); false: the crossing may be noise.
+    pub firm: bool,
+}
+
+/// One cell of a row, as [`crossings`] reads it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RowPoint {
+    /// The blob size (bytes).
+    pub size: u64,
+    /// external time / internal time.
+    pub ratio: f64,
+    /// Whether the cell's interval lies wholly on its side of 1.00 (true
+    /// for a figure without an interval, such as the study's).
+    pub decided: bool,
+}
+
+/// Every place a row crosses 1.00, in ascending blob size (the points are
+/// sorted first; points whose ratio is not a number are left out). A ratio
+/// of exactly 1.00 counts on the database's side.
+pub fn crossings(points: &[RowPoint]) -> Vec<Crossing> {
+    let mut p: Vec<RowPoint> = points
+        .iter()
+        .copied()
+        .filter(|x| x.ratio.is_finite() && x.ratio > 0.0)
+        .collect();
+    p.sort_by_key(|x| x.size);
+    p.windows(2)
+        .filter(|w| (w[0].ratio >= 1.0) != (w[1].ratio >= 1.0))
+        .map(|w| {
+            let (a, b) = (w[0], w[1]);
+            let (l1, l2) = ((a.size as f64).ln(), (b.size as f64).ln());
+            let at = l1 + (a.ratio - 1.0) / (a.ratio - b.ratio) * (l2 - l1);
+            Crossing {
+                at: at.exp(),
+                from_size: a.size,
+                to_size: b.size,
+                above: if b.ratio >= 1.0 {
+                    Winner::Database
+                } else {
+                    Winner::Files
+                },
+                firm: a.decided && b.decided,
+            }
+        })
+        .collect()
+}
+
+/// The row in one word, from its crossings and its ratios: a single
+/// threshold only when the row crosses exactly once, toward files.
+pub fn crossover_of(points: &[RowPoint], crossings: &[Crossing]) -> Crossover {
+    match crossings {
+        [] if points.iter().any(|p| p.ratio < 1.0) => Crossover::FilesEverywhere,
+        [] => Crossover::DatabaseEverywhere,
+        [c] if c.above == Winner::Files => Crossover::At(c.at),
+        _ => Crossover::Mixed,
+    }
 }
 
 impl InternalExternalTables {
@@ -130,6 +239,54 @@ impl InternalExternalTables {
     /// The page sizes measured, in the order given (the matrix's rows).
     pub fn page_sizes(&self) -> Vec<u32> {
         distinct(self.internal_external.iter().map(|c| c.page_size))
+    }
+
+    /// The cache_size (pages) a page size's databases read with: as SQLite
+    /// reported it back, else what `cache_bytes` gave (older results).
+    pub fn cache_pages(&self, page_size: u32) -> i64 {
+        self.internal_external
+            .iter()
+            .find(|c| c.page_size == page_size)
+            .and_then(|c| c.cache_pages)
+            .unwrap_or_else(|| cache_pages(self.cache_bytes, page_size))
+    }
+
+    /// One page size's row: its cells' ratios and whether each is decided.
+    pub fn row(&self, page_size: u32) -> Vec<RowPoint> {
+        self.internal_external
+            .iter()
+            .filter(|c| c.page_size == page_size)
+            .map(|c| RowPoint {
+                size: c.blob_size,
+                ratio: c.ratio_estimate().value,
+                decided: !c.undecided(),
+            })
+            .collect()
+    }
+
+    /// The study's figures for the same row, at the blob sizes measured
+    /// that it has (all decided: it printed no intervals).
+    pub fn study_row(&self, page_size: u32) -> Vec<RowPoint> {
+        self.internal_external
+            .iter()
+            .filter(|c| c.page_size == page_size)
+            .filter_map(|c| {
+                c.seed.map(|ratio| RowPoint {
+                    size: c.blob_size,
+                    ratio,
+                    decided: true,
+                })
+            })
+            .collect()
+    }
+
+    /// Every crossing of a page size's row: as stored, or recomputed from
+    /// the cells for a result written before crossings were stored.
+    pub fn crossings(&self, page_size: u32) -> Vec<Crossing> {
+        match self.crossover.iter().find(|c| c.page_size == page_size) {
+            Some(c) if !c.crossings.is_empty() => c.crossings.clone(),
+            _ => crossings(&self.row(page_size)),
+        }
     }
 
     /// The cell of a blob size and page size, when measured.
@@ -149,4 +306,71 @@ fn distinct<T: PartialEq>(values: impl Iterator<Item = T>) -> Vec<T> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(ratios: &[f64]) -> Vec<RowPoint> {
+        [10_000, 50_000, 1_000_000]
+            .iter()
+            .zip(ratios)
+            .map(|(&size, &ratio)| RowPoint {
+                size,
+                ratio,
+                decided: true,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_row_that_falls_and_rises_again_has_two_crossings_and_no_threshold() {
+        // The issue's row: files win from about 62k, the database again before 1m.
+        let r = row(&[2.89, 0.50, 1.19]);
+        let c = crossings(&r);
+        assert_eq!(c.len(), 2, "{c:?}");
+        assert_eq!(c[0].above, Winner::Files);
+        assert_eq!((c[0].from_size, c[0].to_size), (10_000, 50_000));
+        assert_eq!(c[1].above, Winner::Database);
+        assert_eq!((c[1].from_size, c[1].to_size), (50_000, 1_000_000));
+        assert!(c[1].at > 50_000.0 && c[1].at < 1_000_000.0, "{c:?}");
+        assert_eq!(crossover_of(&r, &c), Crossover::Mixed);
+    }
+
+    #[test]
+    fn a_single_fall_is_a_threshold_and_a_single_rise_is_not() {
+        let r = row(&[1.5, 0.9, 0.5]);
+        let c = crossings(&r);
+        assert_eq!(c.len(), 1);
+        assert!(matches!(crossover_of(&r, &c), Crossover::At(s) if s > 10_000.0 && s < 50_000.0));
+        let r = row(&[0.5, 0.9, 1.5]);
+        let c = crossings(&r);
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].above, Winner::Database);
+        assert_eq!(crossover_of(&r, &c), Crossover::Mixed);
+        assert_eq!(
+            crossover_of(&row(&[1.0, 1.2, 3.0]), &[]),
+            Crossover::DatabaseEverywhere
+        );
+        assert_eq!(
+            crossover_of(&row(&[0.9, 0.2, 0.3]), &[]),
+            Crossover::FilesEverywhere
+        );
+    }
+
+    #[test]
+    fn crossings_sort_by_size_and_mark_the_ones_within_noise() {
+        // Given largest first, read smallest first: one fall between 10k and 50k.
+        let mut r = row(&[1.5, 0.9, 0.5]);
+        r.reverse();
+        r[1].decided = false;
+        let c = crossings(&r);
+        assert_eq!(c.len(), 1);
+        assert_eq!((c[0].from_size, c[0].to_size), (10_000, 50_000));
+        assert!(!c[0].firm, "the 50k cell's interval contains 1.00");
+        // A NaN cell is left out rather than read as a side.
+        let r = row(&[1.5, f64::NAN, 0.5]);
+        assert_eq!(crossings(&r).len(), 1);
+    }
 }

@@ -67,6 +67,107 @@ pub struct LobTables {
     /// The size from which time per blob grows with size, per system and phase.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub growth: Vec<Growth>,
+    /// The key orders measured (`--order`), the first being the one every
+    /// other table is drawn from; empty in older documents, which wrote and
+    /// read in ascending id order (sequential).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub orders: Vec<Order>,
+    /// With `--order both`: random against sequential, per system, size and
+    /// phase, judged together (the paper: "We repeated BLOB read and write
+    /// in different orders; however no significant difference was observed").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub order_effect: Vec<OrderEffect>,
+}
+
+/// The order blobs are written and read back in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Order {
+    /// Written with ids 1, 2, 3 .. and read back in the same ascending order.
+    #[default]
+    Sequential,
+    /// Written in a seeded random permutation of the ids and read back in
+    /// another one.
+    Random,
+}
+
+impl Order {
+    /// The name `--order` takes and the output prints.
+    pub fn name(self) -> &'static str {
+        match self {
+            Order::Sequential => "sequential",
+            Order::Random => "random",
+        }
+    }
+
+    fn is_sequential(&self) -> bool {
+        *self == Order::Sequential
+    }
+}
+
+/// The smallest effect of order that counts (10%: the whole interval of
+/// random / sequential must lie beyond a factor of 1.10 either way). Two
+/// datasets built one after the other commonly differ by 5-10% for reasons
+/// unrelated to order (where their pages landed), as `compare` knows.
+pub const ORDER_THRESHOLD: f64 = 0.10;
+
+/// What the order comparison concluded for one system, size and phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OrderCall {
+    /// Fewer than 4 blobs a side: no test was made.
+    Insufficient,
+    /// No difference beyond the noise: the rank test (after Holm) does not
+    /// reject, or the interval reaches inside [`ORDER_THRESHOLD`].
+    WithinNoise,
+    /// Random order is slower beyond the noise and the threshold.
+    RandomSlower,
+    /// Random order is faster beyond the noise and the threshold.
+    RandomFaster,
+}
+
+/// Random against sequential order for one system, blob size and phase.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OrderEffect {
+    /// The system's name.
+    pub system: String,
+    /// Blob size in bytes.
+    pub size: u64,
+    /// "write" or "read".
+    pub phase: String,
+    /// Median time per blob in sequential order (ns).
+    pub sequential_median_ns: f64,
+    /// Median time per blob in random order (ns).
+    pub random_median_ns: f64,
+    /// median(random) / median(sequential), with its 95% bootstrap interval
+    /// (each side resampled on its own: the blobs are not paired).
+    pub ratio: f64,
+    /// Lower bound of the ratio's interval.
+    pub low: f64,
+    /// Upper bound of the ratio's interval.
+    pub high: f64,
+    /// Blobs per side.
+    pub n: usize,
+    /// The rank test's p value after Holm's correction over every case, when tested.
+    pub p_adjusted: Option<f64>,
+    /// The conclusion.
+    pub call: OrderCall,
+}
+
+impl OrderEffect {
+    /// Whether order made a difference here beyond the noise and the threshold.
+    pub fn differs(&self) -> bool {
+        matches!(self.call, OrderCall::RandomSlower | OrderCall::RandomFaster)
+    }
+
+    /// `1.02x [0.95-1.10]`, as every ratio is printed.
+    pub fn format_ratio(&self) -> String {
+        if self.low.is_finite() && self.high.is_finite() {
+            format!("{:.2}x [{:.2}-{:.2}]", self.ratio, self.low, self.high)
+        } else {
+            format!("{:.2}x", self.ratio)
+        }
+    }
 }
 
 /// How much slower than at the smallest size a blob must be, at a size and
@@ -138,6 +239,9 @@ pub struct Samples {
     /// restarted, page cache dropped), in words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cold: Option<String>,
+    /// The order written and read in (absent: sequential).
+    #[serde(default, skip_serializing_if = "Order::is_sequential")]
+    pub order: Order,
 }
 
 /// Sample times as written: whole nanoseconds, though a hand-written
@@ -169,6 +273,9 @@ pub struct Spike {
     pub ns: u64,
     /// The median of its system, size and phase.
     pub median_ns: f64,
+    /// The order its samples were taken in (absent: sequential).
+    #[serde(default, skip_serializing_if = "Order::is_sequential")]
+    pub order: Order,
 }
 
 /// Time to read 1 GB stored as blobs of one size.
@@ -245,11 +352,37 @@ impl LobTables {
         names
     }
 
-    /// The samples of one system at one size.
+    /// The order every table but the order comparison is drawn from: the
+    /// first measured (sequential in older documents).
+    pub fn primary_order(&self) -> Order {
+        self.orders.first().copied().unwrap_or_default()
+    }
+
+    /// The samples in the primary order, in the order they were taken.
+    pub fn primary(&self) -> impl Iterator<Item = &Samples> {
+        let order = self.primary_order();
+        self.lob.iter().filter(move |s| s.order == order)
+    }
+
+    /// The samples of one system at one size, in the primary order.
     pub fn samples(&self, system: &str, size: u64) -> Option<&Samples> {
+        self.primary()
+            .find(|s| s.system == system && s.size == size)
+    }
+
+    /// The samples of one system at one size in a given order.
+    pub fn samples_in(&self, system: &str, size: u64, order: Order) -> Option<&Samples> {
         self.lob
             .iter()
-            .find(|s| s.system == system && s.size == size)
+            .find(|s| s.system == system && s.size == size && s.order == order)
+    }
+
+    /// The order comparisons of one system where order made a difference.
+    pub fn order_differences(&self, system: &str) -> Vec<&OrderEffect> {
+        self.order_effect
+            .iter()
+            .filter(|e| e.system == system && e.differs())
+            .collect()
     }
 }
 

@@ -5,8 +5,9 @@
 //! of content (count = total / size), once inside the database (internal)
 //! and once as files whose names the database holds (external: the name is
 //! looked up for every read, as in the study). Both read every blob in random
-//! order with the page cache held at about 2 MB (cache pages = 2 MB / page
-//! size). The cell is external time / internal time: above 1 the database
+//! order with the page cache held at about 2 MB as the study held it: 2000
+//! pages of 1024 bytes, 31 of 65536 (cache pages = 2,048,000 bytes / page
+//! size, rounded down; see [`STUDY_CACHE_BYTES`]). The cell is external time / internal time: above 1 the database
 //! is faster.
 
 use std::path::PathBuf;
@@ -15,7 +16,9 @@ use crate::dataset::spec_from_options;
 use crate::error::{Error, Result};
 use crate::measure::stats::summarize;
 use crate::progress::Progress;
-use crate::result::internal_external::{Cell, InternalExternalTables, PageCrossover};
+use crate::result::internal_external::{
+    Cell, InternalExternalTables, PageCrossover, RowPoint, cache_pages, crossings, crossover_of,
+};
 use crate::result::{ResultDocument, Tables};
 use crate::store::{ReadPath, WriteStyle};
 use crate::target::{SqliteSettings, Target};
@@ -24,7 +27,7 @@ use crate::workload::{CacheMode, Operation, RunPlan, execute};
 
 use super::common::{Rounds, WorkDir, free_bytes, per_op_ns, plan, remove_entry, session};
 
-pub use crate::result::internal_external::Crossover;
+pub use crate::result::internal_external::{Crossover, STUDY_CACHE_BYTES};
 
 /// The study's blob sizes (its matrix's columns).
 pub const SEED_SIZES: [u64; 7] = [10_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000];
@@ -56,7 +59,8 @@ pub struct InternalExternalOptions {
     pub page_sizes: Vec<u32>,
     /// Content per case (bytes): count = total / blob size.
     pub total: u64,
-    /// Page cache per database (bytes): cache_size = this / page size pages.
+    /// Page cache per database (bytes): cache_size = this / page size pages,
+    /// rounded down ([`STUDY_CACHE_BYTES`] for the study's 2000 x 1024).
     pub cache_bytes: u64,
     /// Measured rounds per case (at least one), after one discarded
     /// warm-up round.
@@ -178,9 +182,7 @@ fn create_cases(
         ));
         let settings = SqliteSettings {
             page_size: Some(page_size),
-            cache_size: Some(
-                (options.cache_bytes / u64::from(page_size)).clamp(1, i32::MAX as u64) as i64,
-            ),
+            cache_size: Some(cache_pages(options.cache_bytes, page_size)),
             ..Default::default()
         };
         let int_name = format!("ie-{size}-{page_size}.db");
@@ -218,6 +220,7 @@ fn create_cases(
             external_over_internal: f64::NAN,
             seed: seed_of(page_size, size),
             ratio: None,
+            cache_pages: None,
         });
         pairs.push(Pair {
             cell: cells.len() - 1,
@@ -276,6 +279,13 @@ fn measure_rounds(
                 }
                 let t = per_op_ns(&r, false);
                 if is_internal {
+                    // What SQLite read with, as it reported it back.
+                    cell.cache_pages = r
+                        .store
+                        .settings
+                        .get("cache_size")
+                        .and_then(|v| v.as_i64())
+                        .or(cell.cache_pages);
                     cell.internal_ns_per_read.push(t);
                 } else {
                     cell.external_ns_per_read.push(t);
@@ -332,14 +342,22 @@ fn tables(options: &InternalExternalOptions, mut cells: Vec<Cell>) -> InternalEx
         .page_sizes
         .iter()
         .map(|&p| {
-            let points: Vec<(u64, f64)> = options
+            let points: Vec<RowPoint> = options
                 .sizes
                 .iter()
-                .filter_map(|&s| cell(s, p).map(|c| (s, c.external_over_internal)))
+                .filter_map(|&s| {
+                    cell(s, p).map(|c| RowPoint {
+                        size: s,
+                        ratio: c.external_over_internal,
+                        decided: !c.undecided(),
+                    })
+                })
                 .collect();
+            let all = crossings(&points);
             PageCrossover {
                 page_size: p,
-                crossover: crossover(&points),
+                crossover: crossover_of(&points, &all),
+                crossings: all,
             }
         })
         .collect();
@@ -354,24 +372,20 @@ fn tables(options: &InternalExternalOptions, mut cells: Vec<Cell>) -> InternalEx
     }
 }
 
-/// Where the ratio crosses 1.00 going up in blob size, interpolated on a log
-/// scale of size between the two measured sizes around it.
+/// The row in one word: where files start to win when the ratio crosses
+/// 1.00 once going up in blob size (interpolated on a log scale of size
+/// between the two measured sizes around it), one side everywhere, or Mixed
+/// when it crosses more than once or rises through 1.00.
 pub fn crossover(points: &[(u64, f64)]) -> Crossover {
-    if points.iter().all(|&(_, r)| r >= 1.0) {
-        return Crossover::DatabaseEverywhere;
-    }
-    if points.iter().all(|&(_, r)| r < 1.0) {
-        return Crossover::FilesEverywhere;
-    }
-    for w in points.windows(2) {
-        let ((s1, r1), (s2, r2)) = (w[0], w[1]);
-        if r1 >= 1.0 && r2 < 1.0 {
-            let (l1, l2) = ((s1 as f64).ln(), (s2 as f64).ln());
-            let at = l1 + (r1 - 1.0) / (r1 - r2) * (l2 - l1);
-            return Crossover::At(at.exp());
-        }
-    }
-    Crossover::Mixed
+    let row: Vec<RowPoint> = points
+        .iter()
+        .map(|&(size, ratio)| RowPoint {
+            size,
+            ratio,
+            decided: true,
+        })
+        .collect();
+    crossover_of(&row, &crossings(&row))
 }
 
 #[cfg(test)]
@@ -398,5 +412,23 @@ mod tests {
             Crossover::FilesEverywhere
         );
         assert_eq!(crossover(&[(10, 0.9), (20, 1.1)]), Crossover::Mixed);
+        // A fall and a later rise is no threshold (the first fall alone said
+        // "files win above 62k" though the database wins again at 1m).
+        assert_eq!(
+            crossover(&[(10_000, 2.89), (100_000, 0.50), (1_000_000, 1.19)]),
+            Crossover::Mixed
+        );
+    }
+
+    #[test]
+    fn the_study_cache_is_2000_pages_at_1024_and_31_at_65536() {
+        let pages: Vec<i64> = SEED_PAGE_SIZES
+            .iter()
+            .map(|&p| cache_pages(STUDY_CACHE_BYTES, p))
+            .collect();
+        assert_eq!(pages, [2000, 1000, 500, 250, 125, 62, 31]);
+        // The old default of 2,000,000 bytes gave 1953 and 30.
+        assert_eq!(cache_pages(2_000_000, 1024), 1953);
+        assert_eq!(cache_pages(2_000_000, 65536), 30);
     }
 }

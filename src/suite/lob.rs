@@ -23,15 +23,18 @@ use crate::measure::cache;
 use crate::measure::stats::summarize;
 use crate::progress::Progress;
 use crate::result::lob::{
-    BestSize, GROWTH_FACTOR, Growth, LobTables, ReadGb, Samples, SizeSummary, Skipped, Spike,
-    StoreEntry, growth_size,
+    BestSize, GROWTH_FACTOR, Growth, LobTables, Order, ReadGb, Samples, SizeSummary, Skipped,
+    Spike, StoreEntry, growth_size,
 };
 use crate::result::{ResultDocument, Tables};
 use crate::store::{self, Access, CacheControl, SessionOptions, StoreInfo};
 use crate::target::Target;
 use crate::workload::timer::OpTimer;
+use crate::workload::{KeyOrder, key_sequence};
 
 use super::common::{WorkDir, remove_entry};
+
+mod order;
 
 /// What `suite lob` measures, checked and typed before anything runs.
 #[derive(Debug, Clone)]
@@ -52,6 +55,10 @@ pub struct LobOptions {
     pub durable: bool,
     /// `--cold`: restart each server and drop the page cache before each size's reads.
     pub cold: bool,
+    /// `--order`: the key orders to write and read in (at least one); with
+    /// two, each size is measured in both, which goes first alternating
+    /// from size to size, and the first is the one the tables are drawn from.
+    pub orders: Vec<Order>,
 }
 
 /// A system the suite keeps in its work folder: the caller says which
@@ -246,11 +253,17 @@ pub fn run(options: &LobOptions, progress: &dyn Progress) -> Result<ResultDocume
         systems.push(system);
     }
     progress.note(&format!(
-        "blobbench suite lob: {} sizes x {} blobs per size, logging {}{}, in {}",
+        "blobbench suite lob: {} sizes x {} blobs per size, logging {}{}, {} order, in {}",
         options.sizes.len(),
         options.per_size,
         if options.durable { "on" } else { "off" },
         if options.cold { ", cold reads" } else { "" },
+        options
+            .orders
+            .iter()
+            .map(|o| o.name())
+            .collect::<Vec<_>>()
+            .join(" and "),
         work.path.display()
     ));
     let outcome = measure(options, &mut systems, progress);
@@ -259,9 +272,12 @@ pub fn run(options: &LobOptions, progress: &dyn Progress) -> Result<ResultDocume
     }
     work.report_kept(progress);
     let samples = outcome?;
-    let mut tables = tables(&options.sizes, options.per_size, &systems, samples);
+    let primary = options.orders.first().copied().unwrap_or_default();
+    let mut tables = tables(&options.sizes, options.per_size, &systems, samples, primary);
     tables.logging = if options.durable { "on" } else { "off" }.into();
     tables.cold = options.cold;
+    tables.orders = options.orders.clone();
+    tables.order_effect = order::order_effects(&tables);
     Ok(ResultDocument::new(
         "suite lob",
         environment,
@@ -294,31 +310,11 @@ fn measure(
                 cold: options.cold,
                 restart: system.restart.as_ref(),
             };
-            match measure_one(&target, size, options.per_size, i as u64 + 1, &how) {
-                Ok(m) => {
-                    system.info.get_or_insert(m.info);
-                    if system.durability.is_empty() {
-                        system.durability = m.durability;
-                    } else if !system.durability.contains(&m.durability) {
-                        // The same settings at every size, or the sizes are not
-                        // comparable: a change is said where the settings are.
-                        system
-                            .durability
-                            .push_str(&format!("; but at {size} bytes: {}", m.durability));
+            match measure_orders(&target, size, i, options, &how) {
+                Ok(measured) => {
+                    for (order, m) in measured {
+                        all.push(record(system, size, order, m, progress));
                     }
-                    if let Some(c) = &m.cold {
-                        progress.note(&format!(
-                            "{} {size} bytes, before reading: {c}",
-                            system.name
-                        ));
-                    }
-                    all.push(Samples {
-                        system: system.name.clone(),
-                        size,
-                        write_ns: m.write_ns,
-                        read_ns: m.read_ns,
-                        cold: m.cold,
-                    })
                 }
                 // An unreachable server or a missing engine skips the system, with the reason.
                 Err(e @ (Error::Connect { .. } | Error::Usage(_))) if i == 0 => {
@@ -333,11 +329,68 @@ fn measure(
                     return Err(e);
                 }
             }
-            progress.advance(expected_work(size));
+            progress.advance(expected_work(size) * options.orders.len() as u64);
         }
     }
     progress.finish();
     Ok(all)
+}
+
+/// One size in every order asked for; with two, which goes first
+/// alternates from size to size, so drift on a busy machine favours neither.
+fn measure_orders(
+    target: &Target,
+    size: u64,
+    index: usize,
+    options: &LobOptions,
+    how: &How,
+) -> Result<Vec<(Order, Measured)>> {
+    let mut orders = options.orders.clone();
+    if index % 2 == 1 {
+        orders.reverse();
+    }
+    let mut out = Vec::new();
+    for order in orders {
+        let m = measure_one(target, size, options.per_size, index as u64 + 1, how, order)?;
+        out.push((order, m));
+    }
+    // Listed in the order asked for, whichever ran first.
+    out.sort_by_key(|(o, _)| options.orders.iter().position(|x| x == o));
+    Ok(out)
+}
+
+/// Keeps what a system reported at one size and returns its samples.
+fn record(
+    system: &mut System,
+    size: u64,
+    order: Order,
+    m: Measured,
+    progress: &dyn Progress,
+) -> Samples {
+    system.info.get_or_insert(m.info);
+    if system.durability.is_empty() {
+        system.durability = m.durability;
+    } else if !system.durability.contains(&m.durability) {
+        // The same settings at every size, or the sizes are not
+        // comparable: a change is said where the settings are.
+        system
+            .durability
+            .push_str(&format!("; but at {size} bytes: {}", m.durability));
+    }
+    if let Some(c) = &m.cold {
+        progress.note(&format!(
+            "{} {size} bytes, before reading: {c}",
+            system.name
+        ));
+    }
+    Samples {
+        system: system.name.clone(),
+        size,
+        write_ns: m.write_ns,
+        read_ns: m.read_ns,
+        cold: m.cold,
+        order,
+    }
 }
 
 /// The work one size is expected to take, in KiB-equivalents: its bytes
@@ -362,9 +415,27 @@ struct Measured {
     cold: Option<String>,
 }
 
-/// Inserts `count` blobs of `size` bytes one by one, reconnects (after a
-/// cold start with --cold), reads them back by id; returns the per-call times.
-fn measure_one(target: &Target, size: u64, count: u64, seed: u64, how: &How) -> Result<Measured> {
+/// The ids to write and to read back, in `order`: ascending both times, or
+/// two different seeded permutations (the read order is not the write order).
+fn key_orders(order: Order, count: u64, seed: u64) -> (Vec<u64>, Vec<u64>) {
+    let keys = |salt: u64| match order {
+        Order::Sequential => key_sequence(KeyOrder::Asc, 1, count, count, None, 0),
+        Order::Random => key_sequence(KeyOrder::Random, 1, count, count, None, seed ^ salt),
+    };
+    (keys(0x5772_6974), keys(0x5265_6164))
+}
+
+/// Inserts `count` blobs of `size` bytes one by one in `order`, reconnects
+/// (after a cold start with --cold), reads them back by id in `order`;
+/// returns the per-call times, in the order taken.
+fn measure_one(
+    target: &Target,
+    size: u64,
+    count: u64,
+    seed: u64,
+    how: &How,
+    order: Order,
+) -> Result<Measured> {
     let spec = DatasetSpec::fixed(count, size, seed);
     // A size the system cannot store (SQLite's 1 GB value limit, MariaDB's
     // max_allowed_packet) or the disk cannot hold is refused before writing.
@@ -377,14 +448,15 @@ fn measure_one(target: &Target, size: u64, count: u64, seed: u64, how: &How) -> 
             b
         })
         .collect();
-    let (write_ns, info, durability) = write_all(target, &spec, &blobs, how)?;
+    let (write_keys, read_keys) = key_orders(order, count, seed);
+    let (write_ns, info, durability) = write_all(target, &spec, &blobs, &write_keys, how)?;
     let cold = if how.cold {
         Some(go_cold(target, how.restart)?)
     } else {
         None
     };
     // Reads in a separate phase, on a new connection.
-    let read_ns = read_all(target, &spec)?;
+    let read_ns = read_all(target, &spec, &read_keys)?;
     Ok(Measured {
         write_ns,
         read_ns,
@@ -435,6 +507,7 @@ fn write_all(
     target: &Target,
     spec: &DatasetSpec,
     blobs: &[Vec<u8>],
+    keys: &[u64],
     how: &How,
 ) -> Result<(Vec<u64>, StoreInfo, String)> {
     // Incomplete until every blob is in (an interrupted suite leaves
@@ -452,7 +525,8 @@ fn write_all(
         ..Default::default()
     })?;
     let mut timer = OpTimer::with_capacity(blobs.len());
-    for (k, blob) in (1..).zip(blobs) {
+    for &k in keys {
+        let blob = &blobs[(k - 1) as usize];
         timer.time(|| session.insert(k, blob))?;
     }
     drop(session);
@@ -488,7 +562,7 @@ fn local_durability(info: &StoreInfo, durable: bool) -> String {
 
 /// Each blob read back whole by id into the application's buffer, each
 /// timed; verified outside the timed call.
-fn read_all(target: &Target, spec: &DatasetSpec) -> Result<Vec<u64>> {
+fn read_all(target: &Target, spec: &DatasetSpec, keys: &[u64]) -> Result<Vec<u64>> {
     let mut buf: Vec<u8> = Vec::with_capacity(spec.size as usize);
     let mut scratch = Vec::new();
     let mut store = store::open(&target.for_inspection(), Access::ReadOnly)?;
@@ -497,7 +571,7 @@ fn read_all(target: &Target, spec: &DatasetSpec) -> Result<Vec<u64>> {
         ..Default::default()
     })?;
     let mut timer = OpTimer::with_capacity(spec.count as usize);
-    for k in 1..=spec.count {
+    for &k in keys {
         // Into the application's buffer, as SELECT ... INTO :buffer does.
         timer.time(|| {
             session.read(k, &mut |d| {
@@ -520,16 +594,25 @@ fn mean(v: &[u64]) -> f64 {
 
 /// The result's tables: the samples, their spikes, Figure 22 and the best
 /// size of each measured system.
-fn tables(sizes: &[u64], per_size: u64, systems: &[System], samples: Vec<Samples>) -> LobTables {
+fn tables(
+    sizes: &[u64],
+    per_size: u64,
+    systems: &[System],
+    samples: Vec<Samples>,
+    primary: Order,
+) -> LobTables {
     let measured: Vec<&System> = systems.iter().filter(|s| s.skipped.is_none()).collect();
+    // Every figure but the order comparison from the first order measured.
+    let first: Vec<Samples> = samples
+        .iter()
+        .filter(|x| x.order == primary)
+        .cloned()
+        .collect();
     // Figure 22: time to read 1 GB in blobs of each size, from the mean.
     let mut read_1gb_seconds = Vec::new();
     for &size in sizes {
         for s in &measured {
-            if let Some(x) = samples
-                .iter()
-                .find(|x| x.system == s.name && x.size == size)
-            {
+            if let Some(x) = first.iter().find(|x| x.system == s.name && x.size == size) {
                 read_1gb_seconds.push(ReadGb {
                     system: s.name.clone(),
                     size,
@@ -575,10 +658,12 @@ fn tables(sizes: &[u64], per_size: u64, systems: &[System], samples: Vec<Samples
             })
             .collect(),
         per_size,
-        summary: summary(&samples),
-        growth: growth(&measured, &samples),
+        summary: summary(&first),
+        growth: growth(&measured, &first),
         logging: String::new(),
         cold: false,
+        orders: Vec::new(),
+        order_effect: Vec::new(),
         lob: samples,
     }
 }
@@ -642,6 +727,7 @@ fn spikes(samples: &[Samples]) -> Vec<Spike> {
                         sample: i as u64 + 1,
                         ns: x,
                         median_ns: m,
+                        order: s.order,
                     });
                 }
             }

@@ -6,7 +6,10 @@ use std::fmt::Write as _;
 use crate::measure::estimate::{Estimate, notes};
 use crate::report::table::Table;
 use crate::result::ResultDocument;
-use crate::result::internal_external::{Crossover, InternalExternalTables};
+use crate::result::internal_external::{
+    Crossing, Crossover, InternalExternalTables, RowPoint, STUDY_CACHE_BYTES, Winner, crossings,
+    crossover_of,
+};
 use crate::units::human_bytes;
 
 /// The text `suite internal-external` prints; `colors` paints each ratio
@@ -53,12 +56,12 @@ pub fn render(doc: &ResultDocument, t: &InternalExternalTables, colors: bool) ->
     let _ = writeln!(
         out,
         "blobbench suite internal-external: external time / internal time, {} of content per case, \
-cache {} per database, random order, {} cache, median of {} rounds [95% interval], paired round by round",
+random order, {} cache, median of {} rounds [95% interval], paired round by round",
         human_bytes(t.total_bytes),
-        human_bytes(t.cache_bytes),
         if t.cold { "cold" } else { "warm" },
         t.rounds
     );
+    let _ = writeln!(out, "{}", cache_line(t, &page_sizes));
     out.push_str(
         "above 1: reading blobs stored in the database is faster; below 1: separate files are faster\n",
     );
@@ -84,27 +87,67 @@ cache {} per database, random order, {} cache, median of {} rounds [95% interval
         out,
         "  best page size for blob reads: {best} (lowest internal read time over all blob sizes)"
     );
-    let mut shown = vec![best];
-    if best != 4096 && page_sizes.contains(&4096) {
-        shown.push(4096); // SQLite's default page size
-    }
-    for p in shown {
-        if let Some(c) = t.crossover.iter().find(|c| c.page_size == p) {
-            let _ = writeln!(out, "  page size {p}: {}", describe(&c.crossover, &sizes));
-        }
-    }
+    crossing_lines(t, &page_sizes, &mut out);
     out.push_str(
         "the study: page size 8192 or 16384 is best; files win for blobs above about 100k\n",
     );
     out
 }
 
-/// A crossover in words, for the blob sizes measured.
-fn describe(c: &Crossover, sizes: &[u64]) -> String {
-    match c {
+/// Every page size's crossings of 1.00, the study's row beside each.
+fn crossing_lines(t: &InternalExternalTables, page_sizes: &[u32], out: &mut String) {
+    out.push_str(
+        "  where the ratio crosses 1.00, per page size (the study's row at the same blob sizes in brackets):\n",
+    );
+    let mut noise = false;
+    for &p in page_sizes {
+        let row = t.row(p);
+        let here = t.crossings(p);
+        noise |= here.iter().any(|c| !c.firm);
+        let study = t.study_row(p);
+        let beside = if study.is_empty() {
+            String::new()
+        } else {
+            format!("  [study: {}]", describe_row(&study, &crossings(&study)))
+        };
+        let _ = writeln!(out, "    {p}: {}{beside}", describe_row(&row, &here));
+    }
+    if noise {
+        out.push_str(
+            "  (within noise): a cell beside that crossing has 1.00 inside its 95% interval, so it may not be real\n",
+        );
+    }
+}
+
+/// The page cache each page size read with, and whether it is the study's.
+pub fn cache_line(t: &InternalExternalTables, page_sizes: &[u32]) -> String {
+    let pages: Vec<String> = page_sizes
+        .iter()
+        .map(|&p| format!("{p}: {}", t.cache_pages(p)))
+        .collect();
+    let whose = if t.cache_bytes == STUDY_CACHE_BYTES {
+        "the study's 2000 pages x 1024 bytes, 31 x 65536"
+    } else {
+        "the study's is --cache-bytes 2000KiB: 2000 pages x 1024 bytes, 31 x 65536"
+    };
+    format!(
+        "page cache {} bytes per database ({whose}); cache_size in pages per page size: {}",
+        t.cache_bytes,
+        pages.join(", ")
+    )
+}
+
+/// A row's crossings of 1.00 in words: one threshold, one side everywhere,
+/// or, when it does not cross cleanly, every crossing in order of size.
+pub fn describe_row(row: &[RowPoint], crossings: &[Crossing]) -> String {
+    let mut sizes: Vec<u64> = row.iter().map(|p| p.size).collect();
+    sizes.sort_unstable();
+    let noise = |c: &Crossing| if c.firm { "" } else { " (within noise)" };
+    match crossover_of(row, crossings) {
         Crossover::At(s) => format!(
-            "external files start to win above about {}",
-            size_label(*s as u64)
+            "external files start to win above about {}{}",
+            size_label(s as u64),
+            crossings.first().map(noise).unwrap_or_default()
         ),
         Crossover::DatabaseEverywhere => format!(
             "the database wins at every blob size up to {}",
@@ -115,7 +158,34 @@ fn describe(c: &Crossover, sizes: &[u64]) -> String {
             size_label(*sizes.first().unwrap_or(&0))
         ),
         Crossover::Mixed => {
-            "no single threshold (files win below a size where the database wins)".into()
+            let (first, verb) = match crossings.first().map(|c| c.above) {
+                Some(Winner::Files) => ("the database", "wins"),
+                _ => ("files", "win"),
+            };
+            let mut seen = vec![first];
+            let steps: Vec<String> = crossings
+                .iter()
+                .map(|c| {
+                    let who = match c.above {
+                        Winner::Files => "files",
+                        Winner::Database => "the database",
+                    };
+                    let again = if seen.contains(&who) { " again" } else { "" };
+                    seen.push(who);
+                    format!(
+                        "{who}{again} above about {}{}",
+                        size_label(c.at as u64),
+                        noise(c)
+                    )
+                })
+                .collect();
+            format!(
+                "does not cross cleanly ({} crossing{}): {first} {verb} at {}, {}",
+                crossings.len(),
+                if crossings.len() == 1 { "" } else { "s" },
+                size_label(*sizes.first().unwrap_or(&0)),
+                steps.join(", ")
+            )
         }
     }
 }
@@ -149,5 +219,45 @@ mod tests {
         assert_eq!(size_label(10_000), "10k");
         assert_eq!(size_label(1_000_000), "1m");
         assert_eq!(size_label(75_400), "75k");
+    }
+
+    fn row(ratios: &[f64]) -> Vec<RowPoint> {
+        [10_000, 50_000, 1_000_000]
+            .iter()
+            .zip(ratios)
+            .map(|(&size, &ratio)| RowPoint {
+                size,
+                ratio,
+                decided: true,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_row_that_does_not_cross_cleanly_names_every_crossing() {
+        let r = row(&[2.89, 0.50, 1.19]);
+        let text = describe_row(&r, &crossings(&r));
+        assert!(
+            text.starts_with(
+                "does not cross cleanly (2 crossings): the database wins at 10k, files above about"
+            ),
+            "{text}"
+        );
+        assert!(text.contains(", the database again above about"), "{text}");
+        let r = row(&[0.5, 0.9, 1.5]);
+        let text = describe_row(&r, &crossings(&r));
+        assert!(
+            text.starts_with(
+                "does not cross cleanly (1 crossing): files win at 10k, the database above about"
+            ),
+            "{text}"
+        );
+        let r = row(&[1.5, 0.9, 0.5]);
+        assert!(
+            describe_row(&r, &crossings(&r)).starts_with("external files start to win above about")
+        );
+        let mut r = row(&[1.5, 0.9, 0.5]);
+        r[0].decided = false;
+        assert!(describe_row(&r, &crossings(&r)).ends_with("(within noise)"));
     }
 }

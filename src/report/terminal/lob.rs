@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use crate::measure::stats::summarize;
 use crate::report::table::Table;
-use crate::result::lob::{GROWTH_FACTOR, LobTables, SYSTEMS};
+use crate::result::lob::{GROWTH_FACTOR, LobTables, ORDER_THRESHOLD, Order, OrderCall, SYSTEMS};
 use crate::units::human_duration_ns;
 
 fn median(v: &[u64]) -> f64 {
@@ -39,6 +39,7 @@ pub fn render(t: &LobTables) -> String {
         "blobbench suite lob: {} blobs per size, each INSERT and SELECT timed at the database call (ms)",
         t.per_size
     );
+    let _ = writeln!(out, "{}", order_line(t));
     setup(t, &mut out);
     let reconnect = if t.cold {
         "after reconnecting to a cold start"
@@ -90,8 +91,131 @@ pub fn render(t: &LobTables) -> String {
         );
     }
     growth(t, &mut out);
+    order_effect(t, &mut out);
     skipped_and_notes(t, &mut out);
     out
+}
+
+/// The order blobs were written and read in, in words.
+fn order_line(t: &LobTables) -> String {
+    let primary = t.primary_order();
+    let how = match primary {
+        Order::Sequential => "sequential (ids 1, 2, 3 .. written, then read back in that order)",
+        Order::Random => {
+            "random (written in a random permutation of the ids, read back in another)"
+        }
+    };
+    if t.orders.len() > 1 {
+        format!(
+            "order: {how}; random order as well, compared below (the tables above are {})",
+            primary.name()
+        )
+    } else {
+        format!("order: {how}")
+    }
+}
+
+/// The paper's check that order makes no difference, on this machine:
+/// random / sequential per system, size and phase, and the verdicts.
+fn order_effect(t: &LobTables, out: &mut String) {
+    if t.order_effect.is_empty() {
+        return;
+    }
+    let measured = t.measured();
+    let _ = writeln!(
+        out,
+        "
+order: random / sequential time per blob (median of each, 95% bootstrap interval); a difference \
+         counts only when a rank test over all {} cases rejects after Holm's correction and the whole \
+         interval lies beyond {:.0}%",
+        t.order_effect.len(),
+        ORDER_THRESHOLD * 100.0
+    );
+    for phase in ["write", "read"] {
+        let table = by_size(t, &measured, |system, size| {
+            match t
+                .order_effect
+                .iter()
+                .find(|e| e.system == system && e.size == size && e.phase == phase)
+            {
+                Some(e) => format!("{}{}", e.format_ratio(), call_mark(e.call)),
+                None => "-".into(),
+            }
+        });
+        let _ = write!(out, "{phase}\n{table}");
+    }
+    out.push_str(
+        "* = random order slower beyond the noise, ! = faster; ? = too few blobs to test\n",
+    );
+    for line in order_verdicts(t) {
+        let _ = writeln!(out, "{line}");
+    }
+    out.push_str(
+        "the paper: \"We repeated BLOB read and write in different orders; however no significant difference was observed.\"\n",
+    );
+}
+
+fn call_mark(call: OrderCall) -> &'static str {
+    match call {
+        OrderCall::RandomSlower => " *",
+        OrderCall::RandomFaster => " !",
+        OrderCall::Insufficient => " ?",
+        OrderCall::WithinNoise => "",
+    }
+}
+
+/// One verdict per system and one for all: "order made no difference
+/// (within noise)", or where it did.
+pub fn order_verdicts(t: &LobTables) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut any = false;
+    let untested = t
+        .order_effect
+        .iter()
+        .all(|e| e.call == OrderCall::Insufficient);
+    for system in t.measured() {
+        if !t.order_effect.iter().any(|e| e.system == system) {
+            continue;
+        }
+        let differs = t.order_differences(&system);
+        any |= !differs.is_empty();
+        let tested = t
+            .order_effect
+            .iter()
+            .any(|e| e.system == system && e.call != OrderCall::Insufficient);
+        let text = if !tested {
+            "not tested (too few blobs a side)".to_string()
+        } else if differs.is_empty() {
+            "order made no difference (within noise)".to_string()
+        } else {
+            let cases: Vec<String> = differs
+                .iter()
+                .map(|e| {
+                    format!(
+                        "{} {} bytes random {} {}",
+                        e.phase,
+                        e.size,
+                        e.format_ratio(),
+                        if e.call == OrderCall::RandomSlower {
+                            "slower"
+                        } else {
+                            "faster"
+                        }
+                    )
+                })
+                .collect();
+            format!("order made a difference: {}", cases.join("; "))
+        };
+        lines.push(format!("  {system}: {text}"));
+    }
+    lines.push(if untested {
+        "verdict: not tested: too few blobs per size for a rank test over every case; use --per-size 10 or more".into()
+    } else if any {
+        "verdict: order made a difference here (see above), unlike the paper".into()
+    } else {
+        "verdict: order made no difference (within noise), as the paper found".into()
+    });
+    lines
 }
 
 /// What every system ran with: --logging (as each system read it back) and --cold.
@@ -173,10 +297,15 @@ fn spikes(t: &LobTables, out: &mut String) {
     for sp in &t.spikes {
         let _ = writeln!(
             out,
-            "  {} {} {} bytes, sample {} of {}: {} vs median {}",
+            "  {} {} {} bytes{}, sample {} of {}: {} vs median {}",
             sp.system,
             sp.phase,
             sp.size,
+            if sp.order == Order::Random && t.orders.len() > 1 {
+                " (random order)"
+            } else {
+                ""
+            },
             sp.sample,
             t.per_size,
             human_duration_ns(sp.ns as f64),
@@ -209,5 +338,62 @@ fn skipped_and_notes(t: &LobTables, out: &mut String) {
     lines.sort_by_key(|(r, _)| *r);
     for (_, line) in lines {
         let _ = writeln!(out, "{line}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::lob::OrderEffect;
+
+    fn effect(system: &str, call: OrderCall) -> OrderEffect {
+        OrderEffect {
+            system: system.into(),
+            size: 1000,
+            phase: "read".into(),
+            sequential_median_ns: 100.0,
+            random_median_ns: 150.0,
+            ratio: 1.5,
+            low: 1.3,
+            high: 1.7,
+            n: 10,
+            p_adjusted: Some(0.01),
+            call,
+        }
+    }
+
+    #[test]
+    fn verdicts_say_where_order_mattered_and_what_was_not_tested() {
+        let mut t = LobTables {
+            order_effect: vec![
+                effect("sqlite", OrderCall::WithinNoise),
+                effect("dir", OrderCall::RandomSlower),
+            ],
+            ..Default::default()
+        };
+        t.lob = ["sqlite", "dir"]
+            .iter()
+            .map(|s| crate::result::lob::Samples {
+                system: s.to_string(),
+                size: 1000,
+                write_ns: vec![1],
+                read_ns: vec![1],
+                cold: None,
+                order: Order::Sequential,
+            })
+            .collect();
+        let v = order_verdicts(&t);
+        assert_eq!(v[0], "  sqlite: order made no difference (within noise)");
+        assert_eq!(
+            v[1],
+            "  dir: order made a difference: read 1000 bytes random 1.50x [1.30-1.70] slower"
+        );
+        assert!(v[2].contains("made a difference here"), "{v:?}");
+        for e in &mut t.order_effect {
+            e.call = OrderCall::Insufficient;
+        }
+        let v = order_verdicts(&t);
+        assert_eq!(v[0], "  sqlite: not tested (too few blobs a side)");
+        assert!(v[2].starts_with("verdict: not tested"), "{v:?}");
     }
 }

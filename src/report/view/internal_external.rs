@@ -3,7 +3,8 @@
 use super::{DataTable, Figure, Section, finite};
 use crate::measure::estimate::notes;
 use crate::report::chart::{Chart, Heatmap};
-use crate::result::internal_external::{Crossover, InternalExternalTables};
+use crate::report::terminal::internal_external::describe_row;
+use crate::result::internal_external::{InternalExternalTables, crossings};
 
 pub(super) fn internal_external(tables: &InternalExternalTables, s: &mut Section) {
     s.figures.push(matrix_figure(tables));
@@ -109,20 +110,30 @@ fn summary(tables: &InternalExternalTables, s: &mut Section) {
         "best page size for blob reads: {}",
         tables.best_page_size
     ));
-    for c in &tables.crossover {
-        let page = c.page_size;
-        let line = match c.crossover {
-            Crossover::At(at) => match finite(at) {
-                Some(at) => format!(
-                    "page size {page}: external files start to win above about {}",
-                    crate::report::chart::size_label(at)
-                ),
-                None => continue,
-            },
-            Crossover::DatabaseEverywhere => format!("page size {page}: database everywhere"),
-            Crossover::FilesEverywhere => format!("page size {page}: files everywhere"),
-            Crossover::Mixed => format!("page size {page}: mixed"),
+    s.summary
+        .push(crate::report::terminal::internal_external::cache_line(
+            tables,
+            &tables.page_sizes(),
+        ));
+    let mut noise = false;
+    for page in tables.page_sizes() {
+        let here = tables.crossings(page);
+        noise |= here.iter().any(|c| !c.firm);
+        let study = tables.study_row(page);
+        let beside = if study.is_empty() {
+            String::new()
+        } else {
+            format!(" (the study: {})", describe_row(&study, &crossings(&study)))
         };
-        s.summary.push(line);
+        s.summary.push(format!(
+            "page size {page}: {}{beside}",
+            describe_row(&tables.row(page), &here)
+        ));
+    }
+    if noise {
+        s.summary.push(
+            "(within noise): a cell beside that crossing has 1.00 inside its 95% interval, so it may not be real"
+                .into(),
+        );
     }
 }

@@ -5,7 +5,7 @@
 use super::{DataTable, Figure, Section, ns};
 use crate::measure::stats::{Summary, summarize};
 use crate::report::chart::{AxisSpec, Chart, LineChart, Point, Scale, Series, Unit};
-use crate::result::lob::{LobTables, Samples};
+use crate::result::lob::{LobTables, OrderCall, Samples};
 
 /// The summary of one phase's samples, None when there are none.
 fn summary(v: &[u64]) -> Option<Summary> {
@@ -19,7 +19,10 @@ fn phase(x: &Samples, write: bool) -> &[u64] {
 }
 
 pub(super) fn lob(tables: &LobTables, s: &mut Section) {
-    let samples = &tables.lob;
+    // With --order both, the figures are of the first order; the other is
+    // compared in its own table.
+    let samples: Vec<Samples> = tables.primary().cloned().collect();
+    let samples = &samples;
     let mut systems: Vec<String> = Vec::new();
     for x in samples {
         if !systems.contains(&x.system) {
@@ -90,7 +93,49 @@ pub(super) fn lob(tables: &LobTables, s: &mut Section) {
         }),
     });
     s.tables.push(samples_table(samples));
+    if !tables.order_effect.is_empty() {
+        s.tables.push(order_table(tables));
+    }
     notes(tables, s);
+}
+
+/// Random against sequential per system, size and phase, with the call.
+fn order_table(tables: &LobTables) -> DataTable {
+    let mut t = DataTable::new(
+        "lob-order",
+        "Random / sequential order: time per blob (median each, 95% bootstrap interval; \
+         a difference counts when a rank test over every case, Holm-corrected, rejects and the \
+         whole interval lies beyond 10%)",
+        &[
+            "system",
+            "size",
+            "phase",
+            "sequential median",
+            "random median",
+            "random/sequential",
+            "p (Holm)",
+            "verdict",
+        ],
+    );
+    for e in &tables.order_effect {
+        t.rows.push(vec![
+            e.system.clone(),
+            e.size.to_string(),
+            e.phase.clone(),
+            ns(e.sequential_median_ns),
+            ns(e.random_median_ns),
+            e.format_ratio(),
+            e.p_adjusted.map(|p| format!("{p:.3}")).unwrap_or_default(),
+            match e.call {
+                OrderCall::WithinNoise => "within noise",
+                OrderCall::RandomSlower => "random slower",
+                OrderCall::RandomFaster => "random faster",
+                OrderCall::Insufficient => "too few blobs to test",
+            }
+            .into(),
+        ]);
+    }
+    t
 }
 
 /// The summary lines: best sizes, where time grows with size, what each
@@ -140,6 +185,21 @@ fn notes(tables: &LobTables, s: &mut Section) {
         s.summary.push(
             "--cold: each size's reads started after a server restart and a page-cache drop (how, per size, in the result)"
                 .into(),
+        );
+    }
+    if tables.orders.len() == 1 {
+        s.summary
+            .push(format!("--order {}", tables.primary_order().name()));
+    }
+    if !tables.order_effect.is_empty() {
+        s.summary.push(
+            "--order both: every size written and read in sequential and in random order; the figures are sequential"
+                .into(),
+        );
+        s.summary.extend(
+            crate::report::terminal::lob::order_verdicts(tables)
+                .into_iter()
+                .map(|l| l.trim().to_string()),
         );
     }
     for k in &tables.skipped {
