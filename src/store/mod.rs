@@ -212,6 +212,12 @@ pub trait Store {
     fn cache_control(&self) -> Result<CacheControl> {
         Ok(CacheControl::Files(self.files()?))
     }
+    /// Why inserts must come in ascending key order, when they must (an
+    /// engine that only appends, such as MySQL's ARCHIVE, refuses a key
+    /// below one it holds); None when any order is accepted.
+    fn ascending_inserts_only(&self) -> Option<String> {
+        None
+    }
     /// Whether rows can be updated and deleted; Err says why not and what
     /// to use instead (MySQL's ARCHIVE only inserts and reads).
     fn can_modify(&self) -> Result<()> {

@@ -284,6 +284,13 @@ impl Store for MysqlStore {
         }
     }
 
+    fn ascending_inserts_only(&self) -> Option<String> {
+        (self.engine == MysqlEngine::Archive).then(|| {
+            "ARCHIVE takes no id below one it already holds, so its rows are written in ascending id order"
+                .to_string()
+        })
+    }
+
     fn can_modify(&self) -> Result<()> {
         if self.engine.can_modify() {
             return Ok(());

@@ -517,7 +517,17 @@ fn write_all(
     // Server-wide settings only on a server our own script started.
     let set = store.set_durability(how.durable, how.restart.is_some())?;
     let info = store.info();
-    let durability = set.unwrap_or_else(|| local_durability(&info, how.durable));
+    let mut durability = set.unwrap_or_else(|| local_durability(&info, how.durable));
+    let mut ascending;
+    let keys = match store.ascending_inserts_only() {
+        Some(why) if keys.windows(2).any(|w| w[0] > w[1]) => {
+            durability.push_str(&format!("; {why}"));
+            ascending = keys.to_vec();
+            ascending.sort_unstable();
+            &ascending[..]
+        }
+        _ => keys,
+    };
     // No begin(): each INSERT is its own statement and transaction.
     let mut session = store.session(SessionOptions {
         per_op_transaction: true,
