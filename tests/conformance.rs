@@ -168,7 +168,7 @@ fn serving_contract(s: &mut dyn store::Store, spec: &DatasetSpec, text: &str) {
             "{text}: read {k} in a snapshot"
         );
         let tag = session.etag(k, size).unwrap();
-        if let Some(mapped) = session.mapped_blob(k).unwrap() {
+        if let Some(mapped) = session.mapped_blob(k, u64::MAX).unwrap() {
             assert!(held, "{text}: mapped runs are only valid inside a snapshot");
             let bytes: Vec<u8> = mapped.runs.slices().flatten().copied().collect();
             assert_eq!(bytes, want, "{text}: mapped blob {k}");
@@ -189,6 +189,10 @@ fn serving_contract(s: &mut dyn store::Store, spec: &DatasetSpec, text: &str) {
             );
             assert!(pieces.iter().all(|p| p.len() <= 1000), "{text}");
             mapped_blobs += 1;
+            assert!(
+                session.mapped_blob(k, size - 1).unwrap().is_none(),
+                "{text}: a blob over the size asked for is not mapped"
+            );
         }
         if let Some(mut file) = session.blob_file(k).unwrap() {
             let mut bytes = Vec::new();
@@ -207,7 +211,10 @@ fn serving_contract(s: &mut dyn store::Store, spec: &DatasetSpec, text: &str) {
     };
     assert_eq!((mapped_blobs, files), (want_mapped, want_files), "{text}");
     let missing = COUNT + 100;
-    assert!(session.mapped_blob(missing).unwrap().is_none(), "{text}");
+    assert!(
+        session.mapped_blob(missing, u64::MAX).unwrap().is_none(),
+        "{text}"
+    );
     assert!(session.blob_file(missing).unwrap().is_none(), "{text}");
     session.end_snapshot().unwrap();
 }

@@ -541,8 +541,9 @@ pub trait Session {
     /// when the store cannot say (the default; SQLite in WAL mode or with a
     /// table not laid out as `kv(k INTEGER PRIMARY KEY, v BLOB)`): the
     /// caller then reads the blob the usual way, which also reports an
-    /// absent key.
-    fn mapped_blob(&mut self, _key: u64) -> Result<Option<MappedBlob>> {
+    /// absent key. None as well for a blob over `max` bytes, whose pages
+    /// are then not even walked.
+    fn mapped_blob(&mut self, _key: u64, _max: u64) -> Result<Option<MappedBlob>> {
         Ok(None)
     }
     /// How long an operation waits for a lock another connection holds

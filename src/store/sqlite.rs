@@ -673,6 +673,7 @@ impl Store for SqliteStore {
             buf: Vec::new(),
             in_transaction: false,
             in_snapshot: false,
+            mapped: None,
         }))
     }
 
@@ -726,6 +727,8 @@ pub struct SqliteSession<'a> {
     /// Inside a read snapshot (`begin_snapshot`): the database cannot
     /// change under it, so its tag stamps are read once per snapshot.
     in_snapshot: bool,
+    /// The table's root page and the file's map, for this snapshot.
+    mapped: Option<(i64, std::sync::Arc<memmap2::Mmap>)>,
 }
 
 /// The tag of blob `key` of `size` bytes with the database's file stamps.
@@ -798,6 +801,30 @@ impl<'a> SqliteSession<'a> {
                 Error::sqlite(self.path, e)
             }
         })
+    }
+
+    /// The table's root page and a map of the file, looked up once per
+    /// snapshot: under its shared lock neither can change.
+    fn snapshot_map(&mut self) -> Result<(i64, std::sync::Arc<memmap2::Mmap>)> {
+        if let Some((root, map)) = &self.mapped {
+            return Ok((*root, map.clone()));
+        }
+        Self::statement(
+            self.conn,
+            &mut self.root_page,
+            "SELECT rootpage FROM sqlite_schema WHERE type='table' AND name='kv'",
+            self.path,
+        )?;
+        // Also takes the snapshot's shared lock, if no read has yet.
+        let root: i64 = self
+            .root_page
+            .as_mut()
+            .expect("prepared")
+            .query_row([], |r| r.get(0))
+            .map_err(|e| Error::sqlite(self.path, e))?;
+        let map = super::sqlite_map::map_of(self.path)?;
+        self.mapped = Some((root, map.clone()));
+        Ok((root, map))
     }
 
     fn release_handles(&mut self) {
@@ -1076,25 +1103,13 @@ impl Session for SqliteSession<'_> {
     /// The row's overflow chain, read from a map of the database file while
     /// this snapshot's shared lock keeps every writer out (rollback journal
     /// only: in WAL mode the newest pages may be in the WAL).
-    fn mapped_blob(&mut self, key: u64) -> Result<Option<super::MappedBlob>> {
+    fn mapped_blob(&mut self, key: u64, max: u64) -> Result<Option<super::MappedBlob>> {
         if self.wal || !self.in_snapshot || key > i64::MAX as u64 {
             return Ok(None);
         }
-        Self::statement(
-            self.conn,
-            &mut self.root_page,
-            "SELECT rootpage FROM sqlite_schema WHERE type='table' AND name='kv'",
-            self.path,
-        )?;
-        // Also takes the snapshot's shared lock, if no read has yet.
-        let root: i64 = self
-            .root_page
-            .as_mut()
-            .expect("prepared")
-            .query_row([], |r| r.get(0))
-            .map_err(|e| Error::sqlite(self.path, e))?;
-        let map = super::sqlite_map::map_of(self.path)?;
+        let (root, map) = self.snapshot_map()?;
         let mut walked = super::sqlite_pages::Walked {
+            max: usize::try_from(max).unwrap_or(usize::MAX),
             over: super::MAPPED_RESIDENT_UP_TO as usize,
             release: &mut |range| super::release_mapped(&map, range),
         };
@@ -1121,6 +1136,7 @@ impl Session for SqliteSession<'_> {
             self.in_snapshot = true;
             // Stamps read before the snapshot began may be older than it.
             self.stamps = None;
+            self.mapped = None;
         }
         Ok(true)
     }
@@ -1130,6 +1146,7 @@ impl Session for SqliteSession<'_> {
         if self.in_snapshot {
             self.in_snapshot = false;
             self.stamps = None;
+            self.mapped = None;
             if !self.conn.is_autocommit() {
                 self.conn.execute_batch("COMMIT").map_err(|e| self.err(e))?;
             }

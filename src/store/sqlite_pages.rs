@@ -19,6 +19,8 @@ use std::ops::Range;
 /// keep all of it resident; `release` gets the walked pages back a chunk at
 /// a time when the value is over `over` bytes.
 pub(crate) struct Walked<'a> {
+    /// Values larger than this are not walked at all (`Unsupported`).
+    pub(crate) max: usize,
     /// Values larger than this release their walked pages.
     pub(crate) over: usize,
     /// Called with file ranges of walked pages, about 1 MiB at a time.
@@ -30,6 +32,7 @@ impl Walked<'_> {
     #[cfg(test)]
     pub(crate) fn keep<R>(f: impl FnOnce(&mut Walked<'_>) -> R) -> R {
         f(&mut Walked {
+            max: usize::MAX,
             over: usize::MAX,
             release: &mut |_| (),
         })
@@ -214,6 +217,9 @@ fn payload_runs(
         return Err("cell past the page");
     }
     let value = value_in_record(&p[body..body + local], total)?;
+    if value.len() > walked.max {
+        return Err("larger than asked for");
+    }
     let mut runs = Vec::new();
     if value.start < local {
         runs.push(start + body + value.start..start + body + local);
@@ -430,6 +436,7 @@ mod tests {
                 root as u64,
                 1,
                 &mut Walked {
+                    max: usize::MAX,
                     over,
                     release: &mut |r| released.push(r),
                 },

@@ -132,6 +132,19 @@ fn look_up(server: &ServerRef, key: u64, head: bool) -> Result<Option<Found>> {
                 source: Source::File(Arc::new(f.file)),
             }));
         }
+        // A small blob copied straight from the mapped pages (under the
+        // snapshot's lock): no read system call, no SQL statement.
+        if let Some(m) = s.mapped_blob(key, CHUNK as u64)? {
+            let mut bytes = Vec::with_capacity(if head { 0 } else { m.size as usize });
+            if !head {
+                m.runs.slices().for_each(|run| bytes.extend_from_slice(run));
+            }
+            return Ok(Some(Found {
+                size: m.size,
+                etag: m.etag,
+                source: Source::Small(Bytes::from(bytes)),
+            }));
+        }
         let max = if head { 0 } else { CHUNK as u64 };
         let Some((size, small)) = s.fetch_small(key, max)? else {
             return Ok(None);

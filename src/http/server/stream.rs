@@ -115,7 +115,7 @@ fn send_mapped(
 ) -> Result<Option<u64>> {
     s.begin_snapshot()?;
     let sent = (|| {
-        let Some(blob) = s.mapped_blob(req.key)? else {
+        let Some(blob) = s.mapped_blob(req.key, u64::MAX)? else {
             return Ok(None);
         };
         if blob.size != req.size || blob.etag != req.etag {
