@@ -700,6 +700,15 @@ fn process_alive(pid: u32) -> bool {
 /// FIFO or device named like a key is refused at once instead of hanging
 /// the reader (and a server's thread) until someone writes to it.
 fn open_blob_file(path: &str, key: u64, root: &Path) -> Result<File> {
+    open_blob_file_with_metadata(path, key, root).map(|(file, _)| file)
+}
+
+/// `open_blob_file`, with the metadata its regular-file check read.
+fn open_blob_file_with_metadata(
+    path: &str,
+    key: u64,
+    root: &Path,
+) -> Result<(File, std::fs::Metadata)> {
     use std::os::unix::fs::OpenOptionsExt;
     let file = match OpenOptions::new()
         .read(true)
@@ -711,7 +720,7 @@ fn open_blob_file(path: &str, key: u64, root: &Path) -> Result<File> {
         Err(e) => return Err(Error::io("cannot open", Path::new(path), e)),
     };
     match file.metadata() {
-        Ok(m) if m.is_file() => Ok(file),
+        Ok(m) if m.is_file() => Ok((file, m)),
         Ok(_) => Err(Error::usage(format!(
             "{path} is not a regular file: a blob of a files dataset must be one; remove or rename it"
         ))),
@@ -786,14 +795,11 @@ impl Session for FilesSession<'_> {
     /// One open: size and tag from its descriptor (fstat), as nginx does.
     fn blob_file(&mut self, key: u64) -> Result<Option<super::BlobFile>> {
         self.locate(key);
-        let file = match open_blob_file(&self.path, key, self.root) {
-            Ok(f) => f,
+        let (file, meta) = match open_blob_file_with_metadata(&self.path, key, self.root) {
+            Ok(opened) => opened,
             Err(Error::MissingKey { .. }) => return Ok(None),
             Err(e) => return Err(e),
         };
-        let meta = file
-            .metadata()
-            .map_err(|e| Error::io("cannot stat", Path::new(&self.path), e))?;
         let [size, mtime, ino] = super::stamp_of(&meta);
         Ok(Some(super::BlobFile {
             file,

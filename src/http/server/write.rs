@@ -13,8 +13,6 @@ use super::State;
 use super::body::{ResponseBody, empty};
 use super::reply::{method_not_allowed, status};
 use super::session::ServerRef;
-use crate::error::Result;
-use crate::store::Session;
 
 /// Equal without an early exit on the first differing byte, so the time
 /// taken says nothing about how much of a guessed token was right.
@@ -66,14 +64,15 @@ fn unauthorized() -> Response<ResponseBody> {
 
 /// DELETE: 204, or 404 when there was nothing to delete.
 async fn delete_blob(server: ServerRef, key: u64) -> Response<ResponseBody> {
-    let deleted = write_alone(server, move |s| {
-        if s.size(key)?.is_none() {
-            return Ok(false);
-        }
-        s.delete(key)?;
-        Ok(true)
-    })
-    .await;
+    let deleted = server
+        .write(move |s| {
+            if s.size(key)?.is_none() {
+                return Ok(false);
+            }
+            s.delete(key)?;
+            Ok(true)
+        })
+        .await;
     match deleted {
         Ok(true) => status(StatusCode::NO_CONTENT, ""),
         Ok(false) => status(StatusCode::NOT_FOUND, "no such blob"),
@@ -93,18 +92,20 @@ async fn put_blob(
         Ok(data) => data,
         Err(refused) => return refused,
     };
-    let written = write_alone(state.server.clone(), move |s| {
-        let created = if s.size(key)?.is_some() {
-            s.update(key, &data)?;
-            false
-        } else {
-            s.insert(key, &data)?;
-            true
-        };
-        let size = s.size(key)?.unwrap_or(0);
-        Ok((created, s.etag(key, size)?))
-    })
-    .await;
+    let written = state
+        .server
+        .write(move |s| {
+            let created = if s.size(key)?.is_some() {
+                s.update(key, &data)?;
+                false
+            } else {
+                s.insert(key, &data)?;
+                true
+            };
+            let size = s.size(key)?.unwrap_or(0);
+            Ok((created, s.etag(key, size)?))
+        })
+        .await;
     match written {
         Ok((created, etag)) => put_reply(key, created, etag.as_deref()),
         Err(e) => status(StatusCode::INTERNAL_SERVER_ERROR, &e),
@@ -140,16 +141,6 @@ async fn read_body(
         )),
         Ok(Ok(c)) => Ok(c.to_bytes()),
     }
-}
-
-/// Runs `f` on the server's writer thread (see `ServerRef::write`). A
-/// failure, of the store or of the thread, comes back as the text a 500
-/// reply carries.
-async fn write_alone<T: Send + 'static>(
-    server: ServerRef,
-    f: impl FnOnce(&mut dyn Session) -> Result<T> + Send + 'static,
-) -> std::result::Result<T, String> {
-    server.write(f).await
 }
 
 /// 201 with the new blob's address, or 204 for a replaced one; either with
