@@ -100,6 +100,18 @@ fn get(addr: &str, path: &str, extra: &str) -> Reply {
     )
 }
 
+/// This process needs a descriptor per connection too: its soft limit
+/// raised to the hard one.
+fn raise_fd_limit() {
+    // SAFETY: getrlimit/setrlimit on this process with a zeroed rlimit.
+    unsafe {
+        let mut l: libc::rlimit = std::mem::zeroed();
+        libc::getrlimit(libc::RLIMIT_NOFILE, &mut l);
+        l.rlim_cur = l.rlim_max;
+        libc::setrlimit(libc::RLIMIT_NOFILE, &l);
+    }
+}
+
 fn blob_from_db(db: &Path, key: i64) -> Vec<u8> {
     rusqlite::Connection::open(db)
         .unwrap()
@@ -241,13 +253,7 @@ fn a_thousand_concurrent_connections() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     ok(d, &["init", "s.db", "--count", "200", "--size", "10k"]);
-    // This process needs a descriptor per connection too.
-    unsafe {
-        let mut l: libc::rlimit = std::mem::zeroed();
-        libc::getrlimit(libc::RLIMIT_NOFILE, &mut l);
-        l.rlim_cur = l.rlim_max;
-        libc::setrlimit(libc::RLIMIT_NOFILE, &l);
-    }
+    raise_fd_limit();
     let server = Server::start(d, "s.db", &[]);
     // 1000 connections opened and holding a request each before any is read.
     let mut conns: Vec<TcpStream> = (0..1000)
@@ -1187,12 +1193,7 @@ fn rss_kb(pid: u32) -> (u64, u64) {
 /// so all are mid-stream together: the server's peak RSS stays under
 /// 200 MB, and every client gets its whole blob.
 fn thousand_slow_streams(target: &str, d: &Path) -> u64 {
-    unsafe {
-        let mut l: libc::rlimit = std::mem::zeroed();
-        libc::getrlimit(libc::RLIMIT_NOFILE, &mut l);
-        l.rlim_cur = l.rlim_max;
-        libc::setrlimit(libc::RLIMIT_NOFILE, &l);
-    }
+    raise_fd_limit();
     let server = Server::start(d, target, &["--send-timeout", "60s"]);
     let mut conns: Vec<(TcpStream, usize, bool)> = (0..1000)
         .map(|i| {
@@ -1266,12 +1267,7 @@ fn seven_hundred_stalled_clients_delay_a_writer_by_the_send_timeout_not_for_ever
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     ok(d, &["init", "s.db", "--count", "2", "--size", "40M"]);
-    unsafe {
-        let mut l: libc::rlimit = std::mem::zeroed();
-        libc::getrlimit(libc::RLIMIT_NOFILE, &mut l);
-        l.rlim_cur = l.rlim_max;
-        libc::setrlimit(libc::RLIMIT_NOFILE, &l);
-    }
+    raise_fd_limit();
     let server = Server::start(
         d,
         "s.db",

@@ -308,20 +308,26 @@ fn distinct<T: PartialEq>(values: impl Iterator<Item = T>) -> Vec<T> {
     out
 }
 
+/// A row of decided ratios at 10k, 50k and 1m, for tests.
+#[cfg(test)]
+pub(crate) fn decided_row(ratios: &[f64]) -> Vec<RowPoint> {
+    [10_000, 50_000, 1_000_000]
+        .iter()
+        .zip(ratios)
+        .map(|(&size, &ratio)| RowPoint {
+            size,
+            ratio,
+            decided: true,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn row(ratios: &[f64]) -> Vec<RowPoint> {
-        [10_000, 50_000, 1_000_000]
-            .iter()
-            .zip(ratios)
-            .map(|(&size, &ratio)| RowPoint {
-                size,
-                ratio,
-                decided: true,
-            })
-            .collect()
+        decided_row(ratios)
     }
 
     #[test]

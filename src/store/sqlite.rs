@@ -761,6 +761,21 @@ impl<'a> SqliteSession<'a> {
         Ok(())
     }
 
+    /// The one integer `sql` returns, through the statement kept in `slot`
+    /// (prepared on first use).
+    fn query_int(
+        conn: &'a Connection,
+        slot: &mut Option<Statement<'a>>,
+        sql: &str,
+        path: &Path,
+    ) -> Result<i64> {
+        Self::statement(conn, slot, sql, path)?;
+        slot.as_mut()
+            .expect("prepared")
+            .query_row([], |r| r.get(0))
+            .map_err(|e| Error::sqlite(path, e))
+    }
+
     fn open_blob(&self, key: u64, read_only: bool) -> Result<Blob<'a>> {
         self.conn
             .blob_open(MAIN_DB, "kv", "v", key as i64, read_only)
@@ -809,19 +824,13 @@ impl<'a> SqliteSession<'a> {
         if let Some((root, map)) = &self.mapped {
             return Ok((*root, map.clone()));
         }
-        Self::statement(
+        // Also takes the snapshot's shared lock, if no read has yet.
+        let root = Self::query_int(
             self.conn,
             &mut self.root_page,
             "SELECT rootpage FROM sqlite_schema WHERE type='table' AND name='kv'",
             self.path,
         )?;
-        // Also takes the snapshot's shared lock, if no read has yet.
-        let root: i64 = self
-            .root_page
-            .as_mut()
-            .expect("prepared")
-            .query_row([], |r| r.get(0))
-            .map_err(|e| Error::sqlite(self.path, e))?;
         let map = super::sqlite_map::map_of(self.path)?;
         self.mapped = Some((root, map.clone()));
         Ok((root, map))
@@ -846,18 +855,12 @@ impl Session for SqliteSession<'_> {
             // Read under this snapshot's lock: nothing has committed since.
             return Ok(Some(tag_of(key, size, &stamps)));
         }
-        Self::statement(
+        let version = Self::query_int(
             self.conn,
             &mut self.data_version,
             "PRAGMA data_version",
             self.path,
         )?;
-        let version: i64 = self
-            .data_version
-            .as_mut()
-            .expect("prepared")
-            .query_row([], |r| r.get(0))
-            .map_err(|e| Error::sqlite(self.path, e))?;
         let stamps = match self.stamps {
             Some((v, st)) if v == version => st,
             _ => {

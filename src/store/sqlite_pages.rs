@@ -337,6 +337,16 @@ mod tests {
     use super::*;
     use rusqlite::Connection;
 
+    /// The root page of table `name`.
+    fn root_of(conn: &Connection, name: &str) -> u64 {
+        conn.query_row(
+            "SELECT rootpage FROM sqlite_schema WHERE name=?1",
+            [name],
+            |r| r.get::<_, i64>(0),
+        )
+        .unwrap() as u64
+    }
+
     /// Every value read through the mapped runs equals SQLite's, for page
     /// sizes from the smallest to the largest, reserved bytes, and sizes on
     /// and around the local/overflow boundaries.
@@ -377,13 +387,7 @@ mod tests {
                 )
                 .unwrap();
             }
-            let root: i64 = conn
-                .query_row(
-                    "SELECT rootpage FROM sqlite_schema WHERE name='kv'",
-                    [],
-                    |r| r.get(0),
-                )
-                .unwrap();
+            let root = root_of(&conn, "kv");
             let file = std::fs::read(&path).unwrap();
             assert_eq!(
                 i32::from(file[20]),
@@ -394,7 +398,7 @@ mod tests {
                 let want: Vec<u8> = conn
                     .query_row("SELECT v FROM kv WHERE k=?1", [i as i64 + 1], |r| r.get(0))
                     .unwrap();
-                let found = Walked::keep(|w| value_runs(&file, root as u64, i as i64 + 1, w));
+                let found = Walked::keep(|w| value_runs(&file, root, i as i64 + 1, w));
                 let Lookup::Found(runs) = found else {
                     panic!("page {page_size} reserved {reserved} size {n}: not found");
                 };
@@ -405,7 +409,7 @@ mod tests {
                 assert!(got == want, "page {page_size} reserved {reserved} size {n}");
             }
             assert_eq!(
-                Walked::keep(|w| value_runs(&file, root as u64, 10_000, w)),
+                Walked::keep(|w| value_runs(&file, root, 10_000, w)),
                 Lookup::Absent
             );
         }
@@ -421,19 +425,13 @@ mod tests {
              INSERT INTO kv VALUES(1, zeroblob(3000000));",
         )
         .unwrap();
-        let root: i64 = conn
-            .query_row(
-                "SELECT rootpage FROM sqlite_schema WHERE name='kv'",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
+        let root = root_of(&conn, "kv");
         let file = std::fs::read(&path).unwrap();
         for (over, want_calls) in [(usize::MAX, 0), (1_000_000, 3)] {
             let mut released: Vec<Range<usize>> = Vec::new();
             let found = value_runs(
                 &file,
-                root as u64,
+                root,
                 1,
                 &mut Walked {
                     max: usize::MAX,
@@ -468,14 +466,7 @@ mod tests {
              INSERT INTO w VALUES(1, x'0102');",
         )
         .unwrap();
-        let root = |name: &str| -> u64 {
-            conn.query_row(
-                "SELECT rootpage FROM sqlite_schema WHERE name=?1",
-                [name],
-                |r| r.get::<_, i64>(0),
-            )
-            .unwrap() as u64
-        };
+        let root = |name: &str| root_of(&conn, name);
         let file = std::fs::read(&path).unwrap();
         assert!(matches!(
             Walked::keep(|w| value_runs(&file, root("kv"), 1, w)),

@@ -222,15 +222,7 @@ mod tests {
     }
 
     fn row(ratios: &[f64]) -> Vec<RowPoint> {
-        [10_000, 50_000, 1_000_000]
-            .iter()
-            .zip(ratios)
-            .map(|(&size, &ratio)| RowPoint {
-                size,
-                ratio,
-                decided: true,
-            })
-            .collect()
+        crate::result::internal_external::decided_row(ratios)
     }
 
     #[test]
