@@ -30,6 +30,46 @@ pub struct SqliteSettings {
     /// JSON when unset, so results written before it existed read back alike.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wal_autocheckpoint: Option<u32>,
+    /// Which table holds the blobs; None: whichever the database has
+    /// (kv first), and kv for a new one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<SqliteLayout>,
+}
+
+/// The table an SQLite dataset keeps its blobs in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SqliteLayout {
+    /// kvtest's `kv(k INTEGER PRIMARY KEY, v BLOB)`: a blob is found by
+    /// its key, which is the table's rowid (one b-tree search).
+    #[default]
+    Kv,
+    /// The blog's `files(id VARCHAR(255) PRIMARY KEY, data BLOB NOT NULL)`
+    /// ("Serving Binary Files from SQLite"): a blob is found by its text id,
+    /// the name `export` gives its file (`000042`), through the primary
+    /// key's index and then the table (two b-tree searches).
+    Blog,
+}
+
+impl SqliteLayout {
+    /// The name `?layout=` takes and results record.
+    pub fn name(self) -> &'static str {
+        match self {
+            SqliteLayout::Kv => "kv",
+            SqliteLayout::Blog => "blog",
+        }
+    }
+
+    /// The layout `?layout=NAME` names.
+    pub fn parse(value: &str) -> Result<SqliteLayout> {
+        match value.to_ascii_lowercase().as_str() {
+            "kv" => Ok(SqliteLayout::Kv),
+            "blog" => Ok(SqliteLayout::Blog),
+            _ => Err(Error::usage(format!(
+                "unknown layout \"{value}\"; use layout=kv (kvtest's kv(k INTEGER PRIMARY KEY, v BLOB)) or layout=blog (files(id VARCHAR(255) PRIMARY KEY, data BLOB NOT NULL), looked up by text id)"
+            ))),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -204,6 +244,11 @@ impl Target {
                 return match scheme {
                     "sqlite" | "sqlite-ext" => {
                         let settings = parse_settings(text, query)?;
+                        if scheme == "sqlite-ext" && settings.layout.is_some() {
+                            return Err(Error::usage(format!(
+                                "target \"{text}\": sqlite-ext keeps file names in its own table and takes no layout; use sqlite:PATH?layout=..."
+                            )));
+                        }
                         Ok(if scheme == "sqlite" {
                             Target::Sqlite { path, settings }
                         } else {
@@ -540,9 +585,10 @@ fn parse_settings(target: &str, query: Option<&str>) -> Result<SqliteSettings> {
             "wal_autocheckpoint" => {
                 settings.wal_autocheckpoint = Some(parse_wal_autocheckpoint(value)?)
             }
+            "layout" => settings.layout = Some(SqliteLayout::parse(value)?),
             other => {
                 return Err(Error::usage(format!(
-                    "target \"{target}\": unknown setting \"{other}\"; known: page_size, journal_mode, synchronous, cache_size, mmap_size, locking_mode, wal_autocheckpoint"
+                    "target \"{target}\": unknown setting \"{other}\"; known: page_size, journal_mode, synchronous, cache_size, mmap_size, locking_mode, wal_autocheckpoint, layout"
                 )));
             }
         }

@@ -45,7 +45,7 @@ impl FileLayout {
 /// when it is exactly the name blobbench gives that key: `0000001` or `1`
 /// beside `000001`, and digits past 2^64, are someone else's files, not a
 /// second key 1 or a wrapped key 0.
-fn canonical_key(layout: FileLayout, name: &str) -> Option<u64> {
+pub(crate) fn canonical_key(layout: FileLayout, name: &str) -> Option<u64> {
     let number = |part: &&str| -> Option<u64> {
         let digits = !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
         digits.then(|| part.parse().ok()).flatten()

@@ -12,6 +12,7 @@ mod memory;
 mod mysql;
 mod postgres;
 mod sqlite;
+mod sqlite_layout;
 mod sqlite_map;
 mod sqlite_meta;
 mod sqlite_pages;
@@ -33,7 +34,7 @@ pub(crate) use sqlite::{check_is_database, open_connection};
 
 use crate::dataset::Manifest;
 use crate::error::{Error, Result};
-use crate::target::Target;
+use crate::target::{SqliteLayout, Target};
 
 /// Whether the benchmark may change the target. Read-only stores are opened
 /// so that the operating system or SQLite refuses any write.
@@ -200,6 +201,12 @@ impl Catalog {
 pub trait Store {
     /// What the store says about itself, recorded in results.
     fn info(&self) -> StoreInfo;
+    /// The table the blobs are in and how one is found, in words, for a
+    /// store that can keep them in more than one (SQLite: kvtest's kv or the
+    /// blog's files); None for the others.
+    fn layout(&self) -> Option<&'static str> {
+        None
+    }
     /// The keys present, via the manifest if trustworthy or a scan.
     fn catalog(&mut self) -> Result<Catalog>;
     /// Opens a session: prepared statements and handles reused across ops.
@@ -664,9 +671,13 @@ pub fn create(target: &Target, manifest: &Manifest) -> Result<Box<dyn Store>> {
 /// where files hold the blobs, or the process's memory.
 pub fn value_limit(target: &Target) -> Result<Option<(u64, String)>> {
     Ok(match target {
-        Target::Sqlite { .. } => Some((
-            max_blob_bytes(),
-            "SQLite's SQLITE_LIMIT_LENGTH, the record's header included".into(),
+        Target::Sqlite { settings, .. } => Some((
+            // The blog's record also holds the text id: up to 20 digits.
+            match settings.layout {
+                Some(SqliteLayout::Blog) => max_blob_bytes() - 21,
+                _ => max_blob_bytes(),
+            },
+            "SQLite's SQLITE_LIMIT_LENGTH, the record's header (and id) included".into(),
         )),
         Target::Postgres { .. } => Some((
             postgres::MAX_BLOB_BYTES,

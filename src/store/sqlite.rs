@@ -1,14 +1,16 @@
 //! Blobs inside an SQLite database, in kvtest's table `kv(k INTEGER PRIMARY KEY, v BLOB)`,
-//! so that databases made by kvtest and by blobbench are interchangeable.
+//! so that databases made by kvtest and by blobbench are interchangeable, or
+//! in the blog's `files(id, data)` (see `sqlite_layout`).
 
 use std::path::{Path, PathBuf};
 
 use rusqlite::blob::Blob;
 use rusqlite::types::ValueRef;
-use rusqlite::{Connection, MAIN_DB, OpenFlags, Statement, params};
+use rusqlite::{Connection, MAIN_DB, OpenFlags, OptionalExtension, Statement, params};
 use serde_json::{Map, Value, json};
 
-use super::sqlite_meta::{META_TABLE, has_table, read_manifest, write_manifest_row};
+use super::sqlite_layout::{SqliteLayout, Statements};
+use super::sqlite_meta::{META_TABLE, read_manifest, write_manifest_row};
 use super::unsafe_writes::{UnsafeWriter, refuse_if_damaged};
 use super::{Access, Catalog, ReadPath, Session, SessionOptions, Store, StoreInfo, missing_key};
 use crate::dataset::Manifest;
@@ -57,10 +59,11 @@ pub(crate) fn integrity_check(conn: &Connection, path: &Path) -> Result<String> 
     Ok(lines.join("; "))
 }
 
-/// Blobs in table `kv`, one row per key.
+/// Blobs in table `kv` (or the blog's `files`), one row per key.
 pub struct SqliteStore {
     path: PathBuf,
     conn: Connection,
+    layout: SqliteLayout,
     journal_mode: String,
     settings: Map<String, Value>,
     /// Present while this connection writes without a rollback journal.
@@ -447,18 +450,15 @@ impl SqliteStore {
             &format!("blobbench init {} --count 100k --size 10k", path.display()),
         )?;
         let conn = open_connection(path, access)?;
-        if !has_table(&conn, path, "kv")? {
-            return Err(Error::usage(format!(
-                "\"{}\" is an SQLite database but not a blob dataset: it has no kv(k, v) table (make one with blobbench init or kvtest init)",
-                path.display()
-            )));
-        }
+        let layout = super::sqlite_layout::detect(&conn, path, settings.layout)?;
         refuse_if_damaged(&conn, path)?;
         let unsafe_writer = UnsafeWriter::mark(&conn, path, settings, access)?;
-        let (journal_mode, settings) = apply_settings(&conn, path, settings, access)?;
+        let (journal_mode, mut settings) = apply_settings(&conn, path, settings, access)?;
+        settings.insert("layout".into(), json!(layout.name()));
         Ok(SqliteStore {
             path: path.to_path_buf(),
             conn,
+            layout,
             journal_mode,
             settings,
             unsafe_writer,
@@ -468,14 +468,11 @@ impl SqliteStore {
     /// Creates an empty dataset at `path`, replacing only one blobbench made.
     pub fn create(path: &Path, settings: &SqliteSettings, manifest: &Manifest) -> Result<Self> {
         replace_own_database(path, "database")?;
-        create_database(
-            path,
-            settings,
-            manifest,
-            "CREATE TABLE kv(k INTEGER PRIMARY KEY, v BLOB)",
-        )?;
+        let layout = settings.layout.unwrap_or_default();
+        create_database(path, settings, manifest, layout.sql().create)?;
         let mut rest = settings.clone();
         rest.page_size = None;
+        rest.layout = Some(layout);
         SqliteStore::open(path, &rest, Access::ReadWrite)
     }
 
@@ -570,6 +567,32 @@ pub(crate) fn catalog_of(conn: &Connection, path: &Path, table: &str) -> Result<
     })
 }
 
+/// The key range of the blog's table, from its ids (every one is read: text
+/// ids of several widths have no cheap min and max), with the manifest when
+/// it agrees.
+fn blog_catalog(conn: &Connection, path: &Path) -> Result<Catalog> {
+    let manifest = read_manifest(conn, path)?;
+    if let Some(m) = &manifest {
+        m.require_complete(&path.display().to_string())?;
+    }
+    let Some((first, last, count)) = super::sqlite_layout::blog_keys(conn, path)? else {
+        return Err(Error::usage(format!(
+            "\"{}\" holds no blobs (its files table is empty)",
+            path.display()
+        )));
+    };
+    let agrees = manifest
+        .as_ref()
+        .is_some_and(|m| (m.first_key, m.last_key, m.count) == (first, last, count));
+    Ok(Catalog {
+        first_key: first,
+        last_key: last,
+        count,
+        source: if agrees { "manifest" } else { "scan" }.into(),
+        manifest: manifest.filter(|_| agrees),
+    })
+}
+
 impl Store for SqliteStore {
     fn info(&self) -> StoreInfo {
         StoreInfo {
@@ -582,6 +605,10 @@ impl Store for SqliteStore {
 
     fn describe_writes(&self, options: &SessionOptions) -> String {
         describe_sql_writes(&self.settings, options)
+    }
+
+    fn layout(&self) -> Option<&'static str> {
+        Some(self.layout.describe())
     }
 
     fn integrity_check(&mut self) -> Result<Option<String>> {
@@ -603,12 +630,18 @@ impl Store for SqliteStore {
         let db = &self.path;
         let mut stmt = self
             .conn
-            .prepare("SELECT k, v FROM kv ORDER BY k")
+            .prepare(self.layout.sql().scan)
             .map_err(|e| Error::sqlite(db, e))?;
         let mut rows = stmt.query([]).map_err(|e| Error::sqlite(db, e))?;
         let mut count = 0u64;
         while let Some(row) = rows.next().map_err(|e| Error::sqlite(db, e))? {
-            let key: i64 = row.get(0).map_err(|e| Error::sqlite(db, e))?;
+            let key = match self.layout {
+                SqliteLayout::Kv => row.get::<_, i64>(0).map_err(|e| Error::sqlite(db, e))?,
+                SqliteLayout::Blog => {
+                    let id = row.get_ref(0).map_err(|e| Error::sqlite(db, e))?;
+                    super::sqlite_layout::key_of_id(db, id)? as i64
+                }
+            };
             if key < 0 {
                 return Err(Error::usage(format!(
                     "{} holds key {key}: files can only be named for keys >= 0",
@@ -633,18 +666,23 @@ impl Store for SqliteStore {
     }
 
     fn catalog(&mut self) -> Result<Catalog> {
-        let mut c = catalog_of(&self.conn, &self.path, "kv")?;
+        let mut c = match self.layout {
+            SqliteLayout::Kv => catalog_of(&self.conn, &self.path, "kv")?,
+            SqliteLayout::Blog => blog_catalog(&self.conn, &self.path)?,
+        };
         // A manifest whose spec no longer matches the blobs (kvtest init over
         // a blobbench file) must not drive --verify.
         if let Some(spec) = c.manifest.as_ref().and_then(|m| m.spec.clone()) {
             let len: Option<i64> = self
                 .conn
                 .query_row(
-                    "SELECT length(v) FROM kv WHERE k=?1",
-                    [c.last_key as i64],
+                    self.layout.sql().length,
+                    [self.layout.key(c.last_key)],
                     |r| r.get(0),
                 )
-                .map_err(|e| Error::sqlite(&self.path, e))?;
+                .optional()
+                .map_err(|e| Error::sqlite(&self.path, e))?
+                .flatten();
             if len != Some(spec.size_of(c.last_key) as i64) {
                 c.manifest = None;
                 c.source = "scan".into();
@@ -657,9 +695,12 @@ impl Store for SqliteStore {
         Ok(Box::new(SqliteSession {
             conn: &self.conn,
             path: &self.path,
+            layout: self.layout,
+            sql: self.layout.sql(),
             options,
             wal: self.journal_mode == "wal",
             select: None,
+            rowid: None,
             update: None,
             insert: None,
             delete: None,
@@ -706,9 +747,13 @@ impl Store for SqliteStore {
 pub struct SqliteSession<'a> {
     conn: &'a Connection,
     path: &'a Path,
+    layout: SqliteLayout,
+    sql: &'static Statements,
     options: SessionOptions,
     wal: bool,
     select: Option<Statement<'a>>,
+    /// Key to rowid, where the key is not the rowid (the blog's table).
+    rowid: Option<Statement<'a>>,
     update: Option<Statement<'a>>,
     insert: Option<Statement<'a>>,
     delete: Option<Statement<'a>>,
@@ -776,9 +821,30 @@ impl<'a> SqliteSession<'a> {
             .map_err(|e| Error::sqlite(path, e))
     }
 
-    fn open_blob(&self, key: u64, read_only: bool) -> Result<Blob<'a>> {
+    /// The rowid blob `key` is stored in (None: no such key): the key
+    /// itself in kv, looked up through the primary key's index in the
+    /// blog's table.
+    fn rowid_of(&mut self, key: u64) -> Result<Option<i64>> {
+        let Some(sql) = self.sql.rowid else {
+            return Ok(i64::try_from(key).ok());
+        };
+        Self::statement(self.conn, &mut self.rowid, sql, self.path)?;
+        let stmt = self.rowid.as_mut().expect("prepared");
+        stmt.query_row([self.layout.key(key)], |r| r.get(0))
+            .optional()
+            .map_err(|e| Error::sqlite(self.path, e))
+    }
+
+    /// The rowid of `key`, or the missing-key error.
+    fn existing_rowid(&mut self, key: u64) -> Result<i64> {
+        self.rowid_of(key)?
+            .ok_or_else(|| missing_key(key, self.path))
+    }
+
+    fn open_blob(&mut self, key: u64, read_only: bool) -> Result<Blob<'a>> {
+        let rowid = self.existing_rowid(key)?;
         self.conn
-            .blob_open(MAIN_DB, "kv", "v", key as i64, read_only)
+            .blob_open(MAIN_DB, self.sql.table, self.sql.column, rowid, read_only)
             .map_err(|e| {
                 if is_missing_row(&e) {
                     missing_key(key, self.path)
@@ -803,13 +869,14 @@ impl<'a> SqliteSession<'a> {
             }
             return Ok(());
         }
+        let rowid = self.existing_rowid(key)?;
         let blob = if read_only {
             self.read_blob.as_mut()
         } else {
             self.write_blob.as_mut()
         };
         let blob = blob.expect("checked above");
-        blob.reopen(key as i64).map_err(|e| {
+        blob.reopen(rowid).map_err(|e| {
             if is_missing_row(&e) {
                 missing_key(key, self.path)
             } else {
@@ -825,12 +892,7 @@ impl<'a> SqliteSession<'a> {
             return Ok((*root, map.clone()));
         }
         // Also takes the snapshot's shared lock, if no read has yet.
-        let root = Self::query_int(
-            self.conn,
-            &mut self.root_page,
-            "SELECT rootpage FROM sqlite_schema WHERE type='table' AND name='kv'",
-            self.path,
-        )?;
+        let root = Self::query_int(self.conn, &mut self.root_page, self.sql.root, self.path)?;
         let map = super::sqlite_map::map_of(self.path)?;
         self.mapped = Some((root, map.clone()));
         Ok((root, map))
@@ -879,14 +941,9 @@ impl Session for SqliteSession<'_> {
     /// One statement (one lock, one lookup): the length always, the bytes
     /// only when small; length() alone reads no overflow page.
     fn fetch_small(&mut self, key: u64, max: u64) -> Result<Option<(u64, Option<Vec<u8>>)>> {
-        Self::statement(
-            self.conn,
-            &mut self.small,
-            "SELECT length(v), CASE WHEN length(v) <= ?2 THEN v END FROM kv WHERE k=?1",
-            self.path,
-        )?;
+        Self::statement(self.conn, &mut self.small, self.sql.small, self.path)?;
         let stmt = self.small.as_mut().expect("prepared");
-        let row = stmt.query_row(params![key as i64, max as i64], |r| {
+        let row = stmt.query_row(params![self.layout.key(key), max as i64], |r| {
             let n: Option<i64> = r.get(0)?;
             let data = match r.get_ref(1)? {
                 ValueRef::Blob(b) => Some(b.to_vec()),
@@ -911,14 +968,9 @@ impl Session for SqliteSession<'_> {
 
     /// length() reads the record header only, not the blob's overflow pages.
     fn size(&mut self, key: u64) -> Result<Option<u64>> {
-        Self::statement(
-            self.conn,
-            &mut self.length,
-            "SELECT length(v) FROM kv WHERE k=?1",
-            self.path,
-        )?;
+        Self::statement(self.conn, &mut self.length, self.sql.length, self.path)?;
         let stmt = self.length.as_mut().expect("prepared");
-        match stmt.query_row([key as i64], |r| r.get::<_, Option<i64>>(0)) {
+        match stmt.query_row([self.layout.key(key)], |r| r.get::<_, Option<i64>>(0)) {
             Ok(n) => Ok(Some(n.unwrap_or(0) as u64)),
             Err(rusqlite::Error::QueryReturnedNoRows) => Ok(None),
             Err(e) => Err(Error::sqlite(self.path, e)),
@@ -961,15 +1013,10 @@ impl Session for SqliteSession<'_> {
     fn read(&mut self, key: u64, sink: &mut dyn FnMut(&[u8])) -> Result<()> {
         match self.options.read_path {
             ReadPath::Sql => {
-                Self::statement(
-                    self.conn,
-                    &mut self.select,
-                    "SELECT v FROM kv WHERE k=?1",
-                    self.path,
-                )?;
+                Self::statement(self.conn, &mut self.select, self.sql.select, self.path)?;
                 let path = self.path;
                 let stmt = self.select.as_mut().expect("prepared");
-                stmt.raw_bind_parameter(1, key as i64)
+                stmt.raw_bind_parameter(1, self.layout.key(key))
                     .map_err(|e| Error::sqlite(path, e))?;
                 let mut rows = stmt.raw_query();
                 match rows.next().map_err(|e| Error::sqlite(path, e))? {
@@ -1011,17 +1058,12 @@ impl Session for SqliteSession<'_> {
         self.stamps = None;
         match self.options.read_path {
             ReadPath::Sql => {
-                Self::statement(
-                    self.conn,
-                    &mut self.update,
-                    "UPDATE kv SET v=?2 WHERE k=?1",
-                    self.path,
-                )?;
+                Self::statement(self.conn, &mut self.update, self.sql.update, self.path)?;
                 let changed = self
                     .update
                     .as_mut()
                     .expect("prepared")
-                    .execute(params![key as i64, data])
+                    .execute(params![self.layout.key(key), data])
                     .map_err(|e| Error::sqlite(self.path, e))?;
                 if changed == 0 {
                     return Err(missing_key(key, self.path));
@@ -1051,16 +1093,11 @@ impl Session for SqliteSession<'_> {
     fn insert(&mut self, key: u64, data: &[u8]) -> Result<()> {
         // This connection's own writes do not move data_version.
         self.stamps = None;
-        Self::statement(
-            self.conn,
-            &mut self.insert,
-            "INSERT INTO kv(k, v) VALUES(?1, ?2)",
-            self.path,
-        )?;
+        Self::statement(self.conn, &mut self.insert, self.sql.insert, self.path)?;
         self.insert
             .as_mut()
             .expect("prepared")
-            .execute(params![key as i64, data])
+            .execute(params![self.layout.key(key), data])
             .map_err(|e| Error::sqlite(self.path, e))?;
         Ok(())
     }
@@ -1068,17 +1105,12 @@ impl Session for SqliteSession<'_> {
     fn delete(&mut self, key: u64) -> Result<()> {
         // This connection's own writes do not move data_version.
         self.stamps = None;
-        Self::statement(
-            self.conn,
-            &mut self.delete,
-            "DELETE FROM kv WHERE k=?1",
-            self.path,
-        )?;
+        Self::statement(self.conn, &mut self.delete, self.sql.delete, self.path)?;
         let n = self
             .delete
             .as_mut()
             .expect("prepared")
-            .execute([key as i64])
+            .execute([self.layout.key(key)])
             .map_err(|e| Error::sqlite(self.path, e))?;
         if n == 0 {
             return Err(missing_key(key, self.path));
@@ -1111,13 +1143,21 @@ impl Session for SqliteSession<'_> {
             return Ok(None);
         }
         let (root, map) = self.snapshot_map()?;
+        let Some(rowid) = self.rowid_of(key)? else {
+            return Ok(None);
+        };
         let mut walked = super::sqlite_pages::Walked {
             max: usize::try_from(max).unwrap_or(usize::MAX),
             over: super::MAPPED_RESIDENT_UP_TO as usize,
             release: &mut |range| super::release_mapped(&map, range),
         };
-        let runs = match super::sqlite_pages::value_runs(&map, root as u64, key as i64, &mut walked)
-        {
+        let key_column = match self.layout {
+            SqliteLayout::Kv => super::sqlite_pages::KeyColumn::Rowid,
+            SqliteLayout::Blog => super::sqlite_pages::KeyColumn::Text,
+        };
+        let found =
+            super::sqlite_pages::value_runs(&map, root as u64, (rowid, key_column), &mut walked);
+        let runs = match found {
             super::sqlite_pages::Lookup::Found(runs) => runs,
             _ => return Ok(None),
         };

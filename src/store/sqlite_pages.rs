@@ -39,6 +39,16 @@ impl Walked<'_> {
     }
 }
 
+/// What a row's first column holds: the record must say the same, or the
+/// walk found a table other than the one the caller meant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum KeyColumn {
+    /// NULL: an INTEGER PRIMARY KEY, which is the rowid (kv's `k`).
+    Rowid,
+    /// A text id (the blog's `files.id`).
+    Text,
+}
+
 /// The outcome of looking a row up in the mapped file.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Lookup {
@@ -104,11 +114,15 @@ fn page(file: &[u8], size: usize, pgno: u64) -> Option<&[u8]> {
     file.get(start..start + size)
 }
 
-/// The value of column 1 (after an INTEGER PRIMARY KEY column 0, which
-/// the record stores as NULL) of row `rowid` of the table b-tree rooted at
-/// page `root`.
-pub(crate) fn value_runs(file: &[u8], root: u64, rowid: i64, walked: &mut Walked<'_>) -> Lookup {
-    match find_value(file, root, rowid, walked) {
+/// The value of column 1 (after column 0, `key`) of row `rowid` of the
+/// table b-tree rooted at page `root`.
+pub(crate) fn value_runs(
+    file: &[u8],
+    root: u64,
+    (rowid, key): (i64, KeyColumn),
+    walked: &mut Walked<'_>,
+) -> Lookup {
+    match find_value(file, root, (rowid, key), walked) {
         Ok(Some(runs)) => Lookup::Found(runs),
         Ok(None) => Lookup::Absent,
         Err(why) => Lookup::Unsupported(why),
@@ -119,7 +133,7 @@ pub(crate) fn value_runs(file: &[u8], root: u64, rowid: i64, walked: &mut Walked
 fn find_value(
     file: &[u8],
     root: u64,
-    rowid: i64,
+    (rowid, key): (i64, KeyColumn),
     walked: &mut Walked<'_>,
 ) -> Result<Option<Vec<Range<usize>>>, &'static str> {
     let (size, usable) = geometry(file)?;
@@ -136,7 +150,7 @@ fn find_value(
                     return Ok(None);
                 };
                 let start = (pgno - 1) as usize * size;
-                return payload_runs(file, (size, usable), start, cell, walked).map(Some);
+                return payload_runs(file, (size, usable), (start, cell), key, walked).map(Some);
             }
             _ => return Err("not a table b-tree page"),
         }
@@ -202,8 +216,8 @@ fn leaf_cell(
 fn payload_runs(
     file: &[u8],
     (size, usable): (usize, usize),
-    start: usize,
-    cell: usize,
+    (start, cell): (usize, usize),
+    key: KeyColumn,
     walked: &mut Walked<'_>,
 ) -> Result<Vec<Range<usize>>, &'static str> {
     let p = &file[start..start + size];
@@ -216,7 +230,7 @@ fn payload_runs(
     if body + local > usable {
         return Err("cell past the page");
     }
-    let value = value_in_record(&p[body..body + local], total)?;
+    let value = value_in_record(&p[body..body + local], total, key)?;
     if value.len() > walked.max {
         return Err("larger than asked for");
     }
@@ -260,9 +274,14 @@ fn local_size(total: usize, usable: usize) -> usize {
 }
 
 /// Where column 1 lies in a record of `total` bytes whose first bytes are
-/// `local`: the record must be (NULL, BLOB or TEXT) and nothing else, its
-/// header on the leaf page.
-fn value_in_record(local: &[u8], total: usize) -> Result<Range<usize>, &'static str> {
+/// `local`: the record must be two columns, `key` (a NULL for an INTEGER
+/// PRIMARY KEY, or TEXT) then a BLOB or TEXT, and nothing else, its header
+/// on the leaf page.
+fn value_in_record(
+    local: &[u8],
+    total: usize,
+    key: KeyColumn,
+) -> Result<Range<usize>, &'static str> {
     let (header, n) = varint(local).ok_or("bad record header")?;
     let header = header as usize;
     if header > local.len() {
@@ -270,14 +289,20 @@ fn value_in_record(local: &[u8], total: usize) -> Result<Range<usize>, &'static 
     }
     let (t0, m) = varint(&local[n..header]).ok_or("bad serial type")?;
     let (t1, k) = varint(&local[n + m..header]).ok_or("bad serial type")?;
-    if t0 != 0 || n + m + k != header || t1 < 12 {
-        return Err("not a (rowid, blob) record");
+    let key_len = match (key, t0) {
+        (KeyColumn::Rowid, 0) => 0,
+        (KeyColumn::Text, 13..) if t0 % 2 == 1 => ((t0 - 13) / 2) as usize,
+        _ => return Err("not a (key, blob) record"),
+    };
+    if n + m + k != header || t1 < 12 {
+        return Err("not a (key, blob) record");
     }
     let len = ((t1 - 12) / 2) as usize;
-    if header + len != total {
+    let start = header + key_len;
+    if start + len != total {
         return Err("record size mismatch");
     }
-    Ok(header..total)
+    Ok(start..total)
 }
 
 /// An overflow chain: its first page and the payload bytes it holds.
@@ -358,7 +383,8 @@ mod tests {
             let conn = Connection::open(&path).unwrap();
             conn.execute_batch(&format!(
                 "PRAGMA page_size={page_size}; PRAGMA journal_mode=delete;
-                 CREATE TABLE kv(k INTEGER PRIMARY KEY, v BLOB);"
+                 CREATE TABLE kv(k INTEGER PRIMARY KEY, v BLOB);
+                 CREATE TABLE files( id VARCHAR(255) PRIMARY KEY, data BLOB NOT NULL );"
             ))
             .unwrap();
             if reserved > 0 {
@@ -386,8 +412,14 @@ mod tests {
                     rusqlite::params![i as i64 + 1, v],
                 )
                 .unwrap();
+                conn.execute(
+                    "INSERT INTO files VALUES(?1, ?2)",
+                    rusqlite::params![text_id(i), v],
+                )
+                .unwrap();
             }
             let root = root_of(&conn, "kv");
+            let files_root = root_of(&conn, "files");
             let file = std::fs::read(&path).unwrap();
             assert_eq!(
                 i32::from(file[20]),
@@ -398,7 +430,8 @@ mod tests {
                 let want: Vec<u8> = conn
                     .query_row("SELECT v FROM kv WHERE k=?1", [i as i64 + 1], |r| r.get(0))
                     .unwrap();
-                let found = Walked::keep(|w| value_runs(&file, root, i as i64 + 1, w));
+                let found =
+                    Walked::keep(|w| value_runs(&file, root, (i as i64 + 1, KeyColumn::Rowid), w));
                 let Lookup::Found(runs) = found else {
                     panic!("page {page_size} reserved {reserved} size {n}: not found");
                 };
@@ -407,12 +440,38 @@ mod tests {
                     .flat_map(|r| file[r.clone()].iter().copied())
                     .collect();
                 assert!(got == want, "page {page_size} reserved {reserved} size {n}");
+                // The blog's table: the id comes before the value.
+                let rowid: i64 = conn
+                    .query_row("SELECT rowid FROM files WHERE id=?1", [text_id(i)], |r| {
+                        r.get(0)
+                    })
+                    .unwrap();
+                let found =
+                    Walked::keep(|w| value_runs(&file, files_root, (rowid, KeyColumn::Text), w));
+                let Lookup::Found(runs) = found else {
+                    panic!("files: page {page_size} reserved {reserved} size {n}: not found");
+                };
+                let got: Vec<u8> = runs
+                    .iter()
+                    .flat_map(|r| file[r.clone()].iter().copied())
+                    .collect();
+                assert!(
+                    got == want,
+                    "files: page {page_size} size {n} id {}",
+                    text_id(i).len()
+                );
             }
             assert_eq!(
-                Walked::keep(|w| value_runs(&file, root, 10_000, w)),
+                Walked::keep(|w| value_runs(&file, root, (10_000, KeyColumn::Rowid), w)),
                 Lookup::Absent
             );
         }
+    }
+
+    /// Ids of several lengths, a few long enough to push the value's
+    /// start past the bytes the leaf page keeps.
+    fn text_id(i: usize) -> String {
+        format!("{:0w$}", i + 1, w = 6 + (i * 997) % 1500)
     }
 
     #[test]
@@ -432,7 +491,7 @@ mod tests {
             let found = value_runs(
                 &file,
                 root,
-                1,
+                (1, KeyColumn::Rowid),
                 &mut Walked {
                     max: usize::MAX,
                     over,
@@ -463,24 +522,40 @@ mod tests {
             "CREATE TABLE kv(k INTEGER PRIMARY KEY, v BLOB, extra);
              INSERT INTO kv VALUES(1, x'0102', 3);
              CREATE TABLE w(k INTEGER PRIMARY KEY, v BLOB);
-             INSERT INTO w VALUES(1, x'0102');",
+             INSERT INTO w VALUES(1, x'0102');
+             CREATE TABLE t(k TEXT PRIMARY KEY, v BLOB);
+             INSERT INTO t VALUES('000001', x'0102');",
         )
         .unwrap();
         let root = |name: &str| root_of(&conn, name);
         let file = std::fs::read(&path).unwrap();
         assert!(matches!(
-            Walked::keep(|w| value_runs(&file, root("kv"), 1, w)),
+            Walked::keep(|w| value_runs(&file, root("kv"), (1, KeyColumn::Rowid), w)),
+            Lookup::Unsupported(_)
+        ));
+        // The key column must be what the caller expects: a text key where
+        // the rowid was meant (or the other way) is another table.
+        assert!(matches!(
+            Walked::keep(|w| value_runs(&file, root("t"), (1, KeyColumn::Rowid), w)),
             Lookup::Unsupported(_)
         ));
         assert!(matches!(
-            Walked::keep(|w| value_runs(&file[..50], root("w"), 1, w)),
+            Walked::keep(|w| value_runs(&file, root("w"), (1, KeyColumn::Text), w)),
+            Lookup::Unsupported(_)
+        ));
+        assert!(matches!(
+            Walked::keep(|w| value_runs(&file, root("t"), (1, KeyColumn::Text), w)),
+            Lookup::Found(_)
+        ));
+        assert!(matches!(
+            Walked::keep(|w| value_runs(&file[..50], root("w"), (1, KeyColumn::Rowid), w)),
             Lookup::Unsupported(_)
         ));
         // A WAL database's file may not hold the newest pages.
         conn.execute_batch("PRAGMA journal_mode=wal").unwrap();
         let file = std::fs::read(&path).unwrap();
         assert_eq!(
-            Walked::keep(|w| value_runs(&file, root("w"), 1, w)),
+            Walked::keep(|w| value_runs(&file, root("w"), (1, KeyColumn::Rowid), w)),
             Lookup::Unsupported("WAL mode")
         );
     }

@@ -110,6 +110,10 @@ pub fn serve(config: ServeConfig) -> Result<()> {
     // an interrupted write left behind (a read-only one says how).
     let mut probe = store::open(&config.target, access)?;
     let catalog = probe.catalog()?;
+    let layout = probe
+        .layout()
+        .map(|l| format!(" in {l}"))
+        .unwrap_or_default();
     let removed = match access {
         Access::ReadWrite => probe.remove_interrupted_writes()?,
         Access::ReadOnly => 0,
@@ -127,7 +131,7 @@ pub fn serve(config: ServeConfig) -> Result<()> {
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let (addr, workers) = start_workers(&state, &permits, threads, &stop_rx)?;
     eprintln!(
-        "serving {} ({} blobs, keys {}..={}) {} on http://{addr}/blobs/{{key}} ({threads} threads); Ctrl-C stops",
+        "serving {} ({} blobs, keys {}..={}{layout}) {} on http://{addr}/blobs/{{key}} ({threads} threads); Ctrl-C stops",
         state.config.target,
         catalog.count,
         catalog.first_key,
