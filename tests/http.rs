@@ -663,12 +663,12 @@ fn http_suite_serves_both_sides_and_adds_extra_servers() {
         ],
     );
     assert!(
-        out.contains("dir/sqlite") && out.contains("other/sqlite"),
+        out.contains("dir/sqlite-blog") && out.contains("other/sqlite-blog"),
         "{out}"
     );
     let doc = json(&d.join("h.json"));
     let systems = doc["tables"]["http"].as_array().unwrap();
-    assert_eq!(systems.len(), 3);
+    assert_eq!(systems.len(), 4);
     for s in systems {
         let levels = s["levels"].as_array().unwrap();
         assert_eq!(levels.len(), 2, "{s}");
@@ -681,12 +681,12 @@ fn http_suite_serves_both_sides_and_adds_extra_servers() {
     // Requests/s per system; p50 and p99 (dashed) per system.
     let html = std::fs::read_to_string(d.join("h.html")).unwrap();
     let rps = common::figure(&html, "1-http-requests");
-    assert_eq!(common::count(&rps, "class=\"series\""), 3, "{rps}");
+    assert_eq!(common::count(&rps, "class=\"series\""), 4, "{rps}");
     assert!(rps.contains("data-name=\"other\""), "{rps}");
     let lat = common::figure(&html, "1-http-latency");
-    assert_eq!(common::count(&lat, "class=\"series\""), 6, "{lat}");
-    assert_eq!(common::count(&lat, "<polyline fill=\"none\" stroke=\"#"), 6);
-    assert!(lat.contains("data-name=\"sqlite p99\""), "{lat}");
+    assert_eq!(common::count(&lat, "class=\"series\""), 8, "{lat}");
+    assert_eq!(common::count(&lat, "<polyline fill=\"none\" stroke=\"#"), 8);
+    assert!(lat.contains("data-name=\"sqlite-blog p99\""), "{lat}");
     assert!(
         lat.contains(">concurrent connections (log scale)<"),
         "{lat}"

@@ -2,7 +2,9 @@
 //! `suite http`: the blog's sizes by default (200..4000 KiB), siege's
 //! sequential walk of the URL file (or random with `--order random`), and
 //! the mean response time siege reports and the blog plotted, beside the
-//! tails, in the table, the result and the report.
+//! tails, in the table, the result and the report; and the blog's own table,
+//! `files(id VARCHAR(255) PRIMARY KEY, data BLOB NOT NULL)` looked up by
+//! text id, served beside kvtest's `kv` (rowid), each named.
 
 mod common;
 
@@ -129,11 +131,12 @@ fn the_mean_response_time_is_in_the_table_the_result_and_the_report() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     let (out, doc, _, _) = suite_with_recorder(d, None);
-    let header = out.lines().nth(1).unwrap();
+    let header = out.lines().find(|l| l.starts_with("-c ")).unwrap();
     for column in [
-        "sqlite mean",
-        "sqlite p50",
-        "sqlite p99",
+        "sqlite-blog mean",
+        "sqlite-blog p50",
+        "sqlite-blog p99",
+        "sqlite-kv mean",
         "dir mean",
         "rec mean",
     ] {
@@ -150,7 +153,7 @@ fn the_mean_response_time_is_in_the_table_the_result_and_the_report() {
     }
     let html = std::fs::read_to_string(d.join("h.html")).unwrap();
     let mean = common::figure(&html, "1-http-mean");
-    assert_eq!(common::count(&mean, "class=\"series\""), 3, "{mean}");
+    assert_eq!(common::count(&mean, "class=\"series\""), 4, "{mean}");
     assert!(mean.contains("data-name=\"dir\""), "{mean}");
     assert!(mean.contains("mean response time"), "{mean}");
     assert!(
@@ -204,4 +207,193 @@ fn the_blogs_sizes_are_the_default_in_binary_units() {
         ],
     );
     assert!(out.contains("4 blobs of 20000 bytes"), "{out}");
+}
+
+/// `blobbench serve TARGET` in `dir`: the banner line and the address.
+fn serve_banner(dir: &Path, target: &str) -> (std::process::Child, String, String) {
+    let mut child = common::bin()
+        .current_dir(dir)
+        .args(["serve", target, "--listen", "127.0.0.1:0"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|s| s.split('/').next())
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_string();
+    (child, line, addr)
+}
+
+/// The body of `GET path` from `addr` (one request, then close).
+fn get(addr: &str, path: &str) -> Vec<u8> {
+    use std::io::Read;
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut reply = Vec::new();
+    s.read_to_end(&mut reply).unwrap();
+    let at = reply.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    assert!(reply.starts_with(b"HTTP/1.1 200"), "{path}");
+    reply.split_off(at + 4)
+}
+
+#[test]
+fn the_blogs_table_is_served_by_text_id_beside_kvtests_and_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let help = ok(d, &["suite", "http", "--help"]);
+    assert!(help.contains("[default: both]"), "{help}");
+    let base = [
+        "suite",
+        "http",
+        "--count",
+        "6",
+        "--size",
+        "20k",
+        "--variance",
+        "0",
+        "-c",
+        "1",
+        "-t",
+        "200ms",
+    ];
+    // Both (the default): the blog's table first (the ratios' base), then kv.
+    let out = ok(d, &[&base[..], &["--json", "both.json"]].concat());
+    let blog_line = "sqlite-blog: table files(id VARCHAR(255) PRIMARY KEY, data BLOB NOT NULL), each blob found by its text id";
+    assert!(out.contains(blog_line), "{out}");
+    assert!(
+        out.contains(
+            "sqlite-kv: table kv(k INTEGER PRIMARY KEY, v BLOB), each blob found by its rowid"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("sqlite-kv/sqlite-blog") && out.contains("dir/sqlite-blog"),
+        "{out}"
+    );
+    let doc = json(&d.join("both.json"));
+    let systems: Vec<(&str, bool)> = doc["tables"]["http"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["system"].as_str().unwrap(), s["table"].is_string()))
+        .collect();
+    assert_eq!(
+        systems,
+        [("sqlite-blog", true), ("sqlite-kv", true), ("dir", false)]
+    );
+    for s in doc["tables"]["http"].as_array().unwrap() {
+        let level = &s["levels"][0];
+        assert!(level["ok"].as_u64().unwrap() > 5, "{s}");
+        assert_eq!(level["errors"]["length"], 0, "{s}");
+        assert_eq!(level["errors"]["status"], 0, "{s}");
+    }
+
+    // The blog's alone, kept: its database is the blog's schema, with the
+    // exported file names as ids, and nothing else holds the blobs.
+    let out = ok(
+        d,
+        &[
+            &base[..],
+            &[
+                "--layout", "blog", "--dir", "work", "--keep", "--json", "b.json",
+            ],
+        ]
+        .concat(),
+    );
+    assert!(
+        out.contains(blog_line) && !out.contains("sqlite-kv"),
+        "{out}"
+    );
+    let db = d.join("work/http-blog.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let schema: String = conn
+        .query_row(
+            "SELECT sql FROM sqlite_schema WHERE name='files'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(
+        schema,
+        "CREATE TABLE files( id VARCHAR(255) PRIMARY KEY, data BLOB NOT NULL )"
+    );
+    let kv: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_schema WHERE name='kv'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(kv, 0);
+    let ids: Vec<String> = conn
+        .prepare("SELECT id FROM files ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(
+        ids,
+        ["000001", "000002", "000003", "000004", "000005", "000006"]
+    );
+    drop(conn);
+
+    // serve finds the table by itself, says which it reads, and sends the
+    // bytes the folder holds for the same name.
+    let (mut child, banner, addr) = serve_banner(d, "work/http-blog.db");
+    assert!(
+        banner.contains("in table files(id VARCHAR(255) PRIMARY KEY"),
+        "{banner}"
+    );
+    for k in [1u64, 4, 6] {
+        let file = std::fs::read(d.join(format!("work/http.dir/{k:06}"))).unwrap();
+        assert_eq!(get(&addr, &format!("/blobs/{k}")), file, "key {k}");
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    // Asked for the other table, it says what the database holds.
+    common::usage_error(
+        d,
+        &["run", "sqlite:work/http-blog.db?layout=kv"],
+        "no kv(k, v) table",
+    );
+}
+
+/// The blog's own database (its script names rows `00000.bin`, from 0) is
+/// refused with the id it holds and how to make one blobbench can key.
+#[test]
+fn a_files_table_with_other_ids_is_refused_by_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let conn = rusqlite::Connection::open(d.join("files.db")).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE files( id VARCHAR(255) PRIMARY KEY, data BLOB NOT NULL );
+         INSERT INTO files VALUES('00000.bin', x'01'), ('00001.bin', x'02');",
+    )
+    .unwrap();
+    drop(conn);
+    let before = std::fs::read(d.join("files.db")).unwrap();
+    for args in [
+        &["run", "files.db", "--count", "1"][..],
+        &["serve", "files.db", "--listen", "127.0.0.1:0"],
+        &["export", "files.db", "out"],
+    ] {
+        common::usage_error(d, args, "holds id '00000.bin' in its files table");
+    }
+    assert_eq!(
+        std::fs::read(d.join("files.db")).unwrap(),
+        before,
+        "read only"
+    );
+    assert!(!d.join("out").exists());
 }

@@ -367,6 +367,11 @@ pub struct HttpSuiteArgs {
     /// (siege -f without -i, as the blog ran it); random = a random URL per request (siege -i)
     #[arg(long, default_value = "sequential", value_parser = ["sequential", "random"])]
     pub order: String,
+    /// SQLite table(s) served, one database and server each: blog = the blog's
+    /// files(id VARCHAR(255) PRIMARY KEY, data BLOB NOT NULL), each blob found by its text id;
+    /// kv = kvtest's kv(k INTEGER PRIMARY KEY, v BLOB), found by rowid; both = the two side by side
+    #[arg(long, default_value = "both", value_parser = ["both", "blog", "kv"])]
+    pub layout: String,
     /// Another server over the same blobs: NAME=FILE of URLs (one per line)
     #[arg(long, value_name = "NAME=URLFILE")]
     pub extra: Vec<String>,

@@ -10,6 +10,7 @@ use crate::http::load::{Order, parse_url};
 use crate::report::terminal;
 use crate::result::Tables;
 use crate::suite::http::{ExtraServer, HttpOptions};
+use crate::target::SqliteLayout;
 
 /// Runs `suite http`.
 pub fn run(args: &HttpSuiteArgs) -> Result<()> {
@@ -57,6 +58,11 @@ fn options(args: &HttpSuiteArgs) -> Result<HttpOptions> {
             Order::Random
         } else {
             Order::Sequential
+        },
+        layouts: match args.layout.as_str() {
+            "blog" => vec![SqliteLayout::Blog],
+            "kv" => vec![SqliteLayout::Kv],
+            _ => vec![SqliteLayout::Blog, SqliteLayout::Kv],
         },
         extras,
         dir: args.dir.clone(),

@@ -10,8 +10,13 @@ use crate::dataset::{DatasetSpec, SizeDistribution};
 /// One server's figures, level by level.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HttpSystem {
-    /// "sqlite", "dir", or the NAME of an `--extra NAME=URLFILE`.
+    /// "sqlite-blog", "sqlite-kv", "dir", or the NAME of an
+    /// `--extra NAME=URLFILE` ("sqlite" in results from before layouts).
     pub system: String,
+    /// The table a database system served from, in words (absent for the
+    /// others, and in results from before layouts, which used kv).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<String>,
     /// One record per concurrency level, in the order of `-c`.
     pub levels: Vec<LevelResult>,
 }
@@ -19,7 +24,8 @@ pub struct HttpSystem {
 /// The kind-specific part of a `suite http` result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HttpTables {
-    /// Every system, sqlite first (the ratios' denominator).
+    /// Every system, the databases first (the first is the ratios'
+    /// denominator).
     pub http: Vec<HttpSystem>,
     /// The blobs every system served.
     pub dataset: DatasetSpec,

@@ -1,10 +1,11 @@
 //! `blobbench suite http`: the blog experiment "Serving Binary Files from
 //! SQLite" in one command. One dataset (by default the blog's 2000 blobs of
-//! 200..4000 KiB) in a database and in a folder, each served by its own
-//! `blobbench serve` process, both loaded at each concurrency level (the
-//! order alternating between levels), side by side with the ratio; any
-//! external server (e.g. nginx over the exported files) joins the table
-//! with `--extra NAME=URLFILE`.
+//! 200..4000 KiB) in a database (in the blog's table, kvtest's, or one of
+//! each) and in a folder, each served by its own `blobbench serve`
+//! process, all loaded at each concurrency level (the order alternating
+//! between levels), side by side with the ratio; any external server (e.g.
+//! nginx over the exported files) joins the table with
+//! `--extra NAME=URLFILE`.
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -19,7 +20,7 @@ use crate::progress::{Progress, Silent};
 use crate::result::http::{HttpSystem, HttpTables, describe_order, describe_sizes};
 use crate::result::{ResultDocument, Tables};
 use crate::store::{self, Access, FileLayout};
-use crate::target::Target;
+use crate::target::{SqliteLayout, Target};
 use crate::units::human_bytes;
 
 use super::common::{WorkDir, sqlite};
@@ -36,6 +37,9 @@ pub struct HttpOptions {
     /// Which URL each connection asks for next: the list in order (siege's
     /// `-f` without `-i`, the blog's run) or a random one.
     pub order: Order,
+    /// The SQLite tables served, one database and server each, in this
+    /// order (the first is the ratios' denominator).
+    pub layouts: Vec<SqliteLayout>,
     /// Servers started by the user over the same blobs, loaded as well.
     pub extras: Vec<ExtraServer>,
     /// Folder for the datasets (None: a new temporary folder).
@@ -103,6 +107,8 @@ impl Drop for ServeProcess {
 /// One server under test and what it measured so far.
 struct System {
     name: String,
+    /// The table a database system serves from, in words.
+    table: Option<String>,
     urls: Vec<Url>,
     /// Local files to warm before each load run.
     files: Vec<PathBuf>,
@@ -114,29 +120,45 @@ struct System {
 /// returns the result (nothing printed, nothing written but the datasets).
 pub fn run(options: &HttpOptions, progress: &dyn Progress) -> Result<ResultDocument> {
     let work = WorkDir::new(options.dir.as_deref(), options.keep, "blobbench-http-")?;
-    let db = work.join("http.db");
+    let mut names: Vec<String> = options.layouts.iter().map(|l| db_name(*l)).collect();
+    let dbs: Vec<(SqliteLayout, PathBuf)> = options
+        .layouts
+        .iter()
+        .zip(&names)
+        .map(|(l, n)| (*l, work.join(n)))
+        .collect();
     let dir = work.join("http.dir");
-    let outcome = run_in(options, &work, &db, &dir, progress);
-    work.remove(
-        &["http.db".to_string(), "http.dir".to_string()],
-        outcome.is_err(),
-    );
+    let outcome = run_in(options, &work, &dbs, &dir, progress);
+    names.push("http.dir".to_string());
+    work.remove(&names, outcome.is_err());
     work.report_kept(progress);
     outcome
+}
+
+/// The database file of `layout` in the work folder.
+fn db_name(layout: SqliteLayout) -> String {
+    format!("http-{}.db", layout.name())
+}
+
+/// The system name of the database in `layout`: `sqlite-blog`, `sqlite-kv`.
+fn system_name(layout: SqliteLayout) -> String {
+    format!("sqlite-{}", layout.name())
 }
 
 fn run_in(
     options: &HttpOptions,
     work: &WorkDir,
-    db: &Path,
+    dbs: &[(SqliteLayout, PathBuf)],
     dir: &Path,
     progress: &dyn Progress,
 ) -> Result<ResultDocument> {
     let environment = store::capture_environment(Some(&work.path));
     let spec = &options.dataset;
+    // layouts_bytes counts one database; each further one takes as much.
+    let more_dbs = super::common::layouts_bytes(spec, 0) * (dbs.len() as u64).saturating_sub(1);
     super::common::check_free_space(
         &work.path,
-        super::common::layouts_bytes(spec, 1),
+        super::common::layouts_bytes(spec, 1) + more_dbs,
         "suite http",
     )?;
     progress.note(&format!(
@@ -147,14 +169,37 @@ fn run_in(
         work.path.display(),
         describe_order(options.order)
     ));
-    prepare_datasets(spec, db, dir, progress)?;
-    let servers = [
-        ServeProcess::start(&format!("sqlite:{}", db.display()))?,
-        ServeProcess::start(&format!("dir:{}", dir.display()))?,
-    ];
-    let mut systems = local_systems(spec, db, dir, &servers)?;
+    for (layout, _) in dbs {
+        progress.note(&format!("{}: {}", system_name(*layout), layout.describe()));
+    }
+    prepare_datasets(spec, dbs, dir, progress)?;
+    let mut systems = Vec::new();
+    let mut servers = Vec::new();
+    for (layout, db) in dbs {
+        let target = sqlite_target(*layout, db);
+        let server = ServeProcess::start(&target)?;
+        systems.push(local_system(
+            spec,
+            system_name(*layout),
+            Some(layout.describe().to_string()),
+            &Target::parse(&target)?,
+            &server,
+        )?);
+        servers.push(server);
+    }
+    let dir_target = format!("dir:{}", dir.display());
+    let server = ServeProcess::start(&dir_target)?;
+    systems.push(local_system(
+        spec,
+        "dir".into(),
+        None,
+        &Target::parse(&dir_target)?,
+        &server,
+    )?);
+    servers.push(server);
     systems.extend(options.extras.iter().map(|e| System {
         name: e.name.clone(),
+        table: None,
         urls: e.urls.clone(),
         files: Vec::new(),
         results: Vec::new(),
@@ -166,6 +211,7 @@ fn run_in(
             .into_iter()
             .map(|s| HttpSystem {
                 system: s.name,
+                table: s.table,
                 levels: s.results,
             })
             .collect(),
@@ -180,51 +226,49 @@ fn run_in(
     ))
 }
 
-/// The dataset in a database at `db`, exported to one file per blob in `dir`.
+/// The target string of the database in `layout` at `db`.
+fn sqlite_target(layout: SqliteLayout, db: &Path) -> String {
+    format!("sqlite:{}?layout={}", db.display(), layout.name())
+}
+
+/// The dataset in a database per layout (the same blobs in each), the
+/// first exported to one file per blob in `dir`.
 fn prepare_datasets(
     spec: &DatasetSpec,
-    db: &Path,
+    dbs: &[(SqliteLayout, PathBuf)],
     dir: &Path,
     progress: &dyn Progress,
 ) -> Result<()> {
-    let (store, _) = store::create_dataset(&sqlite(db, |_| {}), spec, progress)?;
-    drop(store);
-    store::export(db, dir, FileLayout::Flat, progress)?;
+    for (layout, db) in dbs {
+        let target = sqlite(db, |s| s.layout = Some(*layout));
+        let (store, _) = store::create_dataset(&target, spec, progress)?;
+        drop(store);
+    }
+    if let Some((_, db)) = dbs.first() {
+        store::export(db, dir, FileLayout::Flat, progress)?;
+    }
     Ok(())
 }
 
-/// The database's and the folder's servers, with every key's URL and the
-/// files behind them (to warm the cache before each run).
-fn local_systems(
+/// A local server's system: every key's URL and the files behind it (to
+/// warm the cache before each run).
+fn local_system(
     spec: &DatasetSpec,
-    db: &Path,
-    dir: &Path,
-    servers: &[ServeProcess; 2],
-) -> Result<Vec<System>> {
-    let files_of =
-        |t: &Target| -> Result<Vec<PathBuf>> { store::open(t, Access::ReadOnly)?.files() };
-    let db_target = sqlite(db, |_| {});
-    // The folder as `blobbench serve` is given it.
-    let dir_target = Target::parse(&format!("dir:{}", dir.display()))?;
-    let urls_for = |addr: &str| -> Result<Vec<Url>> {
-        (spec.first_key..=spec.last_key())
-            .map(|k| parse_url(&format!("http://{addr}/blobs/{k}")))
-            .collect()
-    };
-    Ok(vec![
-        System {
-            name: "sqlite".into(),
-            urls: urls_for(&servers[0].addr)?,
-            files: files_of(&db_target)?,
-            results: Vec::new(),
-        },
-        System {
-            name: "dir".into(),
-            urls: urls_for(&servers[1].addr)?,
-            files: files_of(&dir_target)?,
-            results: Vec::new(),
-        },
-    ])
+    name: String,
+    table: Option<String>,
+    target: &Target,
+    server: &ServeProcess,
+) -> Result<System> {
+    let urls = (spec.first_key..=spec.last_key())
+        .map(|k| parse_url(&format!("http://{}/blobs/{k}", server.addr)))
+        .collect::<Result<Vec<Url>>>()?;
+    Ok(System {
+        name,
+        table,
+        urls,
+        files: store::open(target, Access::ReadOnly)?.files()?,
+        results: Vec::new(),
+    })
 }
 
 /// Loads every system at every level, alternating which system goes first

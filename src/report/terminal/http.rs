@@ -19,10 +19,17 @@ pub fn render(t: &HttpTables) -> String {
         describe_order(t.url_order()),
         humantime::format_duration(std::time::Duration::from_nanos(t.duration_ns))
     );
+    for s in t.http.iter().filter(|s| s.table.is_some()) {
+        let table = s.table.as_deref().unwrap_or_default();
+        out.push_str(&format!("{}: {table}\n", s.system));
+    }
     out.push_str(&levels_table(t).render());
+    let first = t.http.first().map_or("sqlite", |s| s.system.as_str());
+    out.push_str(&format!(
+        "ratio = requests/s of the system / requests/s from {first}: above 1.00 the system serves more\n"
+    ));
     out.push_str(
-        "ratio = requests/s of the system / requests/s from sqlite: above 1.00 the system serves more\n\
-         mean = mean response time of the answered requests (siege's \"response time\"); p50, p99 its tails\n\
+        "mean = mean response time of the answered requests (siege's \"response time\"); p50, p99 its tails\n\
          each level is one run of each system: no interval (rerun to see the spread)\n",
     );
     for s in &t.http {
@@ -48,8 +55,9 @@ fn levels_table<'a>(t: &'a HttpTables) -> Table {
     for s in systems {
         header.push(format!("{} req/s", s.system));
     }
+    let first = systems.first().map_or("sqlite", |s| s.system.as_str());
     for s in systems.iter().skip(1) {
-        header.push(format!("{}/sqlite", s.system));
+        header.push(format!("{}/{first}", s.system));
     }
     for s in systems {
         header.push(format!("{} mean", s.system));
