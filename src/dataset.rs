@@ -386,7 +386,7 @@ pub fn spec_from_options(
         "uniform" => {
             if variance >= size {
                 return Err(Error::usage(format!(
-                    "--variance {variance} must be smaller than --size {size} (blobs would be empty)"
+                    "--variance {variance} must be smaller than --size {size} (blobs would be empty): give a smaller --variance, e.g. --variance 0 for one size"
                 )));
             }
             if size + variance > MAX_BLOB_SIZE {

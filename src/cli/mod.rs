@@ -360,7 +360,7 @@ pub struct HttpSuiteArgs {
     /// Concurrency levels
     #[arg(short = 'c', long, default_value = "1,2,4,8,16,32")]
     pub concurrency: String,
-    /// Load duration per level and system
+    /// Load time per level and system, in all: split into --rounds rounds of equal length
     #[arg(short = 't', long, default_value = "10s", value_parser = duration_in(MIN_WAIT, MAX_WAIT))]
     pub duration: humantime::Duration,
     /// URL order: sequential = the list in key order, round and round, shared by all connections
@@ -372,6 +372,13 @@ pub struct HttpSuiteArgs {
     /// kv = kvtest's kv(k INTEGER PRIMARY KEY, v BLOB), found by rowid; both = the two side by side
     #[arg(long, default_value = "both", value_parser = ["both", "blog", "kv"])]
     pub layout: String,
+    /// Measured rounds per level and system (each -t / N long), the systems' order reversed
+    /// every round; every figure is their median with its 95% interval
+    #[arg(long, default_value = "5", value_parser = number_in::<u32>(1, 1000))]
+    pub rounds: u32,
+    /// Rounds of the same length run first at each level and discarded
+    #[arg(long, default_value = "1", value_parser = number_in::<u32>(0, 100))]
+    pub warmup: u32,
     /// Another server over the same blobs: NAME=FILE of URLs (one per line)
     #[arg(long, value_name = "NAME=URLFILE")]
     pub extra: Vec<String>,

@@ -45,6 +45,15 @@ fn options(args: &HttpSuiteArgs) -> Result<HttpOptions> {
             "--duration 0s: each level must last a while, e.g. --duration 10s",
         ));
     }
+    let round = *args.duration / args.rounds;
+    if round < std::time::Duration::from_millis(10) {
+        return Err(Error::usage(format!(
+            "-t {} over --rounds {} gives rounds of {}: a round must last at least 10ms; raise -t or lower --rounds",
+            args.duration,
+            args.rounds,
+            humantime::format_duration(round)
+        )));
+    }
     let extras = args
         .extra
         .iter()
@@ -54,6 +63,8 @@ fn options(args: &HttpSuiteArgs) -> Result<HttpOptions> {
         dataset,
         levels,
         duration: *args.duration,
+        rounds: args.rounds,
+        warmup: args.warmup,
         order: if args.order == "random" {
             Order::Random
         } else {

@@ -438,6 +438,61 @@ impl WorkerOutcome {
 /// requests under `-n`), with the requests so far as its message; the
 /// caller starts and finishes the stage.
 pub async fn run_level(plan: LoadPlan, progress: &dyn Progress) -> LevelResult {
+    measure_level(plan, progress).await.summary()
+}
+
+/// What one run of a level measured, before it is summarized: the rounds
+/// of a level (closed loop) merge into one outcome whose requests, bytes,
+/// errors, latencies and wall time add up.
+pub struct LevelOutcome {
+    plan: LoadPlan,
+    due_total: Option<u64>,
+    elapsed: Duration,
+    all: WorkerOutcome,
+}
+
+impl LevelOutcome {
+    /// Successful requests per second of this outcome's wall time.
+    pub fn requests_per_s(&self) -> f64 {
+        self.all.ok as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+
+    /// Requests sent, answered or failed: in sequential order, where the
+    /// next run continues the walk of the URL list.
+    pub fn requests(&self) -> u64 {
+        self.all.ok + self.all.errors.total()
+    }
+
+    /// Mean response time of the successful requests, ns (0 without any).
+    pub fn mean_ns(&self) -> f64 {
+        self.all.latencies.summary().mean_ns
+    }
+
+    /// Adds `later`, run after this one: its failures are timed from this
+    /// outcome's start, as if the two were one run.
+    pub fn merge(&mut self, later: LevelOutcome) {
+        let offset = self.elapsed.as_nanos() as u64;
+        let mut later_all = later.all;
+        for e in &mut later_all.events {
+            e.at_ns += offset;
+        }
+        self.all.absorb(later_all);
+        self.elapsed += later.elapsed;
+        self.due_total = match (self.due_total, later.due_total) {
+            (Some(a), Some(b)) => Some(a + b),
+            _ => None,
+        };
+    }
+
+    /// The figures of the table and the result.
+    pub fn summary(self) -> LevelResult {
+        summarize(&self.plan, self.due_total, self.elapsed, self.all)
+    }
+}
+
+/// Runs one load level (see [`run_level`]) and returns what it measured,
+/// unsummarized.
+pub async fn measure_level(plan: LoadPlan, progress: &dyn Progress) -> LevelOutcome {
     let shared = Arc::new(Shared {
         plan: plan.clone(),
         next: AtomicU64::new(0),
@@ -456,7 +511,17 @@ pub async fn run_level(plan: LoadPlan, progress: &dyn Progress) -> LevelResult {
         outcomes
     });
     let outcomes = watch(&shared, all, progress).await;
-    summarize(&plan, shared.due_total, shared.started.elapsed(), outcomes)
+    let elapsed = shared.started.elapsed();
+    let mut all = WorkerOutcome::default();
+    for o in outcomes {
+        all.absorb(o);
+    }
+    LevelOutcome {
+        plan,
+        due_total: shared.due_total,
+        elapsed,
+        all,
+    }
 }
 
 /// Waits for the workers, showing live progress every 200 ms meanwhile.
@@ -494,23 +559,26 @@ fn show_progress(s: &Shared, progress: &dyn Progress, shown: u64) -> u64 {
     position.max(shown)
 }
 
+impl WorkerOutcome {
+    /// Adds `o`'s counts, latencies and failures to these.
+    fn absorb(&mut self, o: WorkerOutcome) {
+        self.latencies.merge(&o.latencies);
+        self.lag.merge(&o.lag);
+        self.service.merge(&o.service);
+        self.ok += o.ok;
+        self.bytes += o.bytes;
+        self.errors.add(&o.errors);
+        self.events.extend(o.events);
+        self.last_send_ns = self.last_send_ns.max(o.last_send_ns);
+    }
+}
+
 fn summarize(
     plan: &LoadPlan,
     due_total: Option<u64>,
     elapsed: Duration,
-    outcomes: Vec<WorkerOutcome>,
+    mut all: WorkerOutcome,
 ) -> LevelResult {
-    let mut all = WorkerOutcome::default();
-    for o in outcomes {
-        all.latencies.merge(&o.latencies);
-        all.lag.merge(&o.lag);
-        all.service.merge(&o.service);
-        all.ok += o.ok;
-        all.bytes += o.bytes;
-        all.errors.add(&o.errors);
-        all.events.extend(o.events);
-        all.last_send_ns = all.last_send_ns.max(o.last_send_ns);
-    }
     all.events.sort_by_key(|e| e.at_ns);
     let dropped = all.errors.total() - all.events.len().min(ERROR_EVENTS_KEPT) as u64;
     all.events.truncate(ERROR_EVENTS_KEPT);

@@ -173,10 +173,18 @@ fn lob_measures(command: &str, tables: &Tables, push: &mut impl FnMut(Measure)) 
 }
 
 /// The figures of a `suite http` or `load` result: requests/s per system
-/// and level.
+/// and level, one sample per round where the suite ran rounds.
 fn http_measures(command: &str, tables: &Tables, push: &mut impl FnMut(Measure)) {
+    let rounds = |system: &str, i: usize| -> Option<Vec<f64>> {
+        let Tables::Http(t) = tables else {
+            return None;
+        };
+        let s = t.http.iter().find(|s| s.system == system)?;
+        let r: Vec<f64> = s.rounds.get(i)?.iter().map(|f| f.requests_per_s).collect();
+        (!r.is_empty()).then_some(r)
+    };
     for (system, levels) in http_systems(tables) {
-        for l in levels {
+        for (i, l) in levels.iter().enumerate() {
             // The rate as its JSON number reads ("200.0"), as keys always had it.
             let rate_text = l
                 .rate
@@ -189,7 +197,7 @@ fn http_measures(command: &str, tables: &Tables, push: &mut impl FnMut(Measure))
                 figure: "requests/s",
                 higher_is_better: true,
                 flushes: true,
-                samples: vec![l.requests_per_s],
+                samples: rounds(system, i).unwrap_or_else(|| vec![l.requests_per_s]),
                 conditions: Vec::new(),
             });
         }

@@ -6,6 +6,20 @@ use serde::{Deserialize, Serialize};
 
 use super::load::{LevelResult, Order};
 use crate::dataset::{DatasetSpec, SizeDistribution};
+use crate::measure::estimate::{Estimate, median_estimate, paired_ratio};
+
+/// Seed of the bootstraps behind the suite's intervals (fixed, so a result
+/// prints the same intervals every time).
+const SEED: u64 = 0x6874_7470;
+
+/// What one measured round of one level gave one system.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RoundFigures {
+    /// Successful requests per second of the round's wall time.
+    pub requests_per_s: f64,
+    /// Mean response time of its successful requests, ns.
+    pub mean_ns: f64,
+}
 
 /// One server's figures, level by level.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -17,8 +31,54 @@ pub struct HttpSystem {
     /// others, and in results from before layouts, which used kv).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub table: Option<String>,
-    /// One record per concurrency level, in the order of `-c`.
+    /// One record per concurrency level, in the order of `-c`: every
+    /// measured round of the level merged (requests, time, latencies).
     pub levels: Vec<LevelResult>,
+    /// Per level (as `levels`), each measured round's figures in round
+    /// order (absent in results from before rounds: one run per level).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rounds: Vec<Vec<RoundFigures>>,
+}
+
+impl HttpSystem {
+    /// The rounds of level `i` (empty for results from before rounds).
+    fn rounds_of(&self, i: usize) -> &[RoundFigures] {
+        self.rounds.get(i).map_or(&[], Vec::as_slice)
+    }
+
+    /// Requests/s at level `i`: the median of its rounds with their
+    /// interval, or the level's one figure.
+    pub fn rate(&self, i: usize) -> Option<Estimate> {
+        let rounds: Vec<f64> = self.rounds_of(i).iter().map(|r| r.requests_per_s).collect();
+        self.figure(i, &rounds, |l| l.requests_per_s)
+    }
+
+    /// The mean response time at level `i`, ns, as [`HttpSystem::rate`].
+    pub fn mean(&self, i: usize) -> Option<Estimate> {
+        let rounds: Vec<f64> = self.rounds_of(i).iter().map(|r| r.mean_ns).collect();
+        self.figure(i, &rounds, |l| l.latency.mean_ns)
+    }
+
+    fn figure(&self, i: usize, rounds: &[f64], one: fn(&LevelResult) -> f64) -> Option<Estimate> {
+        let level = self.levels.get(i)?;
+        Some(if rounds.is_empty() {
+            Estimate::point(one(level), 1)
+        } else {
+            median_estimate(rounds, SEED)
+        })
+    }
+
+    /// This system's requests/s over `base`'s at level `i`: the median of
+    /// the per-round ratios (same round paired) with its interval.
+    pub fn ratio_to(&self, base: &HttpSystem, i: usize) -> Option<Estimate> {
+        let (mine, theirs) = (self.rounds_of(i), base.rounds_of(i));
+        if mine.is_empty() || theirs.is_empty() {
+            let (a, b) = (self.levels.get(i)?, base.levels.get(i)?);
+            return Some(Estimate::point(a.requests_per_s / b.requests_per_s, 1));
+        }
+        let rate = |r: &[RoundFigures]| r.iter().map(|f| f.requests_per_s).collect::<Vec<_>>();
+        Some(paired_ratio(&rate(mine), &rate(theirs), SEED))
+    }
 }
 
 /// The kind-specific part of a `suite http` result.
@@ -29,15 +89,25 @@ pub struct HttpTables {
     pub http: Vec<HttpSystem>,
     /// The blobs every system served.
     pub dataset: DatasetSpec,
-    /// How long each system was loaded at each level.
+    /// How long each system was loaded at each level, its measured rounds
+    /// together (each round lasted this over their number).
     pub duration_ns: u64,
     /// In which order each connection took its next URL (absent in results
     /// written before `--order` existed: those always requested random keys).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub order: Option<Order>,
+    /// Rounds run before the measured ones at each level, and discarded
+    /// (absent in results from before rounds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup_rounds: Option<u32>,
 }
 
 impl HttpTables {
+    /// How many concurrency levels ran (every system ran them all).
+    pub fn levels(&self) -> usize {
+        self.http.first().map_or(0, |s| s.levels.len())
+    }
+
     /// The URL order the run used (random for results older than `--order`).
     pub fn url_order(&self) -> Order {
         self.order.unwrap_or(Order::Random)
@@ -118,6 +188,7 @@ mod tests {
             dataset: spec,
             duration_ns: 1,
             order: None,
+            warmup_rounds: None,
         };
         assert_eq!(t.url_order(), Order::Random);
         let text = serde_json::to_string(&t).unwrap();

@@ -14,10 +14,10 @@ use std::time::Duration;
 
 use crate::dataset::DatasetSpec;
 use crate::error::{Error, Result};
-use crate::http::load::{LevelResult, LoadPlan, Order, Url, parse_url, run_level};
+use crate::http::load::{LevelOutcome, LoadPlan, Order, Url, measure_level, parse_url};
 use crate::measure::cache;
 use crate::progress::{Progress, Silent};
-use crate::result::http::{HttpSystem, HttpTables, describe_order, describe_sizes};
+use crate::result::http::{HttpSystem, HttpTables, RoundFigures, describe_order, describe_sizes};
 use crate::result::{ResultDocument, Tables};
 use crate::store::{self, Access, FileLayout};
 use crate::target::{SqliteLayout, Target};
@@ -32,8 +32,14 @@ pub struct HttpOptions {
     pub dataset: DatasetSpec,
     /// Concurrency levels, in the order they run.
     pub levels: Vec<usize>,
-    /// How long each system is loaded at each level.
+    /// How long each system is loaded at each level, in all: split into
+    /// `rounds` rounds of equal length.
     pub duration: Duration,
+    /// Measured rounds per level and system, the systems' order
+    /// alternating from round to round.
+    pub rounds: u32,
+    /// Rounds of the same length run first at each level and discarded.
+    pub warmup: u32,
     /// Which URL each connection asks for next: the list in order (siege's
     /// `-f` without `-i`, the blog's run) or a random one.
     pub order: Order,
@@ -112,7 +118,8 @@ struct System {
     urls: Vec<Url>,
     /// Local files to warm before each load run.
     files: Vec<PathBuf>,
-    results: Vec<LevelResult>,
+    /// Per level: the measured rounds merged, and each round's figures.
+    results: Vec<(LevelOutcome, Vec<RoundFigures>)>,
 }
 
 /// Runs the suite: builds the dataset in a work folder, serves it from a
@@ -209,15 +216,24 @@ fn run_in(
     let tables = HttpTables {
         http: systems
             .into_iter()
-            .map(|s| HttpSystem {
-                system: s.name,
-                table: s.table,
-                levels: s.results,
+            .map(|s| {
+                let (levels, rounds) = s
+                    .results
+                    .into_iter()
+                    .map(|(merged, rounds)| (merged.summary(), rounds))
+                    .unzip();
+                HttpSystem {
+                    system: s.name,
+                    table: s.table,
+                    levels,
+                    rounds,
+                }
             })
             .collect(),
         dataset: spec.clone(),
         duration_ns: options.duration.as_nanos() as u64,
         order: Some(options.order),
+        warmup_rounds: Some(options.warmup),
     };
     Ok(ResultDocument::new(
         "suite http",
@@ -271,38 +287,90 @@ fn local_system(
     })
 }
 
-/// Loads every system at every level, alternating which system goes first
-/// from one level to the next, the page cache warmed before each run.
+/// Loads every system at every level in rounds (warm-up rounds first,
+/// discarded), the systems' order reversed from one round to the next, the
+/// page cache warmed before each run.
 fn load_all(options: &HttpOptions, systems: &mut [System], progress: &dyn Progress) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| Error::io("cannot start the runtime", Path::new("load"), e))?;
-    progress.start("loading", (options.levels.len() * systems.len()) as u64);
-    for (li, &c) in options.levels.iter().enumerate() {
-        let mut order: Vec<usize> = (0..systems.len()).collect();
-        if li % 2 == 1 {
-            order.reverse();
+    let rounds = options.warmup + options.rounds;
+    let runs = options.levels.len() * systems.len() * rounds as usize;
+    progress.start("loading", runs as u64);
+    let round_time = options.duration / options.rounds.max(1);
+    let mut turn = 0usize;
+    for &c in &options.levels {
+        let mut merged: Vec<Option<(LevelOutcome, Vec<RoundFigures>)>> =
+            systems.iter().map(|_| None).collect();
+        // Where each system's walk of its URL list is: a round goes on
+        // from where the last left off, as one siege run would.
+        let mut walked = vec![0u64; systems.len()];
+        for round in 0..rounds {
+            let mut order: Vec<usize> = (0..systems.len()).collect();
+            if turn % 2 == 1 {
+                order.reverse();
+            }
+            turn += 1;
+            let warmup = round < options.warmup;
+            for i in order {
+                let s = &systems[i];
+                progress.message(&format!(
+                    "-c {c}: {} {}",
+                    s.name,
+                    round_label(round, options.warmup, options.rounds)
+                ));
+                cache::warm(&s.files)?;
+                let mut urls = s.urls.clone();
+                let at = (walked[i] % urls.len() as u64) as usize;
+                urls.rotate_left(at);
+                let plan = LoadPlan {
+                    urls,
+                    order: options.order,
+                    concurrency: c,
+                    duration: Some(round_time),
+                    requests: None,
+                    rate: None,
+                    timeout: Duration::from_secs(30),
+                    verify: None,
+                };
+                // The level's own progress would overwrite this stage's.
+                let outcome = runtime.block_on(measure_level(plan, &Silent));
+                walked[i] += outcome.requests();
+                progress.advance(1);
+                if !warmup {
+                    add_round(&mut merged[i], outcome);
+                }
+            }
         }
-        for i in order {
-            let s = &mut systems[i];
-            progress.message(&format!("-c {c}: {}", s.name));
-            cache::warm(&s.files)?;
-            let plan = LoadPlan {
-                urls: s.urls.clone(),
-                order: options.order,
-                concurrency: c,
-                duration: Some(options.duration),
-                requests: None,
-                rate: None,
-                timeout: Duration::from_secs(30),
-                verify: None,
-            };
-            // The level's own progress would overwrite this stage's.
-            s.results.push(runtime.block_on(run_level(plan, &Silent)));
-            progress.advance(1);
+        for (s, m) in systems.iter_mut().zip(merged) {
+            s.results.extend(m);
         }
     }
     progress.finish();
     Ok(())
+}
+
+/// `warm-up 1/1`, `round 3/5`: where the suite is, for the progress line.
+fn round_label(round: u32, warmup: u32, rounds: u32) -> String {
+    if round < warmup {
+        format!("warm-up {}/{warmup}", round + 1)
+    } else {
+        format!("round {}/{rounds}", round - warmup + 1)
+    }
+}
+
+/// Adds a measured round to a level's merged outcome and its rounds.
+fn add_round(level: &mut Option<(LevelOutcome, Vec<RoundFigures>)>, outcome: LevelOutcome) {
+    let figures = RoundFigures {
+        requests_per_s: outcome.requests_per_s(),
+        mean_ns: outcome.mean_ns(),
+    };
+    match level {
+        Some((merged, rounds)) => {
+            merged.merge(outcome);
+            rounds.push(figures);
+        }
+        None => *level = Some((outcome, vec![figures])),
+    }
 }

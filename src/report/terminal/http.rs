@@ -1,11 +1,14 @@
-//! The terminal table of a `suite http` result: requests/s per system and
-//! level, each system's ratio to sqlite, the mean response time (siege's
-//! figure, which the blog plotted), p50 and p99; then the levels of any
-//! system that had failed requests.
+//! The terminal table of a `suite http` result: per level and system, the
+//! requests/s, the ratio to the first system, the mean response time
+//! (siege's figure, which the blog plotted), each with its interval over
+//! the rounds, then p50 and p99; then the levels of any system that had
+//! failed requests.
 
 use super::load::level_table;
+use super::sweep::time_text;
+use crate::measure::estimate::{Estimate, NOISY_ADVICE};
 use crate::report::table::Table;
-use crate::result::http::{HttpSystem, HttpTables, describe_order, describe_sizes};
+use crate::result::http::{HttpTables, describe_order, describe_sizes};
 use crate::result::load::LevelResult;
 use crate::units::human_duration_ns;
 
@@ -13,25 +16,43 @@ use crate::units::human_duration_ns;
 pub fn render(t: &HttpTables) -> String {
     let spec = &t.dataset;
     let mut out = format!(
-        "blobbench suite http: {} blobs of {}, {}, {} per level, keep-alive\n",
+        "blobbench suite http: {} blobs of {}, {}, {} per level and system{}, keep-alive\n",
         spec.count,
         describe_sizes(spec),
         describe_order(t.url_order()),
-        humantime::format_duration(std::time::Duration::from_nanos(t.duration_ns))
+        humantime::format_duration(std::time::Duration::from_nanos(t.duration_ns)),
+        rounds_text(t)
     );
     for s in t.http.iter().filter(|s| s.table.is_some()) {
         let table = s.table.as_deref().unwrap_or_default();
         out.push_str(&format!("{}: {table}\n", s.system));
     }
-    out.push_str(&levels_table(t).render());
+    let table = levels_table(t);
+    out.push_str(&table.render());
     let first = t.http.first().map_or("sqlite", |s| s.system.as_str());
     out.push_str(&format!(
-        "ratio = requests/s of the system / requests/s from {first}: above 1.00 the system serves more\n"
+        "req/s = successful requests per second; ratio = req/s of the system / req/s of {first} in the same round: above 1.00x the system serves more\n"
     ));
     out.push_str(
-        "mean = mean response time of the answered requests (siege's \"response time\"); p50, p99 its tails\n\
-         each level is one run of each system: no interval (rerun to see the spread)\n",
+        "mean = mean response time of the answered requests (siege's \"response time\"); p50, p99 its tails over all rounds\n",
     );
+    let figures = (0..t.levels()).flat_map(|i| {
+        t.http
+            .iter()
+            .flat_map(move |s| [s.rate(i), s.mean(i), s.ratio_to(&t.http[0], i)])
+    });
+    let figures: Vec<Estimate> = figures.flatten().collect();
+    if t.http.iter().all(|s| s.rounds.is_empty()) {
+        out.push_str(
+            "each level is one run of each system: no interval (rerun to see the spread)\n",
+        );
+    } else {
+        out.push_str("[low-high] = 95% interval over the rounds (the median's order statistics or bootstrap; paired rounds for ratios)\n");
+        if figures.iter().any(Estimate::noisy) {
+            out.push_str(NOISY_ADVICE);
+            out.push('\n');
+        }
+    }
     for s in &t.http {
         let errors: u64 = s.levels.iter().map(|r| r.errors.total()).sum();
         if errors > 0 {
@@ -47,49 +68,60 @@ pub fn render(t: &HttpTables) -> String {
     out
 }
 
-/// One row per level: requests/s of every system, the others' ratio to the
-/// first (sqlite), then the mean, p50 and p99 of every system.
-fn levels_table<'a>(t: &'a HttpTables) -> Table {
-    let systems = &t.http;
-    let mut header = vec!["-c".to_string()];
-    for s in systems {
-        header.push(format!("{} req/s", s.system));
-    }
-    let first = systems.first().map_or("sqlite", |s| s.system.as_str());
-    for s in systems.iter().skip(1) {
-        header.push(format!("{}/{first}", s.system));
-    }
-    for s in systems {
-        header.push(format!("{} mean", s.system));
-        header.push(format!("{} p50", s.system));
-        header.push(format!("{} p99", s.system));
-    }
-    let mut table = Table::new(header);
-    let Some(first) = systems.first() else {
+/// `, 5 rounds of 2s after 1 warm-up`, or nothing for a result from
+/// before rounds.
+fn rounds_text(t: &HttpTables) -> String {
+    let Some(n) = t.http.first().and_then(|s| s.rounds.first()).map(Vec::len) else {
+        return String::new();
+    };
+    let each = t.duration_ns as f64 / n.max(1) as f64;
+    let warmup = t.warmup_rounds.unwrap_or(0);
+    format!(
+        " ({n} rounds of {} after {warmup} warm-up)",
+        human_duration_ns(each)
+    )
+}
+
+/// One row per level and system: requests/s, the ratio to the first
+/// system, the mean response time (each with its interval), p50 and p99.
+fn levels_table(t: &HttpTables) -> Table {
+    let first = t.http.first().map_or("sqlite", |s| s.system.as_str());
+    let mut table = Table::new([
+        "-c".to_string(),
+        "system".into(),
+        "req/s".into(),
+        format!("ratio to {first}"),
+        "mean".into(),
+        "p50".into(),
+        "p99".into(),
+    ]);
+    let Some(base) = t.http.first() else {
         return table;
     };
-    for (li, base) in first.levels.iter().enumerate() {
-        // Every system ran the same levels in the same order.
-        let level = |s: &'a HttpSystem| s.levels.get(li);
-        let mut row = vec![base.concurrency.to_string()];
-        for s in systems {
-            row.push(level(s).map_or("-".into(), |l| format!("{:.0}", l.requests_per_s)));
+    for i in 0..t.levels() {
+        for (si, s) in t.http.iter().enumerate() {
+            // Every system ran the same levels in the same order.
+            let Some(level) = s.levels.get(i) else {
+                continue;
+            };
+            let ratio = match s.ratio_to(base, i) {
+                Some(r) if si > 0 => r.format_ratio(),
+                _ => "-".into(),
+            };
+            table.row([
+                if si == 0 {
+                    level.concurrency.to_string()
+                } else {
+                    String::new()
+                },
+                s.system.clone(),
+                s.rate(i).map_or("-".into(), |e| e.format(0)),
+                ratio,
+                s.mean(i).map_or("-".into(), |e| time_text(&e)),
+                human_duration_ns(level.latency.p50_ns as f64),
+                human_duration_ns(level.latency.p99_ns as f64),
+            ]);
         }
-        for s in systems.iter().skip(1) {
-            row.push(level(s).map_or("-".into(), |l| {
-                format!("{:.2}", l.requests_per_s / base.requests_per_s)
-            }));
-        }
-        for s in systems {
-            for p in [
-                |l: &LevelResult| l.latency.mean_ns,
-                |l: &LevelResult| l.latency.p50_ns as f64,
-                |l: &LevelResult| l.latency.p99_ns as f64,
-            ] {
-                row.push(level(s).map_or("-".into(), |l| human_duration_ns(p(l))));
-            }
-        }
-        table.row(row);
     }
     table
 }
@@ -99,6 +131,7 @@ mod tests {
     use super::*;
     use crate::result::ResultDocument;
     use crate::result::Tables;
+    use crate::result::http::RoundFigures;
     use crate::result::load::Order;
 
     /// The 0.1 fixture: a result written before the mean and `--order`.
@@ -116,9 +149,9 @@ mod tests {
         let t = fixture();
         let out = render(&t);
         let header = out.lines().nth(1).expect("table header");
-        let mean = header.find("sqlite mean").expect(header);
-        let p50 = header.find("sqlite p50").expect(header);
-        assert!(mean < p50 && header.contains("dir mean"), "{header}");
+        let mean = header.find("mean").expect(header);
+        let p50 = header.find("p50").expect(header);
+        assert!(mean < p50 && header.contains("ratio to sqlite"), "{header}");
         let level = &t.http[0].levels[0];
         assert!(level.latency.mean_ns > 0.0);
         let row = out.lines().nth(3).expect("first level");
@@ -127,6 +160,47 @@ mod tests {
             "{row}\n{out}"
         );
         assert!(out.contains("mean = mean response time"), "{out}");
+        // One run per level: the figures alone, and the table says so.
+        assert!(!row.contains('['), "{row}");
+        assert!(out.contains("no interval"), "{out}");
+    }
+
+    #[test]
+    fn with_rounds_every_figure_carries_its_interval() {
+        let mut t = fixture();
+        for (k, s) in t.http.iter_mut().enumerate() {
+            s.rounds = s
+                .levels
+                .iter()
+                .map(|_| {
+                    (1..=5)
+                        .map(|r| RoundFigures {
+                            requests_per_s: 1000.0 * r as f64 * (k + 1) as f64,
+                            mean_ns: 1e5 * r as f64,
+                        })
+                        .collect()
+                })
+                .collect();
+        }
+        t.warmup_rounds = Some(1);
+        let out = render(&t);
+        assert!(
+            out.lines().next().unwrap().contains("(5 rounds of"),
+            "{out}"
+        );
+        let second = out.lines().nth(4).expect("second system's row");
+        // The second system serves twice the first in every round: the
+        // paired ratio is 2 with no spread, though each rate spreads 1-5x.
+        assert!(second.contains("2.00x [2.00-2.00]"), "{second}\n{out}");
+        let first = out.lines().nth(3).unwrap();
+        assert!(first.contains("3000 [1000-5000]"), "{first}");
+        assert!(
+            first.contains("300.00 µs [100.00 µs-500.00 µs] ~"),
+            "{first}"
+        );
+        assert!(out.contains("95% interval over the rounds"), "{out}");
+        assert!(out.contains(NOISY_ADVICE), "{out}");
+        assert!(!out.contains("no interval"), "{out}");
     }
 
     #[test]

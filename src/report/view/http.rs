@@ -4,6 +4,7 @@
 
 use super::{DataTable, Figure, Section, ns};
 use crate::report::chart::{AxisSpec, Chart, LineChart, Point, Scale, Series, Unit};
+use crate::report::terminal::sweep::time_text;
 use crate::result::http::{HttpTables, describe_order, describe_sizes};
 use crate::result::load::LevelResult;
 
@@ -11,13 +12,58 @@ use crate::result::load::LevelResult;
 /// lines: the sizes (the blog's or not), the URL order, the time per level.
 pub(super) fn what_ran(t: &HttpTables, s: &mut Section) {
     let spec = &t.dataset;
+    let rounds = match t.http.first().and_then(|s| s.rounds.first()).map(Vec::len) {
+        Some(n) => format!(
+            "{n} rounds per level and system after {} warm-up, the systems' order reversed every round; \
+             the table \"over the rounds\" gives each figure's 95% interval",
+            t.warmup_rounds.unwrap_or(0)
+        ),
+        None => "one run per level (no interval)".into(),
+    };
     s.summary.push(format!(
-        "{} blobs of {}; {}; {} per level and system, keep-alive; one run per level (no interval).",
+        "{} blobs of {}; {}; {} per level and system, keep-alive; {rounds}.",
         spec.count,
         describe_sizes(spec),
         describe_order(t.url_order()),
         humantime::format_duration(std::time::Duration::from_nanos(t.duration_ns))
     ));
+    for sys in t.http.iter().filter(|sys| sys.table.is_some()) {
+        let table = sys.table.as_deref().unwrap_or_default();
+        s.summary.push(format!("{}: {table}.", sys.system));
+    }
+}
+
+/// Requests/s, the ratio to the first system and the mean response time,
+/// each the median of the rounds with its 95% interval (nothing for
+/// results from before rounds).
+pub(super) fn intervals(t: &HttpTables, s: &mut Section) {
+    let Some(base) = t.http.first().filter(|b| !b.rounds.is_empty()) else {
+        return;
+    };
+    let ratio = format!("ratio to {} (paired rounds)", base.system);
+    let mut table = DataTable::new(
+        "http-rounds",
+        "Over the rounds: median [95% interval]",
+        &["system", "concurrency", "requests/s", &ratio, "mean"],
+    );
+    for i in 0..t.levels() {
+        for (si, sys) in t.http.iter().enumerate() {
+            let Some(level) = sys.levels.get(i) else {
+                continue;
+            };
+            table.rows.push(vec![
+                sys.system.clone(),
+                level.concurrency.to_string(),
+                sys.rate(i).map_or("-".into(), |e| e.format(0)),
+                match sys.ratio_to(base, i) {
+                    Some(r) if si > 0 => r.format_ratio(),
+                    _ => "-".into(),
+                },
+                sys.mean(i).map_or("-".into(), |e| time_text(&e)),
+            ]);
+        }
+    }
+    s.tables.push(table);
 }
 
 /// Requests/s, mean response time and latency-tail charts and the
@@ -114,7 +160,8 @@ pub(super) fn http(systems: &[(&str, &[LevelResult])], s: &mut Section) {
     s.figures.push(Figure {
         name: "mean".into(),
         caption: "Mean response time of the answered requests at each concurrency level (siege's \
-                  \"response time\", the blog's second plot); one run per level, so no interval."
+                  \"response time\", the blog's second plot), over all of a level's rounds; \
+                  suite http's intervals are in the table over the rounds."
             .into(),
         chart: Chart::Line(LineChart {
             title: "mean response time vs concurrency".into(),

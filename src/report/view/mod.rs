@@ -170,7 +170,8 @@ pub fn section(typed: &ResultDocument, source: &str, index: usize) -> Section {
         Tables::Lob(t) => lob::lob(t, &mut s),
         Tables::Http(t) => {
             http::what_ran(t, &mut s);
-            http::http(&http_systems(&typed.tables), &mut s)
+            http::http(&http_systems(&typed.tables), &mut s);
+            http::intervals(t, &mut s)
         }
         Tables::Load(_) => http::http(&http_systems(&typed.tables), &mut s),
         Tables::Sweep(t) => sweep::sweep(t, &mut s),
