@@ -87,6 +87,31 @@ impl Error {
         Error::Usage(message.into())
     }
 
+    /// Whether another connection's lock refused the operation (SQLite's
+    /// SQLITE_BUSY or SQLITE_LOCKED past the busy timeout; a server's lock
+    /// wait timeout, deadlock or serialization failure): the transaction
+    /// can be rolled back and tried again, nothing is broken.
+    pub fn is_busy(&self) -> bool {
+        match self {
+            Error::Sqlite { source, .. } => matches!(
+                source.sqlite_error_code(),
+                Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+            ),
+            Error::Server { message, .. } => {
+                let m = message.to_ascii_lowercase();
+                [
+                    "deadlock",
+                    "lock wait timeout",
+                    "could not serialize",
+                    "lock timeout",
+                ]
+                .iter()
+                .any(|s| m.contains(s))
+            }
+            _ => false,
+        }
+    }
+
     /// A file operation's failure on `path`.
     pub fn io(action: &'static str, path: &Path, source: std::io::Error) -> Self {
         Error::Io {

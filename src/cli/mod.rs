@@ -59,9 +59,17 @@ pages inside the file) and one Integrity-check line per problem (PRAGMA integrit
 \"ok\" when sound)."
     )]
     Stat(StatArgs),
-    /// Time reads or updates on one target (kvtest run)
+    /// Time reads or updates on one target (kvtest run), or many threads mixing them (--threads, --mix)
     #[command(
-        after_help = "Examples:\n  blobbench run test1.db --count 100k --random --blob-api\n  blobbench run test1.dir --random\n  blobbench run test1.db --count 10k --random --update --jmode wal --nosync\n  blobbench run test1.dir --count 10k --random --update --fsync --write-style rename"
+        after_help = "Examples:\n  blobbench run test1.db --count 100k --random --blob-api\n  blobbench run test1.dir --random\n  blobbench run test1.db --count 10k --random --update --jmode wal --nosync\n  blobbench run test1.dir --count 10k --random --update --fsync --write-style rename\n\n\
+Concurrent runs (any of --threads, --mix, --keys, -t, --rate, --batch, --workload):\n  \
+blobbench run test1.db --threads 8 --mix read=95,update=5 --keys zipf -t 30s\n  \
+blobbench run 'sqlite:test1.db?journal_mode=wal' --threads 4 --workload ycsb-a -t 10s\n  \
+blobbench run test1.dir --threads 4 --mix read=50,update=50 --rate 2000 -t 10s   (open loop)\n\n\
+Each thread has its own connection or session. Every read is checked: its bytes must be one whole \
+version of the blob (else torn), and that version one the key could hold while the read ran (else \
+stale). A lock held past --busy-timeout is counted as busy and the transaction rolled back; it never \
+ends the run. Deletes and inserts are written back afterwards (untimed) so the dataset stays whole."
     )]
     Run(Box<RunArgs>),
     /// About a minute: SQLite vs files on this machine, one table of ratios
@@ -681,9 +689,9 @@ pub struct RunArgs {
     /// Overwrite blobs with new content of the same size instead of reading
     #[arg(long)]
     pub update: bool,
-    /// How files are rewritten by --update
-    #[arg(long, value_enum, default_value = "truncate")]
-    pub write_style: WriteStyleArg,
+    /// How files are rewritten by --update [default: truncate; concurrent runs: rename, so no reader sees a torn blob]
+    #[arg(long, value_enum)]
+    pub write_style: Option<WriteStyleArg>,
     /// Measured repetitions (median and spread are reported)
     #[arg(long, default_value = "3", value_parser = number_in::<u32>(1, MAX_ROUNDS))]
     pub repeat: u32,
@@ -702,6 +710,33 @@ pub struct RunArgs {
     /// Write the JSON result to FILE
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Concurrent run: worker threads, each with its own connection or session [default: 1]
+    #[arg(long, help_heading = "Concurrent runs", value_parser = number_in::<usize>(1, 1024))]
+    pub threads: Option<usize>,
+    /// Operations and their shares, e.g. read=90,update=8,insert=1,delete=1 (also rmw, scan) [default: read=100]
+    #[arg(long, help_heading = "Concurrent runs", value_name = "KIND=WEIGHT,...")]
+    pub mix: Option<String>,
+    /// Key distribution: uniform, zipf[:THETA] (YCSB's, 0.99), latest[:THETA], hotspot:KEYS[:OPS] [default: uniform]
+    #[arg(long, help_heading = "Concurrent runs", value_name = "DIST")]
+    pub keys: Option<String>,
+    /// A YCSB core workload: ycsb-a (read=50,update=50), -b (95/5), -c (read only), -d (read=95,insert=5, latest), -e (scan=95,insert=5), -f (read=50,rmw=50); zipf keys unless said
+    #[arg(long, help_heading = "Concurrent runs", value_parser = ["ycsb-a", "ycsb-b", "ycsb-c", "ycsb-d", "ycsb-e", "ycsb-f"])]
+    pub workload: Option<String>,
+    /// Operations per transaction [default: 1, each its own]
+    #[arg(long, help_heading = "Concurrent runs", value_parser = number_in::<u32>(1, 100_000))]
+    pub batch: Option<u32>,
+    /// How long the concurrent run lasts (or --count operations in all)
+    #[arg(short = 't', long, help_heading = "Concurrent runs", value_name = "DURATION", value_parser = duration_in(MIN_WAIT, MAX_WAIT))]
+    pub duration: Option<humantime::Duration>,
+    /// Open loop: operations per second across all threads; latency counts from each one's intended start
+    #[arg(long, help_heading = "Concurrent runs", value_parser = float_in(0.001, 1e9))]
+    pub rate: Option<f64>,
+    /// How long an operation waits for another connection's lock before it counts as busy
+    #[arg(long, help_heading = "Concurrent runs", default_value = "5s", value_parser = duration_in(std::time::Duration::ZERO, MAX_WAIT))]
+    pub busy_timeout: humantime::Duration,
+    /// Concurrent run: do not check reads
+    #[arg(long, help_heading = "Concurrent runs")]
+    pub no_verify: bool,
 }
 
 /// The arguments of `blobbench quick`.

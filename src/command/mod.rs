@@ -4,6 +4,7 @@
 
 pub mod advise;
 pub mod compare;
+pub mod concurrent;
 pub mod export;
 pub mod fasterthanfs;
 pub mod http;

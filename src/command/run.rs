@@ -15,13 +15,21 @@ use crate::workload::{CacheMode, KeyOrder, Operation, RunPlan, execute};
 /// Turns `run`'s arguments into the executor's plan, and notes on options
 /// that do not apply to the target.
 pub fn plan_from_args(args: &RunArgs) -> Result<(RunPlan, Vec<String>)> {
-    let mut target = Target::parse(&args.target)?;
-    let mut notes = Vec::new();
+    let (target, notes) = target_from_args(args)?;
     let operation = if args.update {
         Operation::Update
     } else {
         Operation::Read
     };
+    plan_with(args, target, operation, notes)
+}
+
+/// The target with the SQLite settings `run`'s kvtest options ask for
+/// (--cache-size, --mmap, --nosync, --jmode, --nocheckpoint), and notes on
+/// those that do not apply to it.
+pub fn target_from_args(args: &RunArgs) -> Result<(Target, Vec<String>)> {
+    let mut target = Target::parse(&args.target)?;
+    let mut notes = Vec::new();
     match target.sqlite_settings_mut() {
         Some(s) => {
             s.cache_size = Some(parse_cache_size("--cache-size", &args.cache_size)?);
@@ -60,6 +68,25 @@ pub fn plan_from_args(args: &RunArgs) -> Result<(RunPlan, Vec<String>)> {
                 .into(),
         );
     }
+    Ok((target, notes))
+}
+
+/// How `--write-style` rewrites files (`default` when not given).
+pub fn write_style(args: &RunArgs, default: WriteStyle) -> WriteStyle {
+    match args.write_style {
+        None => default,
+        Some(WriteStyleArg::Truncate) => WriteStyle::Truncate,
+        Some(WriteStyleArg::InPlace) => WriteStyle::InPlace,
+        Some(WriteStyleArg::Rename) => WriteStyle::TempRename,
+    }
+}
+
+fn plan_with(
+    args: &RunArgs,
+    target: Target,
+    operation: Operation,
+    notes: Vec<String>,
+) -> Result<(RunPlan, Vec<String>)> {
     if args.repeat == 0 {
         return Err(Error::usage(
             "--repeat 0: at least one measured repetition is needed, e.g. --repeat 3",
@@ -96,11 +123,7 @@ pub fn plan_from_args(args: &RunArgs) -> Result<(RunPlan, Vec<String>)> {
                 ReadPath::Sql
             },
             per_op_transaction: args.multitrans,
-            write_style: match args.write_style {
-                WriteStyleArg::Truncate => WriteStyle::Truncate,
-                WriteStyleArg::InPlace => WriteStyle::InPlace,
-                WriteStyleArg::Rename => WriteStyle::TempRename,
-            },
+            write_style: write_style(args, WriteStyle::Truncate),
             fsync: args.fsync,
         },
         repeat: args.repeat,
@@ -122,6 +145,9 @@ pub fn plan_from_args(args: &RunArgs) -> Result<(RunPlan, Vec<String>)> {
 /// environment is captured before measuring and finished right after, so
 /// its load average and CPU steal cover the run; a busy machine is said.
 pub fn run(args: &RunArgs) -> Result<()> {
+    if super::concurrent::asked(args) {
+        return super::concurrent::run(args);
+    }
     let (plan, notes) = plan_from_args(args)?;
     if let Some(j) = &args.json {
         crate::command::output::check_result_target(j)?;

@@ -8,6 +8,7 @@
 
 pub mod advise;
 pub mod compare;
+pub mod concurrent;
 pub mod fasterthanfs;
 pub mod http;
 pub mod init;
@@ -82,6 +83,8 @@ pub enum Tables {
     Advise(advise::AdviseTables),
     /// `compare`: what changed between two results.
     Compare(compare::CompareTables),
+    /// `run --threads/--mix`: a concurrent run, per kind of operation.
+    Concurrent(concurrent::ConcurrentTables),
     /// No kind-specific part (or a command this version does not know).
     Other(serde_json::Value),
 }
@@ -102,10 +105,14 @@ impl Tables {
             "sweep" => Tables::Sweep(v(value)?),
             "advise" => Tables::Advise(v(value)?),
             "compare" => Tables::Compare(v(value)?),
+            CONCURRENT_COMMAND => Tables::Concurrent(v(value)?),
             _ => Tables::Other(value),
         })
     }
 }
+
+/// The `command` of a concurrent run's result (`run --threads/--mix`).
+pub const CONCURRENT_COMMAND: &str = "run concurrent";
 
 /// The document as stored, before its tables are typed by its command.
 #[derive(Deserialize)]

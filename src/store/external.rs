@@ -391,6 +391,28 @@ impl Session for ExternalSession<'_> {
         }
         Ok(())
     }
+
+    fn begin_write(&mut self) -> Result<()> {
+        if !self.io.options.per_op_transaction && !self.in_transaction {
+            self.conn
+                .execute_batch("BEGIN IMMEDIATE")
+                .map_err(|e| Error::sqlite(self.db, e))?;
+            self.in_transaction = true;
+        }
+        Ok(())
+    }
+
+    /// The rows roll back, but a file already rewritten keeps its new
+    /// content: what the batch wrote may remain (false).
+    fn rollback(&mut self) -> Result<bool> {
+        if !self.conn.is_autocommit() {
+            self.conn
+                .execute_batch("ROLLBACK")
+                .map_err(|e| Error::sqlite(self.db, e))?;
+        }
+        self.in_transaction = false;
+        Ok(false)
+    }
 }
 
 impl Drop for ExternalSession<'_> {

@@ -571,8 +571,10 @@ impl FileIo {
     /// Creates a new file; refuses to replace an existing one.
     pub fn create(&mut self, path: &str, data: &[u8]) -> Result<()> {
         let p = Path::new(path);
-        if self.options.fsync {
-            return self.create_durably(p, data);
+        // Written whole under a temporary name, then linked: a reader never
+        // sees the new blob half written (as rename writes promise).
+        if self.options.fsync || self.options.write_style == WriteStyle::TempRename {
+            return self.create_whole(p, data);
         }
         let open = || OpenOptions::new().write(true).create_new(true).open(p);
         let mut f = match open() {
@@ -590,10 +592,12 @@ impl FileIo {
             .map_err(|e| Error::io("cannot write", p, e))
     }
 
-    /// A new file that is whole or absent after a crash: a temporary file,
-    /// fsynced, linked under its name only if the name is free, then the
-    /// folder fsynced so the name itself survives.
-    fn create_durably(&mut self, p: &Path, data: &[u8]) -> Result<()> {
+    /// A new file that appears whole: a temporary file, linked under its
+    /// name only if the name is free. With --fsync the file is flushed
+    /// before the link and the folder after it, so the blob is whole or
+    /// absent after a crash too.
+    fn create_whole(&mut self, p: &Path, data: &[u8]) -> Result<()> {
+        let fsync = self.options.fsync;
         let parent = p.parent().unwrap_or(Path::new("."));
         fs::create_dir_all(parent).map_err(|e| Error::io("cannot create folder", parent, e))?;
         let mut tmp = p.as_os_str().to_owned();
@@ -603,14 +607,19 @@ impl FileIo {
             let mut f = File::create(&tmp).map_err(|e| Error::io("cannot create", &tmp, e))?;
             f.write_all(data)
                 .map_err(|e| Error::io("cannot write", &tmp, e))?;
-            f.sync_all()
-                .map_err(|e| Error::io("cannot fsync", &tmp, e))?;
+            if fsync {
+                f.sync_all()
+                    .map_err(|e| Error::io("cannot fsync", &tmp, e))?;
+            }
             // hard_link fails if the name exists: never replaces a blob.
             fs::hard_link(&tmp, p).map_err(|e| Error::io("cannot create", p, e))
         })();
         let _ = fs::remove_file(&tmp);
         result?;
-        sync_dir(parent)
+        if fsync {
+            sync_dir(parent)?;
+        }
+        Ok(())
     }
 
     pub fn remove(&mut self, path: &str, key: u64, root: &Path) -> Result<()> {

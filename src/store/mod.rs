@@ -119,7 +119,7 @@ impl Default for SessionOptions {
 }
 
 /// What a store says about itself, recorded in every result.
-#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct StoreInfo {
     /// The backend: sqlite, sqlite-ext, dir, tree, postgres, mysql, memory.
     pub kind: String,
@@ -469,6 +469,20 @@ pub trait Session {
     fn begin(&mut self) -> Result<()>;
     /// Ends the batch begun by `begin`.
     fn commit(&mut self) -> Result<()>;
+    /// Starts a batch that will write. SQLite takes the write lock at once
+    /// (BEGIN IMMEDIATE), so a writer waits for it (the busy timeout) at
+    /// the start instead of failing midway on a read lock it cannot
+    /// upgrade; the others begin as `begin` does.
+    fn begin_write(&mut self) -> Result<()> {
+        self.begin()
+    }
+    /// Abandons the batch after a failure (a busy lock). Returns true when
+    /// nothing of it remains (a transaction rolled back, or a failed
+    /// statement that committed nothing); false where the writes already
+    /// done stay (files, which have no transactions: the default).
+    fn rollback(&mut self) -> Result<bool> {
+        Ok(false)
+    }
     /// Size of blob `key` in bytes, or None when the key is absent. The
     /// default reads the whole blob; stores that can ask cheaply override it.
     fn size(&mut self, key: u64) -> Result<Option<u64>> {

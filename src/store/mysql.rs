@@ -560,4 +560,15 @@ impl Session for MysqlSession<'_> {
         }
         Ok(())
     }
+
+    /// A failed statement outside a transaction committed nothing.
+    fn rollback(&mut self) -> Result<bool> {
+        if self.in_transaction {
+            self.in_transaction = false;
+            self.conn
+                .query_drop("ROLLBACK")
+                .map_err(|e| Error::server(&self.display, e))?;
+        }
+        Ok(true)
+    }
 }

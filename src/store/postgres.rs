@@ -454,6 +454,17 @@ impl Session for PostgresSession<'_> {
         }
         Ok(())
     }
+
+    /// A failed statement outside a transaction committed nothing.
+    fn rollback(&mut self) -> Result<bool> {
+        if self.in_transaction {
+            self.in_transaction = false;
+            self.client
+                .batch_execute("ROLLBACK")
+                .map_err(|e| Error::server(&self.display, e))?;
+        }
+        Ok(true)
+    }
 }
 
 fn table_exists(client: &mut postgres::Client, table: &str) -> Result<bool, postgres::Error> {

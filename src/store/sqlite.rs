@@ -1135,6 +1135,29 @@ impl Session for SqliteSession<'_> {
         Ok(())
     }
 
+    fn begin_write(&mut self) -> Result<()> {
+        if !self.options.per_op_transaction && !self.in_transaction {
+            self.conn
+                .execute_batch("BEGIN IMMEDIATE")
+                .map_err(|e| self.err(e))?;
+            self.in_transaction = true;
+        }
+        Ok(())
+    }
+
+    /// A statement that failed outside a transaction committed nothing.
+    fn rollback(&mut self) -> Result<bool> {
+        self.release_handles();
+        self.stamps = None;
+        if !self.conn.is_autocommit() {
+            self.conn
+                .execute_batch("ROLLBACK")
+                .map_err(|e| self.err(e))?;
+        }
+        self.in_transaction = false;
+        Ok(true)
+    }
+
     /// The row's overflow chain, read from a map of the database file while
     /// this snapshot's shared lock keeps every writer out (rollback journal
     /// only: in WAL mode the newest pages may be in the WAL).

@@ -3,6 +3,7 @@
 
 pub mod advise;
 pub mod compare;
+pub mod concurrent;
 pub mod fasterthanfs;
 pub mod http;
 pub mod internal_external;

@@ -8,6 +8,7 @@ use std::path::Path;
 
 mod advise;
 mod compare;
+mod concurrent;
 mod fasterthanfs;
 mod http;
 mod internal_external;
@@ -177,6 +178,7 @@ pub fn section(typed: &ResultDocument, source: &str, index: usize) -> Section {
         Tables::Sweep(t) => sweep::sweep(t, &mut s),
         Tables::Advise(t) => advise::advise(t, &mut s),
         Tables::Compare(t) => compare::compare(t, &mut s),
+        Tables::Concurrent(t) => concurrent::concurrent(t, &mut s),
         Tables::Run(_) | Tables::Init(_) | Tables::Other(_) => {}
     }
     if !matches!(
@@ -211,6 +213,7 @@ fn title_of(command: &str) -> String {
         "run" => "run: measured operations on a target".into(),
         "advise" => "advise: where to keep your blobs".into(),
         "compare" => "compare: what changed beyond the noise".into(),
+        "run concurrent" => "run: threads mixing operations on one dataset".into(),
         other => other.to_string(),
     }
 }

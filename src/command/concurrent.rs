@@ -1,0 +1,165 @@
+//! `blobbench run TARGET --threads N --mix ... --keys ...`: the edge of a
+//! concurrent run. Arguments are checked and turned into the executor's
+//! plan before any work (kvtest-only options are refused with what to use
+//! instead); the table is printed and the result written after.
+
+use crate::cli::RunArgs;
+use crate::error::{Error, Result};
+use crate::result::{CONCURRENT_COMMAND, ResultDocument, Tables};
+use crate::store::{ReadPath, SessionOptions, WriteStyle};
+use crate::workload::concurrent::{ConcurrentPlan, execute};
+use crate::workload::keys::{KeyDistribution, YCSB_THETA};
+use crate::workload::mix::Mix;
+
+/// Whether the arguments ask for a concurrent run.
+pub fn asked(args: &RunArgs) -> bool {
+    args.threads.is_some()
+        || args.mix.is_some()
+        || args.keys.is_some()
+        || args.workload.is_some()
+        || args.batch.is_some()
+        || args.duration.is_some()
+        || args.rate.is_some()
+}
+
+/// Runs the concurrent run the arguments describe.
+pub fn run(args: &RunArgs) -> Result<()> {
+    let plan = plan_from_args(args)?;
+    if let Some(j) = &args.json {
+        crate::command::output::check_result_target(j)?;
+    }
+    let mut environment = crate::store::capture_environment(plan.target.data_path());
+    let bars = super::progress::Bars::new();
+    let tables = execute(&plan, &bars)?;
+    environment.finish();
+    print!("{}", crate::report::terminal::concurrent::render(&tables));
+    if let Some(w) = crate::measure::environment::busy_warning(&environment) {
+        println!("warning: {w}");
+    }
+    let wrong = tables.outcomes().wrong();
+    if let Some(path) = &args.json {
+        let mut doc =
+            ResultDocument::new(CONCURRENT_COMMAND, environment, Tables::Concurrent(tables));
+        crate::command::output::write_result(&mut doc, path)?;
+    }
+    if wrong > 0 {
+        return Err(Error::Verify(format!(
+            "{wrong} read(s) returned a torn or stale blob (see the table)"
+        )));
+    }
+    Ok(())
+}
+
+/// The plan from the arguments; kvtest-only options are refused.
+pub fn plan_from_args(args: &RunArgs) -> Result<ConcurrentPlan> {
+    refuse_kvtest_options(args)?;
+    let (target, _notes) = super::run::target_from_args(args)?;
+    let (preset_mix, preset_keys) = match args.workload.as_deref() {
+        Some(w) => {
+            let (mix, keys) = ycsb(w);
+            (Some(Mix::parse(mix)?), Some(keys))
+        }
+        None => (None, None),
+    };
+    let mix = match &args.mix {
+        Some(m) => Mix::parse(m)?,
+        None => preset_mix.unwrap_or_else(Mix::read_only),
+    };
+    let keys = match &args.keys {
+        Some(k) => KeyDistribution::parse(k)?,
+        None => preset_keys.unwrap_or(KeyDistribution::Uniform),
+    };
+    let count = args.count;
+    let duration = args.duration.map(|d| *d);
+    Ok(ConcurrentPlan {
+        target_text: args.target.clone(),
+        target,
+        threads: args.threads.unwrap_or(1),
+        mix,
+        keys,
+        batch: args.batch.unwrap_or(1),
+        duration: if duration.is_none() && count.is_none() {
+            Some(std::time::Duration::from_secs(10))
+        } else {
+            duration
+        },
+        count,
+        rate: args.rate,
+        busy_timeout: *args.busy_timeout,
+        session: SessionOptions {
+            read_path: if args.blob_api {
+                ReadPath::BlobApi
+            } else {
+                ReadPath::Sql
+            },
+            per_op_transaction: true,
+            // A reader never sees a blob half replaced unless asked for.
+            write_style: super::run::write_style(args, WriteStyle::TempRename),
+            fsync: args.fsync,
+        },
+        verify: !args.no_verify,
+        seed: args.order_seed,
+        workload: args.workload.clone(),
+    })
+}
+
+/// YCSB's core workloads: (mix, key distribution), as its workload files
+/// define them (workloads a-f; zipfian request distribution unless said).
+fn ycsb(name: &str) -> (&'static str, KeyDistribution) {
+    let zipf = KeyDistribution::Zipf { theta: YCSB_THETA };
+    match name {
+        "ycsb-a" => ("read=50,update=50", zipf),
+        "ycsb-b" => ("read=95,update=5", zipf),
+        "ycsb-c" => ("read=100", zipf),
+        "ycsb-d" => (
+            "read=95,insert=5",
+            KeyDistribution::Latest { theta: YCSB_THETA },
+        ),
+        "ycsb-e" => ("scan=95,insert=5", zipf),
+        _ => ("read=50,rmw=50", zipf),
+    }
+}
+
+/// kvtest-style options have no meaning in a concurrent run: each is
+/// refused with what does the same there.
+fn refuse_kvtest_options(args: &RunArgs) -> Result<()> {
+    let refused: [(bool, &str, &str); 8] = [
+        (args.update, "--update", "--mix update=100"),
+        (args.asc, "--asc", "--keys (uniform, zipf, latest, hotspot)"),
+        (
+            args.desc,
+            "--desc",
+            "--keys (uniform, zipf, latest, hotspot)",
+        ),
+        (args.random, "--random", "--keys uniform"),
+        (args.random_draws, "--random-draws", "--keys uniform"),
+        (
+            args.start.is_some() || args.max_id.is_some(),
+            "--start/--max-id",
+            "the whole dataset",
+        ),
+        (
+            args.multitrans,
+            "--multitrans",
+            "--batch 1 (the default: each operation its own transaction)",
+        ),
+        (
+            args.cold.is_some(),
+            "--cold",
+            "a warm run (cold concurrent runs are not supported)",
+        ),
+    ];
+    for (given, name, instead) in refused {
+        if given {
+            return Err(Error::usage(format!(
+                "{name} applies to the kvtest-style run; with --threads/--mix use {instead}"
+            )));
+        }
+    }
+    if args.nocheckpoint {
+        return Err(Error::usage(
+            "--nocheckpoint applies to the kvtest-style run; a concurrent run leaves checkpoints to SQLite (set ?wal_autocheckpoint= on the target)",
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,136 @@
+//! The terminal table of a concurrent run: per kind of operation, how many
+//! completed and how fast, p50/p99/p99.9, and every outcome that was not a
+//! plain success (busy, missing, torn, stale).
+
+use std::fmt::Write as _;
+
+use crate::report::table::Table;
+use crate::result::concurrent::ConcurrentTables;
+use crate::units::human_duration_ns;
+
+/// The whole report, lines ending in "\n".
+pub fn render(t: &ConcurrentTables) -> String {
+    let p = &t.plan;
+    let mut out = String::new();
+    let end = match (p.duration_ns, p.count) {
+        (Some(d), Some(c)) => format!(
+            "{} or {c} operations",
+            humantime::format_duration(std::time::Duration::from_nanos(d))
+        ),
+        (Some(d), None) => {
+            humantime::format_duration(std::time::Duration::from_nanos(d)).to_string()
+        }
+        (None, Some(c)) => format!("{c} operations"),
+        (None, None) => "-".into(),
+    };
+    let lp = match p.rate {
+        Some(r) => format!("open loop at {r} ops/s (latency from each operation's intended start)"),
+        None => "closed loop".into(),
+    };
+    let _ = writeln!(
+        out,
+        "{}: {} thread(s), mix {}{}, keys {}, {} per transaction, {end}, {lp}",
+        p.target,
+        p.threads,
+        p.mix,
+        p.workload
+            .as_deref()
+            .map(|w| format!(" (YCSB {w})"))
+            .unwrap_or_default(),
+        p.keys.describe(),
+        p.batch
+    );
+    let _ = writeln!(
+        out,
+        "writes: {}; busy timeout {}",
+        p.writes,
+        human_duration_ns(p.busy_timeout_ns as f64)
+    );
+    let mut table = Table::new([
+        "operation",
+        "done",
+        "per s",
+        "p50",
+        "p99",
+        "p99.9",
+        "max",
+        "busy",
+        "missing",
+        "torn",
+        "stale",
+    ]);
+    for k in &t.kinds {
+        let l = &k.latency;
+        let o = &k.outcomes;
+        table.row([
+            k.name().to_string(),
+            k.ops.to_string(),
+            format!("{:.0}", k.per_s),
+            human_duration_ns(l.p50_ns as f64),
+            human_duration_ns(l.p99_ns as f64),
+            human_duration_ns(l.p999_ns as f64),
+            human_duration_ns(l.max_ns as f64),
+            o.busy.to_string(),
+            o.missing.to_string(),
+            o.torn.to_string(),
+            o.stale.to_string(),
+        ]);
+    }
+    out.push_str(&table.render());
+    let _ = writeln!(
+        out,
+        "all operations: {:.0} per s over {}",
+        t.ops_per_s(),
+        human_duration_ns(t.elapsed_ns as f64)
+    );
+    if p.verify {
+        let _ = writeln!(
+            out,
+            "reads checked: {} whole and legal{}; torn = bytes that are no version of the blob, stale = older than a version committed before the read began",
+            t.verified,
+            if t.unjudged > 0 {
+                format!(
+                    ", {} whole but their version not judged (more writes of the key during the read than are kept)",
+                    t.unjudged
+                )
+            } else {
+                String::new()
+            }
+        );
+    }
+    let _ = writeln!(
+        out,
+        "busy = another connection held the lock past the busy timeout: the transaction was rolled back (counted, not fatal); missing = the key was deleted first"
+    );
+    if let Some(s) = &t.schedule {
+        let _ = writeln!(
+            out,
+            "schedule: asked {:.0}/s, started {:.0}/s, {} due but never started; start lag p50 {} p99 {}",
+            s.target_per_s,
+            s.achieved_per_s,
+            s.not_started,
+            human_duration_ns(s.start_lag.p50_ns as f64),
+            human_duration_ns(s.start_lag.p99_ns as f64)
+        );
+    }
+    if t.after.refilled > 0 || t.after.last_key > 0 {
+        let _ = writeln!(
+            out,
+            "dataset after: keys {}..={}{}",
+            t.after.first_key,
+            t.after.last_key,
+            if t.after.refilled > 0 {
+                format!(
+                    ", {} deleted (or not inserted) key(s) written back, untimed",
+                    t.after.refilled
+                )
+            } else {
+                String::new()
+            }
+        );
+    }
+    for n in &t.notes {
+        let _ = writeln!(out, "note: {n}");
+    }
+    out
+}

@@ -1,0 +1,172 @@
+//! The result of a concurrent run (`run --threads N --mix ...`): per kind
+//! of operation, what was done, how long each took, and every outcome that
+//! was not a plain success (a busy lock, a key deleted meanwhile, a torn or
+//! stale read).
+
+use serde::{Deserialize, Serialize};
+
+use crate::measure::latency::{EncodedHistogram, LatencySummary};
+use crate::store::StoreInfo;
+use crate::workload::keys::KeyDistribution;
+use crate::workload::mix::OpKind;
+
+/// What a concurrent run was asked to do.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConcurrentPlanRecord {
+    /// The target string as given.
+    pub target: String,
+    /// Worker threads, each with its own connection or session.
+    pub threads: usize,
+    /// The operations' shares, as `--mix` takes them.
+    pub mix: String,
+    /// How keys were drawn.
+    pub keys: KeyDistribution,
+    /// Operations per transaction (1: each its own).
+    pub batch: u32,
+    /// How long the run lasted at most, ns.
+    pub duration_ns: Option<u64>,
+    /// Operations in all at most.
+    pub count: Option<u64>,
+    /// Open loop: operations per second across all threads (None: closed loop).
+    pub rate: Option<f64>,
+    /// How long an operation waits for another's lock before it counts as busy, ns.
+    pub busy_timeout_ns: u64,
+    /// How writes reach the store, in words.
+    pub writes: String,
+    /// Whether every read was checked (content and version).
+    pub verify: bool,
+    /// YCSB's workload letter, when a preset was used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<String>,
+}
+
+/// Operations that did not succeed as asked, by why.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outcomes {
+    /// Another connection held the lock past the busy timeout (SQLite's
+    /// SQLITE_BUSY, a server's lock wait or deadlock): the transaction was
+    /// rolled back; not fatal.
+    pub busy: u64,
+    /// The key was gone, legally (a delete ran first or meanwhile).
+    pub missing: u64,
+    /// Bytes that are no version of the blob: a reader saw a write half done.
+    pub torn: u64,
+    /// A version older than one committed before the read began.
+    pub stale: u64,
+}
+
+impl Outcomes {
+    /// Adds `o`'s counts.
+    pub fn add(&mut self, o: &Outcomes) {
+        self.busy += o.busy;
+        self.missing += o.missing;
+        self.torn += o.torn;
+        self.stale += o.stale;
+    }
+
+    /// Torn and stale reads: results that are wrong, not just refused.
+    pub fn wrong(&self) -> u64 {
+        self.torn + self.stale
+    }
+}
+
+/// One kind of operation (or the commits of batches) over the whole run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KindFigures {
+    /// The operation, or None for the COMMIT of a batch of several.
+    pub kind: Option<OpKind>,
+    /// Operations that completed (whatever their outcome but busy).
+    pub ops: u64,
+    /// Completed operations per second of the run.
+    pub per_s: f64,
+    /// Blob bytes read or written.
+    pub bytes: u64,
+    /// Time of each completed operation (open loop: from its intended start).
+    pub latency: LatencySummary,
+    /// The latency histogram, mergeable.
+    pub histogram: EncodedHistogram,
+    /// What did not succeed as asked.
+    pub outcomes: Outcomes,
+}
+
+impl KindFigures {
+    /// `read`, `update`, ..., or `commit`.
+    pub fn name(&self) -> &'static str {
+        self.kind.map_or("commit", OpKind::name)
+    }
+}
+
+/// How an open-loop run kept its schedule.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Schedule {
+    /// Operations per second asked for.
+    pub target_per_s: f64,
+    /// Operations started per second.
+    pub achieved_per_s: f64,
+    /// Operations that fell due but were never started before the end.
+    pub not_started: u64,
+    /// How late each operation started against its intended time.
+    pub start_lag: LatencySummary,
+}
+
+/// The dataset after the run, kept whole for the next one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DatasetAfter {
+    /// Keys it holds now, from..to.
+    pub first_key: u64,
+    /// The last key (past the old last one when inserts landed).
+    pub last_key: u64,
+    /// Keys deleted (or inserts that failed) and written back afterwards,
+    /// untimed, so the dataset has no gaps.
+    pub refilled: u64,
+}
+
+/// The kind-specific part of a `run --threads/--mix` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConcurrentTables {
+    /// What was asked.
+    pub plan: ConcurrentPlanRecord,
+    /// The store as opened (settings read back).
+    pub store: StoreInfo,
+    /// The machine's cores, to say when threads exceed them.
+    pub cores: usize,
+    /// Wall time from the first operation to the last, ns.
+    pub elapsed_ns: u64,
+    /// Per kind, in `OpKind::ALL` order, then the commits.
+    pub kinds: Vec<KindFigures>,
+    /// Reads whose content and version were checked.
+    pub verified: u64,
+    /// Reads whose version could not be judged (more writes of the key
+    /// during the read than are kept); their content was still checked.
+    pub unjudged: u64,
+    /// Open loop only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<Schedule>,
+    /// The dataset afterwards.
+    pub after: DatasetAfter,
+    /// What the reader should know (threads beyond cores, settings ignored).
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+impl ConcurrentTables {
+    /// Completed operations per second, every kind together (commits aside).
+    pub fn ops_per_s(&self) -> f64 {
+        let ops: u64 = self
+            .kinds
+            .iter()
+            .filter(|k| k.kind.is_some())
+            .map(|k| k.ops)
+            .sum();
+        ops as f64 / (self.elapsed_ns as f64 / 1e9).max(1e-9)
+    }
+
+    /// Every kind's outcomes together.
+    pub fn outcomes(&self) -> Outcomes {
+        let mut all = Outcomes::default();
+        for k in &self.kinds {
+            all.add(&k.outcomes);
+        }
+        all
+    }
+}

@@ -1,0 +1,379 @@
+//! The concurrent executor: `--threads N` workers, each with its own store
+//! and session, over one dataset, mixing operations (`--mix`) on keys drawn
+//! from a distribution (`--keys`), in transactions of `--batch`
+//! operations, for a time or a count, closed loop or open loop at
+//! `--rate`. Every read is checked against the versions that may legally
+//! be there (see `history`); a busy lock is counted and the transaction
+//! rolled back, never fatal. Inserts and deletes are put right afterwards
+//! (untimed), so the dataset stays whole for the next run.
+
+mod worker;
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::dataset::{DatasetSpec, Manifest};
+use crate::error::{Error, Result};
+use crate::measure::latency::Latencies;
+use crate::progress::Progress;
+use crate::result::concurrent::{
+    ConcurrentPlanRecord, ConcurrentTables, DatasetAfter, KindFigures, Outcomes, Schedule,
+};
+use crate::store::{self, Access, SessionOptions};
+use crate::target::Target;
+
+use super::history::History;
+use super::keys::KeyDistribution;
+use super::mix::{Mix, OpKind};
+use worker::Tally;
+
+/// Keys a scan reads at most (YCSB's default maxscanlength).
+pub const MAX_SCAN: u64 = 100;
+
+/// What a concurrent run does.
+#[derive(Debug, Clone)]
+pub struct ConcurrentPlan {
+    /// The target string as given (recorded).
+    pub target_text: String,
+    /// What is measured.
+    pub target: Target,
+    /// Worker threads.
+    pub threads: usize,
+    /// The operations and their shares.
+    pub mix: Mix,
+    /// How keys are drawn.
+    pub keys: KeyDistribution,
+    /// Operations per transaction.
+    pub batch: u32,
+    /// Run this long (with `count`, whichever ends first).
+    pub duration: Option<Duration>,
+    /// Run this many operations in all.
+    pub count: Option<u64>,
+    /// Open loop: operations per second across all threads.
+    pub rate: Option<f64>,
+    /// How long an operation waits for another connection's lock.
+    pub busy_timeout: Duration,
+    /// How reads and writes are done.
+    pub session: SessionOptions,
+    /// Check every read (needs the dataset's manifest).
+    pub verify: bool,
+    /// Seed of the workers' random choices.
+    pub seed: u64,
+    /// YCSB's workload letter, when a preset chose the mix.
+    pub workload: Option<String>,
+}
+
+/// What every worker shares.
+struct Shared<'a> {
+    plan: &'a ConcurrentPlan,
+    spec: Option<DatasetSpec>,
+    history: History,
+    first: u64,
+    /// The dataset's last key before the run.
+    initial_last: u64,
+    /// Reads, updates and deletes draw keys up to here (inserts raise it
+    /// once committed).
+    visible_last: AtomicU64,
+    next_insert: AtomicU64,
+    next_version: AtomicU64,
+    /// Operations begun (closed loop) or scheduled (open loop).
+    issued: AtomicU64,
+    done: AtomicU64,
+    stop: AtomicBool,
+    started: Instant,
+    failure: Mutex<Option<Error>>,
+}
+
+impl Shared<'_> {
+    fn deadline_passed(&self) -> bool {
+        self.plan
+            .duration
+            .is_some_and(|d| self.started.elapsed() >= d)
+    }
+
+    /// Claims the next `n` operations; false once the run is over.
+    fn claim(&self, n: u64) -> Option<u64> {
+        if self.stop.load(Ordering::Relaxed) || self.deadline_passed() {
+            return None;
+        }
+        let at = self.issued.fetch_add(n, Ordering::Relaxed);
+        if self.plan.count.is_some_and(|c| at >= c) {
+            return None;
+        }
+        Some(at)
+    }
+
+    fn version(&self) -> u64 {
+        self.next_version.fetch_add(1, Ordering::Relaxed)
+    }
+
+    fn fail(&self, e: Error) {
+        self.stop.store(true, Ordering::Relaxed);
+        let mut f = self.failure.lock().unwrap_or_else(|e| e.into_inner());
+        if f.is_none() {
+            *f = Some(e);
+        }
+    }
+}
+
+/// Runs the plan and returns its tables.
+pub fn execute(plan: &ConcurrentPlan, progress: &dyn Progress) -> Result<ConcurrentTables> {
+    check(plan)?;
+    let access = if plan.mix.writes() {
+        Access::ReadWrite
+    } else {
+        Access::ReadOnly
+    };
+    let mut probe = store::open(&plan.target, access)?;
+    let catalog = probe.catalog()?;
+    let info = probe.info();
+    let writes = probe.describe_writes(&plan.session);
+    let spec = catalog.manifest.as_ref().and_then(|m| m.spec.clone());
+    if plan.mix.writes() && spec.is_none() {
+        return Err(Error::usage(format!(
+            "{} has no blobbench manifest, so new versions of its blobs cannot be made (or checked): run a read-only --mix, or use a dataset made by blobbench init",
+            plan.target
+        )));
+    }
+    if catalog.count != catalog.last_key - catalog.first_key + 1 {
+        return Err(Error::usage(format!(
+            "{} holds {} keys between {} and {}: a concurrent run needs every key in its range; make the dataset again with blobbench init",
+            plan.target, catalog.count, catalog.first_key, catalog.last_key
+        )));
+    }
+    let resizes = plan.mix.has(OpKind::Insert) || plan.mix.has(OpKind::Delete);
+    if resizes && let Some(m) = &catalog.manifest {
+        // Until the run has put the dataset right, it is not whole.
+        let pending = Manifest {
+            complete: false,
+            command: None,
+            ..m.clone()
+        };
+        probe.finish(&pending)?;
+    }
+    drop(probe);
+    let shared = Shared {
+        plan,
+        spec,
+        history: History::default(),
+        first: catalog.first_key,
+        initial_last: catalog.last_key,
+        visible_last: AtomicU64::new(catalog.last_key),
+        next_insert: AtomicU64::new(catalog.last_key + 1),
+        next_version: AtomicU64::new(crate::dataset::fresh_version()),
+        issued: AtomicU64::new(0),
+        done: AtomicU64::new(0),
+        stop: AtomicBool::new(false),
+        started: Instant::now(),
+        failure: Mutex::new(None),
+    };
+    let tallies = run_workers(&shared, progress);
+    let elapsed = shared.started.elapsed();
+    if let Some(e) = shared
+        .failure
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take()
+    {
+        return Err(e);
+    }
+    let mut all = Tally::default();
+    for t in tallies {
+        all.absorb(t);
+    }
+    let after = put_right(&shared, &all, resizes)?;
+    Ok(tables(plan, &shared, all, elapsed, info, writes, after))
+}
+
+/// Refuses plans that cannot run as asked.
+fn check(plan: &ConcurrentPlan) -> Result<()> {
+    if plan.threads == 0 {
+        return Err(Error::usage("--threads 0: at least one worker is needed"));
+    }
+    if plan.duration.is_none() && plan.count.is_none() {
+        return Err(Error::usage(
+            "a concurrent run needs an end: -t DURATION or --count N",
+        ));
+    }
+    if plan.rate.is_some() && plan.batch > 1 {
+        return Err(Error::usage(format!(
+            "--rate with --batch {}: the open loop schedules single operations; use --batch 1",
+            plan.batch
+        )));
+    }
+    Ok(())
+}
+
+/// Starts the workers and shows live throughput until they end.
+fn run_workers(shared: &Shared, progress: &dyn Progress) -> Vec<Tally> {
+    let total = shared
+        .plan
+        .count
+        .unwrap_or(0)
+        .max(shared.plan.duration.map_or(0, |d| d.as_millis() as u64));
+    progress.start("running", total);
+    let tallies = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..shared.plan.threads)
+            .map(|id| {
+                scope.spawn(move || match worker::run(shared, id) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        shared.fail(e);
+                        Tally::default()
+                    }
+                })
+            })
+            .collect();
+        let mut shown = 0u64;
+        while !handles.iter().all(|h| h.is_finished()) {
+            std::thread::sleep(Duration::from_millis(200));
+            let done = shared.done.load(Ordering::Relaxed);
+            let secs = shared.started.elapsed().as_secs_f64();
+            let position = match shared.plan.count {
+                Some(_) => done,
+                None => shared.started.elapsed().as_millis() as u64,
+            };
+            if position > shown {
+                progress.advance(position.min(total) - shown.min(total));
+                shown = position;
+            }
+            progress.message(&format!(
+                "{done} ops, {:.0}/s",
+                done as f64 / secs.max(1e-9)
+            ));
+        }
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    progress.finish();
+    tallies
+}
+
+/// Writes back, untimed, every key a delete removed or a failed insert
+/// skipped, and records the dataset's new extent in its manifest.
+fn put_right(shared: &Shared, all: &Tally, resizes: bool) -> Result<DatasetAfter> {
+    let last = shared
+        .visible_last
+        .load(Ordering::Relaxed)
+        .max(shared.initial_last);
+    let mut after = DatasetAfter {
+        first_key: shared.first,
+        last_key: last,
+        refilled: 0,
+    };
+    let (true, Some(spec)) = (resizes, shared.spec.clone()) else {
+        return Ok(after);
+    };
+    let mut store = store::open(&shared.plan.target, Access::ReadWrite)?;
+    {
+        let mut session = store.session(SessionOptions {
+            per_op_transaction: true,
+            ..shared.plan.session
+        })?;
+        let mut buf = Vec::new();
+        let mut keys: Vec<u64> = all.touched.iter().copied().filter(|&k| k <= last).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        for key in keys {
+            if session.size(key)?.is_none() {
+                spec.fill(key, shared.version(), &mut buf);
+                session.insert(key, &buf)?;
+                after.refilled += 1;
+            }
+        }
+    }
+    let whole = DatasetSpec {
+        count: last - spec.first_key + 1,
+        ..spec
+    };
+    store.finish(&Manifest::new(whole))?;
+    after.last_key = last;
+    Ok(after)
+}
+
+/// The run's tables from the merged tallies.
+fn tables(
+    plan: &ConcurrentPlan,
+    shared: &Shared,
+    all: Tally,
+    elapsed: Duration,
+    info: crate::store::StoreInfo,
+    writes: String,
+    after: DatasetAfter,
+) -> ConcurrentTables {
+    let secs = elapsed.as_secs_f64().max(1e-9);
+    let figures =
+        |kind: Option<OpKind>, lat: &Latencies, ops: u64, bytes: u64, o: Outcomes| KindFigures {
+            kind,
+            ops,
+            per_s: ops as f64 / secs,
+            bytes,
+            latency: lat.summary(),
+            histogram: lat.encode(),
+            outcomes: o,
+        };
+    let mut kinds: Vec<KindFigures> = OpKind::ALL
+        .iter()
+        .filter(|k| plan.mix.has(**k))
+        .map(|k| {
+            let t = &all.kinds[*k as usize];
+            figures(Some(*k), &t.latencies, t.ops, t.bytes, t.outcomes)
+        })
+        .collect();
+    if plan.batch > 1 {
+        let c = &all.commits;
+        kinds.push(figures(None, &c.latencies, c.ops, 0, c.outcomes));
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut notes = Vec::new();
+    if plan.threads > cores {
+        notes.push(format!(
+            "{} threads on {cores} cores: beyond {cores}, threads share the cores, so more threads measure waiting as much as work",
+            plan.threads
+        ));
+    }
+    if !plan.verify || shared.spec.is_none() {
+        notes.push(
+            "reads were not checked (--no-verify, or a dataset without blobbench's manifest)"
+                .into(),
+        );
+    }
+    let schedule = plan.rate.map(|rate| {
+        let due = ((elapsed.as_secs_f64() * rate) as u64).min(plan.count.unwrap_or(u64::MAX));
+        let started: u64 = all.kinds.iter().map(|k| k.ops + k.outcomes.busy).sum();
+        Schedule {
+            target_per_s: rate,
+            achieved_per_s: started as f64 / secs,
+            not_started: due.saturating_sub(started),
+            start_lag: all.lag.summary(),
+        }
+    });
+    ConcurrentTables {
+        plan: ConcurrentPlanRecord {
+            target: plan.target_text.clone(),
+            threads: plan.threads,
+            mix: plan.mix.describe(),
+            keys: plan.keys,
+            batch: plan.batch,
+            duration_ns: plan.duration.map(|d| d.as_nanos() as u64),
+            count: plan.count,
+            rate: plan.rate,
+            busy_timeout_ns: plan.busy_timeout.as_nanos() as u64,
+            writes,
+            verify: plan.verify && shared.spec.is_some(),
+            workload: plan.workload.clone(),
+        },
+        store: info,
+        cores,
+        elapsed_ns: elapsed.as_nanos() as u64,
+        kinds,
+        verified: all.verified,
+        unjudged: all.unjudged,
+        schedule,
+        after,
+        notes,
+    }
+}

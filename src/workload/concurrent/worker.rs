@@ -1,0 +1,383 @@
+//! One worker of a concurrent run: its own store and session, batches of
+//! operations drawn from the mix, each timed on its own, every read judged.
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use super::{MAX_SCAN, Shared};
+use crate::error::{Error, Result};
+use crate::measure::latency::Latencies;
+use crate::result::concurrent::Outcomes;
+use crate::store::{self, Access, Session};
+use crate::workload::history::{Seen, Verdict};
+use crate::workload::keys::KeyChooser;
+use crate::workload::mix::OpKind;
+
+/// One kind's figures in one worker.
+#[derive(Default)]
+pub(super) struct KindTally {
+    pub latencies: Latencies,
+    pub ops: u64,
+    pub bytes: u64,
+    pub outcomes: Outcomes,
+}
+
+impl KindTally {
+    fn absorb(&mut self, o: KindTally) {
+        self.latencies.merge(&o.latencies);
+        self.ops += o.ops;
+        self.bytes += o.bytes;
+        self.outcomes.add(&o.outcomes);
+    }
+}
+
+/// Everything one worker measured.
+#[derive(Default)]
+pub(super) struct Tally {
+    /// Indexed by `OpKind as usize`.
+    pub kinds: [KindTally; 6],
+    pub commits: KindTally,
+    pub verified: u64,
+    pub unjudged: u64,
+    /// Open loop: how late each operation started.
+    pub lag: Latencies,
+    /// Keys deleted, or inserts that did not land: written back afterwards.
+    pub touched: Vec<u64>,
+}
+
+impl Tally {
+    pub(super) fn absorb(&mut self, o: Tally) {
+        for (mine, theirs) in self.kinds.iter_mut().zip(o.kinds) {
+            mine.absorb(theirs);
+        }
+        self.commits.absorb(o.commits);
+        self.verified += o.verified;
+        self.unjudged += o.unjudged;
+        self.lag.merge(&o.lag);
+        self.touched.extend(o.touched);
+    }
+}
+
+/// A write done in the open batch, recorded in the history when the batch
+/// ends: (key, its id in the history, a delete, an insert).
+type Pending = (u64, u64, bool, bool);
+
+/// A worker's state between operations.
+struct Worker<'s, 'a> {
+    shared: &'s Shared<'a>,
+    session: Box<dyn Session + 's>,
+    rng: Xoshiro256PlusPlus,
+    chooser: KeyChooser,
+    tally: Tally,
+    buf: Vec<u8>,
+    scratch: Vec<u8>,
+    pending: Vec<Pending>,
+    /// Logical time the open batch began (reads in it may see its snapshot).
+    batch_start: u64,
+    /// Time spent in the current operation on work that is not it (making
+    /// a blob to write, checking one read), left out of its latency.
+    excluded: Duration,
+}
+
+/// Runs worker `id` until the run ends; an error that is not a busy lock
+/// stops every worker.
+pub(super) fn run(shared: &Shared, id: usize) -> Result<Tally> {
+    let plan = shared.plan;
+    let access = if plan.mix.writes() {
+        Access::ReadWrite
+    } else {
+        Access::ReadOnly
+    };
+    let mut store = store::open(&plan.target, access)?;
+    let mut session = store.session(crate::store::SessionOptions {
+        per_op_transaction: plan.batch == 1,
+        ..plan.session
+    })?;
+    session.wait_for_locks(plan.busy_timeout)?;
+    let mut w = Worker {
+        shared,
+        session,
+        rng: Xoshiro256PlusPlus::seed_from_u64(
+            plan.seed ^ (id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        ),
+        chooser: KeyChooser::new(plan.keys, shared.first),
+        tally: Tally::default(),
+        buf: Vec::new(),
+        scratch: Vec::new(),
+        pending: Vec::new(),
+        batch_start: 0,
+        excluded: Duration::ZERO,
+    };
+    while let Some(index) = shared.claim(u64::from(plan.batch)) {
+        let due = match plan.rate {
+            Some(rate) => match w.wait_until_due(index, rate) {
+                Some(due) => Some(due),
+                None => break,
+            },
+            None => None,
+        };
+        w.batch(due)?;
+        shared
+            .done
+            .fetch_add(u64::from(plan.batch), Ordering::Relaxed);
+    }
+    Ok(w.tally)
+}
+
+impl Worker<'_, '_> {
+    /// Open loop: sleeps until operation `index` falls due; None when that
+    /// is past the end of the run.
+    fn wait_until_due(&mut self, index: u64, rate: f64) -> Option<Instant> {
+        let offset = Duration::from_secs_f64(index as f64 / rate);
+        if self.shared.plan.duration.is_some_and(|d| offset >= d) {
+            return None;
+        }
+        let due = self.shared.started + offset;
+        let now = Instant::now();
+        if due > now {
+            std::thread::sleep(due - now);
+        }
+        self.tally
+            .lag
+            .record(Instant::now().saturating_duration_since(due).as_nanos() as u64);
+        Some(due)
+    }
+
+    /// One batch: its operations drawn, a transaction around them when
+    /// there are several, a busy lock rolling it all back.
+    fn batch(&mut self, due: Option<Instant>) -> Result<()> {
+        let plan = self.shared.plan;
+        let kinds: Vec<OpKind> = (0..plan.batch)
+            .map(|_| plan.mix.draw(&mut self.rng))
+            .collect();
+        let writes = kinds.iter().any(|k| k.writes());
+        self.batch_start = self.shared.history.now();
+        if plan.batch > 1 {
+            let begun = if writes {
+                self.session.begin_write()
+            } else {
+                self.session.begin()
+            };
+            if let Err(e) = begun {
+                return self.abandon(kinds[0], e);
+            }
+        }
+        for kind in kinds.iter().copied() {
+            let start = due.unwrap_or_else(Instant::now);
+            self.excluded = Duration::ZERO;
+            match self.operation(kind) {
+                Ok(bytes) => {
+                    let took = start.elapsed().saturating_sub(self.excluded);
+                    let t = &mut self.tally.kinds[kind as usize];
+                    t.latencies.record(took.as_nanos() as u64);
+                    t.ops += 1;
+                    t.bytes += bytes;
+                }
+                Err(e) => return self.abandon(kind, e),
+            }
+        }
+        if plan.batch > 1 {
+            let start = Instant::now();
+            if let Err(e) = self.session.commit() {
+                return self.abandon_commit(e);
+            }
+            let c = &mut self.tally.commits;
+            c.latencies.record(start.elapsed().as_nanos() as u64);
+            c.ops += 1;
+        }
+        self.committed();
+        Ok(())
+    }
+
+    /// The batch's writes are in: the history learns when, and committed
+    /// inserts become keys the others may draw.
+    fn committed(&mut self) {
+        let at = self.shared.history.now();
+        for (key, id, delete, insert) in self.pending.drain(..) {
+            self.shared.history.end_write(key, id, Some(at));
+            if insert {
+                self.shared.visible_last.fetch_max(key, Ordering::Relaxed);
+            }
+            if delete {
+                self.tally.touched.push(key);
+            }
+        }
+    }
+
+    /// A failure inside the batch: a busy lock is counted against `kind`
+    /// and the batch rolled back; anything else ends the run.
+    fn abandon(&mut self, kind: OpKind, e: Error) -> Result<()> {
+        if !e.is_busy() {
+            return Err(e);
+        }
+        self.tally.kinds[kind as usize].outcomes.busy += 1;
+        self.roll_back()
+    }
+
+    fn abandon_commit(&mut self, e: Error) -> Result<()> {
+        if !e.is_busy() {
+            return Err(e);
+        }
+        self.tally.commits.outcomes.busy += 1;
+        self.roll_back()
+    }
+
+    /// Rolls the batch back; writes the store kept anyway count as done.
+    fn roll_back(&mut self) -> Result<()> {
+        let undone = self.session.rollback()?;
+        if !undone {
+            self.committed();
+            return Ok(());
+        }
+        for (key, id, _, insert) in self.pending.drain(..) {
+            self.shared.history.end_write(key, id, None);
+            if insert {
+                self.tally.touched.push(key);
+            }
+        }
+        Ok(())
+    }
+
+    /// One operation; returns the blob bytes it moved.
+    fn operation(&mut self, kind: OpKind) -> Result<u64> {
+        let last = self.shared.visible_last.load(Ordering::Relaxed);
+        match kind {
+            OpKind::Read => {
+                let key = self.chooser.next(last, &mut self.rng);
+                self.read(kind, key)
+            }
+            OpKind::Update => {
+                let key = self.chooser.next(last, &mut self.rng);
+                self.write(kind, key)
+            }
+            OpKind::ReadModifyWrite => {
+                let key = self.chooser.next(last, &mut self.rng);
+                Ok(self.read(kind, key)? + self.write(kind, key)?)
+            }
+            OpKind::Insert => {
+                let key = self.shared.next_insert.fetch_add(1, Ordering::Relaxed);
+                self.write(kind, key)
+            }
+            OpKind::Delete => {
+                let key = self.chooser.next(last, &mut self.rng);
+                self.delete(key)
+            }
+            OpKind::Scan => {
+                let key = self.chooser.next(last, &mut self.rng);
+                let len = self.rng.random_range(1..=MAX_SCAN);
+                let mut bytes = 0;
+                for k in key..=(key + len - 1).min(last) {
+                    bytes += self.read(kind, k)?;
+                }
+                Ok(bytes)
+            }
+        }
+    }
+
+    /// Reads `key` whole, checks its bytes (outside nothing: the check runs
+    /// on the store's buffer) and judges the version found.
+    fn read(&mut self, kind: OpKind, key: u64) -> Result<u64> {
+        let shared = self.shared;
+        let t0 = if shared.plan.batch > 1 {
+            self.batch_start
+        } else {
+            shared.history.now()
+        };
+        let spec = shared.spec.as_ref().filter(|_| shared.plan.verify);
+        let (mut n, mut found) = (0u64, None);
+        let scratch = &mut self.scratch;
+        let mut checking = Duration::ZERO;
+        let read = self.session.read(key, &mut |d| {
+            let c = Instant::now();
+            n = d.len() as u64;
+            found = spec.map(|s| s.verify(key, d, None, scratch).ok());
+            checking = c.elapsed();
+        });
+        self.excluded += checking;
+        let t1 = shared.history.now();
+        let seen = match read {
+            Ok(()) => match found {
+                Some(Some(v)) => Seen::Version(v),
+                Some(None) => {
+                    self.tally.kinds[kind as usize].outcomes.torn += 1;
+                    return Ok(n);
+                }
+                None => return Ok(n),
+            },
+            Err(Error::MissingKey { .. }) => Seen::Missing,
+            Err(e) => return Err(e),
+        };
+        let outcomes = &mut self.tally.kinds[kind as usize].outcomes;
+        if seen == Seen::Missing {
+            outcomes.missing += 1;
+        }
+        if spec.is_none() {
+            return Ok(n);
+        }
+        match shared
+            .history
+            .judge(key, t0, t1, seen, key <= shared.initial_last)
+        {
+            Verdict::Legal => self.tally.verified += 1,
+            Verdict::Stale => outcomes.stale += 1,
+            Verdict::Unjudged => self.tally.unjudged += 1,
+        }
+        Ok(n)
+    }
+
+    /// Writes a new version of `key` (an insert when `kind` is Insert).
+    fn write(&mut self, kind: OpKind, key: u64) -> Result<u64> {
+        let shared = self.shared;
+        let spec = shared.spec.as_ref().expect("write mixes need a manifest");
+        let version = shared.version();
+        let making = Instant::now();
+        spec.fill(key, version, &mut self.buf);
+        self.excluded += making.elapsed();
+        let id = shared.history.begin_write(key, Some(version));
+        let done = if kind == OpKind::Insert {
+            self.session.insert(key, &self.buf)
+        } else {
+            self.session.update(key, &self.buf)
+        };
+        match done {
+            Ok(()) => {
+                self.pending.push((key, id, false, kind == OpKind::Insert));
+                Ok(self.buf.len() as u64)
+            }
+            Err(Error::MissingKey { .. }) => {
+                shared.history.end_write(key, id, None);
+                self.tally.kinds[kind as usize].outcomes.missing += 1;
+                Ok(0)
+            }
+            Err(e) => {
+                shared.history.end_write(key, id, None);
+                if kind == OpKind::Insert {
+                    self.tally.touched.push(key);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    fn delete(&mut self, key: u64) -> Result<u64> {
+        let id = self.shared.history.begin_write(key, None);
+        match self.session.delete(key) {
+            Ok(()) => {
+                self.pending.push((key, id, true, false));
+                Ok(0)
+            }
+            Err(Error::MissingKey { .. }) => {
+                self.shared.history.end_write(key, id, None);
+                self.tally.kinds[OpKind::Delete as usize].outcomes.missing += 1;
+                Ok(0)
+            }
+            Err(e) => {
+                self.shared.history.end_write(key, id, None);
+                Err(e)
+            }
+        }
+    }
+}

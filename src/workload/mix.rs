@@ -1,0 +1,181 @@
+//! The operations a concurrent run mixes, and their shares
+//! (`--mix read=90,update=8,insert=1,delete=1`).
+
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// One kind of operation of a mixed run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OpKind {
+    /// Read one blob whole.
+    Read,
+    /// Replace one blob with a new version of the same size.
+    Update,
+    /// Add a blob under a new key past the last one.
+    Insert,
+    /// Remove one blob.
+    Delete,
+    /// Read a blob, then write its next version (YCSB's read-modify-write).
+    #[serde(rename = "rmw")]
+    ReadModifyWrite,
+    /// Read a run of consecutive keys (YCSB's short scan).
+    Scan,
+}
+
+impl OpKind {
+    /// Every kind, in the order tables list them.
+    pub const ALL: [OpKind; 6] = [
+        OpKind::Read,
+        OpKind::Update,
+        OpKind::Insert,
+        OpKind::Delete,
+        OpKind::ReadModifyWrite,
+        OpKind::Scan,
+    ];
+
+    /// The name `--mix` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            OpKind::Read => "read",
+            OpKind::Update => "update",
+            OpKind::Insert => "insert",
+            OpKind::Delete => "delete",
+            OpKind::ReadModifyWrite => "rmw",
+            OpKind::Scan => "scan",
+        }
+    }
+
+    /// Whether the operation changes the store.
+    pub fn writes(self) -> bool {
+        !matches!(self, OpKind::Read | OpKind::Scan)
+    }
+}
+
+/// The operations' shares, as whole weights (`read=95,update=5`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mix {
+    /// (kind, weight) with every weight above 0, in `OpKind::ALL` order.
+    pub shares: Vec<(OpKind, u32)>,
+}
+
+impl Mix {
+    /// Parses `read=90,update=8,insert=1,delete=1` (weights need not add up
+    /// to 100; each is a share of their sum).
+    pub fn parse(text: &str) -> Result<Mix> {
+        let names: Vec<&str> = OpKind::ALL.iter().map(|k| k.name()).collect();
+        let bad = |why: String| {
+            Error::usage(format!(
+                "--mix {text}: {why}; give KIND=WEIGHT pairs from {}, e.g. --mix read=95,update=5",
+                names.join(", ")
+            ))
+        };
+        let mut shares: Vec<(OpKind, u32)> = Vec::new();
+        for pair in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (name, weight) = pair
+                .split_once('=')
+                .ok_or_else(|| bad(format!("\"{pair}\" has no weight")))?;
+            let kind = OpKind::ALL
+                .into_iter()
+                .find(|k| k.name().eq_ignore_ascii_case(name.trim()))
+                .ok_or_else(|| bad(format!("unknown operation \"{name}\"")))?;
+            let weight: u32 = weight
+                .trim()
+                .parse()
+                .map_err(|_| bad(format!("weight \"{weight}\" is not a whole number")))?;
+            if shares.iter().any(|(k, _)| *k == kind) {
+                return Err(bad(format!("{name} is given twice")));
+            }
+            if weight > 0 {
+                shares.push((kind, weight));
+            }
+        }
+        if shares.is_empty() {
+            return Err(bad("no operation has a weight above 0".into()));
+        }
+        shares.sort();
+        Ok(Mix { shares })
+    }
+
+    /// Only reads.
+    pub fn read_only() -> Mix {
+        Mix {
+            shares: vec![(OpKind::Read, 1)],
+        }
+    }
+
+    /// The kind of the next operation.
+    pub fn draw(&self, rng: &mut impl Rng) -> OpKind {
+        let total: u32 = self.shares.iter().map(|(_, w)| w).sum();
+        let mut x = rng.random_range(0..total);
+        for &(kind, w) in &self.shares {
+            if x < w {
+                return kind;
+            }
+            x -= w;
+        }
+        self.shares[self.shares.len() - 1].0
+    }
+
+    /// Whether any operation writes.
+    pub fn writes(&self) -> bool {
+        self.shares.iter().any(|(k, _)| k.writes())
+    }
+
+    /// Whether `kind` is in the mix.
+    pub fn has(&self, kind: OpKind) -> bool {
+        self.shares.iter().any(|(k, _)| *k == kind)
+    }
+
+    /// `read=90,update=10`, as `--mix` takes it back.
+    pub fn describe(&self) -> String {
+        let parts: Vec<String> = self
+            .shares
+            .iter()
+            .map(|(k, w)| format!("{}={w}", k.name()))
+            .collect();
+        parts.join(",")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    #[test]
+    fn shares_are_drawn_in_proportion() {
+        let mix = Mix::parse("read=90, update=8,insert=1,delete=1").unwrap();
+        assert_eq!(mix.describe(), "read=90,update=8,insert=1,delete=1");
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        let mut counts = std::collections::HashMap::new();
+        for _ in 0..100_000 {
+            *counts.entry(mix.draw(&mut rng)).or_insert(0u32) += 1;
+        }
+        let reads = counts[&OpKind::Read];
+        assert!((89_000..91_000).contains(&reads), "{counts:?}");
+        assert!((700..1300).contains(&counts[&OpKind::Delete]), "{counts:?}");
+        assert!(mix.writes() && !Mix::read_only().writes());
+    }
+
+    #[test]
+    fn bad_mixes_name_the_fault() {
+        for (text, why) in [
+            ("read", "has no weight"),
+            ("read=x", "not a whole number"),
+            ("read=1,read=2", "given twice"),
+            ("write=5", "unknown operation"),
+            ("read=0", "no operation"),
+            ("", "no operation"),
+        ] {
+            let e = Mix::parse(text).unwrap_err().to_string();
+            assert!(
+                e.contains(why) && e.contains("--mix read=95,update=5"),
+                "{text}: {e}"
+            );
+        }
+    }
+}
