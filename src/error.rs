@@ -104,6 +104,7 @@ impl Error {
                     "lock wait timeout",
                     "could not serialize",
                     "lock timeout",
+                    "concurrent write (a conflict)",
                 ]
                 .iter()
                 .any(|s| m.contains(s))

@@ -538,3 +538,53 @@ fn every_store_operation_on_every_server_store() {
         assert!(session.insert(7, b"x").is_err(), "{text}: read-only");
     }
 }
+
+#[test]
+#[ignore = "needs PostgreSQL and MariaDB: run scripts/test.sh"]
+fn servers_take_concurrent_mixes_with_a_connection_per_thread() {
+    let _servers = shared();
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let (pg, my) = (pg_url(), mysql_url());
+    for target in [
+        format!("{pg}?mode=bytea&table=conc_bytea"),
+        format!("{pg}?mode=lo&table=conc_lo"),
+        format!("{my}?engine=innodb&table=conc_innodb"),
+        format!("{my}?engine=myisam&table=conc_myisam"),
+    ] {
+        ok(d, &["init", &target, "--count", "80", "--size", "4k"]);
+        for batch in ["1", "4"] {
+            ok(
+                d,
+                &[
+                    "run",
+                    &target,
+                    "--threads",
+                    "4",
+                    "--mix",
+                    "read=50,update=20,insert=10,delete=10,rmw=10",
+                    "--keys",
+                    "zipf",
+                    "--count",
+                    "400",
+                    "--batch",
+                    batch,
+                    "--json",
+                    "c.json",
+                ],
+            );
+            let t = &json(&d.join("c.json"))["tables"];
+            assert!(t["verified"].as_u64().unwrap() > 50, "{target}: {t}");
+            for k in t["kinds"].as_array().unwrap() {
+                let o = &k["outcomes"];
+                assert_eq!(
+                    (&o["torn"], &o["stale"]),
+                    (&0.into(), &0.into()),
+                    "{target}: {k}"
+                );
+            }
+        }
+        // Whole afterwards: every key read back and checked.
+        ok(d, &["run", &target, "--verify", "--repeat", "1"]);
+    }
+}

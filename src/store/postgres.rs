@@ -81,7 +81,7 @@ impl PostgresStore {
         access: Access,
     ) -> Result<Self> {
         let mut client = connect(url, display)?;
-        let err = |e| Error::server(display, e);
+        let err = |e| pg_error(display, e);
         if access == Access::ReadOnly {
             // The server itself refuses any write from this session.
             client
@@ -114,7 +114,7 @@ impl PostgresStore {
         manifest: &Manifest,
     ) -> Result<Self> {
         let mut client = connect(url, display)?;
-        let err = |e| Error::server(display, e);
+        let err = |e| pg_error(display, e);
         client
             .batch_execute(
                 "CREATE TABLE IF NOT EXISTS blobbench_meta (tbl text, name text, value text, PRIMARY KEY (tbl, name))",
@@ -225,7 +225,7 @@ impl Store for PostgresStore {
     fn set_durability(&mut self, durable: bool, _server_wide: bool) -> Result<Option<String>> {
         let level = if durable { "on" } else { "off" };
         let client = self.client.get_mut();
-        let err = |e| Error::server(&self.display, e);
+        let err = |e| pg_error(&self.display, e);
         client
             .batch_execute(&format!("SET synchronous_commit = {level}"))
             .map_err(err)?;
@@ -260,11 +260,11 @@ impl Store for PostgresStore {
                 &[&self.table, &manifest.to_json()],
             )
             .map(|_| ())
-            .map_err(|e| Error::server(&display, e))
+            .map_err(|e| pg_error(&display, e))
     }
 
     fn catalog(&mut self) -> Result<Catalog> {
-        let err = |e| Error::server(&self.display, e);
+        let err = |e| pg_error(&self.display, e);
         let client = self.client.get_mut();
         let manifest = client
             .query_opt(
@@ -316,16 +316,20 @@ impl Store for PostgresStore {
             PgMode::Lo => [
                 format!("SELECT lo_get(largedata) FROM {t} WHERE id = $1"),
                 format!("INSERT INTO {t} (id, largedata) VALUES ($1, lo_from_bytea(0, $2))"),
-                // Replace the whole object and unlink the old one in one statement.
+                // Replace the whole object and unlink the old one in one
+                // statement. FOR UPDATE locks the row and, after waiting for
+                // a concurrent writer, reads the object it left: without
+                // it, two updates would both unlink the same old object.
                 format!(
-                    "UPDATE {t} SET largedata = lo_from_bytea(0, $2) FROM (SELECT id, largedata AS old FROM {t} WHERE id = $1) o \
+                    "WITH o AS (SELECT id, largedata AS old FROM {t} WHERE id = $1 FOR UPDATE) \
+                     UPDATE {t} SET largedata = lo_from_bytea(0, $2) FROM o \
                      WHERE {t}.id = o.id RETURNING lo_unlink(o.old)"
                 ),
                 format!("DELETE FROM {t} WHERE id = $1 RETURNING lo_unlink(largedata)"),
             ],
         };
         let display = self.display.clone();
-        let err = |e| Error::server(&display, e);
+        let err = |e| pg_error(&display, e);
         let client = self.client.get_mut();
         let read = client.prepare(&sql[0]).map_err(err)?;
         let (insert, update, delete) = if self.access == Access::ReadWrite {
@@ -355,7 +359,7 @@ impl Store for PostgresStore {
 
     fn space_used(&self) -> Result<u64> {
         let mut client = self.client.borrow_mut();
-        let err = |e| Error::server(&self.display, e);
+        let err = |e| pg_error(&self.display, e);
         let sql = match self.mode {
             PgMode::Bytea => "SELECT pg_total_relation_size($1::text::regclass)".to_string(),
             PgMode::Lo => "SELECT pg_total_relation_size($1::text::regclass) + pg_total_relation_size('pg_largeobject')".to_string(),
@@ -387,13 +391,43 @@ impl PostgresSession<'_> {
     }
 }
 
+/// Reads of a large object a concurrent write unlinked, retried before
+/// the read gives up.
+const UNLINKED_RETRIES: u32 = 16;
+
+impl PostgresSession<'_> {
+    /// The row of `key`. A large object is looked up by the catalog's
+    /// latest state, not the statement's snapshot, so a concurrent update
+    /// or delete can unlink the object between the two: outside a
+    /// transaction the statement is run again (the row names the new object,
+    /// or is gone); inside one, whose statements cannot go on after an
+    /// error, the transaction is reported as a conflict to roll back.
+    fn read_row(&mut self, key: u64) -> Result<Option<postgres::Row>> {
+        let mut attempt = 0;
+        loop {
+            match self.client.query_opt(&self.read, &[&(key as i64)]) {
+                Ok(row) => return Ok(row),
+                Err(e) if e.code() == Some(&postgres::error::SqlState::UNDEFINED_OBJECT) => {
+                    attempt += 1;
+                    if self.in_transaction {
+                        return Err(Error::server(
+                            &self.display,
+                            "the large object of key was unlinked by a concurrent write (a conflict): roll the transaction back and retry",
+                        ));
+                    }
+                    if attempt > UNLINKED_RETRIES {
+                        return Err(pg_error(&self.display, e));
+                    }
+                }
+                Err(e) => return Err(pg_error(&self.display, e)),
+            }
+        }
+    }
+}
+
 impl Session for PostgresSession<'_> {
     fn read(&mut self, key: u64, sink: &mut dyn FnMut(&[u8])) -> Result<()> {
-        let row = self
-            .client
-            .query_opt(&self.read, &[&(key as i64)])
-            .map_err(|e| Error::server(&self.display, e))?;
-        match row {
+        match self.read_row(key)? {
             Some(r) => {
                 let data: Option<&[u8]> = r.get(0);
                 sink(data.unwrap_or_default());
@@ -408,7 +442,7 @@ impl Session for PostgresSession<'_> {
         let n = self
             .client
             .execute(&stmt, &[&(key as i64), &data])
-            .map_err(|e| Error::server(&self.display, e))?;
+            .map_err(|e| pg_error(&self.display, e))?;
         if n == 0 {
             return Err(super::missing_key(key, &self.display));
         }
@@ -419,7 +453,7 @@ impl Session for PostgresSession<'_> {
         let stmt = self.writable(&self.insert)?.clone();
         self.client
             .execute(&stmt, &[&(key as i64), &data])
-            .map_err(|e| Error::server(&self.display, e))?;
+            .map_err(|e| pg_error(&self.display, e))?;
         Ok(())
     }
 
@@ -428,7 +462,7 @@ impl Session for PostgresSession<'_> {
         let n = self
             .client
             .execute(&stmt, &[&(key as i64)])
-            .map_err(|e| Error::server(&self.display, e))?;
+            .map_err(|e| pg_error(&self.display, e))?;
         if n == 0 {
             return Err(super::missing_key(key, &self.display));
         }
@@ -439,7 +473,7 @@ impl Session for PostgresSession<'_> {
         if !self.options.per_op_transaction && !self.in_transaction {
             self.client
                 .batch_execute("BEGIN")
-                .map_err(|e| Error::server(&self.display, e))?;
+                .map_err(|e| pg_error(&self.display, e))?;
             self.in_transaction = true;
         }
         Ok(())
@@ -449,7 +483,7 @@ impl Session for PostgresSession<'_> {
         if self.in_transaction {
             self.client
                 .batch_execute("COMMIT")
-                .map_err(|e| Error::server(&self.display, e))?;
+                .map_err(|e| pg_error(&self.display, e))?;
             self.in_transaction = false;
         }
         Ok(())
@@ -461,7 +495,7 @@ impl Session for PostgresSession<'_> {
             self.in_transaction = false;
             self.client
                 .batch_execute("ROLLBACK")
-                .map_err(|e| Error::server(&self.display, e))?;
+                .map_err(|e| pg_error(&self.display, e))?;
         }
         Ok(true)
     }
@@ -472,4 +506,16 @@ fn table_exists(client: &mut postgres::Client, table: &str) -> Result<bool, post
         .query_one("SELECT to_regclass($1::text)::text", &[&table])?
         .get(0);
     Ok(found.is_some())
+}
+
+/// A PostgreSQL error as one line: the server's own message and SQLSTATE
+/// where it sent one (the client library's text alone is "db error").
+fn pg_error(display: &std::path::Path, e: postgres::Error) -> Error {
+    match e.as_db_error() {
+        Some(db) => Error::server(
+            display,
+            format!("{} ({} {})", db.message(), db.severity(), db.code().code()),
+        ),
+        None => Error::server(display, e),
+    }
 }
