@@ -250,3 +250,72 @@ fn bad_concurrent_options_are_refused_with_the_fix() {
         usage_error(d, args, needle);
     }
 }
+
+#[test]
+fn the_concurrency_suite_draws_every_layout_against_threads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let many = (cores * 4).to_string();
+    let threads = format!("1,2,{many}");
+    let out = ok(
+        d,
+        &[
+            "suite",
+            "concurrency",
+            "--count",
+            "200",
+            "--size",
+            "2k",
+            "--threads",
+            &threads,
+            "--mixes",
+            "read=100;read=50,update=50",
+            "-t",
+            "300ms",
+            "--rounds",
+            "2",
+            "--json",
+            "c.json",
+            "--report",
+            "c.html",
+        ],
+    );
+    assert!(out.contains(&format!("{many} (> cores)")), "{out}");
+    assert!(out.contains("2 threads over 1: sqlite-wal"), "{out}");
+    let t = &json(&d.join("c.json"))["tables"];
+    let points = t["points"].as_array().unwrap();
+    assert_eq!(points.len(), 4 * 2 * 3, "{t}");
+    for p in points {
+        let rounds = p["rounds"].as_array().unwrap();
+        assert_eq!(rounds.len(), 2, "{p}");
+        for r in rounds {
+            assert!(r["ops_per_s"].as_f64().unwrap() > 0.0, "{p}");
+            assert!(r["verified"].as_u64().unwrap() > 0, "{p}");
+            assert_eq!(r["wrong"], 0, "{p}");
+        }
+    }
+    let layouts: Vec<&str> = t["layouts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        layouts,
+        ["sqlite-wal", "sqlite-rollback", "dir", "sqlite-ext"]
+    );
+    let html = std::fs::read_to_string(d.join("c.html")).unwrap();
+    let chart = common::figure(&html, "1-concurrency-throughput");
+    assert_eq!(common::count(&chart, "class=\"series\""), 8, "{chart}");
+    usage_error(
+        d,
+        &["suite", "concurrency", "--mixes", "read=50,insert=50"],
+        "inserts and deletes",
+    );
+    usage_error(
+        d,
+        &["suite", "concurrency", "--threads", "0"],
+        "--threads 0",
+    );
+}

@@ -341,16 +341,76 @@ blobbench suite lob --pg postgres://postgres@127.0.0.1:5432/bench --mysql mysql:
     /// The blog experiment: blobs served over HTTP from SQLite and from files, loaded side by side
     #[command(
         after_help = "Builds the dataset (by default the blog's: 2000 blobs of 200..4000 KiB, uniform, \
-binary units as its `head -c NK`, N in 200..4000; --count/--size/--variance override), serves it from sqlite and from \
-dir with one `blobbench serve` process each, loads both at every -c level for -t (which goes first \
-alternates per level; URLs in sequential order by default, as siege -f) and prints requests/s, the ratio \
-to sqlite, and the response time: mean (what siege reports and the blog plotted), p50 and p99. Each \
-level is one run: its figures carry no interval.\n\n\
+binary units as its `head -c NK`, N in 200..4000; --count/--size/--variance override) in the blog's table \
+files(id, data), in kvtest's kv (--layout) and in a folder, serves each with its own `blobbench serve` \
+process, loads them at every -c level in --rounds rounds of -t/rounds (the order reversed every round; \
+URLs in sequential order by default, as siege -f) and prints requests/s, the ratio to sqlite-blog \
+(paired by round), and the response time: mean (what siege reports and the blog plotted) with their \
+95% intervals, p50 and p99.\n\n\
 Examples:\n  blobbench suite http\n  blobbench suite http -c 1,2,4,8 -t 10s --order random\n  \
 blobbench suite http --count 20k --size 10k --variance 0 -c 1,8,64    \
 (thumbnails)\n  blobbench suite http --extra nginx=nginx-urls.txt       (another server over the same blobs)"
     )]
     Http(HttpSuiteArgs),
+    /// Many threads at once: throughput and p50/p99 against threads, SQLite (WAL, rollback) vs files vs sqlite-ext
+    #[command(
+        after_help = "For each mix and thread count, every layout runs a concurrent run (as `run --threads N \
+--mix ... --keys zipf`) in --rounds rounds of -t/rounds, the layouts' order reversed every round, every \
+read checked. Layouts: sqlite-wal (journal_mode=wal, synchronous=normal), sqlite-rollback (delete, full), \
+dir (files replaced by rename), sqlite-ext; --pg and --mysql add servers. SQLite lets one writer in at a \
+time: the busy column counts writes that waited past --busy-timeout.\n\n\
+Examples:\n  blobbench suite concurrency                        (3 mixes x 6 thread counts x 4 layouts, about 8 minutes)\n  \
+blobbench suite concurrency --threads 1,2,4 --mixes read=100 -t 2s\n  \
+blobbench suite concurrency --pg postgres://postgres@127.0.0.1:5432/bench"
+    )]
+    Concurrency(ConcurrencyArgs),
+}
+
+/// The arguments of `blobbench suite concurrency`.
+#[derive(Args, Debug)]
+pub struct ConcurrencyArgs {
+    /// Number of blobs in each layout
+    #[arg(long, default_value = "10k", value_parser = number_in::<u64>(1, MAX_KEY))]
+    pub count: u64,
+    /// Blob size (k = 1000 bytes)
+    #[arg(long, default_value = "10k", value_parser = number_in::<u64>(1, MAX_BLOB_SIZE))]
+    pub size: u64,
+    /// Thread counts, comma-separated
+    #[arg(long, default_value = "1,2,4,8,16,32")]
+    pub threads: String,
+    /// Operation mixes, separated by ';' (each as run --mix takes it)
+    #[arg(long, default_value = "read=100;read=95,update=5;read=50,update=50")]
+    pub mixes: String,
+    /// Key distribution (as run --keys takes it)
+    #[arg(long, default_value = "zipf")]
+    pub keys: String,
+    /// Time per point (layout, mix, threads), split into --rounds rounds
+    #[arg(short = 't', long, default_value = "5s", value_parser = duration_in(MIN_WAIT, MAX_WAIT))]
+    pub duration: humantime::Duration,
+    /// Measured rounds per point
+    #[arg(long, default_value = "5", value_parser = number_in::<u32>(1, 1000))]
+    pub rounds: u32,
+    /// How long a writer waits for another connection's lock before it counts as busy
+    #[arg(long, default_value = "5s", value_parser = duration_in(std::time::Duration::ZERO, MAX_WAIT))]
+    pub busy_timeout: humantime::Duration,
+    /// PostgreSQL URL: adds postgres-bytea
+    #[arg(long, value_name = "URL")]
+    pub pg: Option<String>,
+    /// MariaDB/MySQL URL: adds mariadb-innodb
+    #[arg(long, value_name = "URL")]
+    pub mysql: Option<String>,
+    /// Folder for the datasets [default: a new temporary folder, removed afterwards]
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Keep the datasets after the run
+    #[arg(long)]
+    pub keep: bool,
+    /// Where to write the JSON result
+    #[arg(long, value_name = "FILE", default_value = "concurrency.json")]
+    pub json: PathBuf,
+    /// Also write an HTML report with charts to FILE
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
 }
 
 /// The arguments of `blobbench suite http`.

@@ -4,6 +4,7 @@
 
 pub mod advise;
 pub mod compare;
+pub mod concurrency;
 pub mod concurrent;
 pub mod export;
 pub mod fasterthanfs;
@@ -36,6 +37,7 @@ pub fn dispatch(command: &Command) -> Result<()> {
         Command::Suite(SuiteCommand::InternalExternal(a)) => internal_external::run(a),
         Command::Suite(SuiteCommand::Lob(a)) => lob::run(a),
         Command::Suite(SuiteCommand::Http(a)) => http::run(a),
+        Command::Suite(SuiteCommand::Concurrency(a)) => concurrency::run(a),
         Command::Sweep(a) => sweep::run(a),
         Command::Serve(a) => serve::run(a),
         Command::Load(a) => load::run(a),

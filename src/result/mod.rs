@@ -8,6 +8,7 @@
 
 pub mod advise;
 pub mod compare;
+pub mod concurrency;
 pub mod concurrent;
 pub mod fasterthanfs;
 pub mod http;
@@ -85,6 +86,8 @@ pub enum Tables {
     Compare(compare::CompareTables),
     /// `run --threads/--mix`: a concurrent run, per kind of operation.
     Concurrent(concurrent::ConcurrentTables),
+    /// `suite concurrency`: throughput and tails against threads.
+    Concurrency(concurrency::ConcurrencyTables),
     /// No kind-specific part (or a command this version does not know).
     Other(serde_json::Value),
 }
@@ -106,6 +109,7 @@ impl Tables {
             "advise" => Tables::Advise(v(value)?),
             "compare" => Tables::Compare(v(value)?),
             CONCURRENT_COMMAND => Tables::Concurrent(v(value)?),
+            "suite concurrency" => Tables::Concurrency(v(value)?),
             _ => Tables::Other(value),
         })
     }

@@ -3,6 +3,7 @@
 
 pub mod advise;
 pub mod common;
+pub mod concurrency;
 pub mod fasterthanfs;
 pub mod http;
 pub mod internal_external;

@@ -3,6 +3,7 @@
 
 pub mod advise;
 pub mod compare;
+pub mod concurrency;
 pub mod concurrent;
 pub mod fasterthanfs;
 pub mod http;

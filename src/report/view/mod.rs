@@ -8,6 +8,7 @@ use std::path::Path;
 
 mod advise;
 mod compare;
+mod concurrency;
 mod concurrent;
 mod fasterthanfs;
 mod http;
@@ -179,6 +180,7 @@ pub fn section(typed: &ResultDocument, source: &str, index: usize) -> Section {
         Tables::Advise(t) => advise::advise(t, &mut s),
         Tables::Compare(t) => compare::compare(t, &mut s),
         Tables::Concurrent(t) => concurrent::concurrent(t, &mut s),
+        Tables::Concurrency(t) => concurrency::concurrency(t, &mut s),
         Tables::Run(_) | Tables::Init(_) | Tables::Other(_) => {}
     }
     if !matches!(
@@ -214,6 +216,7 @@ fn title_of(command: &str) -> String {
         "advise" => "advise: where to keep your blobs".into(),
         "compare" => "compare: what changed beyond the noise".into(),
         "run concurrent" => "run: threads mixing operations on one dataset".into(),
+        "suite concurrency" => "suite concurrency: many threads at once".into(),
         other => other.to_string(),
     }
 }

@@ -1,0 +1,101 @@
+//! `blobbench suite concurrency`: the edge. Thread counts, mixes, keys and
+//! server URLs are checked before any work; the table is printed and the
+//! result written after.
+
+use crate::cli::ConcurrencyArgs;
+use crate::command::progress::Bars;
+use crate::dataset::spec_from_options;
+use crate::error::{Error, Result};
+use crate::report::terminal;
+use crate::result::Tables;
+use crate::suite::concurrency::ConcurrencyOptions;
+use crate::target::Target;
+use crate::workload::keys::KeyDistribution;
+use crate::workload::mix::Mix;
+
+/// Runs `suite concurrency`.
+pub fn run(args: &ConcurrencyArgs) -> Result<()> {
+    let options = options(args)?;
+    crate::command::output::check_outputs(&args.json, args.report.as_deref(), args.dir.as_deref())?;
+    let mut doc = crate::suite::concurrency::run(&options, &Bars::new())?;
+    crate::command::output::finish_environment(&mut doc.environment);
+    if let Tables::Concurrency(t) = &doc.tables {
+        print!("{}", terminal::concurrency::render(t));
+    }
+    crate::command::output::write_result_with_report(&mut doc, &args.json, args.report.as_deref())?;
+    println!("result written to {}", args.json.display());
+    Ok(())
+}
+
+/// The suite's options from the command line.
+fn options(args: &ConcurrencyArgs) -> Result<ConcurrencyOptions> {
+    let dataset = spec_from_options(args.count, args.size, 0, "uniform", 1.0, 1)?;
+    let threads = args
+        .threads
+        .split(',')
+        .map(|t| match t.trim().parse::<usize>() {
+            Ok(n) if (1..=1024).contains(&n) => Ok(n),
+            _ => Err(Error::usage(format!(
+                "--threads {}: thread counts are numbers from 1 to 1024, e.g. --threads 1,2,4,8",
+                args.threads
+            ))),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mixes = args
+        .mixes
+        .split(';')
+        .filter(|m| !m.trim().is_empty())
+        .map(Mix::parse)
+        .collect::<Result<Vec<_>>>()?;
+    if mixes.is_empty() {
+        return Err(Error::usage(
+            "--mixes is empty: give mixes separated by ';', e.g. --mixes 'read=100;read=50,update=50'",
+        ));
+    }
+    if let Some(m) = mixes.iter().find(|m| {
+        m.shares
+            .iter()
+            .any(|(k, _)| !matches!(k.name(), "read" | "update" | "rmw" | "scan"))
+    }) {
+        return Err(Error::usage(format!(
+            "--mixes {}: the suite runs each layout many times over one dataset, so its mixes read, update, rmw and scan only (inserts and deletes: use run --mix)",
+            m.describe()
+        )));
+    }
+    let round = *args.duration / args.rounds;
+    if round < std::time::Duration::from_millis(50) {
+        return Err(Error::usage(format!(
+            "-t {} over --rounds {} gives rounds of {}: a round must last at least 50ms; raise -t or lower --rounds",
+            args.duration,
+            args.rounds,
+            humantime::format_duration(round)
+        )));
+    }
+    let mut servers = Vec::new();
+    if let Some(url) = &args.pg {
+        let t = Target::parse(&with_table(url, "mode=bytea&table=concurrency_bytea"))?;
+        servers.push(("postgres-bytea".to_string(), t));
+    }
+    if let Some(url) = &args.mysql {
+        let t = Target::parse(&with_table(url, "engine=innodb&table=concurrency_innodb"))?;
+        servers.push(("mariadb-innodb".to_string(), t));
+    }
+    Ok(ConcurrencyOptions {
+        dataset,
+        threads,
+        mixes,
+        keys: KeyDistribution::parse(&args.keys)?,
+        duration: *args.duration,
+        rounds: args.rounds,
+        busy_timeout: *args.busy_timeout,
+        servers,
+        dir: args.dir.clone(),
+        keep: args.keep,
+    })
+}
+
+/// `url` with the suite's own settings added to its query.
+fn with_table(url: &str, settings: &str) -> String {
+    let sep = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{sep}{settings}")
+}

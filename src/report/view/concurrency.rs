@@ -1,0 +1,88 @@
+//! How `suite concurrency` is drawn: throughput and p99 against threads,
+//! one line per layout and mix, and the table of every point.
+
+use super::{DataTable, Figure, Section, ns};
+use crate::report::chart::{AxisSpec, Chart, LineChart, Point, Scale, Series, Unit};
+use crate::result::concurrency::ConcurrencyTables;
+
+/// The summary, the two charts and the table.
+pub(super) fn concurrency(t: &ConcurrencyTables, s: &mut Section) {
+    s.summary.push(format!(
+        "{} blobs of {} bytes per layout, keys {}, {} per point in rounds, {} core(s): beyond that, threads share the cores.",
+        t.dataset.count,
+        t.dataset.size,
+        t.keys.describe(),
+        humantime::format_duration(std::time::Duration::from_nanos(t.duration_ns)),
+        t.cores
+    ));
+    for l in &t.layouts {
+        s.summary.push(format!("{}: {}.", l.name, l.writes));
+    }
+    let mut rate = Vec::new();
+    let mut p99 = Vec::new();
+    let mut table = DataTable::new(
+        "concurrency",
+        "Every point: median of the rounds [95% interval]",
+        &["layout", "mix", "threads", "operations/s", "p99", "busy"],
+    );
+    for (mi, mix) in t.mixes.iter().enumerate() {
+        for (li, l) in t.layouts.iter().enumerate() {
+            let points: Vec<_> = t
+                .threads
+                .iter()
+                .filter_map(|&n| t.point(&l.name, mix, n))
+                .collect();
+            let line = |f: &dyn Fn(&crate::result::concurrency::ConcurrencyPoint) -> f64| {
+                points
+                    .iter()
+                    .map(|p| Point::new(p.threads as f64, f(p)))
+                    .collect()
+            };
+            rate.push(Series {
+                name: format!("{} {mix}", l.name),
+                points: line(&|p| p.rate().value),
+                dashed: mi > 0,
+                color: li,
+            });
+            p99.push(Series {
+                name: format!("{} {mix}", l.name),
+                points: line(&|p| p.p99().value),
+                dashed: mi > 0,
+                color: li,
+            });
+            for p in points {
+                table.rows.push(vec![
+                    l.name.clone(),
+                    mix.clone(),
+                    p.threads.to_string(),
+                    p.rate().format(0),
+                    ns(p.p99().value),
+                    p.busy().to_string(),
+                ]);
+            }
+        }
+    }
+    let x = || AxisSpec::new("threads (log scale)", Scale::Log2, Unit::Plain);
+    s.figures.push(Figure {
+        name: "throughput".into(),
+        caption: "Operations per second against threads, one line per layout (color) and mix (solid: the first mix; dashed: the others)."
+            .into(),
+        chart: Chart::Line(LineChart {
+            title: "operations/s vs threads".into(),
+            x: x(),
+            y: AxisSpec::new("operations/s", Scale::Linear, Unit::Plain),
+            series: rate,
+        }),
+    });
+    s.figures.push(Figure {
+        name: "p99".into(),
+        caption: "99th percentile of every operation's time against threads.".into(),
+        chart: Chart::Line(LineChart {
+            title: "p99 vs threads".into(),
+            x: x(),
+            y: AxisSpec::new("p99", Scale::Log, Unit::Nanos),
+            series: p99,
+        }),
+    });
+    s.tables.push(table);
+}

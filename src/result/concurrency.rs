@@ -1,0 +1,113 @@
+//! The result of `suite concurrency`: throughput and tail latency against
+//! threads, per store layout and operation mix, each point measured in
+//! rounds.
+
+use serde::{Deserialize, Serialize};
+
+use crate::dataset::DatasetSpec;
+use crate::measure::estimate::{Estimate, median_estimate, paired_ratio};
+use crate::workload::keys::KeyDistribution;
+
+/// Seed of the bootstraps behind the suite's intervals.
+const SEED: u64 = 0x636f_6e63;
+
+/// One store layout the suite loaded.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LayoutInfo {
+    /// Its name in the tables: sqlite-wal, sqlite-rollback, dir, ...
+    pub name: String,
+    /// The target it ran on.
+    pub target: String,
+    /// How it writes, in words (journal mode, synchronous, write style).
+    pub writes: String,
+}
+
+/// What one round of one point measured.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PointRound {
+    /// Completed operations per second.
+    pub ops_per_s: f64,
+    /// Median and 99th percentile of every operation's time, ns.
+    pub p50_ns: u64,
+    /// 99th percentile, ns.
+    pub p99_ns: u64,
+    /// Operations refused by a busy lock (rolled back).
+    pub busy: u64,
+    /// Torn or stale reads (none expected).
+    pub wrong: u64,
+    /// Reads checked whole and legal.
+    pub verified: u64,
+}
+
+/// One layout, mix and thread count, over its rounds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConcurrencyPoint {
+    /// The layout's name.
+    pub layout: String,
+    /// The mix, as `--mix` takes it.
+    pub mix: String,
+    /// Worker threads.
+    pub threads: usize,
+    /// Every measured round, in order.
+    pub rounds: Vec<PointRound>,
+}
+
+impl ConcurrencyPoint {
+    /// Operations per second: the median of the rounds and its interval.
+    pub fn rate(&self) -> Estimate {
+        let v: Vec<f64> = self.rounds.iter().map(|r| r.ops_per_s).collect();
+        median_estimate(&v, SEED)
+    }
+
+    /// The 99th percentile, ns: the median of the rounds and its interval.
+    pub fn p99(&self) -> Estimate {
+        let v: Vec<f64> = self.rounds.iter().map(|r| r.p99_ns as f64).collect();
+        median_estimate(&v, SEED)
+    }
+
+    /// Busy outcomes over every round.
+    pub fn busy(&self) -> u64 {
+        self.rounds.iter().map(|r| r.busy).sum()
+    }
+
+    /// Torn or stale reads over every round.
+    pub fn wrong(&self) -> u64 {
+        self.rounds.iter().map(|r| r.wrong).sum()
+    }
+
+    /// This point's throughput over `base`'s, paired round by round.
+    pub fn speedup_over(&self, base: &ConcurrencyPoint) -> Estimate {
+        let rate = |p: &ConcurrencyPoint| p.rounds.iter().map(|r| r.ops_per_s).collect::<Vec<_>>();
+        paired_ratio(&rate(self), &rate(base), SEED)
+    }
+}
+
+/// The kind-specific part of a `suite concurrency` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConcurrencyTables {
+    /// The blobs every layout held.
+    pub dataset: DatasetSpec,
+    /// How keys were drawn.
+    pub keys: KeyDistribution,
+    /// Time per point, its rounds together, ns.
+    pub duration_ns: u64,
+    /// The machine's cores.
+    pub cores: usize,
+    /// Every layout, in the order the tables list them.
+    pub layouts: Vec<LayoutInfo>,
+    /// The mixes, in order.
+    pub mixes: Vec<String>,
+    /// The thread counts, in order.
+    pub threads: Vec<usize>,
+    /// Every (layout, mix, threads) point.
+    pub points: Vec<ConcurrencyPoint>,
+}
+
+impl ConcurrencyTables {
+    /// The point of `layout`, `mix` and `threads`, if it ran.
+    pub fn point(&self, layout: &str, mix: &str, threads: usize) -> Option<&ConcurrencyPoint> {
+        self.points
+            .iter()
+            .find(|p| p.layout == layout && p.mix == mix && p.threads == threads)
+    }
+}

@@ -1,0 +1,268 @@
+//! `blobbench suite concurrency`: throughput and p50/p99 against threads
+//! for read-only, 95/5 and 50/50 mixes on zipf keys, SQLite (WAL and
+//! rollback journal) against a folder of files and sqlite-ext (and servers
+//! when their URLs are given). Every point runs in rounds, the layouts'
+//! order reversed every round, every read checked.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::dataset::DatasetSpec;
+use crate::error::{Error, Result};
+use crate::progress::{Progress, Silent};
+use crate::result::concurrency::{ConcurrencyPoint, ConcurrencyTables, LayoutInfo, PointRound};
+use crate::result::{ResultDocument, Tables};
+use crate::store::{self, ReadPath, SessionOptions, WriteStyle};
+use crate::target::{SqliteSettings, Target};
+use crate::units::human_bytes;
+use crate::workload::concurrent::{ConcurrentPlan, execute};
+use crate::workload::keys::KeyDistribution;
+use crate::workload::mix::Mix;
+
+use super::common::WorkDir;
+
+/// What `suite concurrency` measures, checked by the command first.
+#[derive(Debug, Clone)]
+pub struct ConcurrencyOptions {
+    /// The blobs every layout holds.
+    pub dataset: DatasetSpec,
+    /// Thread counts, in order.
+    pub threads: Vec<usize>,
+    /// Operation mixes, in order.
+    pub mixes: Vec<Mix>,
+    /// How keys are drawn.
+    pub keys: KeyDistribution,
+    /// Time per point, split into `rounds`.
+    pub duration: Duration,
+    /// Measured rounds per point.
+    pub rounds: u32,
+    /// How long a writer waits for a lock.
+    pub busy_timeout: Duration,
+    /// Servers to load as well: (name, target).
+    pub servers: Vec<(String, Target)>,
+    /// Folder for the datasets (None: a new temporary folder).
+    pub dir: Option<PathBuf>,
+    /// Keep the datasets afterwards.
+    pub keep: bool,
+}
+
+/// A layout the suite loads.
+struct Layout {
+    name: String,
+    target: Target,
+    /// The file or folder it made (None for a server's table).
+    entry: Option<String>,
+}
+
+/// Runs the suite.
+pub fn run(options: &ConcurrencyOptions, progress: &dyn Progress) -> Result<ResultDocument> {
+    let work = WorkDir::new(
+        options.dir.as_deref(),
+        options.keep,
+        "blobbench-concurrency-",
+    )?;
+    let layouts = layouts(&work, options);
+    let names: Vec<String> = layouts.iter().filter_map(|l| l.entry.clone()).collect();
+    let outcome = run_in(options, &work, &layouts, progress);
+    work.remove(&names, outcome.is_err());
+    work.report_kept(progress);
+    outcome
+}
+
+/// The local layouts in the work folder, then the servers.
+fn layouts(work: &WorkDir, options: &ConcurrencyOptions) -> Vec<Layout> {
+    let sqlite = |name: &str, file: &str, wal: bool| Layout {
+        name: name.into(),
+        target: Target::sqlite(
+            work.join(file),
+            SqliteSettings {
+                journal_mode: Some(if wal { "wal" } else { "delete" }.into()),
+                synchronous: Some(if wal { "normal" } else { "full" }.into()),
+                ..Default::default()
+            },
+        ),
+        entry: Some(file.into()),
+    };
+    let mut all = vec![
+        sqlite("sqlite-wal", "conc-wal.db", true),
+        sqlite("sqlite-rollback", "conc-rollback.db", false),
+        Layout {
+            name: "dir".into(),
+            target: Target::dir(work.join("conc.dir")),
+            entry: Some("conc.dir".into()),
+        },
+        Layout {
+            name: "sqlite-ext".into(),
+            target: Target::sqlite_ext(work.join("conc-ext.db"), SqliteSettings::default()),
+            entry: Some("conc-ext.db".into()),
+        },
+    ];
+    all.extend(options.servers.iter().map(|(name, target)| Layout {
+        name: name.clone(),
+        target: target.clone(),
+        entry: None,
+    }));
+    all
+}
+
+fn run_in(
+    options: &ConcurrencyOptions,
+    work: &WorkDir,
+    layouts: &[Layout],
+    progress: &dyn Progress,
+) -> Result<ResultDocument> {
+    let environment = store::capture_environment(Some(&work.path));
+    let spec = &options.dataset;
+    let local = layouts.iter().filter(|l| l.entry.is_some()).count() as u64;
+    super::common::check_free_space(
+        &work.path,
+        super::common::layouts_bytes(spec, 2) * local / 2,
+        "suite concurrency",
+    )?;
+    progress.note(&format!(
+        "blobbench suite concurrency: {} blobs of {}, {} in all, per layout, in {}",
+        spec.count,
+        human_bytes(spec.size),
+        human_bytes(spec.total_bytes()),
+        work.path.display()
+    ));
+    let mut infos = Vec::new();
+    for l in layouts {
+        let (s, _) = store::create_dataset(&l.target, spec, progress)?;
+        infos.push(LayoutInfo {
+            name: l.name.clone(),
+            target: l.target.to_string(),
+            writes: s.describe_writes(&session()),
+        });
+    }
+    let points = measure(options, layouts, progress)?;
+    let tables = ConcurrencyTables {
+        dataset: spec.clone(),
+        keys: options.keys,
+        duration_ns: options.duration.as_nanos() as u64,
+        cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        layouts: infos,
+        mixes: options.mixes.iter().map(Mix::describe).collect(),
+        threads: options.threads.clone(),
+        points,
+    };
+    Ok(ResultDocument::new(
+        "suite concurrency",
+        environment,
+        Tables::Concurrency(tables),
+    ))
+}
+
+/// How every layout is read and written: each operation its own
+/// transaction, files replaced by rename (no torn reads).
+fn session() -> SessionOptions {
+    SessionOptions {
+        read_path: ReadPath::Sql,
+        per_op_transaction: true,
+        write_style: WriteStyle::TempRename,
+        fsync: false,
+    }
+}
+
+/// Every point, round by round, the layouts' order reversed every round.
+fn measure(
+    options: &ConcurrencyOptions,
+    layouts: &[Layout],
+    progress: &dyn Progress,
+) -> Result<Vec<ConcurrencyPoint>> {
+    let rounds = options.rounds.max(1);
+    let each = options.duration / rounds;
+    let total = options.mixes.len() * options.threads.len() * rounds as usize * layouts.len();
+    progress.start("measuring", total as u64);
+    let mut points = Vec::new();
+    let mut turn = 0usize;
+    for mix in &options.mixes {
+        for &threads in &options.threads {
+            let mut here: Vec<ConcurrencyPoint> = layouts
+                .iter()
+                .map(|l| ConcurrencyPoint {
+                    layout: l.name.clone(),
+                    mix: mix.describe(),
+                    threads,
+                    rounds: Vec::new(),
+                })
+                .collect();
+            for round in 0..rounds {
+                let mut order: Vec<usize> = (0..layouts.len()).collect();
+                if turn % 2 == 1 {
+                    order.reverse();
+                }
+                turn += 1;
+                for i in order {
+                    progress.message(&format!(
+                        "{} {} threads={threads} round {}/{rounds}",
+                        layouts[i].name,
+                        mix.describe(),
+                        round + 1
+                    ));
+                    here[i]
+                        .rounds
+                        .push(one_round(options, &layouts[i], mix, threads, each)?);
+                    progress.advance(1);
+                }
+            }
+            points.extend(here);
+        }
+    }
+    progress.finish();
+    Ok(points)
+}
+
+/// One round of one point: a concurrent run of `each`.
+fn one_round(
+    options: &ConcurrencyOptions,
+    layout: &Layout,
+    mix: &Mix,
+    threads: usize,
+    each: Duration,
+) -> Result<PointRound> {
+    let plan = ConcurrentPlan {
+        target_text: layout.target.to_string(),
+        target: layout.target.clone(),
+        threads,
+        mix: mix.clone(),
+        keys: options.keys,
+        batch: 1,
+        duration: Some(each),
+        count: None,
+        rate: None,
+        busy_timeout: options.busy_timeout,
+        session: session(),
+        verify: true,
+        seed: 1,
+        workload: None,
+    };
+    let t = execute(&plan, &Silent)?;
+    let all = crate::measure::latency::Latencies::merged(
+        t.kinds
+            .iter()
+            .filter(|k| k.kind.is_some())
+            .filter_map(|k| k.histogram.decode().ok())
+            .collect::<Vec<_>>()
+            .iter(),
+    );
+    let o = t.outcomes();
+    if o.wrong() > 0 {
+        return Err(Error::Verify(format!(
+            "{} with {} threads ({}): {} torn or stale read(s)",
+            layout.name,
+            threads,
+            mix.describe(),
+            o.wrong()
+        )));
+    }
+    let summary = all.summary();
+    Ok(PointRound {
+        ops_per_s: t.ops_per_s(),
+        p50_ns: summary.p50_ns,
+        p99_ns: summary.p99_ns,
+        busy: o.busy,
+        wrong: o.wrong(),
+        verified: t.verified,
+    })
+}
