@@ -319,3 +319,82 @@ fn the_concurrency_suite_draws_every_layout_against_threads() {
         "--threads 0",
     );
 }
+
+#[test]
+fn advise_measures_the_layouts_at_the_applications_concurrency() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let args = [
+        "advise",
+        "--sizes",
+        "10k..100k",
+        "--points",
+        "2",
+        "--total",
+        "2M",
+        "--rounds",
+        "2",
+        "--page-sizes",
+        "4096",
+        "--threads",
+        "3",
+        "--writers",
+        "1",
+        "--json",
+        "a.json",
+    ];
+    let out = ok(d, &args);
+    assert!(
+        out.contains("at your concurrency: 3 threads, 1 of them writing"),
+        "{out}"
+    );
+    assert!(out.contains("3 threads (1 writing)"), "{out}");
+    let a = &json(&d.join("a.json"))["tables"]["advise"];
+    assert_eq!(a["input"]["threads"], 3);
+    let layouts = a["concurrency"]["layouts"].as_array().unwrap();
+    let kinds: Vec<&str> = layouts
+        .iter()
+        .map(|l| l["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds.len(), 3, "{kinds:?}");
+    for l in layouts {
+        for field in ["reads_per_s", "writes_per_s", "read_factor", "write_factor"] {
+            let v = l[field].as_array().unwrap();
+            assert_eq!(v.len(), 2, "{field}: {l}");
+            assert!(v.iter().all(|x| x.as_f64().unwrap() > 0.0), "{field}: {l}");
+        }
+    }
+    // One thread: no concurrency step, as before.
+    ok(
+        d,
+        &[
+            "advise",
+            "--sizes",
+            "10k",
+            "--points",
+            "1",
+            "--total",
+            "1M",
+            "--rounds",
+            "1",
+            "--page-sizes",
+            "4096",
+            "--json",
+            "b.json",
+        ],
+    );
+    assert!(json(&d.join("b.json"))["tables"]["advise"]["concurrency"].is_null());
+    usage_error(
+        d,
+        &[
+            "advise",
+            "--sizes",
+            "10k",
+            "--threads",
+            "2",
+            "--writers",
+            "3",
+        ],
+        "--writers 3 of --threads 2",
+    );
+}

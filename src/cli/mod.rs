@@ -782,6 +782,9 @@ pub struct RunArgs {
     /// A YCSB core workload: ycsb-a (read=50,update=50), -b (95/5), -c (read only), -d (read=95,insert=5, latest), -e (scan=95,insert=5), -f (read=50,rmw=50); zipf keys unless said
     #[arg(long, help_heading = "Concurrent runs", value_parser = ["ycsb-a", "ycsb-b", "ycsb-c", "ycsb-d", "ycsb-e", "ycsb-f"])]
     pub workload: Option<String>,
+    /// Of the threads, this many only update (writer threads beside readers); the others follow --mix
+    #[arg(long, help_heading = "Concurrent runs", value_parser = number_in::<usize>(0, 1024))]
+    pub writers: Option<usize>,
     /// Operations per transaction [default: 1, each its own]
     #[arg(long, help_heading = "Concurrent runs", value_parser = number_in::<u32>(1, 100_000))]
     pub batch: Option<u32>,
@@ -978,6 +981,13 @@ pub struct AdviseArgs {
     /// Seed for sampled sizes and key order
     #[arg(long, default_value = "1", value_parser = number_arg)]
     pub seed: u64,
+    /// Your application's threads (or processes) using the store at once: the layouts are also
+    /// measured so, and the decision scales each one's times by its slowdown
+    #[arg(long, value_name = "N", default_value = "1", value_parser = number_in::<usize>(1, 1024))]
+    pub threads: usize,
+    /// Of those threads, how many write (the others read)
+    #[arg(long, value_name = "M", default_value = "0", value_parser = number_in::<usize>(0, 1024))]
+    pub writers: usize,
     /// Where to write the JSON result
     #[arg(long, value_name = "FILE", default_value = "advise.json")]
     pub json: PathBuf,

@@ -82,6 +82,12 @@ fn options(args: &AdviseArgs) -> Result<AdviseOptions> {
             ));
         }
     };
+    if args.writers > args.threads {
+        return Err(Error::usage(format!(
+            "--writers {} of --threads {}: writers are some of the threads; raise --threads",
+            args.writers, args.threads
+        )));
+    }
     Ok(AdviseOptions {
         sample,
         reads_percent: args.reads,
@@ -93,6 +99,8 @@ fn options(args: &AdviseArgs) -> Result<AdviseOptions> {
         dir: args.dir.clone(),
         keep: args.keep,
         seed: args.seed,
+        threads: args.threads,
+        writers: args.writers,
     })
 }
 

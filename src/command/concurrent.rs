@@ -20,6 +20,7 @@ pub fn asked(args: &RunArgs) -> bool {
         || args.batch.is_some()
         || args.duration.is_some()
         || args.rate.is_some()
+        || args.writers.is_some()
 }
 
 /// Runs the concurrent run the arguments describe.
@@ -75,6 +76,7 @@ pub fn plan_from_args(args: &RunArgs) -> Result<ConcurrentPlan> {
         target_text: args.target.clone(),
         target,
         threads: args.threads.unwrap_or(1),
+        writers: args.writers.unwrap_or(0),
         mix,
         keys,
         batch: args.batch.unwrap_or(1),

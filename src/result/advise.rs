@@ -29,6 +29,50 @@ pub struct Advice {
     pub decision: Decision,
     /// WAL against a rollback journal at the most common size.
     pub journal: JournalComparison,
+    /// The layouts at the application's concurrency (`--threads`,
+    /// `--writers`), which the decision took into account; absent for one
+    /// thread (and in results from before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<ConcurrencyAdjustment>,
+}
+
+/// The layouts measured with the application's threads at the most common
+/// size, and how much longer each one's reads and writes took per thread
+/// than with one thread: the decision scales every size's times of that
+/// layout by these factors (an assumption: the factor measured at one size
+/// holds at the others).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ConcurrencyAdjustment {
+    /// Threads at once.
+    pub threads: usize,
+    /// Of them, threads that only write.
+    pub writers: usize,
+    /// The blob size measured.
+    pub size: u64,
+    /// The page size of the database layout.
+    pub page_size: u32,
+    /// Every layout, as measured.
+    pub layouts: Vec<ConcurrentLayout>,
+}
+
+/// One layout under the application's concurrency.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ConcurrentLayout {
+    /// "db 16384", "db+files", "files".
+    pub layout: String,
+    /// How the layout keeps its blobs.
+    pub kind: LayoutKind,
+    /// Reads per second of all reader threads, per round.
+    pub reads_per_s: Vec<f64>,
+    /// Writes per second of all writer threads, per round.
+    pub writes_per_s: Vec<f64>,
+    /// Writes that found the lock held past the busy timeout.
+    pub busy: u64,
+    /// Per round: one thread's time per read under this concurrency over
+    /// the one-thread time per read at the same size (1 without readers).
+    pub read_factor: Vec<f64>,
+    /// The same for writes (1 without writers).
+    pub write_factor: Vec<f64>,
 }
 
 /// The question: which blobs, which mix of reads and writes, how durable.
@@ -44,6 +88,12 @@ pub struct AdviseInput {
     pub page_sizes: Vec<u32>,
     /// Measured rounds; every spread is over them.
     pub rounds: u64,
+    /// The application's threads at once (1 in results from before it).
+    #[serde(default = "one_thread")]
+    pub threads: usize,
+    /// Of them, threads that only write.
+    #[serde(default)]
+    pub writers: usize,
     /// Bytes of content per size and layout.
     pub total_per_layout: u64,
 }
@@ -366,4 +416,8 @@ pub struct JournalComparison {
     pub best_synchronous: String,
     /// Rollback time / WAL time per round.
     pub rollback_over_wal: Spread,
+}
+
+fn one_thread() -> usize {
+    1
 }

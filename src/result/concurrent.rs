@@ -17,6 +17,9 @@ pub struct ConcurrentPlanRecord {
     pub target: String,
     /// Worker threads, each with its own connection or session.
     pub threads: usize,
+    /// Of them, threads that only updated (the others followed `mix`).
+    #[serde(default)]
+    pub writers: usize,
     /// The operations' shares, as `--mix` takes them.
     pub mix: String,
     /// How keys were drawn.

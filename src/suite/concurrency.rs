@@ -225,6 +225,7 @@ fn one_round(
         target_text: layout.target.to_string(),
         target: layout.target.clone(),
         threads,
+        writers: 0,
         mix: mix.clone(),
         keys: options.keys,
         batch: 1,

@@ -9,8 +9,8 @@ use crate::measure::stats::summarize;
 use crate::report::chart::size_label;
 use crate::report::table::Table;
 use crate::result::advise::{
-    Advice, AdviseInput, Band, Decision, Durability, JournalComparison, LayoutKind, Placement,
-    Spread,
+    Advice, AdviseInput, Band, ConcurrencyAdjustment, Decision, Durability, JournalComparison,
+    LayoutKind, Placement, Spread,
 };
 use crate::units::human_duration_ns as ns;
 
@@ -32,10 +32,18 @@ pub fn header(input: &AdviseInput, bands: &[Band], folder: &Path, fs_type: &str)
     );
     let _ = writeln!(
         out,
-        "workload: {}% reads, {}% writes; durability {}",
+        "workload: {}% reads, {}% writes; durability {}{}",
         input.reads_percent,
         100 - input.reads_percent,
-        input.durability.describe()
+        input.durability.describe(),
+        if input.threads > 1 || input.writers > 0 {
+            format!(
+                "; {} threads at once, {} of them writing (measured too)",
+                input.threads, input.writers
+            )
+        } else {
+            String::new()
+        }
     );
     let _ = writeln!(
         out,
@@ -107,13 +115,52 @@ pub fn outcome(a: &Advice) -> String {
         a.input.rounds, a.decision.page_size
     );
     out.push_str(&points_table(a).render());
+    if let Some(c) = &a.concurrency {
+        concurrency(&mut out, c);
+    }
+    let threads = match &a.concurrency {
+        Some(c) => format!(", {} threads ({} writing)", c.threads, c.writers),
+        None => String::new(),
+    };
     let _ = writeln!(
         out,
-        "\nrecommendation for {}% reads, durability {}:",
+        "\nrecommendation for {}% reads, durability {}{threads}:",
         a.input.reads_percent, a.input.durability
     );
     recommendation(&mut out, &a.decision, &a.journal, a.input.durability);
     out
+}
+
+/// Each layout at the application's concurrency and the factors the
+/// decision scaled its times by.
+fn concurrency(out: &mut String, c: &ConcurrencyAdjustment) {
+    let _ = writeln!(
+        out,
+        "\nat your concurrency: {} threads, {} of them writing, at {} (db at page size {}); time per operation as one thread sees it, over one thread's:",
+        c.threads,
+        c.writers,
+        size_label(c.size as f64),
+        c.page_size
+    );
+    let mut t = Table::new(["layout", "reads/s", "writes/s", "busy", "read x", "write x"]);
+    for l in &c.layouts {
+        let med = |v: &[f64]| summarize(v).median;
+        t.row([
+            l.layout.clone(),
+            format!("{:.0}", med(&l.reads_per_s)),
+            format!("{:.0}", med(&l.writes_per_s)),
+            l.busy.to_string(),
+            spread_text(&Spread::of_ratios(&l.read_factor)),
+            spread_text(&Spread::of_ratios(&l.write_factor)),
+        ]);
+    }
+    out.push_str(&t.render());
+    let _ = writeln!(
+        out,
+        "the decision below scales every size's times of a layout by its factors (assumed to hold at every size); \
+         beyond {} cores, threads also wait for a core",
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
 }
 
 /// Medians per size and layout at the chosen page size, and the mix's
@@ -256,6 +303,8 @@ mod tests {
             durability: Durability::Power,
             page_sizes: vec![4096],
             rounds: 1,
+            threads: 1,
+            writers: 0,
             total_per_layout: 1,
         };
         let band = |min: u64, max: u64, mean: f64, size: u64| Band {

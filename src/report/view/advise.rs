@@ -27,6 +27,34 @@ pub(super) fn advise(tables: &AdviseTables, s: &mut Section) {
         s.tables.push(t);
     }
     s.tables.push(measurements(&a.points));
+    if let Some(c) = &a.concurrency {
+        s.tables.push(concurrency(c));
+    }
+}
+
+/// Every layout at the application's concurrency and the factors the
+/// decision scaled its times by.
+fn concurrency(c: &crate::result::advise::ConcurrencyAdjustment) -> DataTable {
+    let mut t = DataTable::new(
+        "advise-concurrency",
+        format!(
+            "At your concurrency: {} threads, {} writing, blobs of {} bytes; time per operation as one thread sees it over one thread's (the decision scales each layout's times by these)",
+            c.threads, c.writers, c.size
+        ),
+        &["layout", "reads/s", "writes/s", "busy", "read x", "write x"],
+    );
+    let med = |v: &[f64]| crate::measure::stats::summarize(v).median;
+    for l in &c.layouts {
+        t.rows.push(vec![
+            l.layout.clone(),
+            format!("{:.0}", med(&l.reads_per_s)),
+            format!("{:.0}", med(&l.writes_per_s)),
+            l.busy.to_string(),
+            format!("{:.2}x", med(&l.read_factor)),
+            format!("{:.2}x", med(&l.write_factor)),
+        ]);
+    }
+    t
 }
 
 /// Each band's range, share, mean and the size measured; None for results

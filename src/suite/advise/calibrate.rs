@@ -9,10 +9,15 @@ use crate::dataset::spec_from_options;
 use crate::error::Result;
 use crate::progress::{Progress, Silent};
 use crate::result::advise::{
-    Band, Durability, JournalComparison, LayoutKind, LayoutResult, PointResult, Spread,
+    Band, ConcurrencyAdjustment, ConcurrentLayout, Durability, JournalComparison, LayoutKind,
+    LayoutResult, PointResult, Spread,
 };
+use crate::store::SessionOptions;
 use crate::store::{ReadPath, WriteStyle};
 use crate::target::{SqliteSettings, Target};
+use crate::workload::concurrent::ConcurrentPlan;
+use crate::workload::keys::KeyDistribution;
+use crate::workload::mix::{Mix, OpKind};
 use crate::workload::{Operation, RunResult, execute};
 
 use super::super::common::{WorkDir, per_op_ns, plan, remove_entry, session};
@@ -261,6 +266,126 @@ impl Calibrator<'_> {
         }
         Ok(compare_journals(size, page_size, modes, times))
     }
+}
+
+/// Seconds each layout runs per round at the application's concurrency.
+const CONCURRENT_ROUND: std::time::Duration = std::time::Duration::from_secs(1);
+
+impl Calibrator<'_> {
+    /// Every layout at `size` (the database at `page`) with the
+    /// application's threads, `writers` of them updating and the rest
+    /// reading, round by round in alternating order; each layout's time per
+    /// read and per write as one thread sees it, over its one-thread time
+    /// at the same size in `results`.
+    pub fn concurrency(
+        &mut self,
+        size: u64,
+        page: u32,
+        results: &[PointResult],
+    ) -> Result<ConcurrencyAdjustment> {
+        let o = self.options;
+        let single = results
+            .iter()
+            .find(|p| p.size == size)
+            .expect("the common size was measured");
+        let (wal_sync, _) = synchronous(o.durability);
+        let targets = layouts(size, &[page], self.work, wal_sync);
+        let blobs = blobs_for(size, o.total);
+        let spec = spec_from_options(blobs, size, 0, "fixed", 1.0, o.seed ^ 0xc0)?;
+        let (created, names) = create(&targets, &spec)?;
+        let (style, fsync) = file_writes(o.durability);
+        let mut measured: Vec<ConcurrentLayout> = created
+            .iter()
+            .map(|l| ConcurrentLayout {
+                layout: l.layout.clone(),
+                kind: l.kind,
+                reads_per_s: Vec::new(),
+                writes_per_s: Vec::new(),
+                busy: 0,
+                read_factor: Vec::new(),
+                write_factor: Vec::new(),
+            })
+            .collect();
+        for round in 0..o.rounds as usize {
+            let mut order: Vec<usize> = (0..targets.len()).collect();
+            if round % 2 == 1 {
+                order.reverse();
+            }
+            for i in order {
+                let plan = ConcurrentPlan {
+                    target_text: targets[i].target.to_string(),
+                    target: targets[i].target.clone(),
+                    threads: o.threads,
+                    writers: o.writers,
+                    mix: Mix::read_only(),
+                    keys: KeyDistribution::Uniform,
+                    batch: 1,
+                    duration: Some(CONCURRENT_ROUND),
+                    count: None,
+                    rate: None,
+                    busy_timeout: std::time::Duration::from_secs(5),
+                    session: SessionOptions {
+                        read_path: ReadPath::Sql,
+                        per_op_transaction: true,
+                        write_style: style,
+                        fsync,
+                    },
+                    verify: true,
+                    seed: o.seed ^ round as u64,
+                    workload: None,
+                };
+                let t = crate::workload::concurrent::execute(&plan, &Silent)?;
+                let per_s = |k: OpKind| {
+                    t.kinds
+                        .iter()
+                        .find(|f| f.kind == Some(k))
+                        .map_or(0.0, |f| f.per_s)
+                };
+                let m = &mut measured[i];
+                m.reads_per_s.push(per_s(OpKind::Read));
+                m.writes_per_s.push(per_s(OpKind::Update));
+                m.busy += t.outcomes().busy;
+            }
+            self.progress.advance(1);
+        }
+        for m in &mut measured {
+            let one = single
+                .layout(m.kind, (m.kind == LayoutKind::Db).then_some(page))
+                .expect("every point measures every layout");
+            let readers = (o.threads - o.writers) as f64;
+            m.read_factor = factors(&m.reads_per_s, &one.read_ns, readers);
+            m.write_factor = factors(&m.writes_per_s, &one.write_ns, o.writers as f64);
+        }
+        if !o.keep {
+            for n in &names {
+                remove_entry(n);
+            }
+        }
+        Ok(ConcurrencyAdjustment {
+            threads: o.threads,
+            writers: o.writers,
+            size,
+            page_size: page,
+            layouts: measured,
+        })
+    }
+}
+
+/// Per round: `threads` threads' time per operation at `per_s` in all,
+/// over the one-thread time `single_ns` of the same round (1 without
+/// threads doing it).
+fn factors(per_s: &[f64], single_ns: &[f64], threads: f64) -> Vec<f64> {
+    per_s
+        .iter()
+        .zip(single_ns)
+        .map(|(&rate, &one)| {
+            if threads == 0.0 || rate <= 0.0 || one <= 0.0 {
+                1.0
+            } else {
+                threads / rate * 1e9 / one
+            }
+        })
+        .collect()
 }
 
 /// Creates every layout's dataset; returns their (still empty) results with

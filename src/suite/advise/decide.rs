@@ -8,7 +8,30 @@
 //! decision says so.
 
 use crate::measure::significance::median;
-use crate::result::advise::{Decision, LayoutKind, LayoutResult, Placement, PointResult, Spread};
+use crate::result::advise::{
+    ConcurrencyAdjustment, Decision, LayoutKind, LayoutResult, Placement, PointResult, Spread,
+};
+
+/// The points with every layout's times scaled by its factors under the
+/// application's concurrency (the database's factor for every page size).
+pub fn under_concurrency(points: &[PointResult], adj: &ConcurrencyAdjustment) -> Vec<PointResult> {
+    let mut out = points.to_vec();
+    for p in &mut out {
+        for l in &mut p.layouts {
+            let Some(c) = adj.layouts.iter().find(|c| c.kind == l.kind) else {
+                continue;
+            };
+            let scale = |v: &mut Vec<f64>, f: &[f64]| {
+                for (r, x) in v.iter_mut().enumerate() {
+                    *x *= f.get(r).or(f.last()).copied().unwrap_or(1.0);
+                }
+            };
+            scale(&mut l.read_ns, &c.read_factor);
+            scale(&mut l.write_ns, &c.write_factor);
+        }
+    }
+    out
+}
 
 /// What point `i` would be stored as outside the database.
 type Outside = LayoutKind;

@@ -24,7 +24,7 @@ use crate::units::human_bytes;
 
 use super::common::{WorkDir, free_bytes};
 use calibrate::{Calibrator, blobs_for, journal_point};
-pub use decide::decide;
+pub use decide::{decide, under_concurrency};
 pub use sizes::{MAX_POINT, points, sample_dir, sample_spec};
 
 /// What `advise` is asked, checked: every value is valid.
@@ -50,6 +50,11 @@ pub struct AdviseOptions {
     pub keep: bool,
     /// Seed for sampled sizes and key order.
     pub seed: u64,
+    /// The application's threads at once (1: one thread, no concurrency
+    /// step).
+    pub threads: usize,
+    /// Of them, threads that only write.
+    pub writers: usize,
 }
 
 impl AdviseOptions {
@@ -61,6 +66,8 @@ impl AdviseOptions {
             durability: self.durability,
             page_sizes: self.page_sizes.clone(),
             rounds: self.rounds,
+            threads: self.threads,
+            writers: self.writers,
             total_per_layout: self.total,
         }
     }
@@ -136,7 +143,12 @@ impl Calibration<'_> {
             crate::store::capture_environment(Some(&self.work.path)),
             Tables::Other(serde_json::Value::Null),
         );
-        let steps = self.points.len() as u64 * (1 + o.rounds) + o.rounds;
+        let concurrent = if o.threads > 1 || o.writers > 0 {
+            o.rounds
+        } else {
+            0
+        };
+        let steps = self.points.len() as u64 * (1 + o.rounds) + o.rounds + concurrent;
         progress.start("calibrating", steps);
         let mut c = Calibrator {
             options: o,
@@ -149,11 +161,29 @@ impl Calibration<'_> {
             results.push(c.point(i, band)?);
         }
         let reads = o.reads_percent as f64 / 100.0;
-        let decision = decide(&results, &o.page_sizes, reads, o.rounds as usize);
+        let single = decide(&results, &o.page_sizes, reads, o.rounds as usize);
+        let common = journal_point(&self.points);
+        // At the application's concurrency, each layout's slowdown scales
+        // its times at every size before deciding again.
+        let concurrency = if o.threads > 1 || o.writers > 0 {
+            progress.message("concurrency");
+            Some(c.concurrency(common, single.page_size, &results)?)
+        } else {
+            None
+        };
+        let decision = match &concurrency {
+            Some(adj) => decide(
+                &under_concurrency(&results, adj),
+                &o.page_sizes,
+                reads,
+                o.rounds as usize,
+            ),
+            None => single,
+        };
         // WAL against a rollback journal, at the size carrying the most
         // blobs, with the chosen page size.
         progress.message("journal modes");
-        let journal = c.journals(journal_point(&self.points), decision.page_size)?;
+        let journal = c.journals(common, decision.page_size)?;
         progress.finish();
         doc.runs = c.runs;
         doc.tables = Tables::Advise(AdviseTables {
@@ -162,6 +192,7 @@ impl Calibration<'_> {
                 points: results,
                 decision,
                 journal,
+                concurrency,
             }),
         });
         Ok(doc)

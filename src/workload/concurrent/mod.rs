@@ -40,6 +40,9 @@ pub struct ConcurrentPlan {
     pub target: Target,
     /// Worker threads.
     pub threads: usize,
+    /// Of them, this many only update (the others follow `mix`): an
+    /// application's writer threads beside its readers.
+    pub writers: usize,
     /// The operations and their shares.
     pub mix: Mix,
     /// How keys are drawn.
@@ -120,7 +123,7 @@ impl Shared<'_> {
 /// Runs the plan and returns its tables.
 pub fn execute(plan: &ConcurrentPlan, progress: &dyn Progress) -> Result<ConcurrentTables> {
     check(plan)?;
-    let access = if plan.mix.writes() {
+    let access = if plan.writes() {
         Access::ReadWrite
     } else {
         Access::ReadOnly
@@ -130,7 +133,7 @@ pub fn execute(plan: &ConcurrentPlan, progress: &dyn Progress) -> Result<Concurr
     let info = probe.info();
     let writes = probe.describe_writes(&plan.session);
     let spec = catalog.manifest.as_ref().and_then(|m| m.spec.clone());
-    if plan.mix.writes() && spec.is_none() {
+    if plan.writes() && spec.is_none() {
         return Err(Error::usage(format!(
             "{} has no blobbench manifest, so new versions of its blobs cannot be made (or checked): run a read-only --mix, or use a dataset made by blobbench init",
             plan.target
@@ -186,10 +189,28 @@ pub fn execute(plan: &ConcurrentPlan, progress: &dyn Progress) -> Result<Concurr
     Ok(tables(plan, &shared, all, elapsed, info, writes, after))
 }
 
+impl ConcurrentPlan {
+    /// Whether any thread writes.
+    pub fn writes(&self) -> bool {
+        self.writers > 0 || self.mix.writes()
+    }
+
+    /// Whether the run does `kind` at all.
+    fn does(&self, kind: OpKind) -> bool {
+        self.mix.has(kind) || (kind == OpKind::Update && self.writers > 0)
+    }
+}
+
 /// Refuses plans that cannot run as asked.
 fn check(plan: &ConcurrentPlan) -> Result<()> {
     if plan.threads == 0 {
         return Err(Error::usage("--threads 0: at least one worker is needed"));
+    }
+    if plan.writers > plan.threads {
+        return Err(Error::usage(format!(
+            "--writers {} of --threads {}: writers are some of the threads; raise --threads",
+            plan.writers, plan.threads
+        )));
     }
     if plan.duration.is_none() && plan.count.is_none() {
         return Err(Error::usage(
@@ -317,7 +338,7 @@ fn tables(
         };
     let mut kinds: Vec<KindFigures> = OpKind::ALL
         .iter()
-        .filter(|k| plan.mix.has(**k))
+        .filter(|k| plan.does(**k))
         .map(|k| {
             let t = &all.kinds[*k as usize];
             figures(Some(*k), &t.latencies, t.ops, t.bytes, t.outcomes)
@@ -355,6 +376,7 @@ fn tables(
         plan: ConcurrentPlanRecord {
             target: plan.target_text.clone(),
             threads: plan.threads,
+            writers: plan.writers,
             mix: plan.mix.describe(),
             keys: plan.keys,
             batch: plan.batch,

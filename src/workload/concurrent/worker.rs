@@ -77,6 +77,8 @@ struct Worker<'s, 'a> {
     pending: Vec<Pending>,
     /// Logical time the open batch began (reads in it may see its snapshot).
     batch_start: u64,
+    /// One of the plan's writer threads: it only updates.
+    writer: bool,
     /// Time spent in the current operation on work that is not it (making
     /// a blob to write, checking one read), left out of its latency.
     excluded: Duration,
@@ -86,7 +88,7 @@ struct Worker<'s, 'a> {
 /// stops every worker.
 pub(super) fn run(shared: &Shared, id: usize) -> Result<Tally> {
     let plan = shared.plan;
-    let access = if plan.mix.writes() {
+    let access = if plan.writes() {
         Access::ReadWrite
     } else {
         Access::ReadOnly
@@ -109,6 +111,7 @@ pub(super) fn run(shared: &Shared, id: usize) -> Result<Tally> {
         scratch: Vec::new(),
         pending: Vec::new(),
         batch_start: 0,
+        writer: id < plan.writers,
         excluded: Duration::ZERO,
     };
     while let Some(index) = shared.claim(u64::from(plan.batch)) {
@@ -151,7 +154,13 @@ impl Worker<'_, '_> {
     fn batch(&mut self, due: Option<Instant>) -> Result<()> {
         let plan = self.shared.plan;
         let kinds: Vec<OpKind> = (0..plan.batch)
-            .map(|_| plan.mix.draw(&mut self.rng))
+            .map(|_| {
+                if self.writer {
+                    OpKind::Update
+                } else {
+                    plan.mix.draw(&mut self.rng)
+                }
+            })
             .collect();
         let writes = kinds.iter().any(|k| k.writes());
         self.batch_start = self.shared.history.now();
