@@ -363,11 +363,14 @@ fn tables(
         );
     }
     let schedule = plan.rate.map(|rate| {
-        let due = ((elapsed.as_secs_f64() * rate) as u64).min(plan.count.unwrap_or(u64::MAX));
+        // Operations fall due only within the run's duration; the run's
+        // wall time also holds the last ones' service time.
+        let window = plan.duration.map_or(elapsed, |d| d.min(elapsed));
+        let due = ((window.as_secs_f64() * rate).ceil() as u64).min(plan.count.unwrap_or(u64::MAX));
         let started: u64 = all.kinds.iter().map(|k| k.ops + k.outcomes.busy).sum();
         Schedule {
             target_per_s: rate,
-            achieved_per_s: started as f64 / secs,
+            achieved_per_s: started as f64 / window.as_secs_f64().max(1e-9),
             not_started: due.saturating_sub(started),
             start_lag: all.lag.summary(),
         }

@@ -16,6 +16,10 @@ use crate::workload::history::{Seen, Verdict};
 use crate::workload::keys::KeyChooser;
 use crate::workload::mix::OpKind;
 
+/// How long before an operation falls due an open-loop worker stops
+/// sleeping and spins.
+const SPIN: Duration = Duration::from_micros(200);
+
 /// One kind's figures in one worker.
 #[derive(Default)]
 pub(super) struct KindTally {
@@ -139,9 +143,16 @@ impl Worker<'_, '_> {
             return None;
         }
         let due = self.shared.started + offset;
+        // Sleep to just short of the due time, then spin: a sleep alone
+        // overshoots by the kernel's timer slack (tens of microseconds),
+        // lateness of the generator's own that would land in every
+        // operation's latency (counted from the due time).
         let now = Instant::now();
-        if due > now {
-            std::thread::sleep(due - now);
+        if due > now + SPIN {
+            std::thread::sleep(due - now - SPIN);
+        }
+        while Instant::now() < due {
+            std::hint::spin_loop();
         }
         self.tally
             .lag
