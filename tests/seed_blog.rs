@@ -222,27 +222,6 @@ fn the_blogs_sizes_are_the_default_in_binary_units() {
     assert!(out.contains("4 blobs of 20000 bytes"), "{out}");
 }
 
-/// `blobbench serve TARGET` in `dir`: the banner line and the address.
-fn serve_banner(dir: &Path, target: &str) -> (std::process::Child, String, String) {
-    let mut child = common::bin()
-        .current_dir(dir)
-        .args(["serve", target, "--listen", "127.0.0.1:0"])
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stderr.as_mut().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|s| s.split('/').next())
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .to_string();
-    (child, line, addr)
-}
-
 /// The body of `GET path` from `addr` (one request, then close).
 fn get(addr: &str, path: &str) -> Vec<u8> {
     use std::io::Read;
@@ -387,7 +366,7 @@ fn the_blogs_table_is_served_by_text_id_beside_kvtests_and_named() {
 
     // serve finds the table by itself, says which it reads, and sends the
     // bytes the folder holds for the same name.
-    let (mut child, banner, addr) = serve_banner(d, "work/http-blog.db");
+    let (mut child, banner, addr) = common::start_serve_banner(d, "work/http-blog.db", &[]);
     assert!(
         banner.contains("in table files(id VARCHAR(255) PRIMARY KEY"),
         "{banner}"

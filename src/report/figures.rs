@@ -32,3 +32,39 @@ pub fn strip_round(name: &str) -> &str {
         _ => name,
     }
 }
+
+/// One kind of a concurrent run as table cells: operation, done, per s,
+/// p50, p99, p99.9, max, busy, missing, torn, stale.
+pub fn concurrent_kind_cells(k: &crate::result::concurrent::KindFigures) -> Vec<String> {
+    let l = &k.latency;
+    let o = &k.outcomes;
+    let t = |ns: u64| crate::units::human_duration_ns(ns as f64);
+    vec![
+        k.name().to_string(),
+        k.ops.to_string(),
+        format!("{:.0}", k.per_s),
+        t(l.p50_ns),
+        t(l.p99_ns),
+        t(l.p999_ns),
+        t(l.max_ns),
+        o.busy.to_string(),
+        o.missing.to_string(),
+        o.torn.to_string(),
+        o.stale.to_string(),
+    ]
+}
+
+/// The headers of [`concurrent_kind_cells`].
+pub const CONCURRENT_KIND_HEADERS: [&str; 11] = [
+    "operation",
+    "done",
+    "per s",
+    "p50",
+    "p99",
+    "p99.9",
+    "max",
+    "busy",
+    "missing",
+    "torn",
+    "stale",
+];

@@ -1196,6 +1196,14 @@ impl Session for SqliteSession<'_> {
 
     /// A deferred BEGIN: the shared lock (or WAL read mark) is taken by the
     /// first read and kept until `end_snapshot`.
+    ///
+    /// In a rollback journal, SQLite's unix VFS keeps one OS-level shared
+    /// lock per process for all its connections to a file and grants a
+    /// second connection's shared lock without asking the OS, past another
+    /// process's PENDING lock. So while the snapshots of a server's threads
+    /// overlap, an outside writer cannot commit; on an idle or lightly
+    /// loaded server they rarely overlap for long, but under heavy load an
+    /// outside writer can wait seconds (WAL mode has no such wait).
     fn begin_snapshot(&mut self) -> Result<bool> {
         if !self.in_snapshot && !self.in_transaction {
             self.conn.execute_batch("BEGIN").map_err(|e| self.err(e))?;

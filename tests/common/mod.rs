@@ -16,6 +16,12 @@ pub fn bin() -> Command {
 /// and returns it with the address it bound, read from the first stderr
 /// line (the banner names it).
 pub fn start_serve(dir: &Path, target: &str, extra: &[&str]) -> (Child, String) {
+    let (child, _, addr) = start_serve_banner(dir, target, extra);
+    (child, addr)
+}
+
+/// As [`start_serve`], also returning the banner line itself.
+pub fn start_serve_banner(dir: &Path, target: &str, extra: &[&str]) -> (Child, String, String) {
     let mut child = bin()
         .current_dir(dir)
         .args(["serve", target, "--listen", "127.0.0.1:0"])
@@ -33,7 +39,7 @@ pub fn start_serve(dir: &Path, target: &str, extra: &[&str]) -> (Child, String) 
         .and_then(|s| s.split('/').next())
         .unwrap_or_else(|| panic!("no address in {line:?}"))
         .to_string();
-    (child, addr)
+    (child, line, addr)
 }
 
 pub fn run(dir: &Path, args: &[&str]) -> Output {

@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use crate::report::figures::{CONCURRENT_KIND_HEADERS, concurrent_kind_cells};
 use crate::report::table::Table;
 use crate::result::concurrent::ConcurrentTables;
 use crate::units::human_duration_ns;
@@ -46,35 +47,9 @@ pub fn render(t: &ConcurrentTables) -> String {
         p.writes,
         human_duration_ns(p.busy_timeout_ns as f64)
     );
-    let mut table = Table::new([
-        "operation",
-        "done",
-        "per s",
-        "p50",
-        "p99",
-        "p99.9",
-        "max",
-        "busy",
-        "missing",
-        "torn",
-        "stale",
-    ]);
+    let mut table = Table::new(CONCURRENT_KIND_HEADERS);
     for k in &t.kinds {
-        let l = &k.latency;
-        let o = &k.outcomes;
-        table.row([
-            k.name().to_string(),
-            k.ops.to_string(),
-            format!("{:.0}", k.per_s),
-            human_duration_ns(l.p50_ns as f64),
-            human_duration_ns(l.p99_ns as f64),
-            human_duration_ns(l.p999_ns as f64),
-            human_duration_ns(l.max_ns as f64),
-            o.busy.to_string(),
-            o.missing.to_string(),
-            o.torn.to_string(),
-            o.stale.to_string(),
-        ]);
+        table.row(concurrent_kind_cells(k));
     }
     out.push_str(&table.render());
     let _ = writeln!(

@@ -1,7 +1,8 @@
 //! How a concurrent run (`run --threads/--mix`) is shown: what ran, then one
 //! row per kind of operation with its rate, tails and outcomes.
 
-use super::{DataTable, Section, ns};
+use super::{DataTable, Section};
+use crate::report::figures::{CONCURRENT_KIND_HEADERS, concurrent_kind_cells};
 use crate::result::concurrent::ConcurrentTables;
 
 /// The summary lines and the per-kind table.
@@ -25,36 +26,10 @@ pub(super) fn concurrent(t: &ConcurrentTables, s: &mut Section) {
     let mut table = DataTable::new(
         "concurrent",
         "Per kind of operation",
-        &[
-            "operation",
-            "done",
-            "per s",
-            "p50",
-            "p99",
-            "p99.9",
-            "max",
-            "busy",
-            "missing",
-            "torn",
-            "stale",
-        ],
+        &CONCURRENT_KIND_HEADERS,
     );
     for k in &t.kinds {
-        let l = &k.latency;
-        let g = |v: u64| ns(v as f64);
-        table.rows.push(vec![
-            k.name().to_string(),
-            k.ops.to_string(),
-            format!("{:.0}", k.per_s),
-            g(l.p50_ns),
-            g(l.p99_ns),
-            g(l.p999_ns),
-            g(l.max_ns),
-            k.outcomes.busy.to_string(),
-            k.outcomes.missing.to_string(),
-            k.outcomes.torn.to_string(),
-            k.outcomes.stale.to_string(),
-        ]);
+        table.rows.push(concurrent_kind_cells(k));
     }
     s.tables.push(table);
 }
