@@ -89,10 +89,10 @@ pub struct AdviseInput {
     /// Measured rounds; every spread is over them.
     pub rounds: u64,
     /// The application's threads at once (1 in results from before it).
-    #[serde(default = "one_thread")]
+    #[serde(default = "one_thread", skip_serializing_if = "is_one")]
     pub threads: usize,
     /// Of them, threads that only write.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub writers: usize,
     /// Bytes of content per size and layout.
     pub total_per_layout: u64,
@@ -420,4 +420,12 @@ pub struct JournalComparison {
 
 fn one_thread() -> usize {
     1
+}
+
+fn is_one(n: &usize) -> bool {
+    *n == 1
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
