@@ -9,8 +9,8 @@
 
 mod worker;
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Barrier, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::dataset::{DatasetSpec, Manifest};
@@ -84,15 +84,27 @@ struct Shared<'a> {
     issued: AtomicU64,
     done: AtomicU64,
     stop: AtomicBool,
-    started: Instant,
+    /// Every worker has opened its store and session: the run starts.
+    ready: Barrier,
+    /// When the run started: set by the first worker past `ready`, so
+    /// opening connections is not timed and every thread starts together.
+    started: OnceLock<Instant>,
     failure: Mutex<Option<Error>>,
 }
 
 impl Shared<'_> {
     fn deadline_passed(&self) -> bool {
-        self.plan
-            .duration
-            .is_some_and(|d| self.started.elapsed() >= d)
+        self.plan.duration.is_some_and(|d| self.since_start() >= d)
+    }
+
+    /// The run's start, set by the first caller (a worker past `ready`).
+    fn start(&self) -> Instant {
+        *self.started.get_or_init(Instant::now)
+    }
+
+    /// Time since the run started (zero before it has).
+    fn since_start(&self) -> Duration {
+        self.started.get().map_or(Duration::ZERO, Instant::elapsed)
     }
 
     /// Claims the next `n` operations; false once the run is over.
@@ -168,11 +180,12 @@ pub fn execute(plan: &ConcurrentPlan, progress: &dyn Progress) -> Result<Concurr
         issued: AtomicU64::new(0),
         done: AtomicU64::new(0),
         stop: AtomicBool::new(false),
-        started: Instant::now(),
+        ready: Barrier::new(plan.threads),
+        started: OnceLock::new(),
         failure: Mutex::new(None),
     };
     let tallies = run_workers(&shared, progress);
-    let elapsed = shared.started.elapsed();
+    let elapsed = shared.since_start();
     if let Some(e) = shared
         .failure
         .lock()
@@ -250,10 +263,10 @@ fn run_workers(shared: &Shared, progress: &dyn Progress) -> Vec<Tally> {
         while !handles.iter().all(|h| h.is_finished()) {
             std::thread::sleep(Duration::from_millis(200));
             let done = shared.done.load(Ordering::Relaxed);
-            let secs = shared.started.elapsed().as_secs_f64();
+            let secs = shared.since_start().as_secs_f64();
             let position = match shared.plan.count {
                 Some(_) => done,
-                None => shared.started.elapsed().as_millis() as u64,
+                None => shared.since_start().as_millis() as u64,
             };
             if position > shown {
                 progress.advance(position.min(total) - shown.min(total));

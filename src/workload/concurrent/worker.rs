@@ -72,6 +72,8 @@ type Pending = (u64, u64, bool, bool);
 /// A worker's state between operations.
 struct Worker<'s, 'a> {
     shared: &'s Shared<'a>,
+    /// When the run started (every worker the same).
+    start: Instant,
     session: Box<dyn Session + 's>,
     rng: Xoshiro256PlusPlus,
     chooser: KeyChooser,
@@ -97,13 +99,27 @@ pub(super) fn run(shared: &Shared, id: usize) -> Result<Tally> {
     } else {
         Access::ReadOnly
     };
-    let mut store = store::open(&plan.target, access)?;
-    let mut session = store.session(crate::store::SessionOptions {
-        per_op_transaction: plan.batch == 1,
-        ..plan.session
-    })?;
-    session.wait_for_locks(plan.busy_timeout)?;
+    // Every worker opens first, then all start together (a failure to open
+    // still meets the others at the barrier, which they would wait at
+    // forever otherwise).
+    let mut store = match store::open(&plan.target, access) {
+        Ok(s) => s,
+        Err(e) => {
+            shared.ready.wait();
+            return Err(e);
+        }
+    };
+    let session = store
+        .session(crate::store::SessionOptions {
+            per_op_transaction: plan.batch == 1,
+            ..plan.session
+        })
+        .and_then(|mut s| s.wait_for_locks(plan.busy_timeout).map(|()| s));
+    shared.ready.wait();
+    let session = session?;
+    let start = shared.start();
     let mut w = Worker {
+        start,
         shared,
         session,
         rng: Xoshiro256PlusPlus::seed_from_u64(
@@ -142,7 +158,7 @@ impl Worker<'_, '_> {
         if self.shared.plan.duration.is_some_and(|d| offset >= d) {
             return None;
         }
-        let due = self.shared.started + offset;
+        let due = self.start + offset;
         // Sleep to just short of the due time, then spin: a sleep alone
         // overshoots by the kernel's timer slack (tens of microseconds),
         // lateness of the generator's own that would land in every
