@@ -83,6 +83,9 @@ struct Worker<'s, 'a> {
     pending: Vec<Pending>,
     /// Logical time the open batch began (reads in it may see its snapshot).
     batch_start: u64,
+    /// The open batch's completed operations: (kind, ns, bytes), counted
+    /// once the batch commits.
+    done: Vec<(OpKind, u64, u64)>,
     /// One of the plan's writer threads: it only updates.
     writer: bool,
     /// Time spent in the current operation on work that is not it (making
@@ -131,6 +134,7 @@ pub(super) fn run(shared: &Shared, id: usize) -> Result<Tally> {
         scratch: Vec::new(),
         pending: Vec::new(),
         batch_start: 0,
+        done: Vec::new(),
         writer: id < plan.writers,
         excluded: Duration::ZERO,
     };
@@ -207,10 +211,7 @@ impl Worker<'_, '_> {
             match self.operation(kind) {
                 Ok(bytes) => {
                     let took = start.elapsed().saturating_sub(self.excluded);
-                    let t = &mut self.tally.kinds[kind as usize];
-                    t.latencies.record(took.as_nanos() as u64);
-                    t.ops += 1;
-                    t.bytes += bytes;
+                    self.done.push((kind, took.as_nanos() as u64, bytes));
                 }
                 Err(e) => return self.abandon(kind, e),
             }
@@ -228,9 +229,24 @@ impl Worker<'_, '_> {
         Ok(())
     }
 
-    /// The batch's writes are in: the history learns when, and committed
-    /// inserts become keys the others may draw.
+    /// Counts the batch's operations as done: all of them, or with
+    /// `writes` false only its reads (its writes were rolled back).
+    fn count_done(&mut self, writes: bool) {
+        for (kind, ns, bytes) in self.done.drain(..) {
+            if kind.writes() && !writes {
+                continue;
+            }
+            let t = &mut self.tally.kinds[kind as usize];
+            t.latencies.record(ns);
+            t.ops += 1;
+            t.bytes += bytes;
+        }
+    }
+
+    /// The batch's writes are in: they count as done, the history learns
+    /// when, and committed inserts become keys the others may draw.
     fn committed(&mut self) {
+        self.count_done(true);
         let at = self.shared.history.now();
         for (key, id, delete, insert) in self.pending.drain(..) {
             self.shared.history.end_write(key, id, Some(at));
@@ -268,6 +284,8 @@ impl Worker<'_, '_> {
             self.committed();
             return Ok(());
         }
+        // Reads happened; writes rolled back are not operations done.
+        self.count_done(false);
         for (key, id, _, insert) in self.pending.drain(..) {
             self.shared.history.end_write(key, id, None);
             if insert {
