@@ -104,6 +104,20 @@ pub struct ConcurrencyTables {
 }
 
 impl ConcurrencyTables {
+    /// What ran, in words: `10000 blobs of 10000 bytes per layout, keys
+    /// zipf:0.99, 5s per point in 5 rounds, 2 core(s)`.
+    pub fn describe(&self) -> String {
+        let rounds = self.points.first().map_or(0, |p| p.rounds.len());
+        format!(
+            "{} blobs of {} bytes per layout, keys {}, {} per point in {rounds} rounds, {} core(s)",
+            self.dataset.count,
+            self.dataset.size,
+            self.keys.describe(),
+            humantime::format_duration(std::time::Duration::from_nanos(self.duration_ns)),
+            self.cores
+        )
+    }
+
     /// The point of `layout`, `mix` and `threads`, if it ran.
     pub fn point(&self, layout: &str, mix: &str, threads: usize) -> Option<&ConcurrencyPoint> {
         self.points

@@ -12,16 +12,7 @@ use crate::result::concurrency::ConcurrencyTables;
 /// The whole report, lines ending in "\n".
 pub fn render(t: &ConcurrencyTables) -> String {
     let mut out = String::new();
-    let rounds = t.points.first().map_or(0, |p| p.rounds.len());
-    let _ = writeln!(
-        out,
-        "blobbench suite concurrency: {} blobs of {} bytes, keys {}, {} per point ({rounds} rounds), {} core(s)",
-        t.dataset.count,
-        t.dataset.size,
-        t.keys.describe(),
-        humantime::format_duration(std::time::Duration::from_nanos(t.duration_ns)),
-        t.cores
-    );
+    let _ = writeln!(out, "blobbench suite concurrency: {}", t.describe());
     for l in &t.layouts {
         let _ = writeln!(out, "{}: {}", l.name, l.writes);
     }

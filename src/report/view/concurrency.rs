@@ -8,12 +8,8 @@ use crate::result::concurrency::ConcurrencyTables;
 /// The summary, the two charts and the table.
 pub(super) fn concurrency(t: &ConcurrencyTables, s: &mut Section) {
     s.summary.push(format!(
-        "{} blobs of {} bytes per layout, keys {}, {} per point in rounds, {} core(s): beyond that, threads share the cores.",
-        t.dataset.count,
-        t.dataset.size,
-        t.keys.describe(),
-        humantime::format_duration(std::time::Duration::from_nanos(t.duration_ns)),
-        t.cores
+        "{}: beyond that, threads share the cores.",
+        t.describe()
     ));
     for l in &t.layouts {
         s.summary.push(format!("{}: {}.", l.name, l.writes));
