@@ -108,6 +108,8 @@ pub struct KeyChooser {
     distribution: KeyDistribution,
     first: u64,
     zipf: Option<Zipfian>,
+    /// The permutation for the range last drawn from.
+    scatter: Option<Scatter>,
 }
 
 impl KeyChooser {
@@ -117,6 +119,7 @@ impl KeyChooser {
             distribution,
             first,
             zipf: None,
+            scatter: None,
         }
     }
 
@@ -127,7 +130,11 @@ impl KeyChooser {
             KeyDistribution::Uniform => self.first + rng.random_range(0..n),
             KeyDistribution::Zipf { theta } => {
                 let rank = self.zipfian(theta, n).rank(rng);
-                self.first + scatter(rank, n)
+                let scatter = match self.scatter {
+                    Some(s) if s.n == n => s,
+                    _ => *self.scatter.insert(Scatter::new(n)),
+                };
+                self.first + scatter.apply(rank)
             }
             KeyDistribution::Latest { theta } => {
                 let rank = self.zipfian(theta, n).rank(rng);
@@ -208,19 +215,32 @@ impl Zipfian {
     }
 }
 
-/// Spreads rank `r` of `n` over 0..n by a fixed permutation, so the hot
+/// Spreads a rank of `n` over 0..n by a fixed permutation, so the hot
 /// keys are not the first ones (YCSB scrambles with a hash, which maps some
 /// ranks onto one key; a permutation keeps every rank its own key).
-fn scatter(r: u64, n: u64) -> u64 {
-    if n <= 2 {
-        return r;
+#[derive(Debug, Clone, Copy)]
+struct Scatter {
+    n: u64,
+    /// A multiplier coprime to n: r -> r * m mod n is then a bijection.
+    m: u64,
+}
+
+impl Scatter {
+    /// The permutation of 0..n (its multiplier found once, not per draw).
+    fn new(n: u64) -> Self {
+        let mut m = (n as f64 * 0.618_033_988_75) as u64 | 1;
+        while n > 2 && gcd(m, n) != 1 {
+            m += 2;
+        }
+        Scatter { n, m }
     }
-    // A multiplier coprime to n makes r -> r * m mod n a bijection.
-    let mut m = (n as f64 * 0.618_033_988_75) as u64 | 1;
-    while gcd(m, n) != 1 {
-        m += 2;
+
+    fn apply(&self, r: u64) -> u64 {
+        if self.n <= 2 {
+            return r;
+        }
+        ((r as u128 * self.m as u128 + 7) % self.n as u128) as u64
     }
-    ((r as u128 * m as u128 + 7) % n as u128) as u64
 }
 
 fn gcd(mut a: u64, mut b: u64) -> u64 {
@@ -311,7 +331,8 @@ mod tests {
         };
         assert_ne!(hottest("zipf"), 1);
         assert_eq!(hottest("latest"), 1000);
-        let perm: std::collections::HashSet<u64> = (0..97).map(|r| scatter(r, 97)).collect();
+        let perm: std::collections::HashSet<u64> =
+            (0..97).map(|r| Scatter::new(97).apply(r)).collect();
         assert_eq!(perm.len(), 97, "a permutation");
     }
 
