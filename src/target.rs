@@ -119,6 +119,13 @@ pub enum Target {
         /// The table, lower case.
         table: String,
     },
+    /// An S3 bucket (AWS S3 or any server that speaks its API): one
+    /// object per blob, named `PREFIX/000001`, beside the dataset's
+    /// manifest `PREFIX/blobbench-manifest.json`.
+    S3 {
+        /// Where the objects are and how the client reaches them.
+        bucket: S3Location,
+    },
     /// Blobs held in this process's memory under `name`: for tests of the
     /// executor and of code above the stores, without files or servers.
     Memory {
@@ -137,6 +144,35 @@ pub struct ServerUrl {
     /// The URL with any password replaced by `***`.
     pub display: PathBuf,
 }
+
+/// An S3 target's bucket, prefix and client settings. Credentials are not
+/// here: the client reads them from the AWS environment variables or the
+/// profile, and they are never printed or stored in results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct S3Location {
+    /// The bucket, which must exist (blobbench never creates or deletes one).
+    pub bucket: String,
+    /// The folder-like prefix inside the bucket, without slashes at its
+    /// ends; empty for the bucket's top.
+    pub prefix: String,
+    /// The server's URL (`http://127.0.0.1:8333`); None: AWS itself, or
+    /// AWS_ENDPOINT_URL.
+    pub endpoint: Option<String>,
+    /// The region to sign for; None: AWS_REGION, else us-east-1.
+    pub region: Option<String>,
+    /// Objects larger than this are uploaded in parts of this size
+    /// (multipart upload); S3 takes parts of 5 MiB to 5 GiB.
+    pub part_size: u64,
+    /// A URL on the server that reports its cluster's topology as JSON (a
+    /// SeaweedFS master's /dir/status), recorded in results as the shape.
+    pub topology: Option<String>,
+    /// `s3://BUCKET/PREFIX` with the endpoint, for messages and results.
+    pub display: PathBuf,
+}
+
+/// The part size of an S3 multipart upload unless `part_size=` says (the
+/// AWS CLI's multipart_chunksize and threshold).
+pub const S3_DEFAULT_PART_SIZE: u64 = 8 << 20;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -286,9 +322,7 @@ impl Target {
                 return parse_mysql(text);
             }
             if scheme == "s3" {
-                return Err(Error::usage(format!(
-                    "target \"{text}\": s3 targets are not supported yet; use sqlite:, sqlite-ext:, dir:, tree:, postgres:// or mysql://"
-                )));
+                return parse_s3(text);
             }
         }
         Ok(bare(Path::new(text)))
@@ -302,6 +336,7 @@ impl Target {
             | Target::Dir { path }
             | Target::Tree { path } => path,
             Target::Postgres { server, .. } | Target::Mysql { server, .. } => &server.display,
+            Target::S3 { bucket } => &bucket.display,
             Target::Memory { name } => Path::new(name.as_str()),
         }
     }
@@ -310,7 +345,10 @@ impl Target {
     /// environment's filesystem record); None for servers and memory.
     pub fn data_path(&self) -> Option<&Path> {
         match self {
-            Target::Postgres { .. } | Target::Mysql { .. } | Target::Memory { .. } => None,
+            Target::Postgres { .. }
+            | Target::Mysql { .. }
+            | Target::S3 { .. }
+            | Target::Memory { .. } => None,
             _ => Some(self.path()),
         }
     }
@@ -335,13 +373,17 @@ impl Target {
                 MysqlEngine::Aria => "mysql-aria",
                 MysqlEngine::Archive => "mysql-archive",
             },
+            Target::S3 { .. } => "s3",
             Target::Memory { .. } => "memory",
         }
     }
 
-    /// A database server (no local files to warm or evict).
+    /// A server, database or object store (no local files to warm or evict).
     pub fn is_server(&self) -> bool {
-        matches!(self, Target::Postgres { .. } | Target::Mysql { .. })
+        matches!(
+            self,
+            Target::Postgres { .. } | Target::Mysql { .. } | Target::S3 { .. }
+        )
     }
 
     /// One file per blob (dir or tree).
@@ -412,6 +454,7 @@ impl fmt::Display for Target {
                     server.display.display()
                 )
             }
+            Target::S3 { bucket } => write!(f, "{}", bucket.display.display()),
             _ => write!(f, "{}:{}", self.kind_name(), self.path().display()),
         }
     }
@@ -542,6 +585,97 @@ fn parse_mysql(text: &str) -> Result<Target> {
         engine,
         table,
     })
+}
+
+/// `s3://BUCKET/PREFIX?endpoint=URL&region=R&part_size=N&topology=URL`.
+fn parse_s3(text: &str) -> Result<Target> {
+    let bad = |why: &str| Error::usage(format!("target \"{text}\": {why}"));
+    let rest = text
+        .strip_prefix("s3://")
+        .ok_or_else(|| bad("write an S3 target as s3://BUCKET/PREFIX?endpoint=URL"))?;
+    let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
+    let (bucket, prefix) = path.split_once('/').unwrap_or((path, ""));
+    if !valid_bucket(bucket) {
+        return Err(bad(&format!(
+            "bucket \"{bucket}\" is not a bucket name: 3 to 63 lower-case letters, digits, '.' and '-', starting and ending with a letter or digit"
+        )));
+    }
+    let prefix = prefix.trim_matches('/');
+    if prefix
+        .split('/')
+        .any(|p| p.is_empty() || p == "." || p == "..")
+        && !prefix.is_empty()
+    {
+        return Err(bad(&format!(
+            "prefix \"{prefix}\" has an empty, '.' or '..' part; name a folder such as s3://{bucket}/blobs"
+        )));
+    }
+    let mut location = S3Location {
+        bucket: bucket.to_string(),
+        prefix: prefix.to_string(),
+        endpoint: None,
+        region: None,
+        part_size: S3_DEFAULT_PART_SIZE,
+        topology: None,
+        display: PathBuf::new(),
+    };
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        match name {
+            "endpoint" => location.endpoint = Some(http_url(text, name, value)?),
+            "topology" => location.topology = Some(http_url(text, name, value)?),
+            "region" if !value.is_empty() => location.region = Some(value.to_string()),
+            "part_size" => {
+                let size = crate::units::parse_number(value)?;
+                if !(5 << 20..=5 << 30).contains(&size) {
+                    return Err(bad(&format!(
+                        "part_size={value}: S3 takes parts of 5MiB to 5GiB; e.g. part_size=8MiB"
+                    )));
+                }
+                location.part_size = size;
+            }
+            _ => {
+                return Err(bad(&format!(
+                    "unknown setting \"{name}\"; s3 targets take endpoint=URL, region=NAME, part_size=SIZE and topology=URL"
+                )));
+            }
+        }
+    }
+    let folder = if prefix.is_empty() {
+        String::new()
+    } else {
+        format!("/{prefix}")
+    };
+    let at = location
+        .endpoint
+        .as_deref()
+        .map(|e| format!(" at {e}"))
+        .unwrap_or_default();
+    location.display = PathBuf::from(format!("s3://{bucket}{folder}{at}"));
+    Ok(Target::S3 { bucket: location })
+}
+
+/// S3's bucket naming rules (the ones a typo breaks).
+fn valid_bucket(name: &str) -> bool {
+    (3..=63).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '.' || c == '-')
+        && name.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && name.ends_with(|c: char| c.is_ascii_alphanumeric())
+}
+
+/// An http(s) URL given as an S3 target's setting, without user or password.
+fn http_url(text: &str, setting: &str, value: &str) -> Result<String> {
+    let rest = value
+        .strip_prefix("http://")
+        .or_else(|| value.strip_prefix("https://"));
+    match rest {
+        Some(r) if !r.is_empty() && !r.contains('@') => Ok(value.trim_end_matches('/').to_string()),
+        _ => Err(Error::usage(format!(
+            "target \"{text}\": {setting}=\"{value}\" is not an http:// or https:// URL without credentials; e.g. {setting}=http://127.0.0.1:8333 (credentials go in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)"
+        ))),
+    }
 }
 
 fn classify_bare_path(path: &Path) -> Target {

@@ -384,6 +384,38 @@ server_backend!(
     false
 );
 
+/// An S3 target from the URL `scripts/test.sh` exports in `var`, in a
+/// prefix of its own.
+fn s3_target(var: &str, prefix: &str) -> String {
+    let url = std::env::var(var).unwrap_or_else(|_| panic!("{var}: run scripts/test.sh"));
+    let (base, query) = url.split_once('?').unwrap_or((&url, ""));
+    format!("{}/{prefix}?{query}", base.trim_end_matches('/'))
+}
+
+#[test]
+#[ignore = "needs an S3 server: run scripts/test.sh"]
+fn s3_single_node() {
+    contract(
+        &s3_target("BLOBBENCH_S3_URL", "conformance"),
+        Backend {
+            local: false,
+            modifies: true,
+        },
+    );
+}
+
+#[test]
+#[ignore = "needs the S3 cluster: run scripts/test.sh"]
+fn s3_cluster() {
+    contract(
+        &s3_target("BLOBBENCH_S3_CLUSTER_URL", "conformance"),
+        Backend {
+            local: false,
+            modifies: true,
+        },
+    );
+}
+
 /// Copies between unlike stores keep every blob: a database into memory,
 /// memory into a tree, and back.
 #[test]

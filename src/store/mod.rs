@@ -11,6 +11,7 @@ mod files;
 mod memory;
 mod mysql;
 mod postgres;
+mod s3;
 mod sqlite;
 mod sqlite_layout;
 mod sqlite_map;
@@ -28,6 +29,7 @@ pub use files::{FileLayout, FilesStore};
 pub use memory::MemoryStore;
 pub use mysql::MysqlStore;
 pub use postgres::PostgresStore;
+pub use s3::S3Store;
 pub use sqlite::{SqliteStore, max_blob_bytes, read_sqlite_info};
 /// For `blobbench stat`, which reads SQLite's own statistics of a dataset.
 pub(crate) use sqlite::{check_is_database, open_connection};
@@ -629,6 +631,7 @@ pub fn open(target: &Target, access: Access) -> Result<Box<dyn Store>> {
             table,
             access,
         )?),
+        Target::S3 { bucket } => Box::new(S3Store::open(bucket, access)?),
         Target::Memory { name } => Box::new(MemoryStore::open(name, access)?),
     })
 }
@@ -675,6 +678,7 @@ pub fn create(target: &Target, manifest: &Manifest) -> Result<Box<dyn Store>> {
             table,
             manifest,
         )?),
+        Target::S3 { bucket } => Box::new(S3Store::create(bucket, manifest)?),
         Target::Memory { name } => Box::new(MemoryStore::create(name, manifest)?),
     })
 }
@@ -706,12 +710,27 @@ pub fn value_limit(target: &Target) -> Result<Option<(u64, String)>> {
                 ),
             ))
         }
+        Target::S3 { bucket } => Some((
+            bucket
+                .part_size
+                .saturating_mul(S3_MAX_PARTS)
+                .min(S3_MAX_OBJECT),
+            format!(
+                "an S3 multipart upload has at most {S3_MAX_PARTS} parts, here of part_size={}, and an object at most 5 TiB; raise part_size",
+                crate::units::human_bytes(bucket.part_size)
+            ),
+        )),
         Target::SqliteExt { .. }
         | Target::Dir { .. }
         | Target::Tree { .. }
         | Target::Memory { .. } => None,
     })
 }
+
+/// The most parts one S3 multipart upload may have.
+const S3_MAX_PARTS: u64 = 10_000;
+/// The largest S3 object: 5 TiB.
+const S3_MAX_OBJECT: u64 = 5 << 40;
 
 /// Refuses, before anything is written, a dataset `target` cannot hold:
 /// a blob larger than the store takes in one value, a total past 2^64
@@ -857,6 +876,10 @@ pub fn remove_target(target: &Target) {
             MemoryStore::remove(name);
         }
         Target::Postgres { .. } | Target::Mysql { .. } => {}
+        // Only a dataset blobbench made (its manifest is there) is removed.
+        Target::S3 { bucket } => {
+            let _ = s3::remove_dataset(bucket);
+        }
         _ => remove_dataset(target.path()),
     }
 }

@@ -1,0 +1,370 @@
+//! S3 targets: `s3://BUCKET/PREFIX?endpoint=URL&region=R&part_size=N`.
+//!
+//! One object per blob, `PREFIX/000042` (the name a folder of files gives
+//! key 42), beside the dataset's manifest `PREFIX/blobbench-manifest.json`.
+//! The client is the `object_store` crate's S3 client (reqwest over
+//! rustls): every request is signed with the credentials of the usual AWS
+//! environment variables or profile, never recorded. Nothing above this
+//! module knows that S3 exists.
+//!
+//! A benchmark must see every failure, so the client never retries a
+//! request: a failed request is a failed operation. An object larger than
+//! the part size is uploaded in parts (multipart upload), several at once.
+
+mod client;
+mod exec;
+mod session;
+mod topology;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use object_store::aws::AmazonS3;
+use object_store::path::Path as ObjectPath;
+use object_store::{ObjectStore, ObjectStoreExt};
+use serde_json::{Map, Value};
+
+use super::{Access, CacheControl, Catalog, Session, SessionOptions, Store, StoreInfo};
+use crate::dataset::Manifest;
+use crate::error::{Error, Result};
+use crate::target::S3Location;
+use exec::Exec;
+
+pub(crate) use client::s3_error;
+
+/// The manifest's object name inside the prefix.
+const MANIFEST: &str = "blobbench-manifest.json";
+
+/// Part uploads of one multipart upload in flight at once (the AWS CLI's
+/// max_concurrent_requests is 10; rclone's --s3-upload-concurrency is 4).
+pub const PARTS_IN_FLIGHT: usize = 8;
+
+/// An S3 bucket prefix holding one object per blob.
+pub struct S3Store {
+    bucket: Arc<Bucket>,
+    exec: Exec,
+    access: Access,
+    /// The server's `Server` header, as it names itself (name and version).
+    server: Option<String>,
+    /// What the topology URL reported, summarised; None without one.
+    topology: Option<Map<String, Value>>,
+}
+
+/// The location and the client of one store, shared with its sessions.
+pub(crate) struct Bucket {
+    /// Where the objects are.
+    pub(crate) location: S3Location,
+    /// Signed requests to the bucket.
+    pub(crate) client: Arc<AmazonS3>,
+    /// Where the credentials came from, in words (never the secret).
+    pub(crate) credentials: String,
+}
+
+impl Bucket {
+    /// The object that holds blob `key`.
+    pub(crate) fn object(&self, key: u64) -> ObjectPath {
+        self.named(&format!("{key:06}"))
+    }
+
+    /// The object `name` inside the prefix.
+    fn named(&self, name: &str) -> ObjectPath {
+        if self.location.prefix.is_empty() {
+            ObjectPath::from(name)
+        } else {
+            ObjectPath::from(format!("{}/{name}", self.location.prefix))
+        }
+    }
+
+    /// The prefix as a path to list under (None: the whole bucket).
+    fn prefix(&self) -> Option<ObjectPath> {
+        (!self.location.prefix.is_empty()).then(|| ObjectPath::from(self.location.prefix.as_str()))
+    }
+
+    /// The target as written in messages.
+    pub(crate) fn display(&self) -> &std::path::Path {
+        &self.location.display
+    }
+}
+
+/// What a listing of the prefix found.
+#[derive(Debug, Default)]
+struct Listing {
+    /// Blob keys with their object sizes.
+    keys: Vec<(u64, u64)>,
+    /// Whether the manifest object is there.
+    manifest: bool,
+    /// Some object that is neither a blob nor the manifest.
+    foreign: Option<String>,
+}
+
+impl S3Store {
+    /// Opens the dataset under the target's prefix (the bucket must exist).
+    pub fn open(location: &S3Location, access: Access) -> Result<Self> {
+        let exec = Exec::for_this_thread(&location.display)?;
+        let bucket = Arc::new(client::connect(location)?);
+        let server = exec.run(client::server_name(location.clone()));
+        let topology = match &location.topology {
+            Some(url) => Some(exec.run(topology::fetch(url.clone())).map_err(|why| {
+                Error::usage(format!(
+                    "{}: topology={url}: {why}; name the master's /dir/status URL or drop topology=",
+                    location.display.display()
+                ))
+            })?),
+            None => None,
+        };
+        let store = S3Store {
+            bucket,
+            exec,
+            access,
+            server,
+            topology,
+        };
+        // Reaches the server now, so a wrong endpoint, bucket or key fails
+        // here with its fix, not in the middle of a run.
+        store.list()?;
+        Ok(store)
+    }
+
+    /// Creates an empty dataset under the prefix, refusing to replace
+    /// anything blobbench did not make: a prefix holding other objects, or
+    /// blobs without a manifest.
+    pub fn create(location: &S3Location, manifest: &Manifest) -> Result<Self> {
+        let store = S3Store::open(location, Access::ReadWrite)?;
+        let listing = store.list()?;
+        let here = store.bucket.display().display().to_string();
+        if let Some(other) = &listing.foreign {
+            return Err(Error::usage(format!(
+                "{here}: the prefix holds {other}, which blobbench did not make; name another prefix (s3://{}/NEW-PREFIX)",
+                location.bucket
+            )));
+        }
+        if !listing.keys.is_empty() && !listing.manifest {
+            return Err(Error::usage(format!(
+                "{here}: the prefix holds blob-named objects but no blobbench manifest; name another prefix (s3://{}/NEW-PREFIX)",
+                location.bucket
+            )));
+        }
+        let objects: Vec<ObjectPath> = listing
+            .keys
+            .iter()
+            .map(|&(k, _)| store.bucket.object(k))
+            .collect();
+        store.remove(objects)?;
+        store.put_manifest(manifest)?;
+        Ok(store)
+    }
+
+    /// Every object under the prefix, sorted into blobs, the manifest and
+    /// the rest.
+    fn list(&self) -> Result<Listing> {
+        let bucket = self.bucket.clone();
+        self.exec
+            .run(async move {
+                use futures_util::TryStreamExt;
+                let prefix = bucket.prefix();
+                let mut stream = bucket.client.list(prefix.as_ref());
+                let mut listing = Listing::default();
+                while let Some(meta) = stream.try_next().await? {
+                    let inside = match &prefix {
+                        Some(p) => meta.location.prefix_match(p).map(|parts| parts.collect()),
+                        None => Some(meta.location.parts().collect::<Vec<_>>()),
+                    };
+                    let name = match inside.as_deref() {
+                        Some([one]) => one.as_ref().to_string(),
+                        _ => String::new(),
+                    };
+                    match blob_key(&name) {
+                        Some(key) => listing.keys.push((key, meta.size)),
+                        None if name == MANIFEST => listing.manifest = true,
+                        None => {
+                            listing
+                                .foreign
+                                .get_or_insert_with(|| meta.location.to_string());
+                        }
+                    }
+                }
+                Ok(listing)
+            })
+            .map_err(|e| s3_error(self.bucket.display(), e))
+    }
+
+    /// Deletes `objects` (blobs this dataset made).
+    fn remove(&self, objects: Vec<ObjectPath>) -> Result<()> {
+        let bucket = self.bucket.clone();
+        self.exec
+            .run(async move {
+                for object in objects {
+                    match bucket.client.delete(&object).await {
+                        Ok(()) | Err(object_store::Error::NotFound { .. }) => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+                Ok(())
+            })
+            .map_err(|e| s3_error(self.bucket.display(), e))
+    }
+
+    fn put_manifest(&self, manifest: &Manifest) -> Result<()> {
+        let bucket = self.bucket.clone();
+        let body = Bytes::from(manifest.to_json());
+        self.exec
+            .run(async move {
+                let path = bucket.named(MANIFEST);
+                bucket.client.put(&path, body.into()).await.map(|_| ())
+            })
+            .map_err(|e| s3_error(self.bucket.display(), e))
+    }
+
+    fn read_manifest(&self) -> Result<Option<Manifest>> {
+        let bucket = self.bucket.clone();
+        let got = self.exec.run(async move {
+            let path = bucket.named(MANIFEST);
+            match bucket.client.get(&path).await {
+                Ok(r) => r.bytes().await.map(Some),
+                Err(object_store::Error::NotFound { .. }) => Ok(None),
+                Err(e) => Err(e),
+            }
+        });
+        let bytes = got.map_err(|e| s3_error(self.bucket.display(), e))?;
+        Ok(bytes.and_then(|b| Manifest::parse(&String::from_utf8_lossy(&b))))
+    }
+}
+
+/// The key of a blob's object name (`000042`: six or more digits, as a
+/// folder of files names them), None for any other name.
+fn blob_key(name: &str) -> Option<u64> {
+    if name.len() < 6 || !name.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let key: u64 = name.parse().ok()?;
+    (format!("{key:06}") == name).then_some(key)
+}
+
+impl Store for S3Store {
+    fn info(&self) -> StoreInfo {
+        let location = &self.bucket.location;
+        let mut settings = Map::new();
+        let mut put = |k: &str, v: Value| {
+            settings.insert(k.into(), v);
+        };
+        put("bucket", Value::from(location.bucket.clone()));
+        put("prefix", Value::from(location.prefix.clone()));
+        put(
+            "endpoint",
+            Value::from(location.endpoint.clone().unwrap_or_else(|| "AWS".into())),
+        );
+        put("region", Value::from(client::region(location)));
+        put("part_size", Value::from(location.part_size));
+        put(
+            "multipart",
+            Value::from(format!(
+                "objects over {} go up in parts of that size, {PARTS_IN_FLIGHT} parts at once",
+                crate::units::human_bytes(location.part_size)
+            )),
+        );
+        put("client", Value::from(client::CLIENT));
+        put("retries", Value::from(0));
+        put("credentials", Value::from(self.bucket.credentials.clone()));
+        if let Some(server) = &self.server {
+            put("server", Value::from(server.clone()));
+        }
+        if let Some(t) = &self.topology {
+            put("topology", Value::Object(t.clone()));
+        }
+        StoreInfo {
+            kind: "s3".into(),
+            path: location.display.clone(),
+            settings,
+            version: self.server.clone(),
+        }
+    }
+
+    fn catalog(&mut self) -> Result<Catalog> {
+        let here = self.bucket.display().display().to_string();
+        let manifest = self.read_manifest()?;
+        if let Some(m) = &manifest {
+            m.require_complete(&here)?;
+        }
+        let listing = self.list()?;
+        let (Some(min), Some(max)) = (
+            listing.keys.iter().map(|k| k.0).min(),
+            listing.keys.iter().map(|k| k.0).max(),
+        ) else {
+            return Err(Error::usage(format!(
+                "{here}: no blobs under this prefix; make a dataset with `blobbench init {here}`"
+            )));
+        };
+        let count = listing.keys.len() as u64;
+        let min = super::first_key_from_one(self.bucket.display(), min as i64)?;
+        let manifest =
+            manifest.filter(|m| m.first_key == min && m.last_key == max && m.count == count);
+        Ok(Catalog::found(min, max, count, manifest))
+    }
+
+    fn session(&mut self, options: SessionOptions) -> Result<Box<dyn Session + '_>> {
+        Ok(Box::new(session::S3Session::new(
+            self.bucket.clone(),
+            Exec::for_this_thread(self.bucket.display())?,
+            self.access,
+            options,
+        )?))
+    }
+
+    fn files(&self) -> Result<Vec<PathBuf>> {
+        Ok(Vec::new())
+    }
+
+    fn cache_control(&self) -> Result<CacheControl> {
+        Ok(CacheControl::Server)
+    }
+
+    fn describe_writes(&self, _options: &SessionOptions) -> String {
+        format!(
+            "each write is one PUT of the whole object (multipart above {}), after a HEAD that \
+             finds the key for an update; the server decides durability: a PUT returns when it \
+             says the object is stored",
+            crate::units::human_bytes(self.bucket.location.part_size)
+        )
+    }
+
+    fn finish(&mut self, manifest: &Manifest) -> Result<()> {
+        self.put_manifest(manifest)
+    }
+
+    fn space_used(&self) -> Result<u64> {
+        Ok(self.list()?.keys.iter().map(|k| k.1).sum())
+    }
+}
+
+/// Removes a dataset blobbench made under `location` (its blobs and
+/// manifest), for tests and temporary datasets; anything else is left.
+pub fn remove_dataset(location: &S3Location) -> Result<()> {
+    let store = S3Store::open(location, Access::ReadWrite)?;
+    let listing = store.list()?;
+    if !listing.manifest {
+        return Ok(());
+    }
+    let mut objects: Vec<ObjectPath> = listing
+        .keys
+        .iter()
+        .map(|&(k, _)| store.bucket.object(k))
+        .collect();
+    objects.push(store.bucket.named(MANIFEST));
+    store.remove(objects)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_names_a_folder_of_files_would_give_are_blobs() {
+        assert_eq!(blob_key("000042"), Some(42));
+        assert_eq!(blob_key("1234567"), Some(1_234_567));
+        assert_eq!(blob_key("42"), None);
+        assert_eq!(blob_key("0000042"), None);
+        assert_eq!(blob_key("00004x"), None);
+        assert_eq!(blob_key(MANIFEST), None);
+    }
+}
