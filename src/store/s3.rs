@@ -260,7 +260,7 @@ impl Store for S3Store {
             "multipart",
             Value::from(format!(
                 "objects over {} go up in parts of that size, {PARTS_IN_FLIGHT} parts at once",
-                crate::units::human_bytes(location.part_size)
+                client::part_size_words(location.part_size)
             )),
         );
         put("client", Value::from(client::CLIENT));
@@ -324,7 +324,7 @@ impl Store for S3Store {
             "each write is one PUT of the whole object (multipart above {}), after a HEAD that \
              finds the key for an update; the server decides durability: a PUT returns when it \
              says the object is stored",
-            crate::units::human_bytes(self.bucket.location.part_size)
+            client::part_size_words(self.bucket.location.part_size)
         )
     }
 

@@ -141,19 +141,31 @@ fn profile_keys(text: &str, profile: &str) -> Option<ProfileKeys> {
 }
 
 /// The server's name and version as its `Server` header gives them
-/// (SeaweedFS, MinIO, AmazonS3), from one unsigned request.
+/// (SeaweedFS, MinIO, AmazonS3), from one unsigned GET of the bucket:
+/// refused, but answered with the header (a HEAD of the endpoint alone
+/// gets none from SeaweedFS).
 pub(crate) async fn server_name(location: S3Location) -> Option<String> {
-    let url = location
+    let endpoint = location
         .endpoint
         .clone()
         .unwrap_or_else(|| format!("https://s3.{}.amazonaws.com", region(&location)));
+    let url = format!("{endpoint}/{}", location.bucket);
     let client = reqwest::Client::builder()
         .timeout(Duration::from_secs(5))
         .build()
         .ok()?;
-    let response = client.head(url).send().await.ok()?;
+    let response = client.get(url).send().await.ok()?;
     let server = response.headers().get(reqwest::header::SERVER)?;
     Some(server.to_str().ok()?.trim().to_string()).filter(|s| !s.is_empty())
+}
+
+/// A part size as written: `8 MiB` when it is whole mebibytes.
+pub(crate) fn part_size_words(bytes: u64) -> String {
+    if bytes % (1 << 20) == 0 {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{bytes} bytes")
+    }
 }
 
 /// An S3 error as one line that says what to do.
