@@ -378,6 +378,27 @@ impl Target {
         }
     }
 
+    /// The same target one folder further in, for an object store (an S3
+    /// prefix gains `/name`), so a suite's datasets stay apart from the
+    /// user's; every other kind is returned as it is.
+    pub fn in_folder(&self, name: &str) -> Target {
+        let mut t = self.clone();
+        if let Target::S3 { bucket } = &mut t {
+            bucket.prefix = if bucket.prefix.is_empty() {
+                name.to_string()
+            } else {
+                format!("{}/{name}", bucket.prefix)
+            };
+            let at = bucket
+                .endpoint
+                .as_deref()
+                .map(|e| format!(" at {e}"))
+                .unwrap_or_default();
+            bucket.display = PathBuf::from(format!("s3://{}/{}{at}", bucket.bucket, bucket.prefix));
+        }
+        t
+    }
+
     /// A server, database or object store (no local files to warm or evict).
     pub fn is_server(&self) -> bool {
         matches!(

@@ -331,11 +331,13 @@ pub enum SuiteCommand {
         after_help = "For each blob size, --per-size different random blobs are inserted one by one \
 (each INSERT its own transaction, timed at the database call), then read back by id on a new connection. \
 Systems: sqlite and dir always; postgres bytea and lo with --pg URL; mariadb innodb, myisam, aria and \
-archive with --mysql URL. A system that cannot be reached is listed as skipped, with the reason.\n\n\
+archive with --mysql URL; an object store with --s3 URL (one object per blob, PUT and GET). A system \
+that cannot be reached is listed as skipped, with the reason.\n\n\
 Examples:\n  blobbench suite lob\n  \
 blobbench suite lob --order both --sizes 1K,100K,1M --per-size 20     (does the order matter here?)\n  \
 blobbench suite lob --pg postgres://postgres@127.0.0.1:5432/bench --mysql mysql://root@127.0.0.1:3306/bench\n  \
-(scripts/start-postgres.sh and scripts/start-mariadb.sh start throwaway servers and print their URLs)"
+blobbench suite lob --s3 's3://blobbench/lob?endpoint=http://127.0.0.1:8333'\n  \
+(scripts/start-postgres.sh, start-mariadb.sh and start-s3.sh start throwaway servers and print their URLs)"
     )]
     Lob(LobArgs),
     /// The blog experiment: blobs served over HTTP from SQLite and from files, loaded side by side
@@ -473,6 +475,10 @@ pub struct LobArgs {
     /// MariaDB/MySQL URL, e.g. mysql://USER:PASS@HOST:PORT/DB (tables lob_innodb, ...)
     #[arg(long, value_name = "URL")]
     pub mysql: Option<String>,
+    /// S3 bucket, e.g. s3://BUCKET/PREFIX?endpoint=http://127.0.0.1:8333 (objects under PREFIX/lob;
+    /// credentials from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or AWS_PROFILE)
+    #[arg(long, value_name = "URL")]
+    pub s3: Option<String>,
     /// Blob sizes, comma-separated (kvtest units: 1K = 1000 bytes)
     #[arg(long, default_value = crate::result::lob::PAPER_SIZES)]
     pub sizes: String,

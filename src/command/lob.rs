@@ -70,6 +70,11 @@ fn options(args: &LobArgs) -> Result<LobOptions> {
     check_outputs(&args.json, args.report.as_deref(), args.dir.as_deref())?;
     let pg_restart = restart(args.pg.as_deref(), "PostgreSQL", "PG");
     let mysql_restart = restart(args.mysql.as_deref(), "MariaDB", "MYSQL");
+    if args.cold && args.s3.is_some() {
+        return Err(Error::usage(
+            "--cold with --s3: blobbench cannot restart an S3 server or empty its cache; leave out --cold (or --s3)",
+        ));
+    }
     if args.cold {
         for (url, restart, script) in [
             (&args.pg, &pg_restart, "postgres"),
@@ -96,6 +101,7 @@ fn options(args: &LobArgs) -> Result<LobOptions> {
         servers: lob::servers(
             args.pg.as_deref(),
             args.mysql.as_deref(),
+            args.s3.as_deref(),
             pg_restart,
             mysql_restart,
         )?,

@@ -26,6 +26,7 @@ pub const SYSTEMS: &[&str] = &[
     "mariadb myisam",
     "mariadb aria",
     "mariadb archive",
+    "s3",
 ];
 
 /// The kind-specific part of a `lob` result.

@@ -328,6 +328,16 @@ impl Store for S3Store {
         )
     }
 
+    /// S3 has no durability setting a client can change: a PUT returns
+    /// when the server says the object is stored, however it stores it.
+    fn set_durability(&mut self, durable: bool, _server_wide: bool) -> Result<Option<String>> {
+        let asked = if durable { "on" } else { "off" };
+        Ok(Some(format!(
+            "each blob one PUT (multipart above {}); a PUT returns when the server says the object is stored: durability is the server's own (asked: logging {asked}, which S3 cannot change)",
+            client::part_size_words(self.bucket.location.part_size)
+        )))
+    }
+
     fn finish(&mut self, manifest: &Manifest) -> Result<()> {
         self.put_manifest(manifest)
     }

@@ -151,6 +151,7 @@ pub enum Reach {
 pub fn servers(
     pg: Option<&str>,
     mysql: Option<&str>,
+    s3: Option<&str>,
     pg_restart: Option<Restart>,
     mysql_restart: Option<Restart>,
 ) -> Result<Vec<Server>> {
@@ -167,6 +168,17 @@ pub fn servers(
         s.restart = mysql_restart.clone();
         out.push(s);
     }
+    // The objects go one folder into the prefix given, as the servers'
+    // blobs go to tables of their own.
+    let reach = match s3 {
+        None => Reach::Skipped("no --s3 URL given".into()),
+        Some(url) => Reach::Target(Target::parse(url)?.in_folder("lob")),
+    };
+    out.push(Server {
+        name: "s3".into(),
+        reach,
+        restart: None,
+    });
     Ok(out)
 }
 

@@ -33,9 +33,12 @@ pub fn start_serve_banner(dir: &Path, target: &str, extra: &[&str]) -> (Child, S
     BufReader::new(child.stderr.as_mut().unwrap())
         .read_line(&mut line)
         .unwrap();
+    // The address it listens on follows " on http://" (a target's own
+    // URL, an S3 endpoint, may come first).
     let addr = line
-        .split("http://")
+        .split(" on http://")
         .nth(1)
+        .or_else(|| line.split("http://").nth(1))
         .and_then(|s| s.split('/').next())
         .unwrap_or_else(|| panic!("no address in {line:?}"))
         .to_string();

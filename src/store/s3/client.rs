@@ -168,27 +168,55 @@ pub(crate) fn part_size_words(bytes: u64) -> String {
     }
 }
 
+/// S3's error codes that mean the credentials are wrong or lack the right.
+const ACCESS_CODES: &[&str] = &[
+    "AccessDenied",
+    "SignatureDoesNotMatch",
+    "InvalidAccessKeyId",
+    "ExpiredToken",
+    "InvalidToken",
+];
+
 /// An S3 error as one line that says what to do.
 pub(crate) fn s3_error(target: &Path, e: object_store::Error) -> Error {
     let text = one_line(&e.to_string());
-    match e {
-        object_store::Error::PermissionDenied { .. }
-        | object_store::Error::Unauthenticated { .. } => Error::connect(
+    let code = xml_field(&text, "Code");
+    let said = match (&code, xml_field(&text, "Message")) {
+        (Some(c), Some(m)) => format!("{c}: {m}"),
+        _ => text.clone(),
+    };
+    let denied = matches!(
+        e,
+        object_store::Error::PermissionDenied { .. } | object_store::Error::Unauthenticated { .. }
+    ) || code.as_deref().is_some_and(|c| ACCESS_CODES.contains(&c));
+    if denied {
+        return Error::connect(
             target,
             format!(
-                "access denied ({text}); set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) to a key this bucket accepts"
+                "access denied ({said}); set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) to a key this bucket accepts"
             ),
-        ),
-        _ if text.contains("NoSuchBucket") => Error::usage(format!(
+        );
+    }
+    if code.as_deref() == Some("NoSuchBucket") {
+        return Error::usage(format!(
             "{}: the bucket does not exist; create it first (aws s3 mb, rclone mkdir, weed shell s3.bucket.create): blobbench never creates or deletes a bucket",
             target.display()
-        )),
-        _ if is_connect(&e) => Error::connect(
+        ));
+    }
+    if is_connect(&e) {
+        return Error::connect(
             target,
             format!("{text}; is the S3 server running at the endpoint? (endpoint=URL)"),
-        ),
-        _ => Error::server(target, text),
+        );
     }
+    Error::server(target, said)
+}
+
+/// The text of `<name>...</name>` in a server's XML error body.
+fn xml_field(text: &str, name: &str) -> Option<String> {
+    let start = text.find(&format!("<{name}>"))? + name.len() + 2;
+    let end = start + text[start..].find(&format!("</{name}>"))?;
+    Some(text[start..end].trim().to_string())
 }
 
 /// Whether the request could not reach the server at all.

@@ -1,0 +1,259 @@
+//! The S3 target end to end: the binary against a real S3 server
+//! (SeaweedFS, single node and cluster, started by `scripts/test.sh`,
+//! which exports BLOBBENCH_S3_URL and BLOBBENCH_S3_CLUSTER_URL with the
+//! AWS_* credentials). Bad S3 targets need no server.
+
+mod common;
+
+use common::{json, ok, run, usage_error};
+
+/// The URL `scripts/test.sh` exports in `var`, one folder further in.
+fn s3_target(var: &str, prefix: &str) -> String {
+    let url = std::env::var(var).unwrap_or_else(|_| panic!("{var}: run scripts/test.sh"));
+    let (base, query) = url.split_once('?').unwrap_or((&url, ""));
+    format!("{}/{prefix}?{query}", base.trim_end_matches('/'))
+}
+
+fn single(prefix: &str) -> String {
+    s3_target("BLOBBENCH_S3_URL", prefix)
+}
+
+#[test]
+fn malformed_s3_targets_are_refused_by_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    for (target, needle) in [
+        ("s3://Bad_Bucket/x", "Bad_Bucket"),
+        ("s3://ok-bucket/x?endpoint=ftp://h", "endpoint=\"ftp://h\""),
+        (
+            "s3://ok-bucket/x?endpoint=http://key:secret@h",
+            "without credentials",
+        ),
+        ("s3://ok-bucket/x?part_size=1MiB", "part_size=1MiB"),
+        ("s3://ok-bucket/x?colour=red", "unknown setting \"colour\""),
+        ("s3://ok-bucket/a//b", "prefix"),
+    ] {
+        usage_error(dir, &["run", target], needle);
+    }
+}
+
+#[test]
+fn an_s3_server_that_does_not_answer_is_a_one_line_usage_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Port 1 on loopback: nothing listens there.
+    usage_error(
+        tmp.path(),
+        &["run", "s3://blobbench/x?endpoint=http://127.0.0.1:1"],
+        "is the S3 server running",
+    );
+}
+
+#[test]
+#[ignore = "needs an S3 server: run scripts/test.sh"]
+fn init_run_verify_and_concurrent_mixes_on_a_bucket() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let target = single("e2e-run");
+    ok(dir, &["init", &target, "--count", "40", "--size", "20k"]);
+    let result = dir.join("r.json");
+    let out = ok(
+        dir,
+        &[
+            "run",
+            &target,
+            "--verify",
+            "--json",
+            result.to_str().unwrap(),
+        ],
+    );
+    assert!(out.contains("per read"), "{out}");
+    let doc = json(&result);
+    let store = &doc["runs"][0]["store"];
+    assert_eq!(store["kind"], "s3");
+    let server = store["version"].as_str().unwrap_or_default();
+    assert!(
+        server.starts_with("SeaweedFS"),
+        "server as it names itself: {store}"
+    );
+    assert_eq!(
+        store["settings"]["credentials"],
+        "environment (AWS_ACCESS_KEY_ID)"
+    );
+    let text = doc.to_string();
+    let secret = std::env::var("AWS_SECRET_ACCESS_KEY").unwrap();
+    assert!(!text.contains(&secret), "the secret key is never recorded");
+    // Readers and writers at once: every read a whole, legal version.
+    let out = ok(
+        dir,
+        &[
+            "run",
+            &target,
+            "--threads",
+            "4",
+            "--mix",
+            "read=70,update=20,insert=5,delete=5",
+            "-t",
+            "1s",
+        ],
+    );
+    assert!(out.contains("reads checked"), "{out}");
+    // What the mix deleted and inserted was put back: the dataset is whole.
+    ok(dir, &["run", &target, "--verify"]);
+}
+
+#[test]
+#[ignore = "needs an S3 server: run scripts/test.sh"]
+fn blobs_over_the_part_size_go_up_in_parts_and_read_back_whole() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let target = format!("{}&part_size=5MiB", single("e2e-multipart"));
+    let out = ok(dir, &["init", &target, "--count", "3", "--size", "12MiB"]);
+    assert!(out.contains("3 blobs"), "{out}");
+    ok(dir, &["run", &target, "--verify"]);
+    let result = dir.join("r.json");
+    ok(
+        dir,
+        &[
+            "run",
+            &target,
+            "--count",
+            "3",
+            "--json",
+            result.to_str().unwrap(),
+        ],
+    );
+    let settings = &json(&result)["runs"][0]["store"]["settings"];
+    assert_eq!(settings["part_size"], 5 << 20);
+}
+
+#[test]
+#[ignore = "needs an S3 server: run scripts/test.sh"]
+fn a_prefix_holding_objects_blobbench_did_not_make_is_never_replaced() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    // A dataset one folder down is, to its parent, objects it did not make.
+    let inner = single("e2e-foreign/inner");
+    ok(dir, &["init", &inner, "--count", "3", "--size", "1k"]);
+    let outer = single("e2e-foreign");
+    usage_error(
+        dir,
+        &["init", &outer, "--count", "3"],
+        "blobbench did not make",
+    );
+    ok(dir, &["run", &inner, "--verify"]);
+}
+
+#[test]
+#[ignore = "needs an S3 server: run scripts/test.sh"]
+fn a_missing_bucket_and_a_wrong_key_are_one_line_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let target = single("x").replacen("s3://blobbench/", "s3://no-such-bucket-here/", 1);
+    usage_error(dir, &["run", &target], "does not exist");
+    let out = common::bin()
+        .current_dir(dir)
+        .env("AWS_SECRET_ACCESS_KEY", "wrong")
+        .args(["run", &single("e2e-run")])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("AWS_SECRET_ACCESS_KEY"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+}
+
+#[test]
+#[ignore = "needs an S3 server: run scripts/test.sh"]
+fn suite_lob_measures_the_object_store_beside_sqlite_and_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let result = dir.join("lob.json");
+    let out = ok(
+        dir,
+        &[
+            "suite",
+            "lob",
+            "--s3",
+            &single("e2e-lob"),
+            "--sizes",
+            "10K,1M",
+            "--per-size",
+            "2",
+            "--json",
+            result.to_str().unwrap(),
+        ],
+    );
+    assert!(out.contains("s3"), "{out}");
+    let doc = json(&result);
+    let samples: Vec<_> = doc["tables"]["lob"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["system"] == "s3")
+        .collect();
+    assert_eq!(samples.len(), 2, "one sample per size");
+    assert!(
+        samples
+            .iter()
+            .all(|s| s["read_ns"].as_array().unwrap().len() == 2)
+    );
+    let stores = doc["tables"]["stores"].to_string();
+    assert!(stores.contains("SeaweedFS"), "{stores}");
+}
+
+#[test]
+#[ignore = "needs an S3 server: run scripts/test.sh"]
+fn serve_answers_from_a_bucket() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let target = single("e2e-serve");
+    ok(dir, &["init", &target, "--count", "5", "--size", "300k"]);
+    let (mut server, addr) = common::start_serve(dir, &target, &[]);
+    let out = run(
+        dir,
+        &[
+            "load",
+            &format!("http://{addr}/blobs/1"),
+            &format!("http://{addr}/blobs/5"),
+            "-n",
+            "20",
+            "--verify",
+            &target,
+        ],
+    );
+    let _ = server.kill();
+    let _ = server.wait();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("checked byte for byte"), "{text}");
+}
+
+#[test]
+#[ignore = "needs the S3 cluster: run scripts/test.sh"]
+fn a_run_on_the_cluster_records_its_shape() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let topology = std::env::var("BLOBBENCH_S3_CLUSTER_TOPOLOGY").expect("run scripts/test.sh");
+    let target = format!(
+        "{}&topology={topology}",
+        s3_target("BLOBBENCH_S3_CLUSTER_URL", "e2e-cluster")
+    );
+    ok(dir, &["init", &target, "--count", "20", "--size", "50k"]);
+    let result = dir.join("r.json");
+    ok(
+        dir,
+        &[
+            "run",
+            &target,
+            "--verify",
+            "--json",
+            result.to_str().unwrap(),
+        ],
+    );
+    let shape = &json(&result)["runs"][0]["store"]["settings"]["topology"];
+    assert_eq!(shape["storage_nodes"], 3, "{shape}");
+}
