@@ -156,6 +156,9 @@ mod tests {
             open_loop: None,
             error_events: events,
             error_events_dropped: 0,
+            histogram: None,
+            wall: None,
+            timeline: None,
         };
         let line = error_bursts(&r).unwrap();
         assert!(line.contains("5 errors from 0.05 s to 0.90 s"), "{line}");
