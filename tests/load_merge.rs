@@ -141,6 +141,8 @@ fn two_load_processes_merge_into_one_result() {
 
     // What cannot be merged is refused with the file named.
     common::usage_error(d, &["merge", "a.json"], "two or more");
+    common::usage_error(d, &["merge", "a.json", "a.json"], "the same load as a.json");
+    common::usage_error(d, &["merge", "a.json", "s.db"], "s.db: not JSON");
     common::usage_error(d, &["merge", "a.json", "m.json"], "m.json: already a merge");
     let old = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results/load.json");
     let old = old.to_str().unwrap();

@@ -340,3 +340,24 @@ pub struct ProcessSpan {
     /// Of them, completed within the common interval (as `ok_within`).
     pub ok_within: f64,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_timeline_counts_each_completion_in_its_bucket_and_adds_up() {
+        let mut a = Timeline::new(TIMELINE_BUCKET_NS);
+        a.record(0, 10);
+        a.record(99_999_999, 20);
+        a.record(250_000_000, 5);
+        assert_eq!(
+            (a.ok.clone(), a.bytes.clone()),
+            (vec![2, 0, 1], vec![30, 0, 5])
+        );
+        let mut b = Timeline::new(TIMELINE_BUCKET_NS);
+        b.record(100_000_000, 1);
+        b.add(&a);
+        assert_eq!((b.ok, b.bytes), (vec![2, 1, 1], vec![30, 1, 5]));
+    }
+}

@@ -73,8 +73,14 @@ pub fn merge(inputs: &[Input]) -> Result<Merged> {
         check_mergeable(i)?;
     }
     let first = &inputs[0];
-    for other in &inputs[1..] {
+    for (n, other) in inputs.iter().enumerate().skip(1) {
         check_lined_up(first, other)?;
+        if let Some(same) = inputs[..n].iter().find(|i| same_run(i, other)) {
+            return Err(Error::usage(format!(
+                "{}: the same load as {} (its levels ran at the same instants); give each load process's result once",
+                other.file, same.file
+            )));
+        }
     }
     let mut levels = Vec::new();
     let mut records = Vec::new();
@@ -148,6 +154,13 @@ fn check_mergeable(i: &Input) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+/// Whether two results record the same run (one file given twice, or a
+/// copy): every level started and ended at the same nanosecond.
+fn same_run(a: &Input, b: &Input) -> bool {
+    let walls = |i: &Input| i.tables.levels.iter().map(|l| l.wall).collect::<Vec<_>>();
+    walls(a) == walls(b)
 }
 
 /// The concurrency levels, as -c took them.
@@ -401,7 +414,7 @@ fn error_events(
             let shift = w.start_unix_ns - first;
             r.error_events.iter().map(move |e| {
                 let mut e = *e;
-                e.at_ns += shift;
+                e.at_ns = e.at_ns.saturating_add(shift);
                 e
             })
         })
@@ -552,7 +565,7 @@ mod tests {
     #[test]
     fn summed_histograms_give_the_percentiles_of_the_union() {
         let a = tables(vec![level(2, T0, 2000, 30, 1_000_000)]);
-        let b = tables(vec![level(2, T0, 2000, 10, 9_000_000)]);
+        let b = tables(vec![level(2, T0 + MS, 2000, 10, 9_000_000)]);
         let m = merge(&[input("a.json", &a), input("b.json", &b)]).unwrap();
         let l = &m.tables.levels[0];
         // What one histogram of every request would say.
@@ -637,6 +650,68 @@ mod tests {
         );
     }
 
+    /// `level` run open loop at `rate` req/s, its sends `lag_ns` late.
+    fn open(start: u64, rate: f64, lag_ns: u64, behind: bool) -> LevelResult {
+        let mut r = level(2, start, 1000, 10, 100_000);
+        let mut lag = Latencies::new();
+        let mut service = Latencies::new();
+        for k in 0..r.ok {
+            lag.record(lag_ns + k);
+            service.record(90_000 + k);
+        }
+        r.rate = Some(rate);
+        r.open_loop = Some(OpenLoopStats {
+            target_per_s: rate,
+            due: 100,
+            sent: if behind { 60 } else { 100 },
+            not_sent: if behind { 40 } else { 0 },
+            achieved_per_s: if behind { 60.0 } else { 100.0 },
+            send_lag: lag.summary(),
+            service_time: service.summary(),
+            send_lag_histogram: Some(lag.encode()),
+            service_time_histogram: Some(service.encode()),
+            warning: behind.then(|| "behind".to_string()),
+        });
+        r
+    }
+
+    #[test]
+    fn open_loop_schedules_add_up() {
+        let mut a = tables(vec![open(T0, 100.0, 1_000, false)]);
+        let mut b = tables(vec![open(T0 + MS, 100.0, 50_000, true)]);
+        a.rate = Some(100.0);
+        b.rate = Some(100.0);
+        let m = merge(&[input("a.json", &a), input("b.json", &b)]).unwrap();
+        assert_eq!(m.tables.rate, Some(200.0));
+        let l = &m.tables.levels[0];
+        assert_eq!(l.rate, Some(200.0));
+        let o = l.open_loop.as_ref().unwrap();
+        assert_eq!(
+            (o.target_per_s, o.due, o.sent, o.not_sent),
+            (200.0, 200, 160, 40)
+        );
+        assert_eq!(o.achieved_per_s, 160.0);
+        // Half the sends were about 1 µs late, half about 50 µs.
+        assert_eq!(o.send_lag.count, 200);
+        assert!(
+            o.send_lag.p90_ns >= 50_000 && o.send_lag.min_ns < 1_100,
+            "{o:?}"
+        );
+        assert_eq!(o.service_time.count, 200);
+        let w = o.warning.as_deref().unwrap();
+        assert!(
+            w.contains("1 of 2 processes (b.json achieved 60 of 100 req/s)"),
+            "{w}"
+        );
+        // Closed loop beside open loop does not merge.
+        let closed = tables(vec![level(2, T0, 1000, 10, 1000)]);
+        let e = usage(merge(&[input("a.json", &a), input("c.json", &closed)]));
+        assert!(
+            e.starts_with("c.json: closed loop but a.json ran open loop"),
+            "{e}"
+        );
+    }
+
     #[test]
     fn runs_that_never_overlap_are_refused() {
         let a = tables(vec![level(1, T0, 2000, 10, 1000)]);
@@ -679,7 +754,10 @@ mod tests {
         );
         let m = usage(merge(&[input("a.json", &a)]));
         assert!(m.contains("two or more"), "{m}");
-        let merged = merge(&[input("a.json", &a), input("b.json", &a)]).unwrap();
+        let m = usage(merge(&[input("a.json", &a), input("b.json", &a)]));
+        assert!(m.starts_with("b.json: the same load as a.json"), "{m}");
+        let b = tables(vec![level(1, T0 + MS, 2000, 10, 1000)]);
+        let merged = merge(&[input("a.json", &a), input("b.json", &b)]).unwrap();
         let m = usage(merge(&[
             input("a.json", &a),
             input("m.json", &merged.tables),
