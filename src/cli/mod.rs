@@ -105,8 +105,8 @@ Exit status: 0 when every level had successful requests (failures are counted in
 host1$ blobbench load --urls urls.txt -c 16 -t 30s --json host1.json\n  \
 host2$ blobbench load --urls urls.txt -c 16 -t 30s --json host2.json\n  \
 blobbench merge host1.json host2.json --json all.json --report all.html\n\n\
-Every file must be a load result with the same -c list, the same URL list (in any order) and the same \
-loop (closed, or open with --rate). For each level the merge sums the latency histograms (percentiles \
+Every file must be a load result with the same -c list, the same URL list (in any order), the same \
+--order and the same loop (closed, or open with --rate). For each level the merge sums the latency histograms (percentiles \
 of all the requests together, not an average of percentiles), the requests, bytes and errors, and the \
 connections (-c 16 twice is -c 32). Throughput is counted over the common interval, from the latest \
 start to the earliest end, when every process was loading: the successful requests completed in it \
