@@ -99,6 +99,22 @@ Exit status: 0 when every level had successful requests (failures are counted in
 2 for a mistake in the options."
     )]
     Load(LoadArgs),
+    /// Merge the results of several `load` processes (one per machine) into one load result
+    #[command(
+        after_help = "Example, two machines loading one server, started together (clocks synchronized, e.g. by NTP):\n  \
+host1$ blobbench load --urls urls.txt -c 16 -t 30s --json host1.json\n  \
+host2$ blobbench load --urls urls.txt -c 16 -t 30s --json host2.json\n  \
+blobbench merge host1.json host2.json --json all.json --report all.html\n\n\
+Every file must be a load result with the same -c list, the same URL list (in any order), the same \
+--order and the same loop (closed, or open with --rate). For each level the merge sums the latency histograms (percentiles \
+of all the requests together, not an average of percentiles), the requests, bytes and errors, and the \
+connections (-c 16 twice is -c 32). Throughput is counted over the common interval, from the latest \
+start to the earliest end, when every process was loading: the successful requests completed in it \
+(from each process's timeline of 100 ms buckets; a bucket the interval cuts counts by its share) over \
+its length. The table says how much of each run fell outside it. Processes that never ran at the same \
+time are refused. The merged file is a load result: report and compare read it."
+    )]
+    Merge(MergeArgs),
     /// Where should your blobs live? A one-minute calibration on this disk and a recommendation
     #[command(
         after_help = "Examples:\n  blobbench advise --sample-dir ~/uploads                 (sizes from your files; they are only stat()ed)\n  \
@@ -241,6 +257,20 @@ pub struct LoadArgs {
     /// Also write a JSON result to FILE
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+}
+
+/// The arguments of `blobbench merge`.
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// Load results written by `load --json`, one per load process
+    #[arg(required = true, value_name = "LOAD.json")]
+    pub results: Vec<PathBuf>,
+    /// Write the merged load result to FILE
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write an HTML report of the merged result to FILE
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
 }
 
 /// The arguments of `blobbench sweep`.

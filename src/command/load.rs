@@ -107,6 +107,9 @@ pub fn run(args: &LoadArgs) -> Result<()> {
         urls: urls.len(),
         order,
         rate: args.rate,
+        url_digest: Some(crate::http::load::url_digest(&urls)),
+        servers: crate::http::load::servers(&urls),
+        merged: None,
     };
     print_tables(args, &tables, duration, verify.is_some());
     let failure = failure(&tables, &urls, verify.is_some());

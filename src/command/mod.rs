@@ -13,6 +13,7 @@ pub mod init;
 pub mod internal_external;
 pub mod load;
 pub mod lob;
+pub mod merge;
 pub mod output;
 pub mod progress;
 pub mod quick;
@@ -41,6 +42,7 @@ pub fn dispatch(command: &Command) -> Result<()> {
         Command::Sweep(a) => sweep::run(a),
         Command::Serve(a) => serve::run(a),
         Command::Load(a) => load::run(a),
+        Command::Merge(a) => merge::run(a),
         Command::Report(a) => report::run(a),
         Command::Advise(a) => advise::run(a),
         Command::Compare(a) => compare::run(a),

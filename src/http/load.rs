@@ -22,11 +22,14 @@ use crate::dataset::DatasetSpec;
 use crate::error::{Error, Result};
 use crate::measure::latency::Latencies;
 use crate::progress::Progress;
-use crate::result::load::{ERROR_EVENTS_KEPT, ErrorEvent, ErrorKind, OpenLoopStats};
+use crate::result::load::{
+    ERROR_EVENTS_KEPT, ErrorEvent, ErrorKind, OpenLoopStats, TIMELINE_BUCKET_NS, Timeline, WallSpan,
+};
 // The records a level produces are result types; re-exported so callers of
 // the load generator find them here.
 pub use crate::result::load::{Errors, LevelResult, Order};
 
+pub mod merge;
 mod pacing;
 
 /// One URL to request: where to connect, what to ask for, and the blob key
@@ -74,6 +77,38 @@ pub fn parse_url(text: &str) -> Result<Url> {
     })
 }
 
+/// The URL as text, as given (http://HOST:PORT/PATH).
+impl std::fmt::Display for Url {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "http://{}{}", self.authority, self.path)
+    }
+}
+
+/// A digest of a URL list that ignores its order (FNV-1a over the sorted
+/// URLs, as 16 hex digits): two loads asked for the same URLs exactly when
+/// their digests agree, whatever order their files listed them in.
+pub fn url_digest(urls: &[Url]) -> String {
+    let mut texts: Vec<String> = urls.iter().map(Url::to_string).collect();
+    texts.sort();
+    let mut h: u64 = 0xcbf29ce484222325;
+    for t in &texts {
+        // A newline after each URL, so ["ab", "c"] and ["a", "bc"] differ.
+        for b in t.bytes().chain(std::iter::once(b'\n')) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x100000001b3);
+        }
+    }
+    format!("{h:016x}")
+}
+
+/// The distinct servers (HOST:PORT) the URLs name, sorted.
+pub fn servers(urls: &[Url]) -> Vec<String> {
+    let mut s: Vec<String> = urls.iter().map(|u| u.authority.clone()).collect();
+    s.sort();
+    s.dedup();
+    s
+}
+
 /// One load level: what to request, how hard, for how long.
 #[derive(Debug, Clone)]
 pub struct LoadPlan {
@@ -95,7 +130,6 @@ pub struct LoadPlan {
     pub verify: Option<DatasetSpec>,
 }
 
-#[derive(Default)]
 struct WorkerOutcome {
     latencies: Latencies,
     ok: u64,
@@ -108,6 +142,24 @@ struct WorkerOutcome {
     service: Latencies,
     /// Open loop: the latest send, from the level's start, ns.
     last_send_ns: u64,
+    /// Successful requests and bytes by when they completed.
+    timeline: Timeline,
+}
+
+impl Default for WorkerOutcome {
+    fn default() -> Self {
+        WorkerOutcome {
+            latencies: Latencies::new(),
+            ok: 0,
+            bytes: 0,
+            errors: Errors::default(),
+            events: Vec::new(),
+            lag: Latencies::new(),
+            service: Latencies::new(),
+            last_send_ns: 0,
+            timeline: Timeline::new(TIMELINE_BUCKET_NS),
+        }
+    }
 }
 
 /// Why a request failed before a response was read in full (a timeout is
@@ -402,6 +454,8 @@ impl WorkerOutcome {
             Ok(Ok(Response { bytes, reusable })) => {
                 self.ok += 1;
                 self.bytes += bytes;
+                self.timeline
+                    .record(now.duration_since(t.started).as_nanos() as u64, bytes);
                 self.latencies
                     .record(now.duration_since(t.due).as_nanos() as u64);
                 if t.open_loop {
@@ -449,6 +503,10 @@ pub struct LevelOutcome {
     due_total: Option<u64>,
     elapsed: Duration,
     all: WorkerOutcome,
+    /// The system clock at the level's start, ns since the Unix epoch
+    /// (None once rounds run at different times are merged: they are not
+    /// one span).
+    start_unix_ns: Option<u64>,
 }
 
 impl LevelOutcome {
@@ -478,6 +536,7 @@ impl LevelOutcome {
         }
         self.all.absorb(later_all);
         self.elapsed += later.elapsed;
+        self.start_unix_ns = None;
         self.due_total = match (self.due_total, later.due_total) {
             (Some(a), Some(b)) => Some(a + b),
             _ => None,
@@ -486,13 +545,25 @@ impl LevelOutcome {
 
     /// The figures of the table and the result.
     pub fn summary(self) -> LevelResult {
-        summarize(&self.plan, self.due_total, self.elapsed, self.all)
+        let wall = self.start_unix_ns.map(|start| WallSpan {
+            start_unix_ns: start,
+            end_unix_ns: start + self.elapsed.as_nanos() as u64,
+        });
+        let mut r = summarize(&self.plan, self.due_total, self.elapsed, self.all);
+        if wall.is_none() {
+            r.timeline = None;
+        }
+        r.wall = wall;
+        r
     }
 }
 
 /// Runs one load level (see [`run_level`]) and returns what it measured,
 /// unsummarized.
 pub async fn measure_level(plan: LoadPlan, progress: &dyn Progress) -> LevelOutcome {
+    // The two clocks read together: the monotonic one times the level, the
+    // system one places it for lining up with other machines' loads.
+    let start_unix_ns = unix_now_ns();
     let shared = Arc::new(Shared {
         plan: plan.clone(),
         next: AtomicU64::new(0),
@@ -521,7 +592,15 @@ pub async fn measure_level(plan: LoadPlan, progress: &dyn Progress) -> LevelOutc
         due_total: shared.due_total,
         elapsed,
         all,
+        start_unix_ns: Some(start_unix_ns),
     }
+}
+
+/// The system clock, ns since the Unix epoch (0 before it).
+fn unix_now_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
 }
 
 /// Waits for the workers, showing live progress every 200 ms meanwhile.
@@ -570,6 +649,7 @@ impl WorkerOutcome {
         self.errors.add(&o.errors);
         self.events.extend(o.events);
         self.last_send_ns = self.last_send_ns.max(o.last_send_ns);
+        self.timeline.add(&o.timeline);
     }
 }
 
@@ -594,6 +674,9 @@ fn summarize(
         requests_per_s: all.ok as f64 / secs,
         mb_per_s: all.bytes as f64 / 1e6 / secs,
         latency: all.latencies.summary(),
+        histogram: Some(all.latencies.encode()),
+        wall: None,
+        timeline: Some(std::mem::take(&mut all.timeline)),
         open_loop: plan.rate.map(|rate| {
             let due = due_total.or(plan.requests).unwrap_or(requests);
             schedule(rate, due, requests, &all)
@@ -631,6 +714,8 @@ fn schedule(rate: f64, due: u64, sent: u64, all: &WorkerOutcome) -> OpenLoopStat
         achieved_per_s: achieved,
         send_lag: lag,
         service_time: all.service.summary(),
+        send_lag_histogram: Some(all.lag.encode()),
+        service_time_histogram: Some(all.service.encode()),
         warning,
     }
 }

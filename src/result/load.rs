@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::measure::latency::LatencySummary;
+use crate::measure::latency::{EncodedHistogram, LatencySummary};
 
 /// The order in which a load run visits its URLs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -88,6 +88,90 @@ pub struct LevelResult {
     /// Failed requests beyond [`ERROR_EVENTS_KEPT`] whose time was not kept.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub error_events_dropped: u64,
+    /// The whole histogram `latency` summarizes, losslessly, so the levels
+    /// of several load processes merge into exact percentiles of the union
+    /// (absent from results written before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histogram: Option<EncodedHistogram>,
+    /// When the level ran by the system clock, so that load processes on
+    /// machines with synchronized clocks can be lined up (absent before it
+    /// was kept, and in `suite http`, whose rounds are not one span).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall: Option<WallSpan>,
+    /// Successful requests and body bytes per fixed bucket of time from the
+    /// level's start: throughput over any part of the level, to a bucket
+    /// (absent where `wall` is).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeline: Option<Timeline>,
+}
+
+/// A span of the system clock (nanoseconds since the Unix epoch).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WallSpan {
+    /// When the level started.
+    pub start_unix_ns: u64,
+    /// When it ended (its last response read).
+    pub end_unix_ns: u64,
+}
+
+impl WallSpan {
+    /// Its length, ns.
+    pub fn len_ns(&self) -> u64 {
+        self.end_unix_ns.saturating_sub(self.start_unix_ns)
+    }
+}
+
+/// The width of a [`Timeline`]'s buckets `load` writes: fine enough that
+/// the edges of a common interval cost little, coarse enough that an hour
+/// is 36,000 numbers.
+pub const TIMELINE_BUCKET_NS: u64 = 100_000_000;
+
+/// What completed when: bucket i counts the successful requests whose
+/// response was read in full between i and i+1 bucket widths after the
+/// level's start (the last bucket ends with the level).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Timeline {
+    /// Width of every bucket, ns.
+    pub bucket_ns: u64,
+    /// Successful requests completed in each bucket.
+    pub ok: Vec<u64>,
+    /// Their body bytes.
+    pub bytes: Vec<u64>,
+}
+
+impl Timeline {
+    /// An empty timeline of buckets `bucket_ns` wide.
+    pub fn new(bucket_ns: u64) -> Self {
+        Timeline {
+            bucket_ns: bucket_ns.max(1),
+            ok: Vec::new(),
+            bytes: Vec::new(),
+        }
+    }
+
+    /// Counts one successful request of `bytes` completed `at_ns` after the
+    /// level's start.
+    pub fn record(&mut self, at_ns: u64, bytes: u64) {
+        let i = (at_ns / self.bucket_ns) as usize;
+        if self.ok.len() <= i {
+            self.ok.resize(i + 1, 0);
+            self.bytes.resize(i + 1, 0);
+        }
+        self.ok[i] += 1;
+        self.bytes[i] += bytes;
+    }
+
+    /// Adds another worker's counts (the same bucket width and start).
+    pub fn add(&mut self, other: &Timeline) {
+        if self.ok.len() < other.ok.len() {
+            self.ok.resize(other.ok.len(), 0);
+            self.bytes.resize(other.ok.len(), 0);
+        }
+        for (i, (&n, &b)) in other.ok.iter().zip(&other.bytes).enumerate() {
+            self.ok[i] += n;
+            self.bytes[i] += b;
+        }
+    }
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -162,6 +246,12 @@ pub struct OpenLoopStats {
     /// Actual send to the last byte of the response, of the successful
     /// requests (the headline `latency` counts from the intended start).
     pub service_time: LatencySummary,
+    /// The histogram of `send_lag`, mergeable (absent from older results).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_lag_histogram: Option<EncodedHistogram>,
+    /// The histogram of `service_time`, mergeable (absent from older results).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_time_histogram: Option<EncodedHistogram>,
     /// Set when the achieved rate is below 95% of the target: what fell
     /// short and the fix.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -179,4 +269,95 @@ pub struct LoadTables {
     pub order: Order,
     /// Open loop: the requests per second asked for (null: closed loop).
     pub rate: Option<f64>,
+    /// A digest of the URL list (sorted, so the order given does not
+    /// matter): load processes merge only when they asked for the same URLs
+    /// (absent from older results).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url_digest: Option<String>,
+    /// The servers (HOST:PORT) the URLs name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub servers: Vec<String>,
+    /// Set on the result of `blobbench merge`: which load processes it
+    /// combines and over which common interval each level's throughput is
+    /// counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged: Option<MergeRecord>,
+}
+
+/// How a merged load result was made from several load processes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MergeRecord {
+    /// The load results merged, in the order given.
+    pub sources: Vec<MergeSource>,
+    /// Per level (in the order of `levels`): the common interval and how
+    /// each process's run lay around it.
+    pub levels: Vec<LevelMerge>,
+}
+
+/// One load process whose result was merged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MergeSource {
+    /// The result file as named to `merge`.
+    pub file: String,
+    /// The machine it ran on, as its result records it.
+    pub hostname: String,
+    /// When that load started (RFC 3339).
+    pub started_at: String,
+}
+
+/// One level of a merge: the interval every process was loading the
+/// server, and what completed in it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LevelMerge {
+    /// Connections of each process (the merged level's `concurrency` is
+    /// their sum).
+    pub concurrency_each: usize,
+    /// The common interval: from the latest start to the earliest end.
+    pub common: WallSpan,
+    /// Successful requests completed within it, all processes: whole
+    /// buckets inside it plus the share of each edge bucket that overlaps
+    /// it (requests assumed spread evenly within a bucket).
+    pub ok_within: f64,
+    /// Bounds on that count: the buckets wholly inside, and those touching
+    /// the interval at all. The merged requests/s is `ok_within` over the
+    /// interval's length; the truth lies within these bounds over it.
+    pub ok_within_bounds: [u64; 2],
+    /// Body bytes completed within it (counted as `ok_within`).
+    pub bytes_within: f64,
+    /// Each process in the order of `sources`.
+    pub processes: Vec<ProcessSpan>,
+}
+
+/// One process's level against the common interval.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProcessSpan {
+    /// When it ran.
+    pub wall: WallSpan,
+    /// Of its run, the time outside the common interval, ns.
+    pub outside_ns: u64,
+    /// Its successful requests in all.
+    pub ok: u64,
+    /// Of them, completed within the common interval (as `ok_within`).
+    pub ok_within: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_timeline_counts_each_completion_in_its_bucket_and_adds_up() {
+        let mut a = Timeline::new(TIMELINE_BUCKET_NS);
+        a.record(0, 10);
+        a.record(99_999_999, 20);
+        a.record(250_000_000, 5);
+        assert_eq!(
+            (a.ok.clone(), a.bytes.clone()),
+            (vec![2, 0, 1], vec![30, 0, 5])
+        );
+        let mut b = Timeline::new(TIMELINE_BUCKET_NS);
+        b.record(100_000_000, 1);
+        b.add(&a);
+        assert_eq!((b.ok, b.bytes), (vec![2, 1, 1], vec![30, 1, 5]));
+    }
 }

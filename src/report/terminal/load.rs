@@ -81,6 +81,63 @@ pub fn schedule(tables: &LoadTables) -> Option<Table> {
     any.then_some(t)
 }
 
+/// A merged load result (`blobbench merge`): which processes it combines,
+/// and per level the common interval its throughput counts over and how
+/// much of each process's run fell outside it (nothing for one process's
+/// result).
+pub fn merge_lines(tables: &LoadTables) -> Vec<String> {
+    let Some(m) = &tables.merged else {
+        return Vec::new();
+    };
+    let sources: Vec<String> = m
+        .sources
+        .iter()
+        .map(|s| format!("{} (host {})", s.file, s.hostname))
+        .collect();
+    let mut lines = vec![format!(
+        "{} load processes merged: {}; latency percentiles are of all their requests together, \
+         requests/s and MB/s count what completed while all of them were loading",
+        m.sources.len(),
+        sources.join(", ")
+    )];
+    for (level, r) in tables.levels.iter().zip(&m.levels) {
+        let len = r.common.len_ns() as f64;
+        let outside: Vec<String> = m
+            .sources
+            .iter()
+            .zip(&r.processes)
+            .map(|(s, p)| {
+                format!(
+                    "{} {:.2} s ({:.0}%)",
+                    s.file,
+                    p.outside_ns as f64 / 1e9,
+                    p.outside_ns as f64 / p.wall.len_ns().max(1) as f64 * 100.0
+                )
+            })
+            .collect();
+        let clock = humantime::format_rfc3339_millis(
+            std::time::UNIX_EPOCH + std::time::Duration::from_nanos(r.common.start_unix_ns),
+        );
+        lines.push(format!(
+            "-c {} = {} x -c {}: all loading from {clock} for {:.2} s; outside it: {}; \
+             {:.0} of {} successful requests completed within it ({}..{} by whole buckets: \
+             {:.0}..{:.0} req/s)",
+            level.concurrency,
+            r.processes.len(),
+            r.concurrency_each,
+            len / 1e9,
+            outside.join(", "),
+            r.ok_within,
+            level.ok,
+            r.ok_within_bounds[0],
+            r.ok_within_bounds[1],
+            r.ok_within_bounds[0] as f64 / (len / 1e9).max(1e-9),
+            r.ok_within_bounds[1] as f64 / (len / 1e9).max(1e-9),
+        ));
+    }
+    lines
+}
+
 /// Width of the windows in which [`error_bursts`] looks for the busiest.
 const BURST_WINDOW_NS: u64 = 100_000_000;
 
@@ -156,6 +213,9 @@ mod tests {
             open_loop: None,
             error_events: events,
             error_events_dropped: 0,
+            histogram: None,
+            wall: None,
+            timeline: None,
         };
         let line = error_bursts(&r).unwrap();
         assert!(line.contains("5 errors from 0.05 s to 0.90 s"), "{line}");

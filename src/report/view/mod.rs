@@ -175,7 +175,11 @@ pub fn section(typed: &ResultDocument, source: &str, index: usize) -> Section {
             http::http(&http_systems(&typed.tables), &mut s);
             http::intervals(t, &mut s)
         }
-        Tables::Load(_) => http::http(&http_systems(&typed.tables), &mut s),
+        Tables::Load(t) => {
+            s.summary
+                .extend(crate::report::terminal::load::merge_lines(t));
+            http::http(&http_systems(&typed.tables), &mut s)
+        }
         Tables::Sweep(t) => sweep::sweep(t, &mut s),
         Tables::Advise(t) => advise::advise(t, &mut s),
         Tables::Compare(t) => compare::compare(t, &mut s),
