@@ -697,15 +697,7 @@ pub fn value_limit(target: &Target) -> Result<Option<(u64, String)>> {
             postgres::MAX_BLOB_BYTES,
             "a PostgreSQL bytea holds at most 1 GB".into(),
         )),
-        Target::Mysql { server, .. } => {
-            let (limit, packet) = mysql::max_blob_bytes(&server.connect, &server.display)?;
-            Some((
-                limit,
-                format!(
-                    "the server's max_allowed_packet is {packet}; raise it with SET GLOBAL max_allowed_packet=N"
-                ),
-            ))
-        }
+        Target::Mysql { server, .. } => Some(mysql::value_limit(&server.connect, &server.display)?),
         Target::SqliteExt { .. }
         | Target::Dir { .. }
         | Target::Tree { .. }
