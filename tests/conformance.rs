@@ -279,6 +279,10 @@ fn mysql_url() -> String {
     std::env::var("BLOBBENCH_MYSQL_URL").expect("BLOBBENCH_MYSQL_URL: run scripts/test.sh")
 }
 
+fn galera_url() -> String {
+    std::env::var("BLOBBENCH_GALERA_URL").expect("BLOBBENCH_GALERA_URL: run scripts/test.sh")
+}
+
 /// A local target string in a fresh temporary folder; the folder lives as
 /// long as the returned guard.
 fn local(scheme: &str, name: &str) -> (tempfile::TempDir, String) {
@@ -360,6 +364,14 @@ server_backend!(
     "needs MariaDB: run scripts/test.sh",
     mysql_url,
     "engine=innodb&table=conformance_innodb",
+    true
+);
+// InnoDB on node 1 of a 3-node Galera cluster (the one engine Galera replicates).
+server_backend!(
+    galera_innodb,
+    "needs Galera: run scripts/test.sh",
+    galera_url,
+    "engine=innodb&table=conformance_galera",
     true
 );
 server_backend!(

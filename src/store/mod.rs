@@ -701,15 +701,7 @@ pub fn value_limit(target: &Target) -> Result<Option<(u64, String)>> {
             postgres::MAX_BLOB_BYTES,
             "a PostgreSQL bytea holds at most 1 GB".into(),
         )),
-        Target::Mysql { server, .. } => {
-            let (limit, packet) = mysql::max_blob_bytes(&server.connect, &server.display)?;
-            Some((
-                limit,
-                format!(
-                    "the server's max_allowed_packet is {packet}; raise it with SET GLOBAL max_allowed_packet=N"
-                ),
-            ))
-        }
+        Target::Mysql { server, .. } => Some(mysql::value_limit(&server.connect, &server.display)?),
         Target::S3 { bucket } => Some((
             bucket
                 .part_size
@@ -717,7 +709,7 @@ pub fn value_limit(target: &Target) -> Result<Option<(u64, String)>> {
                 .min(S3_MAX_OBJECT),
             format!(
                 "an S3 multipart upload has at most {S3_MAX_PARTS} parts, here of part_size={}, and an object at most 5 TiB; raise part_size",
-                crate::units::human_bytes(bucket.part_size)
+                s3::part_size_words(bucket.part_size)
             ),
         )),
         Target::SqliteExt { .. }

@@ -5,6 +5,10 @@
 //! allows an index only on an AUTO_INCREMENT column, so its id is one.
 //! Blobs travel in one packet: a blob larger than the server's
 //! max_allowed_packet is refused with an error naming that setting.
+//!
+//! On a node of a Galera cluster (wsrep_on) the store also records the
+//! wsrep settings, takes InnoDB tables only (the one engine Galera
+//! replicates) and keeps each write within one write set: see [`galera`].
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -17,6 +21,10 @@ use super::{Access, CacheControl, Catalog, Session, SessionOptions, Store, Store
 use crate::dataset::Manifest;
 use crate::error::{Error, Result};
 use crate::target::MysqlEngine;
+
+mod galera;
+
+use galera::{Galera, WriteSetLimit};
 
 /// Variables recorded in every result.
 const VARIABLES: &[&str] = &[
@@ -44,6 +52,8 @@ pub struct MysqlStore {
     access: Access,
     variables: Vec<(String, String)>,
     max_packet: u64,
+    /// The server's Galera settings, when it is a Galera node.
+    galera: Option<Galera>,
 }
 
 fn connect(url: &str, display: &Path) -> Result<Conn> {
@@ -55,17 +65,28 @@ fn connect(url: &str, display: &Path) -> Result<Conn> {
     Conn::new(opts).map_err(|e| Error::connect(display, e))
 }
 
-/// The largest blob the server at `url` takes in one statement: its
+/// The largest blob the server at `url` takes in one write, and why: its
 /// max_allowed_packet, less room for the statement and the packet header
-/// (as [`MysqlSession`] checks each write). Asked of the server before a
-/// table is made, so a dataset it cannot hold is refused before any write.
-pub fn max_blob_bytes(url: &str, display: &Path) -> Result<(u64, u64)> {
+/// (as [`MysqlSession`] checks each write), and on a Galera node what one
+/// UPDATE's write set holds, when that is less. Asked of the server before
+/// a table is made, so a dataset it cannot hold is refused before any write.
+pub fn value_limit(url: &str, display: &Path) -> Result<(u64, String)> {
     let mut conn = connect(url, display)?;
+    let err = |e| Error::server(display, e);
     let packet: Option<u64> = conn
         .query_first("SELECT @@max_allowed_packet")
-        .map_err(|e| Error::server(display, e))?;
+        .map_err(err)?;
     let packet = packet.unwrap_or(16 << 20);
-    Ok((packet.saturating_sub(PACKET_ROOM), packet))
+    let by_packet = (
+        packet.saturating_sub(PACKET_ROOM),
+        format!(
+            "the server's max_allowed_packet is {packet}; raise it with SET GLOBAL max_allowed_packet=N"
+        ),
+    );
+    Ok(match Galera::detect(&mut conn).map_err(err)? {
+        Some(g) if g.limit.update_bytes() < by_packet.0 => (g.limit.update_bytes(), g.limit.why()),
+        _ => by_packet,
+    })
 }
 
 /// Bytes of a write's packet beside the blob: the statement, the id and the
@@ -96,6 +117,7 @@ impl MysqlStore {
         engine: MysqlEngine,
         table: &str,
         access: Access,
+        galera: Option<Galera>,
     ) -> Result<Self> {
         let err = |e| Error::server(display, e);
         let variables = read_variables(&mut conn).map_err(err)?;
@@ -116,7 +138,19 @@ impl MysqlStore {
             access,
             variables,
             max_packet,
+            galera,
         })
+    }
+
+    /// The server's Galera settings (None on a lone server), after
+    /// refusing an engine Galera would not replicate: before anything is
+    /// created or read.
+    fn galera(conn: &mut Conn, display: &Path, engine: MysqlEngine) -> Result<Option<Galera>> {
+        let galera = Galera::detect(conn).map_err(|e| Error::server(display, e))?;
+        if let Some(g) = &galera {
+            g.refuse_engine(engine, display)?;
+        }
+        Ok(galera)
     }
 
     /// Connects to `url` and opens the existing `table`.
@@ -128,13 +162,14 @@ impl MysqlStore {
         access: Access,
     ) -> Result<Self> {
         let mut conn = connect(url, display)?;
+        let galera = Self::galera(&mut conn, display, engine)?;
         if !table_exists(&mut conn, table).map_err(|e| Error::server(display, e))? {
             return Err(Error::usage(format!(
                 "{}: table {table} does not exist; create it with `blobbench init` on this target",
                 display.display()
             )));
         }
-        Self::finish(conn, display, engine, table, access)
+        Self::finish(conn, display, engine, table, access, galera)
     }
 
     /// Creates the table afresh, refusing to drop one blobbench did not make.
@@ -146,6 +181,7 @@ impl MysqlStore {
         manifest: &Manifest,
     ) -> Result<Self> {
         let mut conn = connect(url, display)?;
+        let galera = Self::galera(&mut conn, display, engine)?;
         let err = |e| Error::server(display, e);
         conn.query_drop(
             "CREATE TABLE IF NOT EXISTS blobbench_meta (tbl VARCHAR(64), name VARCHAR(64), value LONGTEXT, \
@@ -211,7 +247,7 @@ impl MysqlStore {
             (table, manifest.to_json()),
         )
         .map_err(err)?;
-        Self::finish(conn, display, engine, table, Access::ReadWrite)
+        Self::finish(conn, display, engine, table, Access::ReadWrite, galera)
     }
 }
 
@@ -270,6 +306,12 @@ impl Store for MysqlStore {
         settings.insert("transport".into(), Value::from("tcp, no TLS"));
         for (k, v) in &self.variables {
             settings.insert(k.clone(), Value::from(v.clone()));
+        }
+        if let Some(g) = &self.galera {
+            for (k, v) in &g.settings {
+                settings.insert(k.clone(), Value::from(v.clone()));
+            }
+            settings.insert("galera_batches".into(), Value::from(g.limit.batches()));
         }
         let version = self
             .variables
@@ -411,7 +453,10 @@ use engine=innodb, myisam or aria for --update",
             read,
             writes,
             max_packet: self.max_packet,
+            write_set: self.galera.as_ref().map(|g| g.limit),
             in_transaction: false,
+            pending: 0,
+            split: false,
         }))
     }
 
@@ -446,11 +491,22 @@ pub struct MysqlSession<'a> {
     read: Statement,
     writes: Option<Writes>,
     max_packet: u64,
+    /// On a Galera node: what one transaction's write set may hold.
+    write_set: Option<WriteSetLimit>,
     in_transaction: bool,
+    /// Write-set bytes of the open transaction so far (Galera only).
+    pending: u64,
+    /// Whether the open batch was already committed in parts (Galera only).
+    split: bool,
 }
 
 impl MysqlSession<'_> {
-    fn check_packet(&self, len: usize) -> Result<()> {
+    /// Refuses a blob the server would refuse: larger than one packet, or
+    /// (on a Galera node) than one write set of this kind of write.
+    fn check_packet(&self, len: usize, update: bool) -> Result<()> {
+        if let Some(limit) = self.write_set {
+            limit.check(len, update, &self.display)?;
+        }
         // The statement, the id and the packet header ride along with the blob.
         if len as u64 + PACKET_ROOM > self.max_packet {
             return Err(Error::usage(format!(
@@ -461,6 +517,32 @@ raise it, e.g. SET GLOBAL max_allowed_packet={} (or mariadbd --max-allowed-packe
                 (len as u64 + (1 << 20)).next_power_of_two()
             )));
         }
+        Ok(())
+    }
+
+    /// On a Galera node, inside a batch: commits the batch so far and
+    /// begins anew when this write would take its write set past
+    /// wsrep_max_ws_size, which no transaction can replicate (the server
+    /// refuses the whole batch); a batch of writes is then several
+    /// transactions, as MariaDB itself splits a LOAD DATA on Galera. The
+    /// store's info says so.
+    fn make_room(&mut self, len: usize, update: bool) -> Result<()> {
+        let Some(limit) = self.write_set else {
+            return Ok(());
+        };
+        if !self.in_transaction {
+            return Ok(());
+        }
+        let cost = limit.cost(len, update);
+        if self.pending > 0 && self.pending + cost > limit.max_ws_size {
+            self.conn
+                .query_drop("COMMIT")
+                .and_then(|()| self.conn.query_drop("START TRANSACTION"))
+                .map_err(|e| Error::server(&self.display, e))?;
+            self.pending = 0;
+            self.split = true;
+        }
+        self.pending += cost;
         Ok(())
     }
 
@@ -496,7 +578,7 @@ impl Session for MysqlSession<'_> {
     }
 
     fn update(&mut self, key: u64, data: &[u8]) -> Result<()> {
-        self.check_packet(data.len())?;
+        self.check_packet(data.len(), true)?;
         let Some((_, modify)) = &self.writes else {
             return Err(self.read_only());
         };
@@ -504,6 +586,7 @@ impl Session for MysqlSession<'_> {
             return Err(self.no_modify());
         };
         let update = update.clone();
+        self.make_room(data.len(), true)?;
         self.conn
             .exec_drop(&update, (data, key as i64))
             .map_err(|e| Error::server(&self.display, e))?;
@@ -514,11 +597,12 @@ impl Session for MysqlSession<'_> {
     }
 
     fn insert(&mut self, key: u64, data: &[u8]) -> Result<()> {
-        self.check_packet(data.len())?;
+        self.check_packet(data.len(), false)?;
         let Some((insert, _)) = &self.writes else {
             return Err(self.read_only());
         };
         let insert = insert.clone();
+        self.make_room(data.len(), false)?;
         self.conn
             .exec_drop(&insert, (key as i64, data))
             .map_err(|e| Error::server(&self.display, e))
@@ -547,6 +631,8 @@ impl Session for MysqlSession<'_> {
                 .query_drop("START TRANSACTION")
                 .map_err(|e| Error::server(&self.display, e))?;
             self.in_transaction = true;
+            self.pending = 0;
+            self.split = false;
         }
         Ok(())
     }
@@ -561,13 +647,15 @@ impl Session for MysqlSession<'_> {
         Ok(())
     }
 
-    /// A failed statement outside a transaction committed nothing.
+    /// A failed statement outside a transaction committed nothing; a batch
+    /// a Galera node committed in parts (`make_room`) keeps those parts.
     fn rollback(&mut self) -> Result<bool> {
         if self.in_transaction {
             self.in_transaction = false;
             self.conn
                 .query_drop("ROLLBACK")
                 .map_err(|e| Error::server(&self.display, e))?;
+            return Ok(!self.split);
         }
         Ok(true)
     }

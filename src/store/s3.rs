@@ -31,7 +31,7 @@ use crate::error::{Error, Result};
 use crate::target::S3Location;
 use exec::Exec;
 
-pub(crate) use client::s3_error;
+pub(crate) use client::{part_size_words, s3_error};
 
 /// The manifest's object name inside the prefix.
 const MANIFEST: &str = "blobbench-manifest.json";

@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# A throwaway 3-node MariaDB Galera cluster on loopback addresses, in a
+# temporary folder.
+#
+# Sourced:   . scripts/start-galera.sh
+#            -> starts it, exports BLOBBENCH_GALERA_URL (node 1), and stops all
+#               three nodes (removing the folder) when the calling script
+#               exits, or on `stop_galera`.
+# Run:       scripts/start-galera.sh
+#            -> starts it, prints the URL, and keeps it running until Ctrl-C.
+#
+# Node N is a `mariadbd --no-defaults` process on 127.0.0.N (N = 1, 2, 3), all
+# three on the same SQL port, Galera (gcomm) port, IST port and SST port, so
+# mysql://root@127.0.0.2:PORT/blobbench reaches node 2. Galera 4 from Debian
+# (galera-4), with the settings Galera requires: binlog_format=ROW, InnoDB as
+# the default engine, innodb_autoinc_lock_mode=2; max_allowed_packet=64M as
+# start-mariadb.sh. Node 1 bootstraps the cluster (--wsrep-new-cluster) and
+# the others join it with a state transfer (SST) by rsync; the script waits
+# until wsrep_cluster_size is 3 and every node is Synced, then creates the
+# database blobbench. GALERA_PORT picks the SQL port (default: a free one
+# from 33160 up).
+
+_gl_fail() { echo "start-galera: $*" >&2; return 1; }
+
+_gl_provider=/usr/lib/galera/libgalera_smm.so
+# The nodes' addresses; node N is ${_gl_nodes[N-1]}.
+_gl_nodes=(127.0.0.1 127.0.0.2 127.0.0.3)
+
+# Installs what is missing: the server, the Galera library, rsync for the
+# state transfer, and ss or lsof (wsrep_sst_rsync checks its port with one).
+_gl_install() {
+    local need=()
+    command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || need+=(mariadb-server)
+    [ -e "$_gl_provider" ] || need+=(galera-4)
+    command -v rsync >/dev/null 2>&1 || need+=(rsync)
+    command -v ss >/dev/null 2>&1 || command -v lsof >/dev/null 2>&1 || need+=(iproute2)
+    ((${#need[@]})) || return 0
+    echo "start-galera: installing ${need[*]} with apt-get" >&2
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null) \
+        || { _gl_fail "apt-get install ${need[*]} failed"; return 1; }
+    # Debian starts the packaged server; this script runs its own.
+    (service mariadb stop || true) >/dev/null 2>&1
+    return 0
+}
+
+_gl_daemon() {
+    if command -v mariadbd >/dev/null 2>&1; then command -v mariadbd; else echo /usr/sbin/mariadbd; fi
+}
+
+# Whether something listens on address $1, port $2.
+_gl_busy() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
+
+# A port from $1 up free on every node's address, and not in $2 (a list).
+_gl_free_port() {
+    local p=$1 a busy
+    while :; do
+        busy=
+        case " $2 " in *" $p "*) busy=1 ;; esac
+        for a in "${_gl_nodes[@]}"; do
+            [ -z "$busy" ] && _gl_busy "$a" "$p" && busy=1
+        done
+        [ -z "$busy" ] && break
+        p=$((p + 1))
+    done
+    echo "$p"
+}
+
+# Whether process $1 runs (a zombie left for its parent to reap does not).
+_gl_alive() {
+    [ -n "$1" ] && [ -r "/proc/$1/stat" ] && [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]
+}
+
+# A query $2 on node $1 (1, 2 or 3) through its socket; prints the result.
+_gl_sql() {
+    mariadb --no-defaults --socket="$BLOBBENCH_GALERA_DIR/node$1/mysqld.sock" -uroot -N -B -e "$2"
+}
+
+# Starts node $1 in the background; $2... are extra server options.
+_gl_launch() {
+    local n=$1 dir="$BLOBBENCH_GALERA_DIR/node$1" addr=${_gl_nodes[$1 - 1]} peers a
+    shift
+    peers=
+    for a in "${_gl_nodes[@]}"; do peers="$peers${peers:+,}$a:$_gl_gcomm"; done
+    "$(_gl_daemon)" --no-defaults --user=root --datadir="$dir/data" \
+        --socket="$dir/mysqld.sock" --pid-file="$dir/mysqld.pid" --log-error="$dir/server.log" \
+        --port="$_gl_port" --bind-address="$addr" --max-allowed-packet=64M \
+        --binlog-format=ROW --default-storage-engine=InnoDB --innodb-autoinc-lock-mode=2 \
+        --wsrep-on=ON --wsrep-provider="$_gl_provider" --wsrep-cluster-name=blobbench \
+        --wsrep-cluster-address="gcomm://$peers" --wsrep-node-name="node$n" \
+        --wsrep-node-address="$addr:$_gl_gcomm" --wsrep-sst-method=rsync \
+        --wsrep-sst-receive-address="$addr:$_gl_sst" \
+        --wsrep-provider-options="gmcast.listen_addr=tcp://$addr:$_gl_gcomm;ist.recv_addr=$addr:$_gl_ist;gcache.size=64M" \
+        "$@" </dev/null >/dev/null 2>&1 &
+    _gl_pids[n - 1]=$!
+}
+
+# Waits (up to $2 s) until node $1 answers and is Synced in a cluster of 3.
+_gl_wait_synced() {
+    local n=$1 i state size
+    for i in $(seq $(($2 * 4))); do
+        state=$(_gl_sql "$n" "SHOW STATUS LIKE 'wsrep_local_state_comment'" 2>/dev/null | cut -f2 || true)
+        size=$(_gl_sql "$n" "SHOW STATUS LIKE 'wsrep_cluster_size'" 2>/dev/null | cut -f2 || true)
+        [ "$state" = Synced ] && [ "$size" = 3 ] && return 0
+        _gl_alive "${_gl_pids[n - 1]}" || {
+            tail -30 "$BLOBBENCH_GALERA_DIR/node$n/server.log" >&2
+            _gl_fail "node $n exited"
+            return 1
+        }
+        sleep 0.25
+    done
+    tail -30 "$BLOBBENCH_GALERA_DIR/node$n/server.log" >&2
+    _gl_fail "node $n is not Synced in a cluster of 3 after $2 s (state ${state:-none}, size ${size:-none})"
+}
+
+start_galera() {
+    _gl_install || return 1
+    BLOBBENCH_GALERA_DIR=$(mktemp -d "${TMPDIR:-/tmp}/blobbench-galera.XXXXXX")
+    local dir=$BLOBBENCH_GALERA_DIR n i
+    _gl_port=$(_gl_free_port "${GALERA_PORT:-33160}" "")
+    _gl_gcomm=$(_gl_free_port 4567 "$_gl_port")
+    _gl_ist=$(_gl_free_port $((_gl_gcomm + 1)) "$_gl_port $_gl_gcomm")
+    _gl_sst=$(_gl_free_port 4444 "$_gl_port $_gl_gcomm $_gl_ist")
+    _gl_pids=()
+    for n in 1 2 3; do mkdir -p "$dir/node$n/data"; done
+    # The joiner's end of an rsync SST is an rsync daemon, which, started by
+    # root, writes as the user nobody (wsrep_sst_rsync sets no uid): the
+    # joiners' data folders belong to nobody and the folders above them can
+    # be passed through. The server, as root, reads whatever nobody wrote.
+    if [ "$(id -u)" = 0 ]; then
+        chmod 711 "$dir" "$dir/node2" "$dir/node3"
+        chown nobody "$dir/node2/data" "$dir/node3/data"
+    fi
+    # Only node 1 gets system tables: the others receive everything by SST.
+    mariadb-install-db --no-defaults --datadir="$dir/node1/data" --user=root \
+        --auth-root-authentication-method=normal --skip-test-db >"$dir/install.log" 2>&1 \
+        || { cat "$dir/install.log" >&2; _gl_fail "mariadb-install-db failed"; return 1; }
+    _gl_launch 1 --wsrep-new-cluster
+    for i in $(seq 240); do
+        [ "$(_gl_sql 1 "SHOW STATUS LIKE 'wsrep_ready'" 2>/dev/null | cut -f2)" = ON ] && break
+        _gl_alive "${_gl_pids[0]}" || { tail -30 "$dir/node1/server.log" >&2; _gl_fail "node 1 exited"; stop_galera; return 1; }
+        sleep 0.25
+    done
+    # Both join at once: a donor serves one SST at a time, and a joiner
+    # whose request finds the donor busy asks again every second.
+    _gl_launch 2
+    _gl_launch 3
+    for n in 1 2 3; do
+        _gl_wait_synced "$n" 60 || { stop_galera; return 1; }
+    done
+    _gl_sql 1 "CREATE DATABASE blobbench" || { _gl_fail "cannot create database blobbench"; stop_galera; return 1; }
+    export BLOBBENCH_GALERA_URL="mysql://root@127.0.0.1:$_gl_port/blobbench"
+    BLOBBENCH_GALERA_PIDS="${_gl_pids[*]}"
+    export BLOBBENCH_GALERA_DIR BLOBBENCH_GALERA_PIDS
+    echo "MariaDB $("$(_gl_daemon)" --version | awk '{print $3}') Galera" \
+        "$(_gl_sql 1 "SHOW STATUS LIKE 'wsrep_provider_version'" | cut -f2) cluster of 3 running:" \
+        "$BLOBBENCH_GALERA_URL, nodes ${_gl_nodes[*]} port $_gl_port (data in $dir)" >&2
+}
+
+# Shuts node $1 down and waits until its process is gone; kills it after 30 s.
+_gl_shutdown() {
+    local n=$1 pid i
+    pid=$(cat "$BLOBBENCH_GALERA_DIR/node$n/mysqld.pid" 2>/dev/null || echo "${_gl_pids[n - 1]:-}")
+    [ -n "$pid" ] || return 0
+    mariadb-admin --no-defaults --socket="$BLOBBENCH_GALERA_DIR/node$n/mysqld.sock" -uroot shutdown \
+        >/dev/null 2>&1 || kill "$pid" 2>/dev/null || true
+    for i in $(seq 120); do
+        _gl_alive "$pid" || return 0
+        sleep 0.25
+    done
+    kill -9 "$pid" 2>/dev/null || true
+    _gl_fail "node $n (pid $pid) did not exit within 30 s; killed"
+}
+
+stop_galera() {
+    [ -n "${BLOBBENCH_GALERA_DIR:-}" ] && [ -d "$BLOBBENCH_GALERA_DIR" ] || return 0
+    local n
+    [ -n "${BLOBBENCH_GALERA_PIDS:-}" ] && read -r -a _gl_pids <<<"$BLOBBENCH_GALERA_PIDS"
+    # The joiners first, the node that bootstrapped last.
+    for n in 3 2 1; do _gl_shutdown "$n" || true; done
+    rm -rf "$BLOBBENCH_GALERA_DIR"
+    unset BLOBBENCH_GALERA_DIR BLOBBENCH_GALERA_URL BLOBBENCH_GALERA_PIDS
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+    set -euo pipefail
+    start_galera
+    trap 'stop_galera; exit 0' INT TERM
+    trap stop_galera EXIT
+    echo "$BLOBBENCH_GALERA_URL"
+    echo "Ctrl-C stops the cluster and removes its folder." >&2
+    while true; do sleep 3600 & wait $!; done
+else
+    start_galera || return 1
+    # Keep whatever EXIT trap the caller already has (e.g. the MariaDB one).
+    _gl_prev_trap=$(trap -p EXIT | sed -e "s/^trap -- '//" -e "s/' EXIT\$//")
+    trap "stop_galera; ${_gl_prev_trap}" EXIT
+fi
