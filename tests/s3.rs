@@ -256,4 +256,5 @@ fn a_run_on_the_cluster_records_its_shape() {
     );
     let shape = &json(&result)["runs"][0]["store"]["settings"]["topology"];
     assert_eq!(shape["storage_nodes"], 3, "{shape}");
+    assert_eq!(shape["replication"][0], "002", "{shape}");
 }

@@ -29,6 +29,7 @@ pub(crate) async fn fetch(url: String) -> Result<Map<String, Value>, String> {
 fn summarise(json: &Value) -> Map<String, Value> {
     let mut out = Map::new();
     let mut nodes = Vec::new();
+    let mut replication: Vec<String> = Vec::new();
     let (mut centers, mut racks) = (0u64, 0u64);
     walk(json, &mut |key, value| match key {
         "DataCenters" => centers += value.as_array().map_or(0, |a| a.len() as u64),
@@ -98,14 +99,15 @@ mod tests {
                 {"Id": "r1", "DataNodes": [{"Url": "127.0.0.2:8080"}, {"Url": "127.0.0.3:8080"}]},
                 {"Id": "r2", "DataNodes": [{"Url": "127.0.0.4:8080"}]}
             ]}]},
-            "Version": "30GB 3.80",
-            "DefaultReplication": "002"
+            "Layouts": [{"replication": "002", "collection": "blobbench"}],
+            "Version": "30GB 3.80"
         });
         let s = summarise(&json);
         assert_eq!(s["storage_nodes"], 3);
         assert_eq!(s["racks"], 2);
         assert_eq!(s["data_centers"], 1);
-        assert_eq!(s["default_replication"], "002");
+        assert_eq!(s["replication"][0], "002");
+        assert_eq!(s["version"], "30GB 3.80");
         assert_eq!(s["nodes"][2], "127.0.0.4:8080");
     }
 }
