@@ -40,22 +40,21 @@ fn summarise(json: &Value) -> Map<String, Value> {
                 nodes.push(url.and_then(Value::as_str).unwrap_or("?").to_string());
             }
         }
+        // SeaweedFS's placement code per volume layout: "002" = two more
+        // copies on other servers of the same rack.
+        "replication" | "DefaultReplication" => {
+            if let Some(r) = value.as_str()
+                && !replication.iter().any(|x| x == r)
+            {
+                replication.push(r.to_string());
+            }
+        }
         _ => {}
     });
-    for key in [
-        "DefaultReplication",
-        "defaultReplication",
-        "Version",
-        "version",
-    ] {
-        if let Some(v) = find(json, key) {
-            out.insert(
-                key.to_ascii_lowercase()
-                    .replace("defaultreplication", "default_replication"),
-                v.clone(),
-            );
-        }
+    if let Some(v) = find(json, "Version") {
+        out.insert("version".into(), v.clone());
     }
+    out.insert("replication".into(), Value::from(replication));
     out.insert("data_centers".into(), Value::from(centers));
     out.insert("racks".into(), Value::from(racks));
     out.insert("storage_nodes".into(), Value::from(nodes.len() as u64));
