@@ -103,7 +103,7 @@ impl S3Store {
     pub fn open(location: &S3Location, access: Access) -> Result<Self> {
         let exec = Exec::for_this_thread(&location.display)?;
         let bucket = Arc::new(client::connect(location)?);
-        let server = exec.run(client::server_name(location.clone()));
+        let server = client::server_name_once(&exec, location);
         let topology = match &location.topology {
             Some(url) => Some(exec.run(topology::fetch(url.clone())).map_err(|why| {
                 Error::usage(format!(

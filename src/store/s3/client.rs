@@ -36,7 +36,15 @@ pub(crate) fn connect(location: &S3Location) -> Result<Bucket> {
     PROVIDER.call_once(|| {
         let _ = rustls::crypto::ring::default_provider().install_default();
     });
+    // A plain-http endpoint needs no root certificates: loading the
+    // system's (hundreds of PEM files) for every session costs a
+    // measurable share of a short run's CPU.
+    let plain_http = location
+        .endpoint
+        .as_deref()
+        .is_some_and(|e| e.starts_with("http://"));
     let options = ClientOptions::new()
+        .with_no_system_certificates(plain_http)
         .with_allow_http(true)
         .with_connect_timeout(Duration::from_secs(5))
         .with_timeout(Duration::from_secs(120));
@@ -140,11 +148,36 @@ fn profile_keys(text: &str, profile: &str) -> Option<ProfileKeys> {
     })
 }
 
+/// The server's name as [`server_name`] asks it, once per endpoint and
+/// process: every thread of a run opens the store, and each ask builds an
+/// HTTP client (with the system's root certificates) for one request.
+pub(crate) fn server_name_once(exec: &super::Exec, location: &S3Location) -> Option<String> {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static KNOWN: Mutex<Option<HashMap<String, Option<String>>>> = Mutex::new(None);
+    let endpoint = location.endpoint.clone().unwrap_or_default();
+    if let Some(name) = KNOWN
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get_or_insert_default()
+        .get(&endpoint)
+    {
+        return name.clone();
+    }
+    let name = exec.run(server_name(location.clone()));
+    KNOWN
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get_or_insert_default()
+        .insert(endpoint, name.clone());
+    name
+}
+
 /// The server's name and version as its `Server` header gives them
 /// (SeaweedFS, MinIO, AmazonS3), from one unsigned GET of the bucket:
 /// refused, but answered with the header (a HEAD of the endpoint alone
 /// gets none from SeaweedFS).
-pub(crate) async fn server_name(location: S3Location) -> Option<String> {
+async fn server_name(location: S3Location) -> Option<String> {
     let endpoint = location
         .endpoint
         .clone()

@@ -23,6 +23,9 @@ pub(crate) struct S3Session {
     exec: Exec,
     access: Access,
     _options: SessionOptions,
+    /// The last read's bytes: kept, so a read reuses its memory instead of
+    /// allocating (and the kernel zeroing) a new one each time.
+    buffer: Vec<u8>,
 }
 
 impl S3Session {
@@ -42,6 +45,7 @@ impl S3Session {
             exec,
             access,
             _options: options,
+            buffer: Vec::new(),
         })
     }
 
@@ -116,6 +120,27 @@ async fn put_object(
     parts.finish().await.map(|_| ())
 }
 
+/// GET of the whole object into `buffer` (emptied first); the buffer comes
+/// back whatever happened, to be used again.
+async fn gather(
+    bucket: Arc<Bucket>,
+    path: ObjectPath,
+    mut buffer: Vec<u8>,
+) -> (Vec<u8>, S3Result<()>) {
+    buffer.clear();
+    let result = async {
+        let got = bucket.client.get(&path).await?;
+        buffer.reserve(got.meta.size as usize);
+        let mut body = got.into_stream();
+        while let Some(chunk) = body.next().await {
+            buffer.extend_from_slice(&chunk?);
+        }
+        Ok(())
+    }
+    .await;
+    (buffer, result)
+}
+
 /// GET of bytes [from, to) of the object.
 async fn get_range(
     bucket: Arc<Bucket>,
@@ -131,12 +156,23 @@ async fn get_range(
 }
 
 impl Session for S3Session {
+    /// One GET, its body gathered into the session's buffer as it arrives.
     fn read(&mut self, key: u64, sink: &mut dyn FnMut(&[u8])) -> Result<()> {
-        let bytes = self.request(key, |b, path| async move {
-            b.client.get(&path).await?.bytes().await
-        })?;
-        sink(&bytes);
-        Ok(())
+        let buffer = std::mem::take(&mut self.buffer);
+        let (buffer, got) =
+            self.exec
+                .run(gather(self.bucket.clone(), self.bucket.object(key), buffer));
+        self.buffer = buffer;
+        match got {
+            Ok(()) => {
+                sink(&self.buffer);
+                Ok(())
+            }
+            Err(object_store::Error::NotFound { .. }) => {
+                Err(crate::store::missing_key(key, self.bucket.display()))
+            }
+            Err(e) => Err(s3_error(self.bucket.display(), e)),
+        }
     }
 
     /// A HEAD finds the key (an update must not create one), then a PUT.
