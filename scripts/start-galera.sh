@@ -17,8 +17,8 @@
 # start-mariadb.sh. Node 1 bootstraps the cluster (--wsrep-new-cluster) and
 # the others join it with a state transfer (SST) by rsync; the script waits
 # until wsrep_cluster_size is 3 and every node is Synced, then creates the
-# database blobbench. GALERA_PORT picks the SQL port (default: a free one
-# from 33160 up).
+# database blobbench. GALERA_PORT picks where the search for a free SQL port
+# starts (default: a random port, as for the Galera, IST and SST ports).
 
 _gl_fail() { echo "start-galera: $*" >&2; return 1; }
 
@@ -85,7 +85,7 @@ _gl_launch() {
         --socket="$dir/mysqld.sock" --pid-file="$dir/mysqld.pid" --log-error="$dir/server.log" \
         --port="$_gl_port" --bind-address="$addr" --max-allowed-packet=64M \
         --binlog-format=ROW --default-storage-engine=InnoDB --innodb-autoinc-lock-mode=2 \
-        --wsrep-on=ON --wsrep-provider="$_gl_provider" --wsrep-cluster-name=blobbench \
+        --wsrep-on=ON --wsrep-provider="$_gl_provider" --wsrep-cluster-name="$_gl_name" \
         --wsrep-cluster-address="gcomm://$peers" --wsrep-node-name="node$n" \
         --wsrep-node-address="$addr:$_gl_gcomm" --wsrep-sst-method=rsync \
         --wsrep-sst-receive-address="$addr:$_gl_sst" \
@@ -116,10 +116,14 @@ start_galera() {
     _gl_install || return 1
     BLOBBENCH_GALERA_DIR=$(mktemp -d "${TMPDIR:-/tmp}/blobbench-galera.XXXXXX")
     local dir=$BLOBBENCH_GALERA_DIR n i
-    _gl_port=$(_gl_free_port "${GALERA_PORT:-33160}" "")
-    _gl_gcomm=$(_gl_free_port 4567 "$_gl_port")
+    # Random starting points: two test runs starting at once would otherwise
+    # probe the same ports, and one's joiners could reach the other's nodes.
+    _gl_port=$(_gl_free_port "${GALERA_PORT:-$((10000 + RANDOM % 20000))}" "")
+    _gl_gcomm=$(_gl_free_port $((10000 + RANDOM % 20000)) "$_gl_port")
     _gl_ist=$(_gl_free_port $((_gl_gcomm + 1)) "$_gl_port $_gl_gcomm")
-    _gl_sst=$(_gl_free_port 4444 "$_gl_port $_gl_gcomm $_gl_ist")
+    _gl_sst=$(_gl_free_port $((10000 + RANDOM % 20000)) "$_gl_port $_gl_gcomm $_gl_ist")
+    # A cluster name of its own: a node of another cluster is refused.
+    _gl_name="blobbench-${dir##*.}"
     _gl_pids=()
     for n in 1 2 3; do mkdir -p "$dir/node$n/data"; done
     # The joiner's end of an rsync SST is an rsync daemon, which, started by

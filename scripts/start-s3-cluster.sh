@@ -25,8 +25,9 @@
 # each data node and its volumes, and each layout's "replication".
 #
 # The credentials are those of start-s3.sh (both may run at once). The S3
-# endpoint refuses unsigned requests. S3_CLUSTER_PORT picks the S3 port
-# (default: a free one from 8333 up). Telemetry is off.
+# endpoint refuses unsigned requests. S3_CLUSTER_PORT picks where the search
+# for a free S3 port starts (default: a random port, as for the other ports).
+# Telemetry is off.
 
 _sw_name=start-s3-cluster
 # shellcheck source=scripts/seaweedfs-common.sh
@@ -35,24 +36,25 @@ _sw_name=start-s3-cluster
 # The volume servers' addresses.
 _swc_nodes=(127.0.0.2 127.0.0.3 127.0.0.4)
 
-start_s3_cluster() {
-    local weed
-    weed=$(_sw_weed) || return 1
+# Picks free ports, starts the six processes in a new folder and waits
+# until the S3 endpoint answers and each process holds its own port; sets
+# BLOBBENCH_S3_CLUSTER_DIR, _PIDS, _PORTS, _swc_endpoint and _swc_master.
+_swc_launch() {
+    local weed=$1 s3 master volume filer node n code
     BLOBBENCH_S3_CLUSTER_DIR=$(mktemp -d "${TMPDIR:-/tmp}/blobbench-s3-cluster.XXXXXX")
-    local dir=$BLOBBENCH_S3_CLUSTER_DIR s3 master volume filer node n
-    _sw_free_port "${S3_CLUSTER_PORT:-8333}" 127.0.0.1 && s3=$_sw_port
-    _sw_free_port 9333 127.0.0.1 && master=$_sw_port
-    _sw_free_port 8080 "${_swc_nodes[@]}" && volume=$_sw_port
-    _sw_free_port 8888 127.0.0.1 && filer=$_sw_port
+    local dir=$BLOBBENCH_S3_CLUSTER_DIR
+    _sw_free_port "$(_sw_start_port "${S3_CLUSTER_PORT:-}")" 127.0.0.1 && s3=$_sw_port
+    _sw_free_port "$(_sw_start_port)" 127.0.0.1 && master=$_sw_port
+    _sw_free_port "$(_sw_start_port)" "${_swc_nodes[@]}" && volume=$_sw_port
+    _sw_free_port "$(_sw_start_port)" 127.0.0.1 && filer=$_sw_port
     BLOBBENCH_S3_CLUSTER_PORTS="$s3 $master $volume $filer"
-    BLOBBENCH_S3_CLUSTER_PIDS=""
     _sw_s3_config "$dir/s3.json"
     mkdir -p "$dir/master" "$dir/filer"
     # TMPDIR: each weed's own log files go to the folder too.
     TMPDIR=$dir "$weed" master -ip=127.0.0.1 -ip.bind=127.0.0.1 -port="$master" \
         -mdir="$dir/master" -defaultReplication=002 -volumeSizeLimitMB=1024 -telemetry=false \
         </dev/null >"$dir/master.log" 2>&1 &
-    BLOBBENCH_S3_CLUSTER_PIDS="$!"
+    local pids=("$!")
     n=0
     for node in "${_swc_nodes[@]}"; do
         n=$((n + 1))
@@ -61,32 +63,51 @@ start_s3_cluster() {
             -dir="$dir/volume$n" -max=0 -preStopSeconds=0 -master="127.0.0.1:$master" \
             -dataCenter=dc1 -rack=rack1 \
             </dev/null >"$dir/volume$n.log" 2>&1 &
-        BLOBBENCH_S3_CLUSTER_PIDS="$BLOBBENCH_S3_CLUSTER_PIDS $!"
+        pids+=("$!")
     done
     TMPDIR=$dir "$weed" filer -ip=127.0.0.1 -ip.bind=127.0.0.1 -port="$filer" \
         -master="127.0.0.1:$master" -defaultStoreDir="$dir/filer" -localSocket="$dir/filer.sock" \
         </dev/null >"$dir/filer.log" 2>&1 &
-    BLOBBENCH_S3_CLUSTER_PIDS="$BLOBBENCH_S3_CLUSTER_PIDS $!"
+    pids+=("$!")
     TMPDIR=$dir "$weed" s3 -ip.bind=127.0.0.1 -port="$s3" -filer="127.0.0.1:$filer" \
         -config="$dir/s3.json" -localSocket="$dir/s3.sock" -port.iceberg=0 -port.lance=0 \
         </dev/null >"$dir/s3.log" 2>&1 &
-    BLOBBENCH_S3_CLUSTER_PIDS="$BLOBBENCH_S3_CLUSTER_PIDS $!"
-    local endpoint="http://127.0.0.1:$s3" code
-    # shellcheck disable=SC2086 # the list of pids, one word each
-    code=$(_sw_wait_answer "$endpoint" $BLOBBENCH_S3_CLUSTER_PIDS) \
-        || { _swc_logs; stop_s3_cluster; return 1; }
-    [ "$code" = 403 ] || { _sw_fail "an unsigned request got HTTP $code, not 403"; stop_s3_cluster; return 1; }
+    pids+=("$!")
+    BLOBBENCH_S3_CLUSTER_PIDS="${pids[*]}"
+    _swc_endpoint="http://127.0.0.1:$s3"
+    _swc_master="127.0.0.1:$master"
+    code=$(_sw_wait_answer "$_swc_endpoint" "${pids[@]}") || { _swc_logs; return 1; }
+    # Each process on its own port: no other server took one meanwhile.
+    _sw_owned "${pids[0]}" 127.0.0.1 "$master" && _sw_owned "${pids[1]}" 127.0.0.2 "$volume" \
+        && _sw_owned "${pids[2]}" 127.0.0.3 "$volume" && _sw_owned "${pids[3]}" 127.0.0.4 "$volume" \
+        && _sw_owned "${pids[4]}" 127.0.0.1 "$filer" && _sw_owned "${pids[5]}" 127.0.0.1 "$s3" \
+        || { _sw_fail "another server took one of the ports $BLOBBENCH_S3_CLUSTER_PORTS meanwhile"; return 1; }
+    [ "$code" = 403 ] || { _sw_fail "an unsigned request got HTTP $code, not 403"; return 2; }
+}
+
+start_s3_cluster() {
+    local weed try rc
+    weed=$(_sw_weed) || return 1
+    # Another server may take a port between the probe and the bind (two
+    # test runs starting at once): then try other ports, a few times.
+    for try in 1 2 3; do
+        _swc_launch "$weed" && break
+        rc=$?
+        stop_s3_cluster
+        [ "$rc" = 1 ] && [ "$try" -lt 3 ] || return 1
+        echo "start-s3-cluster: trying other ports" >&2
+    done
     # The first write waits until all 3 volume servers have joined: with
     # replication 002 the master grows no volume with fewer.
-    _sw_make_bucket "$endpoint" blobbench || { _swc_logs; stop_s3_cluster; return 1; }
-    export BLOBBENCH_S3_CLUSTER_URL="s3://blobbench/?endpoint=$endpoint&region=$BLOBBENCH_S3_REGION"
-    export BLOBBENCH_S3_CLUSTER_TOPOLOGY="http://127.0.0.1:$master/dir/status"
+    _sw_make_bucket "$_swc_endpoint" blobbench || { _swc_logs; stop_s3_cluster; return 1; }
+    export BLOBBENCH_S3_CLUSTER_URL="s3://blobbench/?endpoint=$_swc_endpoint&region=$BLOBBENCH_S3_REGION"
+    export BLOBBENCH_S3_CLUSTER_TOPOLOGY="http://$_swc_master/dir/status"
     export AWS_ACCESS_KEY_ID=$BLOBBENCH_S3_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$BLOBBENCH_S3_SECRET_KEY
     export AWS_REGION=$BLOBBENCH_S3_REGION
     export BLOBBENCH_S3_CLUSTER_DIR BLOBBENCH_S3_CLUSTER_PIDS
     echo "SeaweedFS $("$weed" version 2>/dev/null | sed 's/^version //') cluster running:" \
-        "$BLOBBENCH_S3_CLUSTER_URL, volume servers ${_swc_nodes[*]} port $volume, replication 002," \
-        "topology $BLOBBENCH_S3_CLUSTER_TOPOLOGY (data in $dir)" >&2
+        "$BLOBBENCH_S3_CLUSTER_URL, volume servers ${_swc_nodes[*]}, replication 002," \
+        "topology $BLOBBENCH_S3_CLUSTER_TOPOLOGY (data in $BLOBBENCH_S3_CLUSTER_DIR)" >&2
 }
 
 # The end of every process's log, for a start that failed.

@@ -25,10 +25,17 @@ cargo clippy --all-targets --quiet -- -D warnings
 cargo test --release --no-run --quiet
 
 # Real servers for the server tests: throwaway PostgreSQL and MariaDB on
-# 127.0.0.1, stopped (and their folders removed) when this script exits.
+# 127.0.0.1, a single-node S3 server (SeaweedFS), an S3 cluster (3 volume
+# servers on 127.0.0.2-4) and a 3-node Galera cluster (127.0.0.1-3), stopped
+# (and their folders removed) when this script exits.
 . scripts/start-postgres.sh
 . scripts/start-mariadb.sh
-export BLOBBENCH_PG_URL BLOBBENCH_MYSQL_URL
+. scripts/start-s3.sh
+. scripts/start-s3-cluster.sh
+. scripts/start-galera.sh
+export BLOBBENCH_PG_URL BLOBBENCH_MYSQL_URL BLOBBENCH_GALERA_URL
+export BLOBBENCH_S3_URL BLOBBENCH_S3_CLUSTER_URL BLOBBENCH_S3_CLUSTER_TOPOLOGY
+export AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_REGION
 BLOBBENCH_CHROMIUM="$(command -v chromium)"
 # The browser test leaves its screenshots here (wide and phone width).
 BLOBBENCH_SCREENSHOT_DIR="$PWD/target/screenshots"

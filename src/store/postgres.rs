@@ -6,6 +6,10 @@
 //! lo: the row holds an oid; content goes through the server functions
 //! lo_from_bytea / lo_get, and every replaced or deleted object is unlinked
 //! in the same statement, so no orphan large objects remain.
+//!
+//! CockroachDB and YugabyteDB speak PostgreSQL's wire protocol but have no
+//! large objects: mode=lo on a server whose `SELECT version()` names one of
+//! them is refused before anything is made ([`distributed_sql`]).
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -71,6 +75,52 @@ fn read_settings(
         .collect())
 }
 
+/// The distributed SQL database a `SELECT version()` string names, if any:
+/// CockroachDB ("CockroachDB CCL v23.1.11 (x86_64-pc-linux-gnu, ...)") or
+/// YugabyteDB ("PostgreSQL 11.2-YB-2.20.1.0-b0 on x86_64-pc-linux-gnu, ...",
+/// its PostgreSQL fork's version with -YB- and its own).
+pub fn distributed_sql(version: &str) -> Option<&'static str> {
+    if version.contains("CockroachDB") {
+        Some("CockroachDB")
+    } else if version.contains("-YB-") {
+        Some("YugabyteDB")
+    } else {
+        None
+    }
+}
+
+/// The start of a version() string, up to its platform and compiler.
+fn short_version(version: &str) -> &str {
+    let end = [" (", " on ", ","]
+        .iter()
+        .filter_map(|sep| version.find(sep))
+        .min()
+        .unwrap_or(version.len());
+    &version[..end]
+}
+
+/// Refuses mode=lo on a server without large objects, before anything is
+/// made: what would fail is lo_from_bytea, midway through an init.
+fn refuse_lo(client: &mut Client, display: &Path, mode: PgMode) -> Result<()> {
+    if mode != PgMode::Lo {
+        return Ok(());
+    }
+    let version: String = client
+        .query_one("SELECT version()", &[])
+        .map_err(|e| pg_error(display, e))?
+        .get(0);
+    match distributed_sql(&version) {
+        None => Ok(()),
+        Some(name) => Err(Error::usage(format!(
+            "{}: the server is {name} ({}), which does not support PostgreSQL's large objects: \
+             mode=lo cannot run there; use mode=bytea and keep values small (see the README's \
+             \"Distributed SQL that cannot run here\")",
+            display.display(),
+            short_version(&version)
+        ))),
+    }
+}
+
 impl PostgresStore {
     /// Connects to `url` and opens the existing `table`.
     pub fn open(
@@ -81,6 +131,7 @@ impl PostgresStore {
         access: Access,
     ) -> Result<Self> {
         let mut client = connect(url, display)?;
+        refuse_lo(&mut client, display, mode)?;
         let err = |e| pg_error(display, e);
         if access == Access::ReadOnly {
             // The server itself refuses any write from this session.
@@ -114,6 +165,7 @@ impl PostgresStore {
         manifest: &Manifest,
     ) -> Result<Self> {
         let mut client = connect(url, display)?;
+        refuse_lo(&mut client, display, mode)?;
         let err = |e| pg_error(display, e);
         client
             .batch_execute(
@@ -517,5 +569,49 @@ fn pg_error(display: &std::path::Path, e: postgres::Error) -> Error {
             format!("{} ({} {})", db.message(), db.severity(), db.code().code()),
         ),
         None => Error::server(display, e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `SELECT version()` as each server answers it (CockroachDB's and
+    /// YugabyteDB's quoted from their documentation, issue reports and
+    /// drivers' test suites; the last two cut where the quote was cut;
+    /// PostgreSQL's from the server scripts/start-postgres.sh starts).
+    const COCKROACH: &[&str] = &[
+        "CockroachDB CCL v23.1.11 (x86_64-pc-linux-gnu, built 2023/09/27 01:53:43, go1.19.10)",
+        "CockroachDB CCL v20.1.15 (x86_64-unknown-linux-gnu, built 2021/04/26 16:11:58, go1.13.9)",
+        "CockroachDB CCL v23.2.5 (x86_64-pc-linux-gnu)",
+    ];
+    const YUGABYTE: &[&str] = &[
+        "PostgreSQL 11.2-YB-2.20.0.0-b0 on x86_64-pc-linux-gnu, compiled by clang version 16.0.6 \
+         (https://github.com/yugabyte/llvm-project.git 1e6329f40e5c531c09ade7015278078682293ebd), 64-bit",
+        "PostgreSQL 11.2-YB-2.7.1.1-b0 on x86_64-pc-linux-gnu, compiled by gcc (Homebrew gcc 5.5.0_4) 5.5.0, 64-bit",
+        "PostgreSQL 15.12-YB-2025.1.0.0-b0",
+    ];
+    const POSTGRES: &[&str] = &[
+        "PostgreSQL 15.18 (Debian 15.18-0+deb12u1) on x86_64-pc-linux-gnu, compiled by gcc (Debian 12.2.0-14+deb12u1) 12.2.0, 64-bit",
+    ];
+
+    #[test]
+    fn version_strings_name_the_distributed_databases() {
+        for v in COCKROACH {
+            assert_eq!(distributed_sql(v), Some("CockroachDB"), "{v}");
+        }
+        for v in YUGABYTE {
+            assert_eq!(distributed_sql(v), Some("YugabyteDB"), "{v}");
+        }
+        for v in POSTGRES {
+            assert_eq!(distributed_sql(v), None, "{v}");
+        }
+    }
+
+    #[test]
+    fn messages_carry_the_version_without_the_build_details() {
+        assert_eq!(short_version(COCKROACH[0]), "CockroachDB CCL v23.1.11");
+        assert_eq!(short_version(YUGABYTE[0]), "PostgreSQL 11.2-YB-2.20.0.0-b0");
+        assert_eq!(short_version("PostgreSQL 16.4"), "PostgreSQL 16.4");
     }
 }
