@@ -258,3 +258,36 @@ fn a_run_on_the_cluster_records_its_shape() {
     assert_eq!(shape["storage_nodes"], 3, "{shape}");
     assert_eq!(shape["replication"][0], "002", "{shape}");
 }
+
+#[test]
+#[ignore = "needs an S3 server: run scripts/test.sh"]
+fn suite_concurrency_runs_the_bucket_beside_the_local_layouts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let result = dir.join("c.json");
+    let out = ok(
+        dir,
+        &[
+            "suite",
+            "concurrency",
+            "--s3",
+            &single("e2e-concurrency"),
+            "--threads",
+            "1,2",
+            "--mixes",
+            "read=90,update=10",
+            "-t",
+            "400ms",
+            "--rounds",
+            "2",
+            "--count",
+            "30",
+            "--size",
+            "10k",
+            "--json",
+            result.to_str().unwrap(),
+        ],
+    );
+    assert!(out.contains("s3 ops/s"), "{out}");
+    assert!(json(&result).to_string().contains("SeaweedFS"));
+}

@@ -431,6 +431,10 @@ pub struct ConcurrencyArgs {
     /// MariaDB/MySQL URL: adds mariadb-innodb
     #[arg(long, value_name = "URL")]
     pub mysql: Option<String>,
+    /// S3 URL: adds s3 (objects under PREFIX/concurrency), e.g.
+    /// s3://BUCKET/PREFIX?endpoint=http://127.0.0.1:8333
+    #[arg(long, value_name = "URL")]
+    pub s3: Option<String>,
     /// Folder for the datasets [default: a new temporary folder, removed afterwards]
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,

@@ -80,6 +80,10 @@ fn options(args: &ConcurrencyArgs) -> Result<ConcurrencyOptions> {
         let t = Target::parse(&with_table(url, "engine=innodb&table=concurrency_innodb"))?;
         servers.push(("mariadb-innodb".to_string(), t));
     }
+    if let Some(url) = &args.s3 {
+        let t = Target::parse(url)?.in_folder("concurrency");
+        servers.push(("s3".to_string(), t));
+    }
     Ok(ConcurrencyOptions {
         dataset,
         threads,

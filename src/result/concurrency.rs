@@ -20,6 +20,10 @@ pub struct LayoutInfo {
     pub target: String,
     /// How it writes, in words (journal mode, synchronous, write style).
     pub writes: String,
+    /// The engine's version as it reports it (SQLite's library, a server's
+    /// name and version); absent in results written before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
 }
 
 /// What one round of one point measured.

@@ -133,6 +133,7 @@ fn run_in(
             name: l.name.clone(),
             target: l.target.to_string(),
             writes: s.describe_writes(&session()),
+            version: s.info().version,
         });
     }
     let points = measure(options, layouts, progress)?;
