@@ -434,6 +434,26 @@ impl Target {
         }
     }
 
+    /// The dataset `name` inside this target, for a target that holds
+    /// datasets side by side (an S3 prefix: `PREFIX/name`, same bucket and
+    /// client settings); None for a target that is one dataset. `name` is
+    /// one path part chosen by blobbench (no '/').
+    pub fn child(&self, name: &str) -> Option<Target> {
+        match self {
+            Target::S3 { bucket } => {
+                let mut b = bucket.clone();
+                b.prefix = if b.prefix.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{}/{name}", b.prefix)
+                };
+                b.display = s3_display(&b);
+                Some(Target::S3 { bucket: b })
+            }
+            _ => None,
+        }
+    }
+
     /// The SQLite settings of a database target; None otherwise.
     pub fn sqlite_settings(&self) -> Option<&SqliteSettings> {
         match self {
@@ -641,18 +661,23 @@ fn parse_s3(text: &str) -> Result<Target> {
             }
         }
     }
-    let folder = if prefix.is_empty() {
+    location.display = s3_display(&location);
+    Ok(Target::S3 { bucket: location })
+}
+
+/// `s3://BUCKET/PREFIX at ENDPOINT`, as messages and results name a location.
+fn s3_display(location: &S3Location) -> PathBuf {
+    let folder = if location.prefix.is_empty() {
         String::new()
     } else {
-        format!("/{prefix}")
+        format!("/{}", location.prefix)
     };
     let at = location
         .endpoint
         .as_deref()
         .map(|e| format!(" at {e}"))
         .unwrap_or_default();
-    location.display = PathBuf::from(format!("s3://{bucket}{folder}{at}"));
-    Ok(Target::S3 { bucket: location })
+    PathBuf::from(format!("s3://{}{folder}{at}", location.bucket))
 }
 
 /// S3's bucket naming rules (the ones a typo breaks).

@@ -13,6 +13,7 @@ pub mod init;
 pub mod internal_external;
 pub mod load;
 pub mod lob;
+pub mod object_store;
 pub mod output;
 pub mod progress;
 pub mod quick;

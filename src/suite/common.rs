@@ -253,6 +253,48 @@ impl Drop for NewEntries {
     }
 }
 
+/// Datasets a suite made on a server (object-store prefixes), removed with
+/// `store::remove_target` when [`RemoteDatasets::remove`] is called or the
+/// value is dropped (a suite that fails part-way), unless kept. A target is
+/// tracked before its dataset is made, so a half-made one goes too.
+pub struct RemoteDatasets {
+    targets: Vec<Target>,
+    keep: bool,
+}
+
+impl RemoteDatasets {
+    /// Nothing tracked yet; `keep`: never remove (`--keep`).
+    pub fn new(keep: bool) -> RemoteDatasets {
+        RemoteDatasets {
+            targets: Vec::new(),
+            keep,
+        }
+    }
+
+    /// Removes `target`'s dataset later (only one blobbench made is ever
+    /// removed: see `store::remove_target`).
+    pub fn track(&mut self, target: &Target) {
+        if !self.targets.contains(target) {
+            self.targets.push(target.clone());
+        }
+    }
+
+    /// Removes every tracked dataset now, unless kept.
+    pub fn remove(&mut self) {
+        if !self.keep {
+            for t in self.targets.drain(..) {
+                store::remove_target(&t);
+            }
+        }
+    }
+}
+
+impl Drop for RemoteDatasets {
+    fn drop(&mut self) {
+        self.remove();
+    }
+}
+
 /// Disk space a dataset takes in a database and `file_layouts` folders of
 /// one file per blob: the content once per layout, each file rounded up to
 /// 4 KiB blocks, and a fifth more for pages, folders and journals.
