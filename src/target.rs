@@ -890,7 +890,8 @@ mod tests {
             "postgres://u@h/db?mode=toast",
             "mysql://u@h/db?engine=memory",
             "mysql://u@h/db?table=1x",
-            "s3://bucket/x",
+            "s3://Bucket/x",
+            "s3://bucket/x?endpoint=ftp://h",
             "sqlite:a.db?wal_autocheckpoint=-1",
             "sqlite:a.db?wal_autocheckpoint=3G",
         ] {

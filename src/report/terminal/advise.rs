@@ -298,6 +298,16 @@ fn recommendation(out: &mut String, d: &Decision, j: &JournalComparison, durabil
     }
     let rec_disk = d.disk_per_blob.first().map_or(f64::NAN, |r| r.1);
     for ((name, s), (_, space)) in d.speedup_vs.iter().zip(d.disk_per_blob.iter().skip(1)) {
+        if name.contains("object store") || d.placement.outside() == LayoutKind::ObjectStore {
+            // The objects' bytes are all a client sees of the server's disks.
+            let _ = writeln!(
+                out,
+                "  vs {name}: {} faster, disk not comparable (objects count only their bytes; the server's own use is not visible)",
+                spread_text(s)
+            );
+            let _ = space;
+            continue;
+        }
         let saving = 1.0 - rec_disk / space;
         let _ = writeln!(
             out,

@@ -461,4 +461,81 @@ mod tests {
         assert_eq!(d.placement, "split by size");
         assert!(d.within_noise.is_empty());
     }
+
+    /// Blobs outside the database go to the object store only when that is
+    /// faster than files beyond the noise; the decision can then pick it.
+    #[test]
+    fn the_object_store_is_picked_only_when_faster_beyond_noise() {
+        let with_s3 = |s3_large: [f64; 5]| {
+            let l = |kind, page, v: [f64; 5]| LayoutResult {
+                layout: format!("{kind:?}"),
+                kind,
+                page_size: page,
+                read_ns: v.to_vec(),
+                write_ns: v.to_vec(),
+                space_bytes: 1000,
+            };
+            let point = |size, db: f64, ext: f64, s3: [f64; 5]| PointResult {
+                size,
+                share: 0.5,
+                blobs: 10,
+                writes: 10,
+                layouts: vec![
+                    l(LayoutKind::Db, Some(4096), [db; 5]),
+                    l(LayoutKind::DbFiles, None, [ext; 5]),
+                    l(LayoutKind::Files, None, [ext * 1.1; 5]),
+                    l(LayoutKind::ObjectStore, None, s3),
+                ],
+                band: None,
+            };
+            vec![
+                point(10_000, 10.0, 30.0, [500.0; 5]),
+                point(1_000_000, 100.0, 60.0, s3_large),
+            ]
+        };
+        // Large blobs: the object store takes half the files' time every round.
+        let d = decide(&with_s3([30.0, 31.0, 29.0, 30.5, 29.5]), &[4096], 1.0, 5);
+        assert_eq!(d.placement, Placement::SplitObjectStore);
+        assert_eq!(d.points_inside, 1);
+        assert!(d.threshold_bytes.is_some());
+        let vs_files = d
+            .speedup_vs
+            .iter()
+            .find(|(n, _)| n == "all as files named in the database")
+            .expect("files compared");
+        assert!(vs_files.1.median > 1.0, "{vs_files:?}");
+        // A little faster at the median, slower in some rounds: files stay.
+        let d = decide(&with_s3([55.0, 70.0, 50.0, 66.0, 58.0]), &[4096], 1.0, 5);
+        assert_eq!(d.placement, Placement::Split);
+        assert!(
+            d.within_noise
+                .iter()
+                .any(|n| n.contains("object store vs files")),
+            "{:?}",
+            d.within_noise
+        );
+        // Slower everywhere: files, and the object store is an alternative.
+        let d = decide(&with_s3([900.0; 5]), &[4096], 1.0, 5);
+        assert_eq!(d.placement, Placement::Split);
+        assert!(d.within_noise.is_empty(), "{:?}", d.within_noise);
+        let vs = d
+            .speedup_vs
+            .iter()
+            .find(|(n, _)| n == "all in the object store")
+            .expect("the object store compared");
+        assert!(vs.1.median > 1.0, "{vs:?}");
+        // Faster at every size: everything goes there.
+        let mut pts = with_s3([20.0; 5]);
+        pts[0].layouts[3].read_ns = vec![5.0, 5.1, 4.9, 5.0, 5.05];
+        pts[0].layouts[3].write_ns = pts[0].layouts[3].read_ns.clone();
+        let d = decide(&pts, &[4096], 1.0, 5);
+        assert_eq!(d.placement, Placement::AllObjectStore);
+        assert!(
+            !d.speedup_vs
+                .iter()
+                .any(|(n, _)| n == "all in the object store"),
+            "{:?}",
+            d.speedup_vs
+        );
+    }
 }
