@@ -110,7 +110,7 @@ Exit status: 0 when every level had successful requests (failures are counted in
         after_help = "Examples:\n  blobbench advise --sample-dir ~/uploads                 (sizes from your files; they are only stat()ed)\n  \
 blobbench advise --sizes 10k..2m --reads 70 --durability crash\n  \
 blobbench advise --sizes 4k,40k,400k --dir /mnt/ssd/tmp --report advise.html\n  \
-blobbench advise --sizes 10k..2m --s3 's3://blobbench/bench?endpoint=http://127.0.0.1:8333&region=us-east-1'\n\n\
+blobbench advise --sizes 10k..2m --s3 's3://blobbench/bench?endpoint=http://127.0.0.1:8333'\n\n\
 --sizes: A..B (lognormal, A and B about the 5th and 95th percentiles), A..B uniform, or a list A,B,C \
 (equal shares). --durability: power (a commit is on disk when it returns: synchronous=FULL, files \
 fsync'd and renamed), crash (survives power loss without corruption, may lose the last writes: \

@@ -690,6 +690,36 @@ mod tests {
         assert!(!wal.exists());
     }
 
+    /// A suite that fails part-way drops its tracker: the datasets it
+    /// made on a server go, unless --keep asked for them.
+    #[test]
+    fn remote_datasets_go_when_dropped_unless_kept() {
+        let spec = crate::dataset::spec_from_options(3, 100, 0, "fixed", 1.0, 1).unwrap();
+        let exists = |t: &Target| store::open(t, Access::ReadOnly).is_ok();
+        for (keep, name) in [(false, "memory:remote-go"), (true, "memory:remote-keep")] {
+            let t = Target::parse(name).unwrap();
+            {
+                let mut made = RemoteDatasets::new(keep);
+                made.track(&t);
+                store::create_dataset(&t, &spec, &crate::progress::Silent).unwrap();
+                assert!(exists(&t));
+                // Dropped here, as a suite returning an error drops it.
+            }
+            assert_eq!(exists(&t), keep, "{name}");
+        }
+        // remove() empties the tracker: a later drop removes nothing again.
+        let t = Target::parse("memory:remote-now").unwrap();
+        let mut made = RemoteDatasets::new(false);
+        made.track(&t);
+        store::create_dataset(&t, &spec, &crate::progress::Silent).unwrap();
+        made.remove();
+        assert!(!exists(&t));
+        store::create_dataset(&t, &spec, &crate::progress::Silent).unwrap();
+        drop(made);
+        assert!(exists(&t), "a dataset made after remove() is not tracked");
+        store::remove_target(&t);
+    }
+
     #[test]
     fn warmup_rounds_are_counted_apart() {
         let r = Rounds::after_warmup(7);
