@@ -382,21 +382,7 @@ impl Target {
     /// prefix gains `/name`), so a suite's datasets stay apart from the
     /// user's; every other kind is returned as it is.
     pub fn in_folder(&self, name: &str) -> Target {
-        let mut t = self.clone();
-        if let Target::S3 { bucket } = &mut t {
-            bucket.prefix = if bucket.prefix.is_empty() {
-                name.to_string()
-            } else {
-                format!("{}/{name}", bucket.prefix)
-            };
-            let at = bucket
-                .endpoint
-                .as_deref()
-                .map(|e| format!(" at {e}"))
-                .unwrap_or_default();
-            bucket.display = PathBuf::from(format!("s3://{}/{}{at}", bucket.bucket, bucket.prefix));
-        }
-        t
+        self.child(name).unwrap_or_else(|| self.clone())
     }
 
     /// A server, database or object store (no local files to warm or evict).
@@ -452,6 +438,26 @@ impl Target {
             "off" => false,
             "normal" => !wal,
             _ => true,
+        }
+    }
+
+    /// The dataset `name` inside this target, for a target that holds
+    /// datasets side by side (an S3 prefix: `PREFIX/name`, same bucket and
+    /// client settings); None for a target that is one dataset. `name` is
+    /// one path part chosen by blobbench (no '/').
+    pub fn child(&self, name: &str) -> Option<Target> {
+        match self {
+            Target::S3 { bucket } => {
+                let mut b = bucket.clone();
+                b.prefix = if b.prefix.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{}/{name}", b.prefix)
+                };
+                b.display = s3_display(&b);
+                Some(Target::S3 { bucket: b })
+            }
+            _ => None,
         }
     }
 
@@ -662,18 +668,23 @@ fn parse_s3(text: &str) -> Result<Target> {
             }
         }
     }
-    let folder = if prefix.is_empty() {
+    location.display = s3_display(&location);
+    Ok(Target::S3 { bucket: location })
+}
+
+/// `s3://BUCKET/PREFIX at ENDPOINT`, as messages and results name a location.
+fn s3_display(location: &S3Location) -> PathBuf {
+    let folder = if location.prefix.is_empty() {
         String::new()
     } else {
-        format!("/{prefix}")
+        format!("/{}", location.prefix)
     };
     let at = location
         .endpoint
         .as_deref()
         .map(|e| format!(" at {e}"))
         .unwrap_or_default();
-    location.display = PathBuf::from(format!("s3://{bucket}{folder}{at}"));
-    Ok(Target::S3 { bucket: location })
+    PathBuf::from(format!("s3://{}{folder}{at}", location.bucket))
 }
 
 /// S3's bucket naming rules (the ones a typo breaks).
@@ -886,7 +897,8 @@ mod tests {
             "postgres://u@h/db?mode=toast",
             "mysql://u@h/db?engine=memory",
             "mysql://u@h/db?table=1x",
-            "s3://bucket/x",
+            "s3://Bucket/x",
+            "s3://bucket/x?endpoint=ftp://h",
             "sqlite:a.db?wal_autocheckpoint=-1",
             "sqlite:a.db?wal_autocheckpoint=3G",
         ] {

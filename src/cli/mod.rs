@@ -73,6 +73,12 @@ ends the run. Deletes and inserts are written back afterwards (untimed) so the d
     )]
     Run(Box<RunArgs>),
     /// About a minute: SQLite vs files on this machine, one table of ratios
+    #[command(after_help = "Examples:\n  blobbench quick\n  \
+blobbench quick --count 2000 --size 100k --dir /mnt/ssd/tmp\n  \
+blobbench quick --s3 's3://blobbench/bench?endpoint=http://127.0.0.1:8333&region=us-east-1'\n\n\
+--s3 adds an object-store column: the same blobs are copied under a fresh prefix of the URL \
+(PREFIX/blobbench-quick-PID-TIME, removed afterwards unless --keep) and read and updated in the same \
+rounds, each write one PUT; its ratios are to the database as the files' are.")]
     Quick(QuickArgs),
     /// Reproduce a published experiment on this machine
     #[command(subcommand)]
@@ -119,7 +125,8 @@ time are refused. The merged file is a load result: report and compare read it."
     #[command(
         after_help = "Examples:\n  blobbench advise --sample-dir ~/uploads                 (sizes from your files; they are only stat()ed)\n  \
 blobbench advise --sizes 10k..2m --reads 70 --durability crash\n  \
-blobbench advise --sizes 4k,40k,400k --dir /mnt/ssd/tmp --report advise.html\n\n\
+blobbench advise --sizes 4k,40k,400k --dir /mnt/ssd/tmp --report advise.html\n  \
+blobbench advise --sizes 10k..2m --s3 's3://blobbench/bench?endpoint=http://127.0.0.1:8333'\n\n\
 --sizes: A..B (lognormal, A and B about the 5th and 95th percentiles), A..B uniform, or a list A,B,C \
 (equal shares). --durability: power (a commit is on disk when it returns: synchronous=FULL, files \
 fsync'd and renamed), crash (survives power loss without corruption, may lose the last writes: \
@@ -128,7 +135,10 @@ It measures, at a few representative sizes of your distribution, reads (SQL, ran
 cache) and writes (one transaction per write) of blobs inside the database at several page sizes, of \
 files named in the database, and of plain files; then WAL against a rollback journal; and prints the \
 size threshold, page size, journal_mode and synchronous, with the expected speed-up and disk saving \
-and their spread over rounds."
+and their spread over rounds.\n\n\
+--s3 adds the object store as one more layout, measured at every size in the same rounds (each write one \
+PUT, as durable as the server makes it, whatever --durability says); the blobs outside the database go \
+there instead of to files only when that is faster beyond the noise for your sizes and mix."
     )]
     Advise(AdviseArgs),
     /// Draw results as one HTML page with charts (also Markdown, CSV, PNG)
@@ -869,6 +879,11 @@ pub struct QuickArgs {
     /// Where to write the HTML report with charts (--report none: no report)
     #[arg(long, value_name = "FILE", default_value = "report.html")]
     pub report: Option<PathBuf>,
+    /// Also measure an object store (one more column): the same blobs under a fresh
+    /// prefix PREFIX/blobbench-quick-PID-TIME of this S3 URL, removed afterwards
+    /// (credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the AWS profile)
+    #[arg(long, value_name = "URL", value_parser = Utf8Arg)]
+    pub s3: Option<String>,
 }
 
 /// kvtest accepts `-count` as well as `--count`; clap only the latter.
@@ -1034,4 +1049,9 @@ pub struct AdviseArgs {
     /// Also write an HTML report with charts to FILE
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+    /// Also measure an object store as one more layout: each size's blobs under a fresh
+    /// prefix PREFIX/blobbench-advise-PID-TIME of this S3 URL, removed afterwards
+    /// (credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the AWS profile)
+    #[arg(long, value_name = "URL", value_parser = Utf8Arg)]
+    pub s3: Option<String>,
 }

@@ -88,6 +88,10 @@ fn options(args: &AdviseArgs) -> Result<AdviseOptions> {
             args.writers, args.threads
         )));
     }
+    let object_store = match &args.s3 {
+        Some(url) => Some(crate::command::object_store::fresh_prefix(url, "advise")?),
+        None => None,
+    };
     Ok(AdviseOptions {
         sample,
         reads_percent: args.reads,
@@ -101,6 +105,7 @@ fn options(args: &AdviseArgs) -> Result<AdviseOptions> {
         seed: args.seed,
         threads: args.threads,
         writers: args.writers,
+        object_store,
     })
 }
 

@@ -14,6 +14,7 @@ pub mod internal_external;
 pub mod load;
 pub mod lob;
 pub mod merge;
+pub mod object_store;
 pub mod output;
 pub mod progress;
 pub mod quick;

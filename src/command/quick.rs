@@ -1,4 +1,5 @@
-//! `blobbench quick`: about a minute, SQLite vs files on this machine.
+//! `blobbench quick`: about a minute, SQLite vs files on this machine (and
+//! an object store beside them with `--s3`).
 
 use std::path::Path;
 
@@ -19,11 +20,16 @@ pub fn run(args: &QuickArgs) -> Result<()> {
     }
     let report = report_path(args);
     check_outputs(&args.json, report, args.dir.as_deref())?;
+    let object_store = match &args.s3 {
+        Some(url) => Some(super::object_store::fresh_prefix(url, "quick")?),
+        None => None,
+    };
     let options = QuickOptions {
         dir: args.dir.clone(),
         keep: args.keep,
         spec: spec_from_options(args.count, args.size, args.variance, "uniform", 1.0, 1)?,
         rounds: args.rounds,
+        object_store,
     };
     let mut doc = crate::suite::quick::run(&options, &Bars::new())?;
     finish_environment(&mut doc.environment);

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::measure::estimate::{Estimate, median_estimate, paired_ratio};
 use crate::measure::stats::summarize;
+use crate::store::StoreInfo;
 
 /// The kind-specific part of an `advise` result.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -34,6 +35,11 @@ pub struct Advice {
     /// thread (and in results from before it existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub concurrency: Option<ConcurrencyAdjustment>,
+    /// The object store measured as one more layout (`--s3`): what it said
+    /// about itself (kind, URL without credentials, the server's name and
+    /// version). Absent without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object_store: Option<StoreInfo>,
 }
 
 /// The layouts measured with the application's threads at the most common
@@ -96,6 +102,10 @@ pub struct AdviseInput {
     pub writers: usize,
     /// Bytes of content per size and layout.
     pub total_per_layout: u64,
+    /// The object store measured as one more layout (`--s3`), as
+    /// `s3://BUCKET/PREFIX at ENDPOINT`; absent without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object_store: Option<String>,
 }
 
 /// What a write must survive; it decides `synchronous` and how files are
@@ -193,6 +203,9 @@ pub enum LayoutKind {
     /// As plain files, no database.
     #[serde(rename = "files")]
     Files,
+    /// As objects in an object store (S3), one per blob.
+    #[serde(rename = "s3")]
+    ObjectStore,
 }
 
 /// One layout's measurements at one size, one value per round.
@@ -355,6 +368,12 @@ pub enum Placement {
     /// Small blobs inside, large ones as files.
     #[serde(rename = "split by size")]
     Split,
+    /// Every blob in the object store.
+    #[serde(rename = "all in the object store")]
+    AllObjectStore,
+    /// Small blobs inside the database, large ones in the object store.
+    #[serde(rename = "split by size, large in the object store")]
+    SplitObjectStore,
 }
 
 impl Placement {
@@ -364,6 +383,17 @@ impl Placement {
             Placement::AllInside => "all inside the database",
             Placement::AllFiles => "all as files",
             Placement::Split => "split by size",
+            Placement::AllObjectStore => "all in the object store",
+            Placement::SplitObjectStore => "split by size, large in the object store",
+        }
+    }
+
+    /// Where the blobs outside the database go (files named in it, or
+    /// objects), for placements that put some outside.
+    pub fn outside(self) -> LayoutKind {
+        match self {
+            Placement::AllObjectStore | Placement::SplitObjectStore => LayoutKind::ObjectStore,
+            _ => LayoutKind::DbFiles,
         }
     }
 }

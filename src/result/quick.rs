@@ -1,10 +1,12 @@
 //! The `quick` result's own tables: per case, the database's and the files'
-//! time per operation and their ratio, and the disk space of each layout.
+//! time per operation and their ratio, and the disk space of each layout;
+//! with `--s3`, an object store's beside them.
 
 use serde::{Deserialize, Serialize};
 
 use crate::dataset::DatasetSpec;
 use crate::measure::estimate::Estimate;
+use crate::store::StoreInfo;
 
 /// The kind-specific part of a `quick` result.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -17,6 +19,23 @@ pub struct QuickTables {
     pub dataset: DatasetSpec,
     /// Measured rounds; every time is the median over them.
     pub rounds: u64,
+    /// The object store measured as one more column (`--s3`): what it said
+    /// about itself and the bytes its objects hold. Absent without `--s3`
+    /// (and in results from before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object_store: Option<ObjectStoreColumn>,
+}
+
+/// The object store beside the database and the files.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ObjectStoreColumn {
+    /// What the store said about itself: kind (`s3`), where (the URL
+    /// without credentials), its settings and the server's name and
+    /// version as the server reports them.
+    pub store: StoreInfo,
+    /// Sum of the blobs' object sizes (what the server stores them in is
+    /// its own business and not visible from here).
+    pub space_bytes: u64,
 }
 
 /// One case: the database beside the flat folder and the tree.
@@ -36,6 +55,12 @@ pub struct QuickRow {
     pub dir_over_db: f64,
     /// tree time / db time.
     pub tree_over_db: f64,
+    /// Object-store time per operation (`--s3`; absent without it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub s3_ns_per_op: Option<f64>,
+    /// object-store time / db time (`--s3`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub s3_over_db: Option<f64>,
     /// The widest range across rounds of the three times, in percent of
     /// their median: written by versions before intervals, read back only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -60,6 +85,12 @@ pub struct QuickEstimates {
     pub dir_over_db: Estimate,
     /// tree time / db time, round by round.
     pub tree_over_db: Estimate,
+    /// Object-store time per operation (`--s3`; absent without it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub s3_ns_per_op: Option<Estimate>,
+    /// object-store time / db time, round by round (`--s3`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub s3_over_db: Option<Estimate>,
 }
 
 impl QuickRow {
@@ -74,21 +105,22 @@ impl QuickRow {
                 tree_ns_per_op: p(self.tree_ns_per_op),
                 dir_over_db: p(self.dir_over_db),
                 tree_over_db: p(self.tree_over_db),
+                s3_ns_per_op: self.s3_ns_per_op.map(p),
+                s3_over_db: self.s3_over_db.map(p),
             }
         })
     }
 }
 
 impl QuickEstimates {
-    /// The five estimates, times first.
-    pub fn all(&self) -> [Estimate; 5] {
-        [
-            self.db_ns_per_op,
-            self.dir_ns_per_op,
-            self.tree_ns_per_op,
-            self.dir_over_db,
-            self.tree_over_db,
-        ]
+    /// Every estimate of the row, times first (five, seven with an
+    /// object store).
+    pub fn all(&self) -> Vec<Estimate> {
+        let mut all = vec![self.db_ns_per_op, self.dir_ns_per_op, self.tree_ns_per_op];
+        all.extend(self.s3_ns_per_op);
+        all.extend([self.dir_over_db, self.tree_over_db]);
+        all.extend(self.s3_over_db);
+        all
     }
 }
 

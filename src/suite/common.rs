@@ -253,6 +253,48 @@ impl Drop for NewEntries {
     }
 }
 
+/// Datasets a suite made on a server (object-store prefixes), removed with
+/// `store::remove_target` when [`RemoteDatasets::remove`] is called or the
+/// value is dropped (a suite that fails part-way), unless kept. A target is
+/// tracked before its dataset is made, so a half-made one goes too.
+pub struct RemoteDatasets {
+    targets: Vec<Target>,
+    keep: bool,
+}
+
+impl RemoteDatasets {
+    /// Nothing tracked yet; `keep`: never remove (`--keep`).
+    pub fn new(keep: bool) -> RemoteDatasets {
+        RemoteDatasets {
+            targets: Vec::new(),
+            keep,
+        }
+    }
+
+    /// Removes `target`'s dataset later (only one blobbench made is ever
+    /// removed: see `store::remove_target`).
+    pub fn track(&mut self, target: &Target) {
+        if !self.targets.contains(target) {
+            self.targets.push(target.clone());
+        }
+    }
+
+    /// Removes every tracked dataset now, unless kept.
+    pub fn remove(&mut self) {
+        if !self.keep {
+            for t in self.targets.drain(..) {
+                store::remove_target(&t);
+            }
+        }
+    }
+}
+
+impl Drop for RemoteDatasets {
+    fn drop(&mut self) {
+        self.remove();
+    }
+}
+
 /// Disk space a dataset takes in a database and `file_layouts` folders of
 /// one file per blob: the content once per layout, each file rounded up to
 /// 4 KiB blocks, and a fifth more for pages, folders and journals.
@@ -646,6 +688,36 @@ mod tests {
             .unwrap();
         assert_eq!(rows, 2, "the WAL's frames reached the database");
         assert!(!wal.exists());
+    }
+
+    /// A suite that fails part-way drops its tracker: the datasets it
+    /// made on a server go, unless --keep asked for them.
+    #[test]
+    fn remote_datasets_go_when_dropped_unless_kept() {
+        let spec = crate::dataset::spec_from_options(3, 100, 0, "fixed", 1.0, 1).unwrap();
+        let exists = |t: &Target| store::open(t, Access::ReadOnly).is_ok();
+        for (keep, name) in [(false, "memory:remote-go"), (true, "memory:remote-keep")] {
+            let t = Target::parse(name).unwrap();
+            {
+                let mut made = RemoteDatasets::new(keep);
+                made.track(&t);
+                store::create_dataset(&t, &spec, &crate::progress::Silent).unwrap();
+                assert!(exists(&t));
+                // Dropped here, as a suite returning an error drops it.
+            }
+            assert_eq!(exists(&t), keep, "{name}");
+        }
+        // remove() empties the tracker: a later drop removes nothing again.
+        let t = Target::parse("memory:remote-now").unwrap();
+        let mut made = RemoteDatasets::new(false);
+        made.track(&t);
+        store::create_dataset(&t, &spec, &crate::progress::Silent).unwrap();
+        made.remove();
+        assert!(!exists(&t));
+        store::create_dataset(&t, &spec, &crate::progress::Silent).unwrap();
+        drop(made);
+        assert!(exists(&t), "a dataset made after remove() is not tracked");
+        store::remove_target(&t);
     }
 
     #[test]

@@ -6,6 +6,10 @@
 //! shared machine does not favour one side; every case meets the database as
 //! it was made (rollback journal, no WAL) and warms its own files right
 //! before it is timed.
+//!
+//! With an object store (`--s3`), the same blobs are copied under its
+//! prefix and measured as a fourth side in the same rounds: every case of
+//! the files (reads, updates) is run against it too, each write one PUT.
 
 use std::path::PathBuf;
 
@@ -13,9 +17,9 @@ use crate::dataset::DatasetSpec;
 use crate::error::Result;
 use crate::measure::estimate::{median_estimate, paired_ratio};
 use crate::progress::Progress;
-use crate::result::quick::{QuickEstimates, QuickRow, QuickTables, SpaceBytes};
+use crate::result::quick::{ObjectStoreColumn, QuickEstimates, QuickRow, QuickTables, SpaceBytes};
 use crate::result::{ResultDocument, Tables};
-use crate::store::{ReadPath, WriteStyle};
+use crate::store::{Access, ReadPath, WriteStyle};
 use crate::target::{SqliteSettings, Target};
 use crate::workload::{Operation, RunPlan, RunResult};
 
@@ -35,6 +39,11 @@ pub struct QuickOptions {
     pub spec: DatasetSpec,
     /// Measured rounds (at least one), after one discarded warm-up round.
     pub rounds: u64,
+    /// Where an object-store copy of the dataset goes (`--s3`: a fresh
+    /// prefix the command chose); measured as one more side and removed
+    /// afterwards, also when the run fails (unless `keep`). None: no
+    /// object store.
+    pub object_store: Option<Target>,
 }
 
 struct Case {
@@ -48,6 +57,7 @@ enum Side {
     Db,
     Dir,
     Tree,
+    ObjectStore,
 }
 
 struct Row {
@@ -90,6 +100,14 @@ pub fn run(options: &QuickOptions, progress: &dyn Progress) -> Result<ResultDocu
     let outcome = run_in(options, &work, progress);
     work.remove(&ThreeLayouts::names("quick"), outcome.is_err());
     work.report_kept(progress);
+    if let Some(t) = &options.object_store {
+        // Whatever happened, the objects go unless asked to stay.
+        if options.keep {
+            progress.note(&format!("object-store dataset kept at {t}"));
+        } else {
+            crate::store::remove_target(t);
+        }
+    }
     outcome
 }
 
@@ -101,9 +119,14 @@ fn run_in(
     let environment = crate::store::capture_environment(Some(&work.path));
     let spec = &options.spec;
     let layouts = ThreeLayouts::create(work, "quick", spec, "blobbench quick", progress)?;
-    let mut cases = read_cases(&layouts, spec.count);
+    let object_store = match &options.object_store {
+        Some(t) => Some(copy_to_object_store(&layouts, t, progress)?),
+        None => None,
+    };
+    let others = other_targets(&layouts, options.object_store.as_ref());
+    let mut cases = read_cases(&layouts, &others, spec.count);
     let read_cases = cases.len();
-    cases.extend(update_cases(&layouts, spec.count));
+    cases.extend(update_cases(&layouts, &others, spec.count));
     let mut doc = ResultDocument::new("quick", environment, Tables::Other(serde_json::Value::Null));
     // Reads first, then updates, each group in alternating order; every
     // case meets the database as it was made (rollback journal, no WAL).
@@ -130,14 +153,31 @@ fn run_in(
         space_bytes: SpaceBytes::from_array(layouts.space),
         dataset: spec.clone(),
         rounds: options.rounds,
+        object_store,
     });
     Ok(doc)
+}
+
+/// Copies the database's blobs under the object store's prefix (untimed)
+/// and reads back what the store says about itself and its size.
+fn copy_to_object_store(
+    layouts: &ThreeLayouts,
+    target: &Target,
+    progress: &dyn Progress,
+) -> Result<ObjectStoreColumn> {
+    progress.note(&format!("blobbench quick: the same blobs at {target}"));
+    crate::store::copy(&sqlite(&layouts.db, |_| {}), target, progress)?;
+    let store = crate::store::open(target, Access::ReadOnly)?;
+    Ok(ObjectStoreColumn {
+        store: store.info(),
+        space_bytes: store.space_used()?,
+    })
 }
 
 /// Every blob read once in random order: the database by its three read
 /// paths, the folder and the tree once each (files are read the same way
 /// whatever the database's read path: one case serves rows 0-2).
-fn read_cases(layouts: &ThreeLayouts, n: u64) -> Vec<Case> {
+fn read_cases(layouts: &ThreeLayouts, others: &[(Side, Target)], n: u64) -> Vec<Case> {
     let db = &layouts.db;
     let mmap = std::fs::metadata(db)
         .map(|m| m.len() * 2)
@@ -162,10 +202,10 @@ fn read_cases(layouts: &ThreeLayouts, n: u64) -> Vec<Case> {
             s.mmap_size = Some(mmap)
         }),
     ];
-    for (side, t) in file_targets(layouts) {
+    for (side, t) in others {
         cases.push(Case {
             row: 0,
-            side,
+            side: *side,
             plan: plan(
                 format!("read {}", t.kind_name()),
                 t.clone(),
@@ -180,8 +220,10 @@ fn read_cases(layouts: &ThreeLayouts, n: u64) -> Vec<Case> {
 }
 
 /// A tenth of the blobs overwritten in one transaction (row 3) and a
-/// fortieth each made durable on its own (row 4), database and files.
-fn update_cases(layouts: &ThreeLayouts, n: u64) -> Vec<Case> {
+/// fortieth each made durable on its own (row 4), database and files; the
+/// object store writes each as one PUT in both rows (how durable a PUT is
+/// is the server's to say, not the client's).
+fn update_cases(layouts: &ThreeLayouts, others: &[(Side, Target)], n: u64) -> Vec<Case> {
     let updates = (n / 10).max(1);
     let durable = (n / 40).max(1);
     let wal = |sync: &'static str| {
@@ -216,7 +258,30 @@ fn update_cases(layouts: &ThreeLayouts, n: u64) -> Vec<Case> {
             ),
         },
     ];
-    for (side, t) in file_targets(layouts) {
+    for (side, t) in others.iter().cloned() {
+        if side == Side::ObjectStore {
+            let put = |count, seed| {
+                plan(
+                    format!("update {} put", t.kind_name()),
+                    t.clone(),
+                    Operation::Update,
+                    count,
+                    session(ReadPath::Sql, false, WriteStyle::Truncate, false),
+                    seed,
+                )
+            };
+            cases.push(Case {
+                row: 3,
+                side,
+                plan: put(updates, 12),
+            });
+            cases.push(Case {
+                row: 4,
+                side,
+                plan: put(durable, 13),
+            });
+            continue;
+        }
         cases.push(Case {
             row: 3,
             side,
@@ -245,11 +310,15 @@ fn update_cases(layouts: &ThreeLayouts, n: u64) -> Vec<Case> {
     cases
 }
 
-fn file_targets(layouts: &ThreeLayouts) -> [(Side, Target); 2] {
-    [
+/// The sides beside the database: the two folders, and the object store
+/// when there is one.
+fn other_targets(layouts: &ThreeLayouts, object_store: Option<&Target>) -> Vec<(Side, Target)> {
+    let mut out = vec![
         (Side::Dir, Target::dir(layouts.dir.clone())),
         (Side::Tree, Target::tree(layouts.tree.clone())),
-    ]
+    ];
+    out.extend(object_store.map(|t| (Side::ObjectStore, t.clone())));
+    out
 }
 
 /// The table's rows: each case's median time per op on every side with its
@@ -277,6 +346,7 @@ fn rows(cases: &[Case], results: &[Vec<RunResult>]) -> Vec<QuickRow> {
         ) else {
             continue;
         };
+        let s3 = times(data_row, Side::ObjectStore, true);
         // Distinct, fixed seeds: the same rounds give the same intervals.
         let seed = |k: u64| (row as u64) * 8 + k;
         let e = QuickEstimates {
@@ -285,15 +355,23 @@ fn rows(cases: &[Case], results: &[Vec<RunResult>]) -> Vec<QuickRow> {
             tree_ns_per_op: median_estimate(&t, seed(2)),
             dir_over_db: paired_ratio(&f, &d, seed(3)),
             tree_over_db: paired_ratio(&t, &d, seed(4)),
+            s3_ns_per_op: s3.as_ref().map(|s| median_estimate(s, seed(5))),
+            s3_over_db: s3.as_ref().map(|s| paired_ratio(s, &d, seed(6))),
         };
+        let mut detail = info.claim.to_string();
+        if s3.is_some() && row >= 3 {
+            detail.push_str("; object store: one PUT per write");
+        }
         out.push(QuickRow {
             case: info.label.into(),
-            detail: info.claim.into(),
+            detail,
             db_ns_per_op: e.db_ns_per_op.value,
             dir_ns_per_op: e.dir_ns_per_op.value,
             tree_ns_per_op: e.tree_ns_per_op.value,
             dir_over_db: e.dir_over_db.value,
             tree_over_db: e.tree_over_db.value,
+            s3_ns_per_op: e.s3_ns_per_op.map(|x| x.value),
+            s3_over_db: e.s3_over_db.map(|x| x.value),
             spread_pct: None,
             estimates: Some(e),
         });

@@ -49,11 +49,17 @@ pub fn header(input: &AdviseInput, bands: &[Band], folder: &Path, fs_type: &str)
         out,
         "calibration: {} sizes x {} layouts x {} rounds in {} ({})",
         bands.len(),
-        input.page_sizes.len() + 2,
+        input.page_sizes.len() + 2 + usize::from(input.object_store.is_some()),
         input.rounds,
         folder.display(),
         fs_type
     );
+    if let Some(s3) = &input.object_store {
+        let _ = writeln!(
+            out,
+            "object store: {s3} (one more layout; each write one PUT, as durable as the server makes it)"
+        );
+    }
     let _ = writeln!(
         out,
         "size bands, each measured at the mean size of its blobs:"
@@ -167,7 +173,11 @@ fn concurrency(out: &mut String, c: &ConcurrencyAdjustment) {
 /// files/database ratio with its spread.
 fn points_table(a: &Advice) -> Table {
     let reads = a.input.reads_percent as f64 / 100.0;
-    let mut t = Table::new([
+    let s3 = a
+        .points
+        .iter()
+        .any(|p| p.layout(LayoutKind::ObjectStore, None).is_some());
+    let mut headers = vec![
         "size",
         "share",
         "read db",
@@ -177,7 +187,12 @@ fn points_table(a: &Advice) -> Table {
         "write db+files",
         "write files",
         "db+files / db",
-    ]);
+    ];
+    if s3 {
+        headers.extend(["read s3", "write s3", "s3 / db"]);
+    }
+    let mut t = Table::new(headers);
+    let med = |v: &[f64]| ns(summarize(v).median);
     for p in &a.points {
         let (Some(db), Some(ext), Some(files)) = (
             p.layout(LayoutKind::Db, Some(a.decision.page_size)),
@@ -186,11 +201,14 @@ fn points_table(a: &Advice) -> Table {
         ) else {
             continue;
         };
-        let med = |v: &[f64]| ns(summarize(v).median);
-        let ratio: Vec<f64> = (0..db.read_ns.len())
-            .map(|r| ext.mix_ns(r, reads) / db.mix_ns(r, reads))
-            .collect();
-        t.row([
+        // The mix's time of `l` over the database's, round by round.
+        let over_db = |l: &crate::result::advise::LayoutResult| {
+            let ratio: Vec<f64> = (0..db.read_ns.len())
+                .map(|r| l.mix_ns(r, reads) / db.mix_ns(r, reads))
+                .collect();
+            spread_text(&Spread::of_ratios(&ratio))
+        };
+        let mut cells = vec![
             size_label(p.size as f64),
             format!("{:.0}%", p.share * 100.0),
             med(&db.read_ns),
@@ -199,30 +217,54 @@ fn points_table(a: &Advice) -> Table {
             med(&db.write_ns),
             med(&ext.write_ns),
             med(&files.write_ns),
-            spread_text(&Spread::of_ratios(&ratio)),
-        ]);
+            over_db(ext),
+        ];
+        if s3 {
+            match p.layout(LayoutKind::ObjectStore, None) {
+                Some(o) => cells.extend([med(&o.read_ns), med(&o.write_ns), over_db(o)]),
+                None => cells.extend(["-".into(), "-".into(), "-".into()]),
+            }
+        }
+        t.row(cells);
     }
     t
+}
+
+/// Where the blobs go, in one sentence (the terminal and the HTML report
+/// say the same).
+pub fn placement_text(d: &Decision) -> String {
+    let below = |x: Option<f64>| size_label(x.unwrap_or(0.0));
+    match d.placement {
+        Placement::Split => format!(
+            "store blobs below {} inside the database, larger ones as files named in it",
+            below(d.threshold_bytes)
+        ),
+        Placement::SplitObjectStore => format!(
+            "store blobs below {} inside the database, larger ones in the object store (keyed by their row's id)",
+            below(d.threshold_bytes)
+        ),
+        Placement::AllFiles => {
+            "store the blobs as files named in the database (keeping any size range inside \
+             does not lower the expected time)"
+                .into()
+        }
+        Placement::AllObjectStore => {
+            "store the blobs in the object store (keeping any size range inside the \
+             database does not lower the expected time, and files are slower beyond the noise)"
+                .into()
+        }
+        Placement::AllInside => {
+            "store every blob inside the database (moving any size range out to files does \
+             not lower the expected time)"
+                .into()
+        }
+    }
 }
 
 /// Placement, page size, journal mode and the comparison with every
 /// alternative.
 fn recommendation(out: &mut String, d: &Decision, j: &JournalComparison, durability: Durability) {
-    match (d.placement, d.threshold_bytes) {
-        (Placement::Split, Some(x)) => {
-            let _ = writeln!(
-                out,
-                "  store blobs below {} inside the database, larger ones as files named in it",
-                size_label(x)
-            );
-        }
-        (Placement::AllFiles, _) => out.push_str(
-            "  store the blobs as files named in the database (keeping any size range inside does not lower the expected time)\n",
-        ),
-        _ => out.push_str(
-            "  store every blob inside the database (moving any size range out to files does not lower the expected time)\n",
-        ),
-    }
+    let _ = writeln!(out, "  {}", placement_text(d));
     let pages: Vec<String> = d
         .page_sizes
         .iter()
@@ -256,6 +298,16 @@ fn recommendation(out: &mut String, d: &Decision, j: &JournalComparison, durabil
     }
     let rec_disk = d.disk_per_blob.first().map_or(f64::NAN, |r| r.1);
     for ((name, s), (_, space)) in d.speedup_vs.iter().zip(d.disk_per_blob.iter().skip(1)) {
+        if name.contains("object store") || d.placement.outside() == LayoutKind::ObjectStore {
+            // The objects' bytes are all a client sees of the server's disks.
+            let _ = writeln!(
+                out,
+                "  vs {name}: {} faster, disk not comparable (objects count only their bytes; the server's own use is not visible)",
+                spread_text(s)
+            );
+            let _ = space;
+            continue;
+        }
         let saving = 1.0 - rec_disk / space;
         let _ = writeln!(
             out,
@@ -306,6 +358,7 @@ mod tests {
             threads: 1,
             writers: 0,
             total_per_layout: 1,
+            object_store: None,
         };
         let band = |min: u64, max: u64, mean: f64, size: u64| Band {
             range: SizeBand { min, max, mean },

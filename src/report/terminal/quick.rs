@@ -14,34 +14,54 @@ use crate::units::human_bytes;
 /// The text `quick` prints: a header line, the table and its legend.
 pub fn render(doc: &ResultDocument, t: &QuickTables) -> String {
     let spec = &t.dataset;
-    let mut table = Table::new([
+    let s3 = t.object_store.as_ref();
+    let mut headers = vec![
         "case",
         "db µs/op",
         "dir µs/op",
         "dir/db",
         "tree µs/op",
         "tree/db",
-    ]);
+    ];
+    if s3.is_some() {
+        headers.extend(["s3 µs/op", "s3/db"]);
+    }
+    let mut table = Table::new(headers);
     let estimates: Vec<QuickEstimates> = t.quick.iter().map(|r| r.estimates(t.rounds)).collect();
     for (r, e) in t.quick.iter().zip(&estimates) {
-        table.row([
+        let mut cells = vec![
             r.case.clone(),
             e.db_ns_per_op.scaled(1e-3).format(2),
             e.dir_ns_per_op.scaled(1e-3).format(2),
             e.dir_over_db.format_ratio(),
             e.tree_ns_per_op.scaled(1e-3).format(2),
             e.tree_over_db.format_ratio(),
-        ]);
+        ];
+        if s3.is_some() {
+            let missing = || "-".to_string();
+            cells.push(
+                e.s3_ns_per_op
+                    .map_or_else(missing, |x| x.scaled(1e-3).format(2)),
+            );
+            cells.push(e.s3_over_db.map_or_else(missing, |x| x.format_ratio()));
+        }
+        table.row(cells);
     }
     let space = t.space_bytes;
-    table.row([
+    let mb = |b: u64| format!("{:.1}", b as f64 / 1e6);
+    let rel = |b: u64| format!("{:.2}", b as f64 / space.db as f64);
+    let mut cells = vec![
         "disk space (MB, du)".to_string(),
-        format!("{:.1}", space.db as f64 / 1e6),
-        format!("{:.1}", space.dir as f64 / 1e6),
-        format!("{:.2}", space.dir as f64 / space.db as f64),
-        format!("{:.1}", space.tree as f64 / 1e6),
-        format!("{:.2}", space.tree as f64 / space.db as f64),
-    ]);
+        mb(space.db),
+        mb(space.dir),
+        rel(space.dir),
+        mb(space.tree),
+        rel(space.tree),
+    ];
+    if let Some(o) = s3 {
+        cells.extend([mb(o.space_bytes), rel(o.space_bytes)]);
+    }
+    table.row(cells);
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -55,6 +75,17 @@ pub fn render(doc: &ResultDocument, t: &QuickTables) -> String {
     out.push_str(
         "ratio = file time / database time (or file space / database space): above 1.00 the database is faster or smaller.\n",
     );
+    if let Some(o) = s3 {
+        let _ = writeln!(
+            out,
+            "s3: {} ({}); s3/db as the files' ratios; its space is the objects' bytes (what the server uses on its disks is not visible)",
+            o.store.path.display(),
+            o.store
+                .version
+                .as_deref()
+                .unwrap_or("server did not name itself")
+        );
+    }
     for line in notes(
         estimates
             .iter()

@@ -8,7 +8,7 @@ use crate::report::chart::{
 };
 use crate::report::terminal::advise::band_cells;
 use crate::result::advise::{
-    Advice, AdviseTables, Band, Decision, LayoutKind, Placement, PointResult, Spread,
+    Advice, AdviseTables, Band, Decision, LayoutKind, PointResult, Spread,
 };
 use crate::units::human_duration_ns;
 
@@ -92,18 +92,18 @@ fn summary(a: &Advice, s: &mut Section) {
         reads * 100.0,
         input.durability
     ));
-    s.summary.push(match decision.placement {
-        Placement::Split => format!(
-            "store blobs below {} inside the database, larger ones as files named in it",
-            size_label(decision.threshold_bytes.unwrap_or(0.0))
-        ),
-        Placement::AllFiles => "store the blobs as files named in the database (keeping any size range inside does \
-                           not lower the expected time)"
-            .into(),
-        Placement::AllInside => "store every blob inside the database (moving any size range out to files does not lower the \
-              expected time)"
-            .into(),
-    });
+    s.summary
+        .push(crate::report::terminal::advise::placement_text(decision));
+    if let Some(store) = &a.object_store {
+        s.summary.push(format!(
+            "object store: {} ({}); each write one PUT; its disk figures are the objects' bytes",
+            store.path.display(),
+            store
+                .version
+                .as_deref()
+                .unwrap_or("server did not name itself")
+        ));
+    }
     s.summary.push(format!(
         "page_size={page}, journal_mode={}, synchronous={} (rollback journal / WAL write time: {})",
         journal.best.to_uppercase(),
@@ -164,7 +164,12 @@ fn layouts_figure(a: &Advice) -> Figure {
                 ),
                 layout_series(LayoutKind::DbFiles, None, "files named in the database", 1),
                 layout_series(LayoutKind::Files, None, "plain files", 2),
-            ],
+                layout_series(LayoutKind::ObjectStore, None, "object store", 3),
+            ]
+            .into_iter()
+            // Only the layouts measured (the object store with --s3).
+            .filter(|s| !s.points.is_empty())
+            .collect(),
         }),
     }
 }

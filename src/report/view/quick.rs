@@ -1,4 +1,5 @@
-//! How a `quick` result is drawn: file/db ratio bars and disk space.
+//! How a `quick` result is drawn: file/db ratio bars and disk space (with
+//! the object store's beside them when it was measured).
 
 use super::{DataTable, Figure, Section};
 use crate::dataset::{DatasetSpec, SizeDistribution};
@@ -10,6 +11,7 @@ use crate::units::human_bytes;
 
 pub(super) fn quick(tables: &QuickTables, _doc: &ResultDocument, s: &mut Section) {
     let rows = &tables.quick;
+    let s3 = tables.object_store.is_some();
     let bar = |v: f64| {
         super::finite(v).map(|value| Bar {
             value,
@@ -20,7 +22,15 @@ pub(super) fn quick(tables: &QuickTables, _doc: &ResultDocument, s: &mut Section
         .iter()
         .map(|r| BarGroup {
             label: r.case.trim().to_string(),
-            bars: vec![bar(r.dir_over_db), bar(r.tree_over_db)],
+            bars: if s3 {
+                vec![
+                    bar(r.dir_over_db),
+                    bar(r.tree_over_db),
+                    r.s3_over_db.and_then(bar),
+                ]
+            } else {
+                vec![bar(r.dir_over_db), bar(r.tree_over_db)]
+            },
             marker: None,
         })
         .collect();
@@ -36,30 +46,34 @@ pub(super) fn quick(tables: &QuickTables, _doc: &ResultDocument, s: &mut Section
                 Scale::Log,
                 Unit::Ratio,
             ),
-            series_names: vec!["flat folder".into(), "tree".into()],
+            series_names: if s3 {
+                vec!["flat folder".into(), "tree".into(), "object store".into()]
+            } else {
+                vec!["flat folder".into(), "tree".into()]
+            },
             groups,
             reference: Some(1.0),
             marker_label: None,
         }),
     });
-    let mut t = DataTable::new(
-        "quick",
-        "SQLite vs files",
-        &[
-            "case",
-            "detail",
-            "db µs/op",
-            "dir µs/op",
-            "tree µs/op",
-            "dir/db",
-            "tree/db",
-        ],
-    );
+    let mut columns = vec![
+        "case",
+        "detail",
+        "db µs/op",
+        "dir µs/op",
+        "tree µs/op",
+        "dir/db",
+        "tree/db",
+    ];
+    if s3 {
+        columns.extend(["s3 µs/op", "s3/db"]);
+    }
+    let mut t = DataTable::new("quick", "SQLite vs files", &columns);
     let mut all = Vec::new();
     for r in rows {
         let e = r.estimates(tables.rounds);
         all.extend(e.all());
-        t.rows.push(vec![
+        let mut cells = vec![
             r.case.trim().into(),
             r.detail.clone(),
             time_us(&e.db_ns_per_op),
@@ -67,11 +81,38 @@ pub(super) fn quick(tables: &QuickTables, _doc: &ResultDocument, s: &mut Section
             time_us(&e.tree_ns_per_op),
             ratio_estimate(&e.dir_over_db),
             ratio_estimate(&e.tree_over_db),
-        ]);
+        ];
+        if s3 {
+            cells.push(e.s3_ns_per_op.as_ref().map(time_us).unwrap_or_default());
+            cells.push(
+                e.s3_over_db
+                    .as_ref()
+                    .map_or_else(|| "-".into(), ratio_estimate),
+            );
+        }
+        t.rows.push(cells);
     }
     s.tables.push(t);
     s.summary.extend(notes(all.iter()));
     space_table(&tables.space_bytes, s);
+    if let Some(o) = &tables.object_store {
+        if let Some(space) = s.tables.last_mut() {
+            let b = o.space_bytes;
+            space.rows.push(vec![
+                "s3 (objects' bytes)".into(),
+                b.to_string(),
+                human_bytes(b),
+            ]);
+        }
+        s.summary.push(format!(
+            "object store: {} ({}); ratios to the database as the files' are",
+            o.store.path.display(),
+            o.store
+                .version
+                .as_deref()
+                .unwrap_or("server did not name itself")
+        ));
+    }
     s.summary.push(dataset_line(&tables.dataset));
 }
 

@@ -1,7 +1,9 @@
 //! Measuring one representative size in every layout (inside the database at
 //! each page size, as files named in the database, as plain files) with the
 //! durability asked for, round after round in alternating order; and writes
-//! under WAL against a rollback journal at one size.
+//! under WAL against a rollback journal at one size. With an object store
+//! (`--s3`) it is one more layout at every size, under its own prefix
+//! (`advise-SIZE`) inside the run's, each write one PUT.
 
 use std::path::PathBuf;
 
@@ -12,15 +14,14 @@ use crate::result::advise::{
     Band, ConcurrencyAdjustment, ConcurrentLayout, Durability, JournalComparison, LayoutKind,
     LayoutResult, PointResult, Spread,
 };
-use crate::store::SessionOptions;
-use crate::store::{ReadPath, WriteStyle};
+use crate::store::{ReadPath, SessionOptions, StoreInfo, WriteStyle};
 use crate::target::{SqliteSettings, Target};
 use crate::workload::concurrent::ConcurrentPlan;
 use crate::workload::keys::KeyDistribution;
 use crate::workload::mix::{Mix, OpKind};
 use crate::workload::{Operation, RunResult, execute};
 
-use super::super::common::{WorkDir, per_op_ns, plan, remove_entry, session};
+use super::super::common::{RemoteDatasets, WorkDir, per_op_ns, plan, remove_entry, session};
 use super::AdviseOptions;
 use super::sizes::size_label;
 
@@ -60,9 +61,26 @@ struct Layout {
     target: Target,
 }
 
+/// How a layout's writes are made: files as the durability asks; an
+/// object store's as one PUT whatever it asks (a PUT is as durable as the
+/// server makes it; the client has nothing to add).
+fn writes_of(kind: LayoutKind, d: Durability) -> (WriteStyle, bool) {
+    match kind {
+        LayoutKind::ObjectStore => (WriteStyle::Truncate, false),
+        _ => file_writes(d),
+    }
+}
+
 /// Every layout at `size`: the database at each page size (WAL), files named
-/// in a database, plain files.
-fn layouts(size: u64, page_sizes: &[u32], work: &WorkDir, wal_sync: &str) -> Vec<Layout> {
+/// in a database, plain files, and the object store when there is one
+/// (under the prefix `advise-SIZE` followed by `tag`).
+fn layouts(
+    size: u64,
+    page_sizes: &[u32],
+    work: &WorkDir,
+    wal_sync: &str,
+    object_store: Option<(&Target, &str)>,
+) -> Vec<Layout> {
     let wal = |page: Option<u32>| SqliteSettings {
         page_size: page,
         journal_mode: Some("wal".into()),
@@ -90,6 +108,15 @@ fn layouts(size: u64, page_sizes: &[u32], work: &WorkDir, wal_sync: &str) -> Vec
         page: None,
         target: Target::dir(work.join(&format!("advise-{size}.dir"))),
     });
+    if let Some(target) = object_store.and_then(|(t, tag)| t.child(&format!("advise-{size}{tag}")))
+    {
+        out.push(Layout {
+            name: "s3".into(),
+            kind: LayoutKind::ObjectStore,
+            page: None,
+            target,
+        });
+    }
     out
 }
 
@@ -103,6 +130,11 @@ pub struct Calibrator<'a> {
     pub progress: &'a dyn Progress,
     /// Every run timed so far, for the result.
     pub runs: Vec<RunResult>,
+    /// The object-store datasets made, removed after each size and on
+    /// failure (unless kept).
+    pub remote: RemoteDatasets,
+    /// What the object store said about itself, once it was reached.
+    pub object_store: Option<StoreInfo>,
 }
 
 impl Calibrator<'_> {
@@ -115,7 +147,13 @@ impl Calibrator<'_> {
         let blobs = blobs_for(size, o.total);
         let writes = blobs.min(MAX_WRITES);
         let (wal_sync, _) = synchronous(o.durability);
-        let targets = layouts(size, &o.page_sizes, self.work, wal_sync);
+        let targets = layouts(
+            size,
+            &o.page_sizes,
+            self.work,
+            wal_sync,
+            o.object_store.as_ref().map(|t| (t, "")),
+        );
         let spec = spec_from_options(
             blobs,
             size,
@@ -124,7 +162,7 @@ impl Calibrator<'_> {
             1.0,
             o.seed.wrapping_add(index as u64),
         )?;
-        let (mut results, names) = create(&targets, &spec)?;
+        let (mut results, names) = self.create(&targets, &spec)?;
         self.progress.advance(1);
         // One warm-up round, run and discarded: it fills the page cache and
         // settles the files, so the first measured round is like the others.
@@ -149,6 +187,7 @@ impl Calibrator<'_> {
                 remove_entry(n);
             }
         }
+        self.remote.remove();
         Ok(PointResult {
             size,
             share: band.share,
@@ -170,7 +209,6 @@ impl Calibrator<'_> {
         round: usize,
     ) -> Result<()> {
         let seed = self.options.seed;
-        let (style, fsync) = file_writes(self.options.durability);
         let mut order: Vec<usize> = (0..targets.len()).collect();
         if round % 2 == 1 {
             order.reverse();
@@ -191,7 +229,8 @@ impl Calibrator<'_> {
         }
         for &i in &order {
             let l = &targets[i];
-            let per_txn = l.kind != LayoutKind::Files;
+            let per_txn = !matches!(l.kind, LayoutKind::Files | LayoutKind::ObjectStore);
+            let (style, fsync) = writes_of(l.kind, self.options.durability);
             let p = plan(
                 format!("write {} {size} (round {})", l.name, round + 1),
                 l.target.clone(),
@@ -289,11 +328,16 @@ impl Calibrator<'_> {
             .find(|p| p.size == size)
             .expect("the common size was measured");
         let (wal_sync, _) = synchronous(o.durability);
-        let targets = layouts(size, &[page], self.work, wal_sync);
+        let targets = layouts(
+            size,
+            &[page],
+            self.work,
+            wal_sync,
+            o.object_store.as_ref().map(|t| (t, "-threads")),
+        );
         let blobs = blobs_for(size, o.total);
         let spec = spec_from_options(blobs, size, 0, "fixed", 1.0, o.seed ^ 0xc0)?;
-        let (created, names) = create(&targets, &spec)?;
-        let (style, fsync) = file_writes(o.durability);
+        let (created, names) = self.create(&targets, &spec)?;
         let mut measured: Vec<ConcurrentLayout> = created
             .iter()
             .map(|l| ConcurrentLayout {
@@ -312,6 +356,7 @@ impl Calibrator<'_> {
                 order.reverse();
             }
             for i in order {
+                let (style, fsync) = writes_of(targets[i].kind, o.durability);
                 let plan = ConcurrentPlan {
                     target_text: targets[i].target.to_string(),
                     target: targets[i].target.clone(),
@@ -361,6 +406,7 @@ impl Calibrator<'_> {
                 remove_entry(n);
             }
         }
+        self.remote.remove();
         Ok(ConcurrencyAdjustment {
             threads: o.threads,
             writers: o.writers,
@@ -388,36 +434,49 @@ fn factors(per_s: &[f64], single_ns: &[f64], threads: f64) -> Vec<f64> {
         .collect()
 }
 
-/// Creates every layout's dataset; returns their (still empty) results with
-/// each one's space on disk, and every name to remove afterwards.
-fn create(
-    targets: &[Layout],
-    spec: &crate::dataset::DatasetSpec,
-) -> Result<(Vec<LayoutResult>, Vec<PathBuf>)> {
-    let mut names = Vec::new();
-    let mut results = Vec::new();
-    for l in targets {
-        // Nested work: the calibration's own stage stays on screen.
-        let (store, _) = crate::store::create_dataset(&l.target, spec, &Silent)?;
-        let space_bytes = store.space_used()?;
-        drop(store);
-        results.push(LayoutResult {
-            layout: l.name.clone(),
-            kind: l.kind,
-            page_size: l.page,
-            read_ns: Vec::new(),
-            write_ns: Vec::new(),
-            space_bytes,
-        });
-        let path = l.target.path().to_path_buf();
-        names.push(path.clone());
-        if l.kind == LayoutKind::DbFiles {
-            let mut files = path.into_os_string();
-            files.push(".files");
-            names.push(files.into());
+impl Calibrator<'_> {
+    /// Creates every layout's dataset; returns their (still empty) results
+    /// with each one's space, and every local name to remove afterwards
+    /// (object-store datasets are tracked in `remote`).
+    fn create(
+        &mut self,
+        targets: &[Layout],
+        spec: &crate::dataset::DatasetSpec,
+    ) -> Result<(Vec<LayoutResult>, Vec<PathBuf>)> {
+        let mut names = Vec::new();
+        let mut results = Vec::new();
+        for l in targets {
+            if l.target.is_server() {
+                self.remote.track(&l.target);
+            }
+            // Nested work: the calibration's own stage stays on screen.
+            let (store, _) = crate::store::create_dataset(&l.target, spec, &Silent)?;
+            let space_bytes = store.space_used()?;
+            if l.kind == LayoutKind::ObjectStore && self.object_store.is_none() {
+                self.object_store = Some(store.info());
+            }
+            drop(store);
+            results.push(LayoutResult {
+                layout: l.name.clone(),
+                kind: l.kind,
+                page_size: l.page,
+                read_ns: Vec::new(),
+                write_ns: Vec::new(),
+                space_bytes,
+            });
+            if l.target.is_server() {
+                continue;
+            }
+            let path = l.target.path().to_path_buf();
+            names.push(path.clone());
+            if l.kind == LayoutKind::DbFiles {
+                let mut files = path.into_os_string();
+                files.push(".files");
+                names.push(files.into());
+            }
         }
+        Ok((results, names))
     }
-    Ok((results, names))
 }
 
 /// The comparison from WAL's and the rollback journal's write times.

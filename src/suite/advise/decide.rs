@@ -6,6 +6,12 @@
 //! the fastest placement cannot be told from a simpler one (the interval of
 //! their paired ratio contains 1.00), the simpler one is kept and the
 //! decision says so.
+//!
+//! With an object store measured, the blobs outside the database may go
+//! there instead of to files: the object store is chosen only when its
+//! best placement is faster than the files' best beyond the noise (the
+//! whole interval of their paired ratio below 1.00); otherwise local files
+//! stay, being one less system to run.
 
 use crate::measure::significance::median;
 use crate::result::advise::{
@@ -125,26 +131,69 @@ impl Model<'_> {
     }
 
     /// How many of the smallest points go inside: the first `inside` points
-    /// in the database, the rest as files named in it; the cheapest split wins.
-    fn split(&self, page: u32) -> usize {
+    /// in the database, the rest in `outside`; the cheapest split wins.
+    fn split(&self, page: u32, outside: Outside) -> usize {
         let n = self.points.len();
-        let cost = |k: usize| median(&self.per_round(page, k, LayoutKind::DbFiles));
+        let cost = |k: usize| median(&self.per_round(page, k, outside));
         (0..=n)
             .min_by(|a, b| cost(*a).total_cmp(&cost(*b)))
             .unwrap_or(n)
     }
 
+    /// Where the blobs outside the database go: the object store when every
+    /// point measured it and its best split is faster than the files' best
+    /// beyond the noise; files named in the database otherwise. Returns the
+    /// choice, its split and what was said.
+    fn outside(&self, page: u32) -> (Outside, usize, Vec<String>) {
+        let files = self.split(page, LayoutKind::DbFiles);
+        let measured = self
+            .points
+            .iter()
+            .all(|p| p.layout(LayoutKind::ObjectStore, None).is_some());
+        if !measured {
+            return (LayoutKind::DbFiles, files, Vec::new());
+        }
+        let objects = self.split(page, LayoutKind::ObjectStore);
+        let rel: Vec<f64> = self
+            .per_round(page, objects, LayoutKind::ObjectStore)
+            .iter()
+            .zip(&self.per_round(page, files, LayoutKind::DbFiles))
+            .map(|(a, b)| a / b)
+            .collect();
+        let s = Spread::of_ratios(&rel);
+        let e = s.estimate(self.rounds as u64);
+        // Only an interval wholly below 1.00 picks the object store: a
+        // second system to run has to earn its place.
+        let beyond_noise = if e.has_interval() {
+            e.high < 1.0
+        } else {
+            e.value < 1.0
+        };
+        if beyond_noise {
+            return (LayoutKind::ObjectStore, objects, Vec::new());
+        }
+        // Faster at the median but not beyond the noise: said, not chosen.
+        let note = (e.value < 1.0).then(|| {
+            format!(
+                "object store vs files for the blobs outside the database: {} the time, within noise; keeping the simpler files",
+                e.format_ratio()
+            )
+        });
+        (LayoutKind::DbFiles, files, note.into_iter().collect())
+    }
+
     /// The simplest placement that cannot be told from the fastest (`inside`
-    /// points in the database): every blob inside the database first (one
-    /// file, one transaction), then every blob as files; the split only
-    /// when it is faster beyond the noise. Returns the points inside and
-    /// what was said.
-    fn simplest(&self, page: u32, inside: usize) -> (usize, Vec<String>) {
+    /// points in the database, the rest in `outside`): every blob inside
+    /// the database first (one file, one transaction), then every blob
+    /// outside; the split only when it is faster beyond the noise. Returns
+    /// the points inside and what was said.
+    fn simplest(&self, page: u32, inside: usize, outside: Outside) -> (usize, Vec<String>) {
         let n = self.points.len();
-        let fastest = self.per_round(page, inside, LayoutKind::DbFiles);
-        let name = |k: usize| match k {
-            0 => "all as files",
-            k if k == n => "all inside the database",
+        let fastest = self.per_round(page, inside, outside);
+        let name = |k: usize| match (k, outside) {
+            (0, LayoutKind::ObjectStore) => "all in the object store",
+            (0, _) => "all as files",
+            (k, _) if k == n => "all inside the database",
             _ => "split by size",
         };
         let mut simpler = vec![n];
@@ -153,7 +202,7 @@ impl Model<'_> {
         }
         for k in simpler.into_iter().filter(|&k| k != inside) {
             let rel: Vec<f64> = self
-                .per_round(page, k, LayoutKind::DbFiles)
+                .per_round(page, k, outside)
                 .iter()
                 .zip(&fastest)
                 .map(|(a, b)| a / b)
@@ -177,12 +226,12 @@ impl Model<'_> {
     /// The size between the last point inside and the first outside where
     /// files start to win: where the files/database ratio crosses 1 on a log
     /// scale, or the geometric midpoint when it does not cross between them.
-    fn threshold(&self, page: u32, inside: usize) -> Option<f64> {
+    fn threshold(&self, page: u32, inside: usize, outside: Outside) -> Option<f64> {
         let n = self.points.len();
         (inside > 0 && inside < n).then(|| {
             let (lo, hi) = (&self.points[inside - 1], &self.points[inside]);
             let ratio = |p: &PointResult| {
-                self.median_mix(find(p, LayoutKind::DbFiles, None))
+                self.median_mix(find(p, outside, None))
                     / self.median_mix(find(p, LayoutKind::Db, Some(page)))
             };
             let (r1, r2) = (ratio(lo), ratio(hi));
@@ -216,6 +265,17 @@ impl Model<'_> {
                 self.disk(page, 0, LayoutKind::Files),
             ),
         ];
+        if self
+            .points
+            .iter()
+            .all(|p| p.layout(LayoutKind::ObjectStore, None).is_some())
+        {
+            out.push((
+                "all in the object store".into(),
+                self.per_round(page, 0, LayoutKind::ObjectStore),
+                self.disk(page, 0, LayoutKind::ObjectStore),
+            ));
+        }
         if page != 4096 && page_sizes.contains(&4096) {
             out.push((
                 "all inside at SQLite's default page size 4096".into(),
@@ -236,24 +296,30 @@ pub fn decide(points: &[PointResult], page_sizes: &[u32], reads: f64, rounds: us
     };
     let n = points.len();
     let page_size = m.best_page(page_sizes);
-    let (inside, within_noise) = m.simplest(page_size, m.split(page_size));
+    let (outside, fastest, mut within_noise) = m.outside(page_size);
+    let (inside, noted) = m.simplest(page_size, fastest, outside);
+    within_noise.extend(noted);
+    let objects = outside == LayoutKind::ObjectStore;
     let placement = match inside {
+        0 if objects => Placement::AllObjectStore,
         0 => Placement::AllFiles,
         i if i == n => Placement::AllInside,
+        _ if objects => Placement::SplitObjectStore,
         _ => Placement::Split,
     };
-    let rec = m.per_round(page_size, inside, LayoutKind::DbFiles);
+    let rec = m.per_round(page_size, inside, outside);
     let mut speedup_vs = Vec::new();
     let mut disk_per_blob = vec![(
         "recommendation".to_string(),
-        m.disk(page_size, inside, LayoutKind::DbFiles),
+        m.disk(page_size, inside, outside),
     )];
     for (name, cost, space) in m.alternatives(page_size, page_sizes) {
         // The alternative that is the recommendation itself is not compared.
         let is_rec = match placement {
             Placement::AllFiles => name.starts_with("all as files"),
             Placement::AllInside => name.starts_with("all inside the database"),
-            Placement::Split => false,
+            Placement::AllObjectStore => name.starts_with("all in the object store"),
+            Placement::Split | Placement::SplitObjectStore => false,
         };
         if is_rec {
             continue;
@@ -265,7 +331,7 @@ pub fn decide(points: &[PointResult], page_sizes: &[u32], reads: f64, rounds: us
     Decision {
         page_size,
         page_sizes: m.page_table(page_sizes, page_size),
-        threshold_bytes: m.threshold(page_size, inside),
+        threshold_bytes: m.threshold(page_size, inside, outside),
         points_inside: inside,
         placement,
         expected_ns: Spread::of(&rec),
@@ -377,7 +443,11 @@ mod tests {
             reads: 1.0,
             rounds: 5,
         };
-        assert_eq!(m.split(4096), 1, "the split is faster at the median");
+        assert_eq!(
+            m.split(4096, LayoutKind::DbFiles),
+            1,
+            "the split is faster at the median"
+        );
         let d = decide(&pts, &[4096], 1.0, 5);
         assert_eq!(d.placement, "all inside the database");
         assert_eq!(d.within_noise.len(), 1, "{:?}", d.within_noise);
@@ -390,5 +460,82 @@ mod tests {
         let d = decide(&pts, &[4096], 1.0, 5);
         assert_eq!(d.placement, "split by size");
         assert!(d.within_noise.is_empty());
+    }
+
+    /// Blobs outside the database go to the object store only when that is
+    /// faster than files beyond the noise; the decision can then pick it.
+    #[test]
+    fn the_object_store_is_picked_only_when_faster_beyond_noise() {
+        let with_s3 = |s3_large: [f64; 5]| {
+            let l = |kind, page, v: [f64; 5]| LayoutResult {
+                layout: format!("{kind:?}"),
+                kind,
+                page_size: page,
+                read_ns: v.to_vec(),
+                write_ns: v.to_vec(),
+                space_bytes: 1000,
+            };
+            let point = |size, db: f64, ext: f64, s3: [f64; 5]| PointResult {
+                size,
+                share: 0.5,
+                blobs: 10,
+                writes: 10,
+                layouts: vec![
+                    l(LayoutKind::Db, Some(4096), [db; 5]),
+                    l(LayoutKind::DbFiles, None, [ext; 5]),
+                    l(LayoutKind::Files, None, [ext * 1.1; 5]),
+                    l(LayoutKind::ObjectStore, None, s3),
+                ],
+                band: None,
+            };
+            vec![
+                point(10_000, 10.0, 30.0, [500.0; 5]),
+                point(1_000_000, 100.0, 60.0, s3_large),
+            ]
+        };
+        // Large blobs: the object store takes half the files' time every round.
+        let d = decide(&with_s3([30.0, 31.0, 29.0, 30.5, 29.5]), &[4096], 1.0, 5);
+        assert_eq!(d.placement, Placement::SplitObjectStore);
+        assert_eq!(d.points_inside, 1);
+        assert!(d.threshold_bytes.is_some());
+        let vs_files = d
+            .speedup_vs
+            .iter()
+            .find(|(n, _)| n == "all as files named in the database")
+            .expect("files compared");
+        assert!(vs_files.1.median > 1.0, "{vs_files:?}");
+        // A little faster at the median, slower in some rounds: files stay.
+        let d = decide(&with_s3([55.0, 70.0, 50.0, 66.0, 58.0]), &[4096], 1.0, 5);
+        assert_eq!(d.placement, Placement::Split);
+        assert!(
+            d.within_noise
+                .iter()
+                .any(|n| n.contains("object store vs files")),
+            "{:?}",
+            d.within_noise
+        );
+        // Slower everywhere: files, and the object store is an alternative.
+        let d = decide(&with_s3([900.0; 5]), &[4096], 1.0, 5);
+        assert_eq!(d.placement, Placement::Split);
+        assert!(d.within_noise.is_empty(), "{:?}", d.within_noise);
+        let vs = d
+            .speedup_vs
+            .iter()
+            .find(|(n, _)| n == "all in the object store")
+            .expect("the object store compared");
+        assert!(vs.1.median > 1.0, "{vs:?}");
+        // Faster at every size: everything goes there.
+        let mut pts = with_s3([20.0; 5]);
+        pts[0].layouts[3].read_ns = vec![5.0, 5.1, 4.9, 5.0, 5.05];
+        pts[0].layouts[3].write_ns = pts[0].layouts[3].read_ns.clone();
+        let d = decide(&pts, &[4096], 1.0, 5);
+        assert_eq!(d.placement, Placement::AllObjectStore);
+        assert!(
+            !d.speedup_vs
+                .iter()
+                .any(|(n, _)| n == "all in the object store"),
+            "{:?}",
+            d.speedup_vs
+        );
     }
 }

@@ -8,7 +8,9 @@
 //! writes with the durability asked for. Then WAL is measured against a
 //! rollback journal. The recommendation minimizes the expected time per
 //! operation over the user's size distribution and read/write mix; every
-//! figure is recomputed round by round so its spread is known.
+//! figure is recomputed round by round so its spread is known. With an
+//! object store (`--s3`), it is one more layout at every size, and a
+//! candidate for the blobs kept outside the database.
 
 pub mod calibrate;
 pub mod decide;
@@ -20,9 +22,10 @@ use crate::error::{Error, Result};
 use crate::progress::Progress;
 use crate::result::advise::{Advice, AdviseInput, AdviseTables, Band, Durability, SizeSample};
 use crate::result::{ResultDocument, Tables};
+use crate::target::Target;
 use crate::units::human_bytes;
 
-use super::common::{WorkDir, free_bytes};
+use super::common::{RemoteDatasets, WorkDir, free_bytes};
 use calibrate::{Calibrator, blobs_for, journal_point};
 pub use decide::{decide, under_concurrency};
 pub use sizes::{MAX_POINT, points, sample_dir, sample_spec};
@@ -55,6 +58,10 @@ pub struct AdviseOptions {
     pub threads: usize,
     /// Of them, threads that only write.
     pub writers: usize,
+    /// An object store to measure as one more layout (`--s3`: a fresh
+    /// prefix the command chose); each size's dataset goes under it and is
+    /// removed afterwards, also on failure (unless `keep`).
+    pub object_store: Option<Target>,
 }
 
 impl AdviseOptions {
@@ -69,6 +76,7 @@ impl AdviseOptions {
             threads: self.threads,
             writers: self.writers,
             total_per_layout: self.total,
+            object_store: self.object_store.as_ref().map(|t| t.to_string()),
         }
     }
 }
@@ -133,6 +141,9 @@ impl Calibration<'_> {
     pub fn run(self, progress: &dyn Progress) -> Result<ResultDocument> {
         let outcome = self.measure(progress);
         self.work.report_kept(progress);
+        if let (true, Some(t)) = (self.options.keep, &self.options.object_store) {
+            progress.note(&format!("object-store datasets kept under {t}"));
+        }
         outcome
     }
 
@@ -155,6 +166,8 @@ impl Calibration<'_> {
             work: &self.work,
             progress,
             runs: Vec::new(),
+            remote: RemoteDatasets::new(o.keep),
+            object_store: None,
         };
         let mut results = Vec::new();
         for (i, band) in self.points.iter().enumerate() {
@@ -185,7 +198,7 @@ impl Calibration<'_> {
         progress.message("journal modes");
         let journal = c.journals(common, decision.page_size)?;
         progress.finish();
-        doc.runs = c.runs;
+        doc.runs = std::mem::take(&mut c.runs);
         doc.tables = Tables::Advise(AdviseTables {
             advise: Box::new(Advice {
                 input: o.input(),
@@ -193,6 +206,7 @@ impl Calibration<'_> {
                 decision,
                 journal,
                 concurrency,
+                object_store: c.object_store.take(),
             }),
         });
         Ok(doc)
