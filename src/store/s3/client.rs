@@ -161,7 +161,7 @@ pub(crate) async fn server_name(location: S3Location) -> Option<String> {
 
 /// A part size as written: `8 MiB` when it is whole mebibytes.
 pub(crate) fn part_size_words(bytes: u64) -> String {
-    if bytes % (1 << 20) == 0 {
+    if bytes.is_multiple_of(1 << 20) {
         format!("{} MiB", bytes >> 20)
     } else {
         format!("{bytes} bytes")
