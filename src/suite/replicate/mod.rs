@@ -475,3 +475,78 @@ fn compare_restored(restored: &Target, source: &Versions, check: &mut RestoreChe
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(blobs: u64) -> RestoreCheck {
+        RestoreCheck {
+            writes: 0,
+            catch_up_ns: 0,
+            restore_ns: 0,
+            restored_bytes: 0,
+            blobs,
+            matching: 0,
+            first_mismatch: None,
+            integrity: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_restore_matches_only_when_every_blob_is_the_sources_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let wal = || SqliteSettings {
+            journal_mode: Some("wal".into()),
+            ..Default::default()
+        };
+        let source = Target::sqlite(dir.path().join("a.db"), wal());
+        let spec = DatasetSpec::fixed(5, 1000, 7);
+        store::create_dataset(&source, &spec, &Silent).unwrap();
+        reset_wal(&source).unwrap();
+        let copy = dir.path().join("b.db");
+        std::fs::copy(dir.path().join("a.db"), &copy).unwrap();
+        let copy = Target::sqlite(copy, SqliteSettings::default());
+        // The copy equals the source: every blob matches.
+        let v = versions(&source).unwrap();
+        let mut c = check(5);
+        compare_restored(&copy, &v, &mut c).unwrap();
+        assert_eq!((c.matching, c.first_mismatch.as_deref()), (5, None));
+        assert_eq!(c.integrity, "ok");
+        // A write the copy lacks: a legal blob, but not the source's version.
+        let mut buf = Vec::new();
+        spec.fill(3, 99, &mut buf);
+        {
+            let mut s = store::open(&source, Access::ReadWrite).unwrap();
+            let mut session = s.session(session()).unwrap();
+            session.update(3, &buf).unwrap();
+        }
+        let v = versions(&source).unwrap();
+        let mut c = check(5);
+        compare_restored(&copy, &v, &mut c).unwrap();
+        assert_eq!(c.matching, 4);
+        let why = c.first_mismatch.unwrap();
+        assert!(
+            why.contains("key 3") && why.contains("expected 99"),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn each_run_replicates_under_a_prefix_of_its_own() {
+        let mut loc = S3Location {
+            bucket: "b".into(),
+            prefix: String::new(),
+            endpoint: None,
+            region: None,
+            part_size: crate::target::S3_DEFAULT_PART_SIZE,
+            topology: None,
+            display: PathBuf::from("s3://b"),
+        };
+        assert!(replica_prefix(&loc).starts_with("blobbench-replicate-"));
+        loc.prefix = "a/b".into();
+        let p = replica_prefix(&loc);
+        assert!(p.starts_with("a/b/blobbench-replicate-"), "{p}");
+        assert!(p.ends_with(&format!("-{}", std::process::id())), "{p}");
+    }
+}
