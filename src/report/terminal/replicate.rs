@@ -98,7 +98,7 @@ pub(crate) fn findings(t: &ReplicateTables) -> Vec<String> {
         human_duration_ns(median(t.rounds.iter().map(|r| r.litestream.start_ns as f64)))
     ));
     out.push(format!(
-        "checkpoints: Litestream keeps a read transaction open so that the writers' automatic checkpoints cannot restart the WAL before it has copied the frames, and checkpoints itself; the WAL peaked at {} with it and {} alone, and {} was left to checkpoint after its rounds ({} alone)",
+        "checkpoints: Litestream holds a read transaction open so that no checkpoint restarts the WAL before it has copied the frames (the writers' automatic checkpoints can copy only frames older than its snapshot) and checkpoints the WAL itself; the WAL peaked at {} with it and {} alone, and {} was left to checkpoint after its rounds ({} alone: the last connection to close checkpoints it)",
         human_bytes(t.wal_peak(Arm::WithLitestream).value as u64),
         human_bytes(t.wal_peak(Arm::Alone).value as u64),
         human_bytes(median(t.rounds.iter().map(|r| r.with.wal_end_bytes as f64)) as u64),
