@@ -66,8 +66,8 @@ fn rounds(t: &ReplicateTables) -> DataTable {
             "with writes/s",
             "alone p99",
             "with p99",
-            "litestream CPU",
-            "uploaded",
+            "litestream CPU (round + catch-up)",
+            "uploaded (round + catch-up)",
             "lag",
         ],
     );
