@@ -241,7 +241,7 @@ impl<'a> Litestream<'a> {
         Error::Server {
             target: "litestream".into(),
             message: format!(
-                "{what}; its log ({}) says: {last}",
+                "{what}; its log ({}, kept with --keep) says: {last}",
                 self.setup.log.display()
             ),
         }

@@ -184,6 +184,7 @@ fn notes(replica: &str) -> Vec<String> {
     vec![
         "Litestream was started for each round with it and had synced (a snapshot of the database) before the clock started; its CPU time and uploads are those of the timed round, then of the catch-up after it".into(),
         "every round (both arms) started from an empty WAL (a TRUNCATE checkpoint, untimed)".into(),
+        "Litestream ran with its own defaults otherwise (its checkpoints, compaction levels and retention)".into(),
         format!("the replica stays in the bucket: {replica}"),
     ]
 }
