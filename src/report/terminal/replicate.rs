@@ -97,6 +97,9 @@ pub(crate) fn findings(t: &ReplicateTables) -> Vec<String> {
         time_text(&t.catch_up()),
         human_duration_ns(median(t.rounds.iter().map(|r| r.litestream.start_ns as f64)))
     ));
+    if let Some(line) = deferred(t) {
+        out.push(line);
+    }
     out.push(format!(
         "checkpoints: Litestream holds a read transaction open so that no checkpoint restarts the WAL before it has copied the frames (the writers' automatic checkpoints can copy only frames older than its snapshot) and checkpoints the WAL itself; the WAL peaked at {} with it and {} alone, and {} was left to checkpoint after its rounds ({} alone: the last connection to close checkpoints it)",
         human_bytes(t.wal_peak(Arm::WithLitestream).value as u64),
@@ -106,6 +109,31 @@ pub(crate) fn findings(t: &ReplicateTables) -> Vec<String> {
     ));
     out.push(restore_line(t));
     out
+}
+
+/// How much of Litestream's work came after the rounds' last writes (its
+/// catch-up), when that is most of it: the replica fell behind, so the
+/// timed rounds saw only part of what replication costs.
+fn deferred(t: &ReplicateTables) -> Option<String> {
+    let cpu_round: u64 = t.rounds.iter().map(|r| r.litestream.cpu_ns).sum();
+    let cpu_after: u64 = t.rounds.iter().map(|r| r.litestream.catch_up_cpu_ns).sum();
+    let share = cpu_after as f64 / ((cpu_round + cpu_after) as f64).max(1.0);
+    let bytes: Option<(u64, u64)> = t.rounds.iter().try_fold((0, 0), |(a, b), r| {
+        Some((
+            a + r.litestream.uploaded_bytes?,
+            b + r.litestream.catch_up_bytes?,
+        ))
+    });
+    let up_share = bytes.map(|(a, b)| b as f64 / ((a + b) as f64).max(1.0));
+    (share > 0.5 || up_share.is_some_and(|u| u > 0.5)).then(|| {
+        format!(
+            "deferred: {:.0}% of Litestream's CPU time{} came after the rounds' last writes: the replica fell behind the writers, so the timed rounds carried only part of replication's cost; longer rounds (-t) show more of its steady state",
+            share * 100.0,
+            up_share
+                .map(|u| format!(" and {:.0}% of its uploads", u * 100.0))
+                .unwrap_or_default()
+        )
+    })
 }
 
 /// The cost in words, following the interval.
@@ -119,7 +147,7 @@ fn verdict(ratio: &Estimate) -> String {
             (1.0 - ratio.value) * 100.0
         )
     } else if ratio.low > 1.0 {
-        format!("writes/s with litestream over alone: {r}: faster with it (see checkpoints)")
+        format!("writes/s with litestream over alone: {r}: faster with it (see the lines below)")
     } else {
         format!("writes/s with litestream over alone: {r}: within noise")
     }
@@ -153,5 +181,40 @@ fn median(values: impl Iterator<Item = f64>) -> f64 {
         0.0
     } else {
         crate::measure::significance::median(&v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Tables of `n` rounds whose Litestream did `after` of its CPU time
+    /// and uploads after the round.
+    fn tables(n: usize, round: u64, after: u64) -> ReplicateTables {
+        let arm = serde_json::json!({"writes_per_s": 100.0, "writes": 100, "written_bytes": 1000,
+            "p50_ns": 1000, "p99_ns": 5000, "busy": 0, "wal_peak_bytes": 4096, "wal_end_bytes": 0});
+        let round = serde_json::json!({"first": "alone", "alone": arm, "with": arm, "litestream": {
+            "start_ns": 1, "cpu_ns": round, "uploaded_bytes": round, "catch_up_ns": 1,
+            "catch_up_cpu_ns": after, "catch_up_bytes": after}});
+        serde_json::from_value(serde_json::json!({
+            "dataset": crate::dataset::DatasetSpec::fixed(10, 100, 1),
+            "target": "sqlite:x.db", "writes": "", "threads": 1, "mix": "update=100",
+            "keys": crate::workload::keys::KeyDistribution::Uniform, "round_ns": 1_000_000_000u64, "warmup": 0, "cores": 2,
+            "litestream": {"version": "0.5.17", "replica": "s3://b/p", "sync_interval_ns": 1, "config": ""},
+            "rounds": vec![round; n], "restore": null}))
+        .unwrap()
+    }
+
+    #[test]
+    fn work_left_for_the_catch_up_is_called_out_only_when_it_is_most_of_it() {
+        let behind = render(&tables(3, 100, 300));
+        assert!(
+            behind.contains("deferred: 75% of Litestream's CPU time and 75% of its uploads"),
+            "{behind}"
+        );
+        let kept_up = render(&tables(3, 300, 100));
+        assert!(!kept_up.contains("deferred"), "{kept_up}");
+        assert!(kept_up.contains("with / alone (paired)"), "{kept_up}");
+        assert!(kept_up.contains("restore: not run"), "{kept_up}");
     }
 }

@@ -80,8 +80,15 @@ fn rounds(t: &ReplicateTables) -> DataTable {
             format!("{:.0}", r.with.writes_per_s),
             human_duration_ns(r.alone.p99_ns as f64),
             human_duration_ns(r.with.p99_ns as f64),
-            human_duration_ns(l.cpu_ns as f64),
-            l.uploaded_bytes.map_or_else(|| "-".into(), human_bytes),
+            format!(
+                "{} + {}",
+                human_duration_ns(l.cpu_ns as f64),
+                human_duration_ns(l.catch_up_cpu_ns as f64)
+            ),
+            match (l.uploaded_bytes, l.catch_up_bytes) {
+                (Some(a), Some(b)) => format!("{} + {}", human_bytes(a), human_bytes(b)),
+                _ => "-".into(),
+            },
             human_duration_ns(l.catch_up_ns as f64),
         ]);
     }
