@@ -79,6 +79,15 @@ fn the_bucket_and_the_mix_are_checked_before_any_work() {
         ]),
         "at least 200ms",
     );
+    // Nothing listens on port 1: refused at once, not after Litestream's
+    // two minutes of retries.
+    let start = std::time::Instant::now();
+    usage_error(
+        dir.path(),
+        &args(&["--s3", S3, "--litestream", "/bin/true"]),
+        "cannot reach the S3 endpoint http://127.0.0.1:1",
+    );
+    assert!(start.elapsed() < std::time::Duration::from_secs(30));
 }
 
 /// The Litestream binary: BLOBBENCH_LITESTREAM, else the installer's.
