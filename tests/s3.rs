@@ -291,3 +291,22 @@ fn suite_concurrency_runs_the_bucket_beside_the_local_layouts() {
     assert!(out.contains("s3 ops/s"), "{out}");
     assert!(json(&result).to_string().contains("SeaweedFS"));
 }
+
+#[test]
+#[ignore = "needs an S3 server: run scripts/test.sh"]
+fn export_copies_a_database_into_a_bucket_and_back_out() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    ok(dir, &["init", "a.db", "--count", "12", "--size", "30k"]);
+    let bucket = single("e2e-export");
+    ok(dir, &["export", "a.db", &bucket]);
+    ok(dir, &["run", &bucket, "--verify"]);
+    ok(dir, &["export", &bucket, "dir:back"]);
+    let out = ok(dir, &["run", "dir:back", "--verify"]);
+    assert!(out.contains("per read"), "{out}");
+    assert_eq!(
+        std::fs::read_dir(dir.join("back")).unwrap().count(),
+        13,
+        "12 blobs and a manifest"
+    );
+}

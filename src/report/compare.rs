@@ -23,7 +23,7 @@ pub struct Measure {
     pub key: String,
     /// What a reader sees.
     pub label: String,
-    /// What is measured: "time per op", "time" or "requests/s".
+    /// What is measured: "time per op", "time", "requests/s" or "writes/s".
     pub figure: &'static str,
     /// Whether more is better (requests/s) or less (times).
     pub higher_is_better: bool,
@@ -204,6 +204,43 @@ fn http_measures(command: &str, tables: &Tables, push: &mut impl FnMut(Measure))
     }
 }
 
+/// The figures of a `suite replicate` result: each arm's writes/s and p99
+/// write time, one sample per round.
+fn replicate_measures(command: &str, tables: &Tables, push: &mut impl FnMut(Measure)) {
+    use crate::result::replicate::Arm;
+    let Tables::Replicate(t) = tables else {
+        return;
+    };
+    let conditions = vec![
+        ("mix", t.mix.clone()),
+        ("threads", t.threads.to_string()),
+        ("keys", t.keys.describe()),
+        ("round", t.round_ns.to_string()),
+        ("sync interval", t.litestream.sync_interval_ns.to_string()),
+    ];
+    for arm in [Arm::Alone, Arm::WithLitestream] {
+        let name = arm.name();
+        push(Measure {
+            key: format!("{command} | {name} | writes/s"),
+            label: format!("{name} writes/s"),
+            figure: "writes/s",
+            higher_is_better: true,
+            flushes: true,
+            samples: t.samples(arm, |r| r.writes_per_s),
+            conditions: conditions.clone(),
+        });
+        push(Measure {
+            key: format!("{command} | {name} | p99"),
+            label: format!("{name} p99 write"),
+            figure: "time",
+            higher_is_better: false,
+            flushes: true,
+            samples: t.samples(arm, |r| r.p99_ns as f64),
+            conditions: conditions.clone(),
+        });
+    }
+}
+
 /// Each sweep record as (key, label, time in ns).
 fn sweep_records(command: &str, tables: &Tables) -> Vec<(String, String, f64)> {
     let Tables::Sweep(t) = tables else {
@@ -246,6 +283,7 @@ pub fn measures(doc: &ResultDocument) -> Vec<Measure> {
     run_measures(command, &doc.runs, &mut push);
     lob_measures(command, &doc.tables, &mut push);
     http_measures(command, &doc.tables, &mut push);
+    replicate_measures(command, &doc.tables, &mut push);
     for (key, label, ns) in sweep_records(command, &doc.tables) {
         push(Measure {
             key,

@@ -92,9 +92,9 @@ pub struct Change {
 }
 
 impl Change {
-    /// Whether the figure counts up (requests/s) rather than time.
+    /// Whether the figure counts up (requests/s, writes/s) rather than time.
     pub fn higher_is_better(&self) -> bool {
-        self.figure == "requests/s"
+        matches!(self.figure.as_str(), "requests/s" | "writes/s")
     }
 }
 

@@ -17,6 +17,7 @@ pub mod internal_external;
 pub mod load;
 pub mod lob;
 pub mod quick;
+pub mod replicate;
 pub mod run;
 pub mod sweep;
 
@@ -88,6 +89,8 @@ pub enum Tables {
     Concurrent(concurrent::ConcurrentTables),
     /// `suite concurrency`: throughput and tails against threads.
     Concurrency(concurrency::ConcurrencyTables),
+    /// `suite replicate`: writes alone and with Litestream, and the restore.
+    Replicate(replicate::ReplicateTables),
     /// No kind-specific part (or a command this version does not know).
     Other(serde_json::Value),
 }
@@ -110,6 +113,7 @@ impl Tables {
             "compare" => Tables::Compare(v(value)?),
             CONCURRENT_COMMAND => Tables::Concurrent(v(value)?),
             "suite concurrency" => Tables::Concurrency(v(value)?),
+            "suite replicate" => Tables::Replicate(v(value)?),
             _ => Tables::Other(value),
         })
     }

@@ -9,4 +9,5 @@ pub mod http;
 pub mod internal_external;
 pub mod lob;
 pub mod quick;
+pub mod replicate;
 pub mod sweep;

@@ -11,5 +11,6 @@ pub mod internal_external;
 pub mod load;
 pub mod lob;
 pub mod quick;
+pub mod replicate;
 pub mod run;
 pub mod sweep;

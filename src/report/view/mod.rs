@@ -15,6 +15,7 @@ mod http;
 mod internal_external;
 mod lob;
 mod quick;
+mod replicate;
 mod sweep;
 
 use serde_json::Value;
@@ -185,6 +186,7 @@ pub fn section(typed: &ResultDocument, source: &str, index: usize) -> Section {
         Tables::Compare(t) => compare::compare(t, &mut s),
         Tables::Concurrent(t) => concurrent::concurrent(t, &mut s),
         Tables::Concurrency(t) => concurrency::concurrency(t, &mut s),
+        Tables::Replicate(t) => replicate::replicate(t, &mut s),
         Tables::Run(_) | Tables::Init(_) | Tables::Other(_) => {}
     }
     if !matches!(
@@ -221,6 +223,7 @@ fn title_of(command: &str) -> String {
         "compare" => "compare: what changed beyond the noise".into(),
         "run concurrent" => "run: threads mixing operations on one dataset".into(),
         "suite concurrency" => "suite concurrency: many threads at once".into(),
+        "suite replicate" => "suite replicate: SQLite replicated to S3 by Litestream".into(),
         other => other.to_string(),
     }
 }

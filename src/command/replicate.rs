@@ -1,0 +1,167 @@
+//! `blobbench suite replicate`: the edge. The bucket URL, the Litestream
+//! binary (run once: `litestream version`), the mix and the round length
+//! are checked before any work; the table is printed and the result
+//! written after, and a restore that did not hold the source's blobs makes
+//! the command fail once the result is written.
+
+use std::path::{Path, PathBuf};
+
+use crate::cli::ReplicateArgs;
+use crate::command::progress::Bars;
+use crate::dataset::spec_from_options;
+use crate::error::{Error, Result};
+use crate::report::terminal;
+use crate::result::Tables;
+use crate::suite::replicate::{ReplicateOptions, litestream_version};
+use crate::target::Target;
+use crate::workload::keys::KeyDistribution;
+use crate::workload::mix::Mix;
+
+/// Runs `suite replicate`.
+pub fn run(args: &ReplicateArgs) -> Result<()> {
+    let options = options(args)?;
+    crate::command::output::check_outputs(&args.json, args.report.as_deref(), args.dir.as_deref())?;
+    let mut doc = crate::suite::replicate::run(&options, &Bars::new())?;
+    crate::command::output::finish_environment(&mut doc.environment);
+    let mut failed = None;
+    if let Tables::Replicate(t) = &doc.tables {
+        print!("{}", terminal::replicate::render(t));
+        if let Some(r) = t.restore.as_ref().filter(|r| !r.passed()) {
+            failed = Some(format!(
+                "the restore from {} does not hold the source's blobs: {} of {} match ({}), integrity_check: {}",
+                t.litestream.replica,
+                r.matching,
+                r.blobs,
+                r.first_mismatch.as_deref().unwrap_or("-"),
+                r.integrity
+            ));
+        }
+    }
+    crate::command::output::write_result_with_report(&mut doc, &args.json, args.report.as_deref())?;
+    println!("result written to {}", args.json.display());
+    match failed {
+        Some(why) => Err(Error::Verify(why)),
+        None => Ok(()),
+    }
+}
+
+/// The suite's options from the command line.
+fn options(args: &ReplicateArgs) -> Result<ReplicateOptions> {
+    let replica = match Target::parse(&args.s3)? {
+        Target::S3 { bucket } => bucket,
+        _ => {
+            return Err(Error::usage(format!(
+                "--s3 {}: not an S3 URL; give s3://BUCKET/PREFIX?endpoint=URL&region=R (scripts/start-s3.sh starts one and exports BLOBBENCH_S3_URL)",
+                args.s3
+            )));
+        }
+    };
+    let litestream = find_litestream(args.litestream.as_deref())?;
+    litestream_version(&litestream)?;
+    let mix = Mix::parse(&args.mix)?;
+    if mix
+        .shares
+        .iter()
+        .any(|(k, _)| !matches!(k.name(), "read" | "update" | "rmw" | "scan"))
+    {
+        return Err(Error::usage(format!(
+            "--mix {}: the suite writes one dataset in many rounds, so its mix reads, updates, rmw and scans only (no inserts or deletes)",
+            mix.describe()
+        )));
+    }
+    if !mix
+        .shares
+        .iter()
+        .any(|(k, _)| matches!(k.name(), "update" | "rmw"))
+    {
+        return Err(Error::usage(format!(
+            "--mix {}: replication costs only writes; give a mix that updates, e.g. --mix update=100 or --mix read=50,update=50",
+            mix.describe()
+        )));
+    }
+    let round = *args.duration / args.rounds;
+    if round < std::time::Duration::from_millis(200) {
+        return Err(Error::usage(format!(
+            "-t {} over --rounds {} gives rounds of {}: a round must last at least 200ms (Litestream syncs every --sync-interval); raise -t or lower --rounds",
+            args.duration,
+            args.rounds,
+            humantime::format_duration(round)
+        )));
+    }
+    if let Some(endpoint) = &replica.endpoint {
+        check_reachable(endpoint)?;
+    }
+    Ok(ReplicateOptions {
+        dataset: spec_from_options(args.count, args.size, 0, "uniform", 1.0, 1)?,
+        threads: args.threads,
+        mix,
+        keys: KeyDistribution::parse(&args.keys)?,
+        round,
+        rounds: args.rounds,
+        warmup: args.warmup,
+        busy_timeout: *args.busy_timeout,
+        replica,
+        litestream,
+        sync_interval: *args.sync_interval,
+        dir: args.dir.clone(),
+        keep: args.keep,
+    })
+}
+
+/// The Litestream binary: --litestream, else $BLOBBENCH_LITESTREAM, else
+/// `litestream` on PATH; a one-line usage error naming the fix otherwise.
+fn find_litestream(given: Option<&Path>) -> Result<PathBuf> {
+    if let Some(p) = given {
+        return Ok(p.to_path_buf());
+    }
+    if let Some(p) = std::env::var_os("BLOBBENCH_LITESTREAM").filter(|p| !p.is_empty()) {
+        return Ok(PathBuf::from(p));
+    }
+    std::env::var_os("PATH")
+        .iter()
+        .flat_map(std::env::split_paths)
+        .map(|d| d.join("litestream"))
+        .find(|p| p.is_file())
+        .ok_or_else(|| {
+            Error::usage(
+                "litestream not found (no --litestream, no BLOBBENCH_LITESTREAM, none on PATH): install it with scripts/install-litestream.sh and give --litestream \"$(scripts/install-litestream.sh)\"",
+            )
+        })
+}
+
+/// Refuses an endpoint nothing answers on, at once: Litestream would retry
+/// for about two minutes before it gives up.
+fn check_reachable(endpoint: &str) -> Result<()> {
+    use std::net::ToSocketAddrs as _;
+    let (rest, port) = match endpoint.split_once("://") {
+        Some(("https", rest)) => (rest, 443),
+        Some((_, rest)) => (rest, 80),
+        None => (endpoint, 80),
+    };
+    let host = rest.split('/').next().unwrap_or(rest);
+    let addr = if host
+        .rsplit_once(':')
+        .is_some_and(|(_, p)| p.parse::<u16>().is_ok())
+    {
+        host.to_string()
+    } else {
+        format!("{host}:{port}")
+    };
+    let unreachable = |why: String| {
+        Error::usage(format!(
+            "--s3: cannot reach the S3 endpoint {endpoint} ({why}); start the server (scripts/start-s3.sh starts one and exports BLOBBENCH_S3_URL) or fix endpoint= in --s3"
+        ))
+    };
+    let addrs: Vec<_> = addr
+        .to_socket_addrs()
+        .map_err(|e| unreachable(e.to_string()))?
+        .collect();
+    let mut last = String::from("no address");
+    for a in addrs {
+        match std::net::TcpStream::connect_timeout(&a, std::time::Duration::from_secs(5)) {
+            Ok(_) => return Ok(()),
+            Err(e) => last = e.to_string(),
+        }
+    }
+    Err(unreachable(last))
+}

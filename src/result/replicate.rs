@@ -1,0 +1,363 @@
+//! The result of `suite replicate`: a WAL SQLite blob database written by
+//! the concurrent executor, alone and while Litestream replicates it to an
+//! S3 bucket, in paired rounds; what Litestream cost (CPU, bytes uploaded,
+//! the WAL it let grow), and whether a restore from the replica holds
+//! exactly the source's blobs.
+
+use serde::{Deserialize, Serialize};
+
+use crate::dataset::DatasetSpec;
+use crate::measure::estimate::{Estimate, median_estimate, paired_ratio};
+use crate::workload::keys::KeyDistribution;
+
+/// Seed of the bootstraps behind the suite's intervals.
+const SEED: u64 = 0x7265_706c;
+
+/// The two arms every round measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Arm {
+    /// No Litestream process at all.
+    Alone,
+    /// Litestream running, replicating every commit to the bucket.
+    WithLitestream,
+}
+
+impl Arm {
+    /// The arm's name in tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Arm::Alone => "alone",
+            Arm::WithLitestream => "with litestream",
+        }
+    }
+}
+
+/// What one arm of one round measured (writes are updates and
+/// read-modify-writes; reads of the mix are checked but not reported here).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ArmRound {
+    /// Completed writes per second of the round.
+    pub writes_per_s: f64,
+    /// Writes completed.
+    pub writes: u64,
+    /// Blob bytes those writes wrote.
+    pub written_bytes: u64,
+    /// Median write time, ns.
+    pub p50_ns: u64,
+    /// 99th percentile write time, ns.
+    pub p99_ns: u64,
+    /// Writes refused by a busy lock past the busy timeout (rolled back).
+    pub busy: u64,
+    /// The largest the `-wal` file grew during the round, bytes.
+    pub wal_peak_bytes: u64,
+    /// The `-wal` file's size when the round ended, bytes: what is left to
+    /// checkpoint.
+    pub wal_end_bytes: u64,
+}
+
+/// Litestream's side of one round with it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LitestreamRound {
+    /// From starting the process to its first sync having reached the
+    /// bucket (untimed, before the round): a snapshot of the database.
+    pub start_ns: u64,
+    /// Litestream's CPU time (user + system) during the timed round, ns.
+    pub cpu_ns: u64,
+    /// Bytes it uploaded during the timed round (its PUT counter), when
+    /// its metrics answered.
+    pub uploaded_bytes: Option<u64>,
+    /// After the round's last write: how long `litestream sync -wait` took
+    /// until the replica held everything (the replica's lag), ns.
+    pub catch_up_ns: u64,
+    /// Its CPU time during that catch-up, ns.
+    pub catch_up_cpu_ns: u64,
+    /// Bytes uploaded during the catch-up.
+    pub catch_up_bytes: Option<u64>,
+}
+
+/// One measured round: both arms, in the order they ran.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ReplicateRound {
+    /// The arm that ran first (the order alternates round by round).
+    pub first: Arm,
+    /// Without Litestream.
+    pub alone: ArmRound,
+    /// With Litestream replicating.
+    pub with: ArmRound,
+    /// What Litestream did in the `with` arm.
+    pub litestream: LitestreamRound,
+}
+
+/// Litestream and where it replicated to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LitestreamInfo {
+    /// `litestream version`.
+    pub version: String,
+    /// The replica: `s3://BUCKET/PREFIX at ENDPOINT` (left in the bucket).
+    pub replica: String,
+    /// How often Litestream ships new WAL frames, ns.
+    pub sync_interval_ns: u64,
+    /// The configuration file it ran with (credentials came from the
+    /// environment and are not in it).
+    pub config: String,
+}
+
+/// The restore from the replica after a last round of writes with
+/// Litestream, checked blob by blob against the source.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RestoreCheck {
+    /// Writes of the last round, made while Litestream replicated.
+    pub writes: u64,
+    /// `litestream sync -wait` after them: until the replica held all, ns.
+    pub catch_up_ns: u64,
+    /// `litestream restore` to a new file, ns.
+    pub restore_ns: u64,
+    /// The restored database's size, bytes.
+    pub restored_bytes: u64,
+    /// Blobs in the source.
+    pub blobs: u64,
+    /// Restored blobs whose bytes are exactly the source's version of that
+    /// blob (legal content, checked against the dataset's spec).
+    pub matching: u64,
+    /// The first difference found, if any ("key 7: holds version ...").
+    pub first_mismatch: Option<String>,
+    /// SQLite's integrity_check of the restored database ("ok").
+    pub integrity: String,
+}
+
+impl RestoreCheck {
+    /// Whether the restore holds every blob as the source does, and SQLite
+    /// finds it sound.
+    pub fn passed(&self) -> bool {
+        self.matching == self.blobs && self.first_mismatch.is_none() && self.integrity == "ok"
+    }
+}
+
+/// The kind-specific part of a `suite replicate` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReplicateTables {
+    /// The blobs in the database.
+    pub dataset: DatasetSpec,
+    /// The database's target string.
+    pub target: String,
+    /// How its writes reach the disk, in words.
+    pub writes: String,
+    /// Worker threads.
+    pub threads: usize,
+    /// The mix, as `--mix` takes it.
+    pub mix: String,
+    /// How keys were drawn.
+    pub keys: KeyDistribution,
+    /// Each arm's time per round, ns.
+    pub round_ns: u64,
+    /// Warm-up rounds run (both arms) and discarded.
+    pub warmup: u32,
+    /// The machine's cores.
+    pub cores: usize,
+    /// Litestream and its replica.
+    pub litestream: LitestreamInfo,
+    /// Every measured round, in order.
+    pub rounds: Vec<ReplicateRound>,
+    /// The restore check (None: it did not run).
+    pub restore: Option<RestoreCheck>,
+    /// What a reader must know.
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+impl ReplicateTables {
+    fn arm(&self, arm: Arm) -> impl Iterator<Item = &ArmRound> {
+        self.rounds.iter().map(move |r| match arm {
+            Arm::Alone => &r.alone,
+            Arm::WithLitestream => &r.with,
+        })
+    }
+
+    /// One figure of an arm, every round.
+    pub fn samples(&self, arm: Arm, figure: fn(&ArmRound) -> f64) -> Vec<f64> {
+        self.arm(arm).map(figure).collect()
+    }
+
+    /// An arm's writes/s: the median of the rounds and its interval.
+    pub fn rate(&self, arm: Arm) -> Estimate {
+        median_estimate(&self.samples(arm, |r| r.writes_per_s), SEED)
+    }
+
+    /// An arm's median write time, ns.
+    pub fn p50(&self, arm: Arm) -> Estimate {
+        median_estimate(&self.samples(arm, |r| r.p50_ns as f64), SEED)
+    }
+
+    /// An arm's 99th percentile write time, ns.
+    pub fn p99(&self, arm: Arm) -> Estimate {
+        median_estimate(&self.samples(arm, |r| r.p99_ns as f64), SEED)
+    }
+
+    /// An arm's peak WAL size, bytes.
+    pub fn wal_peak(&self, arm: Arm) -> Estimate {
+        median_estimate(&self.samples(arm, |r| r.wal_peak_bytes as f64), SEED)
+    }
+
+    /// with / alone of `figure`, paired round by round.
+    pub fn ratio(&self, figure: fn(&ArmRound) -> f64) -> Estimate {
+        paired_ratio(
+            &self.samples(Arm::WithLitestream, figure),
+            &self.samples(Arm::Alone, figure),
+            SEED,
+        )
+    }
+
+    /// Litestream's CPU time per second of the round (1.0 = one core busy).
+    pub fn litestream_cpu(&self) -> Estimate {
+        let secs = (self.round_ns as f64 / 1e9).max(1e-9);
+        let v: Vec<f64> = self
+            .rounds
+            .iter()
+            .map(|r| r.litestream.cpu_ns as f64 / 1e9 / secs)
+            .collect();
+        median_estimate(&v, SEED)
+    }
+
+    /// Bytes Litestream uploaded per byte of blobs written in the round,
+    /// when its metrics answered every round.
+    pub fn upload_per_written(&self) -> Option<Estimate> {
+        let v: Option<Vec<f64>> = self
+            .rounds
+            .iter()
+            .map(|r| {
+                let written = r.with.written_bytes.max(1) as f64;
+                let up = r.litestream.uploaded_bytes? + r.litestream.catch_up_bytes?;
+                Some(up as f64 / written)
+            })
+            .collect();
+        v.filter(|v| !v.is_empty())
+            .map(|v| median_estimate(&v, SEED))
+    }
+
+    /// The replica's lag after each round's last write, ns.
+    pub fn catch_up(&self) -> Estimate {
+        let v: Vec<f64> = self
+            .rounds
+            .iter()
+            .map(|r| r.litestream.catch_up_ns as f64)
+            .collect();
+        median_estimate(&v, SEED)
+    }
+
+    /// What ran, in words.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} blobs of {} bytes, {} thread(s), mix {}, keys {}, {} per arm and round, {} round(s) after {} warm-up, {} core(s)",
+            self.dataset.count,
+            self.dataset.size,
+            self.threads,
+            self.mix,
+            self.keys.describe(),
+            humantime::format_duration(std::time::Duration::from_nanos(self.round_ns)),
+            self.rounds.len(),
+            self.warmup,
+            self.cores
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn arm(rate: f64, p99: u64) -> ArmRound {
+        ArmRound {
+            writes_per_s: rate,
+            writes: rate as u64,
+            written_bytes: rate as u64 * 10,
+            p50_ns: p99 / 10,
+            p99_ns: p99,
+            busy: 0,
+            wal_peak_bytes: 0,
+            wal_end_bytes: 0,
+        }
+    }
+
+    fn tables(pairs: &[(f64, f64)]) -> ReplicateTables {
+        let ls = LitestreamRound {
+            start_ns: 0,
+            cpu_ns: 500_000_000,
+            uploaded_bytes: Some(3000),
+            catch_up_ns: 1,
+            catch_up_cpu_ns: 0,
+            catch_up_bytes: Some(1000),
+        };
+        ReplicateTables {
+            dataset: DatasetSpec::fixed(1, 10, 1),
+            target: "sqlite:x.db".into(),
+            writes: String::new(),
+            threads: 1,
+            mix: "update=100".into(),
+            keys: KeyDistribution::Uniform,
+            round_ns: 1_000_000_000,
+            warmup: 0,
+            cores: 2,
+            litestream: LitestreamInfo {
+                version: "0.5".into(),
+                replica: "s3://b/p".into(),
+                sync_interval_ns: 1,
+                config: String::new(),
+            },
+            rounds: pairs
+                .iter()
+                .map(|&(a, w)| ReplicateRound {
+                    first: Arm::Alone,
+                    alone: arm(a, 10),
+                    with: arm(w, 20),
+                    litestream: ls,
+                })
+                .collect(),
+            restore: None,
+            notes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_ratio_pairs_rounds_and_the_cost_figures_follow_the_rounds() {
+        // Round by round with is half of alone, though the medians of the
+        // arms (300 vs 200) would say 2/3: the ratio is paired.
+        let t = tables(&[
+            (100.0, 50.0),
+            (300.0, 150.0),
+            (500.0, 250.0),
+            (200.0, 400.0),
+        ]);
+        let r = t.ratio(|r| r.writes_per_s);
+        assert!((r.value - 0.5).abs() < 0.3, "{r:?}");
+        assert_eq!(t.rate(Arm::Alone).n, 4);
+        assert!((t.ratio(|r| r.p99_ns as f64).value - 2.0).abs() < 1e-9);
+        assert!((t.litestream_cpu().value - 0.5).abs() < 1e-9);
+        // 4000 bytes uploaded for 50 writes of 10 bytes in the first round.
+        let up = t.upload_per_written().expect("every round has bytes");
+        assert!(up.value > 1.0, "{up:?}");
+        let mut silent = t.clone();
+        silent.rounds[0].litestream.uploaded_bytes = None;
+        assert!(silent.upload_per_written().is_none());
+    }
+
+    #[test]
+    fn a_restore_passes_only_when_every_blob_matches_and_sqlite_agrees() {
+        let mut c = RestoreCheck {
+            writes: 1,
+            catch_up_ns: 0,
+            restore_ns: 0,
+            restored_bytes: 0,
+            blobs: 3,
+            matching: 3,
+            first_mismatch: None,
+            integrity: "ok".into(),
+        };
+        assert!(c.passed());
+        c.matching = 2;
+        assert!(!c.passed());
+        c.matching = 3;
+        c.integrity = "*** in database main ***".into();
+        assert!(!c.passed());
+    }
+}

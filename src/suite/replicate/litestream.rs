@@ -1,0 +1,445 @@
+//! Litestream as a child process: the configuration file blobbench writes
+//! for it, starting `litestream replicate` and waiting for its control
+//! socket, `litestream sync -wait` (the replica has caught up), its CPU
+//! time from /proc, the bytes it uploaded from its Prometheus metrics, a
+//! stop that waits for it (also when the suite fails: `Drop`; on Ctrl-C the
+//! terminal's SIGINT reaches it as well, and if blobbench dies it gets
+//! SIGTERM from the kernel), and `litestream restore`.
+
+use std::io::{Read as _, Write as _};
+use std::os::unix::process::CommandExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::error::{Error, Result};
+use crate::target::S3Location;
+
+/// How long a sync may take before the suite gives up (a snapshot of a
+/// large database to a slow bucket takes a while).
+const SYNC_TIMEOUT_S: u64 = 600;
+
+/// How Litestream is run: the binary, its configuration and log files.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    /// The `litestream` binary.
+    pub binary: PathBuf,
+    /// The configuration file blobbench wrote.
+    pub config: PathBuf,
+    /// Its text (recorded in the result).
+    pub config_text: String,
+    /// Where its output goes.
+    pub log: PathBuf,
+    /// The control socket (`sync` talks to it).
+    pub socket: PathBuf,
+    /// Its metrics address (`127.0.0.1:PORT`), None when no port was free.
+    pub metrics: Option<String>,
+    /// The database it replicates.
+    pub db: PathBuf,
+    /// Whether the endpoint is plain http (no TLS).
+    plain_http: bool,
+}
+
+impl Setup {
+    /// Writes the configuration for replicating `db` to `replica` (the
+    /// bucket, and `prefix` inside it), syncing every `sync_interval`.
+    pub fn write(
+        binary: &Path,
+        work: &Path,
+        db: &Path,
+        replica: &S3Location,
+        prefix: &str,
+        sync_interval: Duration,
+    ) -> Result<Setup> {
+        let socket = std::env::temp_dir().join(format!(
+            "blobbench-litestream-{}-{}.sock",
+            std::process::id(),
+            crate::dataset::fresh_version() % 1_000_000
+        ));
+        let metrics = free_port().map(|p| format!("127.0.0.1:{p}"));
+        let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
+        let mut text = String::from(
+            "# Written by blobbench suite replicate. Credentials come from the\n# environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY), never from here.\n",
+        );
+        if let Some(m) = &metrics {
+            text.push_str(&format!("addr: {}\n", q(m)));
+        }
+        text.push_str(&format!(
+            "socket:\n  enabled: true\n  path: {}\ndbs:\n  - path: {}\n    replica:\n      type: s3\n      bucket: {}\n      path: {}\n",
+            q(&socket.to_string_lossy()),
+            q(&db.to_string_lossy()),
+            q(&replica.bucket),
+            q(prefix),
+        ));
+        if let Some(e) = &replica.endpoint {
+            text.push_str(&format!("      endpoint: {}\n", q(e)));
+        }
+        let region = replica
+            .region
+            .clone()
+            .or_else(|| std::env::var("AWS_REGION").ok())
+            .unwrap_or_else(|| "us-east-1".into());
+        text.push_str(&format!(
+            "      region: {}\n      force-path-style: true\n      sync-interval: {}ms\n",
+            q(&region),
+            sync_interval.as_millis().max(1)
+        ));
+        let config = work.join("litestream.yml");
+        std::fs::write(&config, &text).map_err(|e| Error::io("cannot write", &config, e))?;
+        Ok(Setup {
+            binary: binary.to_path_buf(),
+            config,
+            config_text: text,
+            log: work.join("litestream.log"),
+            socket,
+            metrics,
+            db: db.to_path_buf(),
+            plain_http: replica
+                .endpoint
+                .as_deref()
+                .is_some_and(|e| e.starts_with("http://")),
+        })
+    }
+
+    /// A `litestream` command with the environment it needs.
+    fn command(&self) -> Command {
+        let mut c = Command::new(&self.binary);
+        if self.plain_http {
+            // Without TLS a CA bundle means nothing, but Litestream's S3
+            // client refuses to start when AWS_CA_BUNDLE is set ("unable to
+            // add custom RootCAs HTTPClient").
+            c.env_remove("AWS_CA_BUNDLE");
+        }
+        c.stdin(Stdio::null());
+        c
+    }
+
+    /// `litestream version`, or a usage error naming the fix.
+    pub fn version(binary: &Path) -> Result<String> {
+        let out = Command::new(binary)
+            .arg("version")
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| not_runnable(binary, &e.to_string()))?;
+        if !out.status.success() {
+            return Err(not_runnable(binary, &first_line(&out.stderr)));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    }
+
+    /// Restores the replica's latest state to `out`; returns the time taken.
+    pub fn restore(&self, out: &Path) -> Result<Duration> {
+        let start = Instant::now();
+        let o = self
+            .command()
+            .arg("restore")
+            .arg("-config")
+            .arg(&self.config)
+            .arg("-no-expand-env")
+            .arg("-o")
+            .arg(out)
+            .arg(&self.db)
+            .output()
+            .map_err(|e| not_runnable(&self.binary, &e.to_string()))?;
+        if !o.status.success() {
+            return Err(Error::Server {
+                target: "litestream restore".into(),
+                message: first_line(&o.stderr),
+            });
+        }
+        Ok(start.elapsed())
+    }
+}
+
+/// The one-line error for a binary that does not run.
+pub fn not_runnable(binary: &Path, why: &str) -> Error {
+    Error::usage(format!(
+        "--litestream {}: cannot run it ({why}); install Litestream with scripts/install-litestream.sh and give the path it prints (or set BLOBBENCH_LITESTREAM)",
+        binary.display()
+    ))
+}
+
+/// A running `litestream replicate`.
+pub struct Litestream<'a> {
+    setup: &'a Setup,
+    child: Option<Child>,
+}
+
+impl<'a> Litestream<'a> {
+    /// Starts it and waits until its control socket answers.
+    pub fn start(setup: &'a Setup) -> Result<Litestream<'a>> {
+        let _ = std::fs::remove_file(&setup.socket);
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&setup.log)
+            .map_err(|e| Error::io("cannot open", &setup.log, e))?;
+        let err = log
+            .try_clone()
+            .map_err(|e| Error::io("cannot open", &setup.log, e))?;
+        let mut c = setup.command();
+        c.arg("replicate")
+            .arg("-config")
+            .arg(&setup.config)
+            .arg("-no-expand-env")
+            .stdout(log)
+            .stderr(err);
+        // SAFETY: prctl is async-signal-safe; it only asks the kernel to
+        // send SIGTERM to the child when this thread dies, so Litestream
+        // never outlives a blobbench that was killed.
+        unsafe {
+            c.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+                Ok(())
+            });
+        }
+        let child = c
+            .spawn()
+            .map_err(|e| not_runnable(&setup.binary, &e.to_string()))?;
+        let mut ls = Litestream {
+            setup,
+            child: Some(child),
+        };
+        ls.wait_for_socket()?;
+        Ok(ls)
+    }
+
+    fn wait_for_socket(&mut self) -> Result<()> {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if std::os::unix::net::UnixStream::connect(&self.setup.socket).is_ok() {
+                return Ok(());
+            }
+            self.check_running()?;
+            if Instant::now() > deadline {
+                return Err(self.failed("did not open its control socket within 30 s"));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// An error if the process has exited.
+    fn check_running(&mut self) -> Result<()> {
+        if let Some(c) = self.child.as_mut()
+            && let Ok(Some(status)) = c.try_wait()
+        {
+            self.child = None;
+            return Err(self.failed(&format!("exited ({status})")));
+        }
+        Ok(())
+    }
+
+    /// An error quoting the last line Litestream logged.
+    fn failed(&self, what: &str) -> Error {
+        let log = std::fs::read_to_string(&self.setup.log).unwrap_or_default();
+        let last = log
+            .lines()
+            .rev()
+            .find(|l| l.contains("level=ERROR") || l.starts_with("Error"))
+            .or_else(|| log.lines().last())
+            .unwrap_or("no output");
+        Error::Server {
+            target: "litestream".into(),
+            message: format!(
+                "{what}; its log ({}, kept with --keep) says: {last}",
+                self.setup.log.display()
+            ),
+        }
+    }
+
+    /// Forces a sync and waits until the replica holds every commit so
+    /// far; returns how long that took.
+    pub fn sync(&mut self) -> Result<Duration> {
+        self.check_running()?;
+        let start = Instant::now();
+        let o = self
+            .setup
+            .command()
+            .args(["sync", "-wait", "-timeout", &SYNC_TIMEOUT_S.to_string()])
+            .arg("-socket")
+            .arg(&self.setup.socket)
+            .arg(&self.setup.db)
+            .output()
+            .map_err(|e| not_runnable(&self.setup.binary, &e.to_string()))?;
+        if !o.status.success() {
+            return Err(Error::Server {
+                target: "litestream sync".into(),
+                message: first_line(&o.stderr),
+            });
+        }
+        Ok(start.elapsed())
+    }
+
+    /// Its CPU time so far (user + system), ns; 0 when /proc cannot tell.
+    pub fn cpu_ns(&self) -> u64 {
+        self.child.as_ref().map_or(0, |c| process_cpu_ns(c.id()))
+    }
+
+    /// Bytes it has uploaded so far, when its metrics answer.
+    pub fn uploaded(&self) -> Option<u64> {
+        uploaded_bytes(&http_get(self.setup.metrics.as_deref()?, "/metrics")?)
+    }
+
+    /// Stops it (SIGTERM, then SIGKILL after 30 s) and waits for it.
+    pub fn stop(mut self) -> Result<()> {
+        self.check_running()?;
+        self.terminate();
+        Ok(())
+    }
+
+    fn terminate(&mut self) {
+        let Some(mut child) = self.child.take() else {
+            return;
+        };
+        // SAFETY: kill with a pid this process spawned and has not reaped.
+        unsafe {
+            libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
+        }
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = child.try_wait() {
+                let _ = std::fs::remove_file(&self.setup.socket);
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        let _ = std::fs::remove_file(&self.setup.socket);
+    }
+}
+
+impl Drop for Litestream<'_> {
+    fn drop(&mut self) {
+        self.terminate();
+    }
+}
+
+/// The first line of a command's error output.
+fn first_line(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    text.lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("no message")
+        .trim()
+        .to_string()
+}
+
+/// A port free on 127.0.0.1 now (the kernel's pick).
+fn free_port() -> Option<u16> {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").ok()?;
+    l.local_addr().ok().map(|a| a.port())
+}
+
+/// User + system CPU time of process `pid` from /proc, ns.
+fn process_cpu_ns(pid: u32) -> u64 {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return 0;
+    };
+    cpu_ns_of_stat(&stat, clock_ticks())
+}
+
+fn clock_ticks() -> u64 {
+    // SAFETY: sysconf only reads a constant of the system.
+    let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if t > 0 { t as u64 } else { 100 }
+}
+
+/// utime + stime (fields 14 and 15) of a /proc/PID/stat line, ns. The
+/// command name (field 2) may hold spaces, so fields count from its ')'.
+fn cpu_ns_of_stat(stat: &str, ticks_per_s: u64) -> u64 {
+    let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+        return 0;
+    };
+    let f: Vec<u64> = rest
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    f.iter().sum::<u64>() * 1_000_000_000 / ticks_per_s.max(1)
+}
+
+/// The body of `GET path` from `addr` (HTTP/1.0, no keep-alive).
+fn http_get(addr: &str, path: &str) -> Option<String> {
+    let mut s = std::net::TcpStream::connect(addr).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    write!(s, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").ok()?;
+    let mut text = String::new();
+    s.read_to_string(&mut text).ok()?;
+    let (head, body) = text.split_once("\r\n\r\n")?;
+    head.starts_with("HTTP/1.")
+        .then_some(())
+        .filter(|_| head.split_whitespace().nth(1) == Some("200"))?;
+    Some(body.to_string())
+}
+
+/// Litestream's count of bytes PUT to its replica, from its metrics.
+fn uploaded_bytes(metrics: &str) -> Option<u64> {
+    let mut found = None;
+    for line in metrics.lines() {
+        if line.starts_with("litestream_replica_operation_bytes{") && line.contains("\"PUT\"") {
+            let v: f64 = line.rsplit(' ').next()?.parse().ok()?;
+            *found.get_or_insert(0) += v as u64;
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_time_counts_from_the_command_names_end() {
+        // A command name with a space and a ')' must not shift the fields.
+        let stat = "4242 (lite stream)) S 1 2 3 4 5 6 7 8 9 10 150 50 0 0 20 0";
+        assert_eq!(cpu_ns_of_stat(stat, 100), 2_000_000_000);
+        assert_eq!(cpu_ns_of_stat("garbage", 100), 0);
+    }
+
+    #[test]
+    fn uploaded_bytes_sum_the_put_counters_only() {
+        let m = "# HELP x\nlitestream_replica_operation_bytes{operation=\"PUT\",replica_type=\"s3\"} 6.0612522e+07\n\
+litestream_replica_operation_bytes{operation=\"GET\",replica_type=\"s3\"} 99\n\
+litestream_sync_count{db=\"/x\"} 3\n";
+        assert_eq!(uploaded_bytes(m), Some(60_612_522));
+        assert_eq!(uploaded_bytes("litestream_sync_count 3\n"), None);
+    }
+
+    #[test]
+    fn the_config_names_the_bucket_and_no_secret() {
+        let dir = tempfile::tempdir().unwrap();
+        let loc = S3Location {
+            bucket: "bucket".into(),
+            prefix: "some/prefix".into(),
+            endpoint: Some("http://127.0.0.1:8333".into()),
+            region: Some("eu-west-1".into()),
+            part_size: crate::target::S3_DEFAULT_PART_SIZE,
+            topology: None,
+            display: PathBuf::from("s3://bucket/some/prefix"),
+        };
+        let s = Setup::write(
+            Path::new("litestream"),
+            dir.path(),
+            &dir.path().join("a.db"),
+            &loc,
+            "some/prefix/run-1",
+            Duration::from_millis(250),
+        )
+        .unwrap();
+        let t = std::fs::read_to_string(&s.config).unwrap();
+        for want in [
+            "bucket: \"bucket\"",
+            "path: \"some/prefix/run-1\"",
+            "endpoint: \"http://127.0.0.1:8333\"",
+            "region: \"eu-west-1\"",
+            "force-path-style: true",
+            "sync-interval: 250ms",
+        ] {
+            assert!(t.contains(want), "{want} missing from {t}");
+        }
+        assert!(!t.to_lowercase().contains("secret-access-key"), "{t}");
+        assert!(s.plain_http);
+    }
+}

@@ -1,0 +1,553 @@
+//! `blobbench suite replicate`: what replicating a SQLite blob database to
+//! an object store with Litestream costs its writers. One WAL database is
+//! written by the concurrent executor in rounds, each round measuring two
+//! arms in alternating order: alone (no Litestream process) and with
+//! Litestream replicating to `s3://BUCKET/PREFIX/...`. Litestream is
+//! started for each round with it and has caught up (its first sync is a
+//! snapshot) before the clock starts, so the round times steady
+//! replication; after the round, `litestream sync -wait` measures how far
+//! the replica lagged. Every round starts from an empty WAL. At the end, a
+//! last round of writes with Litestream, a restore from the replica, and a
+//! check that every restored blob is exactly the source's version.
+
+mod litestream;
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use litestream::{Litestream, Setup};
+
+use crate::dataset::DatasetSpec;
+use crate::error::{Error, Result};
+use crate::progress::{Progress, Silent};
+use crate::result::replicate::{
+    Arm, ArmRound, LitestreamInfo, LitestreamRound, ReplicateRound, ReplicateTables, RestoreCheck,
+};
+use crate::result::{ResultDocument, Tables};
+use crate::store::{self, Access, ReadPath, SessionOptions, WriteStyle};
+use crate::target::{S3Location, SqliteSettings, Target};
+use crate::units::human_bytes;
+use crate::workload::concurrent::{ConcurrentPlan, execute};
+use crate::workload::keys::KeyDistribution;
+use crate::workload::mix::{Mix, OpKind};
+
+use super::common::WorkDir;
+
+/// The source database's name in the work folder.
+const DB: &str = "replicate.db";
+/// The database restored from the replica.
+const RESTORED: &str = "restored.db";
+
+/// What `suite replicate` measures, checked by the command first.
+#[derive(Debug, Clone)]
+pub struct ReplicateOptions {
+    /// The blobs in the database.
+    pub dataset: DatasetSpec,
+    /// Worker threads.
+    pub threads: usize,
+    /// The operations (it must write).
+    pub mix: Mix,
+    /// How keys are drawn.
+    pub keys: KeyDistribution,
+    /// Each arm's time per round.
+    pub round: Duration,
+    /// Measured rounds.
+    pub rounds: u32,
+    /// Warm-up rounds (both arms), discarded.
+    pub warmup: u32,
+    /// How long a writer waits for another's lock.
+    pub busy_timeout: Duration,
+    /// The bucket (and prefix) Litestream replicates to.
+    pub replica: S3Location,
+    /// The `litestream` binary.
+    pub litestream: PathBuf,
+    /// Litestream's sync-interval.
+    pub sync_interval: Duration,
+    /// Folder for the databases (None: a new temporary folder).
+    pub dir: Option<PathBuf>,
+    /// Keep the databases afterwards.
+    pub keep: bool,
+}
+
+/// `litestream version` of `binary`, or a one-line usage error naming the
+/// fix: the command checks the binary before any work.
+pub fn litestream_version(binary: &std::path::Path) -> Result<String> {
+    Setup::version(binary)
+}
+
+/// Runs the suite.
+pub fn run(options: &ReplicateOptions, progress: &dyn Progress) -> Result<ResultDocument> {
+    let version = Setup::version(&options.litestream)?;
+    let work = WorkDir::new(options.dir.as_deref(), options.keep, "blobbench-replicate-")?;
+    let names: Vec<String> = [
+        DB,
+        RESTORED,
+        ".replicate.db-litestream",
+        "litestream.yml",
+        "litestream.log",
+    ]
+    .map(String::from)
+    .to_vec();
+    let outcome = run_in(options, &work, version, progress);
+    work.remove(&names, outcome.is_err());
+    work.report_kept(progress);
+    outcome
+}
+
+fn run_in(
+    options: &ReplicateOptions,
+    work: &WorkDir,
+    version: String,
+    progress: &dyn Progress,
+) -> Result<ResultDocument> {
+    let environment = store::capture_environment(Some(&work.path));
+    let spec = &options.dataset;
+    // The source, its restored copy, and a WAL Litestream lets grow to
+    // about 500 MB before it truncates it.
+    let wal = 512u64 << 20;
+    super::common::check_free_space(
+        &work.path,
+        super::common::layouts_bytes(spec, 0) * 2 + wal,
+        "suite replicate",
+    )?;
+    let db = work.join(DB);
+    let target = Target::sqlite(
+        db.clone(),
+        SqliteSettings {
+            journal_mode: Some("wal".into()),
+            synchronous: Some("normal".into()),
+            ..Default::default()
+        },
+    );
+    progress.note(&format!(
+        "blobbench suite replicate: {} blobs of {}, {} in all, in {}; litestream {version}",
+        spec.count,
+        human_bytes(spec.size),
+        human_bytes(spec.total_bytes()),
+        work.path.display()
+    ));
+    let (s, _) = store::create_dataset(&target, spec, progress)?;
+    let writes = s.describe_writes(&session());
+    drop(s);
+    let prefix = replica_prefix(&options.replica);
+    let setup = Setup::write(
+        &options.litestream,
+        &work.path,
+        &db,
+        &options.replica,
+        &prefix,
+        options.sync_interval,
+    )?;
+    let rounds = measure(options, &target, &setup, progress)?;
+    progress.message("a last round with litestream, then a restore from the replica");
+    let restore = restore_check(options, &target, &setup, &work.join(RESTORED))?;
+    let replica = format!(
+        "s3://{}/{prefix}{}",
+        options.replica.bucket,
+        options
+            .replica
+            .endpoint
+            .as_deref()
+            .map(|e| format!(" at {e}"))
+            .unwrap_or_default()
+    );
+    let tables = ReplicateTables {
+        dataset: spec.clone(),
+        target: target.to_string(),
+        writes,
+        threads: options.threads,
+        mix: options.mix.describe(),
+        keys: options.keys,
+        round_ns: options.round.as_nanos() as u64,
+        warmup: options.warmup,
+        cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        notes: notes(&replica),
+        litestream: LitestreamInfo {
+            version,
+            replica,
+            sync_interval_ns: options.sync_interval.as_nanos() as u64,
+            config: setup.config_text.clone(),
+        },
+        rounds,
+        restore: Some(restore),
+    };
+    Ok(ResultDocument::new(
+        "suite replicate",
+        environment,
+        Tables::Replicate(tables),
+    ))
+}
+
+/// What a reader of the result must know about how it was measured.
+fn notes(replica: &str) -> Vec<String> {
+    vec![
+        "Litestream was started for each round with it and had synced (a snapshot of the database) before the clock started; its CPU time and uploads are those of the timed round, then of the catch-up after it".into(),
+        "every round (both arms) started from an empty WAL (a TRUNCATE checkpoint, untimed)".into(),
+        "Litestream ran with its own defaults otherwise (its checkpoints, compaction levels and retention)".into(),
+        format!("the replica stays in the bucket: {replica}"),
+    ]
+}
+
+/// A prefix of its own for this run inside the bucket's prefix, so a
+/// replica of another database is never continued.
+fn replica_prefix(replica: &S3Location) -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let own = format!("blobbench-replicate-{secs}-{}", std::process::id());
+    if replica.prefix.is_empty() {
+        own
+    } else {
+        format!("{}/{own}", replica.prefix)
+    }
+}
+
+/// How the database is read and written: each operation its own
+/// transaction, as the concurrency suite does.
+fn session() -> SessionOptions {
+    SessionOptions {
+        read_path: ReadPath::Sql,
+        per_op_transaction: true,
+        write_style: WriteStyle::TempRename,
+        fsync: false,
+    }
+}
+
+/// Every round, both arms, their order alternating; warm-ups discarded.
+fn measure(
+    options: &ReplicateOptions,
+    target: &Target,
+    setup: &Setup,
+    progress: &dyn Progress,
+) -> Result<Vec<ReplicateRound>> {
+    let turns = options.warmup + options.rounds;
+    progress.start("measuring", u64::from(turns) * 2);
+    let mut out = Vec::new();
+    for turn in 0..turns {
+        let first = if turn % 2 == 0 {
+            Arm::Alone
+        } else {
+            Arm::WithLitestream
+        };
+        let label = if turn < options.warmup {
+            "warm-up".to_string()
+        } else {
+            format!("round {}/{}", turn - options.warmup + 1, options.rounds)
+        };
+        let (mut alone, mut with) = (None, None);
+        let order = match first {
+            Arm::Alone => [Arm::Alone, Arm::WithLitestream],
+            Arm::WithLitestream => [Arm::WithLitestream, Arm::Alone],
+        };
+        for arm in order {
+            progress.message(&format!("{label}: {}", arm.name()));
+            match arm {
+                Arm::Alone => {
+                    reset_wal(target)?;
+                    alone = Some(timed(options, target)?);
+                }
+                Arm::WithLitestream => with = Some(with_litestream(options, target, setup)?),
+            }
+            progress.advance(1);
+        }
+        if let (true, Some(alone), Some((with, litestream))) = (turn >= options.warmup, alone, with)
+        {
+            out.push(ReplicateRound {
+                first,
+                alone,
+                with,
+                litestream,
+            });
+        }
+    }
+    progress.finish();
+    Ok(out)
+}
+
+/// One arm with Litestream: started and caught up untimed, the timed
+/// round, the catch-up after it, stopped.
+fn with_litestream(
+    options: &ReplicateOptions,
+    target: &Target,
+    setup: &Setup,
+) -> Result<(ArmRound, LitestreamRound)> {
+    reset_wal(target)?;
+    let start = Instant::now();
+    let mut ls = Litestream::start(setup)?;
+    ls.sync()?;
+    let start_ns = start.elapsed().as_nanos() as u64;
+    let (cpu0, up0) = (ls.cpu_ns(), ls.uploaded());
+    let arm = timed(options, target)?;
+    let (cpu1, up1) = (ls.cpu_ns(), ls.uploaded());
+    let catch_up = ls.sync()?;
+    let (cpu2, up2) = (ls.cpu_ns(), ls.uploaded());
+    ls.stop()?;
+    let delta = |a: Option<u64>, b: Option<u64>| Some(b?.saturating_sub(a?));
+    Ok((
+        arm,
+        LitestreamRound {
+            start_ns,
+            cpu_ns: cpu1.saturating_sub(cpu0),
+            uploaded_bytes: delta(up0, up1),
+            catch_up_ns: catch_up.as_nanos() as u64,
+            catch_up_cpu_ns: cpu2.saturating_sub(cpu1),
+            catch_up_bytes: delta(up1, up2),
+        },
+    ))
+}
+
+/// Empties the WAL (a TRUNCATE checkpoint) so every round starts alike.
+fn reset_wal(target: &Target) -> Result<()> {
+    let mut s = store::open(target, Access::ReadWrite)?;
+    let mut session = s.session(session())?;
+    session.checkpoint()
+}
+
+/// The `-wal` file of the database.
+fn wal_path(target: &Target) -> PathBuf {
+    let mut p = target.path().as_os_str().to_owned();
+    p.push("-wal");
+    PathBuf::from(p)
+}
+
+/// One timed arm: a concurrent run of one round's length, every read
+/// checked, the WAL's size sampled meanwhile.
+fn timed(options: &ReplicateOptions, target: &Target) -> Result<ArmRound> {
+    let plan = ConcurrentPlan {
+        target_text: target.to_string(),
+        target: target.clone(),
+        threads: options.threads,
+        writers: 0,
+        mix: options.mix.clone(),
+        keys: options.keys,
+        batch: 1,
+        duration: Some(options.round),
+        count: None,
+        rate: None,
+        busy_timeout: options.busy_timeout,
+        session: session(),
+        verify: true,
+        seed: 1,
+        workload: None,
+    };
+    let wal = wal_path(target);
+    let size = || std::fs::metadata(&wal).map_or(0, |m| m.len());
+    let done = AtomicBool::new(false);
+    let peak = AtomicU64::new(0);
+    let t = std::thread::scope(|s| {
+        s.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                peak.fetch_max(size(), Ordering::Relaxed);
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        });
+        let t = execute(&plan, &Silent);
+        done.store(true, Ordering::Relaxed);
+        t
+    })?;
+    let o = t.outcomes();
+    if o.wrong() > 0 {
+        return Err(Error::Verify(format!(
+            "{}: {} torn or stale read(s)",
+            target,
+            o.wrong()
+        )));
+    }
+    let writes: Vec<_> = t
+        .kinds
+        .iter()
+        .filter(|k| matches!(k.kind, Some(OpKind::Update | OpKind::ReadModifyWrite)))
+        .collect();
+    let latencies = crate::measure::latency::Latencies::merged(
+        writes
+            .iter()
+            .filter_map(|k| k.histogram.decode().ok())
+            .collect::<Vec<_>>()
+            .iter(),
+    );
+    let summary = latencies.summary();
+    let count: u64 = writes.iter().map(|k| k.ops).sum();
+    let end = size();
+    Ok(ArmRound {
+        writes_per_s: count as f64 / (t.elapsed_ns as f64 / 1e9).max(1e-9),
+        writes: count,
+        written_bytes: writes.iter().map(|k| k.bytes).sum(),
+        p50_ns: summary.p50_ns,
+        p99_ns: summary.p99_ns,
+        busy: writes.iter().map(|k| k.outcomes.busy).sum(),
+        wal_peak_bytes: peak.load(Ordering::Relaxed).max(end),
+        wal_end_bytes: end,
+    })
+}
+
+/// A last round of writes with Litestream, the replica caught up, restored
+/// to `out`, and every restored blob checked against the source's version.
+fn restore_check(
+    options: &ReplicateOptions,
+    target: &Target,
+    setup: &Setup,
+    out: &std::path::Path,
+) -> Result<RestoreCheck> {
+    reset_wal(target)?;
+    let mut ls = Litestream::start(setup)?;
+    ls.sync()?;
+    let last = timed(options, target)?;
+    let catch_up = ls.sync()?;
+    ls.stop()?;
+    store::remove_dataset(out);
+    let restore = setup.restore(out)?;
+    let source = versions(target)?;
+    let restored = Target::sqlite(out.to_path_buf(), SqliteSettings::default());
+    let mut check = RestoreCheck {
+        writes: last.writes,
+        catch_up_ns: catch_up.as_nanos() as u64,
+        restore_ns: restore.as_nanos() as u64,
+        restored_bytes: std::fs::metadata(out).map_or(0, |m| m.len()),
+        blobs: source.versions.len() as u64,
+        matching: 0,
+        first_mismatch: None,
+        integrity: String::new(),
+    };
+    compare_restored(&restored, &source, &mut check)?;
+    Ok(check)
+}
+
+/// Every blob's version in a database, checked against its dataset spec.
+struct Versions {
+    spec: DatasetSpec,
+    first_key: u64,
+    versions: Vec<u64>,
+}
+
+fn versions(target: &Target) -> Result<Versions> {
+    let mut s = store::open(target, Access::ReadOnly)?;
+    let catalog = s.catalog()?;
+    let spec = catalog
+        .manifest
+        .and_then(|m| m.spec)
+        .ok_or_else(|| Error::Verify(format!("{target} lost its dataset manifest")))?;
+    let mut scratch = Vec::new();
+    let mut versions = Vec::with_capacity(catalog.count as usize);
+    s.scan(&mut |key, data| {
+        versions.push(spec.verify(key, data, None, &mut scratch)?);
+        Ok(())
+    })?;
+    Ok(Versions {
+        spec,
+        first_key: catalog.first_key,
+        versions,
+    })
+}
+
+/// Counts restored blobs that are exactly the source's version; notes the
+/// first that is not, and SQLite's integrity check of the restored file.
+fn compare_restored(restored: &Target, source: &Versions, check: &mut RestoreCheck) -> Result<()> {
+    let mut s = store::open(restored, Access::ReadOnly)?;
+    check.integrity = s.integrity_check()?.unwrap_or_else(|| "-".into());
+    let catalog = s.catalog()?;
+    if catalog.count != check.blobs {
+        check.first_mismatch = Some(format!(
+            "the restore holds {} blobs, the source {}",
+            catalog.count, check.blobs
+        ));
+    }
+    let mut scratch = Vec::new();
+    let mut matching = 0;
+    let mut first = None;
+    s.scan(&mut |key, data| {
+        let want = key
+            .checked_sub(source.first_key)
+            .and_then(|i| source.versions.get(i as usize).copied());
+        match source.spec.verify(key, data, want, &mut scratch) {
+            Ok(_) if want.is_some() => matching += 1,
+            Ok(_) => {
+                first.get_or_insert_with(|| format!("key {key}: not in the source"));
+            }
+            Err(e) => {
+                first.get_or_insert_with(|| e.to_string());
+            }
+        }
+        Ok(())
+    })?;
+    check.matching = matching;
+    if check.first_mismatch.is_none() {
+        check.first_mismatch = first;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(blobs: u64) -> RestoreCheck {
+        RestoreCheck {
+            writes: 0,
+            catch_up_ns: 0,
+            restore_ns: 0,
+            restored_bytes: 0,
+            blobs,
+            matching: 0,
+            first_mismatch: None,
+            integrity: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_restore_matches_only_when_every_blob_is_the_sources_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let wal = || SqliteSettings {
+            journal_mode: Some("wal".into()),
+            ..Default::default()
+        };
+        let source = Target::sqlite(dir.path().join("a.db"), wal());
+        let spec = DatasetSpec::fixed(5, 1000, 7);
+        store::create_dataset(&source, &spec, &Silent).unwrap();
+        reset_wal(&source).unwrap();
+        let copy = dir.path().join("b.db");
+        std::fs::copy(dir.path().join("a.db"), &copy).unwrap();
+        let copy = Target::sqlite(copy, SqliteSettings::default());
+        // The copy equals the source: every blob matches.
+        let v = versions(&source).unwrap();
+        let mut c = check(5);
+        compare_restored(&copy, &v, &mut c).unwrap();
+        assert_eq!((c.matching, c.first_mismatch.as_deref()), (5, None));
+        assert_eq!(c.integrity, "ok");
+        // A write the copy lacks: a legal blob, but not the source's version.
+        let mut buf = Vec::new();
+        spec.fill(3, 99, &mut buf);
+        {
+            let mut s = store::open(&source, Access::ReadWrite).unwrap();
+            let mut session = s.session(session()).unwrap();
+            session.update(3, &buf).unwrap();
+        }
+        let v = versions(&source).unwrap();
+        let mut c = check(5);
+        compare_restored(&copy, &v, &mut c).unwrap();
+        assert_eq!(c.matching, 4);
+        let why = c.first_mismatch.unwrap();
+        assert!(
+            why.contains("key 3") && why.contains("expected 99"),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn each_run_replicates_under_a_prefix_of_its_own() {
+        let mut loc = S3Location {
+            bucket: "b".into(),
+            prefix: String::new(),
+            endpoint: None,
+            region: None,
+            part_size: crate::target::S3_DEFAULT_PART_SIZE,
+            topology: None,
+            display: PathBuf::from("s3://b"),
+        };
+        assert!(replica_prefix(&loc).starts_with("blobbench-replicate-"));
+        loc.prefix = "a/b".into();
+        let p = replica_prefix(&loc);
+        assert!(p.starts_with("a/b/blobbench-replicate-"), "{p}");
+        assert!(p.ends_with(&format!("-{}", std::process::id())), "{p}");
+    }
+}
