@@ -38,6 +38,12 @@ fn signal_when(dir: &Path, args: &[&str], signal: i32, ready: impl Fn() -> bool)
         assert!(start.elapsed() < Duration::from_secs(60), "{args:?} hung");
         std::thread::sleep(Duration::from_millis(2));
     }
+    // Ready may first be seen after the command ended (this thread was
+    // not scheduled meanwhile): then there is nothing left to interrupt.
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "{args:?} finished before it could be interrupted: give it more work"
+    );
     unsafe { libc::kill(child.id() as i32, signal) };
     child.wait().unwrap();
 }
@@ -95,7 +101,7 @@ fn interrupted_folder_init_is_refused_until_made_again() {
 fn ctrl_c_during_export_leaves_nothing_run_accepts() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
-    ok(d, &["init", "src.db", "--count", "3000", "--size", "4k"]);
+    ok(d, &["init", "src.db", "--count", "20000", "--size", "4k"]);
     let out = d.join("out");
     signal_when(d, &["export", "src.db", "out"], libc::SIGINT, || {
         file_count(&out) > 100
