@@ -155,8 +155,9 @@ fn run_in(
 }
 
 /// How every layout is read and written: each operation its own
-/// transaction, files replaced by rename (no torn reads).
-fn session() -> SessionOptions {
+/// transaction, files replaced by rename (no torn reads). The replicate
+/// suite's writers use the same.
+pub(crate) fn session() -> SessionOptions {
     SessionOptions {
         read_path: ReadPath::Sql,
         per_op_transaction: true,

@@ -25,7 +25,8 @@ use crate::result::replicate::{
     Arm, ArmRound, LitestreamInfo, LitestreamRound, ReplicateRound, ReplicateTables, RestoreCheck,
 };
 use crate::result::{ResultDocument, Tables};
-use crate::store::{self, Access, ReadPath, SessionOptions, WriteStyle};
+use crate::store::{self, Access};
+use crate::suite::concurrency::session;
 use crate::target::{S3Location, SqliteSettings, Target};
 use crate::units::human_bytes;
 use crate::workload::concurrent::{ConcurrentPlan, execute};
@@ -200,17 +201,6 @@ fn replica_prefix(replica: &S3Location) -> String {
         own
     } else {
         format!("{}/{own}", replica.prefix)
-    }
-}
-
-/// How the database is read and written: each operation its own
-/// transaction, as the concurrency suite does.
-fn session() -> SessionOptions {
-    SessionOptions {
-        read_path: ReadPath::Sql,
-        per_op_transaction: true,
-        write_style: WriteStyle::TempRename,
-        fsync: false,
     }
 }
 
