@@ -304,13 +304,7 @@ impl DatasetSpec {
 
     /// Checks that `data` is exactly blob `key` at some version, and that the
     /// version is `expected` when given. Returns the version found.
-    pub fn verify(
-        &self,
-        key: u64,
-        data: &[u8],
-        expected: Option<u64>,
-        scratch: &mut Vec<u8>,
-    ) -> Result<u64> {
+    pub fn verify(&self, key: u64, data: &[u8], expected: Option<u64>) -> Result<u64> {
         let want = self.size_of(key);
         if data.len() != want {
             return Err(Error::Verify(format!(
@@ -334,18 +328,57 @@ impl DatasetSpec {
                 "key {key}: holds version {version}, expected {v} (a write was lost)"
             )));
         }
-        self.fill(key, version, scratch);
-        if scratch.as_slice() != data {
-            let at = scratch
-                .iter()
-                .zip(data)
-                .position(|(a, b)| a != b)
-                .unwrap_or(0);
+        if let Some(at) = self.first_difference(key, version, data) {
             return Err(Error::Verify(format!(
                 "key {key}: content differs from the dataset at byte {at}"
             )));
         }
         Ok(version)
+    }
+
+    /// Where `data` (of the blob's length) first differs from what `fill`
+    /// writes for `key` at `version`, or None. Generates and compares eight
+    /// bytes at a time, as `fill` draws them, instead of filling a buffer
+    /// and comparing it: a check of every read must cost the load
+    /// generator as little as the reads themselves.
+    fn first_difference(&self, key: u64, version: u64, data: &[u8]) -> Option<usize> {
+        let header = (version ^ header_mask(self.seed, key)).to_le_bytes();
+        if data.len() < 8 {
+            return data.iter().zip(header).position(|(a, b)| *a != b);
+        }
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(stream_seed(self.seed, key, version));
+        let mut words = data.chunks_exact(8);
+        let mut at = 0;
+        for word in &mut words {
+            let drawn = rng.next_u64();
+            let want = if at == 0 {
+                u64::from_le_bytes(header)
+            } else {
+                drawn
+            };
+            let got = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+            if got != want {
+                let differs = (got ^ want).trailing_zeros() as usize / 8;
+                return Some(at + differs);
+            }
+            at += 8;
+        }
+        // The tail as fill_bytes draws it: a whole word for 5-7 bytes,
+        // half of one (its high bits, as next_u32) for 1-4.
+        let rest = words.remainder();
+        let tail: [u8; 8] = match rest.len() {
+            0 => return None,
+            1..=4 => {
+                let mut t = [0u8; 8];
+                t[..4].copy_from_slice(&rng.next_u32().to_le_bytes());
+                t
+            }
+            _ => rng.next_u64().to_le_bytes(),
+        };
+        rest.iter()
+            .zip(tail)
+            .position(|(a, b)| *a != b)
+            .map(|i| at + i)
     }
 }
 
@@ -426,7 +459,39 @@ pub fn spec_from_options(
 
 #[cfg(test)]
 mod tests {
+
     use super::*;
+
+    /// The fused check agrees with `fill` byte for byte: every length
+    /// (each tail shape, and blobs shorter than the header), and a change
+    /// at any position is found there.
+    #[test]
+    fn verify_finds_any_changed_byte_where_fill_put_it() {
+        for size in (0..=40).chain([4096, 1 << 20]) {
+            let s = DatasetSpec::fixed(3, size, 77);
+            let mut blob = Vec::new();
+            s.fill(2, 5, &mut blob);
+            assert_eq!(s.verify(2, &blob, Some(5)).unwrap(), 5, "size {size}");
+            let positions: Vec<usize> = if size <= 40 {
+                (0..size as usize).collect()
+            } else {
+                vec![0, 7, 8, 9, 4095, size as usize - 1]
+            };
+            for at in positions {
+                let mut bad = blob.clone();
+                bad[at] ^= 0x10;
+                // A changed header byte reads as another version's blob
+                // (all of it when the blob is only its header): not checked.
+                if at < 8 && size >= 8 {
+                    continue;
+                }
+                // A blob shorter than its header holds no version: say it.
+                let asked = (size < 8).then_some(5);
+                let err = s.verify(2, &bad, asked).unwrap_err().to_string();
+                assert!(err.contains(&format!("at byte {at}")), "size {size}: {err}");
+            }
+        }
+    }
 
     #[test]
     fn a_manifest_is_complete_only_when_marked_so() {
@@ -486,23 +551,23 @@ mod tests {
     #[test]
     fn content_is_deterministic_and_verifiable() {
         let s = spec(SizeDistribution::Uniform { variance: 2000 });
-        let (mut a, mut b, mut scratch) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut a, mut b) = (Vec::new(), Vec::new());
         s.fill(5, 0, &mut a);
         s.fill(5, 0, &mut b);
         assert_eq!(a, b);
         s.fill(5, 1, &mut b);
         assert_ne!(a, b);
-        assert_eq!(s.verify(5, &a, Some(0), &mut scratch).unwrap(), 0);
-        assert_eq!(s.verify(5, &b, None, &mut scratch).unwrap(), 1);
+        assert_eq!(s.verify(5, &a, Some(0)).unwrap(), 0);
+        assert_eq!(s.verify(5, &b, None).unwrap(), 1);
         assert!(
-            s.verify(5, &b, Some(0), &mut scratch)
+            s.verify(5, &b, Some(0))
                 .unwrap_err()
                 .to_string()
                 .contains("lost")
         );
         a[100] ^= 1;
-        assert!(s.verify(5, &a, None, &mut scratch).is_err());
-        assert!(s.verify(6, &b, None, &mut scratch).is_err());
+        assert!(s.verify(5, &a, None).is_err());
+        assert!(s.verify(6, &b, None).is_err());
     }
 
     #[test]

@@ -222,7 +222,6 @@ async fn one_request(
     sender: &mut Sender,
     url: &Url,
     verify: Option<&DatasetSpec>,
-    scratch: &mut Vec<u8>,
     body_buf: &mut Vec<u8>,
 ) -> std::result::Result<Response, Failure> {
     let req = Request::get(url.path.as_str())
@@ -267,7 +266,7 @@ async fn one_request(
         if spec.size_of(key) as u64 != n {
             return Err(Failure::Length);
         }
-        if spec.verify(key, body_buf, None, scratch).is_err() {
+        if spec.verify(key, body_buf, None).is_err() {
             return Err(Failure::Content);
         }
     }
@@ -375,7 +374,6 @@ async fn worker(shared: Arc<Shared>, id: u64) -> WorkerOutcome {
     let mut out = WorkerOutcome::default();
     let mut sender: Option<Sender> = None;
     let mut rng = 0x9E3779B97F4A7C15u64 ^ (id + 1).wrapping_mul(0xBF58476D1CE4E5B9);
-    let mut scratch = Vec::new();
     let mut body_buf = Vec::new();
     let mut pacer = shared.plan.rate.map(|_| pacing::Pacer::new());
     while let Some(i) = shared.take() {
@@ -403,13 +401,7 @@ async fn worker(shared: Arc<Shared>, id: u64) -> WorkerOutcome {
         let s = sender.as_mut().expect("connected");
         let result = tokio::time::timeout(
             shared.plan.timeout,
-            one_request(
-                s,
-                &url,
-                shared.plan.verify.as_ref(),
-                &mut scratch,
-                &mut body_buf,
-            ),
+            one_request(s, &url, shared.plan.verify.as_ref(), &mut body_buf),
         )
         .await;
         let times = Times {

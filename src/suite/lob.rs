@@ -586,7 +586,6 @@ fn local_durability(info: &StoreInfo, durable: bool) -> String {
 /// timed; verified outside the timed call.
 fn read_all(target: &Target, spec: &DatasetSpec, keys: &[u64]) -> Result<Vec<u64>> {
     let mut buf: Vec<u8> = Vec::with_capacity(spec.size as usize);
-    let mut scratch = Vec::new();
     let mut store = store::open(&target.for_inspection(), Access::ReadOnly)?;
     let mut session = store.session(SessionOptions {
         per_op_transaction: true,
@@ -601,7 +600,7 @@ fn read_all(target: &Target, spec: &DatasetSpec, keys: &[u64]) -> Result<Vec<u64
                 buf.extend_from_slice(d);
             })
         })?;
-        spec.verify(k, &buf, Some(0), &mut scratch)?;
+        spec.verify(k, &buf, Some(0))?;
     }
     Ok(timer.nanos())
 }

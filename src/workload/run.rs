@@ -378,10 +378,9 @@ fn timed_loop(
     let verify_reads = plan.verify && plan.operation == Operation::Read;
     let mut tally = Tally::default();
     let mut inline_buf = Vec::new();
-    let mut scratch = Vec::new();
     let spec = job.spec.as_ref();
     let mut check = |key: u64, d: &[u8]| -> Result<()> {
-        spec.expect("checked").verify(key, d, None, &mut scratch)?;
+        spec.expect("checked").verify(key, d, None)?;
         Ok(())
     };
     timer.clear();
@@ -464,12 +463,11 @@ fn verify_after(
         per_op_transaction: false,
         ..job.options
     })?;
-    let mut scratch = Vec::new();
     let mut result = Ok(0);
     for &k in &job.keys {
         session.read(k, &mut |d| {
             if result.is_ok() {
-                result = spec.verify(k, d, Some(version), &mut scratch);
+                result = spec.verify(k, d, Some(version));
             }
         })?;
         result.as_ref().map_err(|e| Error::Verify(e.to_string()))?;
@@ -724,14 +722,13 @@ mod tests {
         // Keys 1..=20 hold new content now; key 21 still the original.
         let mut s = store::open(&target, Access::ReadOnly).unwrap();
         let mut session = s.session(SessionOptions::default()).unwrap();
-        let mut scratch = Vec::new();
         let mut first = Vec::new();
         session.read(1, &mut |d| first = d.to_vec()).unwrap();
-        let version = spec.verify(1, &first, None, &mut scratch).unwrap();
+        let version = spec.verify(1, &first, None).unwrap();
         assert_ne!(version, 0, "key 1 still holds the content init wrote");
         let mut untouched = Vec::new();
         session.read(21, &mut |d| untouched = d.to_vec()).unwrap();
-        spec.verify(21, &untouched, Some(0), &mut scratch).unwrap();
+        spec.verify(21, &untouched, Some(0)).unwrap();
     }
 
     #[test]
@@ -774,8 +771,7 @@ mod tests {
         // The check saw the blob itself, in the store's buffer.
         assert_eq!(seen.len(), 1);
         assert_eq!(seen[0].0, 2);
-        let mut scratch = Vec::new();
-        spec.verify(2, &seen[0].1, Some(0), &mut scratch).unwrap();
+        spec.verify(2, &seen[0].1, Some(0)).unwrap();
         let ns = timer.nanos();
         assert!(ns[0] < 20_000_000, "the check was timed: {ns:?}");
         // A failed check fails the read.

@@ -417,10 +417,9 @@ fn versions(target: &Target) -> Result<Versions> {
         .manifest
         .and_then(|m| m.spec)
         .ok_or_else(|| Error::Verify(format!("{target} lost its dataset manifest")))?;
-    let mut scratch = Vec::new();
     let mut versions = Vec::with_capacity(catalog.count as usize);
     s.scan(&mut |key, data| {
-        versions.push(spec.verify(key, data, None, &mut scratch)?);
+        versions.push(spec.verify(key, data, None)?);
         Ok(())
     })?;
     Ok(Versions {
@@ -442,14 +441,13 @@ fn compare_restored(restored: &Target, source: &Versions, check: &mut RestoreChe
             catalog.count, check.blobs
         ));
     }
-    let mut scratch = Vec::new();
     let mut matching = 0;
     let mut first = None;
     s.scan(&mut |key, data| {
         let want = key
             .checked_sub(source.first_key)
             .and_then(|i| source.versions.get(i as usize).copied());
-        match source.spec.verify(key, data, want, &mut scratch) {
+        match source.spec.verify(key, data, want) {
             Ok(_) if want.is_some() => matching += 1,
             Ok(_) => {
                 first.get_or_insert_with(|| format!("key {key}: not in the source"));

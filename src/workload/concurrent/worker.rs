@@ -79,7 +79,6 @@ struct Worker<'s, 'a> {
     chooser: KeyChooser,
     tally: Tally,
     buf: Vec<u8>,
-    scratch: Vec<u8>,
     pending: Vec<Pending>,
     /// Logical time the open batch began (reads in it may see its snapshot).
     batch_start: u64,
@@ -131,7 +130,6 @@ pub(super) fn run(shared: &Shared, id: usize) -> Result<Tally> {
         chooser: KeyChooser::new(plan.keys, shared.first),
         tally: Tally::default(),
         buf: Vec::new(),
-        scratch: Vec::new(),
         pending: Vec::new(),
         batch_start: 0,
         done: Vec::new(),
@@ -342,12 +340,11 @@ impl Worker<'_, '_> {
         };
         let spec = shared.spec.as_ref().filter(|_| shared.plan.verify);
         let (mut n, mut found) = (0u64, None);
-        let scratch = &mut self.scratch;
         let mut checking = Duration::ZERO;
         let read = self.session.read(key, &mut |d| {
             let c = Instant::now();
             n = d.len() as u64;
-            found = spec.map(|s| s.verify(key, d, None, scratch).ok());
+            found = spec.map(|s| s.verify(key, d, None).ok());
             checking = c.elapsed();
         });
         self.excluded += checking;
