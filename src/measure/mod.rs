@@ -5,6 +5,7 @@ pub mod cache;
 pub mod cpu;
 pub mod environment;
 pub mod estimate;
+pub mod fragments;
 pub mod io;
 pub mod latency;
 pub mod reference;

@@ -1,0 +1,181 @@
+//! How scattered a file is on disk: its extents as the filesystem's
+//! FIEMAP ioctl reports them, merged into physically contiguous runs.
+//! A file read in one sequential sweep has one run; every further run is a
+//! seek (on a disk) or a separate request (on an SSD). The aging study
+//! (Sears, van Ingen and Gray, 2006) counts these fragments per blob.
+
+use std::os::fd::AsRawFd;
+use std::path::Path;
+
+/// `_IOWR('f', 11, struct fiemap)`.
+const FS_IOC_FIEMAP: libc::c_ulong = 0xC020_660B;
+/// Flush the file's dirty pages first, so delayed allocation has placed
+/// every block before it is counted.
+const FIEMAP_FLAG_SYNC: u32 = 0x1;
+/// The extent's data is not on disk yet (delayed allocation): no place.
+const FIEMAP_EXTENT_DELALLOC: u32 = 0x4;
+
+/// `struct fiemap`'s header, followed in memory by its extents.
+#[repr(C)]
+#[derive(Default, Clone, Copy)]
+struct FiemapHeader {
+    fm_start: u64,
+    fm_length: u64,
+    fm_flags: u32,
+    fm_mapped_extents: u32,
+    fm_extent_count: u32,
+    fm_reserved: u32,
+}
+
+/// `struct fiemap_extent`.
+#[repr(C)]
+#[derive(Default, Clone, Copy, Debug)]
+struct FiemapExtent {
+    fe_logical: u64,
+    fe_physical: u64,
+    fe_length: u64,
+    fe_reserved64: [u64; 2],
+    fe_flags: u32,
+    fe_reserved: [u32; 3],
+}
+
+/// Where a file's bytes are on disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileFragments {
+    /// Extents as the filesystem reports them (ext4 splits one contiguous
+    /// run into extents of at most 128 MiB, so this can exceed `runs`).
+    pub extents: u64,
+    /// Physically contiguous runs, in file order: the fragments.
+    pub runs: u64,
+}
+
+/// The fragments of the file at `path`; None where the filesystem cannot
+/// tell (tmpfs, some network filesystems) or the file cannot be opened.
+/// An empty file has no runs.
+pub fn of_file(path: &Path) -> Option<FileFragments> {
+    let file = std::fs::File::open(path).ok()?;
+    let extents = fiemap(file.as_raw_fd())?;
+    Some(FileFragments {
+        extents: extents.len() as u64,
+        runs: contiguous_runs(&extents),
+    })
+}
+
+/// Every extent of the open file `fd`, asked twice: once for the count,
+/// once for the list.
+fn fiemap(fd: i32) -> Option<Vec<FiemapExtent>> {
+    let count = request(fd, 0)?.0.fm_mapped_extents;
+    let (header, extents) = request(fd, count)?;
+    let n = (header.fm_mapped_extents as usize).min(extents.len());
+    Some(extents[..n].to_vec())
+}
+
+/// One FIEMAP call with room for `room` extents.
+fn request(fd: i32, room: u32) -> Option<(FiemapHeader, Vec<FiemapExtent>)> {
+    let header_words = std::mem::size_of::<FiemapHeader>().div_ceil(8);
+    let extent_words = std::mem::size_of::<FiemapExtent>() / 8;
+    // u64 words: the kernel's structures are 8-byte aligned.
+    let mut buf = vec![0u64; header_words + extent_words * room as usize];
+    let header = FiemapHeader {
+        fm_start: 0,
+        fm_length: u64::MAX,
+        fm_flags: FIEMAP_FLAG_SYNC,
+        fm_extent_count: room,
+        ..FiemapHeader::default()
+    };
+    // SAFETY: buf holds at least a header (24 + 8 bytes rounded up to
+    // whole words) and `room` extents after it, laid out as the kernel's
+    // struct fiemap; the ioctl writes only within fm_extent_count extents.
+    unsafe {
+        std::ptr::write(buf.as_mut_ptr() as *mut FiemapHeader, header);
+        if libc::ioctl(fd, FS_IOC_FIEMAP, buf.as_mut_ptr()) != 0 {
+            return None;
+        }
+        let header = std::ptr::read(buf.as_ptr() as *const FiemapHeader);
+        let first = (buf.as_ptr() as *const FiemapHeader).add(1) as *const FiemapExtent;
+        let extents = (0..room as usize)
+            .map(|i| std::ptr::read(first.add(i)))
+            .collect();
+        Some((header, extents))
+    }
+}
+
+/// Extents merged where one ends on disk exactly where the next, in file
+/// order, begins; an extent not yet placed (delayed allocation) counts as
+/// a run of its own.
+fn contiguous_runs(extents: &[FiemapExtent]) -> u64 {
+    let mut runs = 0;
+    let mut end: Option<u64> = None;
+    for e in extents {
+        let placed = e.fe_flags & FIEMAP_EXTENT_DELALLOC == 0;
+        if !(placed && end == Some(e.fe_physical)) {
+            runs += 1;
+        }
+        end = placed.then(|| e.fe_physical + e.fe_length);
+    }
+    runs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Seek, SeekFrom, Write};
+
+    fn is_ext4(path: &Path) -> bool {
+        use std::os::unix::ffi::OsStrExt;
+        let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+        // SAFETY: statfs fills the zeroed struct for a NUL-terminated path.
+        let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+        unsafe { libc::statfs(c.as_ptr(), &mut st) == 0 && st.f_type == 0xEF53 }
+    }
+
+    fn extent(physical: u64, length: u64) -> FiemapExtent {
+        FiemapExtent {
+            fe_physical: physical,
+            fe_length: length,
+            ..FiemapExtent::default()
+        }
+    }
+
+    #[test]
+    fn touching_extents_are_one_run_and_gaps_start_new_ones() {
+        let e = [extent(0, 10), extent(10, 5), extent(100, 5), extent(105, 1)];
+        assert_eq!(contiguous_runs(&e), 2);
+        assert_eq!(contiguous_runs(&[]), 0);
+        // Out of order on disk: the second run starts before the first.
+        assert_eq!(contiguous_runs(&[extent(50, 10), extent(0, 50)]), 2);
+    }
+
+    /// A file with a hole in the middle is two extents wherever the
+    /// filesystem puts them; a file written in one go on this disk is one.
+    #[test]
+    fn a_file_with_a_hole_has_two_extents() {
+        let dir = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+        let path = dir.path().join("holey");
+        let mut f = std::fs::File::create(&path).unwrap();
+        f.write_all(&[1u8; 65536]).unwrap();
+        f.seek(SeekFrom::Start(16 << 20)).unwrap();
+        f.write_all(&[2u8; 65536]).unwrap();
+        f.sync_all().unwrap();
+        let Some(frags) = of_file(&path) else {
+            // Only a filesystem without FIEMAP may say nothing; ext4 (the
+            // disk this project's CI runs on) must answer.
+            assert!(!is_ext4(dir.path()), "ext4 answers FIEMAP");
+            return;
+        };
+        assert_eq!(frags.extents, 2, "{frags:?}");
+        assert!(frags.runs >= 1 && frags.runs <= 2, "{frags:?}");
+        let whole = dir.path().join("whole");
+        std::fs::write(&whole, vec![3u8; 1 << 20]).unwrap();
+        assert_eq!(of_file(&whole).unwrap().runs, 1);
+        let empty = dir.path().join("empty");
+        std::fs::write(&empty, b"").unwrap();
+        assert_eq!(
+            of_file(&empty).unwrap(),
+            FileFragments {
+                extents: 0,
+                runs: 0
+            }
+        );
+    }
+}
