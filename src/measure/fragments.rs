@@ -116,6 +116,25 @@ fn contiguous_runs(extents: &[FiemapExtent]) -> u64 {
     runs
 }
 
+/// Physically contiguous runs of a value that lies in a file as `ranges`
+/// of byte offsets, in the value's order (a SQLite blob: its part on the
+/// b-tree page, then its overflow pages): a new run starts wherever the
+/// next range is neither on the page the last one ended on nor on the page
+/// after it. Each page's own header between two ranges is no gap.
+pub fn page_runs(ranges: &[std::ops::Range<usize>], page_size: usize) -> u64 {
+    let mut runs = 0;
+    let mut last_page: Option<usize> = None;
+    for r in ranges.iter().filter(|r| !r.is_empty()) {
+        let first = r.start / page_size;
+        let follows = last_page.is_some_and(|p| first == p || first == p + 1);
+        if !follows {
+            runs += 1;
+        }
+        last_page = Some((r.end - 1) / page_size);
+    }
+    runs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,6 +154,17 @@ mod tests {
             fe_length: length,
             ..FiemapExtent::default()
         }
+    }
+
+    #[test]
+    fn pages_in_sequence_are_one_run_and_a_jump_starts_another() {
+        // Page 2's tail, then overflow pages 3 and 4 (4-byte headers), then 9.
+        let r = [1000..1024, 1028..1536, 1540..2048, 4100..4200];
+        assert_eq!(page_runs(&r, 512), 2);
+        assert_eq!(page_runs(&r[..3], 512), 1);
+        assert_eq!(page_runs(&[], 512), 0);
+        // A chain that goes back in the file is a new run too.
+        assert_eq!(page_runs(&[4100..4200, 1028..1536], 512), 2);
     }
 
     #[test]

@@ -372,6 +372,47 @@ mod tests {
         .unwrap() as u64
     }
 
+    /// A blob's overflow chain written into fresh pages is one run of
+    /// pages; one written after another blob's pages were freed takes those
+    /// first and then new pages at the end: more than one run (the
+    /// fragments the aging study counts). The blob's first bytes, on its
+    /// b-tree page, are left out: that page is read to find the row anyway.
+    #[test]
+    fn a_blob_written_into_freed_pages_is_in_more_than_one_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.db");
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "PRAGMA page_size=4096; PRAGMA journal_mode=delete;
+             CREATE TABLE kv(k INTEGER PRIMARY KEY, v BLOB);",
+        )
+        .unwrap();
+        let put = |k: i64, n: usize| {
+            conn.execute(
+                "INSERT INTO kv VALUES(?1, ?2)",
+                rusqlite::params![k, vec![k as u8; n]],
+            )
+            .unwrap();
+        };
+        put(1, 40_000);
+        put(2, 40_000);
+        conn.execute("DELETE FROM kv WHERE k = 1", []).unwrap();
+        put(3, 80_000);
+        let root = root_of(&conn, "kv");
+        drop(conn);
+        let file = std::fs::read(&path).unwrap();
+        let runs_of = |k| match Walked::keep(|w| value_runs(&file, root, (k, KeyColumn::Rowid), w))
+        {
+            Lookup::Found(r) => crate::measure::fragments::page_runs(&r[1..], 4096),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(runs_of(2), 1, "written into fresh pages");
+        assert!(
+            runs_of(3) > 1,
+            "written into key 1's freed pages, then new ones"
+        );
+    }
+
     /// Every value read through the mapped runs equals SQLite's, for page
     /// sizes from the smallest to the largest, reserved bytes, and sizes on
     /// and around the local/overflow boundaries.
