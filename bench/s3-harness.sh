@@ -3,6 +3,7 @@
 # (scripts/start-s3.sh): 1 MB objects, 16 requests at once.
 #
 #   bench/s3-harness.sh [SECONDS] [OBJECTS]     (defaults: 10 s, 400 objects)
+#   ROUNDS=5 bench/s3-harness.sh                (paired rounds per phase, default 3)
 #
 # 1. Harness cost: 16 threads of whole-object GETs (`blobbench run --threads
 #    16 --mix read=100`), with and without checking every byte read;
@@ -13,13 +14,15 @@
 # 3. Upload: 16 threads of PUTs (`--mix insert=100`, new keys) against
 #    `rclone copy --transfers 16` of as many 1 MB files from tmpfs.
 #
-# The two clients alternate in each phase, twice, so drift on a shared
-# machine falls on both. Needs rclone (apt-get install rclone) and a built
+# The two clients alternate in each phase, ROUNDS times, so drift on a
+# shared machine falls on both; each phase ends with the median ratio and
+# its range over the rounds. Needs rclone (apt-get install rclone) and a built
 # blobbench (cargo build --release).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_RUN=${1:-10}
 OBJECTS=${2:-400}
+ROUNDS=${ROUNDS:-3}
 BB=${BLOBBENCH:-target/release/blobbench}
 unset AWS_CA_BUNDLE  # rclone refuses a CA bundle with its own transport
 command -v rclone >/dev/null || { echo "needs rclone: apt-get install -y rclone" >&2; exit 2; }
@@ -57,6 +60,11 @@ measure() {
     echo "$(echo "$t1 - $t0" | bc -l) $cpu $(echo "$after - $before" | bc -l)"
 }
 
+# "median [min-max]" of the numbers given.
+spread() {
+    printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {m = NR % 2 ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2; printf "%.2fx [%.2f-%.2f] over %d rounds", m, v[1], v[NR], NR}'
+}
+
 # MB/s of a concurrent run's operations of kind $2 in result $1.
 run_mb_per_s() {
     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); k=[k for k in d['tables']['kinds'] if k.get('kind')==sys.argv[2]][0]; print(k['bytes']/ (d['tables']['elapsed_ns']/1e9) / 1e6)" "$1" "$2"
@@ -69,14 +77,20 @@ rclone copy "s3:blobbench/harness" "$shm/warm" --transfers 16 -q && rm -rf "$shm
 echo
 echo "1. harness cost: blobbench CPU / server CPU over the same 16-thread GET run"
 for verify in "" --no-verify; do
-    read -r wall cpu server < <(measure "$BB" run "$target" --threads 16 --mix read=100 -t "${SECONDS_PER_RUN}s" $verify --json "$shm/r.json")
-    printf "   %-12s blobbench %.2f s CPU, server %.2f s CPU: %.0f%%  (%.0f MB/s)\n" \
-        "${verify:-verify}" "$cpu" "$server" "$(echo "100 * $cpu / $server" | bc -l)" "$(run_mb_per_s "$shm/r.json" read)"
+    shares=()
+    for round in $(seq 1 "$ROUNDS"); do
+        read -r wall cpu server < <(measure "$BB" run "$target" --threads 16 --mix read=100 -t "${SECONDS_PER_RUN}s" $verify --json "$shm/r.json")
+        printf "   %-12s blobbench %.2f s CPU, server %.2f s CPU: %.0f%%  (%.0f MB/s)\n" \
+            "${verify:-verify}" "$cpu" "$server" "$(echo "100 * $cpu / $server" | bc -l)" "$(run_mb_per_s "$shm/r.json" read)"
+        shares+=("$(echo "$cpu / $server" | bc -l)")
+    done
+    echo "   ${verify:-verify}: blobbench CPU / server CPU $(spread "${shares[@]}" | sed 's/x / /')"
 done
 
 echo
 echo "2. download, 16 at once: MB/s (client CPU s, server CPU s)"
-for round in 1 2; do
+ratios=()
+for round in $(seq 1 "$ROUNDS"); do
     read -r wall cpu server < <(measure "$BB" run "$target" --threads 16 --mix read=100 -t "${SECONDS_PER_RUN}s" --no-verify --json "$shm/r.json")
     bb=$(run_mb_per_s "$shm/r.json" read)
     rm -rf "$shm/dl"
@@ -84,19 +98,24 @@ for round in 1 2; do
     rc=$(echo "$OBJECTS * 1000000 / $wall / 1000000" | bc -l)
     printf "   round %d: blobbench %.0f MB/s (%.2f, %.2f)   rclone %.0f MB/s (%.2f, %.2f)   blobbench/rclone %.2fx\n" \
         "$round" "$bb" "$cpu" "$server" "$rc" "$rcpu" "$rserver" "$(echo "$bb / $rc" | bc -l)"
+    ratios+=("$(echo "$bb / $rc" | bc -l)")
 done
+echo "   download blobbench/rclone: $(spread "${ratios[@]}")"
 rm -rf "$shm/dl"
 
 echo
 echo "3. upload, 16 at once: MB/s (client CPU s, server CPU s)"
 mkdir -p "$shm/up"
 for i in $(seq -w 1 "$OBJECTS"); do head -c 1000000 /dev/urandom >"$shm/up/$i"; done
-for round in 1 2; do
+ratios=()
+for round in $(seq 1 "$ROUNDS"); do
     read -r wall cpu server < <(measure "$BB" run "$target" --threads 16 --mix insert=100 -t "${SECONDS_PER_RUN}s" --json "$shm/r.json")
     bb=$(run_mb_per_s "$shm/r.json" insert)
     read -r wall rcpu rserver < <(measure rclone copy "$shm/up" "s3:blobbench/harness-up-$round" --transfers 16 --checkers 16)
     rc=$(echo "$OBJECTS * 1000000 / $wall / 1000000" | bc -l)
     printf "   round %d: blobbench %.0f MB/s (%.2f, %.2f)   rclone %.0f MB/s (%.2f, %.2f)   blobbench/rclone %.2fx\n" \
         "$round" "$bb" "$cpu" "$server" "$rc" "$rcpu" "$rserver" "$(echo "$bb / $rc" | bc -l)"
+    ratios+=("$(echo "$bb / $rc" | bc -l)")
     rclone purge "s3:blobbench/harness-up-$round" -q || true
 done
+echo "   upload blobbench/rclone: $(spread "${ratios[@]}")"
