@@ -461,6 +461,14 @@ pub trait Session {
     /// Reads blob `key` and hands its bytes to `sink` without copying them
     /// where the backend allows (SQLite's column buffer, our read buffer).
     fn read(&mut self, key: u64, sink: &mut dyn FnMut(&[u8])) -> Result<()>;
+    /// Hands blob `key` to `sink` in the pieces the store has it in, in
+    /// order (at least one call). The default is `read`: the whole blob in
+    /// one piece. A store whose bytes arrive in pieces (an S3 body) hands
+    /// them over as they come, so a caller that can take pieces (a
+    /// verifier) never gathers them into one buffer.
+    fn read_pieces(&mut self, key: u64, sink: &mut dyn FnMut(&[u8])) -> Result<()> {
+        self.read(key, sink)
+    }
     /// Replaces blob `key` with `data` (same key, possibly same size).
     fn update(&mut self, key: u64, data: &[u8]) -> Result<()>;
     /// Adds blob `key`, which must not exist yet.

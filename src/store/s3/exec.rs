@@ -59,6 +59,16 @@ impl Exec {
     }
 }
 
+impl Exec {
+    /// Runs `future`, which may borrow from the caller, on this thread's
+    /// own runtime; None (the future dropped unpolled) when the runtime is
+    /// another thread's, which only takes futures that own everything.
+    pub(crate) fn run_here<T>(&self, future: impl Future<Output = T>) -> Option<T> {
+        let runtime = self.runtime.as_ref().expect("runtime present until drop");
+        self.here.then(|| runtime.block_on(future))
+    }
+}
+
 impl Drop for Exec {
     /// Shuts down without waiting: dropping a runtime inside another
     /// runtime's thread (serve's workers) would panic.

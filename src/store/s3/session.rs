@@ -175,6 +175,27 @@ impl Session for S3Session {
         }
     }
 
+    /// One GET whose body goes to `sink` chunk by chunk as it arrives
+    /// (no gathering copy); on a thread inside another runtime, `read`.
+    fn read_pieces(&mut self, key: u64, sink: &mut dyn FnMut(&[u8])) -> Result<()> {
+        let (bucket, path) = (self.bucket.clone(), self.bucket.object(key));
+        let streamed = self.exec.run_here(async {
+            let mut body = bucket.client.get(&path).await?.into_stream();
+            while let Some(chunk) = body.next().await {
+                sink(&chunk?);
+            }
+            Ok::<(), object_store::Error>(())
+        });
+        match streamed {
+            None => self.read(key, sink),
+            Some(Ok(())) => Ok(()),
+            Some(Err(object_store::Error::NotFound { .. })) => {
+                Err(crate::store::missing_key(key, self.bucket.display()))
+            }
+            Some(Err(e)) => Err(s3_error(self.bucket.display(), e)),
+        }
+    }
+
     /// A HEAD finds the key (an update must not create one), then a PUT.
     fn update(&mut self, key: u64, data: &[u8]) -> Result<()> {
         self.writable()?;
