@@ -215,6 +215,35 @@ fn measure(
     Ok(points)
 }
 
+/// One timed round of `threads` workers running `mix` on `target`, every
+/// read checked, each operation its own transaction ([`session`]): how
+/// this suite and the replicate suite run their rounds.
+pub(crate) fn round_plan(
+    target: &Target,
+    (threads, mix): (usize, &Mix),
+    keys: KeyDistribution,
+    duration: Duration,
+    busy_timeout: Duration,
+) -> ConcurrentPlan {
+    ConcurrentPlan {
+        target_text: target.to_string(),
+        target: target.clone(),
+        threads,
+        writers: 0,
+        mix: mix.clone(),
+        keys,
+        batch: 1,
+        duration: Some(duration),
+        count: None,
+        rate: None,
+        busy_timeout,
+        session: session(),
+        verify: true,
+        seed: 1,
+        workload: None,
+    }
+}
+
 /// One round of one point: a concurrent run of `each`.
 fn one_round(
     options: &ConcurrencyOptions,
@@ -223,23 +252,13 @@ fn one_round(
     threads: usize,
     each: Duration,
 ) -> Result<PointRound> {
-    let plan = ConcurrentPlan {
-        target_text: layout.target.to_string(),
-        target: layout.target.clone(),
-        threads,
-        writers: 0,
-        mix: mix.clone(),
-        keys: options.keys,
-        batch: 1,
-        duration: Some(each),
-        count: None,
-        rate: None,
-        busy_timeout: options.busy_timeout,
-        session: session(),
-        verify: true,
-        seed: 1,
-        workload: None,
-    };
+    let plan = round_plan(
+        &layout.target,
+        (threads, mix),
+        options.keys,
+        each,
+        options.busy_timeout,
+    );
     let t = execute(&plan, &Silent)?;
     let all = crate::measure::latency::Latencies::merged(
         t.kinds

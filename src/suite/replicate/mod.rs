@@ -26,10 +26,10 @@ use crate::result::replicate::{
 };
 use crate::result::{ResultDocument, Tables};
 use crate::store::{self, Access};
-use crate::suite::concurrency::session;
+use crate::suite::concurrency::{round_plan, session};
 use crate::target::{S3Location, SqliteSettings, Target};
 use crate::units::human_bytes;
-use crate::workload::concurrent::{ConcurrentPlan, execute};
+use crate::workload::concurrent::execute;
 use crate::workload::keys::KeyDistribution;
 use crate::workload::mix::{Mix, OpKind};
 
@@ -304,23 +304,13 @@ fn wal_path(target: &Target) -> PathBuf {
 /// One timed arm: a concurrent run of one round's length, every read
 /// checked, the WAL's size sampled meanwhile.
 fn timed(options: &ReplicateOptions, target: &Target) -> Result<ArmRound> {
-    let plan = ConcurrentPlan {
-        target_text: target.to_string(),
-        target: target.clone(),
-        threads: options.threads,
-        writers: 0,
-        mix: options.mix.clone(),
-        keys: options.keys,
-        batch: 1,
-        duration: Some(options.round),
-        count: None,
-        rate: None,
-        busy_timeout: options.busy_timeout,
-        session: session(),
-        verify: true,
-        seed: 1,
-        workload: None,
-    };
+    let plan = round_plan(
+        target,
+        (options.threads, &options.mix),
+        options.keys,
+        options.round,
+        options.busy_timeout,
+    );
     let wal = wal_path(target);
     let size = || std::fs::metadata(&wal).map_or(0, |m| m.len());
     let done = AtomicBool::new(false);
