@@ -139,24 +139,27 @@ _sw_wait_answer() {
     _sw_fail "$url did not answer within 60 s"
 }
 
+# A signed PUT of body $2 to URL $1, tried every 0.2 s for up to 30 s until
+# the server answers 200; the last status is left in _sw_code.
+_sw_put_until_ok() {
+    local i
+    for i in $(seq 150); do
+        _sw_code=$(_sw_signed PUT "$1" "$2")
+        [ "$_sw_code" = 200 ] && return 0
+        sleep 0.2
+    done
+    return 1
+}
+
 # Creates bucket $2 on endpoint $1 with a signed request, then writes and
 # deletes one object until that works: the first write is where SeaweedFS
 # grows the bucket's volumes (on every replica), so it is done here, not
 # timed in a benchmark, and a server that cannot store an object fails here.
 _sw_make_bucket() {
-    local url=$1 bucket=$2 i code
-    for i in $(seq 150); do
-        code=$(_sw_signed PUT "$url/$bucket" "")
-        [ "$code" = 200 ] && break
-        sleep 0.2
-    done
-    [ "$code" = 200 ] || { _sw_fail "creating bucket $bucket: HTTP $code"; return 1; }
-    for i in $(seq 150); do
-        code=$(_sw_signed PUT "$url/$bucket/.blobbench-probe" "probe")
-        [ "$code" = 200 ] && break
-        sleep 0.2
-    done
-    [ "$code" = 200 ] || { _sw_fail "writing a first object to $bucket: HTTP $code"; return 1; }
+    local url=$1 bucket=$2 code
+    _sw_put_until_ok "$url/$bucket" "" || { _sw_fail "creating bucket $bucket: HTTP $_sw_code"; return 1; }
+    _sw_put_until_ok "$url/$bucket/.blobbench-probe" "probe" \
+        || { _sw_fail "writing a first object to $bucket: HTTP $_sw_code"; return 1; }
     code=$(_sw_signed DELETE "$url/$bucket/.blobbench-probe" "")
     [ "$code" = 204 ] || { _sw_fail "deleting the first object of $bucket: HTTP $code"; return 1; }
 }
