@@ -7,6 +7,7 @@
 //! [`SCHEMA_VERSION`] must keep loading (tests/fixtures holds some).
 
 pub mod advise;
+pub mod aging;
 pub mod compare;
 pub mod concurrency;
 pub mod concurrent;
@@ -91,6 +92,8 @@ pub enum Tables {
     Concurrency(concurrency::ConcurrencyTables),
     /// `suite replicate`: writes alone and with Litestream, and the restore.
     Replicate(replicate::ReplicateTables),
+    /// `suite aging`: reads, fragments and space against storage age.
+    Aging(aging::AgingTables),
     /// No kind-specific part (or a command this version does not know).
     Other(serde_json::Value),
 }
@@ -114,6 +117,7 @@ impl Tables {
             CONCURRENT_COMMAND => Tables::Concurrent(v(value)?),
             "suite concurrency" => Tables::Concurrency(v(value)?),
             "suite replicate" => Tables::Replicate(v(value)?),
+            "suite aging" => Tables::Aging(v(value)?),
             _ => Tables::Other(value),
         })
     }

@@ -301,6 +301,55 @@ pub trait Store {
     fn space_used(&self) -> Result<u64> {
         crate::measure::space::allocated_bytes(&self.files()?)
     }
+    /// Where every blob's bytes lie in the store's files, for counting
+    /// fragments (`suite aging`); None where the store cannot say (servers,
+    /// object stores, memory).
+    fn disk_layout(&mut self) -> Result<Option<DiskLayout>> {
+        Ok(None)
+    }
+    /// Gives free space inside the store back or rewrites it in order, as
+    /// `how` asks; returns what was done in words, or None when the store
+    /// has nothing of the kind (files: the filesystem owns free space).
+    fn reclaim(&mut self, how: Reclaim) -> Result<Option<String>> {
+        let _ = how;
+        Ok(None)
+    }
+}
+
+/// How [`Store::reclaim`] works on the store's free space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reclaim {
+    /// Give the free pages back to the filesystem, moving pages from the
+    /// end into the holes (SQLite: `PRAGMA incremental_vacuum` on a
+    /// database made with auto_vacuum=incremental; nothing otherwise).
+    Incremental,
+    /// Rewrite the whole store in order (SQLite: VACUUM).
+    Full,
+}
+
+/// Where one blob's bytes lie, for counting its fragments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlobPlacement {
+    /// The blob's key.
+    pub key: u64,
+    /// The file that holds them.
+    pub file: PathBuf,
+    /// Byte ranges of that file, in the blob's order, each widened to whole
+    /// pages for a database (a page is read whole). A blob in a file of its
+    /// own: `0..len` (nothing for an empty file). SQLite: its overflow
+    /// pages only; the part on the b-tree leaf page is left out as a
+    /// file's inode is.
+    pub ranges: Vec<std::ops::Range<u64>>,
+}
+
+/// Every blob's place in the store's files, and the free space inside them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DiskLayout {
+    /// One entry per blob present, in key order.
+    pub blobs: Vec<BlobPlacement>,
+    /// Bytes free inside the store's files (SQLite's freelist pages);
+    /// 0 for files.
+    pub freelist_bytes: u64,
 }
 
 /// Absent keys a walk over a catalog's span may meet at most (each costs a

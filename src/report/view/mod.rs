@@ -187,7 +187,7 @@ pub fn section(typed: &ResultDocument, source: &str, index: usize) -> Section {
         Tables::Concurrent(t) => concurrent::concurrent(t, &mut s),
         Tables::Concurrency(t) => concurrency::concurrency(t, &mut s),
         Tables::Replicate(t) => replicate::replicate(t, &mut s),
-        Tables::Run(_) | Tables::Init(_) | Tables::Other(_) => {}
+        Tables::Run(_) | Tables::Init(_) | Tables::Aging(_) | Tables::Other(_) => {}
     }
     if !matches!(
         command.as_str(),
