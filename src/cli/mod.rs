@@ -424,6 +424,84 @@ blobbench suite replicate --s3 \"$BLOBBENCH_S3_URL\" --litestream \"$(scripts/in
 blobbench suite replicate --s3 \"$BLOBBENCH_S3_URL\" --mix read=50,update=50 --threads 4 -t 60s --rounds 10"
     )]
     Replicate(ReplicateArgs),
+    /// Years of overwrites: cold reads, fragments and space of blobs in SQLite and in files as they age
+    #[command(
+        after_help = "After Sears, van Ingen and Gray, \"To BLOB or Not To BLOB\" (MSR-TR-2006-45, 2006), who found \
+that a fresh store says little: after repeated overwrites fragmentation decides. Each series is one layout on a \
+volume of its own: as root, a fresh loop-mounted image of --volume-size for each --fs (made, mounted with \
+noatime, unmounted and removed afterwards, also on Ctrl-C), so occupancy is exact and the filesystem is part \
+of the answer; otherwise --dir with --capacity (occupancy then approximate). The volume is filled with blobs \
+of each --sizes to each --fill (each blob its own transaction), then aged: random blobs are replaced by new \
+ones whose sizes are drawn afresh (SQLite: the old row deleted and the new inserted in one transaction, as an \
+UPDATE; files: the new file written, then the old removed, a safe write), until each storage age of --ages \
+(bytes written by replacements over the bytes stored after the fill). At age 0 and after every pass: cold \
+reads of every blob in random order in --read-rounds rounds (caches dropped and the store reopened before \
+each; every blob checked), the pass's write MB/s (only the store's calls timed, plus the final syncfs), \
+fragments per blob (files: FIEMAP extents; SQLite: its overflow pages' places on disk through the database \
+file's extents, and the runs of consecutive pages), space used, and free-space fragmentation (e2freefrag, \
+xfs_db freesp). sqlite-incremental is made with auto_vacuum=incremental and runs incremental_vacuum after each \
+pass; sqlite gets a VACUUM after the last age and one more point.\n\n\
+Layouts: sqlite (blobs in the database), sqlite-incremental, sqlite-ext (files named in the database), dir \
+(one file per blob).\n\n\
+Examples:\n  sudo blobbench suite aging                                   (3 filesystems x 2 fills x 2 sizes x 4 layouts)\n  \
+sudo blobbench suite aging --fs ext4 --fill 50% --sizes 256KiB,1MiB --ages 1,2,3,4\n  \
+blobbench suite aging --dir /data/aging --capacity 2GiB      (without root: a folder, occupancy approximate)\n  \
+blobbench report aging.json --html aging.html\n  blobbench advise --describe 300KiB --aging aging.json --age 4"
+    )]
+    Aging(AgingArgs),
+}
+
+/// The arguments of `blobbench suite aging`.
+#[derive(Args, Debug)]
+pub struct AgingArgs {
+    /// Filesystems to make a loop-mounted volume of, comma-separated (ext4, xfs, btrfs; needs root)
+    #[arg(long, default_value = "ext4,xfs,btrfs")]
+    pub fs: String,
+    /// Size of each loop-mounted volume (an image file in --work, sparse)
+    #[arg(long, default_value = "1GiB", value_parser = number_in::<u64>(16 << 20, 1 << 44))]
+    pub volume_size: u64,
+    /// Where the volume images and their mount points go [default: the temporary folder]
+    #[arg(long, value_name = "DIR")]
+    pub work: Option<PathBuf>,
+    /// Without root: run in this folder instead of loop volumes, counting --capacity as the volume
+    #[arg(long, value_name = "DIR", requires = "capacity")]
+    pub dir: Option<PathBuf>,
+    /// The capacity --dir stands for, e.g. 2GiB (occupancy is the series' allocated bytes over it)
+    #[arg(long, value_name = "SIZE", requires = "dir", value_parser = number_in::<u64>(1 << 20, 1 << 50))]
+    pub capacity: Option<u64>,
+    /// Occupancies to fill each volume to, comma-separated, e.g. 50%,90% (or 0.5,0.9)
+    #[arg(long, default_value = "50%,90%")]
+    pub fill: String,
+    /// Blob sizes, comma-separated: a constant size (256KiB) or a uniform range (256KiB-1MiB)
+    #[arg(long, default_value = "256KiB,1MiB")]
+    pub sizes: String,
+    /// Storage ages to measure after age 0, comma-separated and ascending (bytes overwritten / bytes stored)
+    #[arg(long, default_value = "1,2,4,8")]
+    pub ages: String,
+    /// Layouts, comma-separated: sqlite, sqlite-incremental, sqlite-ext, dir
+    #[arg(long, default_value = "sqlite,sqlite-incremental,sqlite-ext,dir")]
+    pub layouts: String,
+    /// Leave out the VACUUM of the sqlite layout after the last age (and its point)
+    #[arg(long)]
+    pub no_vacuum: bool,
+    /// Cold read rounds per age (each on different blobs, caches dropped before each)
+    #[arg(long, default_value = "5", value_parser = number_in::<u64>(1, 100))]
+    pub read_rounds: u64,
+    /// SQLite page size of the database layouts
+    #[arg(long, default_value = "4096", value_parser = number_in::<u32>(512, 65536))]
+    pub page_size: u32,
+    /// Every write durable before it returns (synchronous=full, fsync); default: the volume synced at the end of each pass
+    #[arg(long)]
+    pub durable: bool,
+    /// Seed of sizes, content and the blobs replaced
+    #[arg(long, default_value = "1")]
+    pub seed: u64,
+    /// Where to write the JSON result
+    #[arg(long, value_name = "FILE", default_value = "aging.json")]
+    pub json: PathBuf,
+    /// Also write an HTML report with charts to FILE
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
 }
 
 /// The arguments of `blobbench suite replicate`.

@@ -19,6 +19,7 @@ pub mod output;
 pub mod progress;
 pub mod quick;
 pub mod replicate;
+pub mod aging;
 pub mod report;
 pub mod run;
 pub mod serve;
@@ -42,6 +43,7 @@ pub fn dispatch(command: &Command) -> Result<()> {
         Command::Suite(SuiteCommand::Http(a)) => http::run(a),
         Command::Suite(SuiteCommand::Concurrency(a)) => concurrency::run(a),
         Command::Suite(SuiteCommand::Replicate(a)) => replicate::run(a),
+        Command::Suite(SuiteCommand::Aging(a)) => aging::run(a),
         Command::Sweep(a) => sweep::run(a),
         Command::Serve(a) => serve::run(a),
         Command::Load(a) => load::run(a),

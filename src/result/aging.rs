@@ -92,14 +92,23 @@ impl SizeRange {
         (self.min + self.max) / 2
     }
 
-    /// "256K" or "256K-1M", in the units `--sizes` takes.
+    /// "256KiB" or "256KiB-1MiB", in the units `--sizes` takes.
     pub fn label(&self) -> String {
-        let h = crate::units::human_bytes;
         if self.min == self.max {
-            h(self.min)
+            size_words(self.min)
         } else {
-            format!("{}-{}", h(self.min), h(self.max))
+            format!("{}-{}", size_words(self.min), size_words(self.max))
         }
+    }
+}
+
+/// A size as `--sizes` takes it: binary units where exact (256KiB, 1MiB),
+/// decimal otherwise.
+fn size_words(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{}MiB", b >> 20),
+        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{}KiB", b >> 10),
+        b => crate::units::human_bytes(b).replace(' ', ""),
     }
 }
 

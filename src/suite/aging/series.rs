@@ -1,0 +1,392 @@
+//! One series of `suite aging`: a layout made on a fresh volume, filled to
+//! its occupancy, then aged pass by pass, with a point measured at age 0
+//! and after every pass.
+
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::dataset::{DatasetSpec, Manifest, SizeDistribution};
+use crate::error::{Error, Result};
+use crate::progress::Progress;
+use crate::result::aging::{AgePoint, AgingSeries, SizeRange, WritePass};
+use crate::store::{self, Reclaim, SessionOptions, Store};
+use crate::target::{SqliteSettings, Target};
+
+use super::volume::Volume;
+use super::{AgingOptions, Case, interrupt, measure};
+
+/// How a series keeps its blobs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// Inside one SQLite database (rollback journal).
+    Sqlite,
+    /// The same, made with auto_vacuum=incremental and
+    /// `PRAGMA incremental_vacuum` at the end of every pass.
+    SqliteIncremental,
+    /// Files named in an SQLite database.
+    SqliteExt,
+    /// One file per blob in a folder.
+    Dir,
+}
+
+impl Layout {
+    /// Every layout, in the result's order.
+    pub const ALL: [Layout; 4] = [
+        Layout::Sqlite,
+        Layout::SqliteIncremental,
+        Layout::SqliteExt,
+        Layout::Dir,
+    ];
+
+    /// Its name in results and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Layout::Sqlite => "sqlite",
+            Layout::SqliteIncremental => "sqlite-incremental",
+            Layout::SqliteExt => "sqlite-ext",
+            Layout::Dir => "dir",
+        }
+    }
+
+    /// The layout named `text`; a usage error naming the choices otherwise.
+    pub fn parse(text: &str) -> Result<Layout> {
+        Layout::ALL
+            .into_iter()
+            .find(|l| l.name() == text)
+            .ok_or_else(|| {
+                Error::usage(format!(
+                    "--layouts {text}: unknown layout; choose from {}",
+                    Layout::ALL.map(Layout::name).join(", ")
+                ))
+            })
+    }
+
+    /// The target at the volume's root.
+    fn target(self, root: &std::path::Path, page_size: u32, durable: bool) -> Target {
+        let settings = SqliteSettings {
+            page_size: Some(page_size),
+            journal_mode: Some("delete".into()),
+            synchronous: Some(if durable { "full" } else { "off" }.into()),
+            auto_vacuum: (self == Layout::SqliteIncremental).then(|| "incremental".into()),
+            ..SqliteSettings::default()
+        };
+        match self {
+            Layout::Sqlite | Layout::SqliteIncremental => {
+                Target::sqlite(root.join("aging.db"), settings)
+            }
+            Layout::SqliteExt => Target::sqlite_ext(root.join("aging.db"), settings),
+            Layout::Dir => Target::dir(root.join("blobs")),
+        }
+    }
+
+    /// Whether a replacement frees the old blob before writing the new one
+    /// (a database row's UPDATE: the old pages are free for the new) or
+    /// after (a file's safe write: the new file, then the old one goes).
+    fn frees_first(self) -> bool {
+        matches!(self, Layout::Sqlite | Layout::SqliteIncremental)
+    }
+}
+
+/// What the writes were, in words, for the result.
+pub fn describe_writes(durable: bool) -> String {
+    if durable {
+        "every write durable before it returns: SQLite journal_mode=delete, synchronous=full; files fsynced (temporary file, fsync, rename, fsync of the folder)".into()
+    } else {
+        "SQLite journal_mode=delete, synchronous=off; files written without fsync; the volume synced (syncfs) at the end of the fill and of every pass, inside the pass's time".into()
+    }
+}
+
+/// The blobs of a series: keys from 1, sizes drawn per key from the range,
+/// enough keys for every replacement the ages can need.
+fn spec(sizes: SizeRange, volume_bytes: u64, max_age: f64, seed: u64) -> DatasetSpec {
+    let fill_blobs = volume_bytes / sizes.min.max(1) + 2;
+    let count = (fill_blobs as f64 * (max_age + 2.0)).ceil() as u64 + 16;
+    let half = (sizes.max - sizes.min) / 2;
+    DatasetSpec {
+        first_key: 1,
+        count,
+        size: sizes.min + half,
+        distribution: if half == 0 {
+            SizeDistribution::Fixed
+        } else {
+            SizeDistribution::Uniform { variance: half }
+        },
+        seed,
+    }
+}
+
+/// The state of a series as it is written.
+struct Live {
+    /// Keys present, in no order (a replacement swaps one out).
+    keys: Vec<u64>,
+    /// The next key never used.
+    next: u64,
+    /// Blob bytes present.
+    bytes: u64,
+    /// Blob bytes written by replacements since the fill.
+    replaced: u64,
+}
+
+/// Runs one series on `volume`; returns it and how the cache was emptied.
+pub fn run(
+    options: &AgingOptions,
+    case: &Case,
+    volume: &Volume,
+    fs: &str,
+    progress: &dyn Progress,
+) -> Result<(AgingSeries, String)> {
+    let total = volume.usage()?.total;
+    let max_age = options.ages.last().copied().unwrap_or(0.0);
+    let spec = spec(case.sizes, total, max_age, options.seed);
+    let target = case
+        .layout
+        .target(volume.root(), options.page_size, options.durable);
+    let manifest = Manifest::new(spec.clone()).started();
+    let mut store = store::create(&target, &manifest)?;
+    let settings = settings_words(&*store);
+    let mut live = Live {
+        keys: Vec::new(),
+        next: 1,
+        bytes: 0,
+        replaced: 0,
+    };
+    let fill_pass = fill(&mut *store, &spec, case, options, volume, &mut live, progress)?;
+    let fill_reached = volume.occupancy()?;
+    let mut series = AgingSeries {
+        fs: fs.into(),
+        layout: case.layout.name().into(),
+        sizes: case.sizes,
+        fill_target: case.fill,
+        fill_reached,
+        settings,
+        points: Vec::new(),
+        stopped: None,
+    };
+    let mut cold = String::new();
+    let stored_after_fill = live.bytes.max(1);
+    let mut point = measure::point(&mut store, &target, &spec, volume, &live.keys, options)?;
+    cold.clone_from(&point.1);
+    series.points.push(AgePoint {
+        target_age: 0.0,
+        age: 0.0,
+        writes: fill_pass,
+        ..point.0
+    });
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(options.seed ^ 0x5eed);
+    for &age in &options.ages {
+        progress.message(&format!(
+            "{} on {fs}: aging to {age}",
+            case.layout.name()
+        ));
+        let goal = (age * stored_after_fill as f64) as u64;
+        let pass = match age_pass(&mut *store, &spec, case.layout, options, volume, &mut live, goal, &mut rng) {
+            Ok(p) => p,
+            Err(e @ Error::Interrupted(_)) => return Err(e),
+            Err(e) => {
+                series.stopped = Some(format!("aging to {age} stopped: {e}"));
+                break;
+            }
+        };
+        point = measure::point(&mut store, &target, &spec, volume, &live.keys, options)?;
+        series.points.push(AgePoint {
+            target_age: age,
+            age: live.replaced as f64 / stored_after_fill as f64,
+            writes: pass,
+            ..point.0
+        });
+    }
+    if options.vacuum && case.layout == Layout::Sqlite && series.stopped.is_none() {
+        vacuum_point(&mut store, &target, &spec, volume, &live, stored_after_fill, options, &mut series)?;
+    }
+    drop(store);
+    Ok((series, cold))
+}
+
+/// A full VACUUM after the last age and a point measured after it; a
+/// VACUUM without room on the volume ends the series with the reason.
+#[allow(clippy::too_many_arguments)]
+fn vacuum_point(
+    store: &mut Box<dyn Store>,
+    target: &Target,
+    spec: &DatasetSpec,
+    volume: &Volume,
+    live: &Live,
+    stored_after_fill: u64,
+    options: &AgingOptions,
+    series: &mut AgingSeries,
+) -> Result<()> {
+    let started = std::time::Instant::now();
+    let done = store.reclaim(Reclaim::Full);
+    volume.sync()?;
+    let ns = started.elapsed().as_nanos() as u64;
+    if let Err(e) = done {
+        series.stopped = Some(format!("VACUUM after the last age failed: {e}"));
+        return Ok(());
+    }
+    let (point, _) = measure::point(store, target, spec, volume, &live.keys, options)?;
+    let last_age = series.points.last().map_or(0.0, |p| p.target_age);
+    series.points.push(AgePoint {
+        target_age: last_age,
+        age: live.replaced as f64 / stored_after_fill as f64,
+        vacuumed: true,
+        writes: WritePass {
+            blobs: 0,
+            bytes: point.space.store_bytes,
+            ns,
+            sync_ns: ns,
+        },
+        ..point
+    });
+    Ok(())
+}
+
+/// The store's settings read back, in words.
+fn settings_words(store: &dyn Store) -> String {
+    let info = store.info();
+    let words: Vec<String> = ["page_size", "journal_mode", "synchronous", "auto_vacuum"]
+        .iter()
+        .filter_map(|k| info.settings.get(*k).map(|v| format!("{k}={}", plain(v))))
+        .collect();
+    if words.is_empty() {
+        format!("{}: one file per blob", info.kind)
+    } else {
+        format!("{}: {}", info.kind, words.join(", "))
+    }
+}
+
+fn plain(v: &serde_json::Value) -> String {
+    v.as_str().map_or_else(|| v.to_string(), str::to_string)
+}
+
+/// Session options of the series' writes.
+fn write_session(options: &AgingOptions) -> SessionOptions {
+    SessionOptions {
+        per_op_transaction: false,
+        fsync: options.durable,
+        ..SessionOptions::default()
+    }
+}
+
+/// Inserts blobs, each in its own transaction, until the volume is as full
+/// as asked: the next blob would overshoot the target by more than half
+/// its size. The volume's use is read after every blob (statvfs), or for
+/// a folder volume at intervals; then the volume is synced (timed).
+#[allow(clippy::too_many_arguments)]
+fn fill(
+    store: &mut dyn Store,
+    spec: &DatasetSpec,
+    case: &Case,
+    options: &AgingOptions,
+    volume: &Volume,
+    live: &mut Live,
+    progress: &dyn Progress,
+) -> Result<WritePass> {
+    let usage = volume.usage()?;
+    let goal = (case.fill * usage.total as f64) as u64;
+    progress.start(
+        &format!("{}: fill to {:.0}%", case.layout.name(), case.fill * 100.0),
+        goal.saturating_sub(usage.used),
+    );
+    let mut pass = WritePass::default();
+    let mut buf = Vec::new();
+    let mut session = store.session(write_session(options))?;
+    let mut used = usage.used;
+    let mut since_check = 0u64;
+    let exact = volume.info().exact;
+    loop {
+        interrupt::check()?;
+        let key = live.next;
+        let size = spec.size_of(key) as u64;
+        if used + size / 2 >= goal {
+            // Close enough by the estimate: ask the volume after a sync.
+            volume.sync()?;
+            used = volume.usage()?.used;
+            if used + size / 2 >= goal {
+                break;
+            }
+        }
+        spec.fill(key, 0, &mut buf);
+        let started = std::time::Instant::now();
+        session.begin_write()?;
+        session.insert(key, &buf)?;
+        session.commit()?;
+        pass.ns += started.elapsed().as_nanos() as u64;
+        pass.blobs += 1;
+        pass.bytes += size;
+        live.keys.push(key);
+        live.next += 1;
+        live.bytes += size;
+        since_check += size;
+        progress.advance(size);
+        used += size;
+        if exact || since_check >= goal / 64 {
+            used = volume.usage()?.used;
+            since_check = 0;
+        }
+    }
+    drop(session);
+    pass.sync_ns = timed_sync(volume)?;
+    pass.ns += pass.sync_ns;
+    progress.finish();
+    Ok(pass)
+}
+
+/// Syncs the volume; returns how long it took, ns.
+fn timed_sync(volume: &Volume) -> Result<u64> {
+    let started = std::time::Instant::now();
+    volume.sync()?;
+    Ok(started.elapsed().as_nanos() as u64)
+}
+
+/// Replaces random blobs by new ones (a new key, so a new size) until the
+/// bytes written by replacements reach `goal`. Only the store's calls and
+/// the final reclaim and sync are timed, not making the new blob's bytes.
+#[allow(clippy::too_many_arguments)]
+fn age_pass(
+    store: &mut dyn Store,
+    spec: &DatasetSpec,
+    layout: Layout,
+    options: &AgingOptions,
+    volume: &Volume,
+    live: &mut Live,
+    goal: u64,
+    rng: &mut Xoshiro256PlusPlus,
+) -> Result<WritePass> {
+    let mut pass = WritePass::default();
+    let mut buf = Vec::new();
+    let mut session = store.session(write_session(options))?;
+    while live.replaced < goal && !live.keys.is_empty() {
+        interrupt::check()?;
+        let slot = rng.random_range(0..live.keys.len());
+        let old = live.keys[slot];
+        let new = live.next;
+        spec.fill(new, 0, &mut buf);
+        let started = std::time::Instant::now();
+        session.begin_write()?;
+        if layout.frees_first() {
+            session.delete(old)?;
+            session.insert(new, &buf)?;
+        } else {
+            session.insert(new, &buf)?;
+            session.delete(old)?;
+        }
+        session.commit()?;
+        pass.ns += started.elapsed().as_nanos() as u64;
+        let size = buf.len() as u64;
+        live.keys[slot] = new;
+        live.next += 1;
+        live.bytes = live.bytes + size - spec.size_of(old) as u64;
+        live.replaced += size;
+        pass.blobs += 1;
+        pass.bytes += size;
+    }
+    drop(session);
+    let started = std::time::Instant::now();
+    if layout == Layout::SqliteIncremental {
+        store.reclaim(Reclaim::Incremental)?;
+    }
+    volume.sync()?;
+    pass.sync_ns = started.elapsed().as_nanos() as u64;
+    pass.ns += pass.sync_ns;
+    Ok(pass)
+}
