@@ -34,6 +34,13 @@ pub struct SqliteSettings {
     /// (kv first), and kv for a new one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layout: Option<SqliteLayout>,
+    /// none, full or incremental: whether SQLite gives freed pages back to
+    /// the filesystem (at each commit, or on `PRAGMA incremental_vacuum`).
+    /// Like the page size, only a new database takes it (it is fixed when
+    /// the first table is made). Left out of JSON when unset, so results
+    /// written before it existed read back alike.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto_vacuum: Option<String>,
 }
 
 /// The table an SQLite dataset keeps its blobs in.
@@ -221,6 +228,8 @@ pub const JOURNAL_MODES: &[&str] = &["delete", "truncate", "persist", "memory", 
 pub const SYNCHRONOUS: &[&str] = &["off", "normal", "full", "extra"];
 /// SQLite's locking modes.
 pub const LOCKING_MODES: &[&str] = &["normal", "exclusive"];
+/// SQLite's auto_vacuum modes, in the order of their numbers (0, 1, 2).
+pub const AUTO_VACUUM: &[&str] = &["none", "full", "incremental"];
 
 impl Target {
     /// Blobs inside the SQLite database at `path`, opened with `settings`.
@@ -752,9 +761,12 @@ fn parse_settings(target: &str, query: Option<&str>) -> Result<SqliteSettings> {
                 settings.wal_autocheckpoint = Some(parse_wal_autocheckpoint(value)?)
             }
             "layout" => settings.layout = Some(SqliteLayout::parse(value)?),
+            "auto_vacuum" => {
+                settings.auto_vacuum = Some(one_of("auto_vacuum", &value_lc, AUTO_VACUUM)?)
+            }
             other => {
                 return Err(Error::usage(format!(
-                    "target \"{target}\": unknown setting \"{other}\"; known: page_size, journal_mode, synchronous, cache_size, mmap_size, locking_mode, wal_autocheckpoint, layout"
+                    "target \"{target}\": unknown setting \"{other}\"; known: page_size, journal_mode, synchronous, cache_size, mmap_size, locking_mode, wal_autocheckpoint, layout, auto_vacuum"
                 )));
             }
         }
@@ -916,6 +928,46 @@ mod tests {
                 .wal_autocheckpoint,
             Some(2000)
         );
+    }
+
+    #[test]
+    fn auto_vacuum_takes_its_three_modes_and_old_results_read_back_alike() {
+        for (text, want) in [
+            ("sqlite:a.db?auto_vacuum=incremental", Some("incremental")),
+            ("sqlite:a.db?auto_vacuum=FULL", Some("full")),
+            (
+                "sqlite-ext:a.db?auto_vacuum=none&page_size=8192",
+                Some("none"),
+            ),
+            ("sqlite:a.db", None),
+        ] {
+            let t = Target::parse(text).unwrap();
+            assert_eq!(
+                t.sqlite_settings().unwrap().auto_vacuum.as_deref(),
+                want,
+                "{text}"
+            );
+        }
+        for bad in [
+            "sqlite:a.db?auto_vacuum=2",
+            "sqlite:a.db?auto_vacuum=sometimes",
+        ] {
+            let e = Target::parse(bad).unwrap_err().to_string();
+            assert!(
+                e.contains(bad.rsplit('=').next().unwrap()) && e.contains("incremental"),
+                "{e}"
+            );
+            assert!(!e.contains('\n'), "one line: {e}");
+        }
+        // Unset, it is left out of JSON: a result written before it existed
+        // reads back and writes out the same.
+        let old = r#"{"kind":"sqlite","path":"a.db","settings":{"page_size":null,"journal_mode":null,"synchronous":null,"cache_size":null,"mmap_size":null,"locking_mode":null}}"#;
+        let t: Target = serde_json::from_str(old).unwrap();
+        assert_eq!(serde_json::to_string(&t).unwrap(), old);
+        let t = Target::parse("sqlite:a.db?auto_vacuum=incremental").unwrap();
+        let json = serde_json::to_string(&t).unwrap();
+        assert!(json.contains(r#""auto_vacuum":"incremental""#), "{json}");
+        assert_eq!(serde_json::from_str::<Target>(&json).unwrap(), t);
     }
 
     #[test]

@@ -539,6 +539,58 @@ fn bad_input_is_one_line_and_exit_2() {
     assert!(!d.join("x.db").exists());
 }
 
+/// `?auto_vacuum=` is set when init makes the database (SQLite reads it
+/// back), recorded in the result, and a database made otherwise is refused
+/// with the fix, as a page size is; an unknown mode is a usage error.
+#[test]
+fn auto_vacuum_is_set_when_init_makes_the_database() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    for (scheme, db) in [("sqlite", "inc.db"), ("sqlite-ext", "ext.db")] {
+        ok(
+            d,
+            &[
+                "init",
+                &format!("{scheme}:{db}?auto_vacuum=incremental"),
+                "--count",
+                "20",
+                "--size",
+                "10k",
+            ],
+        );
+        let conn = rusqlite::Connection::open(d.join(db)).unwrap();
+        let mode: i64 = conn
+            .query_row("PRAGMA auto_vacuum", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, 2, "{scheme}: incremental is 2");
+    }
+    ok(
+        d,
+        &[
+            "run",
+            "sqlite:inc.db?auto_vacuum=incremental",
+            "--json",
+            "r.json",
+        ],
+    );
+    let doc = json(&d.join("r.json"));
+    assert_eq!(
+        doc["runs"][0]["store"]["settings"]["auto_vacuum"], "incremental",
+        "{doc}"
+    );
+    usage_error(
+        d,
+        &["run", "sqlite:inc.db?auto_vacuum=full"],
+        "auto_vacuum=full asked but",
+    );
+    usage_error(
+        d,
+        &["init", "sqlite:x.db?auto_vacuum=sometimes", "--count", "5"],
+        "sometimes",
+    );
+    assert!(!d.join("x.db").exists());
+}
+
 #[test]
 fn quick_prints_ratios_and_writes_json() {
     let tmp = tempfile::tempdir().unwrap();

@@ -4,6 +4,7 @@
 //! seek (on a disk) or a separate request (on an SSD). The aging study
 //! (Sears, van Ingen and Gray, 2006) counts these fragments per blob.
 
+use std::ops::Range;
 use std::os::fd::AsRawFd;
 use std::path::Path;
 
@@ -49,16 +50,52 @@ pub struct FileFragments {
     pub runs: u64,
 }
 
+/// One extent of a file: `length` bytes from file offset `logical` lie on
+/// the device from byte `physical` on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Extent {
+    /// Offset in the file, bytes.
+    pub logical: u64,
+    /// Offset on the device, bytes (meaningless when not `placed`).
+    pub physical: u64,
+    /// Bytes.
+    pub length: u64,
+    /// False for data not on the disk yet (delayed allocation), which has
+    /// no place to be contiguous with.
+    pub placed: bool,
+}
+
 /// The fragments of the file at `path`; None where the filesystem cannot
 /// tell (tmpfs, some network filesystems) or the file cannot be opened.
 /// An empty file has no runs.
 pub fn of_file(path: &Path) -> Option<FileFragments> {
-    let file = std::fs::File::open(path).ok()?;
-    let extents = fiemap(file.as_raw_fd())?;
+    let extents = extents_of(path)?;
     Some(FileFragments {
         extents: extents.len() as u64,
         runs: contiguous_runs(&extents),
     })
+}
+
+/// Every extent of the file at `path`, in file order, after its dirty
+/// pages are flushed (FIEMAP's SYNC flag: delayed allocation has placed
+/// them); None where the filesystem cannot tell or the file cannot be
+/// opened. The file is opened and closed here: for an SQLite database this
+/// process has open, closing drops the process's POSIX locks on it, so ask
+/// while no transaction of its connections is open.
+pub fn extents_of(path: &Path) -> Option<Vec<Extent>> {
+    let file = std::fs::File::open(path).ok()?;
+    let extents = fiemap(file.as_raw_fd())?;
+    Some(
+        extents
+            .iter()
+            .map(|e| Extent {
+                logical: e.fe_logical,
+                physical: e.fe_physical,
+                length: e.fe_length,
+                placed: e.fe_flags & FIEMAP_EXTENT_DELALLOC == 0,
+            })
+            .collect(),
+    )
 }
 
 /// Every extent of the open file `fd`, asked twice: once for the count,
@@ -103,15 +140,69 @@ fn request(fd: i32, room: u32) -> Option<(FiemapHeader, Vec<FiemapExtent>)> {
 /// Extents merged where one ends on disk exactly where the next, in file
 /// order, begins; an extent not yet placed (delayed allocation) counts as
 /// a run of its own.
-fn contiguous_runs(extents: &[FiemapExtent]) -> u64 {
+fn contiguous_runs(extents: &[Extent]) -> u64 {
     let mut runs = 0;
     let mut end: Option<u64> = None;
     for e in extents {
-        let placed = e.fe_flags & FIEMAP_EXTENT_DELALLOC == 0;
-        if !(placed && end == Some(e.fe_physical)) {
+        if !(e.placed && end == Some(e.physical)) {
             runs += 1;
         }
-        end = placed.then(|| e.fe_physical + e.fe_length);
+        end = e.placed.then(|| e.physical + e.length);
+    }
+    runs
+}
+
+/// Physically contiguous runs that the byte `ranges` of a file, read in
+/// the order given (a SQLite blob's overflow pages in chain order), occupy
+/// on the disk, with the file's `extents` (from [`extents_of`], in file
+/// order) telling where each byte is. A range may span several extents;
+/// consecutive pieces are one run when one ends on the disk where the next
+/// starts. A piece in an extent not placed yet, or in a hole (no extent),
+/// is a run of its own. Empty ranges count for nothing.
+pub fn runs_on_disk(ranges: &[Range<u64>], extents: &[Extent]) -> u64 {
+    let mut runs = 0;
+    // Where the last piece ended on the disk, if it was placed.
+    let mut end: Option<u64> = None;
+    for r in ranges.iter().filter(|r| !r.is_empty()) {
+        let mut at = r.start;
+        // The first extent that ends past `at` (extents are in file order).
+        let mut i = extents.partition_point(|e| e.logical + e.length <= at);
+        while at < r.end {
+            let piece_end;
+            match extents.get(i).filter(|e| e.logical <= at) {
+                Some(e) => {
+                    piece_end = r.end.min(e.logical + e.length);
+                    let physical = e.physical + (at - e.logical);
+                    if !(e.placed && end == Some(physical)) {
+                        runs += 1;
+                    }
+                    end = e.placed.then_some(physical + (piece_end - at));
+                    i += 1;
+                }
+                None => {
+                    // A hole up to the next extent (or the range's end).
+                    piece_end = extents.get(i).map_or(r.end, |e| r.end.min(e.logical));
+                    runs += 1;
+                    end = None;
+                }
+            }
+            at = piece_end;
+        }
+    }
+    runs
+}
+
+/// Runs of `ranges` in which each range starts where the one before it
+/// ended: a blob's runs of consecutive pages in its file, whatever the
+/// disk below did. Empty ranges count for nothing.
+pub fn contiguous_ranges(ranges: &[Range<u64>]) -> u64 {
+    let mut runs = 0;
+    let mut end: Option<u64> = None;
+    for r in ranges.iter().filter(|r| !r.is_empty()) {
+        if end != Some(r.start) {
+            runs += 1;
+        }
+        end = Some(r.end);
     }
     runs
 }
@@ -136,6 +227,8 @@ pub fn page_runs(ranges: &[std::ops::Range<usize>], page_size: usize) -> u64 {
 }
 
 #[cfg(test)]
+// One range of a file is a slice of one range here, not a mistake.
+#[allow(clippy::single_range_in_vec_init)]
 mod tests {
     use super::*;
     use std::io::{Seek, SeekFrom, Write};
@@ -148,11 +241,92 @@ mod tests {
         unsafe { libc::statfs(c.as_ptr(), &mut st) == 0 && st.f_type == 0xEF53 }
     }
 
-    fn extent(physical: u64, length: u64) -> FiemapExtent {
-        FiemapExtent {
-            fe_physical: physical,
-            fe_length: length,
-            ..FiemapExtent::default()
+    /// Extents laid end to end in the file, at these places on the disk.
+    fn extent(physical: u64, length: u64) -> Extent {
+        Extent {
+            logical: 0,
+            physical,
+            length,
+            placed: true,
+        }
+    }
+
+    /// `(logical, physical, length)` extents, all placed.
+    fn mapped(list: &[(u64, u64, u64)]) -> Vec<Extent> {
+        list.iter()
+            .map(|&(logical, physical, length)| Extent {
+                logical,
+                physical,
+                length,
+                placed: true,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn ranges_map_through_extents_into_runs_on_disk() {
+        // File bytes 0..100 at disk 1000, 100..200 at disk 1100 (touching:
+        // one run on disk though two extents), 200..300 at disk 5000.
+        let e = mapped(&[(0, 1000, 100), (100, 1100, 100), (200, 5000, 100)]);
+        assert_eq!(runs_on_disk(&[0..300], &e), 2, "spans all three");
+        assert_eq!(runs_on_disk(&[0..50, 50..200], &e), 1, "touching pieces");
+        assert_eq!(runs_on_disk(&[10..20, 30..40], &e), 2, "a gap in between");
+        assert_eq!(runs_on_disk(&[200..250, 250..300], &e), 1);
+        // Out of order: the file's later bytes read first, then the earlier
+        // ones, which lie before them on the disk: two runs. Where the
+        // file's two halves lie on the disk the other way round, reading
+        // the second half first is the one run, the file's order two.
+        assert_eq!(runs_on_disk(&[100..200, 0..100], &e), 2);
+        let swapped = mapped(&[(0, 1100, 100), (100, 1000, 100)]);
+        assert_eq!(runs_on_disk(&[100..200, 0..100], &swapped), 1);
+        assert_eq!(runs_on_disk(&[0..200], &swapped), 2);
+        // A hole (bytes 100..150 without an extent) is a run of its own.
+        let holey = mapped(&[(0, 1000, 100), (150, 1150, 100)]);
+        assert_eq!(runs_on_disk(&[0..250], &holey), 3);
+        assert_eq!(runs_on_disk(&[120..130], &holey), 1);
+        assert_eq!(runs_on_disk(&[200..300], &holey), 2, "past the last extent");
+        // Not placed yet: a run of its own, and nothing follows on from it.
+        let mut delayed = mapped(&[(0, 1000, 100), (100, 1100, 100), (200, 1200, 100)]);
+        delayed[1].placed = false;
+        assert_eq!(runs_on_disk(&[0..300], &delayed), 3);
+        assert_eq!(runs_on_disk(&[], &e), 0);
+        assert_eq!(runs_on_disk(&[5..5], &e), 0, "an empty range is nothing");
+        assert_eq!(runs_on_disk(&[0..10], &[]), 1, "all hole");
+    }
+
+    #[test]
+    fn ranges_that_follow_on_are_one_run_of_pages() {
+        assert_eq!(contiguous_ranges(&[0..4096, 4096..8192, 8192..12288]), 1);
+        assert_eq!(contiguous_ranges(&[0..4096, 8192..12288]), 2);
+        assert_eq!(
+            contiguous_ranges(&[8192..12288, 4096..8192]),
+            2,
+            "backwards"
+        );
+        assert_eq!(contiguous_ranges(&[0..4096, 4096..4096, 4096..8192]), 1);
+        assert_eq!(contiguous_ranges(&[]), 0);
+    }
+
+    /// A real file: its bytes in file order make the runs its extents say;
+    /// its second half read before its first is one run more, unless the
+    /// filesystem laid the halves out in the other order.
+    #[test]
+    fn a_real_files_ranges_map_through_its_extents() {
+        let dir = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+        let path = dir.path().join("real");
+        std::fs::write(&path, vec![5u8; 1 << 20]).unwrap();
+        let Some(extents) = extents_of(&path) else {
+            assert!(!is_ext4(dir.path()), "ext4 answers FIEMAP");
+            return;
+        };
+        assert!(!extents.is_empty() && extents.iter().all(|e| e.placed));
+        let whole = of_file(&path).unwrap().runs;
+        assert_eq!(runs_on_disk(&[0..1 << 20], &extents), whole);
+        let halves = [1 << 19..1 << 20, 0..1 << 19];
+        assert!(runs_on_disk(&halves, &extents) >= whole);
+        if whole == 1 {
+            assert_eq!(runs_on_disk(&halves, &extents), 2);
+            assert_eq!(runs_on_disk(&[0..4096, 4096..8192], &extents), 1);
         }
     }
 

@@ -178,6 +178,16 @@ impl Store for ExternalStore {
         }))
     }
 
+    /// Each blob's file, whole; the database's free pages.
+    fn disk_layout(&mut self) -> Result<Option<super::DiskLayout>> {
+        super::sqlite_space::external_layout(&self.conn, &self.path).map(Some)
+    }
+
+    /// On the database of names, as for blobs inside one.
+    fn reclaim(&mut self, how: super::Reclaim) -> Result<Option<String>> {
+        super::sqlite_space::reclaim_database(&self.conn, &self.path, how)
+    }
+
     fn files(&self) -> Result<Vec<PathBuf>> {
         let mut files = database_files(&self.path);
         let folder = files_folder(&self.path);

@@ -453,6 +453,26 @@ impl Store for FilesStore {
     fn space_used(&self) -> Result<u64> {
         crate::measure::space::allocated_bytes(&self.walk(true)?)
     }
+
+    /// Every blob file found in the folder, whole (`0..len`).
+    fn disk_layout(&mut self) -> Result<Option<super::DiskLayout>> {
+        let mut blobs = Vec::new();
+        for key in self.scan_keys()? {
+            let file = self.key_path(key);
+            let len = fs::metadata(&file)
+                .map_err(|e| Error::io("cannot stat", &file, e))?
+                .len();
+            blobs.push(super::BlobPlacement {
+                key,
+                file,
+                ranges: super::whole_file(len),
+            });
+        }
+        Ok(Some(super::DiskLayout {
+            blobs,
+            freelist_bytes: 0,
+        }))
+    }
 }
 
 /// The file operations shared by dir, tree and sqlite-ext stores.

@@ -17,6 +17,7 @@ mod sqlite_layout;
 mod sqlite_map;
 mod sqlite_meta;
 mod sqlite_pages;
+mod sqlite_space;
 mod unsafe_writes;
 
 use std::path::PathBuf;
@@ -350,6 +351,12 @@ pub struct DiskLayout {
     /// Bytes free inside the store's files (SQLite's freelist pages);
     /// 0 for files.
     pub freelist_bytes: u64,
+}
+
+/// A blob in a file of its own, of `len` bytes, as [`BlobPlacement`]'s
+/// ranges: the whole file; nothing for an empty file.
+pub(crate) fn whole_file(len: u64) -> Vec<std::ops::Range<u64>> {
+    (len > 0).then_some(0..len).into_iter().collect()
 }
 
 /// Absent keys a walk over a catalog's span may meet at most (each costs a

@@ -222,6 +222,15 @@ pub(crate) fn apply_settings(
             path.display()
         )));
     }
+    let auto_vacuum = auto_vacuum_of(conn, path)?;
+    if let Some(want) = &settings.auto_vacuum
+        && *want != auto_vacuum
+    {
+        return Err(Error::usage(format!(
+            "auto_vacuum={want} asked but {} has auto_vacuum {auto_vacuum}: it is set when a database is created (blobbench init sqlite:PATH?auto_vacuum={want} makes a new one)",
+            path.display()
+        )));
+    }
     if let Some(n) = settings.cache_size {
         conn.execute_batch(&format!("PRAGMA cache_size={n}"))
             .map_err(err)?;
@@ -280,6 +289,7 @@ pub(crate) fn apply_settings(
         .query_row("PRAGMA locking_mode", [], |r| r.get(0))
         .map_err(err)?;
     map.insert("page_size".into(), json!(page_size));
+    map.insert("auto_vacuum".into(), json!(auto_vacuum));
     map.insert("journal_mode".into(), json!(journal_mode));
     map.insert("synchronous".into(), json!(sync));
     map.insert("cache_size".into(), json!(int("PRAGMA cache_size")?));
@@ -296,6 +306,17 @@ pub(crate) fn apply_settings(
     );
     map.insert("access".into(), json!(access.label()));
     Ok((journal_mode.to_ascii_lowercase(), map))
+}
+
+/// The database's auto_vacuum mode by name (none, full, incremental).
+pub(crate) fn auto_vacuum_of(conn: &Connection, path: &Path) -> Result<&'static str> {
+    let n: i64 = conn
+        .query_row("PRAGMA auto_vacuum", [], |r| r.get(0))
+        .map_err(|e| Error::sqlite(path, e))?;
+    Ok(crate::target::AUTO_VACUUM
+        .get(n as usize)
+        .copied()
+        .unwrap_or("?"))
 }
 
 /// Removes a database and its companions: the companions first, the
@@ -429,6 +450,11 @@ fn build_database(
     let page_size = settings.page_size.unwrap_or(4096);
     conn.execute_batch(&format!("PRAGMA page_size={page_size};"))
         .map_err(not_writable)?;
+    // Like the page size, auto_vacuum takes only before the first table.
+    if let Some(mode) = &settings.auto_vacuum {
+        conn.execute_batch(&format!("PRAGMA auto_vacuum={mode};"))
+            .map_err(not_writable)?;
+    }
     conn.execute_batch(&format!(
         "BEGIN; {schema}; CREATE TABLE {META_TABLE}(name TEXT PRIMARY KEY, value TEXT); COMMIT;"
     ))
@@ -720,6 +746,16 @@ impl Store for SqliteStore {
 
     fn files(&self) -> Result<Vec<PathBuf>> {
         Ok(database_files(&self.path))
+    }
+
+    /// Each blob's overflow pages, found on one map of the file.
+    fn disk_layout(&mut self) -> Result<Option<super::DiskLayout>> {
+        super::sqlite_space::database_layout(&self.conn, &self.path, self.layout).map(Some)
+    }
+
+    /// incremental_vacuum (auto_vacuum=incremental only, else None) or VACUUM.
+    fn reclaim(&mut self, how: super::Reclaim) -> Result<Option<String>> {
+        super::sqlite_space::reclaim_database(&self.conn, &self.path, how)
     }
 
     fn engine_stats(&self) -> Map<String, Value> {

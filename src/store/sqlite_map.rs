@@ -81,3 +81,45 @@ fn map_file(file: &File, path: &Path) -> Result<Arc<Mmap>> {
     let map = unsafe { Mmap::map(file) }.map_err(|e| Error::io("cannot map", path, e))?;
     Ok(Arc::new(map))
 }
+
+/// A read-only map of the whole database file at `path`, made through a
+/// descriptor this process already holds on it (SQLite's own: the caller's
+/// connection has the file open), found in /proc/self/fd. Nothing is
+/// opened or closed: no lock is dropped, and nothing keeps the file open
+/// once the map is gone (a volume holding it can be unmounted after, which
+/// [`map_of`]'s lasting descriptor would prevent).
+pub(crate) fn map_through_open_descriptor(path: &Path) -> Result<Mmap> {
+    use std::os::unix::fs::MetadataExt;
+    let want = std::fs::metadata(path).map_err(|e| Error::io("cannot stat", path, e))?;
+    let fds = Path::new("/proc/self/fd");
+    let entries = std::fs::read_dir(fds).map_err(|e| Error::io("cannot list", fds, e))?;
+    for entry in entries.flatten() {
+        let Some(fd) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        // SAFETY: fstat only fills the zeroed struct; a descriptor closed
+        // meanwhile makes it fail, and it is skipped.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        if unsafe { libc::fstat(fd, &mut st) } != 0
+            || st.st_dev != want.dev()
+            || st.st_ino != want.ino()
+            || st.st_mode & libc::S_IFMT != libc::S_IFREG
+        {
+            continue;
+        }
+        // SAFETY: as for `map_file`: only read, under the caller's read
+        // transaction. The descriptor is the caller's connection's, open
+        // for as long as the caller holds it; the map outlives no lock.
+        return unsafe { memmap2::MmapOptions::new().map(fd) }
+            .map_err(|e| Error::io("cannot map", path, e));
+    }
+    Err(Error::io(
+        "cannot map",
+        path,
+        std::io::Error::other("no descriptor of it is open in this process"),
+    ))
+}

@@ -64,7 +64,9 @@ pub(crate) enum Lookup {
 /// The page size and usable size (page size less reserved bytes) from the
 /// database header, for a rollback-journal database only (in WAL mode the
 /// newest version of a page may be in the WAL, not in the file).
-fn geometry(file: &[u8]) -> Result<(usize, usize), &'static str> {
+/// With `wal_ok`, a WAL database is taken too: the caller has checkpointed
+/// its WAL into the file and holds a read transaction on that snapshot.
+fn geometry(file: &[u8], wal_ok: bool) -> Result<(usize, usize), &'static str> {
     if file.len() < 100 || &file[..16] != b"SQLite format 3\0" {
         return Err("no SQLite header");
     }
@@ -75,7 +77,8 @@ fn geometry(file: &[u8]) -> Result<(usize, usize), &'static str> {
     if !(512..=65536).contains(&size) || !size.is_power_of_two() {
         return Err("odd page size");
     }
-    if file[18] != 1 || file[19] != 1 {
+    let wal = file[18] == 2 && file[19] == 2;
+    if !(file[18] == 1 && file[19] == 1 || wal && wal_ok) {
         return Err("WAL mode");
     }
     let usable = size - file[20] as usize;
@@ -122,21 +125,54 @@ pub(crate) fn value_runs(
     (rowid, key): (i64, KeyColumn),
     walked: &mut Walked<'_>,
 ) -> Lookup {
-    match find_value(file, root, (rowid, key), walked) {
-        Ok(Some(runs)) => Lookup::Found(runs),
+    match find_value(file, root, (rowid, key), walked, false) {
+        Ok(Some((_, runs))) => Lookup::Found(runs),
         Ok(None) => Lookup::Absent,
         Err(why) => Lookup::Unsupported(why),
     }
 }
 
-/// `value_runs`, with `?` for every check.
+/// The overflow pages (numbered from 1) that hold the value of column 1
+/// of row `rowid`, in chain order: the pages `value_runs` finds, without
+/// the b-tree leaf page that keeps the value's first bytes. None: no such
+/// row. `wal_ok`: see `geometry`.
+pub(crate) fn overflow_pages(
+    file: &[u8],
+    root: u64,
+    (rowid, key): (i64, KeyColumn),
+    wal_ok: bool,
+) -> Result<Option<Vec<u64>>, &'static str> {
+    let (size, _) = geometry(file, wal_ok)?;
+    let mut walked = Walked {
+        max: usize::MAX,
+        over: usize::MAX,
+        release: &mut |_| (),
+    };
+    let Some((leaf, runs)) = find_value(file, root, (rowid, key), &mut walked, wal_ok)? else {
+        return Ok(None);
+    };
+    // Each run lies within one page: the leaf's part, then one per
+    // overflow page.
+    Ok(Some(
+        runs.iter()
+            .map(|r| (r.start / size) as u64 + 1)
+            .filter(|&p| p != leaf)
+            .collect(),
+    ))
+}
+
+/// A value found: its leaf page's number and its runs of file offsets.
+type Found = (u64, Vec<Range<usize>>);
+
+/// `value_runs`, with `?` for every check; also the leaf page's number.
 fn find_value(
     file: &[u8],
     root: u64,
     (rowid, key): (i64, KeyColumn),
     walked: &mut Walked<'_>,
-) -> Result<Option<Vec<Range<usize>>>, &'static str> {
-    let (size, usable) = geometry(file)?;
+    wal_ok: bool,
+) -> Result<Option<Found>, &'static str> {
+    let (size, usable) = geometry(file, wal_ok)?;
     let mut pgno = root;
     // A b-tree deeper than this is not a b-tree: a loop in a damaged file.
     for _ in 0..40 {
@@ -150,7 +186,8 @@ fn find_value(
                     return Ok(None);
                 };
                 let start = (pgno - 1) as usize * size;
-                return payload_runs(file, (size, usable), (start, cell), key, walked).map(Some);
+                return payload_runs(file, (size, usable), (start, cell), key, walked)
+                    .map(|runs| Some((pgno, runs)));
             }
             _ => return Err("not a table b-tree page"),
         }
