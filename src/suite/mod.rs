@@ -2,6 +2,7 @@
 //! its question.
 
 pub mod advise;
+pub mod aging;
 pub mod common;
 pub mod concurrency;
 pub mod fasterthanfs;
