@@ -10,6 +10,12 @@ command -v cc >/dev/null 2>&1 || need_apt+=(build-essential)
 # The browser test loads a report in headless Chromium; PNG charts need a font.
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 [ -n "$(find /usr/share/fonts -name '*.ttf' -print -quit 2>/dev/null)" ] || need_apt+=(fonts-dejavu-core)
+# suite aging makes ext4, xfs and btrfs volumes and reads their free space
+# (e2freefrag, xfs_spaceman); mkfs lives in sbin, which a PATH may lack.
+has() { PATH="$PATH:/usr/sbin:/sbin" command -v "$1" >/dev/null 2>&1; }
+has mkfs.ext4 && has e2freefrag || need_apt+=(e2fsprogs)
+has mkfs.xfs && has xfs_spaceman || need_apt+=(xfsprogs)
+has mkfs.btrfs || need_apt+=(btrfs-progs)
 if ((${#need_apt[@]})); then
     if [ "$(id -u)" = 0 ]; then
         apt-get update -qq && apt-get install -y -qq "${need_apt[@]}"

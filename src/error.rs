@@ -67,6 +67,14 @@ pub enum Error {
     /// `compare --fail-on-slower` found slower cases. Exit status 1.
     #[error("{0} case(s) slower beyond the noise (--fail-on-slower)")]
     Regression(usize),
+    /// A signal (SIGINT, SIGTERM, SIGHUP) asked the run to stop; the suite
+    /// unwound, unmounting and removing every volume it made on the way
+    /// (a volume that could not be removed is named on stderr before this
+    /// line). Exit status 130, as a shell reports a Ctrl-C.
+    #[error(
+        "interrupted ({0}): everything the suite mounted was unmounted and removed (anything left is named above)"
+    )]
+    Interrupted(String),
     /// A result could not be serialized.
     #[error("cannot write result {path}: {source}")]
     Json {
@@ -172,6 +180,7 @@ impl Error {
         use std::io::ErrorKind::*;
         match self {
             Error::Usage(_) | Error::Connect { .. } | Error::MissingKey { .. } => 2,
+            Error::Interrupted(_) => 130,
             Error::Io { source, .. }
                 if matches!(
                     source.kind(),

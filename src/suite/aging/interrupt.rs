@@ -1,0 +1,139 @@
+//! Ctrl-C (SIGINT), SIGTERM and SIGHUP while `suite aging` has volumes
+//! mounted: the default action would kill the process and leave loop
+//! devices, mounts and images behind. Instead a handler only records the
+//! signal (a store to an atomic, the one thing a handler may safely do);
+//! the suite calls [`check`] between steps and, once a signal came, returns
+//! [`Error::Interrupted`], unwinding through the `Drop` of every volume,
+//! which unmounts and removes it.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicI32, Ordering};
+
+use crate::error::{Error, Result};
+
+/// The signals handled: the terminal's Ctrl-C, a polite kill, a closed
+/// terminal.
+const SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+
+/// The last signal that came while a [`Guard`] was installed; 0 for none.
+static RECEIVED: AtomicI32 = AtomicI32::new(0);
+
+/// Guards alive, so a nested [`install`] neither clears a signal the outer
+/// one has seen nor restores handlers the outer one still needs.
+static DEPTH: Mutex<usize> = Mutex::new(0);
+
+/// Records the signal and nothing else: async-signal-safe. The handler
+/// stays installed (no SA_RESETHAND), so a second Ctrl-C while the suite
+/// unwinds is recorded again rather than killing the process with its
+/// volumes still mounted.
+extern "C" fn record(signal: libc::c_int) {
+    RECEIVED.store(signal, Ordering::SeqCst);
+}
+
+/// While alive, SIGINT, SIGTERM and SIGHUP set a flag instead of killing
+/// the process; dropping it restores the handlers that were there before.
+#[must_use = "the handlers are restored when the Guard drops"]
+pub struct Guard {
+    /// The handlers found at install, in [`SIGNALS`]' order; empty for a
+    /// nested guard, which leaves them to the outer one.
+    previous: Vec<(libc::c_int, libc::sigaction)>,
+}
+
+/// Installs the handlers (see [`Guard`]). The first guard clears any
+/// signal recorded before it; a nested one keeps it.
+pub fn install() -> Guard {
+    let mut depth = DEPTH.lock().unwrap_or_else(|e| e.into_inner());
+    *depth += 1;
+    if *depth > 1 {
+        return Guard {
+            previous: Vec::new(),
+        };
+    }
+    RECEIVED.store(0, Ordering::SeqCst);
+    let mut previous = Vec::new();
+    for signal in SIGNALS {
+        // SAFETY: both structs are zeroed plain data then filled as
+        // sigaction(2) expects; `record` is an extern "C" fn(c_int) that
+        // only stores to an atomic. SA_RESTART keeps a signal from failing
+        // the I/O in progress with EINTR: the suite stops at its next check.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = record as extern "C" fn(libc::c_int) as libc::sighandler_t;
+            action.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut action.sa_mask);
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(signal, &action, &mut old) == 0 {
+                previous.push((signal, old));
+            }
+        }
+    }
+    Guard { previous }
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let mut depth = DEPTH.lock().unwrap_or_else(|e| e.into_inner());
+        *depth = depth.saturating_sub(1);
+        for (signal, old) in &self.previous {
+            // SAFETY: `old` is what sigaction returned for this signal.
+            unsafe { libc::sigaction(*signal, old, std::ptr::null_mut()) };
+        }
+    }
+}
+
+/// The signal's name, for the message.
+fn name(signal: libc::c_int) -> String {
+    match signal {
+        libc::SIGINT => "SIGINT, Ctrl-C".into(),
+        libc::SIGTERM => "SIGTERM".into(),
+        libc::SIGHUP => "SIGHUP".into(),
+        other => format!("signal {other}"),
+    }
+}
+
+/// Err([`Error::Interrupted`]) once one of the signals came while a guard
+/// was installed: the caller stops and lets its volumes drop.
+pub fn check() -> Result<()> {
+    match RECEIVED.load(Ordering::SeqCst) {
+        0 => Ok(()),
+        signal => Err(Error::Interrupted(name(signal))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The handler installed for `signal` right now.
+    fn current(signal: libc::c_int) -> libc::sighandler_t {
+        // SAFETY: a null new action only reads the current one.
+        unsafe {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            libc::sigaction(signal, std::ptr::null(), &mut old);
+            old.sa_sigaction
+        }
+    }
+
+    #[test]
+    fn a_signal_is_recorded_twice_and_the_old_handlers_come_back() {
+        let before = current(libc::SIGHUP);
+        let guard = install();
+        check().unwrap();
+        let inner = install();
+        // SAFETY: raise sends SIGTERM to this thread; the handler records it.
+        unsafe { libc::raise(libc::SIGTERM) };
+        let e = check().unwrap_err();
+        assert_eq!(e.exit_code(), 130);
+        assert!(e.to_string().starts_with("interrupted (SIGTERM)"), "{e}");
+        drop(inner);
+        // The outer guard still handles: a second signal is recorded too.
+        assert_eq!(
+            current(libc::SIGHUP),
+            record as extern "C" fn(libc::c_int) as usize
+        );
+        unsafe { libc::raise(libc::SIGHUP) };
+        assert!(check().unwrap_err().to_string().contains("SIGHUP"));
+        drop(guard);
+        assert_eq!(current(libc::SIGHUP), before);
+    }
+}
