@@ -241,6 +241,116 @@ fn replicate_measures(command: &str, tables: &Tables, push: &mut impl FnMut(Meas
     }
 }
 
+/// The figure of an aging point's reads, as compare names it.
+pub const AGING_READ_FIGURE: &str = "read MB/s";
+
+/// The figure of an aging point's fragments per blob.
+pub const AGING_FRAGMENTS_FIGURE: &str = "fragments per blob";
+
+/// Whether a figure is one value per result by its nature (a count over
+/// every blob, not a sampled rate): compare shows its ratio and does not
+/// test it, and more rounds would not give it more samples.
+pub fn single_valued(figure: &str) -> bool {
+    figure == AGING_FRAGMENTS_FIGURE
+}
+
+/// A median as the compare report writes it for its figure: rates whole,
+/// fragment counts with two decimals, times with their unit.
+pub fn median_text(figure: &str, v: f64) -> String {
+    match figure {
+        AGING_FRAGMENTS_FIGURE => format!("{v:.2}"),
+        AGING_READ_FIGURE => format!("{v:.1}"),
+        "requests/s" | "writes/s" => format!("{v:.0}"),
+        _ => crate::units::human_duration_ns(v),
+    }
+}
+
+/// The figures of a `suite aging` result, per series and age (and the
+/// point after a VACUUM apart): read MB/s with each cold round a sample,
+/// and fragments per blob, one value.
+fn aging_measures(command: &str, tables: &Tables, push: &mut impl FnMut(Measure)) {
+    let Tables::Aging(t) = tables else {
+        return;
+    };
+    for s in &t.series {
+        for p in &s.points {
+            let vacuum = if p.vacuumed { " after VACUUM" } else { "" };
+            let at = format!("age {}{vacuum}", p.target_age);
+            let key = format!(
+                "{command} | {} | {} | {}-{} | fill {} | {at}",
+                s.fs, s.layout, s.sizes.min, s.sizes.max, s.fill_target
+            );
+            let label = format!("{} {at}", s.name());
+            push(Measure {
+                key: format!("{key} | read"),
+                label: format!("{label} read"),
+                figure: AGING_READ_FIGURE,
+                higher_is_better: true,
+                flushes: false,
+                samples: p.read_mb_s.clone(),
+                conditions: Vec::new(),
+            });
+            let f = &p.fragments;
+            if f.blobs > 0 && f.unavailable.is_none() {
+                push(Measure {
+                    key: format!("{key} | fragments"),
+                    label: format!("{label} fragments"),
+                    figure: AGING_FRAGMENTS_FIGURE,
+                    higher_is_better: false,
+                    flushes: false,
+                    samples: vec![f.mean],
+                    conditions: Vec::new(),
+                });
+            }
+        }
+    }
+}
+
+/// What makes two aging results measure different things: the volumes
+/// (filesystems, sizes, exact or not), the fills and the blob sizes.
+fn aging_conditions(tables: &Tables) -> Vec<(&'static str, String)> {
+    let Tables::Aging(t) = tables else {
+        return Vec::new();
+    };
+    let distinct = |items: Vec<String>| {
+        let mut out: Vec<String> = Vec::new();
+        for i in items {
+            if !out.contains(&i) {
+                out.push(i);
+            }
+        }
+        out.join(", ")
+    };
+    let volumes = |f: &dyn Fn(&crate::result::aging::VolumeInfo) -> String| {
+        distinct(t.volumes.iter().map(f).collect())
+    };
+    let mut fills: Vec<f64> = t.series.iter().map(|s| s.fill_target).collect();
+    fills.sort_by(f64::total_cmp);
+    vec![
+        ("filesystems", volumes(&|v| v.fs.clone())),
+        (
+            "volume size",
+            volumes(&|v| {
+                let how = if v.exact { "image" } else { "folder" };
+                format!("{} {how} of {} bytes", v.fs, v.size_bytes)
+            }),
+        ),
+        (
+            "fills",
+            distinct(
+                fills
+                    .iter()
+                    .map(|f| format!("{}%", percent_text(*f)))
+                    .collect(),
+            ),
+        ),
+        (
+            "sizes",
+            distinct(t.series.iter().map(|s| s.sizes.label()).collect()),
+        ),
+    ]
+}
+
 /// Each sweep record as (key, label, time in ns).
 fn sweep_records(command: &str, tables: &Tables) -> Vec<(String, String, f64)> {
     let Tables::Sweep(t) = tables else {
@@ -284,6 +394,7 @@ pub fn measures(doc: &ResultDocument) -> Vec<Measure> {
     lob_measures(command, &doc.tables, &mut push);
     http_measures(command, &doc.tables, &mut push);
     replicate_measures(command, &doc.tables, &mut push);
+    aging_measures(command, &doc.tables, &mut push);
     for (key, label, ns) in sweep_records(command, &doc.tables) {
         push(Measure {
             key,
@@ -351,9 +462,9 @@ fn differing(
 }
 
 /// Document fields that make two results measure different things.
-fn document_conditions(d: &ResultDocument) -> [(&'static str, String); 2] {
+fn document_conditions(d: &ResultDocument) -> Vec<(&'static str, String)> {
     let dataset = dataset_text(&d.tables);
-    [
+    let mut out = vec![
         ("command", d.command.clone()),
         (
             "dataset",
@@ -363,7 +474,9 @@ fn document_conditions(d: &ResultDocument) -> [(&'static str, String); 2] {
                 dataset
             },
         ),
-    ]
+    ];
+    out.extend(aging_conditions(&d.tables));
+    out
 }
 
 /// A number as the reports write ratios: two decimals, three below 0.1.
@@ -452,6 +565,14 @@ fn judged(
         format!("the {}% threshold", percent_text(threshold))
     };
     (ch.verdict, ch.reason) = match a.call {
+        Call::Insufficient if single_valued(&ch.figure) => (
+            Verdict::InsufficientData,
+            format!(
+                "one value a side ({} before, {} after): a count over every blob, not a sampled rate, so it is shown and not tested",
+                median_text(&ch.figure, ch.before.median),
+                median_text(&ch.figure, ch.after.median)
+            ),
+        ),
         Call::Insufficient => (
             Verdict::InsufficientData,
             format!(
@@ -680,7 +801,7 @@ fn notes(changes: &[Change], family: &Family, drift: &[Drift], threshold: f64) -
     }
     let few = changes
         .iter()
-        .filter(|c| c.verdict == Verdict::InsufficientData)
+        .filter(|c| c.verdict == Verdict::InsufficientData && !single_valued(&c.figure))
         .count();
     if few > 0 {
         out.push(format!(

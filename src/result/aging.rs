@@ -277,3 +277,432 @@ pub struct FreeSpace {
     /// The tool that told it.
     pub tool: String,
 }
+
+/// Below this blob size the paper's rule says database: 256K read as
+/// 256 000 bytes, the smaller of its decimal and binary readings, so that
+/// only sizes below both readings count as "below 256K".
+pub const PAPER_DATABASE_BELOW: u64 = 256_000;
+
+/// Above this blob size the paper's rule says filesystem: 1M read as
+/// 1 MiB, the larger of its readings, so that only sizes above both count.
+pub const PAPER_FILESYSTEM_ABOVE: u64 = 1 << 20;
+
+/// Which kind of storage a layout is, as the paper divides them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// The blob's bytes in the database file (sqlite, sqlite-incremental).
+    Database,
+    /// The blob's bytes in a file of its own (dir, sqlite-ext).
+    Filesystem,
+}
+
+impl Kind {
+    /// The kind of one of [`LAYOUTS`]; None for a layout this version does
+    /// not know.
+    pub fn of(layout: &str) -> Option<Kind> {
+        match layout {
+            "sqlite" | "sqlite-incremental" => Some(Kind::Database),
+            "dir" | "sqlite-ext" => Some(Kind::Filesystem),
+            _ => None,
+        }
+    }
+
+    /// "database" or "filesystem".
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Database => "database",
+            Kind::Filesystem => "filesystem",
+        }
+    }
+}
+
+/// What the paper's rule ([`PAPER_RULE`]) predicts for a size range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PaperSays {
+    /// Every size below 256K: the database.
+    Database,
+    /// Every size above 1M: the filesystem.
+    Filesystem,
+    /// Some size between 256K and 1M: it depends (read:write ratio,
+    /// overwrite rate).
+    Depends,
+}
+
+impl PaperSays {
+    /// The prediction for blobs of `sizes`.
+    pub fn for_sizes(sizes: SizeRange) -> PaperSays {
+        if sizes.max < PAPER_DATABASE_BELOW {
+            PaperSays::Database
+        } else if sizes.min > PAPER_FILESYSTEM_ABOVE {
+            PaperSays::Filesystem
+        } else {
+            PaperSays::Depends
+        }
+    }
+
+    /// The kind the paper says wins, None in its grey zone.
+    pub fn kind(self) -> Option<Kind> {
+        match self {
+            PaperSays::Database => Some(Kind::Database),
+            PaperSays::Filesystem => Some(Kind::Filesystem),
+            PaperSays::Depends => None,
+        }
+    }
+
+    /// The prediction in words.
+    pub fn words(self) -> &'static str {
+        match self {
+            PaperSays::Database => "database below 256K",
+            PaperSays::Filesystem => "filesystem above 1M",
+            PaperSays::Depends => "between 256K and 1M it depends",
+        }
+    }
+}
+
+/// How this machine's answer stands beside the paper's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Agreement {
+    /// The kind the paper names read faster beyond the noise.
+    Agrees,
+    /// The other kind read faster beyond the noise.
+    Disagrees,
+    /// The paper says it depends at this size (whatever won here).
+    GreyZone,
+    /// The best of each kind read within each other's noise.
+    WithinNoise,
+    /// Only one kind was measured: nothing to set beside the paper.
+    OneKind,
+}
+
+impl Agreement {
+    /// "agrees", "disagrees", "in the paper's grey zone", ...
+    pub fn words(self) -> &'static str {
+        match self {
+            Agreement::Agrees => "agrees",
+            Agreement::Disagrees => "disagrees",
+            Agreement::GreyZone => "in the paper's grey zone",
+            Agreement::WithinNoise => "within noise: no call",
+            Agreement::OneKind => "one kind measured: no call",
+        }
+    }
+}
+
+/// Two layouts' read rates set side by side.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Duel {
+    /// The faster layout (higher median read MB/s) and its estimate.
+    pub faster: (String, Estimate),
+    /// The slower one.
+    pub slower: (String, Estimate),
+}
+
+impl Duel {
+    /// The faster's median over the slower's.
+    pub fn ratio(&self) -> f64 {
+        self.faster.1.value / self.slower.1.value
+    }
+
+    /// Whether the two intervals do not overlap: only then is the faster
+    /// one called faster.
+    pub fn separated(&self) -> bool {
+        !self.faster.1.overlaps(&self.slower.1)
+    }
+}
+
+/// This machine's answer for one filesystem, fill, size range and age,
+/// beside the paper's rule.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    /// The filesystem.
+    pub fs: String,
+    /// The occupancy asked, 0 to 1.
+    pub fill_target: f64,
+    /// The blobs' sizes.
+    pub sizes: SizeRange,
+    /// The storage age (as planned).
+    pub age: f64,
+    /// Every layout measured at this age, fastest read first (the point
+    /// after a VACUUM left out).
+    pub ranking: Vec<(String, Estimate)>,
+    /// The two fastest layouts, when two were measured.
+    pub lead: Option<Duel>,
+    /// The best database layout against the best filesystem layout, when
+    /// both kinds were measured.
+    pub kinds: Option<Duel>,
+    /// What the paper predicts for these sizes.
+    pub paper: PaperSays,
+    /// How this machine's answer stands beside it.
+    pub agreement: Agreement,
+    /// sqlite after a VACUUM at this age, shown apart from the ranking.
+    pub vacuumed: Option<(String, Estimate)>,
+}
+
+impl Verdict {
+    /// The kind that read faster beyond the noise, if one did.
+    pub fn winner(&self) -> Option<Kind> {
+        let duel = self.kinds.as_ref().filter(|d| d.separated())?;
+        Kind::of(&duel.faster.0)
+    }
+}
+
+impl AgingTables {
+    /// For each (filesystem, fill, size range) in the order first run and
+    /// each age measured, which layout reads fastest and whether that
+    /// agrees with the paper's rule.
+    pub fn verdicts(&self) -> Vec<Verdict> {
+        let mut groups: Vec<(&str, f64, SizeRange)> = Vec::new();
+        for s in &self.series {
+            let g = (s.fs.as_str(), s.fill_target, s.sizes);
+            if !groups.contains(&g) {
+                groups.push(g);
+            }
+        }
+        let mut out = Vec::new();
+        for (fs, fill, sizes) in groups {
+            let series: Vec<&AgingSeries> = self
+                .series
+                .iter()
+                .filter(|s| s.fs == fs && s.fill_target == fill && s.sizes == sizes)
+                .collect();
+            let mut ages: Vec<f64> = series
+                .iter()
+                .flat_map(|s| s.points.iter().filter(|p| !p.vacuumed))
+                .map(|p| p.target_age)
+                .collect();
+            ages.sort_by(f64::total_cmp);
+            ages.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
+            for age in ages {
+                out.push(verdict_at(&series, (fs, fill, sizes), age));
+            }
+        }
+        out
+    }
+}
+
+/// The verdict of one group of series at one age.
+fn verdict_at(series: &[&AgingSeries], group: (&str, f64, SizeRange), age: f64) -> Verdict {
+    let mut ranking: Vec<(String, Estimate)> = series
+        .iter()
+        .filter_map(|s| {
+            let p = s.at(age).filter(|p| !p.read_mb_s.is_empty())?;
+            Some((s.layout.clone(), p.read_estimate()))
+        })
+        .collect();
+    ranking.sort_by(|a, b| b.1.value.total_cmp(&a.1.value));
+    let duel = |a: &(String, Estimate), b: &(String, Estimate)| Duel {
+        faster: a.clone(),
+        slower: b.clone(),
+    };
+    let lead = (ranking.len() >= 2).then(|| duel(&ranking[0], &ranking[1]));
+    // The ranking is sorted, so the first of each kind is its best.
+    let best = |k: Kind| ranking.iter().find(|(l, _)| Kind::of(l) == Some(k));
+    let kinds = match (best(Kind::Database), best(Kind::Filesystem)) {
+        (Some(d), Some(f)) if d.1.value >= f.1.value => Some(duel(d, f)),
+        (Some(d), Some(f)) => Some(duel(f, d)),
+        _ => None,
+    };
+    let paper = PaperSays::for_sizes(group.2);
+    let winner = kinds
+        .as_ref()
+        .filter(|d| d.separated())
+        .and_then(|d| Kind::of(&d.faster.0));
+    let agreement = match (&kinds, paper.kind(), winner) {
+        (None, _, _) => Agreement::OneKind,
+        (Some(_), None, _) => Agreement::GreyZone,
+        (Some(_), Some(_), None) => Agreement::WithinNoise,
+        (Some(_), Some(said), Some(won)) if said == won => Agreement::Agrees,
+        _ => Agreement::Disagrees,
+    };
+    let vacuumed = series.iter().find_map(|s| {
+        let p = s
+            .points
+            .iter()
+            .find(|p| p.vacuumed && (p.target_age - age).abs() < 1e-9 && !p.read_mb_s.is_empty())?;
+        Some((s.layout.clone(), p.read_estimate()))
+    });
+    Verdict {
+        fs: group.0.to_string(),
+        fill_target: group.1,
+        sizes: group.2,
+        age,
+        ranking,
+        lead,
+        kinds,
+        paper,
+        agreement,
+        vacuumed,
+    }
+}
+
+/// Hand-built tables for the tests of this module and of the report.
+#[cfg(test)]
+pub(crate) mod sample {
+    use super::*;
+
+    /// A point at `age` whose read rounds are `reads` MB/s, with 2
+    /// fragments per blob on average.
+    pub fn point(age: f64, reads: &[f64]) -> AgePoint {
+        AgePoint {
+            target_age: age,
+            age: age + 0.02,
+            vacuumed: false,
+            blobs: 100,
+            stored_bytes: 100 << 18,
+            read_mb_s: reads.to_vec(),
+            blobs_read: 500,
+            writes: WritePass {
+                blobs: 100,
+                bytes: 100 << 18,
+                ns: 2_000_000_000,
+                sync_ns: 100_000_000,
+            },
+            fragments: Fragments {
+                blobs: 100,
+                mean: 2.0,
+                p50: 1,
+                p90: 4,
+                max: 9,
+                fragmented_share: 0.4,
+                page_runs_mean: None,
+                unavailable: None,
+            },
+            space: SpaceUse {
+                store_bytes: 30 << 20,
+                freelist_bytes: 0,
+                volume_used_bytes: 32 << 20,
+                volume_free_bytes: 32 << 20,
+                free_space: Some(FreeSpace {
+                    extents: 12,
+                    mean_extent_bytes: 2 << 20,
+                    share_in_1mib_or_more: Some(0.9),
+                    tool: "e2freefrag".into(),
+                }),
+            },
+        }
+    }
+
+    /// A series of `layout` on ext4 at 50% with blobs of `size` bytes.
+    pub fn series(layout: &str, size: u64, points: Vec<AgePoint>) -> AgingSeries {
+        AgingSeries {
+            fs: "ext4".into(),
+            layout: layout.into(),
+            sizes: SizeRange {
+                min: size,
+                max: size,
+            },
+            fill_target: 0.5,
+            fill_reached: 0.497,
+            settings: "page_size=4096".into(),
+            points,
+            stopped: None,
+        }
+    }
+
+    /// Tables of these series on one exact 64 MiB ext4 volume.
+    pub fn tables(series: Vec<AgingSeries>) -> AgingTables {
+        AgingTables {
+            volumes: vec![VolumeInfo {
+                fs: "ext4".into(),
+                exact: true,
+                size_bytes: 64 << 20,
+                fs_bytes: 60 << 20,
+                how: "mkfs.ext4 -q on a 64 MiB image, mount -o noatime".into(),
+                mkfs_version: None,
+                mount_options: Some("rw,noatime".into()),
+            }],
+            ages: vec![1.0],
+            series,
+            writes: "each blob synced".into(),
+            cold: "drop_caches".into(),
+            read_rounds: 5,
+            skipped: Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sample::{point, series, tables};
+    use super::*;
+
+    const FAST: [f64; 5] = [140.0, 142.0, 139.0, 141.0, 143.0];
+    const SLOW: [f64; 5] = [100.0, 101.0, 99.0, 102.0, 98.0];
+    const NEAR: [f64; 5] = [138.0, 145.0, 136.0, 141.0, 144.0];
+
+    #[test]
+    fn the_paper_is_set_beside_the_faster_kind() {
+        // 100K blobs: the paper says database. sqlite faster: agrees.
+        let t = tables(vec![
+            series(
+                "sqlite",
+                100_000,
+                vec![point(0.0, &FAST), point(1.0, &SLOW)],
+            ),
+            series("dir", 100_000, vec![point(0.0, &SLOW), point(1.0, &FAST)]),
+        ]);
+        let v = t.verdicts();
+        assert_eq!(v.len(), 2, "{v:?}");
+        assert_eq!(v[0].paper, PaperSays::Database);
+        assert_eq!(v[0].agreement, Agreement::Agrees);
+        assert_eq!(v[0].winner(), Some(Kind::Database));
+        let lead = v[0].lead.as_ref().unwrap();
+        assert_eq!(lead.faster.0, "sqlite");
+        assert!(lead.separated());
+        assert!((lead.ratio() - 141.0 / 100.0).abs() < 1e-9, "{lead:?}");
+        // After aging dir reads faster: disagrees.
+        assert_eq!(v[1].age, 1.0);
+        assert_eq!(v[1].agreement, Agreement::Disagrees);
+        assert_eq!(v[1].winner(), Some(Kind::Filesystem));
+    }
+
+    #[test]
+    fn overlapping_intervals_make_no_call() {
+        let t = tables(vec![
+            series("sqlite", 2 << 20, vec![point(0.0, &FAST)]),
+            series("dir", 2 << 20, vec![point(0.0, &NEAR)]),
+        ]);
+        let v = &t.verdicts()[0];
+        assert_eq!(v.paper, PaperSays::Filesystem);
+        assert!(!v.lead.as_ref().unwrap().separated(), "{v:?}");
+        assert_eq!(v.agreement, Agreement::WithinNoise);
+        assert_eq!(v.winner(), None);
+    }
+
+    #[test]
+    fn kinds_are_judged_by_their_best_and_vacuum_is_apart() {
+        // sqlite and sqlite-incremental tie; both beat dir; 512K is grey.
+        let mut sqlite = series("sqlite", 512 << 10, vec![point(0.0, &FAST)]);
+        let mut vacuumed = point(0.0, &SLOW);
+        vacuumed.vacuumed = true;
+        sqlite.points.push(vacuumed);
+        let t = tables(vec![
+            sqlite,
+            series("sqlite-incremental", 512 << 10, vec![point(0.0, &NEAR)]),
+            series("sqlite-ext", 512 << 10, vec![point(0.0, &SLOW)]),
+        ]);
+        let v = t.verdicts();
+        assert_eq!(v.len(), 1, "the vacuumed point is no age of its own");
+        let v = &v[0];
+        assert_eq!(v.ranking.len(), 3);
+        assert!(!v.lead.as_ref().unwrap().separated());
+        assert_eq!(v.winner(), Some(Kind::Database));
+        assert_eq!(v.kinds.as_ref().unwrap().slower.0, "sqlite-ext");
+        assert_eq!(v.agreement, Agreement::GreyZone);
+        assert_eq!(v.vacuumed.as_ref().unwrap().1.value, 100.0);
+        // One kind alone: nothing to set beside the paper.
+        let one = tables(vec![series("dir", 1000, vec![point(0.0, &FAST)])]);
+        assert_eq!(one.verdicts()[0].agreement, Agreement::OneKind);
+    }
+
+    #[test]
+    fn the_rule_reads_256k_and_1m_either_way() {
+        let says = |min, max| PaperSays::for_sizes(SizeRange { min, max });
+        assert_eq!(says(100_000, 255_999), PaperSays::Database);
+        assert_eq!(says(256_000, 256_000), PaperSays::Depends);
+        assert_eq!(says(256 << 10, 256 << 10), PaperSays::Depends);
+        assert_eq!(says(1 << 20, 1 << 20), PaperSays::Depends);
+        assert_eq!(says(1_000_000, 1_000_000), PaperSays::Depends);
+        assert_eq!(says((1 << 20) + 1, 4 << 20), PaperSays::Filesystem);
+        assert_eq!(says(100_000, 2 << 20), PaperSays::Depends);
+    }
+}

@@ -94,7 +94,10 @@ pub struct Change {
 impl Change {
     /// Whether the figure counts up (requests/s, writes/s) rather than time.
     pub fn higher_is_better(&self) -> bool {
-        matches!(self.figure.as_str(), "requests/s" | "writes/s")
+        matches!(
+            self.figure.as_str(),
+            "requests/s" | "writes/s" | "read MB/s"
+        )
     }
 }
 

@@ -5,11 +5,10 @@
 
 use std::path::Path;
 
-use crate::report::compare::{p_text, percent_text, ratio_text};
+use crate::report::compare::{median_text, p_text, percent_text, ratio_text};
 use crate::report::table::Table;
 use crate::result::ResultDocument;
 use crate::result::compare::{Change, Comparison, Verdict};
-use crate::units::human_duration_ns;
 
 /// The lines naming both results (file, command, host, start), a note when
 /// their commands differ, every field that makes them not comparable and
@@ -142,12 +141,7 @@ the threshold ({}%: {factor:.2}x either way); fewer than 4 samples a side: insuf
 /// One side's median and sample count.
 fn side(ch: &Change, before: bool) -> String {
     let s = if before { &ch.before } else { &ch.after };
-    let median = if ch.higher_is_better() {
-        format!("{:.0}", s.median)
-    } else {
-        human_duration_ns(s.median)
-    };
-    format!("{median} ({})", s.n)
+    format!("{} ({})", median_text(&ch.figure, s.median), s.n)
 }
 
 /// The verdict as a speed factor: how many times faster or slower.
@@ -162,6 +156,9 @@ pub fn verdict(ch: &Change) -> String {
         Verdict::Better => format!("{speed:.2}x faster"),
         Verdict::Worse => format!("{:.2}x slower", 1.0 / speed),
         Verdict::WithinNoise => "within noise".into(),
+        Verdict::InsufficientData if crate::report::compare::single_valued(&ch.figure) => {
+            "one value a side: not tested".into()
+        }
         Verdict::InsufficientData => format!(
             "insufficient data ({} vs {} samples)",
             ch.before.n, ch.after.n

@@ -2,6 +2,7 @@
 //! typed result (never from live state), as `report` renders HTML.
 
 pub mod advise;
+pub mod aging;
 pub mod compare;
 pub mod concurrency;
 pub mod concurrent;

@@ -3,7 +3,7 @@
 //! before the rank test (no interval) draw the ratios both sides' min..max
 //! allow as whiskers, as they did.
 
-use super::{DataTable, Figure, Section, ns};
+use super::{DataTable, Figure, Section};
 use crate::report::chart::{AxisSpec, Bar, BarChart, BarGroup, Chart, Scale, Unit};
 use crate::report::compare::{p_text, percent_text, ratio_text};
 use crate::result::compare::{Change, CompareTables};
@@ -110,13 +110,7 @@ fn cases_table(changes: &[Change]) -> DataTable {
         ],
     );
     for ch in changes {
-        let f = |v: f64| {
-            if ch.higher_is_better() {
-                format!("{v:.0}")
-            } else {
-                ns(v)
-            }
-        };
+        let f = |v: f64| crate::report::compare::median_text(&ch.figure, v);
         let p = |v: Option<f64>| v.map(p_text).unwrap_or_else(|| "-".into());
         t.rows.push(vec![
             ch.label.clone(),

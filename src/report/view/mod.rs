@@ -7,6 +7,7 @@ pub use super::figures::{http_systems, strip_round, text};
 use std::path::Path;
 
 mod advise;
+mod aging;
 mod compare;
 mod concurrency;
 mod concurrent;
@@ -187,13 +188,15 @@ pub fn section(typed: &ResultDocument, source: &str, index: usize) -> Section {
         Tables::Concurrent(t) => concurrent::concurrent(t, &mut s),
         Tables::Concurrency(t) => concurrency::concurrency(t, &mut s),
         Tables::Replicate(t) => replicate::replicate(t, &mut s),
-        Tables::Run(_) | Tables::Init(_) | Tables::Aging(_) | Tables::Other(_) => {}
+        Tables::Aging(t) => aging::aging(t, &mut s),
+        Tables::Run(_) | Tables::Init(_) | Tables::Other(_) => {}
     }
     if !matches!(
         command.as_str(),
         "suite internal-external"
             | "sweep"
             | "suite lob"
+            | "suite aging"
             | "suite http"
             | "load"
             | "advise"
@@ -224,6 +227,7 @@ fn title_of(command: &str) -> String {
         "run concurrent" => "run: threads mixing operations on one dataset".into(),
         "suite concurrency" => "suite concurrency: many threads at once".into(),
         "suite replicate" => "suite replicate: SQLite replicated to S3 by Litestream".into(),
+        "suite aging" => "suite aging: blobs in SQLite and in files as they age".into(),
         other => other.to_string(),
     }
 }

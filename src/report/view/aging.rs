@@ -1,0 +1,188 @@
+//! How `suite aging` is drawn: per filesystem, fill and blob size, read
+//! MB/s against storage age (one line per layout, whiskers the 95%
+//! interval) and fragments per blob against storage age; the table of
+//! every point as the terminal prints it; the verdicts beside the paper's
+//! rule, quoted.
+
+use super::{DataTable, Figure, Section};
+use crate::measure::estimate::Estimate;
+use crate::report::chart::{AxisSpec, Chart, LineChart, Point, Scale, Series, Unit};
+use crate::report::compare::factor;
+use crate::report::terminal::aging::{
+    Group, HEADERS, LEGEND, decimals, describe, groups, rows, series_notes, skipped_line,
+    verdict_line, volume, volume_line,
+};
+use crate::result::aging::{AgePoint, AgingTables, LAYOUTS, PAPER_RULE, Verdict};
+
+/// The summary, two charts per group, a table per group and the verdicts.
+pub(super) fn aging(t: &AgingTables, s: &mut Section) {
+    s.summary.push(format!("{}.", describe(t)));
+    s.summary
+        .push(format!("writes: {}; cold reads: {}.", t.writes, t.cold));
+    for v in &t.volumes {
+        s.summary.push(format!("volume {}.", volume_line(v)));
+    }
+    s.summary
+        .push(format!("The paper's rule: \"{PAPER_RULE}\""));
+    let verdicts = t.verdicts();
+    s.summary.extend(verdicts.iter().map(verdict_line));
+    s.summary.extend(t.skipped.iter().map(skipped_line));
+    for (i, g) in groups(t).iter().enumerate() {
+        let id = format!("{}-{}-{:.0}", g.fs, g.sizes.label(), g.fill * 100.0);
+        s.figures.push(reads_figure(g, &id));
+        s.figures.push(fragments_figure(g, &id));
+        let mut table = DataTable::new(
+            &format!("aging-{}", i + 1),
+            format!("{}: {LEGEND}", g.title()),
+            &HEADERS,
+        );
+        table.rows = rows(&g.series, volume(t, g.fs));
+        s.tables.push(table);
+        s.summary.extend(
+            series_notes(&g.series)
+                .into_iter()
+                .map(|n| format!("{}: {n}", g.title())),
+        );
+    }
+    s.tables.push(verdicts_table(&verdicts));
+}
+
+/// The layout's color, the same in every chart.
+fn color(layout: &str) -> usize {
+    LAYOUTS
+        .iter()
+        .position(|l| *l == layout)
+        .unwrap_or(LAYOUTS.len())
+}
+
+/// One line per layout of `y` against the age reached; the points after a
+/// VACUUM as a dashed line of their own.
+fn lines(g: &Group, y: impl Fn(&AgePoint) -> Option<Point>) -> Vec<Series> {
+    let mut out = Vec::new();
+    for s in &g.series {
+        for vacuumed in [false, true] {
+            let points: Vec<Point> = s
+                .points
+                .iter()
+                .filter(|p| p.vacuumed == vacuumed)
+                .filter_map(&y)
+                .collect();
+            if points.is_empty() {
+                continue;
+            }
+            out.push(Series {
+                name: if vacuumed {
+                    format!("{} after VACUUM", s.layout)
+                } else {
+                    s.layout.clone()
+                },
+                points,
+                dashed: vacuumed,
+                color: color(&s.layout),
+            });
+        }
+    }
+    out
+}
+
+/// Read MB/s against storage age, whiskers the 95% interval.
+fn reads_figure(g: &Group, id: &str) -> Figure {
+    let series = lines(g, |p| {
+        (!p.read_mb_s.is_empty()).then(|| {
+            let e = p.read_estimate();
+            Point::with_spread(p.age, e.value, e.low, e.high)
+        })
+    });
+    Figure {
+        name: format!("read-{id}"),
+        caption: format!(
+            "{}: cold reads of whole blobs in random order, MB/s against storage age (bytes \
+             overwritten / bytes stored); median of the rounds, whiskers the 95% interval. \
+             Dashed: sqlite after a full VACUUM.",
+            g.title()
+        ),
+        chart: Chart::Line(LineChart {
+            title: format!("read MB/s vs storage age: {}", g.title()),
+            x: AxisSpec::new("storage age", Scale::Linear, Unit::Plain),
+            y: AxisSpec::new("read MB/s", Scale::Linear, Unit::Plain),
+            series,
+        }),
+    }
+}
+
+/// Fragments per blob (mean, whiskers median to max) against storage age.
+fn fragments_figure(g: &Group, id: &str) -> Figure {
+    let series = lines(g, |p| {
+        let f = &p.fragments;
+        (f.blobs > 0 && f.unavailable.is_none())
+            .then(|| Point::with_spread(p.age, f.mean, f.p50 as f64, f.max as f64))
+    });
+    Figure {
+        name: format!("fragments-{id}"),
+        caption: format!(
+            "{}: fragments per blob against storage age (physically contiguous runs on the \
+             volume: FIEMAP extents for files, the database file's extents under each blob's \
+             pages for SQLite); the mean, whiskers from the median to the most.",
+            g.title()
+        ),
+        chart: Chart::Line(LineChart {
+            title: format!("fragments per blob vs storage age: {}", g.title()),
+            x: AxisSpec::new("storage age", Scale::Linear, Unit::Plain),
+            y: AxisSpec::new("fragments per blob", Scale::Linear, Unit::Plain),
+            series,
+        }),
+    }
+}
+
+/// A layout's read estimate as "sqlite 141 [139-143]".
+fn named(side: &(String, Estimate)) -> String {
+    format!("{} {}", side.0, side.1.format(decimals(side.1.value)))
+}
+
+/// Every verdict as a row: the two fastest, the kinds, the paper's call.
+fn verdicts_table(verdicts: &[Verdict]) -> DataTable {
+    let mut table = DataTable::new(
+        "aging-verdicts",
+        format!(
+            "Which layout reads fastest at each age (read MB/s, median [95% interval]; \
+             faster only when the intervals do not overlap), beside the paper's rule: \"{PAPER_RULE}\""
+        ),
+        &[
+            "filesystem",
+            "sizes",
+            "fill",
+            "age",
+            "fastest",
+            "next",
+            "fastest/next",
+            "faster kind",
+            "after VACUUM",
+            "paper says",
+            "this machine",
+        ],
+    );
+    for v in verdicts {
+        let dash = || "-".to_string();
+        table.rows.push(vec![
+            v.fs.clone(),
+            v.sizes.label(),
+            format!("{:.0}%", v.fill_target * 100.0),
+            format!("{}", v.age),
+            v.ranking.first().map_or_else(dash, named),
+            v.ranking.get(1).map_or_else(dash, named),
+            v.lead.as_ref().map_or_else(dash, |d| {
+                let call = if d.separated() { "" } else { " (within noise)" };
+                format!("{}x{call}", factor(d.ratio()))
+            }),
+            match (&v.kinds, v.winner()) {
+                (None, _) => dash(),
+                (Some(_), Some(k)) => k.name().into(),
+                (Some(_), None) => "within noise".into(),
+            },
+            v.vacuumed.as_ref().map_or_else(dash, named),
+            v.paper.words().into(),
+            v.agreement.words().into(),
+        ]);
+    }
+    table
+}
