@@ -108,7 +108,11 @@ fn a_small_volume_ages_with_exact_occupancy_counted_fragments_and_checked_reads(
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stdout}\n{stderr}");
     assert!(mounts_under(work.path()).is_empty(), "still mounted");
-    assert!(leftovers(work.path()).is_empty(), "{:?}", leftovers(work.path()));
+    assert!(
+        leftovers(work.path()).is_empty(),
+        "{:?}",
+        leftovers(work.path())
+    );
     let doc = json(&out_json);
     assert_eq!(doc["command"], "suite aging");
     let t = &doc["tables"];
@@ -126,21 +130,37 @@ fn a_small_volume_ages_with_exact_occupancy_counted_fragments_and_checked_reads(
         assert!(aged[1]["age"].as_f64().unwrap() >= 1.0, "{s}");
         for p in points {
             let blobs = p["blobs"].as_u64().unwrap();
-            assert!(blobs >= 50, "64 MiB at 50% holds about 120 blobs of 256 KiB: {p}");
+            assert!(
+                blobs >= 50,
+                "64 MiB at 50% holds about 120 blobs of 256 KiB: {p}"
+            );
             assert_eq!(p["blobs_read"].as_u64().unwrap(), blobs, "{p}");
             assert_eq!(p["read_mb_s"].as_array().unwrap().len(), 2, "{p}");
             let f = &p["fragments"];
             assert!(f["unavailable"].is_null(), "{f}");
             assert_eq!(f["blobs"].as_u64().unwrap(), blobs, "{f}");
             assert!(f["mean"].as_f64().unwrap() >= 1.0, "{f}");
-            assert!(p["space"]["free_space"]["extents"].as_u64().unwrap() >= 1, "{p}");
+            assert!(
+                p["space"]["free_space"]["extents"].as_u64().unwrap() >= 1,
+                "{p}"
+            );
         }
     }
     let sqlite = series.iter().find(|s| s["layout"] == "sqlite").unwrap();
     let last = sqlite["points"].as_array().unwrap().last().unwrap();
-    assert_eq!(last["vacuumed"], true, "a VACUUM point ends the sqlite series");
-    assert!(sqlite["points"][0]["fragments"]["page_runs_mean"].as_f64().is_some());
-    assert!(stdout.contains("sqlite") && stdout.contains("dir"), "{stdout}");
+    assert_eq!(
+        last["vacuumed"], true,
+        "a VACUUM point ends the sqlite series"
+    );
+    assert!(
+        sqlite["points"][0]["fragments"]["page_runs_mean"]
+            .as_f64()
+            .is_some()
+    );
+    assert!(
+        stdout.contains("sqlite") && stdout.contains("dir"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -173,8 +193,15 @@ fn ctrl_c_unmounts_and_removes_every_volume() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{err}");
     assert!(err.contains("interrupted"), "{err}");
-    assert!(mounts_under(work.path()).is_empty(), "still mounted after Ctrl-C");
-    assert!(leftovers(work.path()).is_empty(), "{:?}", leftovers(work.path()));
+    assert!(
+        mounts_under(work.path()).is_empty(),
+        "still mounted after Ctrl-C"
+    );
+    assert!(
+        leftovers(work.path()).is_empty(),
+        "{:?}",
+        leftovers(work.path())
+    );
     assert!(!out_json.exists(), "no result from an interrupted run");
 }
 
@@ -237,7 +264,10 @@ fn bad_lists_are_one_line_errors_before_anything_is_mounted() {
         (&["--ages", "2,1"], "ascending"),
         (&["--layouts", "sqlite,zip"], "--layouts zip"),
         (&["--sizes", "1MiB-256KiB"], "--sizes 1MiB-256KiB"),
-        (&["--sizes", "40MiB", "--volume-size", "64MiB"], "--volume-size"),
+        (
+            &["--sizes", "40MiB", "--volume-size", "64MiB"],
+            "--volume-size",
+        ),
     ];
     for (extra, needle) in cases {
         let args = base(extra);

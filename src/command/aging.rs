@@ -153,7 +153,12 @@ mod tests {
     fn lists_parse_and_bad_values_name_themselves() {
         assert_eq!(parse_fill("50%").unwrap(), 0.5);
         assert_eq!(parse_fill("0.9").unwrap(), 0.9);
-        assert!(parse_fill("100%").unwrap_err().to_string().contains("--fill 100%"));
+        assert!(
+            parse_fill("100%")
+                .unwrap_err()
+                .to_string()
+                .contains("--fill 100%")
+        );
         assert_eq!(
             parse_size_range("256KiB-1MiB").unwrap(),
             SizeRange {
@@ -163,7 +168,12 @@ mod tests {
         );
         assert!(parse_size_range("1MiB-256KiB").is_err());
         assert_eq!(parse_ages("1,2,4").unwrap(), vec![1.0, 2.0, 4.0]);
-        assert!(parse_ages("2,1").unwrap_err().to_string().contains("ascending"));
+        assert!(
+            parse_ages("2,1")
+                .unwrap_err()
+                .to_string()
+                .contains("ascending")
+        );
         assert!(parse_ages("0").is_err());
     }
 }

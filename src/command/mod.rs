@@ -3,6 +3,7 @@
 //! the files asked for. Nothing below this layer prints or parses arguments.
 
 pub mod advise;
+pub mod aging;
 pub mod compare;
 pub mod concurrency;
 pub mod concurrent;
@@ -19,7 +20,6 @@ pub mod output;
 pub mod progress;
 pub mod quick;
 pub mod replicate;
-pub mod aging;
 pub mod report;
 pub mod run;
 pub mod serve;

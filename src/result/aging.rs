@@ -169,6 +169,10 @@ pub struct AgePoint {
     /// True for the extra point after a full VACUUM (sqlite only).
     #[serde(default)]
     pub vacuumed: bool,
+    /// What was done to the store before this point beyond the writes
+    /// (how the VACUUM ran), in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     /// Blobs stored.
     pub blobs: u64,
     /// Their bytes.
@@ -546,6 +550,7 @@ pub(crate) mod sample {
             target_age: age,
             age: age + 0.02,
             vacuumed: false,
+            note: None,
             blobs: 100,
             stored_bytes: 100 << 18,
             read_mb_s: reads.to_vec(),

@@ -326,6 +326,12 @@ pub enum Reclaim {
     Incremental,
     /// Rewrite the whole store in order (SQLite: VACUUM).
     Full,
+    /// As `Full`, for a throwaway store on a volume without room for a
+    /// rollback journal as large as the store: SQLite's journal is kept in
+    /// memory while it runs (journal_mode=memory, then back), so a crash
+    /// during it can corrupt the database. Only `suite aging`'s own
+    /// databases ask for it, and the result says so.
+    FullJournalInMemory,
 }
 
 /// Where one blob's bytes lie, for counting its fragments.

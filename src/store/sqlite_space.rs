@@ -92,6 +92,23 @@ pub(crate) fn reclaim_database(
             }
             "VACUUM".to_string()
         }
+        Reclaim::FullJournalInMemory => {
+            let mode: String = conn
+                .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+                .map_err(|e| Error::sqlite(path, e))?;
+            conn.execute_batch("PRAGMA journal_mode=memory")
+                .map_err(|e| Error::sqlite(path, e))?;
+            let vacuumed = conn.execute_batch("VACUUM");
+            if vacuumed.is_err() && !conn.is_autocommit() {
+                let _ = conn.execute_batch("ROLLBACK");
+            }
+            conn.execute_batch(&format!("PRAGMA journal_mode={mode}"))
+                .map_err(|e| Error::sqlite(path, e))?;
+            vacuumed.map_err(|e| vacuum_error(path, e))?;
+            format!(
+                "VACUUM with its journal in memory (journal_mode=memory while it ran, then {mode} again: the volume had no room for a rollback journal as large as the database; not crash-safe while it ran)"
+            )
+        }
     };
     if is_wal(conn, path)? {
         checkpoint_truncate(conn, path)?;

@@ -47,6 +47,7 @@ pub fn point(
             target_age: 0.0,
             age: 0.0,
             vacuumed: false,
+            note: None,
             blobs: keys.len() as u64,
             stored_bytes,
             read_mb_s,

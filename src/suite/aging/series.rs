@@ -150,7 +150,15 @@ pub fn run(
         bytes: 0,
         replaced: 0,
     };
-    let fill_pass = fill(&mut *store, &spec, case, options, volume, &mut live, progress)?;
+    let fill_pass = fill(
+        &mut *store,
+        &spec,
+        case,
+        options,
+        volume,
+        &mut live,
+        progress,
+    )?;
     let fill_reached = volume.occupancy()?;
     let mut series = AgingSeries {
         fs: fs.into(),
@@ -174,12 +182,18 @@ pub fn run(
     });
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(options.seed ^ 0x5eed);
     for &age in &options.ages {
-        progress.message(&format!(
-            "{} on {fs}: aging to {age}",
-            case.layout.name()
-        ));
+        progress.message(&format!("{} on {fs}: aging to {age}", case.layout.name()));
         let goal = (age * stored_after_fill as f64) as u64;
-        let pass = match age_pass(&mut *store, &spec, case.layout, options, volume, &mut live, goal, &mut rng) {
+        let pass = match age_pass(
+            &mut *store,
+            &spec,
+            case.layout,
+            options,
+            volume,
+            &mut live,
+            goal,
+            &mut rng,
+        ) {
             Ok(p) => p,
             Err(e @ Error::Interrupted(_)) => return Err(e),
             Err(e) => {
@@ -196,7 +210,16 @@ pub fn run(
         });
     }
     if options.vacuum && case.layout == Layout::Sqlite && series.stopped.is_none() {
-        vacuum_point(&mut store, &target, &spec, volume, &live, stored_after_fill, options, &mut series)?;
+        vacuum_point(
+            &mut store,
+            &target,
+            &spec,
+            volume,
+            &live,
+            stored_after_fill,
+            options,
+            &mut series,
+        )?;
     }
     drop(store);
     Ok((series, cold))
@@ -216,19 +239,29 @@ fn vacuum_point(
     series: &mut AgingSeries,
 ) -> Result<()> {
     let started = std::time::Instant::now();
-    let done = store.reclaim(Reclaim::Full);
+    // VACUUM's rollback journal holds every page of the database: on a
+    // volume with less free space than that it cannot run, and an
+    // application in that place would keep the journal in memory for it.
+    let done = match store.reclaim(Reclaim::Full) {
+        Err(e) if e.to_string().contains("no room") => store.reclaim(Reclaim::FullJournalInMemory),
+        other => other,
+    };
     volume.sync()?;
     let ns = started.elapsed().as_nanos() as u64;
-    if let Err(e) = done {
-        series.stopped = Some(format!("VACUUM after the last age failed: {e}"));
-        return Ok(());
-    }
+    let done = match done {
+        Ok(done) => done,
+        Err(e) => {
+            series.stopped = Some(format!("VACUUM after the last age failed: {e}"));
+            return Ok(());
+        }
+    };
     let (point, _) = measure::point(store, target, spec, volume, &live.keys, options)?;
     let last_age = series.points.last().map_or(0.0, |p| p.target_age);
     series.points.push(AgePoint {
         target_age: last_age,
         age: live.replaced as f64 / stored_after_fill as f64,
         vacuumed: true,
+        note: done,
         writes: WritePass {
             blobs: 0,
             bytes: point.space.store_bytes,
