@@ -329,12 +329,15 @@ impl Volume {
                 .map(|f| f.fs_type)
                 .unwrap_or_else(|| "unknown filesystem".into()),
         };
-        image.build().map_err(|e| {
-            Error::io(
+        // A Ctrl-C reaches mkfs too (same process group): then the failure
+        // is the interruption, not mkfs's.
+        image.build().map_err(|e| match super::interrupt::check() {
+            Err(interrupted) => interrupted,
+            Ok(()) => Error::io(
                 "cannot make the aging volume",
                 &image.image,
                 std::io::Error::other(e),
-            )
+            ),
         })?;
         Ok(Volume {
             inner: Inner::Image(image),
