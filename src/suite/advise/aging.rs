@@ -106,7 +106,11 @@ pub fn factors(s: &AgingSeries, age: f64) -> Option<Factors> {
     } else {
         let i = pts.iter().rposition(|p| p.age <= age).unwrap_or(0);
         let (lo, hi) = (pts[i], pts[i + 1]);
-        (lo, hi, (age - lo.age) / (hi.age - lo.age), false)
+        if lo.age == age {
+            (lo, lo, 0.0, false)
+        } else {
+            (lo, hi, (age - lo.age) / (hi.age - lo.age), false)
+        }
     };
     let rounds = base
         .read_mb_s
@@ -302,4 +306,264 @@ pub fn under_aging(points: &[PointResult], adj: &AgingAdjustment) -> Vec<PointRe
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::advise::{LayoutResult, Placement};
+    use crate::result::aging::{Fragments, SizeRange, SpaceUse, WritePass};
+
+    /// A point at `age` reading `reads` MB/s per round, its pass writing
+    /// at `write` MB/s.
+    fn pt(age: f64, reads: &[f64], write: f64) -> AgePoint {
+        AgePoint {
+            target_age: age,
+            age,
+            vacuumed: false,
+            blobs: 10,
+            stored_bytes: 1,
+            read_mb_s: reads.to_vec(),
+            blobs_read: 10,
+            writes: WritePass {
+                blobs: 10,
+                bytes: 1_000_000,
+                // 10^6 bytes at `write` MB/s.
+                ns: (1e9 / write) as u64,
+                sync_ns: 0,
+            },
+            fragments: Fragments::default(),
+            space: SpaceUse::default(),
+        }
+    }
+
+    fn series(fs: &str, layout: &str, size: u64, fill: f64, points: Vec<AgePoint>) -> AgingSeries {
+        AgingSeries {
+            fs: fs.into(),
+            layout: layout.into(),
+            sizes: SizeRange {
+                min: size,
+                max: size,
+            },
+            fill_target: fill,
+            fill_reached: fill,
+            settings: String::new(),
+            points,
+            stopped: None,
+        }
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9
+    }
+
+    #[test]
+    fn factors_interpolate_linearly_in_age_and_hold_flat_beyond_the_last() {
+        // Reads 100 -> 80 (age 1) -> 40 (age 4); writes 50 -> 25 -> 25.
+        let s = series(
+            "ext4",
+            "dir",
+            1 << 20,
+            0.5,
+            vec![
+                pt(0.0, &[100.0, 200.0], 50.0),
+                pt(1.0, &[80.0, 160.0], 25.0),
+                pt(4.0, &[40.0, 50.0], 25.0),
+            ],
+        );
+        let f = factors(&s, 0.0).unwrap();
+        assert_eq!(f.read, vec![1.0, 1.0]);
+        assert!(close(f.write, 1.0));
+        let f = factors(&s, 1.0).unwrap();
+        assert!(close(f.read[0], 1.25) && close(f.read[1], 1.25), "{f:?}");
+        assert!(close(f.write, 2.0));
+        assert_eq!(f.ages, vec![1.0]);
+        // Age 2.5: halfway between 80 and 40 is 60; 160 and 50: 105.
+        let f = factors(&s, 2.5).unwrap();
+        assert!(close(f.read[0], 100.0 / 60.0), "{f:?}");
+        assert!(close(f.read[1], 200.0 / 105.0), "{f:?}");
+        assert_eq!(f.ages, vec![1.0, 4.0]);
+        assert!(!f.extrapolated);
+        // Age 0.5: between the fill (100) and age 1 (80): 90.
+        let f = factors(&s, 0.5).unwrap();
+        assert!(close(f.read[0], 100.0 / 90.0), "{f:?}");
+        assert!(close(f.write, 50.0 / 37.5), "{f:?}");
+        // Beyond age 4: age 4's rates, said to be extrapolated.
+        let f = factors(&s, 10.0).unwrap();
+        assert!(close(f.read[0], 2.5) && close(f.read[1], 4.0), "{f:?}");
+        assert!(f.extrapolated);
+        assert_eq!(f.ages, vec![4.0]);
+        // Exactly the last age is measured, not extrapolated.
+        assert!(!factors(&s, 4.0).unwrap().extrapolated);
+    }
+
+    #[test]
+    fn factors_skip_vacuumed_points_and_need_two_ages() {
+        let mut vacuumed = pt(1.0, &[500.0], 50.0);
+        vacuumed.vacuumed = true;
+        let s = series(
+            "ext4",
+            "sqlite",
+            1 << 18,
+            0.5,
+            vec![pt(0.0, &[100.0], 50.0), pt(1.0, &[50.0], 50.0), vacuumed],
+        );
+        let f = factors(&s, 1.0).unwrap();
+        assert!(
+            close(f.read[0], 2.0),
+            "the VACUUM's point is not age 1: {f:?}"
+        );
+        let alone = series(
+            "ext4",
+            "sqlite",
+            1 << 18,
+            0.5,
+            vec![pt(0.0, &[100.0], 50.0)],
+        );
+        assert!(factors(&alone, 1.0).is_none());
+        let tables = AgingTables {
+            ages: vec![1.0],
+            series: vec![alone],
+            ..Default::default()
+        };
+        assert!(unusable(&tables).unwrap().contains("two ages"));
+        assert!(
+            unusable(&AgingTables::default())
+                .unwrap()
+                .contains("no series")
+        );
+    }
+
+    /// Reads of `size` in `fs`'s `layout` at `fill` dropping to `aged`
+    /// MB/s from 100 at age 4.
+    fn aged(fs: &str, layout: &str, size: u64, fill: f64, aged: f64) -> AgingSeries {
+        series(
+            fs,
+            layout,
+            size,
+            fill,
+            vec![pt(0.0, &[100.0; 3], 50.0), pt(4.0, &[aged; 3], 50.0)],
+        )
+    }
+
+    fn layout(kind: LayoutKind, page: Option<u32>, ns: f64) -> LayoutResult {
+        LayoutResult {
+            layout: format!("{kind:?}"),
+            kind,
+            page_size: page,
+            read_ns: vec![ns, ns * 1.01, ns * 0.99],
+            write_ns: vec![ns, ns * 1.01, ns * 0.99],
+            space_bytes: 1000,
+        }
+    }
+
+    fn point(size: u64, db: f64, files: f64) -> PointResult {
+        PointResult {
+            size,
+            share: 0.5,
+            blobs: 10,
+            writes: 10,
+            layouts: vec![
+                layout(LayoutKind::Db, Some(4096), db),
+                layout(LayoutKind::DbFiles, None, files),
+                layout(LayoutKind::Files, None, files),
+            ],
+            band: None,
+        }
+    }
+
+    #[test]
+    fn the_series_is_chosen_by_filesystem_then_fill_then_nearest_size() {
+        let tables = AgingTables {
+            ages: vec![4.0],
+            series: vec![
+                // xfs first in the file: used only when ext4 has none.
+                aged("xfs", "dir", 1 << 20, 0.5, 10.0),
+                aged("ext4", "dir", 256 << 10, 0.5, 50.0),
+                aged("ext4", "dir", 1 << 20, 0.5, 25.0),
+                // A fill with fewer ages than 50%'s: not used.
+                series("ext4", "dir", 1 << 20, 0.9, vec![pt(0.0, &[100.0], 50.0)]),
+                aged("xfs", "sqlite", 1 << 20, 0.9, 100.0),
+            ],
+            ..Default::default()
+        };
+        let input = AgingInput {
+            file: "a.json".into(),
+            tables,
+            age: 4.0,
+        };
+        let pts = [point(200_000, 1.0, 1.0), point(3_000_000, 1.0, 1.0)];
+        let adj = adjustment(&input, "ext4", &pts, decide_fresh(&pts));
+        let dir = adj
+            .layouts
+            .iter()
+            .find(|l| l.kind == LayoutKind::Files)
+            .unwrap();
+        assert_eq!((dir.fs.as_str(), dir.fill), ("ext4", 0.5));
+        // 200 KB is nearest 256K; 3 MB nearest 1M.
+        assert_eq!(dir.sizes[0].series_size, 256 << 10, "{:?}", dir.sizes[0]);
+        assert_eq!(dir.sizes[1].series_size, 1 << 20, "{:?}", dir.sizes[1]);
+        assert!(close(dir.sizes[0].read_factor[0], 2.0));
+        assert!(close(dir.sizes[1].read_factor[0], 4.0));
+        // sqlite exists on xfs only: used, and said.
+        let db = adj
+            .layouts
+            .iter()
+            .find(|l| l.kind == LayoutKind::Db)
+            .unwrap();
+        assert_eq!((db.fs.as_str(), db.fill), ("xfs", 0.9));
+        assert!(
+            adj.notes
+                .iter()
+                .any(|n| n.contains("no sqlite series on ext4")),
+            "{:?}",
+            adj.notes
+        );
+        // sqlite-ext is missing: not aged, and said.
+        assert!(adj.layouts.iter().all(|l| l.kind != LayoutKind::DbFiles));
+        assert!(
+            adj.notes.iter().any(|n| n.contains("no sqlite-ext series")),
+            "{:?}",
+            adj.notes
+        );
+    }
+
+    fn decide_fresh(pts: &[PointResult]) -> Decision {
+        super::super::decide(pts, &[4096], 1.0, 3)
+    }
+
+    #[test]
+    fn files_slowing_with_age_move_the_large_blobs_back_into_the_database() {
+        // Fresh: large blobs read faster as files (60 vs 100).
+        let pts = vec![point(10_000, 10.0, 30.0), point(1_000_000, 100.0, 60.0)];
+        let fresh = decide_fresh(&pts);
+        assert_eq!(fresh.placement, Placement::Split);
+        // By age 4 files read at a third of their speed; SQLite stays flat.
+        let mut tables = AgingTables {
+            ages: vec![4.0],
+            ..Default::default()
+        };
+        for (layout, rate) in [
+            ("sqlite", 100.0),
+            ("sqlite-ext", 100.0 / 3.0),
+            ("dir", 100.0 / 3.0),
+        ] {
+            tables.series.push(aged("ext4", layout, 1 << 20, 0.5, rate));
+        }
+        let input = AgingInput {
+            file: "a.json".into(),
+            tables,
+            age: 4.0,
+        };
+        let adj = adjustment(&input, "ext4", &pts, fresh);
+        let scaled = under_aging(&pts, &adj);
+        let ext = scaled[1].layout(LayoutKind::DbFiles, None).unwrap();
+        assert!(close(ext.read_ns[0], 180.0), "{ext:?}");
+        let db = scaled[1].layout(LayoutKind::Db, Some(4096)).unwrap();
+        assert!(close(db.read_ns[0], 100.0), "{db:?}");
+        let d = decide_fresh(&scaled);
+        assert_eq!(d.placement, Placement::AllInside);
+        assert!(adj.changed(&d));
+        assert!(!adj.changed(&adj.unaged.clone()));
+    }
 }
