@@ -145,7 +145,8 @@ each layout's reads are scaled by read MB/s at age 0 over read MB/s at age N (sq
 sqlite-ext for files named in it, dir for plain files; the series on this disk's filesystem where the \
 file has one, at the fill with the most ages, the nearest blob size; linear between measured ages, flat \
 beyond the last), writes by the fill's write MB/s over the aging pass's; the output says whether aging \
-changed the recommendation.\n  \
+changed the recommendation. Aging's reads are cold, advise's warm: for blobs that stay in the page \
+cache the read factors overstate the slowdown.\n  \
 blobbench suite aging --json aging.json && blobbench advise --sizes 64k..4m --aging aging.json --age 6"
     )]
     Advise(AdviseArgs),

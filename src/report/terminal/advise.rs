@@ -234,7 +234,8 @@ fn aging(out: &mut String, g: &AgingAdjustment) {
     let _ = writeln!(
         out,
         "the decision below scales each layout's times at every size by these factors (reads linear in age \
-         between measured ages, flat beyond the last; writes: the fill's rate over the aging pass's)"
+         between measured ages, flat beyond the last; writes: the fill's rate over the aging pass's); \
+         aging reads cold, advise warm, so the read factors are an upper bound for blobs that stay cached"
     );
 }
 

@@ -43,7 +43,8 @@ fn aging(g: &crate::result::advise::AgingAdjustment) -> DataTable {
         format!(
             "At storage age {} (bytes overwritten over bytes stored), from {} (this disk: {}): time per \
              operation at that age over a fresh store's; reads linear in age between measured ages, flat \
-             beyond the last; writes the fill's rate over the aging pass's{}",
+             beyond the last; writes the fill's rate over the aging pass's; aging reads cold, advise warm, so the \
+             read factors are an upper bound for blobs that stay cached{}",
             g.age,
             g.file,
             g.fs,
