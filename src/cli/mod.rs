@@ -138,7 +138,16 @@ size threshold, page size, journal_mode and synchronous, with the expected speed
 and their spread over rounds.\n\n\
 --s3 adds the object store as one more layout, measured at every size in the same rounds (each write one \
 PUT, as durable as the server makes it, whatever --durability says); the blobs outside the database go \
-there instead of to files only when that is faster beyond the noise for your sizes and mix."
+there instead of to files only when that is faster beyond the noise for your sizes and mix.\n\n\
+--aging FILE --age N decides for a store that has been overwritten: storage age N is bytes overwritten \
+over bytes stored (each blob replaced twice a year for three years: 6). From the `suite aging` result, \
+each layout's reads are scaled by read MB/s at age 0 over read MB/s at age N (sqlite for the database, \
+sqlite-ext for files named in it, dir for plain files; the series on this disk's filesystem where the \
+file has one, at the fill with the most ages, the nearest blob size; linear between measured ages, flat \
+beyond the last), writes by the fill's write MB/s over the aging pass's; the output says whether aging \
+changed the recommendation. Aging's reads are cold, advise's warm: for blobs that stay in the page \
+cache the read factors overstate the slowdown.\n  \
+blobbench suite aging --json aging.json && blobbench advise --sizes 64k..4m --aging aging.json --age 6"
     )]
     Advise(AdviseArgs),
     /// Draw results as one HTML page with charts (also Markdown, CSV, PNG)
@@ -1203,4 +1212,13 @@ pub struct AdviseArgs {
     /// (credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the AWS profile)
     #[arg(long, value_name = "URL", value_parser = Utf8Arg)]
     pub s3: Option<String>,
+    /// Decide for an aged store: a result written by `blobbench suite aging --json FILE`, whose
+    /// read and write rates at each storage age scale each layout's times (needs --age)
+    #[arg(long, value_name = "FILE")]
+    pub aging: Option<PathBuf>,
+    /// The storage age your store will reach over the time you care about: bytes overwritten
+    /// over bytes stored. Each blob replaced twice a year for three years is 6; write-once
+    /// blobs are 0 (needs --aging)
+    #[arg(long, value_name = "N", value_parser = float_in(0.0, 1e6))]
+    pub age: Option<f64>,
 }

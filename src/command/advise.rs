@@ -88,6 +88,8 @@ fn options(args: &AdviseArgs) -> Result<AdviseOptions> {
             args.writers, args.threads
         )));
     }
+    // Before the object store's prefix: a bad --aging must not leave one.
+    let aging = aging(args)?;
     let object_store = match &args.s3 {
         Some(url) => Some(crate::command::object_store::fresh_prefix(url, "advise")?),
         None => None,
@@ -106,7 +108,51 @@ fn options(args: &AdviseArgs) -> Result<AdviseOptions> {
         threads: args.threads,
         writers: args.writers,
         object_store,
+        aging,
     })
+}
+
+/// `--aging FILE --age N`: both or neither; the file a `suite aging`
+/// result with aged series.
+fn aging(args: &AdviseArgs) -> Result<Option<suite::AgingInput>> {
+    let (file, age) = match (&args.aging, args.age) {
+        (None, None) => return Ok(None),
+        (Some(f), None) => {
+            return Err(Error::usage(format!(
+                "--aging {}: say the storage age to decide at too, e.g. --age 6 (each blob replaced twice a year for three years)",
+                f.display()
+            )));
+        }
+        (None, Some(a)) => {
+            return Err(Error::usage(format!(
+                "--age {a}: needs --aging FILE, a result of `blobbench suite aging --json FILE` to take the rates at that age from"
+            )));
+        }
+        (Some(f), Some(a)) => (f, a),
+    };
+    let make = "make one with `blobbench suite aging --json FILE`";
+    let doc = crate::result::load(file).map_err(|e| match e {
+        Error::Usage(m) => Error::usage(format!("--aging: {m}; {make}")),
+        other => other,
+    })?;
+    let Tables::Aging(tables) = doc.tables else {
+        return Err(Error::usage(format!(
+            "--aging {}: a result of `{}`, not of `suite aging`; {make}",
+            file.display(),
+            doc.command
+        )));
+    };
+    if let Some(why) = suite::aging::unusable(&tables) {
+        return Err(Error::usage(format!(
+            "--aging {}: {why}; {make} (with --ages)",
+            file.display()
+        )));
+    }
+    Ok(Some(suite::AgingInput {
+        file: file.display().to_string(),
+        tables,
+        age,
+    }))
 }
 
 /// `--durability`: power, crash or none.

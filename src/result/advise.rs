@@ -40,6 +40,90 @@ pub struct Advice {
     /// version). Absent without it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub object_store: Option<StoreInfo>,
+    /// What the expected overwrites do to each layout (`--aging FILE --age
+    /// N`, from a `suite aging` result), which the decision took into
+    /// account; absent without it (and in results from before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aging: Option<AgingAdjustment>,
+}
+
+/// How much slower each layout reads and writes at the storage age the
+/// application will reach (bytes overwritten over bytes stored), taken
+/// from a `suite aging` result: the decision scales every size's times of
+/// a layout by the factors of the aging series nearest that size (an
+/// assumption: a fresh store measured here ages as the aging volume did).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AgingAdjustment {
+    /// The `suite aging` result the factors come from, as given.
+    pub file: String,
+    /// The storage age asked (`--age`).
+    pub age: f64,
+    /// The filesystem of the calibration folder: the aging series on it are
+    /// preferred.
+    pub fs: String,
+    /// Every advise layout the aging result measured (the database at every
+    /// page size takes the sqlite factors).
+    pub layouts: Vec<AgedLayout>,
+    /// What was assumed or left out: another filesystem used, a layout the
+    /// file lacks, the object store not aged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// The decision the same measurements give a fresh store: what the
+    /// recommendation would be without aging.
+    pub unaged: Decision,
+}
+
+impl AgingAdjustment {
+    /// Whether aging changed the recommendation: another placement, split
+    /// or page size than the fresh store's.
+    pub fn changed(&self, aged: &Decision) -> bool {
+        self.unaged.placement != aged.placement
+            || self.unaged.points_inside != aged.points_inside
+            || self.unaged.page_size != aged.page_size
+    }
+}
+
+/// One advise layout and the aging series that stand for it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AgedLayout {
+    /// The advise layout adjusted.
+    pub kind: LayoutKind,
+    /// The aging layout measured for it: sqlite (inside the database),
+    /// sqlite-ext (files named in the database), dir (plain files).
+    pub aging_layout: String,
+    /// The filesystem of the series used.
+    pub fs: String,
+    /// The occupancy of the series used (`--fill`), 0 to 1: the fill with
+    /// the most measured ages.
+    pub fill: f64,
+    /// One entry per advise size point, in the points' order.
+    pub sizes: Vec<AgedSize>,
+}
+
+/// The factors of one layout at one advise size.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AgedSize {
+    /// The advise point's blob size.
+    pub size: u64,
+    /// The aging series used: the one whose mean blob size is nearest (on a
+    /// log scale), e.g. "dir on ext4, 256K, 50% full".
+    pub series: String,
+    /// That series' mean blob size.
+    pub series_size: u64,
+    /// The measured storage ages the asked age was interpolated between
+    /// (one age when it fell on one, or when extrapolated).
+    pub ages: Vec<f64>,
+    /// True when the asked age lies beyond the last age measured: the last
+    /// age's rates are used (extrapolated flat), likely an underestimate.
+    pub extrapolated: bool,
+    /// Per aging read round: read MB/s at age 0 over read MB/s at the age
+    /// (linear in age between measured ages); the decision applies round
+    /// `r` of advise the factor of round `r` modulo their count.
+    pub read_factor: Vec<f64>,
+    /// Write MB/s of the fill over the write MB/s of the aging pass at the
+    /// age (interpolated as reads; one pass per age, so one value; 1 where
+    /// the file has no write rates).
+    pub write_factor: f64,
 }
 
 /// The layouts measured with the application's threads at the most common

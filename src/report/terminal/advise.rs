@@ -9,8 +9,8 @@ use crate::measure::stats::summarize;
 use crate::report::chart::size_label;
 use crate::report::table::Table;
 use crate::result::advise::{
-    Advice, AdviseInput, Band, ConcurrencyAdjustment, Decision, Durability, JournalComparison,
-    LayoutKind, Placement, Spread,
+    Advice, AdviseInput, AgingAdjustment, Band, ConcurrencyAdjustment, Decision, Durability,
+    JournalComparison, LayoutKind, Placement, Spread,
 };
 use crate::units::human_duration_ns as ns;
 
@@ -124,17 +124,119 @@ pub fn outcome(a: &Advice) -> String {
     if let Some(c) = &a.concurrency {
         concurrency(&mut out, c);
     }
+    if let Some(g) = &a.aging {
+        aging(&mut out, g);
+    }
     let threads = match &a.concurrency {
         Some(c) => format!(", {} threads ({} writing)", c.threads, c.writers),
         None => String::new(),
     };
+    let age = match &a.aging {
+        Some(g) => format!(", storage age {}", g.age),
+        None => String::new(),
+    };
     let _ = writeln!(
         out,
-        "\nrecommendation for {}% reads, durability {}{threads}:",
+        "\nrecommendation for {}% reads, durability {}{threads}{age}:",
         a.input.reads_percent, a.input.durability
     );
     recommendation(&mut out, &a.decision, &a.journal, a.input.durability);
+    if let Some(g) = &a.aging {
+        let _ = writeln!(out, "  {}", aging_verdict(g, &a.decision));
+    }
     out
+}
+
+/// Whether aging changed the recommendation, in one sentence (the
+/// terminal and the HTML report say the same).
+pub fn aging_verdict(g: &AgingAdjustment, aged: &Decision) -> String {
+    if g.changed(aged) {
+        format!(
+            "aging changed the recommendation: for a fresh store it would be to {} (page_size={})",
+            placement_text(&g.unaged),
+            g.unaged.page_size
+        )
+    } else {
+        format!(
+            "aging did not change the recommendation: a fresh store gets the same (storage age {})",
+            g.age
+        )
+    }
+}
+
+/// One row per aged layout and size: the aging series used and the
+/// factors (the HTML report's table has the same cells).
+pub fn aging_rows(g: &AgingAdjustment) -> Vec<[String; 6]> {
+    let mut rows = Vec::new();
+    for l in &g.layouts {
+        let name = kind_name(l.kind);
+        for s in &l.sizes {
+            let ages: Vec<String> = s.ages.iter().map(|a| format!("{a:.2}")).collect();
+            rows.push([
+                name.to_string(),
+                size_label(s.size as f64),
+                s.series.clone(),
+                if s.extrapolated {
+                    format!("{} (flat beyond)", ages.join(".."))
+                } else {
+                    ages.join("..")
+                },
+                spread_text(&Spread::of_ratios(&s.read_factor)),
+                format!("{:.2}x", s.write_factor),
+            ]);
+        }
+    }
+    rows
+}
+
+/// A layout kind as the tables name it.
+fn kind_name(kind: LayoutKind) -> &'static str {
+    match kind {
+        LayoutKind::Db => "db",
+        LayoutKind::DbFiles => "db+files",
+        LayoutKind::Files => "files",
+        LayoutKind::ObjectStore => "s3",
+    }
+}
+
+/// The factors each layout's times were scaled by at the storage age.
+fn aging(out: &mut String, g: &AgingAdjustment) {
+    let _ = writeln!(
+        out,
+        "\nat storage age {} (from {}; this disk is {}): time per operation at that age over a fresh store's:",
+        g.age, g.file, g.fs
+    );
+    let mut t = Table::new([
+        "layout",
+        "size",
+        "aging series",
+        "ages measured",
+        "read x",
+        "write x",
+    ]);
+    for row in aging_rows(g) {
+        t.row(row);
+    }
+    out.push_str(&t.render());
+    for l in &g.layouts {
+        let _ = writeln!(
+            out,
+            "{}: {} series on {}, {:.0}% full (the fill with the most ages)",
+            kind_name(l.kind),
+            l.aging_layout,
+            l.fs,
+            l.fill * 100.0
+        );
+    }
+    for n in &g.notes {
+        let _ = writeln!(out, "note: {n}");
+    }
+    let _ = writeln!(
+        out,
+        "the decision below scales each layout's times at every size by these factors (reads linear in age \
+         between measured ages, flat beyond the last; writes: the fill's rate over the aging pass's); \
+         aging reads cold, advise warm, so the read factors are an upper bound for blobs that stay cached"
+    );
 }
 
 /// Each layout at the application's concurrency and the factors the

@@ -30,6 +30,39 @@ pub(super) fn advise(tables: &AdviseTables, s: &mut Section) {
     if let Some(c) = &a.concurrency {
         s.tables.push(concurrency(c));
     }
+    if let Some(g) = &a.aging {
+        s.tables.push(aging(g));
+    }
+}
+
+/// Every aged layout and size: the aging series used and the factors the
+/// decision scaled its times by.
+fn aging(g: &crate::result::advise::AgingAdjustment) -> DataTable {
+    let mut t = DataTable::new(
+        "advise-aging",
+        format!(
+            "At storage age {} (bytes overwritten over bytes stored), from {} (this disk: {}): time per \
+             operation at that age over a fresh store's; reads linear in age between measured ages, flat \
+             beyond the last; writes the fill's rate over the aging pass's; aging reads cold, advise warm, so the \
+             read factors are an upper bound for blobs that stay cached{}",
+            g.age,
+            g.file,
+            g.fs,
+            g.notes.iter().map(|n| format!("; {n}")).collect::<String>()
+        ),
+        &[
+            "layout",
+            "size",
+            "aging series",
+            "ages measured",
+            "read x",
+            "write x",
+        ],
+    );
+    for row in crate::report::terminal::advise::aging_rows(g) {
+        t.rows.push(row.to_vec());
+    }
+    t
 }
 
 /// Every layout at the application's concurrency and the factors the
@@ -117,6 +150,10 @@ fn summary(a: &Advice, s: &mut Section) {
         ));
     }
     s.summary.extend(decision.within_noise.iter().cloned());
+    if let Some(g) = &a.aging {
+        s.summary
+            .push(crate::report::terminal::advise::aging_verdict(g, decision));
+    }
 }
 
 /// Mixed time per operation vs size, per layout.

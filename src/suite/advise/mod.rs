@@ -12,6 +12,7 @@
 //! object store (`--s3`), it is one more layout at every size, and a
 //! candidate for the blobs kept outside the database.
 
+pub mod aging;
 pub mod calibrate;
 pub mod decide;
 pub mod sizes;
@@ -20,12 +21,16 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::progress::Progress;
-use crate::result::advise::{Advice, AdviseInput, AdviseTables, Band, Durability, SizeSample};
+use crate::result::advise::{
+    Advice, AdviseInput, AdviseTables, AgingAdjustment, Band, Decision, Durability, PointResult,
+    SizeSample,
+};
 use crate::result::{ResultDocument, Tables};
 use crate::target::Target;
 use crate::units::human_bytes;
 
 use super::common::{RemoteDatasets, WorkDir, free_bytes};
+pub use aging::{AgingInput, under_aging};
 use calibrate::{Calibrator, blobs_for, journal_point};
 pub use decide::{decide, under_concurrency};
 pub use sizes::{MAX_POINT, points, sample_dir, sample_spec};
@@ -62,6 +67,9 @@ pub struct AdviseOptions {
     /// prefix the command chose); each size's dataset goes under it and is
     /// removed afterwards, also on failure (unless `keep`).
     pub object_store: Option<Target>,
+    /// A `suite aging` result and the storage age to decide at (`--aging`,
+    /// `--age`); None: decide for a fresh store.
+    pub aging: Option<AgingInput>,
 }
 
 impl AdviseOptions {
@@ -147,6 +155,28 @@ impl Calibration<'_> {
         outcome
     }
 
+    /// The decision at the age `input` asks for, from the `fresh` points
+    /// (already at the application's concurrency) and their decision,
+    /// which the adjustment keeps.
+    fn aged(
+        &self,
+        input: &AgingInput,
+        fresh: &[PointResult],
+        unaged: Decision,
+    ) -> (Decision, Option<AgingAdjustment>) {
+        let o = self.options;
+        let fs = crate::measure::environment::filesystem_of(&self.work.path)
+            .map_or_else(|| "?".to_string(), |f| f.fs_type);
+        let adj = aging::adjustment(input, &fs, fresh, unaged);
+        let decision = decide(
+            &under_aging(fresh, &adj),
+            &o.page_sizes,
+            o.reads_percent as f64 / 100.0,
+            o.rounds as usize,
+        );
+        (decision, Some(adj))
+    }
+
     fn measure(&self, progress: &dyn Progress) -> Result<ResultDocument> {
         let o = self.options;
         let mut doc = ResultDocument::new(
@@ -184,14 +214,19 @@ impl Calibration<'_> {
         } else {
             None
         };
+        let at_concurrency = concurrency
+            .as_ref()
+            .map(|adj| under_concurrency(&results, adj));
+        let fresh = at_concurrency.as_deref().unwrap_or(&results);
         let decision = match &concurrency {
-            Some(adj) => decide(
-                &under_concurrency(&results, adj),
-                &o.page_sizes,
-                reads,
-                o.rounds as usize,
-            ),
+            Some(_) => decide(fresh, &o.page_sizes, reads, o.rounds as usize),
             None => single,
+        };
+        // At the storage age the application will reach, each layout's
+        // times scaled by what aging did to it, and decided again.
+        let (decision, aging) = match &o.aging {
+            Some(input) => self.aged(input, fresh, decision),
+            None => (decision, None),
         };
         // WAL against a rollback journal, at the size carrying the most
         // blobs, with the chosen page size.
@@ -207,6 +242,7 @@ impl Calibration<'_> {
                 journal,
                 concurrency,
                 object_store: c.object_store.take(),
+                aging,
             }),
         });
         Ok(doc)

@@ -1,0 +1,220 @@
+//! `advise --aging FILE --age N`, end to end: a hand-made `suite aging`
+//! result in which SQLite reads and writes slow down a hundredfold by
+//! storage age 4 while files stay flat moves every blob out of the
+//! database; the adjustment is in the JSON, the terminal and the report;
+//! a missing half of the flag pair, a result of another command and an
+//! aging result without series are one-line usage errors.
+
+mod common;
+
+use std::path::Path;
+
+use common::{json, ok, usage_error};
+use serde_json::{Value, json};
+
+fn fixture(name: &str) -> String {
+    format!(
+        "{}/tests/fixtures/results/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// A point at `age` reading `read` MB/s in each of 3 rounds, its pass
+/// writing 10^6 bytes at `write` MB/s.
+fn point(age: f64, read: f64, write: f64) -> Value {
+    json!({
+        "target_age": age, "age": age, "blobs": 100, "stored_bytes": 1_000_000,
+        "read_mb_s": [read, read * 1.02, read * 0.98], "blobs_read": 300,
+        "writes": {"blobs": 10, "bytes": 1_000_000, "ns": (1e9 / write) as u64, "sync_ns": 0},
+        "fragments": {"blobs": 100, "mean": 1.0, "p50": 1, "p90": 1, "max": 1, "fragmented_share": 0.0},
+        "space": {"store_bytes": 1_000_000, "volume_used_bytes": 2_000_000, "volume_free_bytes": 2_000_000}
+    })
+}
+
+/// A series of `layout` on ext4 with 16 KiB blobs, 50% full, measured at
+/// ages 0, 2 and 4; its rates divided by `slowdown` at age 4 (half of it
+/// at age 2).
+fn series(layout: &str, slowdown: f64) -> Value {
+    json!({
+        "fs": "ext4", "layout": layout, "sizes": {"min": 16384, "max": 16384},
+        "fill_target": 0.5, "fill_reached": 0.5, "settings": "",
+        "points": [
+            point(0.0, 400.0, 100.0),
+            point(2.0, 400.0 * 2.0 / (1.0 + slowdown), 100.0 * 2.0 / (1.0 + slowdown)),
+            point(4.0, 400.0 / slowdown, 100.0 / slowdown),
+        ]
+    })
+}
+
+/// Writes a `suite aging` result with `series` to `path`, with the
+/// environment of a real result.
+fn aging_result(path: &Path, series: Vec<Value>) {
+    let mut doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("quick.json")).unwrap()).unwrap();
+    doc["command"] = "suite aging".into();
+    doc["argv"] = json!(["blobbench", "suite", "aging"]);
+    doc["runs"] = json!([]);
+    doc["tables"] = json!({
+        "volumes": [{"fs": "ext4", "exact": true, "size_bytes": 67108864, "fs_bytes": 60000000, "how": "test"}],
+        "ages": [2.0, 4.0], "series": series, "writes": "", "cold": "", "read_rounds": 3
+    });
+    std::fs::write(path, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+}
+
+const ADVISE: [&str; 13] = [
+    "advise",
+    "--sizes",
+    "4k,16k",
+    "--points",
+    "2",
+    "--total",
+    "1M",
+    "--rounds",
+    "2",
+    "--page-sizes",
+    "4096",
+    "--durability",
+    "none",
+];
+
+#[test]
+fn sqlite_slowing_with_age_moves_every_blob_to_files_and_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    aging_result(
+        &d.join("aging.json"),
+        vec![
+            series("sqlite", 100.0),
+            series("sqlite-ext", 1.0),
+            series("dir", 1.0),
+        ],
+    );
+    let mut args = ADVISE.to_vec();
+    args.extend([
+        "--aging",
+        "aging.json",
+        "--age",
+        "3",
+        "--json",
+        "a.json",
+        "--report",
+        "a.html",
+    ]);
+    let out = ok(d, &args);
+    let a = &json(&d.join("a.json"))["tables"]["advise"];
+    let g = &a["aging"];
+    assert_eq!(g["file"], "aging.json");
+    assert_eq!(g["age"], 3.0);
+    let layouts = g["layouts"].as_array().unwrap();
+    let kinds: Vec<&str> = layouts
+        .iter()
+        .map(|l| l["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["db", "db+files", "files"]);
+    for l in layouts {
+        assert_eq!(l["fs"], "ext4");
+        assert_eq!(l["fill"], 0.5);
+        let sizes = l["sizes"].as_array().unwrap();
+        assert_eq!(sizes.len(), 2, "{l}");
+        for s in sizes {
+            // Age 3: between the rates of ages 2 and 4, not extrapolated.
+            assert_eq!(s["ages"], json!([2.0, 4.0]), "{s}");
+            assert_eq!(s["extrapolated"], false);
+            let f: Vec<f64> = s["read_factor"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap())
+                .collect();
+            assert_eq!(f.len(), 3, "one factor per aging round: {s}");
+            // sqlite: 400 MB/s fresh; 400*2/101 at age 2, 4 at age 4; at 3
+            // halfway between: a factor of about 67.
+            let want = if l["kind"] == "db" {
+                400.0 / ((800.0 / 101.0 + 4.0) / 2.0)
+            } else {
+                1.0
+            };
+            assert!(f.iter().all(|x| (x - want).abs() < 1e-6), "{f:?} vs {want}");
+        }
+    }
+    // Aged, the database is about 67 times slower: every blob goes to files.
+    assert_eq!(a["decision"]["placement"], "all as files");
+    let fresh = g["unaged"]["placement"].as_str().unwrap();
+    assert!(out.contains("at storage age 3 (from aging.json"), "{out}");
+    assert!(out.contains("storage age 3:"), "{out}");
+    assert!(out.contains("db: sqlite series on ext4, 50% full"), "{out}");
+    let verdict = if fresh == "all as files" {
+        "aging did not change the recommendation"
+    } else {
+        "aging changed the recommendation: for a fresh store it would be to store"
+    };
+    assert!(out.contains(verdict), "{fresh}: {out}");
+    let html = std::fs::read_to_string(d.join("a.html")).unwrap();
+    assert!(
+        html.contains("At storage age 3"),
+        "the report's aging table"
+    );
+    assert!(html.contains(verdict), "the report's summary");
+    // Without --aging, nothing about aging is written.
+    let out = ok(
+        d,
+        &[
+            "advise",
+            "--sizes",
+            "4k",
+            "--points",
+            "1",
+            "--total",
+            "1M",
+            "--rounds",
+            "1",
+            "--page-sizes",
+            "4096",
+            "--json",
+            "b.json",
+        ],
+    );
+    assert!(json(&d.join("b.json"))["tables"]["advise"]["aging"].is_null());
+    assert!(!out.contains("storage age"), "{out}");
+}
+
+#[test]
+fn half_a_flag_pair_or_a_file_that_is_not_an_aging_result_is_a_usage_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let with = |extra: &[&str]| {
+        let mut v = ADVISE.to_vec();
+        v.extend(extra);
+        v.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+    };
+    let check = |extra: &[&str], needle: &str| {
+        let args = with(extra);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        usage_error(d, &args, needle);
+    };
+    check(&["--age", "6"], "--age 6: needs --aging FILE");
+    aging_result(&d.join("aging.json"), vec![series("dir", 2.0)]);
+    check(
+        &["--aging", "aging.json"],
+        "say the storage age to decide at too, e.g. --age 6",
+    );
+    let quick = fixture("quick.json");
+    check(
+        &["--aging", &quick, "--age", "2"],
+        "a result of `quick`, not of `suite aging`; make one with `blobbench suite aging",
+    );
+    aging_result(&d.join("empty.json"), vec![]);
+    check(
+        &["--aging", "empty.json", "--age", "2"],
+        "--aging empty.json: it has no series; make one with `blobbench suite aging",
+    );
+    std::fs::write(d.join("junk.json"), "not json").unwrap();
+    check(
+        &["--aging", "junk.json", "--age", "2"],
+        "junk.json: not JSON",
+    );
+    check(&["--aging", "missing.json", "--age", "2"], "missing.json");
+    check(&["--aging", "aging.json", "--age=-1"], "-1 is out of range");
+    // Nothing was calibrated: the errors came before any work.
+    assert!(!d.join("advise.json").exists());
+}
