@@ -455,7 +455,7 @@ Layouts: sqlite (blobs in the database), sqlite-incremental, sqlite-ext (files n
 Examples:\n  sudo blobbench suite aging                                   (3 filesystems x 2 fills x 2 sizes x 4 layouts)\n  \
 sudo blobbench suite aging --fs ext4 --fill 50% --sizes 256KiB,1MiB --ages 1,2,3,4\n  \
 blobbench suite aging --dir /data/aging --capacity 2GiB      (without root: a folder, occupancy approximate)\n  \
-blobbench report aging.json --html aging.html\n  blobbench advise --describe 300KiB --aging aging.json --age 4"
+blobbench report aging.json -o aging.html\n  blobbench advise --sizes 300KiB --aging aging.json --age 4"
     )]
     Aging(AgingArgs),
 }

@@ -321,6 +321,7 @@ mod tests {
             target_age: age,
             age,
             vacuumed: false,
+            note: None,
             blobs: 10,
             stored_bytes: 1,
             read_mb_s: reads.to_vec(),
