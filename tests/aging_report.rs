@@ -176,3 +176,24 @@ fn the_terminal_report_reads_at_120_columns() {
         "{out}"
     );
 }
+
+#[test]
+fn the_stored_aging_fixture_renders_its_vacuum_point() {
+    let d = tempfile::tempdir().unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results/aging.json");
+    let fixture = fixture.to_str().unwrap();
+    ok(d.path(), &["report", fixture, "-o", "f.html"]);
+    let html = std::fs::read_to_string(d.path().join("f.html")).unwrap();
+    assert_eq!(count(&html, "<svg"), 4);
+    // A row after VACUUM per size, and its dashed line in each chart.
+    assert_eq!(
+        count(&html, "<td class=\"t\">sqlite after VACUUM</td>"),
+        2,
+        "{html}"
+    );
+    assert!(count(&html, "sqlite after VACUUM") >= 2 + 4, "{html}");
+    assert!(
+        html.contains("sqlite after VACUUM 171 [168-174] MB/s"),
+        "{html}"
+    );
+}
