@@ -33,6 +33,7 @@ fn results_from_version_0_1_load_into_their_typed_tables() {
             "sweep" => matches!(doc.tables, Tables::Sweep(_)),
             "advise" => matches!(doc.tables, Tables::Advise(_)),
             "compare" => matches!(doc.tables, Tables::Compare(_)),
+            "suite aging" => matches!(doc.tables, Tables::Aging(_)),
             other => panic!("{}: unexpected command {other}", path.display()),
         };
         assert!(expected, "{}: tables of the wrong kind", path.display());

@@ -1075,6 +1075,56 @@ mod tests {
         assert!(c.changes.iter().all(|x| x.verdict == Verdict::WithinNoise));
     }
 
+    /// An aging result of sqlite and dir at 100K, reads scaled by `scale`
+    /// and fragments per blob `fragments`.
+    fn aging(scale: f64, fragments: f64) -> ResultDocument {
+        use crate::result::aging::sample::{point, series, tables};
+        let reads: Vec<f64> = [140.0, 142.0, 139.0, 141.0, 143.0]
+            .iter()
+            .map(|r| r * scale)
+            .collect();
+        let mut p = point(0.0, &reads);
+        p.fragments.mean = fragments;
+        let t = tables(vec![
+            series("sqlite", 100_000, vec![p.clone()]),
+            series("dir", 100_000, vec![p]),
+        ]);
+        ResultDocument::new("suite aging", Default::default(), Tables::Aging(t))
+    }
+
+    #[test]
+    fn aging_reads_are_tested_and_fragments_shown_untested() {
+        let c = compare(&aging(1.0, 2.0), &aging(0.5, 3.0), 0.05);
+        assert_eq!(c.changes.len(), 4, "{c:?}");
+        let read = change(&c, "sqlite on ext4, 100.0 kB, 50% full age 0 read");
+        assert_eq!(read.figure, AGING_READ_FIGURE);
+        // Two fully separated cases of 5: p 2/252 x 2 < 0.05.
+        assert_eq!(read.verdict, Verdict::Worse, "{read:?}");
+        let frags = change(&c, "sqlite on ext4, 100.0 kB, 50% full age 0 fragments");
+        assert_eq!(frags.verdict, Verdict::InsufficientData);
+        assert!((frags.ratio - 1.5).abs() < 1e-9);
+        assert!(
+            frags
+                .reason
+                .contains("one value a side (2.00 before, 3.00 after)"),
+            "{}",
+            frags.reason
+        );
+        assert!(c.notes.is_empty(), "no advice to add rounds: {:?}", c.notes);
+        // Another volume is not comparable, naming the field.
+        let mut big = aging(1.0, 2.0);
+        if let Tables::Aging(t) = &mut big.tables {
+            t.volumes[0].size_bytes = 1 << 30;
+        }
+        let c = compare(&aging(1.0, 2.0), &big, 0.05);
+        assert_eq!(c.not_comparable[0].0, "volume size", "{c:?}");
+        assert!(
+            c.changes
+                .iter()
+                .all(|x| x.verdict == Verdict::NotComparable)
+        );
+    }
+
     #[test]
     fn ratios_are_written_with_their_interval() {
         assert_eq!(

@@ -89,16 +89,21 @@ pub(crate) fn groups(t: &AgingTables) -> Vec<Group<'_>> {
     out
 }
 
-/// The whole report, lines ending in "\n".
+/// The whole report, lines ending in "\n", at most 120 columns but for
+/// the tables' widest cells.
 pub fn render(t: &AgingTables) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "blobbench suite aging: {}", describe(t));
-    let _ = writeln!(out, "writes: {}; cold reads: {}", t.writes, t.cold);
+    wrap(
+        &mut out,
+        &format!("writes: {}; cold reads: {}", t.writes, t.cold),
+        "",
+    );
     let _ = writeln!(out, "volumes:");
     for v in &t.volumes {
-        let _ = writeln!(out, "  {}", volume_line(v));
+        wrap(&mut out, &volume_line(v), "  ");
     }
-    let _ = writeln!(out, "{LEGEND}");
+    wrap(&mut out, LEGEND, "");
     for g in groups(t) {
         let _ = writeln!(out, "\n{}", g.title());
         let mut table = Table::new(HEADERS);
@@ -107,16 +112,15 @@ pub fn render(t: &AgingTables) -> String {
         }
         out.push_str(&table.render());
         for line in series_notes(&g.series) {
-            let _ = writeln!(out, "  {line}");
+            wrap(&mut out, &line, "  ");
         }
     }
     for s in &t.skipped {
-        let _ = writeln!(out, "{}", skipped_line(s));
+        wrap(&mut out, &skipped_line(s), "");
     }
-    let _ = writeln!(out, "\nbeside the paper: \"{PAPER_RULE}\"");
-    for v in t.verdicts() {
-        let _ = writeln!(out, "  {}", verdict_line(&v));
-    }
+    out.push('\n');
+    wrap(&mut out, &format!("the paper: \"{PAPER_RULE}\""), "");
+    verdicts(t, &mut out);
     let reads: Vec<Estimate> = t
         .series
         .iter()
@@ -125,9 +129,61 @@ pub fn render(t: &AgingTables) -> String {
         .map(AgePoint::read_estimate)
         .collect();
     for note in estimate::notes(&reads) {
-        let _ = writeln!(out, "{note}");
+        wrap(&mut out, &note, "");
     }
     out
+}
+
+/// The verdicts under a heading per filesystem, size and fill naming what
+/// the paper says there, a line per age.
+fn verdicts(t: &AgingTables, out: &mut String) {
+    let _ = writeln!(out, "this machine beside it:");
+    let mut heading = String::new();
+    for v in t.verdicts() {
+        let h = format!(
+            "{}, {}, {:.0}% full: the paper says {}",
+            v.fs,
+            v.sizes.label(),
+            v.fill_target * 100.0,
+            v.paper.words()
+        );
+        if h != heading {
+            wrap(out, &h, "  ");
+            heading = h;
+        }
+        let line = format!(
+            "age {}: {}: {}",
+            v.age,
+            verdict_body(&v),
+            v.agreement.words()
+        );
+        wrap(out, &line, "    ");
+    }
+}
+
+/// Appends `text` as lines of at most 120 columns, each after `indent`,
+/// the lines after the first indented two more; words longer than a line
+/// stay whole.
+fn wrap(out: &mut String, text: &str, indent: &str) {
+    const WIDTH: usize = 120;
+    let mut line = indent.to_string();
+    let mut empty = true;
+    for word in text.split(' ') {
+        let len = line.chars().count();
+        if !empty && len + 1 + word.chars().count() > WIDTH {
+            out.push_str(&line);
+            out.push('\n');
+            line = format!("{indent}  ");
+            empty = true;
+        }
+        if !empty {
+            line.push(' ');
+        }
+        line.push_str(word);
+        empty = false;
+    }
+    out.push_str(&line);
+    out.push('\n');
 }
 
 /// The run in one line: series, filesystems, ages, read rounds.
@@ -311,16 +367,25 @@ fn duel_text(d: &Duel) -> String {
     }
 }
 
-/// One verdict in one line: the two fastest, the best of each kind when
-/// they are not those two, the point after VACUUM, and the paper's call.
+/// One verdict in one line, as the HTML summary lists them: where, the
+/// verdict and the paper's call.
 pub(crate) fn verdict_line(v: &Verdict) -> String {
-    let mut line = format!(
-        "{}, {}, {:.0}% full, age {}: ",
+    format!(
+        "{}, {}, {:.0}% full, age {}: {} | paper: {}: {}",
         v.fs,
         v.sizes.label(),
         v.fill_target * 100.0,
-        v.age
-    );
+        v.age,
+        verdict_body(v),
+        v.paper.words(),
+        v.agreement.words()
+    )
+}
+
+/// What read fastest: the two fastest, the best of each kind when they are
+/// not those two, and the point after VACUUM.
+fn verdict_body(v: &Verdict) -> String {
+    let mut line = String::new();
     match (&v.lead, v.ranking.first()) {
         (Some(d), _) => line.push_str(&duel_text(d)),
         (None, Some(only)) => {
@@ -360,12 +425,6 @@ pub(crate) fn verdict_line(v: &Verdict) -> String {
             vac.1.format(decimals(vac.1.value))
         );
     }
-    let _ = write!(
-        line,
-        " | paper: {}: {}",
-        v.paper.words(),
-        v.agreement.words()
-    );
     line
 }
 
@@ -432,12 +491,17 @@ mod tests {
             out.contains("ext4: 67.1 MB image of its own, occupancy exact"),
             "{out}"
         );
-        assert!(out.contains(PAPER_RULE), "{out}");
+        let words: Vec<&str> = out.split_whitespace().collect();
+        assert!(words.join(" ").contains(PAPER_RULE), "quoted whole: {out}");
         assert!(
-            out.contains("ext4, 100.0 kB, 50% full, age 0: sqlite faster than dir: 1.41x"),
+            out.contains("  ext4, 100.0 kB, 50% full: the paper says database below 256K\n"),
             "{out}"
         );
-        assert!(out.contains("paper: database below 256K: agrees"), "{out}");
+        assert!(
+            out.contains("    age 0: sqlite faster than dir: 1.41x"),
+            "{out}"
+        );
+        assert!(out.contains("MB/s): agrees\n"), "{out}");
         // Age 1: only sqlite was measured, with its VACUUM point apart.
         assert!(
             out.contains("age 1: only sqlite 100 [98-102] MB/s measured; sqlite after VACUUM 141"),
@@ -445,7 +509,7 @@ mod tests {
         );
         for line in out.lines() {
             assert!(
-                line.chars().count() <= 120 || !line.starts_with("sqlite"),
+                line.chars().count() <= 120,
                 "wider than 120 columns: {line}"
             );
         }
@@ -460,9 +524,7 @@ mod tests {
         ]);
         let out = render(&t);
         assert!(out.contains("sqlite and dir within noise"), "{out}");
-        assert!(
-            out.contains("paper: filesystem above 1M: within noise: no call"),
-            "{out}"
-        );
+        assert!(out.contains("the paper says filesystem above 1M"), "{out}");
+        assert!(out.contains("MB/s): within noise: no call"), "{out}");
     }
 }

@@ -28,7 +28,13 @@ pub(super) fn aging(t: &AgingTables, s: &mut Section) {
     s.summary.extend(verdicts.iter().map(verdict_line));
     s.summary.extend(t.skipped.iter().map(skipped_line));
     for (i, g) in groups(t).iter().enumerate() {
-        let id = format!("{}-{}-{:.0}", g.fs, g.sizes.label(), g.fill * 100.0);
+        // File-name friendly: PNG and CSV files are named after it.
+        let id = format!(
+            "{}-{}-{:.0}",
+            g.fs,
+            g.sizes.label().replace(' ', ""),
+            g.fill * 100.0
+        );
         s.figures.push(reads_figure(g, &id));
         s.figures.push(fragments_figure(g, &id));
         let mut table = DataTable::new(
@@ -56,7 +62,8 @@ fn color(layout: &str) -> usize {
 }
 
 /// One line per layout of `y` against the age reached; the points after a
-/// VACUUM as a dashed line of their own.
+/// VACUUM as a dashed line of their own, from the point before it at the
+/// same age (what the VACUUM changed).
 fn lines(g: &Group, y: impl Fn(&AgePoint) -> Option<Point>) -> Vec<Series> {
     let mut out = Vec::new();
     for s in &g.series {
@@ -65,9 +72,13 @@ fn lines(g: &Group, y: impl Fn(&AgePoint) -> Option<Point>) -> Vec<Series> {
                 .points
                 .iter()
                 .filter(|p| p.vacuumed == vacuumed)
+                .flat_map(|p| {
+                    let before = vacuumed.then(|| s.at(p.target_age)).flatten();
+                    before.into_iter().chain(std::iter::once(p))
+                })
                 .filter_map(&y)
                 .collect();
-            if points.is_empty() {
+            if points.len() < 1 + usize::from(vacuumed) {
                 continue;
             }
             out.push(Series {
@@ -110,19 +121,19 @@ fn reads_figure(g: &Group, id: &str) -> Figure {
     }
 }
 
-/// Fragments per blob (mean, whiskers median to max) against storage age.
+/// Fragments per blob (mean, whiskers median to p90) against storage age.
 fn fragments_figure(g: &Group, id: &str) -> Figure {
     let series = lines(g, |p| {
         let f = &p.fragments;
         (f.blobs > 0 && f.unavailable.is_none())
-            .then(|| Point::with_spread(p.age, f.mean, f.p50 as f64, f.max as f64))
+            .then(|| Point::with_spread(p.age, f.mean, f.p50 as f64, f.p90 as f64))
     });
     Figure {
         name: format!("fragments-{id}"),
         caption: format!(
             "{}: fragments per blob against storage age (physically contiguous runs on the \
              volume: FIEMAP extents for files, the database file's extents under each blob's \
-             pages for SQLite); the mean, whiskers from the median to the most.",
+             pages for SQLite); the mean, whiskers from the median to the 90th percentile (the most is in the table).",
             g.title()
         ),
         chart: Chart::Line(LineChart {
