@@ -493,8 +493,8 @@ pub struct AgingArgs {
     /// Leave out the VACUUM of the sqlite layout after the last age (and its point)
     #[arg(long)]
     pub no_vacuum: bool,
-    /// Cold read rounds per age (each on different blobs, caches dropped before each)
-    #[arg(long, default_value = "5", value_parser = number_in::<u64>(1, 100))]
+    /// Cold read rounds per age (each on different blobs, caches dropped before each; compare needs 8+ to flag a change among many points)
+    #[arg(long, default_value = "10", value_parser = number_in::<u64>(1, 100))]
     pub read_rounds: u64,
     /// SQLite page size of the database layouts
     #[arg(long, default_value = "4096", value_parser = number_in::<u32>(512, 65536))]

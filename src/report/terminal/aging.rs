@@ -326,6 +326,12 @@ pub(crate) fn series_notes(series: &[&AgingSeries]) -> Vec<String> {
             let at = last.map_or_else(String::new, |p| format!(" after age {:.2}", p.age));
             out.push(format!("{} stopped early{at}: {why}", s.layout));
         }
+        for p in &s.points {
+            if let Some(note) = &p.note {
+                let when = if p.vacuumed { " after VACUUM" } else { "" };
+                out.push(format!("{}{when}: {note}", s.layout));
+            }
+        }
         let unavailable = s
             .points
             .iter()
