@@ -81,8 +81,6 @@ fn small(work: &Path, json_path: &Path, extra: &[&str]) -> Vec<String> {
         "50%",
         "--sizes",
         "256KiB",
-        "--ages",
-        "1",
         "--read-rounds",
         "2",
         "--work",
@@ -102,7 +100,11 @@ fn a_small_volume_ages_with_exact_occupancy_counted_fragments_and_checked_reads(
     require_root();
     let work = Work::new();
     let out_json = work.path().join("aging.json");
-    let args = small(work.path(), &out_json, &["--layouts", "sqlite,dir"]);
+    let args = small(
+        work.path(),
+        &out_json,
+        &["--layouts", "sqlite,dir", "--ages", "1"],
+    );
     let out = bin().current_dir(work.path()).args(&args).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
