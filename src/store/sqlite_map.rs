@@ -87,7 +87,8 @@ fn map_file(file: &File, path: &Path) -> Result<Arc<Mmap>> {
 /// connection has the file open), found in /proc/self/fd. Nothing is
 /// opened or closed: no lock is dropped, and nothing keeps the file open
 /// once the map is gone (a volume holding it can be unmounted after, which
-/// [`map_of`]'s lasting descriptor would prevent).
+/// [`map_of`]'s lasting descriptor would prevent). The whole file is
+/// mapped in at once (read from the disk where it is not cached).
 pub(crate) fn map_through_open_descriptor(path: &Path) -> Result<Mmap> {
     use std::os::unix::fs::MetadataExt;
     let want = std::fs::metadata(path).map_err(|e| Error::io("cannot stat", path, e))?;
@@ -114,7 +115,9 @@ pub(crate) fn map_through_open_descriptor(path: &Path) -> Result<Mmap> {
         // SAFETY: as for `map_file`: only read, under the caller's read
         // transaction. The descriptor is the caller's connection's, open
         // for as long as the caller holds it; the map outlives no lock.
-        return unsafe { memmap2::MmapOptions::new().map(fd) }
+        // Populated at once: the caller walks every page, and one call
+        // that maps them all costs far less than a fault per page.
+        return unsafe { memmap2::MmapOptions::new().populate().map(fd) }
             .map_err(|e| Error::io("cannot map", path, e));
     }
     Err(Error::io(
