@@ -374,11 +374,11 @@ mod tests {
     }
 
     /// sqlite-ext: each blob's file whole, an empty one with no range, and
-    /// its database's freelist; dir: one range per file.
+    /// its database's freelist; dir and tree: one range per file.
     #[test]
     fn blobs_in_files_are_one_range_per_file() {
         let dir = tempfile::tempdir().unwrap();
-        for target in ["sqlite-ext:e.db", "dir:d"] {
+        for target in ["sqlite-ext:e.db", "dir:d", "tree:t"] {
             let (scheme, name) = target.split_once(':').unwrap();
             let mut store = made(
                 &format!("{scheme}:{}/{name}", dir.path().display()),
@@ -410,7 +410,7 @@ mod tests {
                     b.file.display()
                 );
             }
-            if scheme == "dir" {
+            if scheme != "sqlite-ext" {
                 assert_eq!(layout.freelist_bytes, 0);
                 assert_eq!(store.reclaim(Reclaim::Full).unwrap(), None);
             }
