@@ -79,12 +79,15 @@ pub fn of_file(path: &Path) -> Option<FileFragments> {
 /// Every extent of the file at `path`, in file order, after its dirty
 /// pages are flushed (FIEMAP's SYNC flag: delayed allocation has placed
 /// them); None where the filesystem cannot tell or the file cannot be
-/// opened. The file is opened and closed here: for an SQLite database this
-/// process has open, closing drops the process's POSIX locks on it, so ask
-/// while no transaction of its connections is open.
+/// opened. A descriptor this process already holds on the file is used
+/// where there is one (an SQLite database a store has open): opening and
+/// closing another would drop every POSIX lock the process holds on it,
+/// SQLite's among them.
 pub fn extents_of(path: &Path) -> Option<Vec<Extent>> {
-    let file = std::fs::File::open(path).ok()?;
-    let extents = fiemap(file.as_raw_fd())?;
+    let extents = match open_descriptor_of(path) {
+        Some(fd) => fiemap(fd)?,
+        None => fiemap(std::fs::File::open(path).ok()?.as_raw_fd())?,
+    };
     Some(
         extents
             .iter()
@@ -96,6 +99,28 @@ pub fn extents_of(path: &Path) -> Option<Vec<Extent>> {
             })
             .collect(),
     )
+}
+
+/// A descriptor this process already holds on the regular file at `path`
+/// (found in /proc/self/fd by device and inode), to use without opening
+/// or closing one; None when there is none (or no /proc).
+pub fn open_descriptor_of(path: &Path) -> Option<std::os::fd::RawFd> {
+    use std::os::unix::fs::MetadataExt;
+    let want = std::fs::metadata(path).ok()?;
+    std::fs::read_dir("/proc/self/fd")
+        .ok()?
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
+        .find(|&fd| {
+            // SAFETY: fstat only fills the zeroed struct; a descriptor
+            // closed meanwhile (the listing's own among them) fails.
+            let mut st: libc::stat = unsafe { std::mem::zeroed() };
+            let found = unsafe { libc::fstat(fd, &mut st) } == 0;
+            found
+                && st.st_dev == want.dev()
+                && st.st_ino == want.ino()
+                && st.st_mode & libc::S_IFMT == libc::S_IFREG
+        })
 }
 
 /// Every extent of the open file `fd`, asked twice: once for the count,
@@ -305,6 +330,21 @@ mod tests {
         );
         assert_eq!(contiguous_ranges(&[0..4096, 4096..4096, 4096..8192]), 1);
         assert_eq!(contiguous_ranges(&[]), 0);
+    }
+
+    /// A file this process has open is asked through that descriptor
+    /// (closing another would drop the process's locks on it); one not
+    /// open has none.
+    #[test]
+    fn a_file_held_open_is_found_by_its_descriptor() {
+        let dir = tempfile::tempdir().unwrap();
+        let (held, other) = (dir.path().join("held"), dir.path().join("other"));
+        std::fs::write(&held, b"x").unwrap();
+        std::fs::write(&other, b"y").unwrap();
+        let file = std::fs::File::open(&held).unwrap();
+        assert_eq!(open_descriptor_of(&held), Some(file.as_raw_fd()));
+        assert_eq!(open_descriptor_of(&other), None);
+        assert_eq!(open_descriptor_of(&dir.path().join("absent")), None);
     }
 
     /// A real file: its bytes in file order make the runs its extents say;

@@ -87,39 +87,21 @@ fn map_file(file: &File, path: &Path) -> Result<Arc<Mmap>> {
 /// connection has the file open), found in /proc/self/fd. Nothing is
 /// opened or closed: no lock is dropped, and nothing keeps the file open
 /// once the map is gone (a volume holding it can be unmounted after, which
-/// [`map_of`]'s lasting descriptor would prevent).
+/// [`map_of`]'s lasting descriptor would prevent). The whole file is
+/// mapped in at once (read from the disk where it is not cached).
 pub(crate) fn map_through_open_descriptor(path: &Path) -> Result<Mmap> {
-    use std::os::unix::fs::MetadataExt;
-    let want = std::fs::metadata(path).map_err(|e| Error::io("cannot stat", path, e))?;
-    let fds = Path::new("/proc/self/fd");
-    let entries = std::fs::read_dir(fds).map_err(|e| Error::io("cannot list", fds, e))?;
-    for entry in entries.flatten() {
-        let Some(fd) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        // SAFETY: fstat only fills the zeroed struct; a descriptor closed
-        // meanwhile makes it fail, and it is skipped.
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        if unsafe { libc::fstat(fd, &mut st) } != 0
-            || st.st_dev != want.dev()
-            || st.st_ino != want.ino()
-            || st.st_mode & libc::S_IFMT != libc::S_IFREG
-        {
-            continue;
-        }
-        // SAFETY: as for `map_file`: only read, under the caller's read
-        // transaction. The descriptor is the caller's connection's, open
-        // for as long as the caller holds it; the map outlives no lock.
-        return unsafe { memmap2::MmapOptions::new().map(fd) }
-            .map_err(|e| Error::io("cannot map", path, e));
-    }
-    Err(Error::io(
-        "cannot map",
-        path,
-        std::io::Error::other("no descriptor of it is open in this process"),
-    ))
+    let Some(fd) = crate::measure::fragments::open_descriptor_of(path) else {
+        return Err(Error::io(
+            "cannot map",
+            path,
+            std::io::Error::other("no descriptor of it is open in this process"),
+        ));
+    };
+    // SAFETY: as for `map_file`: only read, under the caller's read
+    // transaction. The descriptor is the caller's connection's, open for
+    // as long as the caller holds it; the map outlives no lock.
+    // Populated at once: the caller walks every page, and one call that
+    // maps them all costs far less than a fault per page.
+    unsafe { memmap2::MmapOptions::new().populate().map(fd) }
+        .map_err(|e| Error::io("cannot map", path, e))
 }
