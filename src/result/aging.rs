@@ -108,7 +108,7 @@ fn size_words(bytes: u64) -> String {
     match bytes {
         b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{}MiB", b >> 20),
         b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{}KiB", b >> 10),
-        b => crate::units::human_bytes(b).replace(' ', ""),
+        b => crate::units::human_bytes(b),
     }
 }
 

@@ -199,6 +199,16 @@ fn kind_name(kind: LayoutKind) -> &'static str {
     }
 }
 
+/// The columns of the aging adjustment's table, here and in the report.
+pub(crate) const AGING_COLUMNS: [&str; 6] = [
+    "layout",
+    "size",
+    "aging series",
+    "ages measured",
+    "read x",
+    "write x",
+];
+
 /// The factors each layout's times were scaled by at the storage age.
 fn aging(out: &mut String, g: &AgingAdjustment) {
     let _ = writeln!(
@@ -206,14 +216,7 @@ fn aging(out: &mut String, g: &AgingAdjustment) {
         "\nat storage age {} (from {}; this disk is {}): time per operation at that age over a fresh store's:",
         g.age, g.file, g.fs
     );
-    let mut t = Table::new([
-        "layout",
-        "size",
-        "aging series",
-        "ages measured",
-        "read x",
-        "write x",
-    ]);
+    let mut t = Table::new(AGING_COLUMNS);
     for row in aging_rows(g) {
         t.row(row);
     }

@@ -50,14 +50,7 @@ fn aging(g: &crate::result::advise::AgingAdjustment) -> DataTable {
             g.fs,
             g.notes.iter().map(|n| format!("; {n}")).collect::<String>()
         ),
-        &[
-            "layout",
-            "size",
-            "aging series",
-            "ages measured",
-            "read x",
-            "write x",
-        ],
+        &crate::report::terminal::advise::AGING_COLUMNS,
     );
     for row in crate::report::terminal::advise::aging_rows(g) {
         t.rows.push(row.to_vec());
