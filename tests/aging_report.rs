@@ -89,11 +89,11 @@ fn an_aging_result_renders_with_its_charts_and_the_paper_beside_it() {
     assert!(html.contains("suite aging: blobs in SQLite and in files as they age"));
     // Two charts per filesystem, fill and size: reads and fragments.
     assert_eq!(count(&html, "<svg"), 4, "charts drawn");
-    assert!(html.contains("read MB/s vs storage age: ext4, 262.1 kB, 50% full"));
-    assert!(html.contains("fragments per blob vs storage age: ext4, 1.0 MB"));
+    assert!(html.contains("read MB/s vs storage age: ext4, 256KiB, 50% full"));
+    assert!(html.contains("fragments per blob vs storage age: ext4, 1MiB"));
     // The verdicts and the paper's rule.
     assert!(
-        html.contains("ext4, 262.1 kB, 50% full, age 0: sqlite faster than dir: 1.50x"),
+        html.contains("ext4, 256KiB, 50% full, age 0: sqlite faster than dir: 1.50x"),
         "{html}"
     );
     assert!(html.contains("objects smaller than 256K are best stored in a database"));

@@ -182,9 +182,12 @@ pub fn run(
     });
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(options.seed ^ 0x5eed);
     for &age in &options.ages {
-        progress.message(&format!("{} on {fs}: aging to {age}", case.layout.name()));
         let goal = (age * stored_after_fill as f64) as u64;
-        let pass = match age_pass(
+        progress.start(
+            &format!("{} on {fs}: age to {age}", case.layout.name()),
+            goal.saturating_sub(live.replaced),
+        );
+        let pass = age_pass(
             &mut *store,
             &spec,
             case.layout,
@@ -193,7 +196,10 @@ pub fn run(
             &mut live,
             goal,
             &mut rng,
-        ) {
+            progress,
+        );
+        progress.finish();
+        let pass = match pass {
             Ok(p) => p,
             Err(e @ Error::Interrupted(_)) => return Err(e),
             Err(e) => {
@@ -384,6 +390,7 @@ fn age_pass(
     live: &mut Live,
     goal: u64,
     rng: &mut Xoshiro256PlusPlus,
+    progress: &dyn Progress,
 ) -> Result<WritePass> {
     let mut pass = WritePass::default();
     let mut buf = Vec::new();
@@ -412,6 +419,7 @@ fn age_pass(
         live.replaced += size;
         pass.blobs += 1;
         pass.bytes += size;
+        progress.advance(size);
     }
     drop(session);
     let started = std::time::Instant::now();
