@@ -97,7 +97,8 @@ fn an_aging_result_renders_with_its_charts_and_the_paper_beside_it() {
         "{html}"
     );
     assert!(html.contains("objects smaller than 256K are best stored in a database"));
-    assert!(html.contains("in the paper&#39;s grey zone"), "{html}");
+    // 256K is a size the paper measured: it said database, and so did this.
+    assert!(html.contains("agrees"), "{html}");
     let md = std::fs::read_to_string(d.path().join("out.md")).unwrap();
     assert!(md.contains("| dir | 1.01 |"), "a row per point: {md}");
 }

@@ -282,14 +282,15 @@ pub struct FreeSpace {
     pub tool: String,
 }
 
-/// Below this blob size the paper's rule says database: 256K read as
-/// 256 000 bytes, the smaller of its decimal and binary readings, so that
-/// only sizes below both readings count as "below 256K".
-pub const PAPER_DATABASE_BELOW: u64 = 256_000;
+/// Up to this blob size the paper's rule says database. The paper drew
+/// its rule from objects of 256K and 1M (the sizes it measured, and found
+/// the database ahead at the first, the filesystem at the second), so
+/// 256K itself counts: read as 256 KiB, the larger of its readings.
+pub const PAPER_DATABASE_UP_TO: u64 = 256 << 10;
 
-/// Above this blob size the paper's rule says filesystem: 1M read as
-/// 1 MiB, the larger of its readings, so that only sizes above both count.
-pub const PAPER_FILESYSTEM_ABOVE: u64 = 1 << 20;
+/// From this blob size on the paper's rule says filesystem: 1M itself
+/// counts, read as 1 000 000 bytes, the smaller of its readings.
+pub const PAPER_FILESYSTEM_FROM: u64 = 1_000_000;
 
 /// Which kind of storage a layout is, as the paper divides them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -323,9 +324,9 @@ impl Kind {
 /// What the paper's rule ([`PAPER_RULE`]) predicts for a size range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PaperSays {
-    /// Every size below 256K: the database.
+    /// Every size up to 256K: the database.
     Database,
-    /// Every size above 1M: the filesystem.
+    /// Every size from 1M: the filesystem.
     Filesystem,
     /// Some size between 256K and 1M: it depends (read:write ratio,
     /// overwrite rate).
@@ -335,9 +336,9 @@ pub enum PaperSays {
 impl PaperSays {
     /// The prediction for blobs of `sizes`.
     pub fn for_sizes(sizes: SizeRange) -> PaperSays {
-        if sizes.max < PAPER_DATABASE_BELOW {
+        if sizes.max <= PAPER_DATABASE_UP_TO {
             PaperSays::Database
-        } else if sizes.min > PAPER_FILESYSTEM_ABOVE {
+        } else if sizes.min >= PAPER_FILESYSTEM_FROM {
             PaperSays::Filesystem
         } else {
             PaperSays::Depends
@@ -356,8 +357,8 @@ impl PaperSays {
     /// The prediction in words.
     pub fn words(self) -> &'static str {
         match self {
-            PaperSays::Database => "database below 256K",
-            PaperSays::Filesystem => "filesystem above 1M",
+            PaperSays::Database => "database up to 256K",
+            PaperSays::Filesystem => "filesystem from 1M",
             PaperSays::Depends => "between 256K and 1M it depends",
         }
     }
@@ -700,14 +701,15 @@ mod tests {
     }
 
     #[test]
-    fn the_rule_reads_256k_and_1m_either_way() {
+    fn the_rule_counts_256k_and_1m_as_the_paper_measured_them() {
         let says = |min, max| PaperSays::for_sizes(SizeRange { min, max });
         assert_eq!(says(100_000, 255_999), PaperSays::Database);
-        assert_eq!(says(256_000, 256_000), PaperSays::Depends);
-        assert_eq!(says(256 << 10, 256 << 10), PaperSays::Depends);
-        assert_eq!(says(1 << 20, 1 << 20), PaperSays::Depends);
-        assert_eq!(says(1_000_000, 1_000_000), PaperSays::Depends);
-        assert_eq!(says((1 << 20) + 1, 4 << 20), PaperSays::Filesystem);
+        assert_eq!(says(256_000, 256_000), PaperSays::Database);
+        assert_eq!(says(256 << 10, 256 << 10), PaperSays::Database);
+        assert_eq!(says((256 << 10) + 1, 512 << 10), PaperSays::Depends);
+        assert_eq!(says(999_999, 999_999), PaperSays::Depends);
+        assert_eq!(says(1 << 20, 1 << 20), PaperSays::Filesystem);
+        assert_eq!(says(1_000_000, 1_000_000), PaperSays::Filesystem);
         assert_eq!(says(100_000, 2 << 20), PaperSays::Depends);
     }
 }

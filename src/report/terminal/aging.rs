@@ -500,7 +500,7 @@ mod tests {
         let words: Vec<&str> = out.split_whitespace().collect();
         assert!(words.join(" ").contains(PAPER_RULE), "quoted whole: {out}");
         assert!(
-            out.contains("  ext4, 100.0 kB, 50% full: the paper says database below 256K\n"),
+            out.contains("  ext4, 100.0 kB, 50% full: the paper says database up to 256K\n"),
             "{out}"
         );
         assert!(
@@ -530,7 +530,7 @@ mod tests {
         ]);
         let out = render(&t);
         assert!(out.contains("sqlite and dir within noise"), "{out}");
-        assert!(out.contains("the paper says filesystem above 1M"), "{out}");
+        assert!(out.contains("the paper says filesystem from 1M"), "{out}");
         assert!(out.contains("MB/s): within noise: no call"), "{out}");
     }
 }
