@@ -124,7 +124,8 @@ pub struct AgingSeries {
     /// The occupancy asked (`--fill`), 0 to 1.
     pub fill_target: f64,
     /// The occupancy reached after the fill: used over the filesystem's
-    /// total, as df counts it.
+    /// total, as df counts them, less the blocks set aside past the end
+    /// of the store's open files (xfs's speculative preallocation).
     pub fill_reached: f64,
     /// The store's settings in force, in words (page size, journal mode,
     /// synchronous, auto_vacuum).

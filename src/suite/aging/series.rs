@@ -150,7 +150,7 @@ pub fn run(
         bytes: 0,
         replaced: 0,
     };
-    let fill_pass = fill(
+    let (fill_pass, fill_reached) = fill(
         &mut *store,
         &spec,
         case,
@@ -159,7 +159,6 @@ pub fn run(
         &mut live,
         progress,
     )?;
-    let fill_reached = volume.occupancy()?;
     let mut series = AgingSeries {
         fs: fs.into(),
         layout: case.layout.name().into(),
@@ -308,8 +307,13 @@ fn write_session(options: &AgingOptions) -> SessionOptions {
 
 /// Inserts blobs, each in its own transaction, until the volume is as full
 /// as asked: the next blob would overshoot the target by more than half
-/// its size. The volume's use is read after every blob (statvfs), or for
-/// a folder volume at intervals; then the volume is synced (timed).
+/// its size. Between syncs the volume's use is estimated as its use at
+/// the last sync plus the blob bytes written since (statvfs lags behind
+/// buffered writes on btrfs); near the target the volume is synced and
+/// asked again. Space a filesystem set aside past the end of a growing
+/// file that stays open (xfs's speculative preallocation, given back at
+/// close or under pressure) is not counted as used. Returns the pass
+/// (every sync inside its time) and the occupancy reached.
 #[allow(clippy::too_many_arguments)]
 fn fill(
     store: &mut dyn Store,
@@ -319,7 +323,8 @@ fn fill(
     volume: &Volume,
     live: &mut Live,
     progress: &dyn Progress,
-) -> Result<WritePass> {
+) -> Result<(WritePass, f64)> {
+    let open_files = store.files()?;
     let usage = volume.usage()?;
     let goal = (case.fill * usage.total as f64) as u64;
     progress.start(
@@ -329,18 +334,18 @@ fn fill(
     let mut pass = WritePass::default();
     let mut buf = Vec::new();
     let mut session = store.session(write_session(options))?;
-    let mut used = usage.used;
-    let mut since_check = 0u64;
-    let exact = volume.info().exact;
+    let mut synced = usage.used;
+    let mut since_sync = 0u64;
     loop {
         interrupt::check()?;
         let key = live.next;
         let size = spec.size_of(key) as u64;
-        if used + size / 2 >= goal {
+        if synced + since_sync + size / 2 >= goal {
             // Close enough by the estimate: ask the volume after a sync.
-            volume.sync()?;
-            used = volume.usage()?.used;
-            if used + size / 2 >= goal {
+            pass.sync_ns += timed_sync(volume)?;
+            synced = data_used(volume, &open_files)?;
+            since_sync = 0;
+            if synced + size / 2 >= goal {
                 break;
             }
         }
@@ -355,19 +360,29 @@ fn fill(
         live.keys.push(key);
         live.next += 1;
         live.bytes += size;
-        since_check += size;
+        since_sync += size;
         progress.advance(size);
-        used += size;
-        if exact || since_check >= goal / 64 {
-            used = volume.usage()?.used;
-            since_check = 0;
-        }
     }
     drop(session);
-    pass.sync_ns = timed_sync(volume)?;
+    pass.sync_ns += timed_sync(volume)?;
     pass.ns += pass.sync_ns;
+    let total = volume.usage()?.total.max(1);
+    let reached = data_used(volume, &open_files)? as f64 / total as f64;
     progress.finish();
-    Ok(pass)
+    Ok((pass, reached))
+}
+
+/// The volume's used bytes without the blocks allocated past the end of
+/// `files` (a filesystem's speculative preallocation for a file that
+/// keeps growing): what the data holds.
+fn data_used(volume: &Volume, files: &[std::path::PathBuf]) -> Result<u64> {
+    use std::os::unix::fs::MetadataExt;
+    let past_end: u64 = files
+        .iter()
+        .filter_map(|f| std::fs::metadata(f).ok())
+        .map(|m| (m.blocks() * 512).saturating_sub(m.size().next_multiple_of(4096)))
+        .sum();
+    Ok(volume.usage()?.used.saturating_sub(past_end))
 }
 
 /// Syncs the volume; returns how long it took, ns.
