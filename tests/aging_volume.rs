@@ -298,6 +298,19 @@ fn small_interleaved_appends_on_a_nearly_full_volume_fragment() {
     assert!((0.93..0.99).contains(&occupancy), "{occupancy}");
     let frags = fragments::of_file(&v.root().join("a")).unwrap();
     assert!(frags.runs > 1, "{frags:?}");
+    // The peer: e2fsprogs' filefrag counts the same extents.
+    let said = std::process::Command::new("filefrag")
+        .arg(v.root().join("a"))
+        .output()
+        .expect("filefrag (e2fsprogs) runs");
+    let said = String::from_utf8_lossy(&said.stdout);
+    let found: u64 = said
+        .rsplit(": ")
+        .next()
+        .and_then(|t| t.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("filefrag said {said}"));
+    assert_eq!(frags.extents, found, "filefrag: {said}");
     let whole = fragments::of_file(&v.root().join("fill0")).unwrap();
     assert_eq!(
         whole.runs, 1,
