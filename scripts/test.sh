@@ -1,39 +1,88 @@
 #!/usr/bin/env bash
 # The README's test command: every test, on a bare machine.
-# Installs what the tests need, starts any servers, runs all tests
-# (ignored ones included), and stops what it started.
+#
+#   scripts/test.sh                 install what is missing, build, start the
+#                                   servers, run every test (ignored ones too)
+#   scripts/test.sh --under-load    the same while two CPU hogs (stress-ng
+#                                   --cpu 2) compete for the cores from the
+#                                   servers' start to the last test
+#                                   (or BLOBBENCH_UNDER_LOAD=1)
+#
+# Every test binary runs even when one fails (--no-fail-fast); the last
+# lines count over all of them, "N passed, N failed, N ignored", and the
+# exit status is non-zero if any test failed. Servers, hogs and folders this
+# script started are stopped and removed when it exits, however it exits.
+# It may be started from a background job (nohup scripts/test.sh &): the
+# tests set the signal dispositions of everything they start.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-need_apt=()
-command -v cc >/dev/null 2>&1 || need_apt+=(build-essential)
-# The browser test loads a report in headless Chromium; PNG charts need a font.
-command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
-[ -n "$(find /usr/share/fonts -name '*.ttf' -print -quit 2>/dev/null)" ] || need_apt+=(fonts-dejavu-core)
-# suite aging makes ext4, xfs and btrfs volumes and reads their free space
-# (e2freefrag, xfs_spaceman); mkfs lives in sbin, which a PATH may lack.
-has() { PATH="$PATH:/usr/sbin:/sbin" command -v "$1" >/dev/null 2>&1; }
-has mkfs.ext4 && has e2freefrag || need_apt+=(e2fsprogs)
-has mkfs.xfs && has xfs_spaceman || need_apt+=(xfsprogs)
-has mkfs.btrfs || need_apt+=(btrfs-progs)
-if ((${#need_apt[@]})); then
+under_load=${BLOBBENCH_UNDER_LOAD:-0}
+for arg in "$@"; do
+    case $arg in
+        --under-load) under_load=1 ;;
+        -h | --help)
+            sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'
+            exit 0
+            ;;
+        *)
+            echo "scripts/test.sh: unknown option $arg (try --under-load or --help)" >&2
+            exit 2
+            ;;
+    esac
+done
+[ "$under_load" = 0 ] || under_load=1
+
+started=$SECONDS
+phase() { printf 'scripts/test.sh: %s (%ds)\n' "$1" $((SECONDS - started)); }
+
+# A C compiler first: the build needs it (SQLite, ring).
+if ! command -v cc >/dev/null 2>&1; then
     if [ "$(id -u)" = 0 ]; then
-        apt-get update -qq && apt-get install -y -qq "${need_apt[@]}"
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq build-essential >/dev/null
     else
-        echo "scripts/test.sh: missing ${need_apt[*]}; install them (apt-get install -y ${need_apt[*]})" >&2
+        echo "scripts/test.sh: no C compiler; install one (apt-get install -y build-essential)" >&2
         exit 2
     fi
 fi
 
+mkdir -p target
+# Everything else is installed while the build has the CPU (installs wait on
+# the network and the disk).
+install_log=target/install-test-deps.log
+install_args=()
+[ "$under_load" = 1 ] && install_args+=(--under-load)
+scripts/install-test-deps.sh "${install_args[@]}" >"$install_log" 2>&1 &
+install_pid=$!
+
+phase "checking format and lints"
 cargo fmt --check
 cargo clippy --all-targets --quiet -- -D warnings
-# Build before starting servers, so they do not idle through a compile.
+phase "building"
+# Built before the servers start, so they do not idle through a compile.
 cargo test --release --no-run --quiet
+phase "waiting for the installs"
+if ! wait "$install_pid"; then
+    cat "$install_log" >&2
+    echo "scripts/test.sh: installing the test dependencies failed (log above)" >&2
+    exit 1
+fi
+
+# Two CPU hogs for the under-load check, stopped when this script exits.
+hogs_pid=
+stop_hogs() { [ -z "$hogs_pid" ] || { kill "$hogs_pid" 2>/dev/null; wait "$hogs_pid" 2>/dev/null; hogs_pid=; } || true; }
+if [ "$under_load" = 1 ]; then
+    phase "starting two CPU hogs (stress-ng --cpu 2)"
+    stress-ng --cpu 2 --quiet &
+    hogs_pid=$!
+    trap stop_hogs EXIT
+fi
 
 # Real servers for the server tests: throwaway PostgreSQL and MariaDB on
 # 127.0.0.1, a single-node S3 server (SeaweedFS), an S3 cluster (3 volume
 # servers on 127.0.0.2-4) and a 3-node Galera cluster (127.0.0.1-3), stopped
 # (and their folders removed) when this script exits.
+phase "starting the servers"
 . scripts/start-postgres.sh
 . scripts/start-mariadb.sh
 . scripts/start-s3.sh
@@ -51,4 +100,36 @@ BLOBBENCH_SCREENSHOT_DIR="$PWD/target/screenshots"
 mkdir -p "$BLOBBENCH_SCREENSHOT_DIR"
 export BLOBBENCH_CHROMIUM BLOBBENCH_SCREENSHOT_DIR
 
-cargo test --release -- --include-ignored
+phase "running the tests$([ "$under_load" = 1 ] && echo ' under two CPU hogs')"
+test_log=target/test-output.log
+set +e
+cargo test --release --no-fail-fast -- --include-ignored 2>&1 | tee "$test_log"
+status=${PIPESTATUS[0]}
+set -e
+
+# One line over every test binary (cargo prints a "test result:" line each).
+summary=$(awk '/^test result:/ {
+        for (i = 1; i <= NF; i++) {
+            if ($(i) ~ /^passed/) p += $(i - 1)
+            if ($(i) ~ /^failed/) f += $(i - 1)
+            if ($(i) ~ /^ignored/) g += $(i - 1)
+        }
+        n++
+    }
+    END { printf "%d %d %d %d", p, f, g, n }' "$test_log")
+read -r passed failed ignored binaries <<<"$summary"
+phase "done"
+# The last line is the plain closing line CI reads ("skipped" is cargo's
+# "ignored": with --include-ignored, tests that need a server we could not
+# start would show there).
+report() {
+    echo "scripts/test.sh: $binaries test binaries: $passed passed, $failed failed, $ignored ignored"
+    echo "tests: $passed passed, $failed failed, $ignored skipped"
+}
+if [ "$status" = 0 ] && [ "$failed" = 0 ] && [ "$binaries" -gt 0 ]; then
+    report
+    exit 0
+fi
+[ "$failed" != 0 ] || failed=1 # a test binary that did not build or crashed
+report
+exit 1

@@ -35,6 +35,7 @@ fn install_panic_hook() {
 
 fn main() -> ExitCode {
     install_panic_hook();
+    blobbench::pause::enable_from_env();
     let args = normalize_kvtest_args(std::env::args_os().collect());
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,

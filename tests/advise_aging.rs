@@ -5,11 +5,9 @@
 //! a missing half of the flag pair, a result of another command and an
 //! aging result without series are one-line usage errors.
 
-mod common;
-
 use std::path::Path;
 
-use common::{json, ok, usage_error};
+use crate::common::{json, ok, usage_error};
 use serde_json::{Value, json};
 
 fn fixture(name: &str) -> String {

@@ -4,12 +4,10 @@
 //! read is checked, and everything mounted is unmounted and removed: after
 //! a run, after Ctrl-C, and (the test's own guard) when a test fails.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::{bin, json, usage_error};
+use crate::common::{bin, json, usage_error};
 
 fn is_root() -> bool {
     // SAFETY: geteuid has no failure modes.

@@ -5,11 +5,9 @@
 //! (nothing changed) and with results of other volumes or fills (not
 //! comparable, naming the field).
 
-mod common;
-
 use std::path::Path;
 
-use common::{count, ok, usage_error};
+use crate::common::{count, ok, usage_error};
 use serde_json::{Value, json};
 
 /// Read MB/s of each layout and size at age 0; age 1 reads 80% of it.

@@ -1,11 +1,11 @@
 //! End-to-end tests of the binary: each command, kvtest compatibility, and
 //! bad input (one line, exit 2, nothing written to a target only read).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 
-use common::{json, ok, usage_error};
+use crate::common::{json, ok, usage_error};
 
 fn mtime_and_bytes(path: &Path) -> (std::time::SystemTime, Vec<u8>) {
     (

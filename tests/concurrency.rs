@@ -4,11 +4,11 @@
 //! replaced by rename are never read torn, and in-place writes are caught
 //! when they are.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
-use common::{json, ok, run, usage_error};
+use crate::common::{json, ok, run, usage_error};
 
 /// Per kind: (name, done, busy, missing, torn, stale).
 fn kinds(doc: &serde_json::Value) -> Vec<(String, u64, u64, u64, u64, u64)> {

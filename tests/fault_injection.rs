@@ -5,7 +5,7 @@
 //! the next blobbench command either works or stops with one clear line
 //! (exit status 2) whose fix, when followed, makes it work.
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -14,7 +14,7 @@ use std::process::{Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{bin, ok, run, start_serve};
+use crate::common::{bin, ok, run, start_serve};
 use rusqlite::Connection;
 
 const SEEDS: [u64; 4] = [11, 23, 37, 41];

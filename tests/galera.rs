@@ -3,11 +3,9 @@
 //! BLOBBENCH_GALERA_URL (node 1, on 127.0.0.1; node N listens on 127.0.0.N
 //! at the same port); run alone, these tests are ignored.
 
-mod common;
-
 use mysql::prelude::Queryable;
 
-use common::{json, ok, run, usage_error};
+use crate::common::{json, ok, run, usage_error};
 
 fn galera_url() -> String {
     std::env::var("BLOBBENCH_GALERA_URL").expect("BLOBBENCH_GALERA_URL: run scripts/test.sh")

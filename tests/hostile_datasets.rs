@@ -4,14 +4,12 @@
 //! Each must be either used whole or refused with one clear line (exit
 //! status 2) naming the fix; a read run must not write its target.
 
-mod common;
-
 use std::path::Path;
 use std::process::Output;
 use std::time::{Duration, Instant, SystemTime};
 
-use common::tmpfs::Tmpfs;
-use common::{bin, ok, run, usage_error};
+use crate::common::tmpfs::Tmpfs;
+use crate::common::{bin, ok, run, usage_error};
 use rusqlite::Connection;
 
 /// Starts `blobbench args` in `dir` and kills it (SIGKILL) as soon as

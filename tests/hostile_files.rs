@@ -6,7 +6,7 @@
 //! modes, so unwritable places are made with a path under a regular file
 //! (`notes.txt/x.json`) or a missing folder.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::ffi::{OsStr, OsString};
@@ -14,7 +14,7 @@ use std::os::unix::ffi::OsStringExt;
 use std::path::Path;
 use std::process::Output;
 
-use common::{bin, ok, usage_error};
+use crate::common::{bin, ok, usage_error};
 
 /// Every name in `dir`, recursively, as relative paths.
 fn listing(dir: &Path) -> BTreeSet<String> {

@@ -3,12 +3,12 @@
 //! a command cannot honour. Each is refused with exit status 2 and one line
 //! naming the value, never a panic or a backtrace, and nothing is written.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use common::{ok, run};
+use crate::common::{ok, run};
 
 /// Every path under `dir`, to show that a refused command wrote nothing.
 fn listing(dir: &Path) -> BTreeSet<PathBuf> {

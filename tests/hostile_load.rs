@@ -6,7 +6,7 @@
 //! kind, not count a server's orderly close as an error, and exit 1 when
 //! nothing succeeded or --verify found wrong bytes; its options are checked.
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -14,7 +14,7 @@ use std::path::Path;
 use std::process::Output;
 use std::time::{Duration, Instant};
 
-use common::{json, ok, usage_error};
+use crate::common::{json, ok, usage_error};
 
 /// A listener on a free local port, its address, and a thread answering
 /// every connection with `answer` (given the request's first line).

@@ -1,7 +1,7 @@
 //! End-to-end tests of `blobbench serve`, spoken to over raw TCP so that
 //! malformed requests can be sent as they are.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::Child;
 use std::time::{Duration, Instant};
 
-use common::{bin, json, ok, start_serve};
+use crate::common::{bin, json, ok, start_serve};
 
 /// A running `blobbench serve`, stopped (SIGTERM) when dropped.
 struct Server {

@@ -2,12 +2,12 @@
 //! processes against it at once, their results merged by `blobbench merge`
 //! and the merge checked against the two results it came from.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Child, Stdio};
 
-use common::{bin, json, ok, start_serve};
+use crate::common::{bin, json, ok, start_serve};
 
 /// A child process killed when dropped (the server, on any failure).
 struct Killed(Child);

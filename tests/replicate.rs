@@ -4,11 +4,9 @@
 //! Litestream (BLOBBENCH_LITESTREAM, else scripts/install-litestream.sh),
 //! the suite measures both arms and its restore holds every blob.
 
-mod common;
-
 use std::path::PathBuf;
 
-use common::{bin, json, ok_with_env, usage_error};
+use crate::common::{bin, json, ok_with_env, usage_error};
 
 const S3: &str = "s3://blobbench/replicate?endpoint=http://127.0.0.1:1&region=us-east-1";
 

@@ -1,10 +1,8 @@
 //! End-to-end tests of `report`, `compare` and `advise` on real results.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{count, figure, json, ok, run, usage_error};
+use crate::common::{count, figure, json, ok, run, usage_error};
 
 /// A small real `run` result and a small real `lob` result in `d`.
 fn results(d: &Path) -> (PathBuf, PathBuf) {

@@ -3,9 +3,9 @@
 //! which exports BLOBBENCH_S3_URL and BLOBBENCH_S3_CLUSTER_URL with the
 //! AWS_* credentials). Bad S3 targets need no server.
 
-mod common;
+use crate::common;
 
-use common::{json, ok, run, usage_error};
+use crate::common::{json, ok, run, usage_error};
 
 /// The URL `scripts/test.sh` exports in `var`, one folder further in.
 fn s3_target(var: &str, prefix: &str) -> String {

@@ -4,9 +4,9 @@
 //! objects left afterwards are listed with the `object_store` client
 //! directly, not through blobbench.
 
-mod common;
+use crate::common;
 
-use common::{json, ok, usage_error};
+use crate::common::{json, ok, usage_error};
 
 /// The S3 URL `scripts/test.sh` exports, with `prefix` (unique to this
 /// process) after the bucket; and that prefix.

@@ -6,14 +6,14 @@
 //! `files(id VARCHAR(255) PRIMARY KEY, data BLOB NOT NULL)` looked up by
 //! text id, served beside kvtest's `kv` (rowid), each named.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use common::{json, ok};
+use crate::common::{json, ok};
 
 /// A tiny keep-alive HTTP server that answers every GET with 5 bytes and
 /// records the paths asked for, in the order they arrived.

@@ -3,11 +3,11 @@
 //! kvtest's `stat` command, `suite fasterthanfs --cold` and the page's
 //! reads-vs-writes figure, and several machines' results drawn side by side.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
-use common::{ok, usage_error};
+use crate::common::{ok, usage_error};
 
 /// The number kvtest prints after `label` (`Number of entries:  %8d`).
 fn field(out: &str, label: &str) -> i64 {

@@ -6,9 +6,9 @@
 //! (sqlite, dir); the LOB order test also reaches PostgreSQL or MariaDB
 //! when BLOBBENCH_PG_URL or BLOBBENCH_MYSQL_URL is set.
 
-mod common;
+use crate::common;
 
-use common::{json, ok, usage_error};
+use crate::common::{json, ok, usage_error};
 
 /// The study's cache by default: the pages each page size read with are
 /// printed, kept per cell as SQLite reported them back, and in the report;

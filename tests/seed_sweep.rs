@@ -3,10 +3,8 @@
 //! here with tiny workloads) and sets the article's conclusion beside this
 //! machine's; every sweep prints and records the table schema it assumes.
 
-mod common;
-
+use crate::common::{json, ok, run, usage_error};
 use blobbench::suite::sweep::experiments;
-use common::{json, ok, run, usage_error};
 
 /// The machine's median time per value of `param` in a sweep result.
 fn median_of(doc: &serde_json::Value, param: &str, value: &str) -> f64 {

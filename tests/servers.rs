@@ -2,11 +2,9 @@
 //! throwaway PostgreSQL and MariaDB and sets BLOBBENCH_PG_URL and
 //! BLOBBENCH_MYSQL_URL; run alone, these tests are ignored.
 
-mod common;
-
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use common::{json, ok, run, usage_error};
+use crate::common::{json, ok, run, usage_error};
 
 /// The tests share the two servers. The lob suite's tests use the same
 /// tables, and the --cold one restarts both servers: they run alone

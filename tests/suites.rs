@@ -2,9 +2,9 @@
 //! measured, the JSON holds the figures, and bad parameters fail before
 //! anything runs.
 
-mod common;
+use crate::common;
 
-use common::{json, ok, ok_with_env, usage_error};
+use crate::common::{json, ok, ok_with_env, usage_error};
 
 #[test]
 fn fasterthanfs_measures_every_chart_and_judges_each_claim() {

@@ -553,6 +553,7 @@ impl LevelOutcome {
 /// Runs one load level (see [`run_level`]) and returns what it measured,
 /// unsummarized.
 pub async fn measure_level(plan: LoadPlan, progress: &dyn Progress) -> LevelOutcome {
+    crate::pause::at("load-level");
     // The two clocks read together: the monotonic one times the level, the
     // system one places it for lining up with other machines' loads.
     let start_unix_ns = unix_now_ns();

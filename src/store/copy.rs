@@ -27,14 +27,17 @@ pub fn create_dataset(
         for key in spec.first_key..=spec.last_key() {
             spec.fill(key, 0, &mut buf);
             session.insert(key, &buf)?;
+            crate::pause::at("dataset-blob");
             if key % 256 == 0 {
                 progress.advance(256);
             }
         }
+        crate::pause::at("dataset-before-commit");
         session.commit()?;
         session.checkpoint()?;
     }
     let load_ns = started.elapsed().as_nanos() as u64;
+    crate::pause::at("dataset-before-finish");
     // Untimed: durability of the files and the completion mark, last.
     store.finish(&manifest.completed())?;
     progress.finish();
@@ -79,6 +82,7 @@ pub fn copy(source: &Target, dest: &Target, progress: &dyn Progress) -> Result<(
         session.insert(key, data)?;
         count += 1;
         bytes += data.len() as u64;
+        crate::pause::at("copy-blob");
         if count.is_multiple_of(256) {
             progress.advance(256);
         }
@@ -87,6 +91,7 @@ pub fn copy(source: &Target, dest: &Target, progress: &dyn Progress) -> Result<(
     session.commit()?;
     session.checkpoint()?;
     drop(session);
+    crate::pause::at("copy-before-finish");
     to.finish(&manifest.completed())?;
     progress.finish();
     Ok((count, bytes))

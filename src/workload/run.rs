@@ -320,9 +320,11 @@ fn run_repetition(
     session.begin()?;
     let begin_ns = ns(t);
     let tally = timed_loop(job, session.as_mut(), contents, version, timer, progress)?;
+    crate::pause::at("repetition-before-commit");
     let t = Instant::now();
     session.commit()?;
     let commit_ns = ns(t) + begin_ns;
+    crate::pause::at("repetition-after-commit");
     let t = Instant::now();
     session.checkpoint()?;
     let checkpoint_ns = ns(t);

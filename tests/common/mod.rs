@@ -5,11 +5,236 @@
 pub mod tmpfs;
 
 use std::io::{BufRead, BufReader};
-use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::time::{Duration, Instant};
 
+/// Variables a user's shell may carry that change what the binary prints
+/// or does; a test that wants one sets it on the command itself.
+const INHERITED_VARIABLES: &[&str] = &[
+    "NO_COLOR",
+    "CLICOLOR",
+    "CLICOLOR_FORCE",
+    "RUST_BACKTRACE",
+    "RUST_LIB_BACKTRACE",
+    // clap wraps help at COLUMNS when no terminal says otherwise.
+    "COLUMNS",
+    "LINES",
+    "BLOBBENCH_TOKEN",
+    "BLOBBENCH_TEST_PAUSE_AT",
+    "BLOBBENCH_TEST_PAUSE_FILE",
+];
+
+/// The binary as a command that starts from a known state whatever started
+/// the tests: no standard input, none of [`INHERITED_VARIABLES`], and the
+/// termination signals at their default action with none blocked. A
+/// background job (`nohup scripts/test.sh &`) hands its children SIGINT and
+/// SIGQUIT ignored; a command a test interrupts must not inherit that.
 pub fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_blobbench"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_blobbench"));
+    command.stdin(Stdio::null());
+    for name in INHERITED_VARIABLES {
+        command.env_remove(name);
+    }
+    default_signals(&mut command);
+    command
+}
+
+/// Sets SIGINT, SIGQUIT, SIGTERM and SIGHUP to their default action and
+/// unblocks every signal in the process `command` starts.
+pub fn default_signals(command: &mut Command) -> &mut Command {
+    // SAFETY: the closure runs in the child between fork and exec and calls
+    // only signal(2), sigemptyset(3) and sigprocmask(2), which are
+    // async-signal-safe.
+    unsafe {
+        command.pre_exec(|| {
+            for signal in [libc::SIGINT, libc::SIGQUIT, libc::SIGTERM, libc::SIGHUP] {
+                libc::signal(signal, libc::SIG_DFL);
+            }
+            let mut none: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut none);
+            libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
+            Ok(())
+        })
+    }
+}
+
+/// The longest a test waits for a command to reach a step, for a server to
+/// answer or for a child to end: what a loaded 2-core machine (two CPU
+/// hogs beside the suite, release build) can take for the slowest step the
+/// tests wait on, with room to spare. Reaching it means a hang, not a slow
+/// machine.
+pub const PATIENCE: Duration = Duration::from_secs(300);
+
+/// A command held still at a named step (the product's `pause` module):
+/// started with `BLOBBENCH_TEST_PAUSE_AT` and `BLOBBENCH_TEST_PAUSE_FILE`,
+/// it writes the file when it reaches the step and waits until the file is
+/// removed. While held, nothing the test does can race it.
+pub struct Held {
+    /// The command's process.
+    pub child: Child,
+    file: PathBuf,
+    /// The folder the pause file lives in (removed with this).
+    _folder: tempfile::TempDir,
+}
+
+impl Held {
+    /// Starts `command` and waits until it is held at `step` (`STEP` or
+    /// `STEP@N`). Panics, with what the command printed, if it ends first
+    /// or does not get there within [`PATIENCE`].
+    pub fn start(mut command: Command, step: &str) -> Held {
+        let folder = tempfile::tempdir().unwrap();
+        let file = folder.path().join("paused");
+        let mut child = command
+            .env("BLOBBENCH_TEST_PAUSE_AT", step)
+            .env("BLOBBENCH_TEST_PAUSE_FILE", &file)
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        while !file.exists() {
+            if let Some(status) = child.try_wait().unwrap() {
+                let output = child.wait_with_output().unwrap();
+                panic!(
+                    "the command ended ({status}) before it reached step {step}: {}{}",
+                    String::from_utf8_lossy(&output.stdout),
+                    String::from_utf8_lossy(&output.stderr)
+                );
+            }
+            if start.elapsed() > PATIENCE {
+                let _ = child.kill();
+                panic!("the command did not reach step {step} within {PATIENCE:?}");
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        Held {
+            child,
+            file,
+            _folder: folder,
+        }
+    }
+
+    /// Sends `signal` to the held command (it is delivered at once; a
+    /// handler's flag is seen when the command goes on).
+    pub fn signal(&self, signal: i32) {
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe { libc::kill(self.child.id() as i32, signal) };
+    }
+
+    /// Lets the command go on and waits for it to end (bounded by
+    /// [`PATIENCE`]).
+    pub fn release(mut self) -> ExitStatus {
+        let _ = std::fs::remove_file(&self.file);
+        wait_bounded(&mut self.child)
+    }
+
+    /// Lets the command go on and returns its output once it ends (its
+    /// stdout and stderr must have been piped).
+    pub fn release_output(mut self) -> Output {
+        let stdout = drain(self.child.stdout.take());
+        let stderr = drain(self.child.stderr.take());
+        let _ = std::fs::remove_file(&self.file);
+        let status = wait_bounded(&mut self.child);
+        Output {
+            status,
+            stdout: stdout.join().unwrap(),
+            stderr: stderr.join().unwrap(),
+        }
+    }
+}
+
+/// Reads a child's pipe to its end on a thread of its own, so a chatty
+/// child never blocks on a full pipe while the test waits for it.
+fn drain(pipe: Option<impl std::io::Read + Send + 'static>) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        if let Some(mut pipe) = pipe {
+            let _ = pipe.read_to_end(&mut bytes);
+        }
+        bytes
+    })
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Waits for `child` to end, killing it and panicking after [`PATIENCE`].
+pub fn wait_bounded(child: &mut Child) -> ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if start.elapsed() > PATIENCE {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the command did not end within {PATIENCE:?}");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// A loopback port where nothing listens, and nothing will while this
+/// lives: a socket bound to it that never listens, so a connection to it
+/// is refused by construction (port 9 or 1 may have a listener).
+pub struct ClosedPort {
+    /// The port.
+    pub port: u16,
+    _socket: std::os::fd::OwnedFd,
+}
+
+impl ClosedPort {
+    /// `127.0.0.1:PORT`.
+    pub fn addr(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+}
+
+/// Binds a loopback TCP socket to a free port without listening on it.
+pub fn closed_port() -> ClosedPort {
+    use std::os::fd::FromRawFd;
+    // SAFETY: plain socket calls on a descriptor this function owns; the
+    // address struct is zeroed and filled as bind(2) expects.
+    unsafe {
+        let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+        assert!(fd >= 0, "socket: {}", std::io::Error::last_os_error());
+        let socket = std::os::fd::OwnedFd::from_raw_fd(fd);
+        let mut addr: libc::sockaddr_in = std::mem::zeroed();
+        addr.sin_family = libc::AF_INET as libc::sa_family_t;
+        addr.sin_addr.s_addr = u32::from_ne_bytes([127, 0, 0, 1]);
+        let len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+        let bound = libc::bind(fd, &addr as *const _ as *const libc::sockaddr, len);
+        assert_eq!(bound, 0, "bind: {}", std::io::Error::last_os_error());
+        let mut got: libc::sockaddr_in = std::mem::zeroed();
+        let mut got_len = len;
+        libc::getsockname(fd, &mut got as *mut _ as *mut libc::sockaddr, &mut got_len);
+        ClosedPort {
+            port: u16::from_be(got.sin_port),
+            _socket: socket,
+        }
+    }
+}
+
+/// Tests that use the shared PostgreSQL and MariaDB servers take this
+/// lock for reading; a test that restarts them or changes a server-wide
+/// setting takes it for writing, so no other test sees the server gone or
+/// changed under it (all test files run in one process).
+pub static SERVERS: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+/// Shares the servers with other tests (see [`SERVERS`]).
+pub fn servers_shared() -> std::sync::RwLockReadGuard<'static, ()> {
+    SERVERS.read().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Has the servers to itself (see [`SERVERS`]).
+pub fn servers_exclusive() -> std::sync::RwLockWriteGuard<'static, ()> {
+    SERVERS.write().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Starts `blobbench serve TARGET --listen 127.0.0.1:0 EXTRA...` in `dir`
@@ -46,11 +271,27 @@ pub fn start_serve_banner(dir: &Path, target: &str, extra: &[&str]) -> (Child, S
 }
 
 pub fn run(dir: &Path, args: &[&str]) -> Output {
-    bin()
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("binary runs")
+    output(bin().current_dir(dir).args(args))
+}
+
+/// Runs `command` to its end and returns what it printed, as
+/// `Command::output` does, but kills it and panics after [`PATIENCE`]: a
+/// regression that makes a command hang fails its test instead of holding
+/// the whole suite.
+pub fn output(command: &mut Command) -> Output {
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
+    let status = wait_bounded(&mut child);
+    Output {
+        status,
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+    }
 }
 
 pub fn ok(dir: &Path, args: &[&str]) -> String {
@@ -59,12 +300,7 @@ pub fn ok(dir: &Path, args: &[&str]) -> String {
 
 /// Like `ok`, with extra environment variables for the binary.
 pub fn ok_with_env(dir: &Path, env: &[(&str, &Path)], args: &[&str]) -> String {
-    let out = bin()
-        .current_dir(dir)
-        .envs(env.iter().copied())
-        .args(args)
-        .output()
-        .expect("binary runs");
+    let out = output(bin().current_dir(dir).envs(env.iter().copied()).args(args));
     assert!(
         out.status.success(),
         "{args:?} failed: {}\n{}",

@@ -184,13 +184,31 @@ async fn run(
     Ok(())
 }
 
-/// Resolves on SIGINT or SIGTERM: either stops the server gracefully, so
-/// Ctrl-C and a service manager's stop both let open requests finish.
-pub async fn shutdown_signal() {
-    use tokio::signal::unix::{SignalKind, signal};
-    let mut term = signal(SignalKind::terminate()).expect("signal handler");
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {},
-        _ = term.recv() => {},
+/// SIGINT and SIGTERM, caught from the moment this is made: made before
+/// the banner, so a signal sent as soon as the banner is read stops the
+/// server gracefully instead of killing it. Either stops the server
+/// gracefully, so Ctrl-C and a service manager's stop both let open
+/// requests finish.
+pub struct ShutdownSignals {
+    interrupt: tokio::signal::unix::Signal,
+    terminate: tokio::signal::unix::Signal,
+}
+
+impl ShutdownSignals {
+    /// Starts catching the signals; call inside a runtime's context.
+    pub fn catch() -> std::io::Result<ShutdownSignals> {
+        use tokio::signal::unix::{SignalKind, signal};
+        Ok(ShutdownSignals {
+            interrupt: signal(SignalKind::interrupt())?,
+            terminate: signal(SignalKind::terminate())?,
+        })
+    }
+
+    /// Resolves when either signal has come (also one that came before).
+    pub async fn received(mut self) {
+        tokio::select! {
+            _ = self.interrupt.recv() => {},
+            _ = self.terminate.recv() => {},
+        }
     }
 }

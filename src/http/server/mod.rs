@@ -32,7 +32,7 @@ use crate::target::Target;
 use listen::{runtime, start_workers};
 use session::ServerRef;
 
-pub use listen::shutdown_signal;
+pub use listen::ShutdownSignals;
 pub use range::{RangeRequest, parse_range};
 pub use routes::MAX_HEADER_BYTES;
 pub use write::constant_time_eq;
@@ -130,6 +130,12 @@ pub fn serve(config: ServeConfig) -> Result<()> {
         .unwrap_or(1);
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let (addr, workers) = start_workers(&state, &permits, threads, &stop_rx)?;
+    let signals = runtime(&state.config)?;
+    let stop = {
+        let _inside = signals.enter();
+        ShutdownSignals::catch()
+            .map_err(|e| Error::usage(format!("cannot catch SIGINT and SIGTERM: {e}")))?
+    };
     eprintln!(
         "serving {} ({} blobs, keys {}..={}{layout}) {} on http://{addr}/blobs/{{key}} ({threads} threads); Ctrl-C stops",
         state.config.target,
@@ -145,8 +151,7 @@ pub fn serve(config: ServeConfig) -> Result<()> {
     if removed > 0 {
         eprintln!("removed {removed} temporary file(s) that interrupted writes left behind");
     }
-    let signals = runtime(&state.config)?;
-    signals.block_on(shutdown_signal());
+    signals.block_on(stop.received());
     let _ = stop_tx.send(true);
     for w in workers {
         w.join()

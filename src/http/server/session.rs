@@ -103,6 +103,7 @@ impl ServerRef {
             // Counted even on failure: a write may have committed before
             // a later step failed, and a needless new snapshot costs little.
             server.wrote();
+            crate::pause::at("serve-put-committed");
             let _ = tx.send(done);
         });
         let writer = self

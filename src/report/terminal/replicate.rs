@@ -199,7 +199,7 @@ mod tests {
         serde_json::from_value(serde_json::json!({
             "dataset": crate::dataset::DatasetSpec::fixed(10, 100, 1),
             "target": "sqlite:x.db", "writes": "", "threads": 1, "mix": "update=100",
-            "keys": crate::workload::keys::KeyDistribution::Uniform, "round_ns": 1_000_000_000u64, "warmup": 0, "cores": 2,
+            "keys": {"kind": "uniform"}, "round_ns": 1_000_000_000u64, "warmup": 0, "cores": 2,
             "litestream": {"version": "0.5.17", "replica": "s3://b/p", "sync_interval_ns": 1, "config": ""},
             "rounds": vec![round; n], "restore": null}))
         .unwrap()

@@ -378,8 +378,8 @@ fn latency_figures(runs: &[RunResult], s: &mut Section) {
 /// The operation a run timed, as results name it.
 fn operation_name(r: &RunResult) -> &'static str {
     match r.plan.operation {
-        crate::workload::Operation::Read => "read",
-        crate::workload::Operation::Update => "update",
+        crate::result::run::Operation::Read => "read",
+        crate::result::run::Operation::Update => "update",
     }
 }
 

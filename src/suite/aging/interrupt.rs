@@ -52,6 +52,12 @@ pub fn install() -> Guard {
     RECEIVED.store(0, Ordering::SeqCst);
     let mut previous = Vec::new();
     for signal in SIGNALS {
+        // A signal ignored when blobbench started stays ignored, as in any
+        // well-behaved program: `nohup blobbench suite aging &` must survive
+        // the terminal's hang-up, and a background job its shell's Ctrl-C.
+        if ignored(signal) {
+            continue;
+        }
         // SAFETY: both structs are zeroed plain data then filled as
         // sigaction(2) expects; `record` is an extern "C" fn(c_int) that
         // only stores to an atomic. SA_RESTART keeps a signal from failing
@@ -68,6 +74,16 @@ pub fn install() -> Guard {
         }
     }
     Guard { previous }
+}
+
+/// Whether `signal` is ignored right now (SIG_IGN).
+fn ignored(signal: libc::c_int) -> bool {
+    // SAFETY: a null new action only reads the current one into `old`.
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(signal, std::ptr::null(), &mut old) == 0
+            && old.sa_sigaction == libc::SIG_IGN
+    }
 }
 
 impl Drop for Guard {
@@ -114,8 +130,31 @@ mod tests {
         }
     }
 
+    /// The tests change the process's handlers: one at a time.
+    static HANDLERS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    #[test]
+    fn a_signal_ignored_at_the_start_stays_ignored() {
+        let _one = HANDLERS.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: signal(2) on this process; the old handler is put back.
+        let before = unsafe { libc::signal(libc::SIGHUP, libc::SIG_IGN) };
+        let guard = install();
+        assert_eq!(current(libc::SIGHUP), libc::SIG_IGN);
+        unsafe { libc::raise(libc::SIGHUP) };
+        check().unwrap();
+        // The others are still caught.
+        assert_eq!(
+            current(libc::SIGTERM),
+            record as extern "C" fn(libc::c_int) as usize
+        );
+        drop(guard);
+        assert_eq!(current(libc::SIGHUP), libc::SIG_IGN);
+        unsafe { libc::signal(libc::SIGHUP, before) };
+    }
+
     #[test]
     fn a_signal_is_recorded_twice_and_the_old_handlers_come_back() {
+        let _one = HANDLERS.lock().unwrap_or_else(|e| e.into_inner());
         let before = current(libc::SIGHUP);
         let guard = install();
         check().unwrap();

@@ -435,6 +435,7 @@ fn age_pass(
         pass.blobs += 1;
         pass.bytes += size;
         progress.advance(size);
+        crate::pause::at("aging-replaced");
     }
     drop(session);
     let started = std::time::Instant::now();

@@ -1,0 +1,35 @@
+//! The end-to-end tests of the binary, linked into one test binary (as
+//! ripgrep does): each area's tests stay in a file of their own, a module
+//! here, and the crate and its dependencies are linked once instead of
+//! once per file. Run one area with `cargo test --test tests -- AREA::`.
+
+mod common;
+
+mod advise_aging;
+mod aging;
+mod aging_report;
+mod aging_volume;
+mod architecture;
+mod cli;
+mod concurrency;
+mod conformance;
+mod fault_injection;
+mod galera;
+mod hostile_datasets;
+mod hostile_files;
+mod hostile_inputs;
+mod hostile_load;
+mod http;
+mod load_merge;
+mod parser_properties;
+mod replicate;
+mod report;
+mod results;
+mod s3;
+mod s3_suites;
+mod seed_blog;
+mod seed_kvtest;
+mod seed_studies;
+mod seed_sweep;
+mod servers;
+mod suites;
