@@ -5,7 +5,7 @@
 #                                   servers, run every test (ignored ones too)
 #   scripts/test.sh --under-load    the same while two CPU hogs (stress-ng
 #                                   --cpu 2) compete for the cores from the
-#                                   servers' start to the last test
+#                                   first test to the last
 #                                   (or BLOBBENCH_UNDER_LOAD=1)
 #
 # Every test binary runs even when one fails (--no-fail-fast); the last
@@ -55,33 +55,44 @@ install_args=()
 scripts/install-test-deps.sh "${install_args[@]}" >"$install_log" 2>&1 &
 install_pid=$!
 
-phase "checking format and lints"
+phase "checking the format"
 cargo fmt --check
-cargo clippy --all-targets --quiet -- -D warnings
-phase "building"
-# Built before the servers start, so they do not idle through a compile.
-cargo test --release --no-run --quiet
-phase "waiting for the installs"
+
+# One compile both lints and builds: clippy's driver compiles this crate's
+# targets (lib, bin, unit and end-to-end tests: what clippy --all-targets
+# checks) with every warning an error, and dependencies build as usual. A
+# separate `cargo clippy` would check every dependency a second time. The
+# tests below run under the same variables, so nothing is built again.
+clippy_driver="$(rustc --print sysroot)/bin/clippy-driver"
+if [ ! -x "$clippy_driver" ]; then
+    echo "scripts/test.sh: no clippy-driver in $(rustc --print sysroot)/bin; install it (rustup component add clippy)" >&2
+    exit 2
+fi
+export RUSTC_WORKSPACE_WRAPPER="$clippy_driver"
+export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
+phase "building and linting (clippy -D warnings), installing meanwhile"
+build_log=target/test-build.log
+cargo test --release --no-run >"$build_log" 2>&1 &
+build_pid=$!
+wait_build() {
+    if ! wait "$build_pid"; then
+        cat "$build_log" >&2
+        echo "scripts/test.sh: the build or a lint failed (above)" >&2
+        exit 1
+    fi
+}
 if ! wait "$install_pid"; then
     cat "$install_log" >&2
     echo "scripts/test.sh: installing the test dependencies failed (log above)" >&2
+    wait_build
     exit 1
-fi
-
-# Two CPU hogs for the under-load check, stopped when this script exits.
-hogs_pid=
-stop_hogs() { [ -z "$hogs_pid" ] || { kill "$hogs_pid" 2>/dev/null; wait "$hogs_pid" 2>/dev/null; hogs_pid=; } || true; }
-if [ "$under_load" = 1 ]; then
-    phase "starting two CPU hogs (stress-ng --cpu 2)"
-    stress-ng --cpu 2 --quiet &
-    hogs_pid=$!
-    trap stop_hogs EXIT
 fi
 
 # Real servers for the server tests: throwaway PostgreSQL and MariaDB on
 # 127.0.0.1, a single-node S3 server (SeaweedFS), an S3 cluster (3 volume
 # servers on 127.0.0.2-4) and a 3-node Galera cluster (127.0.0.1-3), stopped
-# (and their folders removed) when this script exits.
+# (and their folders removed) when this script exits. They start while the
+# build runs: starting is mostly waiting.
 phase "starting the servers"
 . scripts/start-postgres.sh
 . scripts/start-mariadb.sh
@@ -99,6 +110,19 @@ BLOBBENCH_CHROMIUM="$(command -v chromium)"
 BLOBBENCH_SCREENSHOT_DIR="$PWD/target/screenshots"
 mkdir -p "$BLOBBENCH_SCREENSHOT_DIR"
 export BLOBBENCH_CHROMIUM BLOBBENCH_SCREENSHOT_DIR
+
+phase "waiting for the build"
+wait_build
+
+# Two CPU hogs for the under-load check, from the first test to the last,
+# stopped when this script exits (after the servers' own clean-up).
+if [ "$under_load" = 1 ]; then
+    phase "starting two CPU hogs (stress-ng --cpu 2)"
+    stress-ng --cpu 2 --quiet &
+    hogs_pid=$!
+    _hogs_prev_trap=$(trap -p EXIT | sed -e "s/^trap -- '//" -e "s/' EXIT\$//")
+    trap "kill $hogs_pid 2>/dev/null; wait $hogs_pid 2>/dev/null; ${_hogs_prev_trap}" EXIT
+fi
 
 phase "running the tests$([ "$under_load" = 1 ] && echo ' under two CPU hogs')"
 test_log=target/test-output.log
