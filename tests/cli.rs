@@ -186,22 +186,26 @@ fn updates_in_every_write_style_are_verified() {
 /// from the database), so the timed COMMIT holds no checkpoint; the
 /// checkpoint after it is timed apart. 2000 updates of 10 KB fill the WAL
 /// far past SQLite's default 1000 pages, where a checkpoint would copy it
-/// all into the database and fsync it inside the COMMIT (WAL+NORMAL: a
-/// COMMIT without a checkpoint syncs nothing). Measured here without the
-/// setting: ops 40 ms, COMMIT 123 ms; with it: COMMIT 16 ms.
+/// into the database inside the COMMIT. Seen by holding the run right
+/// after its first COMMIT: with the setting the database file is as it
+/// was (every change still in the WAL); without it the COMMIT has already
+/// written the file.
 #[test]
 fn nocheckpoint_keeps_the_checkpoint_out_of_the_commit() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
+    let db = d.join("c.db");
     ok(
         d,
         &[
-            "init", "c.db", "--count", "2000", "--size", "10k", "--seed", "3",
+            "init", "c.db", "--jmode", "wal", "--count", "2000", "--size", "10k", "--seed", "3",
         ],
     );
-    let out = ok(
-        d,
-        &[
+    let before = mtime_and_bytes(&db);
+    let mut command = common::bin();
+    command
+        .current_dir(d)
+        .args([
             "run",
             "sqlite:c.db?synchronous=normal",
             "--update",
@@ -213,8 +217,26 @@ fn nocheckpoint_keeps_the_checkpoint_out_of_the_commit() {
             "3",
             "--json",
             "c.json",
-        ],
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let held = common::Held::start(command, "repetition-after-commit@1");
+    assert!(
+        mtime_and_bytes(&db) == before,
+        "the COMMIT wrote the database file: it checkpointed"
     );
+    let wal = std::fs::metadata(d.join("c.db-wal")).unwrap().len();
+    // Twice past the 1000 pages (4 MB) where SQLite would checkpoint.
+    assert!(wal > 8_000_000, "the WAL holds the updates: {wal} bytes");
+    let run = held.release_output();
+    let out = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{}{out}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    // The checkpoint apart from the COMMIT did copy the WAL in.
+    assert!(mtime_and_bytes(&db) != before, "nothing was checkpointed");
     assert!(
         out.contains("commit ") && out.contains("checkpoint ") && out.contains("excluded"),
         "{out}"
@@ -230,18 +252,27 @@ fn nocheckpoint_keeps_the_checkpoint_out_of_the_commit() {
             rep["commit_ns"].as_u64().unwrap(),
             rep["checkpoint_ns"].as_u64().unwrap(),
         );
-        assert!(commit < ops, "COMMIT {commit} ns >= ops {ops} ns: {rep}");
         assert!(checkpoint > 0, "{rep}");
         assert_eq!(rep["elapsed_ns"].as_u64().unwrap(), ops + commit, "{rep}");
     }
-    // Without it SQLite's own setting stays (1000 pages).
-    ok(
-        d,
-        &[
-            "run", "c.db", "--update", "--count", "10", "--repeat", "1", "--json", "c.json",
-        ],
+    // Without it SQLite's own setting stays (1000 pages), and the same
+    // COMMIT checkpoints: the file has changed when it returns.
+    let before = mtime_and_bytes(&db);
+    let mut command = common::bin();
+    command
+        .current_dir(d)
+        .args([
+            "run", "c.db", "--update", "--repeat", "1", "--json", "d.json",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let held = common::Held::start(command, "repetition-after-commit@1");
+    assert!(
+        mtime_and_bytes(&db) != before,
+        "the COMMIT left the database file as it was"
     );
-    let doc = json(&d.join("c.json"));
+    assert!(held.release().success());
+    let doc = json(&d.join("d.json"));
     assert_eq!(
         doc["runs"][0]["store"]["settings"]["wal_autocheckpoint"],
         1000
@@ -272,12 +303,19 @@ fn reads_never_write_to_the_target() {
     ok(d, &["export", "t.db", "t.dir"]);
     let before = mtime_and_bytes(&db);
     let file_before = mtime_and_bytes(&d.join("t.dir/000007"));
+    // Past the kernel's timestamp granularity (a tick, at most 10 ms): a
+    // write from here on would show in the modification time.
     std::thread::sleep(std::time::Duration::from_millis(20));
     ok(
         d,
         &["run", "t.db", "--random", "--blob-api", "--repeat", "1"],
     );
-    ok(d, &["run", "t.dir", "--random", "--repeat", "1", "--cold"]);
+    // Cold through the target's own files: --cold as root would empty the
+    // whole machine's cache under the tests running beside this one.
+    ok(
+        d,
+        &["run", "t.dir", "--random", "--repeat", "1", "--cold=file"],
+    );
     assert_eq!(mtime_and_bytes(&db), before);
     assert_eq!(mtime_and_bytes(&d.join("t.dir/000007")), file_before);
     assert!(!d.join("t.db-wal").exists() && !d.join("t.db-journal").exists());
@@ -286,23 +324,50 @@ fn reads_never_write_to_the_target() {
     assert_eq!(mtime_and_bytes(&db), before);
 }
 
+/// A cold run records how it evicted and what: every file of the target
+/// and their bytes. Per file (`--cold=file`), as `--cold` as root would
+/// empty the whole machine's cache under the tests running beside this
+/// one (the next test checks that case by what it says).
 #[test]
 fn cold_runs_say_how_they_evicted() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     dataset(d);
-    ok(
-        d,
-        &["run", "t.db", "--cold", "--repeat", "1", "--json", "c.json"],
-    );
-    let doc = json(&d.join("c.json"));
-    let cache = &doc["runs"][0]["repetitions"][0]["cache"];
-    assert_eq!(cache["state"], "cold");
-    let method = cache["method"].as_str().unwrap();
-    assert!(
-        method.contains("drop_caches") || method.contains("posix_fadvise"),
-        "{method}"
-    );
+    ok(d, &["export", "t.db", "t.dir"]);
+    for (target, files) in [
+        ("t.db", vec![d.join("t.db")]),
+        (
+            "t.dir",
+            std::fs::read_dir(d.join("t.dir"))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect(),
+        ),
+    ] {
+        ok(
+            d,
+            &[
+                "run",
+                target,
+                "--cold=file",
+                "--repeat",
+                "1",
+                "--json",
+                "c.json",
+            ],
+        );
+        let doc = json(&d.join("c.json"));
+        let cache = &doc["runs"][0]["repetitions"][0]["cache"];
+        assert_eq!(cache["state"], "cold");
+        let method = cache["method"].as_str().unwrap();
+        assert!(method.contains("posix_fadvise"), "{method}");
+        let bytes: u64 = files
+            .iter()
+            .map(|f| std::fs::metadata(f).unwrap().len())
+            .sum();
+        assert_eq!(cache["files"], files.len(), "{target}: {cache}");
+        assert_eq!(cache["bytes"], bytes, "{target}: {cache}");
+    }
 }
 
 #[test]

@@ -1,20 +1,25 @@
-//! kill -9 at random moments (fixed seeds, so a failure can be replayed)
-//! during `init` (sqlite and dir), `export`, `run --update` under every
-//! journal mode, and `serve` PUT. Afterwards the database passes
-//! `PRAGMA integrity_check`, every acknowledged write reads back whole, and
-//! the next blobbench command either works or stops with one clear line
-//! (exit status 2) whose fix, when followed, makes it work.
+//! kill -9 at points chosen by fixed seeds during `init` (sqlite and dir),
+//! `export`, `run --update` under every journal mode, and `serve` PUT.
+//! Afterwards the database passes `PRAGMA integrity_check`, every
+//! acknowledged write reads back whole, and the next blobbench command
+//! either works or stops with one clear line (exit status 2) whose fix,
+//! when followed, makes it work.
+//!
+//! A seed picks a step of the command's work (the product's pause steps,
+//! `common::Held`) and which time it is reached; the command is held there
+//! and killed while held. So each seed kills at the same point of the work
+//! whatever the machine's load, and a failure replays from its seed.
 
 use crate::common;
 
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
+use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
-use std::process::{Output, Stdio};
-use std::sync::{Arc, Mutex};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{bin, ok, run, start_serve};
+use crate::common::{Held, PATIENCE, bin, ok, run};
 use rusqlite::Connection;
 
 const SEEDS: [u64; 4] = [11, 23, 37, 41];
@@ -43,7 +48,7 @@ impl Scratch {
     }
 }
 
-/// splitmix64: the random moments, reproducible from the seed.
+/// splitmix64: the points killed at, reproducible from the seed.
 struct Rng(u64);
 
 impl Rng {
@@ -56,25 +61,35 @@ impl Rng {
     }
 }
 
-/// Starts `blobbench args` in `dir` and kills it (SIGKILL) after `delay`
-/// unless it finished first.
-fn kill_after(dir: &Path, args: &[&str], delay: Duration) {
-    let mut child = bin()
+/// A pause step of a command's work and how many times the command
+/// reaches it.
+type Step = (&'static str, u64);
+
+/// The point the `index`th seed kills a command at: each seed in turn
+/// takes the next of `steps` (so every step is taken when there are as
+/// many seeds), and `rng` picks which time it is reached.
+fn point(index: usize, rng: &mut Rng, steps: &[Step]) -> String {
+    let (step, times) = steps[index % steps.len()];
+    format!("{step}@{}", 1 + rng.below(times))
+}
+
+/// Holds `command` at `point` and kills it (SIGKILL) there.
+fn kill_held(command: Command, point: &str) {
+    let held = Held::start(command, point);
+    held.signal(libc::SIGKILL);
+    let status = held.release();
+    assert_eq!(status.signal(), Some(libc::SIGKILL), "held at {point}");
+}
+
+/// Starts `blobbench args` in `dir` and kills it at `point`.
+fn kill_at(dir: &Path, args: &[&str], point: &str) {
+    let mut command = bin();
+    command
         .current_dir(dir)
         .args(args)
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    while start.elapsed() < delay {
-        if child.try_wait().unwrap().is_some() {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    let _ = child.kill();
-    child.wait().unwrap();
+        .stderr(Stdio::null());
+    kill_held(command, point);
 }
 
 /// The next command: success, or exit 2 with one line and no panic that
@@ -184,33 +199,37 @@ fn kill_during_init_and_export() {
     let tmp = Scratch::new();
     let d = tmp.path();
     ok(d, &["init", "source.db", "--count", "2000", "--size", "4k"]);
-    // How long each command takes whole here (over a dataset of its own,
-    // as in the rounds below): the kills fall within it.
-    let ops: [(&str, &[&str]); 3] = [
+    // Each command, and the steps of its work it can be killed at: 3000
+    // blobs of 4k are 12 MB, past SQLite's 2 MB page cache, so a load
+    // killed late has spilled pages into the file beside a hot journal.
+    let init_steps = [
+        ("dataset-blob", 3000),
+        ("dataset-before-commit", 1),
+        ("dataset-before-finish", 1),
+    ];
+    let ops: [(&str, &[&str], &[Step]); 3] = [
         (
             "sqlite:t.db",
             &["init", "t.db", "--count", "3000", "--size", "4k"][..],
+            &init_steps,
         ),
         (
             "dir:f",
             &["init", "dir:f", "--count", "3000", "--size", "4k"],
+            &init_steps,
         ),
-        ("dir:out", &["export", "source.db", "out"]),
+        (
+            "dir:out",
+            &["export", "source.db", "out"],
+            &[("copy-blob", 2000), ("copy-before-finish", 1)],
+        ),
     ];
-    let whole: Vec<u64> = ops
-        .iter()
-        .map(|(_, args)| {
-            let start = Instant::now();
-            ok(d, args);
-            start.elapsed().as_millis() as u64 + 1
-        })
-        .collect();
-    for seed in SEEDS {
+    for (index, seed) in SEEDS.into_iter().enumerate() {
         let mut rng = Rng(seed);
-        for (&(target, args), &ms) in ops.iter().zip(&whole) {
-            let delay = Duration::from_millis(rng.below(ms));
-            let context = format!("seed {seed}, {args:?} killed after {delay:?}");
-            kill_after(d, args, delay);
+        for &(target, args, steps) in &ops {
+            let point = point(index, &mut rng, steps);
+            let context = format!("seed {seed}, {args:?} killed at {point}");
+            kill_at(d, args, &point);
             works_or_names_the_fix(d, &["run", target, "--verify", "--count", "50"], &context);
             // (Only a database that is there: opening creates one.)
             if target.starts_with("sqlite") && d.join("t.db").exists() {
@@ -239,11 +258,21 @@ fn kill_during_updates_in_every_journal_mode() {
         let db = format!("{mode}.db");
         ok(d, &["init", &db, "--count", "1500", "--size", "4k"]);
         let target = format!("sqlite:{db}?journal_mode={mode}");
-        for seed in SEEDS {
+        for (index, seed) in SEEDS.into_iter().enumerate() {
             let mut rng = Rng(seed);
-            let delay = Duration::from_millis(50 + rng.below(300));
-            let context = format!("seed {seed}, journal_mode={mode}, killed after {delay:?}");
-            kill_after(d, &["run", &target, "--update", "--repeat", "1000"], delay);
+            // A repetition rewrites all 6 MB, past the 2 MB page cache:
+            // killed before its commit, the file holds some of the new
+            // pages; after it, a WAL holds frames not checkpointed.
+            let point = point(
+                index,
+                &mut rng,
+                &[
+                    ("repetition-before-commit", 3),
+                    ("repetition-after-commit", 3),
+                ],
+            );
+            let context = format!("seed {seed}, journal_mode={mode}, killed at {point}");
+            kill_at(d, &["run", &target, "--update", "--repeat", "3"], &point);
             // A read first: it may not write, so it works or says how.
             works_or_names_the_fix(d, &["run", &db, "--verify"], &context);
             assert_eq!(integrity(&d.join(&db)), "ok", "{context}");
@@ -251,14 +280,18 @@ fn kill_during_updates_in_every_journal_mode() {
     }
 }
 
+const TOKEN: &str = "secret-token-0123456789";
+
 /// A PUT of `body` to `/blobs/{key}`; true when the server acknowledged it.
 fn put(addr: &str, key: u64, body: &[u8]) -> bool {
     let Ok(mut s) = TcpStream::connect(addr) else {
         return false;
     };
-    let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
+    // Only a guard against a hang: the reply comes, or the kill closes
+    // the connection.
+    let _ = s.set_read_timeout(Some(PATIENCE));
     let head = format!(
-        "PUT /blobs/{key} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer secret-token-0123456789\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        "PUT /blobs/{key} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     );
     if s.write_all(head.as_bytes())
@@ -272,10 +305,11 @@ fn put(addr: &str, key: u64, body: &[u8]) -> bool {
     reply.starts_with("HTTP/1.1 201") || reply.starts_with("HTTP/1.1 204")
 }
 
-/// The content PUT under `key`: its own, so a torn or lost write shows.
-fn content(key: u64) -> Vec<u8> {
+/// The content PUT under `key` in the round of `seed`: its own, so a torn
+/// or lost write shows, even over the same key's write of an earlier round.
+fn content(seed: u64, key: u64) -> Vec<u8> {
     (0..20_000u64)
-        .map(|i| (i.wrapping_mul(31) ^ key.wrapping_mul(0x9E37)) as u8)
+        .map(|i| (i.wrapping_mul(31) ^ key.wrapping_mul(0x9E37) ^ seed.wrapping_mul(0x51)) as u8)
         .collect()
 }
 
@@ -300,15 +334,22 @@ fn kill_serve_during_puts() {
         ),
     ] {
         ok(d, init);
-        for seed in SEEDS {
+        for (index, seed) in SEEDS.into_iter().enumerate() {
             let mut rng = Rng(seed);
-            let delay = Duration::from_millis(20 + rng.below(300));
-            let context = format!("seed {seed}, serve {target} killed after {delay:?}");
-            let acked = serve_and_kill(d, target, delay);
-            for &key in &acked {
+            let point = point(index, &mut rng, &[("serve-put-committed", 20)]);
+            let context = format!("seed {seed}, serve {target} killed at {point}");
+            let (acked, committed) = serve_and_kill(d, target, seed, &point);
+            // Every PUT before the one held was acknowledged; that one
+            // was committed, its reply not sent.
+            assert_eq!(
+                acked.len() as u64,
+                committed - 101,
+                "{context}: acknowledged {acked:?}"
+            );
+            for key in acked.into_iter().chain([committed]) {
                 assert_eq!(
                     read_blob(d, target, key),
-                    Some(content(key)),
+                    Some(content(seed, key)),
                     "{context}: key {key}"
                 );
             }
@@ -321,31 +362,58 @@ fn kill_serve_during_puts() {
 }
 
 /// Starts a writable server on `target`, PUTs new keys (101, 102, ...)
-/// until it is killed after `delay`; returns the keys acknowledged.
-fn serve_and_kill(dir: &Path, target: &str, delay: Duration) -> Vec<u64> {
-    let (mut child, addr) = start_serve(
-        dir,
-        target,
-        &["--writable", "--token", "secret-token-0123456789"],
-    );
-    let acked = Arc::new(Mutex::new(Vec::new()));
-    let writer = {
-        let acked = acked.clone();
-        std::thread::spawn(move || {
-            // New keys contiguous with the dataset's 1..=100 (created in
-            // the first round, replaced in later ones).
-            let mut key = 101;
-            while put(&addr, key, &content(key)) {
-                acked.lock().unwrap().push(key);
-                key += 1;
-            }
-        })
-    };
-    std::thread::sleep(delay);
-    child.kill().unwrap();
-    child.wait().unwrap();
-    writer.join().unwrap();
-    Arc::try_unwrap(acked).unwrap().into_inner().unwrap()
+/// with the content of `seed`'s round, and kills the server at `point`
+/// (a `serve-put-committed` step); returns the keys acknowledged and the
+/// key whose PUT was held.
+fn serve_and_kill(dir: &Path, target: &str, seed: u64, point: &str) -> (Vec<u64>, u64) {
+    // Its stderr goes to a file, where the writer reads the banner: the
+    // server reaches `point` only once the writer has sent its PUTs, and
+    // Held::start returns only then.
+    let logs = tempfile::tempdir().unwrap();
+    let log = logs.path().join("stderr");
+    let mut command = bin();
+    command
+        .current_dir(dir)
+        .args(["serve", target, "--listen", "127.0.0.1:0", "--writable"])
+        .args(["--token", TOKEN])
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap());
+    let writer = std::thread::spawn(move || {
+        let addr = banner_address(&log);
+        // New keys contiguous with the dataset's 1..=100 (created in the
+        // first round, replaced in later ones).
+        let mut acked = Vec::new();
+        let mut key = 101;
+        while put(&addr, key, &content(seed, key)) {
+            acked.push(key);
+            key += 1;
+        }
+        (acked, key)
+    });
+    kill_held(command, point);
+    writer.join().unwrap()
+}
+
+/// The address a server's banner (the first line of its stderr, written
+/// to `log`) names, once it is there.
+fn banner_address(log: &Path) -> String {
+    let start = Instant::now();
+    loop {
+        let mut line = String::new();
+        if let Ok(f) = std::fs::File::open(log) {
+            let _ = BufReader::new(f).read_line(&mut line);
+        }
+        if line.ends_with('\n') {
+            return line
+                .split(" on http://")
+                .nth(1)
+                .and_then(|s| s.split('/').next())
+                .unwrap_or_else(|| panic!("no address in {line:?}"))
+                .to_string();
+        }
+        assert!(start.elapsed() < PATIENCE, "no banner within {PATIENCE:?}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }
 
 /// Blob `key` as stored, read without blobbench.

@@ -3,54 +3,43 @@
 //! another process holds open in WAL mode, a folder that cannot be written.
 //! Each must be either used whole or refused with one clear line (exit
 //! status 2) naming the fix; a read run must not write its target.
+//!
+//! A command is interrupted while held at a named step (`common::Held`),
+//! so it is cut at the same point of its work whatever the machine's load,
+//! and what the interruption left behind is checked before it is used.
 
+use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
-use std::process::Output;
-use std::time::{Duration, Instant, SystemTime};
+use std::process::{Output, Stdio};
+use std::time::SystemTime;
 
 use crate::common::tmpfs::Tmpfs;
-use crate::common::{bin, ok, run, usage_error};
+use crate::common::{Held, bin, ok, run, usage_error};
 use rusqlite::Connection;
 
-/// Starts `blobbench args` in `dir` and kills it (SIGKILL) as soon as
-/// `ready` says it is half-way; panics if it finishes first.
-fn kill_when(dir: &Path, args: &[&str], ready: impl Fn() -> bool) {
-    assert!(
-        signal_when(dir, args, libc::SIGKILL, ready),
-        "{args:?} ended before SIGKILL"
+/// Starts `blobbench args` in `dir`, waits until it is held at `step`
+/// (`STEP@N`: the Nth time it gets there) and sends it `signal` there;
+/// asserts the signal ended it.
+fn interrupt_at(dir: &Path, args: &[&str], step: &str, signal: i32) {
+    let mut command = bin();
+    command
+        .current_dir(dir)
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let held = Held::start(command, step);
+    held.signal(signal);
+    let status = held.release();
+    assert_eq!(
+        status.signal(),
+        Some(signal),
+        "{args:?} held at {step}: {status}"
     );
 }
 
-/// Like [`kill_when`], with `signal` (SIGINT: the user's Ctrl-C).
-/// Starts the command, sends `signal` once `ready`; returns whether the
-/// signal ended it (false: it had finished its work and was exiting when
-/// the signal came, so nothing was interrupted).
-fn signal_when(dir: &Path, args: &[&str], signal: i32, ready: impl Fn() -> bool) -> bool {
-    let mut child = bin()
-        .current_dir(dir)
-        .args(args)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    while !ready() {
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "{args:?} finished before it could be interrupted"
-        );
-        assert!(start.elapsed() < Duration::from_secs(60), "{args:?} hung");
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    // Ready may first be seen after the command ended (this thread was
-    // not scheduled meanwhile): then there is nothing left to interrupt.
-    assert!(
-        child.try_wait().unwrap().is_none(),
-        "{args:?} finished before it could be interrupted: give it more work"
-    );
-    unsafe { libc::kill(child.id() as i32, signal) };
-    use std::os::unix::process::ExitStatusExt;
-    child.wait().unwrap().signal().is_some()
+/// [`interrupt_at`] with SIGKILL: a crash or `kill -9` at `step`.
+fn kill_at(dir: &Path, args: &[&str], step: &str) {
+    interrupt_at(dir, args, step, libc::SIGKILL);
 }
 
 fn file_count(dir: &Path) -> usize {
@@ -78,11 +67,12 @@ fn interrupted_folder_init_is_refused_until_made_again() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     let folder = d.join("blobs");
-    kill_when(
+    kill_at(
         d,
-        &["init", "dir:blobs", "--count", "200k", "--size", "1k"],
-        || file_count(&folder) > 100,
+        &["init", "dir:blobs", "--count", "2k", "--size", "1k"],
+        "dataset-blob@100",
     );
+    assert!(file_count(&folder) >= 100, "the first 100 blobs are there");
     for args in [
         &["run", "dir:blobs"][..],
         &["run", "dir:blobs", "--update"],
@@ -94,7 +84,7 @@ fn interrupted_folder_init_is_refused_until_made_again() {
     // The fix the message names: the same init, which replaces its own folder.
     let out = run(d, &["run", "dir:blobs"]);
     assert!(
-        stderr(&out).contains("run `blobbench init dir:blobs --count 200k --size 1k` again"),
+        stderr(&out).contains("run `blobbench init dir:blobs --count 2k --size 1k` again"),
         "{}",
         stderr(&out)
     );
@@ -106,18 +96,16 @@ fn interrupted_folder_init_is_refused_until_made_again() {
 fn ctrl_c_during_export_leaves_nothing_run_accepts() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
-    ok(d, &["init", "src.db", "--count", "20000", "--size", "4k"]);
+    ok(d, &["init", "src.db", "--count", "300", "--size", "4k"]);
     let out = d.join("out");
-    // On a busy machine the export can finish its last write between the
-    // check that it still runs and the signal: then it is not interrupted,
-    // and the attempt starts again on a fresh folder.
-    let interrupted = (0..5).any(|_| {
-        let _ = std::fs::remove_dir_all(&out);
-        signal_when(d, &["export", "src.db", "out"], libc::SIGINT, || {
-            file_count(&out) > 100
-        })
-    });
-    assert!(interrupted, "five exports all finished before Ctrl-C");
+    // Ctrl-C a third of the way: 100 of the 300 blobs copied.
+    interrupt_at(
+        d,
+        &["export", "src.db", "out"],
+        "copy-blob@100",
+        libc::SIGINT,
+    );
+    assert!(file_count(&out) >= 100, "the first 100 blobs are there");
     usage_error(
         d,
         &["run", "dir:out"],
@@ -162,13 +150,15 @@ fn interrupted_sqlite_init_is_explained_to_reads_and_recovered_by_init() {
     let d = tmp.path();
     let db = d.join("t.db");
     let journal = d.join("t.db-journal");
-    // Past the page cache (2 MB), the load spills pages into the file: a
-    // hot journal is beside it from then on.
-    kill_when(
+    // 4 MB stored, past SQLite's page cache (2 MB): the load has spilled
+    // pages into the file, so it is half-written with a hot journal beside.
+    kill_at(
         d,
-        &["init", "t.db", "--count", "100k", "--size", "1k"],
-        || journal.exists() && len(&db) > 8_000_000,
+        &["init", "t.db", "--count", "5k", "--size", "1k"],
+        "dataset-blob@4000",
     );
+    assert!(journal.exists() && len(&journal) > 0, "no hot journal");
+    assert!(len(&db) > 1_000_000, "no pages spilled: {} bytes", len(&db));
     let before = snapshot(&db);
     usage_error(d, &["run", "t.db"], "sqlite3 t.db 'pragma integrity_check'");
     usage_error(
@@ -189,12 +179,20 @@ fn interrupted_sqlite_init_is_explained_to_reads_and_recovered_by_init() {
 fn interrupted_update_is_rolled_back_by_the_next_writer() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
-    ok(d, &["init", "u.db", "--count", "2000", "--size", "10k"]);
+    ok(d, &["init", "u.db", "--count", "500", "--size", "10k"]);
     let journal = d.join("u.db-journal");
-    kill_when(
+    // The second repetition has rewritten all 5 MB, past the page cache
+    // (2 MB), and not committed: the file holds some of the new pages, the
+    // journal the old ones.
+    kill_at(
         d,
-        &["run", "u.db", "--update", "--repeat", "100000"],
-        || len(&journal) > 12_000_000,
+        &["run", "u.db", "--update", "--repeat", "3"],
+        "repetition-before-commit@2",
+    );
+    assert!(
+        len(&journal) > 2_000_000,
+        "no hot journal: {} bytes",
+        len(&journal)
     );
     usage_error(d, &["run", "u.db"], "--update");
     // A run that writes recovers it and every blob reads back whole.
@@ -224,25 +222,30 @@ fn interrupted_update_without_a_journal_is_flagged_as_possibly_damaged() {
         ],
     );
     ok(d, &["run", "o.db", "--verify"]);
-    // The writer has recorded itself (and gone on to write).
-    let marked = || {
-        Connection::open_with_flags(d.join("o.db"), rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-            .and_then(|c| {
-                c.query_row(
-                    "SELECT count(*) FROM blobbench_meta WHERE name LIKE 'unsafe-writer:%'",
-                    [],
-                    |r| r.get::<_, i64>(0),
-                )
-            })
-            .is_ok_and(|n| n > 0)
+    // How many writers without a journal have recorded themselves and not
+    // removed their record (read only once the writer is gone: a reader
+    // beside it could make its writes wait).
+    let marks = || {
+        let c =
+            Connection::open_with_flags(d.join("o.db"), rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+                .unwrap();
+        c.query_row(
+            "SELECT count(*) FROM blobbench_meta WHERE name LIKE 'unsafe-writer:%'",
+            [],
+            |r| r.get::<_, i64>(0),
+        )
+        .unwrap()
     };
+    assert_eq!(marks(), 0, "a finished writer removed its record");
     for mode in ["off", "memory"] {
         let target = format!("sqlite:o.db?journal_mode={mode}");
-        kill_when(
+        // Killed with a repetition's updates done and not committed.
+        kill_at(
             d,
-            &["run", &target, "--update", "--repeat", "100000"],
-            marked,
+            &["run", &target, "--update", "--repeat", "3"],
+            "repetition-before-commit@1",
         );
+        assert_eq!(marks(), 1, "journal_mode={mode}: the writer's record");
         usage_error(d, &["run", "o.db"], "may be damaged");
         usage_error(
             d,
@@ -291,21 +294,24 @@ fn read_run_reads_a_wal_a_crash_left_behind() {
     ok(
         d,
         &[
-            "init", "c.db", "--jmode", "wal", "--count", "3000", "--size", "4k",
+            "init", "c.db", "--jmode", "wal", "--count", "300", "--size", "4k",
         ],
     );
     let wal = d.join("c.db-wal");
-    kill_when(
+    // Killed after a repetition committed and before any checkpoint: the
+    // WAL holds committed frames the database file has not had.
+    kill_at(
         d,
         &[
             "run",
             "sqlite:c.db?wal_autocheckpoint=0",
             "--update",
             "--repeat",
-            "100000",
+            "3",
         ],
-        || len(&wal) > 4_000_000,
+        "repetition-after-commit@1",
     );
+    assert!(len(&wal) > 1_000_000, "the WAL holds the updates");
     let before = (snapshot(&d.join("c.db")), snapshot(&wal));
     ok(d, &["run", "c.db", "--verify"]);
     assert_eq!((snapshot(&d.join("c.db")), snapshot(&wal)), before);
@@ -359,34 +365,42 @@ fn full_disk_leaves_no_dataset_that_run_accepts() {
 
 #[test]
 fn interrupted_database_in_a_read_only_folder_says_how_to_recover() {
-    // Room for the whole 100 MB dataset: init checks free space first.
-    let Some(fs) = Tmpfs::mount("160m") else {
+    // Room for the datasets and their journals: init checks free space
+    // first.
+    let Some(fs) = Tmpfs::mount("32m") else {
         return;
     };
     let d = fs.path.as_path();
-    // A hot journal (rollback mode) and a WAL (a crash left it).
-    kill_when(
+    // A hot journal (rollback mode: killed with pages spilled past the
+    // 2 MB page cache) and a WAL a crash left behind (killed after a
+    // commit, before any checkpoint).
+    kill_at(
         d,
-        &["init", "h.db", "--count", "100k", "--size", "1k"],
-        || d.join("h.db-journal").exists() && len(&d.join("h.db")) > 8_000_000,
+        &["init", "h.db", "--count", "5k", "--size", "1k"],
+        "dataset-blob@4000",
     );
+    assert!(len(&d.join("h.db-journal")) > 0, "no hot journal");
+    assert!(len(&d.join("h.db")) > 1_000_000, "no pages spilled");
     ok(
         d,
         &[
-            "init", "w.db", "--jmode", "wal", "--count", "3000", "--size", "4k",
+            "init", "w.db", "--jmode", "wal", "--count", "300", "--size", "4k",
         ],
     );
-    let wal = d.join("w.db-wal");
-    kill_when(
+    kill_at(
         d,
         &[
             "run",
             "sqlite:w.db?wal_autocheckpoint=0",
             "--update",
             "--repeat",
-            "100000",
+            "3",
         ],
-        || len(&wal) > 4_000_000,
+        "repetition-after-commit@1",
+    );
+    assert!(
+        len(&d.join("w.db-wal")) > 1_000_000,
+        "the WAL holds the updates"
     );
     // A WAL database closed cleanly: no -shm beside it to read through.
     ok(

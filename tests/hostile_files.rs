@@ -48,6 +48,9 @@ fn every_destination_is_checked_before_any_work() {
     std::fs::write(d.join("notes.txt"), "a user's notes").unwrap();
     dataset_and_result(d);
     let before = listing(d);
+    // The checks come before any connection; were one tried, it is refused.
+    let closed = common::closed_port();
+    let url = format!("http://{}/x", closed.addr());
     // /proc takes no new files, even from root: a folder that exists and
     // cannot be written, found out before the work and not after it.
     for p in [
@@ -62,7 +65,7 @@ fn every_destination_is_checked_before_any_work() {
             ],
             vec!["run", "t.db", "--json", p],
             vec!["compare", "r.json", "r.json", "--json", p],
-            vec!["load", "http://127.0.0.1:9/x", "-n", "1", "--json", p],
+            vec!["load", &url, "-n", "1", "--json", p],
             vec!["quick", "--json", p, "--dir", "work"],
             vec!["quick", "--report", p, "--dir", "work"],
             vec!["suite", "fasterthanfs", "--json", p, "--dir", "work"],
@@ -101,7 +104,7 @@ fn every_destination_is_checked_before_any_work() {
 }
 
 fn run_os(dir: &Path, args: &[&OsStr]) -> Output {
-    bin().current_dir(dir).args(args).output().unwrap()
+    common::output(bin().current_dir(dir).args(args))
 }
 
 /// Exit 0, or exit 2 with one line naming the problem; never a panic.
@@ -131,6 +134,9 @@ fn paths_that_are_not_utf8_never_panic() {
     };
     let (db, json, dir) = (bad(".db"), bad(".json"), bad(".dir"));
     let s = |t: &'static str| OsStr::new(t);
+    // Refused before any connection; were one tried, it is refused too.
+    let closed = common::closed_port();
+    let url = OsString::from(format!("http://{}/x", closed.addr()));
     // A target or URL is text: a usage error naming it.
     let refused: Vec<Vec<&OsStr>> = vec![
         vec![s("run"), &db],
@@ -139,7 +145,7 @@ fn paths_that_are_not_utf8_never_panic() {
         vec![s("export"), &db, s("out")],
         vec![s("export"), s("t.db"), &dir],
         vec![s("load"), &db],
-        vec![s("load"), s("http://127.0.0.1:9/x"), s("--verify"), &db],
+        vec![s("load"), &url, s("--verify"), &db],
         vec![s("quick"), s("--dir"), &dir],
         vec![s("suite"), s("fasterthanfs"), s("--dir"), &dir],
         vec![s("suite"), s("internal-external"), s("--dir"), &dir],
@@ -183,12 +189,7 @@ fn paths_that_are_not_utf8_never_panic() {
     // A temporary folder (TMPDIR) that is not UTF-8.
     std::fs::create_dir(d.join(&dir)).unwrap();
     let args = [s("quick"), s("--report"), s("none")];
-    let out = bin()
-        .current_dir(d)
-        .env("TMPDIR", d.join(&dir))
-        .args(args)
-        .output()
-        .unwrap();
+    let out = common::output(bin().current_dir(d).env("TMPDIR", d.join(&dir)).args(args));
     assert_eq!(clean(&args, &out), 2);
     assert!(String::from_utf8_lossy(&out.stderr).contains("TMPDIR"));
     // A result or report may carry any name the filesystem takes.
@@ -347,19 +348,30 @@ fn an_unreadable_sample_dir_says_why() {
     // SAFETY: geteuid has no preconditions.
     let out = if unsafe { libc::geteuid() } == 0 {
         // Root reads any folder: run as nobody, if this system can.
-        match std::process::Command::new("setpriv")
-            .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
-            .arg(env!("CARGO_BIN_EXE_blobbench"))
-            .args(args)
-            .current_dir(d)
-            .output()
-        {
-            Ok(out) => out,
-            Err(e) => {
-                println!("skipped: running as root and cannot run setpriv ({e})");
-                return;
-            }
+        let found = std::process::Command::new("setpriv")
+            .arg("--version")
+            .output();
+        if let Err(e) = found {
+            println!("skipped: running as root and cannot run setpriv ({e})");
+            return;
         }
+        let mut setpriv = std::process::Command::new("setpriv");
+        // The binary's environment and signals as bin() gives them.
+        for (name, value) in bin().get_envs() {
+            match value {
+                Some(value) => setpriv.env(name, value),
+                None => setpriv.env_remove(name),
+            };
+        }
+        common::default_signals(&mut setpriv);
+        common::output(
+            setpriv
+                .stdin(std::process::Stdio::null())
+                .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+                .arg(env!("CARGO_BIN_EXE_blobbench"))
+                .args(args)
+                .current_dir(d),
+        )
     } else {
         common::run(d, &args)
     };
@@ -422,14 +434,14 @@ fn quick_on_a_small_disk_is_refused_up_front_and_leaves_nothing() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     // Its own temporary folder, and a --dir, both on the small disk.
-    let out = common::bin()
-        .current_dir(d)
-        .env("TMPDIR", &disk.path)
-        .args([
-            "quick", "--count", "2000", "--size", "10k", "--report", "none",
-        ])
-        .output()
-        .unwrap();
+    let out = common::output(
+        common::bin()
+            .current_dir(d)
+            .env("TMPDIR", &disk.path)
+            .args([
+                "quick", "--count", "2000", "--size", "10k", "--report", "none",
+            ]),
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("free"), "{err}");

@@ -31,12 +31,12 @@ fn listing(dir: &Path) -> BTreeSet<PathBuf> {
 /// changed under `dir`.
 fn refused(dir: &Path, args: &[&str], needle: &str) {
     let before = listing(dir);
-    let out = common::bin()
-        .current_dir(dir)
-        .env("RUST_BACKTRACE", "1")
-        .args(args)
-        .output()
-        .expect("binary runs");
+    let out = common::output(
+        common::bin()
+            .current_dir(dir)
+            .env("RUST_BACKTRACE", "1")
+            .args(args),
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
     assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
@@ -264,6 +264,10 @@ fn numbers_are_never_truncated() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     kv(&d.join("t.db"), &[1, 2, 3]);
+    // Refused before any connection; were one tried, it is refused too.
+    let closed = common::closed_port();
+    let url = format!("http://{}/", closed.addr());
+    let url = url.as_str();
     for (args, needle) in [
         (&["run", "t.db", "--repeat", "4294967296"][..], "4294967296"),
         (&["run", "t.db", "--repeat", "0"][..], "--repeat"),
@@ -331,20 +335,11 @@ fn numbers_are_never_truncated() {
             &["serve", "t.db", "--body-timeout", "100000years"][..],
             "--body-timeout",
         ),
-        (&["load", "http://127.0.0.1:9/", "-t", "0s"][..], "0s"),
-        (
-            &["load", "http://127.0.0.1:9/", "--rate", "1e-300"][..],
-            "1e-300",
-        ),
-        (&["load", "http://127.0.0.1:9/", "--rate", "NaN"][..], "NaN"),
-        (
-            &["load", "http://127.0.0.1:9/", "--timeout", "0ms"][..],
-            "--timeout",
-        ),
-        (
-            &["load", "http://127.0.0.1:9/", "-n", "0"][..],
-            "--requests",
-        ),
+        (&["load", url, "-t", "0s"][..], "0s"),
+        (&["load", url, "--rate", "1e-300"][..], "1e-300"),
+        (&["load", url, "--rate", "NaN"][..], "NaN"),
+        (&["load", url, "--timeout", "0ms"][..], "--timeout"),
+        (&["load", url, "-n", "0"][..], "--requests"),
     ] {
         refused(d, args, needle);
     }
@@ -366,6 +361,7 @@ fn numbers_are_never_truncated() {
 #[test]
 #[ignore = "needs PostgreSQL and MariaDB: run scripts/test.sh"]
 fn server_tables_with_unexpected_keys_or_sizes() {
+    let _servers = common::servers_shared();
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     let pg = std::env::var("BLOBBENCH_PG_URL").expect("BLOBBENCH_PG_URL: run scripts/test.sh");
