@@ -70,6 +70,16 @@ _gl_alive() {
     [ -n "$1" ] && [ -r "/proc/$1/stat" ] && [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]
 }
 
+# Group membership timeouts for a machine that may be starved of CPU (the
+# tests run beside two CPU hogs): by default a node silent for 5 s is
+# suspected and one silent for 15 s is evicted, which a starved node can be.
+# Raised together, as Galera requires: keepalive_period (1 s, the default)
+# at most a third of suspect_timeout, inactive_timeout above
+# suspect_timeout, install_timeout (a new view's agreement; by default half
+# of inactive_timeout) at most inactive_timeout. A node that stops cleanly
+# still leaves at once (it says so); these only delay evicting a silent one.
+_gl_evs="evs.keepalive_period=PT1S;evs.suspect_timeout=PT30S;evs.inactive_timeout=PT60S;evs.install_timeout=PT30S"
+
 # A query $2 on node $1 (1, 2 or 3) through its socket; prints the result.
 _gl_sql() {
     mariadb --no-defaults --socket="$BLOBBENCH_GALERA_DIR/node$1/mysqld.sock" -uroot -N -B -e "$2"
@@ -89,7 +99,7 @@ _gl_launch() {
         --wsrep-cluster-address="gcomm://$peers" --wsrep-node-name="node$n" \
         --wsrep-node-address="$addr:$_gl_gcomm" --wsrep-sst-method=rsync \
         --wsrep-sst-receive-address="$addr:$_gl_sst" \
-        --wsrep-provider-options="gmcast.listen_addr=tcp://$addr:$_gl_gcomm;ist.recv_addr=$addr:$_gl_ist;gcache.size=64M" \
+        --wsrep-provider-options="gmcast.listen_addr=tcp://$addr:$_gl_gcomm;ist.recv_addr=$addr:$_gl_ist;gcache.size=64M;$_gl_evs" \
         "$@" </dev/null >/dev/null 2>&1 &
     _gl_pids[n - 1]=$!
 }

@@ -324,16 +324,15 @@ fn memory() {
     );
 }
 
-/// One server case at a time: concurrent first creations of the shared
-/// `blobbench_meta` table race in PostgreSQL's catalog.
-static SERVERS: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
+// Each server case has a table of its own and shares the server with the
+// other tests (common::SERVERS; the Galera cluster goes under the same lock,
+// taken exclusively by the test that changes its write-set limit).
 macro_rules! server_backend {
     ($test:ident, $needs:literal, $url:ident, $query:literal, $modifies:expr) => {
         #[test]
         #[ignore = $needs]
         fn $test() {
-            let _one_at_a_time = SERVERS.lock().unwrap_or_else(|p| p.into_inner());
+            let _servers = crate::common::servers_shared();
             contract(
                 &format!("{}?{}", $url(), $query),
                 Backend {
@@ -397,18 +396,22 @@ server_backend!(
 );
 
 /// An S3 target from the URL `scripts/test.sh` exports in `var`, in a
-/// prefix of its own.
+/// prefix of its own: `prefix` (one per test) and this process's id.
 fn s3_target(var: &str, prefix: &str) -> String {
     let url = std::env::var(var).unwrap_or_else(|_| panic!("{var}: run scripts/test.sh"));
     let (base, query) = url.split_once('?').unwrap_or((&url, ""));
-    format!("{}/{prefix}?{query}", base.trim_end_matches('/'))
+    format!(
+        "{}/{prefix}-{}?{query}",
+        base.trim_end_matches('/'),
+        std::process::id()
+    )
 }
 
 #[test]
 #[ignore = "needs an S3 server: run scripts/test.sh"]
 fn s3_single_node() {
     contract(
-        &s3_target("BLOBBENCH_S3_URL", "conformance"),
+        &s3_target("BLOBBENCH_S3_URL", "conformance-single"),
         Backend {
             local: false,
             modifies: true,
@@ -420,7 +423,7 @@ fn s3_single_node() {
 #[ignore = "needs the S3 cluster: run scripts/test.sh"]
 fn s3_cluster() {
     contract(
-        &s3_target("BLOBBENCH_S3_CLUSTER_URL", "conformance"),
+        &s3_target("BLOBBENCH_S3_CLUSTER_URL", "conformance-cluster"),
         Backend {
             local: false,
             modifies: true,

@@ -3,9 +3,15 @@
 //! BLOBBENCH_GALERA_URL (node 1, on 127.0.0.1; node N listens on 127.0.0.N
 //! at the same port); run alone, these tests are ignored.
 
+use std::time::{Duration, Instant};
+
 use mysql::prelude::Queryable;
 
-use crate::common::{json, ok, run, usage_error};
+use crate::common::{PATIENCE, json, ok, run, servers_exclusive, servers_shared, usage_error};
+
+// The cluster is shared by the tests here and conformance's: each holds
+// the servers' lock (common::SERVERS) shared, and the one that changes a
+// server-wide setting (wsrep_max_ws_size) holds it exclusively.
 
 fn galera_url() -> String {
     std::env::var("BLOBBENCH_GALERA_URL").expect("BLOBBENCH_GALERA_URL: run scripts/test.sh")
@@ -41,6 +47,42 @@ fn rows_after_catching_up(n: u8, table: &str) -> u64 {
         .unwrap()
 }
 
+/// Waits until every node is Synced in a cluster of 3 (what the tests
+/// assert of the cluster; scripts/start-galera.sh waited for it too, and
+/// its membership timeouts are meant to keep a starved node from being
+/// evicted), panicking with the last state seen after [`PATIENCE`].
+fn wait_until_synced() {
+    let start = Instant::now();
+    let state = |n: u8| -> Result<(String, String), mysql::Error> {
+        let mut conn = mysql::Conn::new(
+            mysql::OptsBuilder::from_opts(mysql::Opts::from_url(&node_url(n))?)
+                .prefer_socket(false),
+        )?;
+        let status = |conn: &mut mysql::Conn, name: &str| -> Result<String, mysql::Error> {
+            let row: Option<(String, String)> =
+                conn.query_first(format!("SHOW STATUS LIKE '{name}'"))?;
+            Ok(row.map(|(_, v)| v).unwrap_or_default())
+        };
+        Ok((
+            status(&mut conn, "wsrep_local_state_comment")?,
+            status(&mut conn, "wsrep_cluster_size")?,
+        ))
+    };
+    for n in 1..=3 {
+        loop {
+            let seen = state(n);
+            if matches!(&seen, Ok((s, size)) if s == "Synced" && size == "3") {
+                break;
+            }
+            assert!(
+                start.elapsed() < PATIENCE,
+                "node {n} is not Synced in a cluster of 3 after {PATIENCE:?}: {seen:?}"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+}
+
 /// A run's store settings from its result file.
 fn settings(doc: &serde_json::Value) -> &serde_json::Value {
     &doc["runs"][0]["store"]["settings"]
@@ -49,6 +91,8 @@ fn settings(doc: &serde_json::Value) -> &serde_json::Value {
 #[test]
 #[ignore = "needs Galera: run scripts/test.sh"]
 fn a_dataset_written_on_node_1_reads_back_verified_through_node_2() {
+    let _servers = servers_shared();
+    wait_until_synced();
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     let table = "replicated";
@@ -130,6 +174,7 @@ fn a_dataset_written_on_node_1_reads_back_verified_through_node_2() {
 #[test]
 #[ignore = "needs Galera: run scripts/test.sh"]
 fn engines_galera_does_not_replicate_are_refused() {
+    let _servers = servers_shared();
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     let url = galera_url();
@@ -172,6 +217,8 @@ impl Drop for WriteSetSize {
 #[test]
 #[ignore = "needs Galera: run scripts/test.sh"]
 fn values_stay_within_one_write_set() {
+    let _servers = servers_exclusive();
+    wait_until_synced();
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     let url = format!("{}?table=write_sets", galera_url());
@@ -181,8 +228,8 @@ fn values_stay_within_one_write_set() {
         .unwrap()
         .unwrap();
     // 4 MiB: an UPDATE's write set carries the row before and after, so a
-    // 3 MB blob could be inserted but never updated. (The other tests here
-    // write blobs of at most 40 KB.)
+    // 3 MB blob could be inserted but never updated. (Node 1's limit is
+    // server-wide: the other tests of the cluster wait on the lock.)
     conn.query_drop("SET GLOBAL wsrep_max_ws_size = 4194304")
         .unwrap();
     let _restore = WriteSetSize(conn, old);
@@ -225,6 +272,8 @@ fn values_stay_within_one_write_set() {
 #[test]
 #[ignore = "needs Galera: run scripts/test.sh"]
 fn lob_suite_on_galera_measures_innodb_and_says_why_not_the_rest() {
+    let _servers = servers_shared();
+    wait_until_synced();
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     let url = galera_url();

@@ -6,34 +6,42 @@
 
 use std::path::PathBuf;
 
-use crate::common::{bin, json, ok_with_env, usage_error};
+use crate::common::{ClosedPort, bin, closed_port, json, ok, ok_s3, output, usage_error};
 
-const S3: &str = "s3://blobbench/replicate?endpoint=http://127.0.0.1:1&region=us-east-1";
+/// An S3 URL whose endpoint refuses connections while `port` lives.
+fn unreachable_s3(port: &ClosedPort) -> String {
+    format!(
+        "s3://blobbench/replicate?endpoint=http://{}&region=us-east-1",
+        port.addr()
+    )
+}
 
 #[test]
 fn a_litestream_that_is_not_there_is_a_one_line_error_naming_the_installer() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("no-such-litestream");
+    let port = closed_port();
+    let s3 = unreachable_s3(&port);
     usage_error(
         dir.path(),
         &[
             "suite",
             "replicate",
             "--s3",
-            S3,
+            &s3,
             "--litestream",
             missing.to_str().unwrap(),
         ],
         "scripts/install-litestream.sh",
     );
     // None given, none in the environment, none on PATH.
-    let out = bin()
-        .current_dir(dir.path())
-        .env_remove("BLOBBENCH_LITESTREAM")
-        .env("PATH", dir.path())
-        .args(["suite", "replicate", "--s3", S3])
-        .output()
-        .unwrap();
+    let out = output(
+        bin()
+            .current_dir(dir.path())
+            .env_remove("BLOBBENCH_LITESTREAM")
+            .env("PATH", dir.path())
+            .args(["suite", "replicate", "--s3", &s3]),
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
@@ -46,46 +54,53 @@ fn a_litestream_that_is_not_there_is_a_one_line_error_naming_the_installer() {
 #[test]
 fn the_bucket_and_the_mix_are_checked_before_any_work() {
     let dir = tempfile::tempdir().unwrap();
-    let args = |extra: &[&'static str]| {
-        let mut a = vec!["suite", "replicate"];
-        a.extend_from_slice(extra);
-        a
+    let port = closed_port();
+    let s3 = unreachable_s3(&port);
+    // Every refusal comes before the suite makes its work folder, where it
+    // writes the dataset before it ever starts `litestream replicate`.
+    let work = dir.path().join("work");
+    let refused = |extra: &[&str], needle: &str| {
+        let mut args = vec!["suite", "replicate", "--dir", work.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        usage_error(dir.path(), &args, needle);
+        assert!(!work.exists(), "{extra:?}: the work folder was made");
+        assert!(!dir.path().join("replicate.json").exists(), "{extra:?}");
     };
-    usage_error(
-        dir.path(),
-        &args(&["--s3", "/tmp/not-a-bucket.db"]),
-        "not an S3 URL",
-    );
+    refused(&["--s3", "/tmp/not-a-bucket.db"], "not an S3 URL");
     // Only writes cost replication: a read-only mix is refused, naming the
     // fix. /bin/true stands for a binary that runs.
-    usage_error(
-        dir.path(),
-        &args(&["--s3", S3, "--litestream", "/bin/true", "--mix", "read=100"]),
+    refused(
+        &[
+            "--s3",
+            &s3,
+            "--litestream",
+            "/bin/true",
+            "--mix",
+            "read=100",
+        ],
         "--mix update=100",
     );
-    usage_error(
-        dir.path(),
-        &args(&[
+    refused(
+        &[
             "--s3",
-            S3,
+            &s3,
             "--litestream",
             "/bin/true",
             "-t",
             "1s",
             "--rounds",
             "10",
-        ]),
+        ],
         "at least 200ms",
     );
-    // Nothing listens on port 1: refused at once, not after Litestream's
-    // two minutes of retries.
-    let start = std::time::Instant::now();
-    usage_error(
-        dir.path(),
-        &args(&["--s3", S3, "--litestream", "/bin/true"]),
-        "cannot reach the S3 endpoint http://127.0.0.1:1",
+    // An endpoint that refuses connections is refused by blobbench's own
+    // check, before any work (above): not after the two minutes Litestream
+    // would spend retrying it. (How long the refusal takes is only bounded
+    // against a hang, by common::PATIENCE in usage_error.)
+    refused(
+        &["--s3", &s3, "--litestream", "/bin/true"],
+        &format!("cannot reach the S3 endpoint http://{}", port.addr()),
     );
-    assert!(start.elapsed() < std::time::Duration::from_secs(30));
 }
 
 /// The Litestream binary: BLOBBENCH_LITESTREAM, else the installer's.
@@ -94,7 +109,9 @@ fn litestream() -> PathBuf {
         return PathBuf::from(p);
     }
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/install-litestream.sh");
-    let out = std::process::Command::new(script).output().unwrap();
+    let out = output(crate::common::default_signals(
+        &mut std::process::Command::new(script),
+    ));
     assert!(
         out.status.success(),
         "{script}: {}",
@@ -110,9 +127,8 @@ fn both_arms_are_measured_and_the_restore_holds_every_blob() {
     let litestream = litestream();
     let dir = tempfile::tempdir().unwrap();
     let work = dir.path().join("work");
-    let out = ok_with_env(
+    let out = ok_s3(
         dir.path(),
-        &[],
         &[
             "suite",
             "replicate",
@@ -170,16 +186,12 @@ fn both_arms_are_measured_and_the_restore_holds_every_blob() {
     assert_eq!(restore["integrity"], "ok", "{restore}");
     // The restored database passes blobbench's own --verify too.
     let restored = work.join("restored.db");
-    let verify = ok_with_env(
-        dir.path(),
-        &[],
-        &["run", restored.to_str().unwrap(), "--verify"],
-    );
+    let verify = ok_s3(dir.path(), &["run", restored.to_str().unwrap(), "--verify"]);
     assert!(!verify.contains("FAIL"), "{verify}");
     // The result renders and compares like any other.
-    ok_with_env(dir.path(), &[], &["report", "r.json", "-o", "r.html"]);
+    ok(dir.path(), &["report", "r.json", "-o", "r.html"]);
     let html = std::fs::read_to_string(dir.path().join("r.html")).unwrap();
     assert!(html.contains("with litestream"), "report lacks the arms");
-    let cmp = ok_with_env(dir.path(), &[], &["compare", "r.json", "r.json"]);
+    let cmp = ok(dir.path(), &["compare", "r.json", "r.json"]);
     assert!(cmp.contains("with litestream writes/s"), "{cmp}");
 }

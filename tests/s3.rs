@@ -3,19 +3,45 @@
 //! which exports BLOBBENCH_S3_URL and BLOBBENCH_S3_CLUSTER_URL with the
 //! AWS_* credentials). Bad S3 targets need no server.
 
-use crate::common;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Output, Stdio};
 
-use crate::common::{json, ok, run, usage_error};
+use crate::common::{bin, closed_port, json, ok, ok_s3, output, s3_env, usage_error};
 
-/// The URL `scripts/test.sh` exports in `var`, one folder further in.
+/// The URL `scripts/test.sh` exports in `var`, in a prefix of its own:
+/// `prefix` (one per test) and this process's id, so no two tests, nor two
+/// test runs on one server, share objects.
 fn s3_target(var: &str, prefix: &str) -> String {
     let url = std::env::var(var).unwrap_or_else(|_| panic!("{var}: run scripts/test.sh"));
     let (base, query) = url.split_once('?').unwrap_or((&url, ""));
-    format!("{}/{prefix}?{query}", base.trim_end_matches('/'))
+    format!(
+        "{}/{prefix}-{}?{query}",
+        base.trim_end_matches('/'),
+        std::process::id()
+    )
 }
 
 fn single(prefix: &str) -> String {
     s3_target("BLOBBENCH_S3_URL", prefix)
+}
+
+/// The binary with `args` in `dir`, with the S3 credentials (see
+/// [`s3_env`]); what it printed once it ended.
+fn run_s3(dir: &Path, args: &[&str]) -> Output {
+    output(s3_env(bin().current_dir(dir).args(args)))
+}
+
+/// Asserts a clean usage error (exit 2, one line on stderr naming
+/// `needle`) from a command that reaches for an S3 server, with the S3
+/// credentials (see [`s3_env`]).
+fn refused_s3(dir: &Path, args: &[&str], needle: &str) {
+    let out = run_s3(dir, args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    assert!(err.contains(needle), "{args:?}: {err} lacks {needle}");
+    assert!(!err.contains("panicked"), "{err}");
 }
 
 #[test]
@@ -40,10 +66,13 @@ fn malformed_s3_targets_are_refused_by_name() {
 #[test]
 fn an_s3_server_that_does_not_answer_is_a_one_line_usage_error() {
     let tmp = tempfile::tempdir().unwrap();
-    // Port 1 on loopback: nothing listens there.
-    usage_error(
+    let closed = closed_port();
+    refused_s3(
         tmp.path(),
-        &["run", "s3://blobbench/x?endpoint=http://127.0.0.1:1"],
+        &[
+            "run",
+            &format!("s3://blobbench/x?endpoint=http://{}", closed.addr()),
+        ],
         "is the S3 server running",
     );
 }
@@ -54,9 +83,9 @@ fn init_run_verify_and_concurrent_mixes_on_a_bucket() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let target = single("e2e-run");
-    ok(dir, &["init", &target, "--count", "40", "--size", "20k"]);
+    ok_s3(dir, &["init", &target, "--count", "40", "--size", "20k"]);
     let result = dir.join("r.json");
-    let out = ok(
+    let out = ok_s3(
         dir,
         &[
             "run",
@@ -83,7 +112,7 @@ fn init_run_verify_and_concurrent_mixes_on_a_bucket() {
     let secret = std::env::var("AWS_SECRET_ACCESS_KEY").unwrap();
     assert!(!text.contains(&secret), "the secret key is never recorded");
     // Readers and writers at once: every read a whole, legal version.
-    let out = ok(
+    let out = ok_s3(
         dir,
         &[
             "run",
@@ -98,7 +127,7 @@ fn init_run_verify_and_concurrent_mixes_on_a_bucket() {
     );
     assert!(out.contains("reads checked"), "{out}");
     // What the mix deleted and inserted was put back: the dataset is whole.
-    ok(dir, &["run", &target, "--verify"]);
+    ok_s3(dir, &["run", &target, "--verify"]);
 }
 
 #[test]
@@ -107,11 +136,11 @@ fn blobs_over_the_part_size_go_up_in_parts_and_read_back_whole() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let target = format!("{}&part_size=5MiB", single("e2e-multipart"));
-    let out = ok(dir, &["init", &target, "--count", "3", "--size", "12MiB"]);
+    let out = ok_s3(dir, &["init", &target, "--count", "3", "--size", "12MiB"]);
     assert!(out.contains("3 blobs"), "{out}");
-    ok(dir, &["run", &target, "--verify"]);
+    ok_s3(dir, &["run", &target, "--verify"]);
     let result = dir.join("r.json");
-    ok(
+    ok_s3(
         dir,
         &[
             "run",
@@ -132,15 +161,16 @@ fn a_prefix_holding_objects_blobbench_did_not_make_is_never_replaced() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     // A dataset one folder down is, to its parent, objects it did not make.
-    let inner = single("e2e-foreign/inner");
-    ok(dir, &["init", &inner, "--count", "3", "--size", "1k"]);
     let outer = single("e2e-foreign");
-    usage_error(
+    let (base, query) = outer.split_once('?').unwrap();
+    let inner = format!("{base}/inner?{query}");
+    ok_s3(dir, &["init", &inner, "--count", "3", "--size", "1k"]);
+    refused_s3(
         dir,
         &["init", &outer, "--count", "3"],
         "blobbench did not make",
     );
-    ok(dir, &["run", &inner, "--verify"]);
+    ok_s3(dir, &["run", &inner, "--verify"]);
 }
 
 #[test]
@@ -148,14 +178,17 @@ fn a_prefix_holding_objects_blobbench_did_not_make_is_never_replaced() {
 fn a_missing_bucket_and_a_wrong_key_are_one_line_errors() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let target = single("x").replacen("s3://blobbench/", "s3://no-such-bucket-here/", 1);
-    usage_error(dir, &["run", &target], "does not exist");
-    let out = common::bin()
-        .current_dir(dir)
-        .env("AWS_SECRET_ACCESS_KEY", "wrong")
-        .args(["run", &single("e2e-run")])
-        .output()
-        .unwrap();
+    let target =
+        single("e2e-no-bucket").replacen("s3://blobbench/", "s3://no-such-bucket-here/", 1);
+    refused_s3(dir, &["run", &target], "does not exist");
+    let out = output(
+        s3_env(
+            bin()
+                .current_dir(dir)
+                .args(["run", &single("e2e-wrong-key")]),
+        )
+        .env("AWS_SECRET_ACCESS_KEY", "wrong"),
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("AWS_SECRET_ACCESS_KEY"), "{err}");
@@ -168,7 +201,7 @@ fn suite_lob_measures_the_object_store_beside_sqlite_and_files() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let result = dir.join("lob.json");
-    let out = ok(
+    let out = ok_s3(
         dir,
         &[
             "suite",
@@ -207,9 +240,9 @@ fn serve_answers_from_a_bucket() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let target = single("e2e-serve");
-    ok(dir, &["init", &target, "--count", "5", "--size", "300k"]);
-    let (mut server, addr) = common::start_serve(dir, &target, &[]);
-    let out = run(
+    ok_s3(dir, &["init", &target, "--count", "5", "--size", "300k"]);
+    let (server, addr) = serve_s3(dir, &target);
+    let out = run_s3(
         dir,
         &[
             "load",
@@ -221,8 +254,7 @@ fn serve_answers_from_a_bucket() {
             &target,
         ],
     );
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -242,9 +274,9 @@ fn a_run_on_the_cluster_records_its_shape() {
         "{}&topology={topology}",
         s3_target("BLOBBENCH_S3_CLUSTER_URL", "e2e-cluster")
     );
-    ok(dir, &["init", &target, "--count", "20", "--size", "50k"]);
+    ok_s3(dir, &["init", &target, "--count", "20", "--size", "50k"]);
     let result = dir.join("r.json");
-    ok(
+    ok_s3(
         dir,
         &[
             "run",
@@ -265,7 +297,7 @@ fn suite_concurrency_runs_the_bucket_beside_the_local_layouts() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let result = dir.join("c.json");
-    let out = ok(
+    let out = ok_s3(
         dir,
         &[
             "suite",
@@ -299,9 +331,9 @@ fn export_copies_a_database_into_a_bucket_and_back_out() {
     let dir = tmp.path();
     ok(dir, &["init", "a.db", "--count", "12", "--size", "30k"]);
     let bucket = single("e2e-export");
-    ok(dir, &["export", "a.db", &bucket]);
-    ok(dir, &["run", &bucket, "--verify"]);
-    ok(dir, &["export", &bucket, "dir:back"]);
+    ok_s3(dir, &["export", "a.db", &bucket]);
+    ok_s3(dir, &["run", &bucket, "--verify"]);
+    ok_s3(dir, &["export", &bucket, "dir:back"]);
     let out = ok(dir, &["run", "dir:back", "--verify"]);
     assert!(out.contains("per read"), "{out}");
     assert_eq!(
@@ -309,4 +341,45 @@ fn export_copies_a_database_into_a_bucket_and_back_out() {
         13,
         "12 blobs and a manifest"
     );
+}
+
+/// A `blobbench serve` child, killed and reaped when dropped (also when
+/// the test fails midway).
+struct Serving(Child);
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `blobbench serve TARGET --listen 127.0.0.1:0` with the S3
+/// credentials (as common::start_serve, which passes the environment on
+/// as it is) and returns it with the address its banner names.
+fn serve_s3(dir: &Path, target: &str) -> (Serving, String) {
+    let mut child =
+        s3_env(
+            bin()
+                .current_dir(dir)
+                .args(["serve", target, "--listen", "127.0.0.1:0"]),
+        )
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let serving = Serving(child);
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    // The rest is read as it comes, so the server never blocks on a full
+    // pipe.
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    // The address follows " on http://" (the bucket's endpoint comes first).
+    let addr = line
+        .split(" on http://")
+        .nth(1)
+        .and_then(|s| s.split('/').next())
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_string();
+    (serving, addr)
 }

@@ -6,7 +6,7 @@
 
 use crate::common;
 
-use crate::common::{json, ok, usage_error};
+use crate::common::{json, ok_s3, usage_error};
 
 /// The S3 URL `scripts/test.sh` exports, with `prefix` (unique to this
 /// process) after the bucket; and that prefix.
@@ -33,7 +33,14 @@ fn objects_under(prefix: &str) -> Vec<String> {
         .find_map(|p| p.strip_prefix("endpoint="))
         .expect("the URL names its endpoint");
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let s3 = object_store::aws::AmazonS3Builder::from_env()
+    // The credentials scripts/test.sh exports, and no other AWS_* variable
+    // (from_env would take a user's AWS_SESSION_TOKEN or AWS_ENDPOINT too).
+    let var =
+        |name: &str| std::env::var(name).unwrap_or_else(|_| panic!("{name}: run scripts/test.sh"));
+    let s3 = object_store::aws::AmazonS3Builder::new()
+        .with_access_key_id(var("AWS_ACCESS_KEY_ID"))
+        .with_secret_access_key(var("AWS_SECRET_ACCESS_KEY"))
+        .with_region(var("AWS_REGION"))
         .with_bucket_name(bucket)
         .with_endpoint(endpoint)
         .with_client_options(object_store::ClientOptions::new().with_allow_http(true))
@@ -81,7 +88,7 @@ fn quick_measures_an_object_store_column_and_removes_its_objects() {
     // A dataset of someone else's beside quick's: it must stay untouched,
     // and it shows the listing below sees what is there.
     let (base, query) = url.split_once('?').unwrap();
-    ok(
+    ok_s3(
         d,
         &[
             "init",
@@ -94,7 +101,7 @@ fn quick_measures_an_object_store_column_and_removes_its_objects() {
     );
     let theirs = objects_under(&prefix);
     assert_eq!(theirs.len(), 4, "3 blobs and a manifest: {theirs:?}");
-    let out = ok(
+    let out = ok_s3(
         d,
         &[
             "quick",
@@ -171,7 +178,7 @@ fn advise_measures_the_object_store_as_a_layout_and_removes_its_objects() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     let (url, prefix) = s3_url("advise-test");
-    let out = ok(
+    let out = ok_s3(
         d,
         &[
             "advise",

@@ -169,20 +169,56 @@ fn internal_external_refuses_a_zero_cache() {
     );
 }
 
+/// The database on each server this file's lob runs use: the suite's
+/// tables (lob_*) there are theirs alone, and at a URL other than the one
+/// the start scripts exported the suite never restarts the server nor
+/// changes its global settings.
+const OWN_DATABASE: &str = "blobbench_lob_order";
+
 /// The server URLs a developer's environment provides (scripts/test.sh
-/// sources the start scripts, which export them); none: local stores only.
-fn server_args() -> Vec<String> {
-    let mut args = Vec::new();
-    for (var, flag) in [
+/// sources the start scripts, which export them), none: local stores only.
+fn server_urls() -> Vec<(&'static str, String)> {
+    [
         ("BLOBBENCH_PG_URL", "--pg"),
         ("BLOBBENCH_MYSQL_URL", "--mysql"),
-    ] {
-        if let Ok(url) = std::env::var(var)
-            && !url.trim().is_empty()
-        {
-            args.push(flag.to_string());
-            args.push(url);
+    ]
+    .into_iter()
+    .filter_map(|(var, flag)| {
+        let url = std::env::var(var).ok()?;
+        (!url.trim().is_empty()).then_some((flag, url))
+    })
+    .collect()
+}
+
+/// `--pg URL` and `--mysql URL` for the servers of `urls`, each at a fresh
+/// [`OWN_DATABASE`] made on that server.
+fn server_args(urls: &[(&str, String)]) -> Vec<String> {
+    let mut args = Vec::new();
+    for (flag, url) in urls {
+        let (base, query) = url.split_once('?').unwrap_or((url, ""));
+        let server = &base[..base.rfind('/').expect("the URL names a database")];
+        if *flag == "--pg" {
+            let mut admin = postgres::Client::connect(url, postgres::NoTls).unwrap();
+            // Separate statements: CREATE DATABASE cannot run in a transaction block.
+            admin
+                .batch_execute(&format!("DROP DATABASE IF EXISTS {OWN_DATABASE}"))
+                .unwrap();
+            admin
+                .batch_execute(&format!("CREATE DATABASE {OWN_DATABASE}"))
+                .unwrap();
+        } else {
+            use mysql::prelude::Queryable;
+            let mut admin = mysql::Conn::new(mysql::Opts::from_url(url).unwrap()).unwrap();
+            admin
+                .query_drop(format!("DROP DATABASE IF EXISTS {OWN_DATABASE}"))
+                .unwrap();
+            admin
+                .query_drop(format!("CREATE DATABASE {OWN_DATABASE}"))
+                .unwrap();
         }
+        let sep = if query.is_empty() { "" } else { "?" };
+        args.push(flag.to_string());
+        args.push(format!("{server}/{OWN_DATABASE}{sep}{query}"));
     }
     args
 }
@@ -195,7 +231,10 @@ fn server_args() -> Vec<String> {
 fn lob_order_both_compares_random_with_sequential_and_gives_one_verdict() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
-    let servers = server_args();
+    let urls = server_urls();
+    // Shares the servers with the other tests (common::SERVERS), if any.
+    let _servers = (!urls.is_empty()).then(common::servers_shared);
+    let servers = server_args(&urls);
     let mut args: Vec<&str> = vec![
         "suite",
         "lob",

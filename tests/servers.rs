@@ -2,22 +2,13 @@
 //! throwaway PostgreSQL and MariaDB and sets BLOBBENCH_PG_URL and
 //! BLOBBENCH_MYSQL_URL; run alone, these tests are ignored.
 
-use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+use crate::common::{
+    bin, closed_port, json, ok, output, run, s3_env, servers_exclusive, servers_shared, usage_error,
+};
 
-use crate::common::{json, ok, run, usage_error};
-
-/// The tests share the two servers. The lob suite's tests use the same
-/// tables, and the --cold one restarts both servers: they run alone
-/// (exclusive); every other test holds the lock shared.
-static SERVERS: RwLock<()> = RwLock::new(());
-
-fn shared() -> RwLockReadGuard<'static, ()> {
-    SERVERS.read().unwrap_or_else(|e| e.into_inner())
-}
-
-fn exclusive() -> RwLockWriteGuard<'static, ()> {
-    SERVERS.write().unwrap_or_else(|e| e.into_inner())
-}
+// Every test here holds the servers' lock (common::SERVERS) shared; the lob
+// suite's tests hold it exclusively: they use the same tables (lob_*), and
+// two of them restart the servers or change a global setting.
 
 fn pg_url() -> String {
     std::env::var("BLOBBENCH_PG_URL").expect("BLOBBENCH_PG_URL: run scripts/test.sh")
@@ -73,7 +64,7 @@ fn full_cycle(dir: &std::path::Path, target: &str, can_update: bool) -> serde_js
 #[test]
 #[ignore = "needs PostgreSQL: run scripts/test.sh"]
 fn postgres_bytea_and_large_objects() {
-    let _servers = shared();
+    let _servers = servers_shared();
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     // A database of its own: the other tests create large objects too, and
@@ -174,7 +165,7 @@ fn postgres_bytea_and_large_objects() {
 #[test]
 #[ignore = "needs MariaDB: run scripts/test.sh"]
 fn mariadb_every_engine() {
-    let _servers = shared();
+    let _servers = servers_shared();
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     let url = mysql_url();
@@ -215,22 +206,21 @@ fn mariadb_every_engine() {
 #[test]
 #[ignore = "needs PostgreSQL and MariaDB: run scripts/test.sh"]
 fn unreachable_servers_and_bad_urls_are_one_line_errors() {
-    let _servers = shared();
+    let _servers = servers_shared();
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
-    // Port 9 (discard) on localhost: nothing listens there.
+    // A port nothing listens on while this test runs.
+    let refusing = closed_port();
+    let closed = refusing.addr();
     usage_error(
         d,
-        &["run", "postgres://postgres@127.0.0.1:9/blobbench"],
+        &["run", &format!("postgres://postgres@{closed}/blobbench")],
         "cannot connect",
     );
-    usage_error(
-        d,
-        &["run", "mysql://root:hunter2@127.0.0.1:9/blobbench"],
-        "cannot connect",
-    );
+    let mysql = format!("mysql://root:hunter2@{closed}/blobbench");
+    usage_error(d, &["run", &mysql], "cannot connect");
     // The password never appears in messages.
-    let out = run(d, &["run", "mysql://root:hunter2@127.0.0.1:9/blobbench"]);
+    let out = run(d, &["run", &mysql]);
     assert!(!String::from_utf8_lossy(&out.stderr).contains("hunter2"));
     usage_error(
         d,
@@ -252,15 +242,21 @@ fn unreachable_servers_and_bad_urls_are_one_line_errors() {
 #[test]
 #[ignore = "needs PostgreSQL, MariaDB and an S3 server: run scripts/test.sh"]
 fn lob_suite_measures_every_system() {
-    let _servers = exclusive();
+    let _servers = servers_exclusive();
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     let s3 = std::env::var("BLOBBENCH_S3_URL").expect("BLOBBENCH_S3_URL: run scripts/test.sh");
-    let out = ok(
+    // The objects in a prefix of this test and process (the suite adds
+    // "lob/" inside it).
+    let (base, query) = s3.split_once('?').unwrap_or((&s3, ""));
+    let s3 = format!(
+        "{}/servers-lob-{}?{query}",
+        base.trim_end_matches('/'),
+        std::process::id()
+    );
+    let out = lob_suite(
         d,
         &[
-            "suite",
-            "lob",
             "--pg",
             &pg_url(),
             "--mysql",
@@ -274,6 +270,7 @@ fn lob_suite_measures_every_system() {
             "--json",
             "lob.json",
         ],
+        Restarts::Withheld,
     );
     for system in [
         "sqlite",
@@ -323,11 +320,66 @@ fn durability(doc: &serde_json::Value, system: &str) -> String {
         .to_string()
 }
 
+/// The variables through which `scripts/start-postgres.sh` and
+/// `start-mariadb.sh` tell the lob suite how to restart the servers they
+/// started, which is also what lets it change their global settings. The
+/// suite uses a restart command only for the server at the URL beside it.
+const RESTARTS: [(&str, &str); 2] = [
+    ("BLOBBENCH_PG_RESTART", "BLOBBENCH_PG_URL"),
+    ("BLOBBENCH_MYSQL_RESTART", "BLOBBENCH_MYSQL_URL"),
+];
+
+/// Whether a lob run is given [`RESTARTS`].
+#[derive(Clone, Copy)]
+enum Restarts {
+    /// Given, with the servers' URLs, from this process's environment
+    /// (asserted present): the suite may restart the servers and set their
+    /// global settings.
+    Given,
+    /// Removed from the run's environment, whatever the tests inherited:
+    /// the suite leaves the servers and their settings alone.
+    Withheld,
+}
+
+/// `blobbench suite lob ARGS` in `d`, with the S3 credentials and with or
+/// without the restart commands; its output once it succeeded.
+fn lob_suite(d: &std::path::Path, args: &[&str], restarts: Restarts) -> String {
+    let mut command = bin();
+    command.current_dir(d).args(["suite", "lob"]).args(args);
+    s3_env(&mut command);
+    for (restart, url) in RESTARTS {
+        match restarts {
+            Restarts::Given => {
+                for name in [restart, url] {
+                    let value = std::env::var(name).unwrap_or_else(|_| {
+                        panic!(
+                            "{name}: run scripts/test.sh (the start script it sources exports it)"
+                        )
+                    });
+                    assert!(!value.trim().is_empty(), "{name} is empty");
+                    command.env(name, value);
+                }
+            }
+            Restarts::Withheld => {
+                command.env_remove(restart);
+            }
+        }
+    }
+    let out = output(&mut command);
+    assert!(
+        out.status.success(),
+        "suite lob {args:?} failed: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The lob suite on both servers at two sizes, allowed to restart them and
+/// set their global settings.
 fn lob(d: &std::path::Path, extra: &[&str], json_file: &str) -> String {
     let (pg, my) = (pg_url(), mysql_url());
     let mut args = vec![
-        "suite",
-        "lob",
         "--pg",
         &pg,
         "--mysql",
@@ -340,7 +392,7 @@ fn lob(d: &std::path::Path, extra: &[&str], json_file: &str) -> String {
         json_file,
     ];
     args.extend_from_slice(extra);
-    ok(d, &args)
+    lob_suite(d, &args, Restarts::Given)
 }
 
 fn innodb_flush_log() -> String {
@@ -352,13 +404,46 @@ fn innodb_flush_log() -> String {
     v.unwrap()
 }
 
+/// MariaDB's global innodb_flush_log_at_trx_commit as it was when this was
+/// made, set back however the test ends: the lob suite sets it for its
+/// --logging and leaves it so.
+struct FlushLogRestored(String);
+
+impl FlushLogRestored {
+    fn now() -> FlushLogRestored {
+        FlushLogRestored(innodb_flush_log())
+    }
+}
+
+impl Drop for FlushLogRestored {
+    fn drop(&mut self) {
+        use mysql::prelude::Queryable;
+        // A restart may still be under way if the suite failed midway: a
+        // value that cannot be set back is reported, not a second panic.
+        let set =
+            mysql::Conn::new(mysql::Opts::from_url(&mysql_url()).unwrap()).and_then(|mut c| {
+                c.query_drop(format!(
+                    "SET GLOBAL innodb_flush_log_at_trx_commit = {}",
+                    self.0
+                ))
+            });
+        if let Err(e) = set {
+            eprintln!(
+                "could not set innodb_flush_log_at_trx_commit back to {}: {e}",
+                self.0
+            );
+        }
+    }
+}
+
 /// --logging off is the paper's "logging disabled" on every system, --logging
 /// on is durable: each system's settings as read back, in the output and the
 /// result; the engines without a redo log say so.
 #[test]
 #[ignore = "needs PostgreSQL and MariaDB: run scripts/test.sh"]
 fn lob_logging_off_and_on_show_what_each_system_ran_with() {
-    let _servers = exclusive();
+    let _servers = servers_exclusive();
+    let _restored = FlushLogRestored::now();
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     let out = lob(d, &["--logging", "off"], "off.json");
@@ -446,11 +531,14 @@ fn server_start_times() -> (f64, f64) {
 #[test]
 #[ignore = "needs PostgreSQL and MariaDB: run scripts/test.sh"]
 fn lob_cold_restarts_the_servers_and_reads_still_verify() {
-    let _servers = exclusive();
+    let _servers = servers_exclusive();
+    let _restored = FlushLogRestored::now();
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     let before = server_start_times();
-    // MariaDB's start time is known to the second.
+    // MariaDB's start time is known to the second (UNIX_TIMESTAMP() less
+    // UPTIME, both whole seconds of the same clock): after this pause any
+    // restart starts in a later second, however slow the machine.
     std::thread::sleep(std::time::Duration::from_millis(1100));
     let out = lob(d, &["--cold"], "cold.json");
     assert!(out.contains("cold reads (--cold)"), "{out}");
@@ -493,7 +581,7 @@ fn lob_cold_restarts_the_servers_and_reads_still_verify() {
 #[test]
 #[ignore = "needs PostgreSQL and MariaDB: run scripts/test.sh"]
 fn every_store_operation_on_every_server_store() {
-    let _servers = shared();
+    let _servers = servers_shared();
     use blobbench::dataset::{DatasetSpec, Manifest};
     use blobbench::store::{self, Access, SessionOptions};
     use blobbench::target::Target;
@@ -544,7 +632,7 @@ fn every_store_operation_on_every_server_store() {
 #[test]
 #[ignore = "needs PostgreSQL and MariaDB: run scripts/test.sh"]
 fn servers_take_concurrent_mixes_with_a_connection_per_thread() {
-    let _servers = shared();
+    let _servers = servers_shared();
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     let (pg, my) = (pg_url(), mysql_url());

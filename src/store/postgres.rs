@@ -167,11 +167,7 @@ impl PostgresStore {
         let mut client = connect(url, display)?;
         refuse_lo(&mut client, display, mode)?;
         let err = |e| pg_error(display, e);
-        client
-            .batch_execute(
-                "CREATE TABLE IF NOT EXISTS blobbench_meta (tbl text, name text, value text, PRIMARY KEY (tbl, name))",
-            )
-            .map_err(err)?;
+        create_meta_table(&mut client).map_err(err)?;
         if table_exists(&mut client, table).map_err(err)? {
             let ours = client
                 .query_opt(
@@ -221,6 +217,27 @@ impl PostgresStore {
             table: table.to_string(),
             access: Access::ReadWrite,
         })
+    }
+}
+
+/// Creates `blobbench_meta` unless it exists. PostgreSQL's `CREATE TABLE
+/// IF NOT EXISTS` does not hold against a concurrent creation: two sessions
+/// that both find the table missing race in the catalog, and the second
+/// fails, once the first has committed, with unique_violation (on
+/// pg_type's name index) or duplicate_table. Either error therefore means
+/// the table exists now, which is all this asks.
+fn create_meta_table(client: &mut Client) -> std::result::Result<(), postgres::Error> {
+    use postgres::error::SqlState;
+    match client.batch_execute(
+        "CREATE TABLE IF NOT EXISTS blobbench_meta (tbl text, name text, value text, PRIMARY KEY (tbl, name))",
+    ) {
+        Err(e)
+            if e.code() == Some(&SqlState::UNIQUE_VIOLATION)
+                || e.code() == Some(&SqlState::DUPLICATE_TABLE) =>
+        {
+            Ok(())
+        }
+        done => done,
     }
 }
 

@@ -364,3 +364,64 @@ pub fn run_names(doc: &serde_json::Value, operation: &str) -> Vec<String> {
     }
     names
 }
+
+/// The AWS_* variables `scripts/test.sh` exports for the S3 servers it
+/// starts.
+pub const AWS_EXPORTED: [&str; 3] = ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION"];
+
+/// Gives `command` the AWS_* variables of [`AWS_EXPORTED`], with this
+/// process's values, and no other AWS_* variable: one a user's shell
+/// carries (AWS_PROFILE, AWS_SESSION_TOKEN, AWS_ENDPOINT_URL,
+/// AWS_CA_BUNDLE...) would change which credentials, endpoint or TLS setup
+/// the command's S3 client uses.
+pub fn s3_env(command: &mut Command) -> &mut Command {
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("AWS_") {
+            command.env_remove(name);
+        }
+    }
+    for name in AWS_EXPORTED {
+        if let Some(value) = std::env::var_os(name) {
+            command.env(name, value);
+        }
+    }
+    command
+}
+
+/// Like [`ok`], for a command that reaches an S3 server: with [`s3_env`].
+pub fn ok_s3(dir: &Path, args: &[&str]) -> String {
+    let out = output(s3_env(bin().current_dir(dir).args(args)));
+    assert!(
+        out.status.success(),
+        "{args:?} failed: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+impl Held {
+    /// Lets the command go on without waiting for it (to let several held
+    /// commands go at once); wait for it with [`Held::release`] or
+    /// [`Held::release_output`] after.
+    pub fn let_go(&self) {
+        let _ = std::fs::remove_file(&self.file);
+    }
+}
+
+/// The unprivileged user and group `nobody`.
+pub const NOBODY: u32 = 65534;
+
+/// Runs `command` as `nobody` when the tests run as root, after handing
+/// `dir` (the folder it works in) to that user. For commands whose root
+/// behaviour reaches past the test: `--cold` as root drops the whole
+/// machine's page cache (every other test's too); unprivileged it evicts
+/// only its own files. Not root: the command runs as the user already.
+pub fn unprivileged<'a>(command: &'a mut Command, dir: &Path) -> &'a mut Command {
+    // SAFETY: geteuid has no failure modes.
+    if unsafe { libc::geteuid() } != 0 {
+        return command;
+    }
+    std::os::unix::fs::chown(dir, Some(NOBODY), Some(NOBODY)).unwrap();
+    command.uid(NOBODY).gid(NOBODY)
+}

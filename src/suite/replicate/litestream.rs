@@ -7,9 +7,11 @@
 //! SIGTERM from the kernel), and `litestream restore`.
 
 use std::io::{Read as _, Write as _};
+use std::os::fd::{FromRawFd as _, OwnedFd};
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
@@ -34,6 +36,9 @@ pub struct Setup {
     pub socket: PathBuf,
     /// Its metrics address (`127.0.0.1:PORT`), None when no port was free.
     pub metrics: Option<String>,
+    /// The metrics port, held for as long as this setup lives (see
+    /// [`HeldPort`]).
+    _metrics_port: Option<Arc<HeldPort>>,
     /// The database it replicates.
     pub db: PathBuf,
     /// Whether the endpoint is plain http (no TLS).
@@ -56,7 +61,10 @@ impl Setup {
             std::process::id(),
             crate::dataset::fresh_version() % 1_000_000
         ));
-        let metrics = free_port().map(|p| format!("127.0.0.1:{p}"));
+        let metrics_port = HeldPort::new().map(Arc::new);
+        let metrics = metrics_port
+            .as_ref()
+            .map(|p| format!("127.0.0.1:{}", p.port));
         let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
         let mut text = String::from(
             "# Written by blobbench suite replicate. Credentials come from the\n# environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY), never from here.\n",
@@ -93,6 +101,7 @@ impl Setup {
             log: work.join("litestream.log"),
             socket,
             metrics,
+            _metrics_port: metrics_port,
             db: db.to_path_buf(),
             plain_http: replica
                 .endpoint
@@ -325,10 +334,58 @@ fn first_line(bytes: &[u8]) -> String {
         .to_string()
 }
 
-/// A port free on 127.0.0.1 now (the kernel's pick).
-fn free_port() -> Option<u16> {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").ok()?;
-    l.local_addr().ok().map(|a| a.port())
+/// A loopback port kept for Litestream's metrics listener, which is
+/// started (and restarted, once per round) long after the port is chosen.
+/// A port merely found free could meanwhile become the local end of any
+/// connection or `bind(:0)` on the machine, and Litestream would then run
+/// without metrics. So a socket stays bound to it, with SO_REUSEADDR and
+/// never listening: the kernel hands out no port with a bound socket as an
+/// ephemeral one (to `bind(:0)` or to a connection), while Litestream's
+/// listener, which sets SO_REUSEADDR too (Go's default), may bind and
+/// listen beside it.
+#[derive(Debug)]
+struct HeldPort {
+    port: u16,
+    _socket: OwnedFd,
+}
+
+impl HeldPort {
+    /// A free loopback port of the kernel's choosing, held; None if no
+    /// socket could be bound.
+    fn new() -> Option<HeldPort> {
+        // SAFETY: plain socket calls on a descriptor this function owns
+        // (closed by OwnedFd on every path); the address structs are zeroed
+        // and sized as bind(2) and getsockname(2) expect.
+        unsafe {
+            let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+            if fd < 0 {
+                return None;
+            }
+            let socket = OwnedFd::from_raw_fd(fd);
+            let on: libc::c_int = 1;
+            let int_len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+            let on_ptr = (&raw const on).cast::<libc::c_void>();
+            if libc::setsockopt(fd, libc::SOL_SOCKET, libc::SO_REUSEADDR, on_ptr, int_len) != 0 {
+                return None;
+            }
+            let mut addr: libc::sockaddr_in = std::mem::zeroed();
+            addr.sin_family = libc::AF_INET as libc::sa_family_t;
+            addr.sin_addr.s_addr = u32::from_ne_bytes([127, 0, 0, 1]);
+            let len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+            let addr_ptr = (&raw mut addr).cast::<libc::sockaddr>();
+            if libc::bind(fd, addr_ptr, len) != 0 {
+                return None;
+            }
+            let mut got_len = len;
+            if libc::getsockname(fd, addr_ptr, &mut got_len) != 0 {
+                return None;
+            }
+            Some(HeldPort {
+                port: u16::from_be(addr.sin_port),
+                _socket: socket,
+            })
+        }
+    }
 }
 
 /// User + system CPU time of process `pid` from /proc, ns.
@@ -405,6 +462,20 @@ litestream_replica_operation_bytes{operation=\"GET\",replica_type=\"s3\"} 99\n\
 litestream_sync_count{db=\"/x\"} 3\n";
         assert_eq!(uploaded_bytes(m), Some(60_612_522));
         assert_eq!(uploaded_bytes("litestream_sync_count 3\n"), None);
+    }
+
+    #[test]
+    fn a_listener_binds_beside_the_held_metrics_port_once_per_round() {
+        let held = HeldPort::new().unwrap();
+        // Litestream starts once per round: each start's listener (with
+        // SO_REUSEADDR, as Go's and std's are) binds the held port, serves,
+        // and leaves it held again when it stops.
+        for _ in 0..2 {
+            let listener = std::net::TcpListener::bind(("127.0.0.1", held.port)).unwrap();
+            let client = std::net::TcpStream::connect(("127.0.0.1", held.port)).unwrap();
+            let (served, _) = listener.accept().unwrap();
+            drop((served, client, listener));
+        }
     }
 
     #[test]
