@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use crate::common::{bin, json, ok, start_serve};
 
-/// A running `blobbench serve`, stopped (SIGTERM) when dropped.
+/// A running `blobbench serve`, killed when dropped.
 struct Server {
     child: Child,
     addr: String,
@@ -23,9 +23,11 @@ impl Server {
         Server { child, addr }
     }
 
+    /// Sends SIGTERM and waits for the server to end (bounded).
     fn stop(&mut self) -> std::process::ExitStatus {
+        // SAFETY: kill(2) on our own child's pid.
         unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
-        self.child.wait().unwrap()
+        common::wait_bounded(&mut self.child)
     }
 }
 
@@ -86,9 +88,16 @@ fn read_reply(r: &mut BufReader<TcpStream>, head: bool) -> Reply {
     }
 }
 
+/// A connection to `addr` whose reads give up after [`common::PATIENCE`]:
+/// a server that never answers fails the test instead of hanging it.
+fn connect(addr: &str) -> TcpStream {
+    let s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(common::PATIENCE)).unwrap();
+    s
+}
+
 fn request(addr: &str, raw: &str) -> Reply {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut s = connect(addr);
     s.write_all(raw.as_bytes()).unwrap();
     read_reply(&mut BufReader::new(s), raw.starts_with("HEAD "))
 }
@@ -101,14 +110,57 @@ fn get(addr: &str, path: &str, extra: &str) -> Reply {
 }
 
 /// This process needs a descriptor per connection too: its soft limit
-/// raised to the hard one.
+/// raised to the hard one. Every test of the binary shares the process, so
+/// this runs once and only ever raises the limit.
 fn raise_fd_limit() {
-    // SAFETY: getrlimit/setrlimit on this process with a zeroed rlimit.
-    unsafe {
-        let mut l: libc::rlimit = std::mem::zeroed();
-        libc::getrlimit(libc::RLIMIT_NOFILE, &mut l);
-        l.rlim_cur = l.rlim_max;
-        libc::setrlimit(libc::RLIMIT_NOFILE, &l);
+    static RAISED: std::sync::Once = std::sync::Once::new();
+    RAISED.call_once(|| {
+        // SAFETY: getrlimit/setrlimit on this process with a zeroed rlimit.
+        unsafe {
+            let mut l: libc::rlimit = std::mem::zeroed();
+            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut l) == 0 && l.rlim_cur < l.rlim_max {
+                l.rlim_cur = l.rlim_max;
+                libc::setrlimit(libc::RLIMIT_NOFILE, &l);
+            }
+        }
+    });
+}
+
+/// Caps the connection's receive buffer at a few hundred KiB and stops the
+/// kernel growing it (autotuning allows 32 MB here): a client that stops
+/// reading then stalls the server's stream of a large blob for certain,
+/// the blob's bytes no longer fitting in the sockets' buffers.
+fn small_receive_buffer(s: &TcpStream) {
+    use std::os::fd::AsRawFd;
+    let size: libc::c_int = 128 * 1024;
+    // SAFETY: setsockopt on this stream's open socket with an int option.
+    let set = unsafe {
+        libc::setsockopt(
+            s.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_RCVBUF,
+            (&size as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    assert_eq!(set, 0, "SO_RCVBUF: {}", std::io::Error::last_os_error());
+}
+
+/// Reads from `s` until the reply's head and at least `body` bytes of its
+/// body have come; returns all that was read.
+fn read_head_and_body(s: &mut TcpStream, body: usize) -> Vec<u8> {
+    let mut got = Vec::new();
+    let mut piece = [0u8; 16 * 1024];
+    loop {
+        if let Some(end) = got.windows(4).position(|w| w == b"\r\n\r\n")
+            && got.len() >= end + 4 + body
+        {
+            return got;
+        }
+        match s.read(&mut piece).unwrap() {
+            0 => panic!("the reply ended after {} bytes", got.len()),
+            n => got.extend_from_slice(&piece[..n]),
+        }
     }
 }
 
@@ -228,18 +280,30 @@ fn slow_clients_are_dropped_and_shutdown_is_graceful() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     ok(d, &["init", "s.db", "--count", "5", "--size", "1k"]);
+    let header_timeout = Duration::from_secs(1);
     let mut server = Server::start(d, "s.db", &["--header-timeout", "1s"]);
     // Half a request line, then silence: the server hangs up after 1 s.
-    let mut s = TcpStream::connect(&server.addr).unwrap();
-    s.write_all(b"GET /blobs/1 HT").unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    // Timed from before the connection exists, so the server's timer,
+    // started when it accepts, cannot have begun earlier.
     let started = Instant::now();
-    let mut buf = [0u8; 256];
-    let n = s.read(&mut buf).unwrap_or(0);
+    let mut s = connect(&server.addr);
+    s.write_all(b"GET /blobs/1 HT").unwrap();
+    // The end of the connection (no reply is owed to half a request); a
+    // server that never hangs up fails this after PATIENCE.
+    let mut rest = Vec::new();
+    let ended = s.read_to_end(&mut rest);
     let waited = started.elapsed();
     assert!(
-        waited < Duration::from_secs(4),
-        "slow client kept for {waited:?} ({n} bytes)"
+        ended.is_ok(),
+        "slow client not hung up on after {waited:?}: {ended:?}"
+    );
+    // Not before the header timeout, and by it rather than by the default
+    // one (10 s, an option ignored): a loaded machine adds well under 9 s
+    // to a 1 s timer.
+    assert!(
+        header_timeout <= waited && waited < Duration::from_secs(10),
+        "slow client kept for {waited:?} ({} bytes)",
+        rest.len()
     );
     // Meanwhile others are served.
     assert_eq!(get(&server.addr, "/blobs/2", "").status, 200);
@@ -258,8 +322,7 @@ fn a_thousand_concurrent_connections() {
     // 1000 connections opened and holding a request each before any is read.
     let mut conns: Vec<TcpStream> = (0..1000)
         .map(|i| {
-            let mut s = TcpStream::connect(&server.addr).unwrap();
-            s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+            let mut s = connect(&server.addr);
             s.write_all(
                 format!("GET /blobs/{} HTTP/1.1\r\nHost: x\r\n\r\n", i % 200 + 1).as_bytes(),
             )
@@ -281,12 +344,26 @@ fn a_thousand_concurrent_connections() {
 fn bad_serve_options_fail_before_listening() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
-    common::usage_error(d, &["serve", "missing.db"], "missing.db");
+    // Each with a port of its own (0), so a regression that listens after
+    // all never takes a fixed port another test or program may use; run
+    // bounded, so one that serves fails instead of hanging.
+    common::usage_error(
+        d,
+        &["serve", "missing.db", "--listen", "127.0.0.1:0"],
+        "missing.db",
+    );
     ok(d, &["init", "s.db", "--count", "5", "--size", "1k"]);
     common::usage_error(d, &["serve", "s.db", "--listen", "nonsense"], "nonsense");
     common::usage_error(
         d,
-        &["serve", "s.db", "--max-connections", "0"],
+        &[
+            "serve",
+            "s.db",
+            "--listen",
+            "127.0.0.1:0",
+            "--max-connections",
+            "0",
+        ],
         "--max-connections",
     );
     // A port already taken.
@@ -391,11 +468,11 @@ fn a_second_server_on_a_busy_address_fails() {
     let d = tmp.path();
     ok(d, &["init", "s.db", "--count", "10", "--size", "1k"]);
     let first = Server::start(d, "s.db", &[]);
-    let out = bin()
-        .current_dir(d)
-        .args(["serve", "s.db", "--listen", &first.addr])
-        .output()
-        .unwrap();
+    let out = common::output(
+        bin()
+            .current_dir(d)
+            .args(["serve", "s.db", "--listen", &first.addr]),
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("address in use"), "{stderr}");
@@ -407,8 +484,7 @@ fn a_second_server_on_a_busy_address_fails() {
 }
 
 fn put(addr: &str, key: &str, token: &str, body: &[u8]) -> Reply {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut s = connect(addr);
     s.write_all(
         format!(
             "PUT /blobs/{key} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
@@ -451,8 +527,7 @@ fn writable_servers_need_the_token_and_respect_the_size_limit() {
         assert_eq!(get(a, "/blobs/501", "").status, 404);
         // Over --max-blob-size: announced (refused before the body) and chunked.
         assert_eq!(put(a, "502", TOKEN, &vec![1u8; 100_001]).status, 413);
-        let mut s = TcpStream::connect(a).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut s = connect(a);
         s.write_all(format!("PUT /blobs/503 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n").as_bytes()).unwrap();
         for _ in 0..30 {
             let _ = s.write_all(b"1000\r\n");
@@ -486,21 +561,35 @@ fn writable_servers_need_the_token_and_respect_the_size_limit() {
     // Read-only servers refuse writes outright.
     let server = Server::start(d, "s.db", &[]);
     assert_eq!(put(&server.addr, "600", TOKEN, b"x").status, 405);
-    common::usage_error(d, &["serve", "s.db", "--writable"], "--token");
+    // Each on a port of its own (0), as in bad_serve_options_fail_before_listening.
+    let any = ["--listen", "127.0.0.1:0"];
+    common::usage_error(
+        d,
+        &[&["serve", "s.db", "--writable"][..], &any].concat(),
+        "--token",
+    );
     common::usage_error(
         d,
         &[
-            "serve",
-            "sqlite:s.db?locking_mode=exclusive",
-            "--writable",
-            "--token",
-            TOKEN,
-        ],
+            &[
+                "serve",
+                "sqlite:s.db?locking_mode=exclusive",
+                "--writable",
+                "--token",
+                TOKEN,
+            ][..],
+            &any,
+        ]
+        .concat(),
         "locking_mode=exclusive",
     );
     common::usage_error(
         d,
-        &["serve", "s.db", "--writable", "--token", "short"],
+        &[
+            &["serve", "s.db", "--writable", "--token", "short"][..],
+            &any,
+        ]
+        .concat(),
         "16",
     );
 }
@@ -544,7 +633,10 @@ fn load_counts_requests_checks_content_and_reports_errors() {
         assert!(l["bytes"].as_u64().unwrap() > 400 * 15_000);
         assert_eq!(l["latency"]["count"], 400);
     }
-    // Open loop: the rate is held, and errors are counted by kind.
+    // Open loop: errors are counted by kind. A request count with a rate
+    // makes every one of the 200 requests due and sent, so the counts are
+    // exact: in sequential order every other request asks for a missing
+    // blob (404).
     std::fs::write(
         d.join("bad.txt"),
         format!("http://{0}/blobs/1\nhttp://{0}/blobs/999\n", server.addr),
@@ -560,8 +652,8 @@ fn load_counts_requests_checks_content_and_reports_errors() {
             "4",
             "--rate",
             "200",
-            "-t",
-            "1s",
+            "-n",
+            "200",
             "--order",
             "sequential",
             "--json",
@@ -570,22 +662,13 @@ fn load_counts_requests_checks_content_and_reports_errors() {
     );
     let doc = json(&d.join("b.json"));
     let l = &doc["tables"]["levels"][0];
-    let (ok_n, status) = (
-        l["ok"].as_u64().unwrap(),
-        l["errors"]["status"].as_u64().unwrap(),
-    );
-    assert!(ok_n > 50 && status > 50, "{l}");
-    assert!(
-        (ok_n as i64 - status as i64).abs() <= 1,
-        "sequential: half and half: {l}"
-    );
-    assert!(
-        (150..=230).contains(&(ok_n + status)),
-        "about 200 requests in 1 s: {l}"
-    );
+    assert_eq!(l["requests"], 200, "{l}");
+    assert_eq!(l["ok"], 100, "sequential: half and half: {l}");
+    assert_eq!(l["errors"]["status"], 100, "the other 100: {l}");
     // Each failure keeps its time within the level, so bursts show.
     let events = l["error_events"].as_array().unwrap();
-    assert_eq!(events.len() as u64, status, "{l}");
+    assert_eq!(events.len(), 100, "{l}");
+    assert!(events.iter().all(|e| e["kind"] == "status"), "{l}");
     let times: Vec<u64> = events
         .iter()
         .map(|e| e["at_ns"].as_u64().unwrap())
@@ -594,22 +677,30 @@ fn load_counts_requests_checks_content_and_reports_errors() {
         times.windows(2).all(|w| w[0] <= w[1]),
         "in time order: {times:?}"
     );
-    assert!(times.iter().all(|&t| t < 2_000_000_000), "{times:?}");
-    assert!(events.iter().all(|e| e["kind"] == "status"), "{l}");
+    // Request i is due at i / 200 s and never sent before then, so the
+    // k-th failure (of requests 1, 3, 5...) comes no earlier than request
+    // 2k + 1 was due; none after the level's end; and they are the times
+    // of each failure, not one time stamped on all.
+    let elapsed = l["elapsed_ns"].as_u64().unwrap();
+    for (k, &t) in times.iter().enumerate() {
+        let due = (2 * k as u64 + 1) * 5_000_000;
+        assert!(due <= t && t <= elapsed, "failure {k} at {t} ns: {times:?}");
+    }
+    assert!(times[0] < times[99], "{times:?}");
     let o = &l["open_loop"];
-    assert_eq!(o["due"], 200, "{o}");
     assert_eq!(
-        o["sent"].as_u64().unwrap() + o["not_sent"].as_u64().unwrap(),
-        200,
+        (&o["due"], &o["sent"], &o["not_sent"]),
+        (&200.into(), &200.into(), &0.into()),
         "{o}"
     );
     // Nothing listening: connect errors, not a crash; every request
     // failed, so the exit status says so (1, with a summary line).
+    let closed = common::closed_port();
     let failed = common::run(
         d,
         &[
             "load",
-            "http://127.0.0.1:9/blobs/1",
+            &format!("http://{}/blobs/1", closed.addr()),
             "-n",
             "5",
             "--timeout",
@@ -656,6 +747,8 @@ fn http_suite_serves_both_sides_and_adds_extra_servers() {
             "300ms",
             "--extra",
             "other=extra.txt",
+            "--dir",
+            "work",
             "--json",
             "h.json",
             "--report",
@@ -677,7 +770,8 @@ fn http_suite_serves_both_sides_and_adds_extra_servers() {
         let levels = s["levels"].as_array().unwrap();
         assert_eq!(levels.len(), 2, "{s}");
         for l in levels {
-            assert!(l["ok"].as_u64().unwrap() > 10, "{s}");
+            // It serves: how much in 300 ms depends on the machine's load.
+            assert!(l["ok"].as_u64().unwrap() >= 1, "{s}");
             assert_eq!(l["errors"]["status"], 0, "{s}");
             assert_eq!(l["errors"]["length"], 0, "{s}");
         }
@@ -792,31 +886,8 @@ fn exclusive_locking_serves_the_same_bytes() {
     }
 }
 
-/// The p50s of one closed-loop `-c 1` level and one open-loop level at
-/// `rate`, back to back, and the open-loop level's JSON record.
-fn closed_and_open_p50(d: &Path, rate: &str) -> (u64, u64, serde_json::Value) {
-    ok(
-        d,
-        &[
-            "load", "--urls", "urls.txt", "-c", "1", "-t", "1s", "--json", "c.json",
-        ],
-    );
-    let closed = json(&d.join("c.json"))["tables"]["levels"][0]["latency"]["p50_ns"]
-        .as_u64()
-        .unwrap();
-    ok(
-        d,
-        &[
-            "load", "--urls", "urls.txt", "--rate", rate, "-t", "2s", "--json", "o.json",
-        ],
-    );
-    let level = json(&d.join("o.json"))["tables"]["levels"][0].clone();
-    let open = level["latency"]["p50_ns"].as_u64().unwrap();
-    (closed, open, level)
-}
-
 #[test]
-fn open_loop_latency_leaves_out_the_generators_own_lateness() {
+fn open_loop_latency_is_counted_from_each_requests_due_time() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     ok(d, &["init", "s.db", "--count", "200", "--size", "10k"]);
@@ -825,36 +896,53 @@ fn open_loop_latency_leaves_out_the_generators_own_lateness() {
         .map(|k| format!("http://{}/blobs/{k}\n", server.addr))
         .collect();
     std::fs::write(d.join("urls.txt"), urls).unwrap();
-    // 200 req/s is about 2% of what one connection gets from this server.
-    // tokio's 1 ms timer alone used to put the open-loop median at 15-20x
-    // the closed-loop one (1.3 ms against 70 us); sent on time, it is within
-    // 2x. On a busy VM an idle server also wakes slower than one kept busy
-    // (a plain blocking client sees 150-190 us at 200 req/s against 73 us
-    // in closed loop): that is the server's latency, not the generator's,
-    // so a median within 50 us of the same requests' service time passes
-    // too; the 1 ms lateness fails both. A busy machine can spoil one
-    // attempt, so the best of three pairs counts.
-    let mut seen = Vec::new();
-    for _ in 0..3 {
-        let (closed, open, level) = closed_and_open_p50(d, "200");
-        let o = &level["open_loop"];
-        assert_eq!(o["due"], 400, "{o}");
-        let (sent, not_sent) = (o["sent"].as_u64().unwrap(), o["not_sent"].as_u64().unwrap());
-        assert_eq!(sent + not_sent, 400, "{o}");
-        assert_eq!(sent, level["requests"].as_u64().unwrap(), "{level}");
-        assert_eq!(o["service_time"]["count"], level["ok"], "{o}");
-        assert_eq!(o["send_lag"]["count"], sent, "{o}");
-        let lag = o["send_lag"]["p50_ns"].as_u64().unwrap();
-        let service = o["service_time"]["p50_ns"].as_u64().unwrap();
-        seen.push(format!(
-            "closed {closed} ns, open {open} ns, service {service} ns, send lag {lag} ns"
-        ));
-        let on_time = open <= 2 * closed || open <= service + 50_000;
-        if on_time && lag < 100_000 {
-            return;
-        }
+    // 400 requests due at 200 req/s, all sent (a count, not a duration).
+    ok(
+        d,
+        &[
+            "load", "--urls", "urls.txt", "--rate", "200", "-n", "400", "--json", "o.json",
+        ],
+    );
+    let level = json(&d.join("o.json"))["tables"]["levels"][0].clone();
+    let o = &level["open_loop"];
+    assert_eq!(
+        (&o["due"], &o["sent"], &o["not_sent"]),
+        (&400.into(), &400.into(), &0.into()),
+        "{o}"
+    );
+    assert_eq!(level["requests"], 400, "{level}");
+    assert_eq!(level["ok"], 400, "{level}");
+    assert_eq!(level["latency"]["count"], 400, "{level}");
+    assert_eq!(o["service_time"]["count"], 400, "{o}");
+    assert_eq!(o["send_lag"]["count"], 400, "{o}");
+    // Each request's latency runs from when it was due: the generator's
+    // lateness in sending it (send lag) plus the server's time (service
+    // time), both reported apart. How large each part is depends on the
+    // machine; that the parts add up does not. So the mean latency is the
+    // two means' sum (the histograms keep 3 significant digits), and as
+    // no request's latency is below either part, no percentile is.
+    let ns = |v: &serde_json::Value| v.as_u64().unwrap_or_else(|| panic!("{v}"));
+    let mean = |v: &serde_json::Value| v["mean_ns"].as_f64().unwrap();
+    let (latency, lag, service) = (&level["latency"], &o["send_lag"], &o["service_time"]);
+    let sum = mean(lag) + mean(service);
+    assert!(
+        (mean(latency) - sum).abs() <= 0.005 * sum,
+        "mean latency {} ns, send lag {} ns + service time {} ns",
+        mean(latency),
+        mean(lag),
+        mean(service)
+    );
+    for p in ["min_ns", "p50_ns", "p90_ns", "p99_ns", "max_ns"] {
+        assert!(
+            ns(&latency[p]) >= ns(&lag[p]).max(ns(&service[p])),
+            "{p}: latency {latency}, send lag {lag}, service time {service}"
+        );
     }
-    panic!("open-loop p50 above 2x the closed-loop p50 (or sends late) every time: {seen:?}");
+    assert!(
+        ns(&latency["max_ns"]) as f64
+            <= 1.002 * (ns(&lag["max_ns"]) + ns(&service["max_ns"])) as f64,
+        "latency {latency}, send lag {lag}, service time {service}"
+    );
 }
 
 #[test]
@@ -930,11 +1018,11 @@ fn a_fifo_in_a_served_folder_does_not_hang_the_server() {
     let c = std::ffi::CString::new(five.to_str().unwrap()).unwrap();
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
     let server = Server::start(d, "dir:s.dir", &[]);
-    let started = Instant::now();
+    // A server stuck opening the FIFO never answers: `get` gives up after
+    // PATIENCE and fails the test.
     let r = get(&server.addr, "/blobs/5", "");
     assert_ne!(r.status, 200);
     assert!(String::from_utf8_lossy(&r.body).contains("not a regular file"));
-    assert!(started.elapsed() < Duration::from_secs(5));
     for _ in 0..10 {
         assert_eq!(get(&server.addr, "/blobs/3", "").status, 200);
     }
@@ -945,34 +1033,47 @@ fn a_stalled_client_blocks_writers_no_longer_than_the_send_timeout() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     ok(d, &["init", "s.db", "--count", "2", "--size", "40M"]);
+    let send_timeout = Duration::from_secs(1);
     let server = Server::start(
         d,
         "s.db",
         &["--writable", "--token", TOKEN, "--send-timeout", "1s"],
     );
-    // Asks for 40 MB and reads nothing: the stream fills the socket's
-    // buffers, then waits on the client inside its read transaction.
-    let mut stalled = TcpStream::connect(&server.addr).unwrap();
+    // Asks for 40 MB and, once the head and 64 KiB of the body have come,
+    // reads nothing more. Those bytes were read inside the stream's read
+    // transaction, so it is open before the writer comes; 40 MB cannot fit
+    // in the sockets' buffers, so the stream then waits on the client,
+    // holding it, until the send timeout cuts it off.
+    let mut stalled = connect(&server.addr);
+    small_receive_buffer(&stalled);
+    let asked = Instant::now();
     stalled
         .write_all(b"GET /blobs/1 HTTP/1.1\r\nHost: x\r\n\r\n")
         .unwrap();
-    std::thread::sleep(Duration::from_millis(300));
-    // A writer waits for the stalled read at most about the send timeout.
+    let mut got = read_head_and_body(&mut stalled, 64 * 1024);
     let started = Instant::now();
     let r = put(&server.addr, "2", TOKEN, b"replaced");
+    let replied = Instant::now();
+    // The server's writer waits for readers' locks for the send timeout
+    // plus 5 s and then fails the write (500): a stall that was never cut
+    // off shows as that failure, or as a PUT that never answers.
     assert_eq!(r.status, 204, "{}", String::from_utf8_lossy(&r.body));
+    // The writer could not commit before the stream's transaction ended,
+    // and that was at least a send timeout after the GET was sent.
     assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        started.elapsed()
+        replied.duration_since(asked) >= send_timeout,
+        "committed {:?} after the stalled GET, within its send timeout",
+        replied.duration_since(asked)
+    );
+    // And not much later: a loaded machine adds well under 5 s to the 1 s.
+    let waited = replied.duration_since(started);
+    assert!(
+        waited < send_timeout + Duration::from_secs(5),
+        "the writer waited {waited:?}"
     );
     // The stalled client was cut off: its connection ends short of 40 MB.
-    stalled
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
-    let mut got = Vec::new();
-    let _ = stalled.read_to_end(&mut got);
-    assert!(got.len() < 40_000_000, "{}", got.len());
+    let ended = stalled.read_to_end(&mut got);
+    assert!(got.len() < 40_000_000, "{} bytes ({ended:?})", got.len());
 }
 
 #[test]
@@ -980,10 +1081,15 @@ fn a_writable_start_removes_only_stale_temporary_files_of_its_own() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     ok(d, &["init", "dir:s.dir", "--count", "10", "--size", "1k"]);
-    // A process that has ended: its temporary files are stale.
-    let mut gone = std::process::Command::new("true").spawn().unwrap();
-    let dead = gone.id();
-    gone.wait().unwrap();
+    // A process that is not running: its temporary files are stale. A pid
+    // above the kernel's pid_max is never given to a process (the pid of
+    // one that has ended may be given to a new one at any time).
+    let pid_max: u32 = std::fs::read_to_string("/proc/sys/kernel/pid_max")
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let dead = pid_max + 1;
     let live = std::process::id();
     let names = [
         format!("000003.tmp-{dead}-0"),
@@ -1024,8 +1130,7 @@ fn a_writable_start_removes_only_stale_temporary_files_of_its_own() {
 /// server's threads hold read snapshots) until `stop`; returns, for each
 /// reply, when its request was sent and the bytes it carried.
 fn get_loop(addr: &str, stop: &std::sync::atomic::AtomicBool) -> Vec<(Instant, Vec<u8>)> {
-    let s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let s = connect(addr);
     let mut w = s.try_clone().unwrap();
     let mut r = BufReader::new(s);
     let mut seen = Vec::new();
@@ -1038,6 +1143,17 @@ fn get_loop(addr: &str, stop: &std::sync::atomic::AtomicBool) -> Vec<(Instant, V
         seen.push((sent, reply.body));
     }
     seen
+}
+
+/// Sets its flag when dropped, by a panic too: readers looping until it is
+/// set (`get_loop`) then stop, so a failed assertion fails the test instead
+/// of leaving `std::thread::scope` waiting for them for ever.
+struct StopWhenDropped<'a>(&'a std::sync::atomic::AtomicBool);
+
+impl Drop for StopWhenDropped<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
 }
 
 #[test]
@@ -1055,39 +1171,42 @@ fn a_commit_by_another_process_is_seen_within_the_staleness_bound() {
             ],
         );
         let server = Server::start(d, "s.db", &[]);
+        let bound = Duration::from_millis(2);
         let stop = std::sync::atomic::AtomicBool::new(false);
         let (seen, commits) = std::thread::scope(|scope| {
             let readers: Vec<_> = (0..2)
                 .map(|_| scope.spawn(|| get_loop(&server.addr, &stop)))
                 .collect();
+            let stopping = StopWhenDropped(&stop);
             let writer = rusqlite::Connection::open(d.join("s.db")).unwrap();
-            // Generous: under load, a rollback-journal writer can wait long
-            // for a moment when no server thread holds the shared lock (the
+            // Under load, a rollback-journal writer can wait long for a
+            // moment when no server thread holds the shared lock (the
             // server's connections share one OS-level lock; see the note in
-            // store/sqlite.rs). Visibility, not the writer's wait, is tested.
-            writer.busy_timeout(Duration::from_secs(30)).unwrap();
+            // store/sqlite.rs). Visibility, not the writer's wait, is
+            // tested: only a writer that never gets in fails.
+            writer.busy_timeout(common::PATIENCE).unwrap();
             let mut commits = Vec::new();
-            // The readers stop whatever happens here: a failed commit must
-            // fail the test, not leave the readers looping while the scope
-            // waits for them.
-            let wrote = (1..=20u8).try_for_each(|round| {
+            // Besides the readers' requests, however many a loaded machine
+            // lets them send: one request after each commit, sent once the
+            // bound has passed (a sleep never ends early).
+            let mut seen = Vec::new();
+            for round in 1..=20u8 {
                 std::thread::sleep(Duration::from_millis(15));
-                writer.execute("UPDATE kv SET v = ?1 WHERE k = 1", [vec![round; 100]])?;
+                writer
+                    .execute("UPDATE kv SET v = ?1 WHERE k = 1", [vec![round; 100]])
+                    .unwrap_or_else(|e| panic!("{jmode}: commit {round} of 20 failed: {e}"));
                 commits.push((Instant::now(), round));
-                Ok::<(), rusqlite::Error>(())
-            });
-            std::thread::sleep(Duration::from_millis(15));
-            stop.store(true, std::sync::atomic::Ordering::SeqCst);
-            let seen: Vec<_> = readers
-                .into_iter()
-                .flat_map(|r| r.join().unwrap())
-                .collect();
-            if let Err(e) = wrote {
-                panic!("{jmode}: commit {} of 20 failed: {e}", commits.len() + 1);
+                std::thread::sleep(bound);
+                let sent = Instant::now();
+                let reply = get(&server.addr, "/blobs/1", "");
+                assert_eq!(reply.status, 200, "{jmode}");
+                seen.push((sent, reply.body));
             }
+            std::thread::sleep(Duration::from_millis(15));
+            drop(stopping);
+            seen.extend(readers.into_iter().flat_map(|r| r.join().unwrap()));
             (seen, commits)
         });
-        let bound = Duration::from_millis(2);
         let mut checked = 0;
         for (sent, body) in &seen {
             // The newest commit that returned at least `bound` before this
@@ -1103,6 +1222,7 @@ fn a_commit_by_another_process_is_seen_within_the_staleness_bound() {
                 sent.duration_since(commits[*round as usize - 1].0)
             );
         }
+        // At least the one request sent after each commit.
         assert!(checked >= 20, "{jmode}: only {checked} requests checked");
     }
 }
@@ -1121,6 +1241,7 @@ fn a_write_through_the_server_is_read_at_once() {
         let readers: Vec<_> = (0..2)
             .map(|_| scope.spawn(|| get_loop(&server.addr, &stop)))
             .collect();
+        let stopping = StopWhenDropped(&stop);
         for round in 1..=30u8 {
             let body = vec![round; 64];
             let r = put(&server.addr, "1", TOKEN, &body);
@@ -1131,7 +1252,7 @@ fn a_write_through_the_server_is_read_at_once() {
                 "round {round}"
             );
         }
-        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        drop(stopping);
         for r in readers {
             r.join().unwrap();
         }
@@ -1148,9 +1269,13 @@ fn a_blob_sent_from_the_mapped_file_is_one_version_while_a_writer_waits() {
     let d = tmp.path();
     ok(d, &["init", "s.db", "--count", "2", "--size", "24M"]);
     let old = blob_from_db(&d.join("s.db"), 1);
-    let server = Server::start(d, "s.db", &["--send-timeout", "20s"]);
-    let mut s = TcpStream::connect(&server.addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    // The client reads throughout, however slowly a loaded machine lets
+    // it: the send timeout must never cut it off.
+    let server = Server::start(d, "s.db", &["--send-timeout", "300s"]);
+    let mut s = connect(&server.addr);
+    // The blob cannot wait in the sockets' buffers: it is sent while the
+    // writer waits.
+    small_receive_buffer(&s);
     s.write_all(b"GET /blobs/1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         .unwrap();
     let mut got = vec![0u8; 64 * 1024];
@@ -1159,7 +1284,8 @@ fn a_blob_sent_from_the_mapped_file_is_one_version_while_a_writer_waits() {
         let db = d.join("s.db");
         move || {
             let c = rusqlite::Connection::open(db).unwrap();
-            c.busy_timeout(Duration::from_secs(30)).unwrap();
+            // It waits for the whole blob to be sent, however long that takes.
+            c.busy_timeout(common::PATIENCE).unwrap();
             // The blob API writes the row's pages in place, the pages the
             // server is sending from.
             let mut blob = c.blob_open(rusqlite::MAIN_DB, "kv", "v", 1, false).unwrap();
@@ -1207,6 +1333,8 @@ fn rss_kb(pid: u32) -> (u64, u64) {
 /// 200 MB, and every client gets its whole blob.
 fn thousand_slow_streams(target: &str, d: &Path) -> u64 {
     raise_fd_limit();
+    // The client takes a piece of every stream every few ms: a minute
+    // without any is a hung test, not a loaded machine.
     let server = Server::start(d, target, &["--send-timeout", "60s"]);
     let mut conns: Vec<(TcpStream, usize, bool)> = (0..1000)
         .map(|i| {
@@ -1225,7 +1353,7 @@ fn thousand_slow_streams(target: &str, d: &Path) -> u64 {
     let mut open = conns.len();
     while open > 0 {
         assert!(
-            started.elapsed() < Duration::from_secs(120),
+            started.elapsed() < common::PATIENCE,
             "{target}: {open} streams unfinished"
         );
         open = 0;
@@ -1272,8 +1400,68 @@ fn a_thousand_streams_of_2mb_blobs_stay_under_200mb_of_rss() {
     }
 }
 
+/// The worker threads a `serve` banner names ("(N threads)").
+fn banner_threads(banner: &str) -> usize {
+    banner
+        .split(" threads)")
+        .next()
+        .and_then(|s| s.rsplit('(').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no thread count in {banner:?}"))
+}
+
+/// A client that asked for a large blob and then stops reading.
+struct StalledClient {
+    stream: TcpStream,
+    /// Before its request was sent.
+    asked: Instant,
+    /// Bytes read.
+    got: Vec<u8>,
+}
+
+impl StalledClient {
+    fn ask(addr: &str, key: u64) -> StalledClient {
+        let mut stream = connect(addr);
+        small_receive_buffer(&stream);
+        let asked = Instant::now();
+        stream
+            .write_all(format!("GET /blobs/{key} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes())
+            .unwrap();
+        StalledClient {
+            stream,
+            asked,
+            got: Vec::new(),
+        }
+    }
+
+    /// Where the body starts, once the head is in.
+    fn body_at(&self) -> Option<usize> {
+        self.got
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .map(|at| at + 4)
+    }
+
+    /// Whether body bytes have come: they are read inside the stream's
+    /// read transaction, so it was open by then.
+    fn has_body(&self) -> bool {
+        self.body_at().is_some_and(|at| self.got.len() > at)
+    }
+
+    /// Reads what has come, without waiting (the stream is non-blocking).
+    fn read_some(&mut self) {
+        let mut piece = [0u8; 4096];
+        match self.stream.read(&mut piece) {
+            Ok(0) => panic!("a stream ended after {} bytes", self.got.len()),
+            Ok(n) => self.got.extend_from_slice(&piece[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(e) => panic!("{e}"),
+        }
+    }
+}
+
 #[test]
-fn seven_hundred_stalled_clients_delay_a_writer_by_the_send_timeout_not_for_ever() {
+fn more_stalled_clients_than_threads_delay_a_writer_by_the_send_timeout_not_for_ever() {
     // More stalled streams than the server has threads for: each holds
     // its read transaction until the send timeout cuts it off, so a writer
     // waits about that long (it is not queued behind them), then commits.
@@ -1281,26 +1469,78 @@ fn seven_hundred_stalled_clients_delay_a_writer_by_the_send_timeout_not_for_ever
     let d = tmp.path();
     ok(d, &["init", "s.db", "--count", "2", "--size", "40M"]);
     raise_fd_limit();
-    let server = Server::start(
+    let send_timeout = Duration::from_secs(2);
+    let (child, banner, addr) = common::start_serve_banner(
         d,
         "s.db",
-        &["--writable", "--token", TOKEN, "--send-timeout", "1s"],
+        &["--writable", "--token", TOKEN, "--send-timeout", "2s"],
     );
-    let stalled: Vec<TcpStream> = (0..700)
-        .map(|i| {
-            let mut s = TcpStream::connect(&server.addr).unwrap();
-            let req = format!("GET /blobs/{} HTTP/1.1\r\nHost: x\r\n\r\n", i % 2 + 1);
-            s.write_all(req.as_bytes()).unwrap();
-            s
-        })
+    let server = Server { child, addr };
+    // Each worker thread streams 64 blobs at once (its blocking pool, see
+    // src/http/server/listen.rs); further streams wait for one to end.
+    // Eight times as many clients: seven waves of stalls queued behind the
+    // first, whatever the number of cores.
+    let slots = banner_threads(&banner) * 64;
+    let mut stalled: Vec<StalledClient> = (0..slots * 8)
+        .map(|i| StalledClient::ask(&server.addr, i as u64 % 2 + 1))
         .collect();
-    std::thread::sleep(Duration::from_millis(500));
+    // Every reply's head (written before its stream starts or queues): the
+    // server has taken every request, so any queue a writer could join is
+    // already behind all of them.
+    for c in &mut stalled {
+        while c.body_at().is_none() {
+            let mut piece = [0u8; 4096];
+            match c.stream.read(&mut piece).unwrap() {
+                0 => panic!("a reply ended after {} bytes", c.got.len()),
+                n => c.got.extend_from_slice(&piece[..n]),
+            }
+        }
+        c.stream.set_nonblocking(true).unwrap();
+    }
+    // Then body bytes from as many streams as the server streams at once:
+    // the streams hold read transactions and, read no further (40 MB
+    // cannot wait in the sockets' buffers), stall on their clients.
+    let started = Instant::now();
+    while stalled.iter().filter(|c| c.has_body()).count() < slots {
+        assert!(
+            started.elapsed() < common::PATIENCE,
+            "{} of {slots} streams started",
+            stalled.iter().filter(|c| c.has_body()).count()
+        );
+        for c in stalled.iter_mut().filter(|c| !c.has_body()) {
+            c.read_some();
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let last_asked = stalled
+        .iter()
+        .filter(|c| c.has_body())
+        .map(|c| c.asked)
+        .max()
+        .unwrap();
     let started = Instant::now();
     let r = put(&server.addr, "1", TOKEN, b"replaced");
-    let waited = started.elapsed();
+    let replied = Instant::now();
+    // The server's writer waits for readers' locks for the send timeout
+    // plus 5 s, then fails the write (500): stalls never cut off show as
+    // that failure, or as a PUT that never answers.
     assert_eq!(r.status, 204, "{}", String::from_utf8_lossy(&r.body));
+    // The writer could not commit before the started streams' transactions
+    // ended, each at least a send timeout after its GET was sent.
     assert!(
-        waited < Duration::from_secs(4),
+        replied.duration_since(last_asked) >= send_timeout,
+        "committed {:?} after the last stalled GET, within its send timeout",
+        replied.duration_since(last_asked)
+    );
+    // It waits for the stalls holding locks when it comes, about a send
+    // timeout; a loaded machine adds a few seconds to that (up to 2 s seen
+    // with two CPU hogs and the other tests beside it), well under 6 s.
+    // Queued behind the other streams it would wait a send timeout for
+    // each of seven more waves of them (14 s more), and for ever for
+    // stalls never cut off.
+    let waited = replied.duration_since(started);
+    assert!(
+        waited < send_timeout + Duration::from_secs(6),
         "the writer waited {waited:?}"
     );
     let (_, peak) = rss_kb(server.child.id());
