@@ -7,7 +7,10 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use crate::common::{PATIENCE, default_signals, output};
 
 use blobbench::measure::fragments;
 use blobbench::suite::aging::interrupt;
@@ -39,7 +42,7 @@ fn proc_mounts() -> String {
 }
 
 fn losetup_all() -> String {
-    let out = Command::new("losetup").arg("-a").output().unwrap();
+    let out = output(Command::new("losetup").arg("-a").stdin(Stdio::null()));
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -55,15 +58,27 @@ fn assert_gone(mnt: &Path, image: &Path) {
     assert!(!proc_mounts().contains(&*mnt_s), "{mnt_s} still mounted");
     // `losetup -d` on a device another program has open for a moment
     // (udev's probe, a concurrent `losetup -a`) succeeds and leaves the
-    // detach to the kernel at its last close (autoclear): wait for that.
+    // detach to the kernel at its last close (autoclear): let udev finish
+    // its work on the device, then wait for that last close. A device
+    // still attached after PATIENCE is one nothing will ever let go.
+    if let Ok(mut settle) = Command::new("udevadm")
+        .args(["settle", "--timeout=60"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+    {
+        crate::common::wait_bounded(&mut settle);
+    }
     let attached = || losetup_all().contains(&*image_s);
-    for _ in 0..50 {
-        if !attached() {
-            break;
-        }
+    let start = Instant::now();
+    while attached() {
+        assert!(
+            start.elapsed() < PATIENCE,
+            "{image_s} still attached after {PATIENCE:?}"
+        );
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
-    assert!(!attached(), "{image_s} still attached");
     assert!(!mnt.exists(), "{mnt_s} left");
     assert!(!image.exists(), "{image_s} left");
 }
@@ -179,43 +194,89 @@ fn age_until_interrupted(
     let mut _held = None;
     let v = Volume::make(Fs::Ext4, 64 * MIB, work)?;
     *seen = Some(paths(v.root()));
+    // The parent test reads where the volume was from this line.
+    println!(
+        "volume: {}\t{}",
+        v.root().display(),
+        v.root().with_extension("img").display()
+    );
     _held = Some(std::fs::File::create(v.root().join("open")).unwrap());
     for step in 0.. {
         interrupt::check()?;
         write_file(&v.root().join(format!("b{step}")), 64 << 10);
         if step == 3 {
             // SAFETY: raise sends SIGINT to this thread; the guard's handler
-            // records it.
+            // records it (the signal is at its default when the child
+            // starts, so the guard catches it rather than finding it
+            // ignored).
             unsafe { libc::raise(libc::SIGINT) };
         }
     }
     unreachable!()
 }
 
+/// Set in the child process [`ctrl_c_unwinds_through_the_volume_and_exits_130`]
+/// starts: the folder to age a volume in.
+const CHILD_WORK: &str = "BLOBBENCH_TEST_INTERRUPT_CHILD_WORK";
+
+/// The suite's Ctrl-C handling installs signal handlers for the whole
+/// process and the test raises SIGINT: done in a process of its own (this
+/// test binary again, running only this test), so the handlers and the
+/// signal never touch the test process, where other tests run at once and
+/// the signals may have been ignored from the start (a background job).
 #[test]
 fn ctrl_c_unwinds_through_the_volume_and_exits_130() {
     need_root();
+    if let Some(work) = std::env::var_os(CHILD_WORK) {
+        let guard = interrupt::install();
+        let mut seen = None;
+        let e = age_until_interrupted(Path::new(&work), &mut seen).unwrap_err();
+        drop(guard);
+        assert_eq!(e.exit_code(), 130, "{e}");
+        assert!(e.to_string().starts_with("interrupted (SIGINT"), "{e}");
+        return;
+    }
     let dir = work();
-    let guard = interrupt::install();
-    let mut seen = None;
-    let e = age_until_interrupted(dir.path(), &mut seen).unwrap_err();
-    drop(guard);
-    assert_eq!(e.exit_code(), 130, "{e}");
-    assert!(e.to_string().starts_with("interrupted (SIGINT"), "{e}");
-    let (mnt, image) = seen.unwrap();
-    assert_gone(&mnt, &image);
+    // The test's name as the harness lists it: this module's path without
+    // the crate's.
+    let name = format!(
+        "{}::ctrl_c_unwinds_through_the_volume_and_exits_130",
+        module_path!()
+            .split_once("::")
+            .map_or(module_path!(), |p| p.1)
+    );
+    let mut child = Command::new(std::env::current_exe().unwrap());
+    child
+        .args(["--exact", &name, "--include-ignored", "--nocapture"])
+        .args(["--test-threads", "1"])
+        .env(CHILD_WORK, dir.path())
+        .stdin(Stdio::null());
+    let out = output(default_signals(&mut child));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("1 passed"), "the test ran: {stdout}");
+    let (mnt, image) = stdout
+        .lines()
+        .find_map(|l| l.split_once("volume: ").map(|(_, rest)| rest))
+        .and_then(|l| l.split_once('\t'))
+        .unwrap_or_else(|| panic!("no volume line: {stdout}"));
+    assert_gone(Path::new(mnt), Path::new(image));
 }
 
-/// The pid of a process that has exited.
+/// A pid no process can have: above the kernel's pid_max (the pid of a
+/// process that has exited could be given to a new one at once).
 fn dead_pid() -> u32 {
-    let mut child = Command::new("true").spawn().unwrap();
-    let pid = child.id();
-    child.wait().unwrap();
-    pid
+    let max: u32 = std::fs::read_to_string("/proc/sys/kernel/pid_max")
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    max + 1
 }
 
 fn sh(program: &str, args: &[&str]) -> String {
-    let out = Command::new(program).args(args).output().unwrap();
+    let out = output(Command::new(program).args(args).stdin(Stdio::null()));
     assert!(out.status.success(), "{program} {args:?}: {out:?}");
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
@@ -299,10 +360,11 @@ fn small_interleaved_appends_on_a_nearly_full_volume_fragment() {
     let frags = fragments::of_file(&v.root().join("a")).unwrap();
     assert!(frags.runs > 1, "{frags:?}");
     // The peer: e2fsprogs' filefrag counts the same extents.
-    let said = std::process::Command::new("filefrag")
-        .arg(v.root().join("a"))
-        .output()
-        .expect("filefrag (e2fsprogs) runs");
+    let said = output(
+        Command::new("filefrag")
+            .arg(v.root().join("a"))
+            .stdin(Stdio::null()),
+    );
     let said = String::from_utf8_lossy(&said.stdout);
     let found: u64 = said
         .rsplit(": ")

@@ -41,7 +41,24 @@ const SUFFIXES: &[(&str, u64)] = &[
     ("B", 1),
 ];
 
+/// Where proptest keeps the failing cases it found, replayed first on every
+/// run: found from the crate's folder, not the current one (proptest's
+/// default looks for this file relative to the folder the tests run in).
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        failure_persistence: Some(Box::new(
+            proptest::test_runner::FileFailurePersistence::Direct(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/parser_properties.proptest-regressions"
+            )),
+        )),
+        ..ProptestConfig::default()
+    }
+}
+
 proptest! {
+    #![proptest_config(config())]
+
     #[test]
     fn numbers_parse_or_fail_cleanly(text in anything()) {
         let _ = parse_number(&text);

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{count, figure, json, ok, run, usage_error};
+use crate::common::{self, count, figure, json, ok, run, usage_error};
 
 /// A small real `run` result and a small real `lob` result in `d`.
 fn results(d: &Path) -> (PathBuf, PathBuf) {
@@ -22,6 +22,8 @@ fn results(d: &Path) -> (PathBuf, PathBuf) {
             "1K,5K",
             "--per-size",
             "2",
+            "--dir",
+            "lob-data",
             "--json",
             "lob.json",
         ],
@@ -309,6 +311,8 @@ fn advise_samples_a_folder_without_touching_it_and_recommends() {
             "4096,16384",
             "--durability",
             "none",
+            "--dir",
+            "work",
             "--json",
             "a.json",
             "--report",
@@ -481,6 +485,8 @@ fn the_report_renders_in_a_browser() {
             "1k",
             "--rounds",
             "2",
+            "--dir",
+            "quick-data",
             "--json",
             "q.json",
             "--report",
@@ -508,7 +514,13 @@ fn the_report_renders_in_a_browser() {
         .map(PathBuf::from)
         .unwrap_or_else(|| d.to_path_buf());
     let browse = |page: &str, shot: &Path, width: u32| {
-        let out = std::process::Command::new(&chromium)
+        // Its log to a file rather than a pipe: a helper process chromium
+        // leaves behind for a moment cannot hold the test waiting for the
+        // pipe to close. Default signals and no input, whatever started
+        // the tests; bounded by PATIENCE.
+        let log = d.join(format!("chromium-{width}.log"));
+        let mut command = std::process::Command::new(&chromium);
+        command
             .args([
                 "--headless",
                 "--no-sandbox",
@@ -521,14 +533,15 @@ fn the_report_renders_in_a_browser() {
             ])
             .arg(format!("file://{}", d.join(page).display()))
             .env("HOME", d)
-            .output()
-            .expect("chromium runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stderr)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap());
+        common::default_signals(&mut command);
+        let mut child = command.spawn().expect("chromium runs");
+        let status = common::wait_bounded(&mut child);
+        let stderr = std::fs::read_to_string(&log).unwrap();
+        assert!(status.success(), "{status}: {stderr}");
+        stderr
             .lines()
             .filter(|l| l.contains("CONSOLE") || l.contains("Uncaught"))
             .map(String::from)
@@ -575,7 +588,8 @@ fn results_without_intervals_print_their_figures_alone() {
     use blobbench::result::{self, Tables};
     let load = |name: &str| {
         result::load(std::path::Path::new(&format!(
-            "tests/fixtures/results/{name}.json"
+            "{}/tests/fixtures/results/{name}.json",
+            env!("CARGO_MANIFEST_DIR")
         )))
         .expect("load")
     };

@@ -77,6 +77,8 @@ fn suite_with_recorder(
         "300ms",
         "--extra",
         "rec=urls.txt",
+        "--dir",
+        "data",
         "--json",
         "h.json",
         "--report",
@@ -91,12 +93,24 @@ fn suite_with_recorder(
     (out, doc, urls, paths)
 }
 
+/// The recording server got more requests than the URL file has lines.
+/// The suite loads it for 360 ms (a warm-up and 5 rounds of 60 ms) at one
+/// connection; a request to a server that answers 5 bytes at once takes
+/// well under a millisecond, and even a loaded 2-core machine (two CPU
+/// hogs beside the suite) wakes a waiting thread within a few ms, so the 8
+/// requests asked for here are a small share of what arrives.
+fn enough_requests(paths: &[String], urls: &[String]) {
+    assert!(paths.len() > urls.len(), "{paths:?}");
+}
+
 #[test]
 fn sequential_by_default_walks_the_url_file_in_order_as_siege() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     let (out, doc, urls, paths) = suite_with_recorder(d, None);
-    assert!(paths.len() > 20, "{paths:?}");
+    // More than one pass over the file, to see the walk wrap around (see
+    // `enough_requests`).
+    enough_requests(&paths, &urls);
     for (i, p) in paths.iter().enumerate() {
         assert_eq!(p, &urls[i % urls.len()], "request {i} of {paths:?}");
     }
@@ -112,7 +126,9 @@ fn random_order_asks_for_urls_out_of_file_order() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     let (out, doc, urls, paths) = suite_with_recorder(d, Some("random"));
-    assert!(paths.len() > 20, "{paths:?}");
+    // At least 8 requests over 7 URLs: a random order follows the file's
+    // by chance at most once in 7^8 runs.
+    enough_requests(&paths, &urls);
     let in_order = paths
         .iter()
         .enumerate()
@@ -192,7 +208,8 @@ fn the_blogs_sizes_are_the_default_in_binary_units() {
     let out = ok(
         d,
         &[
-            "suite", "http", "--count", "4", "-c", "1", "-t", "200ms", "--json", "b.json",
+            "suite", "http", "--count", "4", "-c", "1", "-t", "200ms", "--dir", "data", "--json",
+            "b.json",
         ],
     );
     assert!(out.contains("4 blobs of 200..4000 KiB"), "{out}");
@@ -215,6 +232,8 @@ fn the_blogs_sizes_are_the_default_in_binary_units() {
             "1",
             "-t",
             "200ms",
+            "--dir",
+            "data",
             "--json",
             "k.json",
         ],
@@ -242,7 +261,9 @@ fn get(addr: &str, path: &str) -> Vec<u8> {
 fn the_blogs_table_is_served_by_text_id_beside_kvtests_and_named() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
+    // Whitespace folded: clap wraps the help at the terminal's width.
     let help = ok(d, &["suite", "http", "--help"]);
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(help.contains("[default: both]"), "{help}");
     let base = [
         "suite",
@@ -259,7 +280,10 @@ fn the_blogs_table_is_served_by_text_id_beside_kvtests_and_named() {
         "200ms",
     ];
     // Both (the default): the blog's table first (the ratios' base), then kv.
-    let out = ok(d, &[&base[..], &["--json", "both.json"]].concat());
+    let out = ok(
+        d,
+        &[&base[..], &["--dir", "data", "--json", "both.json"]].concat(),
+    );
     let blog_line = "sqlite-blog: table files(id VARCHAR(255) PRIMARY KEY, data BLOB NOT NULL), each blob found by its text id";
     assert!(out.contains(blog_line), "{out}");
     assert!(
@@ -282,7 +306,9 @@ fn the_blogs_table_is_served_by_text_id_beside_kvtests_and_named() {
     );
     for s in doc["tables"]["http"].as_array().unwrap() {
         let level = &s["levels"][0];
-        assert!(level["ok"].as_u64().unwrap() > 5, "{s}");
+        // Every system answered (each 40 ms round starts a request as it
+        // begins), and nothing failed.
+        assert!(level["ok"].as_u64().unwrap() > 0, "{s}");
         assert_eq!(level["errors"]["length"], 0, "{s}");
         assert_eq!(level["errors"]["status"], 0, "{s}");
     }
@@ -309,16 +335,22 @@ fn the_blogs_table_is_served_by_text_id_beside_kvtests_and_named() {
     for s in doc["tables"]["http"].as_array().unwrap() {
         let rounds = s["rounds"][0].as_array().unwrap();
         assert_eq!(rounds.len(), 3, "{s}");
-        // The level's figure merges its rounds: every request of each.
-        let total: f64 = rounds
+        // The level's figure merges its rounds: every request of each over
+        // their time together, a mean of the rounds' rates weighted by
+        // their lengths, so it lies between the slowest and the fastest.
+        let rates: Vec<f64> = rounds
             .iter()
             .map(|r| r["requests_per_s"].as_f64().unwrap())
-            .sum::<f64>()
-            / 3.0;
+            .collect();
+        let (slowest, fastest) = (
+            rates.iter().copied().fold(f64::INFINITY, f64::min),
+            rates.iter().copied().fold(0.0, f64::max),
+        );
         let merged = s["levels"][0]["requests_per_s"].as_f64().unwrap();
+        // (1e-9: the rounding of a division, not a tolerance of timing.)
         assert!(
-            (merged / total - 1.0).abs() < 0.2,
-            "{merged} vs {total}: {s}"
+            slowest * (1.0 - 1e-9) <= merged && merged <= fastest * (1.0 + 1e-9),
+            "{merged} outside {rates:?}: {s}"
         );
     }
     assert!(

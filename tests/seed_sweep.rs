@@ -39,6 +39,8 @@ fn experiment_8_runs_small_and_sets_the_article_beside_this_machine() {
             "insert-copy:300:2",
             "--rounds",
             "3",
+            "--dir",
+            "data",
             "--json",
             "e8.json",
             "--report",
@@ -148,6 +150,8 @@ fn experiment_4_reports_the_spread_and_where_the_articles_slowest_ranks() {
             "insert:200:2",
             "--rounds",
             "2",
+            "--dir",
+            "data",
             "--json",
             "e4.json",
         ],
@@ -260,6 +264,8 @@ fn every_sweep_prints_and_records_its_assumed_schema() {
             "insert:100",
             "--rounds",
             "1",
+            "--dir",
+            "data",
             "--json",
             "s.json",
         ],
@@ -281,7 +287,11 @@ fn every_sweep_prints_and_records_its_assumed_schema() {
 
 #[test]
 fn help_lists_all_eight_experiments_one_line_each() {
-    let out = run(std::path::Path::new("."), &["sweep", "--help"]);
+    // clap wraps help at 100 columns without a terminal (bin() removes
+    // COLUMNS): each experiment's line fits, unwrapped.
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(tmp.path(), &["sweep", "--help"]);
+    assert!(out.status.success(), "{out:?}");
     let help = String::from_utf8_lossy(&out.stdout);
     for line in experiments::list() {
         assert!(

@@ -371,10 +371,16 @@ mod tests {
 
     /// The walk reads four bytes of every overflow page through one map:
     /// 2000 blobs of 1 MB (2 GB, cached as just written) take about a
-    /// second (0.6 s here: the map populated at once). By hand: it writes 2 GB.
+    /// second (0.6 s here: the map populated at once). A timing check, run
+    /// by hand on a quiet machine (`BLOBBENCH_BY_HAND=1 cargo test --release
+    /// --lib thousands_of_large`): it writes 2 GB, and a time bound only
+    /// holds without other load, so the test suite skips it.
     #[test]
-    #[ignore = "timing: writes 2000 blobs of 1 MB (2 GB); run by hand"]
     fn thousands_of_large_blobs_are_laid_out_in_about_a_second() {
+        if std::env::var_os("BLOBBENCH_BY_HAND").is_none_or(|v| v != "1") {
+            eprintln!("skipped: a timing check run by hand (BLOBBENCH_BY_HAND=1)");
+            return;
+        }
         let dir = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
         let mut store = made(
             &format!("sqlite:{}/big.db", dir.path().display()),

@@ -107,33 +107,109 @@ impl OpTimer {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+    use std::time::Duration;
+
     use super::*;
+
+    /// A timer on a clock that moves only when the test moves it, so every
+    /// interval is known exactly whatever else the machine is doing.
+    fn mocked(operations: usize) -> (OpTimer, Arc<quanta::Mock>) {
+        let (clock, mock) = quanta::Clock::mock();
+        let mark = clock.raw();
+        let timer = OpTimer {
+            clock,
+            ticks: Vec::with_capacity(operations),
+            mark,
+        };
+        (timer, mock)
+    }
+
+    const MS: u64 = 1_000_000;
 
     #[test]
     fn each_lap_is_one_interval_and_restart_leaves_work_out() {
-        let mut t = OpTimer::with_capacity(4);
-        t.time(|| std::thread::sleep(std::time::Duration::from_millis(2)));
-        std::thread::sleep(std::time::Duration::from_millis(20));
+        let (mut t, clock) = mocked(4);
+        // Untimed work before the first operation.
+        clock.increment(5 * MS);
+        t.time(|| clock.increment(2 * MS));
+        // Untimed work between operations, left out by restart.
+        clock.increment(20 * MS);
         t.restart();
         t.lap();
+        // Two back-to-back operations: each lap ends one and starts the next.
+        clock.increment(3 * MS);
+        t.lap();
+        clock.increment(7 * MS);
+        t.lap();
         let ns = t.nanos();
-        assert_eq!(ns.len(), 2);
-        assert!(ns[0] >= 2_000_000, "{ns:?}");
-        assert!(ns[1] < 2_000_000, "the untimed sleep leaked in: {ns:?}");
+        assert_eq!(ns, [2 * MS, 0, 3 * MS, 7 * MS]);
+        assert_eq!(t.len(), 4);
         let (lat, total) = t.latencies();
-        assert_eq!(lat.count(), 2);
-        assert_eq!(total, ns[0] + ns[1]);
+        assert_eq!(lat.count(), 4);
+        assert_eq!(total, 12 * MS);
+        // clear forgets the intervals and starts the next one now.
+        clock.increment(MS);
+        t.clear();
+        assert!(t.is_empty());
+        clock.increment(4 * MS);
+        t.lap();
+        assert_eq!(t.nanos(), [4 * MS]);
     }
 
     #[test]
     fn excluded_work_inside_an_operation_is_not_timed() {
-        let mut t = OpTimer::with_capacity(1);
+        let (mut t, clock) = mocked(1);
         t.restart();
-        std::thread::sleep(std::time::Duration::from_millis(2));
-        t.exclude(|| std::thread::sleep(std::time::Duration::from_millis(30)));
+        clock.increment(2 * MS);
+        let out = t.exclude(|| {
+            clock.increment(30 * MS);
+            "checked"
+        });
+        assert_eq!(out, "checked");
+        clock.increment(MS);
         t.lap();
+        // The operation's own 3 ms, none of the excluded 30 ms.
+        assert_eq!(t.nanos(), [3 * MS]);
+    }
+
+    /// On the real clock, each interval against a second reading of the
+    /// same clock (no bound in milliseconds, which a loaded machine could
+    /// break): a lap holds the operation it ends (a sleep timed from inside
+    /// it) and lies within the span read around it; excluded work moves
+    /// the mark forward by at least its own span.
+    #[test]
+    fn the_real_clock_times_the_operation_and_nothing_around_it() {
+        let outside = quanta::Clock::new();
+        let span = |start: u64, end: u64| outside.delta_as_nanos(start, end);
+        let sleep = || {
+            let start = outside.raw();
+            std::thread::sleep(Duration::from_millis(2));
+            span(start, outside.raw())
+        };
+        let mut t = OpTimer::with_capacity(2);
+        let before = outside.raw();
+        let slept = t.time(sleep);
+        let between = outside.raw();
+        // Untimed, then an operation around excluded work.
+        sleep();
+        let resumed = outside.raw();
+        t.restart();
+        let excluded = t.exclude(sleep);
+        t.lap();
+        let after = outside.raw();
         let ns = t.nanos();
-        assert!(ns[0] >= 2_000_000, "the operation itself was lost: {ns:?}");
-        assert!(ns[0] < 25_000_000, "the excluded sleep leaked in: {ns:?}");
+        assert_eq!(ns.len(), 2);
+        assert!(
+            ns[0] >= slept,
+            "the operation itself was lost: {ns:?} {slept}"
+        );
+        assert!(ns[0] <= span(before, between), "{ns:?}");
+        assert!(
+            ns[1] + excluded <= span(resumed, after),
+            "excluded work leaked in: {ns:?} {excluded}"
+        );
+        let (_, total) = t.latencies();
+        assert_eq!(total, ns[0] + ns[1]);
     }
 }

@@ -254,10 +254,22 @@ pub fn start_serve_banner(dir: &Path, target: &str, extra: &[&str]) -> (Child, S
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stderr.as_mut().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    // The banner is read on a thread of its own so that a server that
+    // never prints it fails the test after PATIENCE instead of hanging it.
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut reader = BufReader::new(stderr);
+        let mut line = String::new();
+        let _ = reader.read_line(&mut line);
+        let _ = tx.send((line, reader.into_inner()));
+    });
+    let Ok((line, stderr)) = rx.recv_timeout(PATIENCE) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("serve {target} printed no banner within {PATIENCE:?}");
+    };
+    child.stderr = Some(stderr);
     // The address it listens on follows " on http://" (a target's own
     // URL, an S3 endpoint, may come first).
     let addr = line
