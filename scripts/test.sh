@@ -131,8 +131,9 @@ cargo test --release --no-fail-fast -- --include-ignored 2>&1 | tee "$test_log"
 status=${PIPESTATUS[0]}
 set -e
 
-# One line over every test binary (cargo prints a "test result:" line each).
-summary=$(awk '/^test result:/ {
+# One line over every test binary (cargo prints a "test result: " line for
+# each; a test named `result::...` must not count as one).
+summary=$(awk '/^test result: / {
         for (i = 1; i <= NF; i++) {
             if ($(i) ~ /^passed/) p += $(i - 1)
             if ($(i) ~ /^failed/) f += $(i - 1)
