@@ -133,13 +133,41 @@ mod tests {
     /// The tests change the process's handlers: one at a time.
     static HANDLERS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+    /// Sets each signal's handler for the life of the value and puts the
+    /// inherited ones back after, so a test starts from the dispositions
+    /// it names and not from whatever started the tests (`nohup` hands
+    /// them SIGHUP ignored, a background job SIGINT).
+    struct Dispositions(Vec<(libc::c_int, libc::sighandler_t)>);
+
+    fn dispositions(set: &[(libc::c_int, libc::sighandler_t)]) -> Dispositions {
+        // SAFETY: signal(2) on this process; every old handler is kept.
+        Dispositions(
+            set.iter()
+                .map(|&(signal, handler)| (signal, unsafe { libc::signal(signal, handler) }))
+                .collect(),
+        )
+    }
+
+    impl Drop for Dispositions {
+        fn drop(&mut self) {
+            for &(signal, handler) in &self.0 {
+                // SAFETY: puts back what signal(2) returned above.
+                unsafe { libc::signal(signal, handler) };
+            }
+        }
+    }
+
     #[test]
     fn a_signal_ignored_at_the_start_stays_ignored() {
         let _one = HANDLERS.lock().unwrap_or_else(|e| e.into_inner());
-        // SAFETY: signal(2) on this process; the old handler is put back.
-        let before = unsafe { libc::signal(libc::SIGHUP, libc::SIG_IGN) };
+        let _set = dispositions(&[
+            (libc::SIGHUP, libc::SIG_IGN),
+            (libc::SIGTERM, libc::SIG_DFL),
+            (libc::SIGINT, libc::SIG_DFL),
+        ]);
         let guard = install();
         assert_eq!(current(libc::SIGHUP), libc::SIG_IGN);
+        // SAFETY: raise sends SIGHUP to this thread, which ignores it.
         unsafe { libc::raise(libc::SIGHUP) };
         check().unwrap();
         // The others are still caught.
@@ -149,13 +177,17 @@ mod tests {
         );
         drop(guard);
         assert_eq!(current(libc::SIGHUP), libc::SIG_IGN);
-        unsafe { libc::signal(libc::SIGHUP, before) };
+        assert_eq!(current(libc::SIGTERM), libc::SIG_DFL);
     }
 
     #[test]
     fn a_signal_is_recorded_twice_and_the_old_handlers_come_back() {
         let _one = HANDLERS.lock().unwrap_or_else(|e| e.into_inner());
-        let before = current(libc::SIGHUP);
+        let _set = dispositions(&[
+            (libc::SIGHUP, libc::SIG_DFL),
+            (libc::SIGTERM, libc::SIG_DFL),
+            (libc::SIGINT, libc::SIG_DFL),
+        ]);
         let guard = install();
         check().unwrap();
         let inner = install();
@@ -173,6 +205,6 @@ mod tests {
         unsafe { libc::raise(libc::SIGHUP) };
         assert!(check().unwrap_err().to_string().contains("SIGHUP"));
         drop(guard);
-        assert_eq!(current(libc::SIGHUP), before);
+        assert_eq!(current(libc::SIGHUP), libc::SIG_DFL);
     }
 }
