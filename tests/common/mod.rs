@@ -312,7 +312,15 @@ pub fn ok(dir: &Path, args: &[&str]) -> String {
 
 /// Like `ok`, with extra environment variables for the binary.
 pub fn ok_with_env(dir: &Path, env: &[(&str, &Path)], args: &[&str]) -> String {
-    let out = output(bin().current_dir(dir).envs(env.iter().copied()).args(args));
+    succeeded(
+        args,
+        output(bin().current_dir(dir).envs(env.iter().copied()).args(args)),
+    )
+}
+
+/// Asserts that the command run with `args` succeeded and returns its
+/// standard output; a failure shows what it printed.
+pub fn succeeded(args: &[&str], out: Output) -> String {
     assert!(
         out.status.success(),
         "{args:?} failed: {}\n{}",
@@ -402,14 +410,7 @@ pub fn s3_env(command: &mut Command) -> &mut Command {
 
 /// Like [`ok`], for a command that reaches an S3 server: with [`s3_env`].
 pub fn ok_s3(dir: &Path, args: &[&str]) -> String {
-    let out = output(s3_env(bin().current_dir(dir).args(args)));
-    assert!(
-        out.status.success(),
-        "{args:?} failed: {}\n{}",
-        String::from_utf8_lossy(&out.stderr),
-        String::from_utf8_lossy(&out.stdout)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    succeeded(args, output(s3_env(bin().current_dir(dir).args(args))))
 }
 
 impl Held {
