@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use crate::common::{PATIENCE, default_signals, output};
+use crate::common::{PATIENCE, dead_pid, default_signals, output};
 
 use blobbench::measure::fragments;
 use blobbench::suite::aging::interrupt;
@@ -262,17 +262,6 @@ fn ctrl_c_unwinds_through_the_volume_and_exits_130() {
         .and_then(|l| l.split_once('\t'))
         .unwrap_or_else(|| panic!("no volume line: {stdout}"));
     assert_gone(Path::new(mnt), Path::new(image));
-}
-
-/// A pid no process can have: above the kernel's pid_max (the pid of a
-/// process that has exited could be given to a new one at once).
-fn dead_pid() -> u32 {
-    let max: u32 = std::fs::read_to_string("/proc/sys/kernel/pid_max")
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    max + 1
 }
 
 fn sh(program: &str, args: &[&str]) -> String {

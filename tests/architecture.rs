@@ -227,8 +227,7 @@ struct NamedPath {
 
 /// Every `use` leaf and every inline `crate::`/`super::`/`self::` path in
 /// a file whose module is `module`, inline `mod` blocks followed.
-fn named_paths(module: &[String], root_name: &str, text: &str) -> Vec<NamedPath> {
-    let toks = tokens(text);
+fn named_paths(module: &[String], root_name: &str, toks: &[(Token, usize)]) -> Vec<NamedPath> {
     let mut paths = Vec::new();
     // (module path, brace depth at which its block closes)
     let mut modules: Vec<(Vec<String>, usize)> = vec![(module.to_vec(), usize::MAX)];
@@ -264,7 +263,7 @@ fn named_paths(module: &[String], root_name: &str, text: &str) -> Vec<NamedPath>
             Token::Ident(w) if w == "use" => {
                 let line = toks[i].1;
                 let mut leaves = Vec::new();
-                i = use_tree(&toks, i + 1, &[], &mut leaves);
+                i = use_tree(toks, i + 1, &[], &mut leaves);
                 for segments in leaves {
                     paths.push(NamedPath {
                         segments,
@@ -439,7 +438,8 @@ fn violations(relative: &Path, text: &str) -> Vec<String> {
             found.push((line, key, message));
         }
     };
-    for path in named_paths(&module, root_name, text) {
+    let toks = tokens(text);
+    for path in named_paths(&module, root_name, &toks) {
         let written = path.segments.join("::");
         let place = format!("src/{}:{}", relative.display(), path.line);
         if let Some(resolved) = resolve(&path, root_name)
@@ -479,7 +479,7 @@ fn violations(relative: &Path, text: &str) -> Vec<String> {
         }
     }
     if !owner {
-        for (line, message) in inline_variants(relative, text) {
+        for (line, message) in inline_variants(relative, &toks) {
             add(line, "Target".into(), message);
         }
     }
@@ -488,8 +488,7 @@ fn violations(relative: &Path, text: &str) -> Vec<String> {
 
 /// `Target::Variant` written as a bare path (a `match` arm, a constructor)
 /// outside the layers that own the variants.
-fn inline_variants(relative: &Path, text: &str) -> Vec<(usize, String)> {
-    let toks = tokens(text);
+fn inline_variants(relative: &Path, toks: &[(Token, usize)]) -> Vec<(usize, String)> {
     let mut found = Vec::new();
     for w in toks.windows(3) {
         if let (Token::Ident(t), Token::PathSep, Token::Ident(v)) = (&w[0].0, &w[1].0, &w[2].0)

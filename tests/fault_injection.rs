@@ -14,12 +14,11 @@ use crate::common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{Held, PATIENCE, bin, ok, run};
+use crate::common::{Held, PATIENCE, bin, kill_at, ok, run};
 use rusqlite::Connection;
 
 const SEEDS: [u64; 4] = [11, 23, 37, 41];
@@ -71,25 +70,6 @@ type Step = (&'static str, u64);
 fn point(index: usize, rng: &mut Rng, steps: &[Step]) -> String {
     let (step, times) = steps[index % steps.len()];
     format!("{step}@{}", 1 + rng.below(times))
-}
-
-/// Holds `command` at `point` and kills it (SIGKILL) there.
-fn kill_held(command: Command, point: &str) {
-    let held = Held::start(command, point);
-    held.signal(libc::SIGKILL);
-    let status = held.release();
-    assert_eq!(status.signal(), Some(libc::SIGKILL), "held at {point}");
-}
-
-/// Starts `blobbench args` in `dir` and kills it at `point`.
-fn kill_at(dir: &Path, args: &[&str], point: &str) {
-    let mut command = bin();
-    command
-        .current_dir(dir)
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    kill_held(command, point);
 }
 
 /// The next command: success, or exit 2 with one line and no panic that
@@ -390,7 +370,7 @@ fn serve_and_kill(dir: &Path, target: &str, seed: u64, point: &str) -> (Vec<u64>
         }
         (acked, key)
     });
-    kill_held(command, point);
+    Held::start(command, point).end_with(libc::SIGKILL);
     writer.join().unwrap()
 }
 

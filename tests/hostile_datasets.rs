@@ -8,39 +8,13 @@
 //! so it is cut at the same point of its work whatever the machine's load,
 //! and what the interruption left behind is checked before it is used.
 
-use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
-use std::process::{Output, Stdio};
+use std::process::Output;
 use std::time::SystemTime;
 
 use crate::common::tmpfs::Tmpfs;
-use crate::common::{Held, bin, ok, run, usage_error};
+use crate::common::{kill_at, ok, run, signal_at, usage_error};
 use rusqlite::Connection;
-
-/// Starts `blobbench args` in `dir`, waits until it is held at `step`
-/// (`STEP@N`: the Nth time it gets there) and sends it `signal` there;
-/// asserts the signal ended it.
-fn interrupt_at(dir: &Path, args: &[&str], step: &str, signal: i32) {
-    let mut command = bin();
-    command
-        .current_dir(dir)
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    let held = Held::start(command, step);
-    held.signal(signal);
-    let status = held.release();
-    assert_eq!(
-        status.signal(),
-        Some(signal),
-        "{args:?} held at {step}: {status}"
-    );
-}
-
-/// [`interrupt_at`] with SIGKILL: a crash or `kill -9` at `step`.
-fn kill_at(dir: &Path, args: &[&str], step: &str) {
-    interrupt_at(dir, args, step, libc::SIGKILL);
-}
 
 fn file_count(dir: &Path) -> usize {
     std::fs::read_dir(dir).map_or(0, |d| d.count())
@@ -99,7 +73,7 @@ fn ctrl_c_during_export_leaves_nothing_run_accepts() {
     ok(d, &["init", "src.db", "--count", "300", "--size", "4k"]);
     let out = d.join("out");
     // Ctrl-C a third of the way: 100 of the 300 blobs copied.
-    interrupt_at(
+    signal_at(
         d,
         &["export", "src.db", "out"],
         "copy-blob@100",

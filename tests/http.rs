@@ -1081,15 +1081,8 @@ fn a_writable_start_removes_only_stale_temporary_files_of_its_own() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     ok(d, &["init", "dir:s.dir", "--count", "10", "--size", "1k"]);
-    // A process that is not running: its temporary files are stale. A pid
-    // above the kernel's pid_max is never given to a process (the pid of
-    // one that has ended may be given to a new one at any time).
-    let pid_max: u32 = std::fs::read_to_string("/proc/sys/kernel/pid_max")
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    let dead = pid_max + 1;
+    // A process that is not running: its temporary files are stale.
+    let dead = common::dead_pid();
     let live = std::process::id();
     let names = [
         format!("000003.tmp-{dead}-0"),

@@ -7,7 +7,7 @@ use crate::common;
 
 use std::path::Path;
 
-use crate::common::{ok, usage_error};
+use crate::common::{median, ok, usage_error};
 
 /// The number kvtest prints after `label` (`Number of entries:  %8d`).
 fn field(out: &str, label: &str) -> i64 {
@@ -120,17 +120,6 @@ fn per_round_ns(doc: &serde_json::Value, case: &str) -> Vec<f64> {
             (n("ops_ns") + n("commit_ns")) as f64 / n("ops").max(1) as f64
         })
         .collect()
-}
-
-fn median(values: &[f64]) -> f64 {
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
 }
 
 #[test]

@@ -294,19 +294,13 @@ fn lob_order_both_compares_random_with_sequential_and_gives_one_verdict() {
         .collect();
     assert_eq!(local_effects.len(), 8, "2 systems x 2 sizes x 2 phases");
     let median = |v: &serde_json::Value| {
-        let mut x: Vec<f64> = v
+        let x: Vec<f64> = v
             .as_array()
             .unwrap()
             .iter()
             .map(|n| n.as_f64().unwrap())
             .collect();
-        x.sort_by(f64::total_cmp);
-        let n = x.len();
-        if n % 2 == 1 {
-            x[n / 2]
-        } else {
-            (x[n / 2 - 1] + x[n / 2]) / 2.0
-        }
+        common::median(&x)
     };
     for e in &local_effects {
         let find = |order: &str| {

@@ -3,7 +3,8 @@
 //! BLOBBENCH_MYSQL_URL; run alone, these tests are ignored.
 
 use crate::common::{
-    bin, closed_port, json, ok, output, run, s3_env, servers_exclusive, servers_shared, usage_error,
+    bin, closed_port, json, ok, output, run, s3_env, servers_exclusive, servers_shared, succeeded,
+    usage_error,
 };
 
 // Every test here holds the servers' lock (common::SERVERS) shared; the lob
@@ -365,14 +366,7 @@ fn lob_suite(d: &std::path::Path, args: &[&str], restarts: Restarts) -> String {
             }
         }
     }
-    let out = output(&mut command);
-    assert!(
-        out.status.success(),
-        "suite lob {args:?} failed: {}\n{}",
-        String::from_utf8_lossy(&out.stderr),
-        String::from_utf8_lossy(&out.stdout)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    succeeded(args, output(&mut command))
 }
 
 /// The lob suite on both servers at two sizes, allowed to restart them and

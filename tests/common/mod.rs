@@ -74,6 +74,8 @@ pub const PATIENCE: Duration = Duration::from_secs(300);
 pub struct Held {
     /// The command's process.
     pub child: Child,
+    /// The step it is held at (`STEP` or `STEP@N`).
+    step: String,
     file: PathBuf,
     /// The folder the pause file lives in (removed with this).
     _folder: tempfile::TempDir,
@@ -109,6 +111,7 @@ impl Held {
         }
         Held {
             child,
+            step: step.to_string(),
             file,
             _folder: folder,
         }
@@ -121,30 +124,71 @@ impl Held {
         unsafe { libc::kill(self.child.id() as i32, signal) };
     }
 
+    /// Sends `signal` while the command is held, lets it go and asserts
+    /// the signal ended it (a SIGKILL: a crash at that step).
+    pub fn end_with(self, signal: i32) {
+        use std::os::unix::process::ExitStatusExt;
+        self.signal(signal);
+        let step = self.step.clone();
+        let status = self.release();
+        assert_eq!(status.signal(), Some(signal), "held at {step}: {status}");
+    }
+
+    /// Lets the command go on without waiting for it (to let several held
+    /// commands go at once); wait for it with [`Held::release`] or
+    /// [`Held::release_output`] after.
+    pub fn let_go(&self) {
+        let _ = std::fs::remove_file(&self.file);
+    }
+
     /// Lets the command go on and waits for it to end (bounded by
     /// [`PATIENCE`]).
     pub fn release(mut self) -> ExitStatus {
-        let _ = std::fs::remove_file(&self.file);
+        self.let_go();
         wait_bounded(&mut self.child)
     }
 
     /// Lets the command go on and returns its output once it ends (its
     /// stdout and stderr must have been piped).
     pub fn release_output(mut self) -> Output {
-        let stdout = drain(self.child.stdout.take());
-        let stderr = drain(self.child.stderr.take());
-        let _ = std::fs::remove_file(&self.file);
-        let status = wait_bounded(&mut self.child);
-        Output {
-            status,
-            stdout: stdout.join().unwrap(),
-            stderr: stderr.join().unwrap(),
-        }
+        self.let_go();
+        collect(&mut self.child)
     }
 }
 
-/// Reads a child's pipe to its end on a thread of its own, so a chatty
-/// child never blocks on a full pipe while the test waits for it.
+/// Starts `blobbench args` in `dir` (its output discarded), holds it at
+/// `step` and ends it there with `signal` ([`Held::end_with`]).
+pub fn signal_at(dir: &Path, args: &[&str], step: &str, signal: i32) {
+    let mut command = bin();
+    command
+        .current_dir(dir)
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    Held::start(command, step).end_with(signal);
+}
+
+/// [`signal_at`] with SIGKILL: a crash or `kill -9` at `step`.
+pub fn kill_at(dir: &Path, args: &[&str], step: &str) {
+    signal_at(dir, args, step, libc::SIGKILL);
+}
+
+/// What `child` prints to its piped stdout and stderr until it ends, and
+/// how it ended; the wait is bounded by [`PATIENCE`]. Each pipe is read on
+/// a thread of its own, so a chatty child never blocks on a full pipe
+/// while the test waits for it.
+fn collect(child: &mut Child) -> Output {
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
+    let status = wait_bounded(child);
+    Output {
+        status,
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+    }
+}
+
+/// Reads a child's pipe to its end on a thread of its own.
 fn drain(pipe: Option<impl std::io::Read + Send + 'static>) -> std::thread::JoinHandle<Vec<u8>> {
     std::thread::spawn(move || {
         let mut bytes = Vec::new();
@@ -180,13 +224,24 @@ pub fn wait_bounded(child: &mut Child) -> ExitStatus {
     }
 }
 
+/// A pid no process can have: above the kernel's pid_max (the pid of a
+/// process that has ended may be given to a new one at any time).
+pub fn dead_pid() -> u32 {
+    let max: u32 = std::fs::read_to_string("/proc/sys/kernel/pid_max")
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    max + 1
+}
+
 /// A loopback port where nothing listens, and nothing will while this
 /// lives: a socket bound to it that never listens, so a connection to it
 /// is refused by construction (port 9 or 1 may have a listener).
 pub struct ClosedPort {
     /// The port.
     pub port: u16,
-    _socket: std::os::fd::OwnedFd,
+    _socket: socket2::Socket,
 }
 
 impl ClosedPort {
@@ -198,26 +253,14 @@ impl ClosedPort {
 
 /// Binds a loopback TCP socket to a free port without listening on it.
 pub fn closed_port() -> ClosedPort {
-    use std::os::fd::FromRawFd;
-    // SAFETY: plain socket calls on a descriptor this function owns; the
-    // address struct is zeroed and filled as bind(2) expects.
-    unsafe {
-        let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
-        assert!(fd >= 0, "socket: {}", std::io::Error::last_os_error());
-        let socket = std::os::fd::OwnedFd::from_raw_fd(fd);
-        let mut addr: libc::sockaddr_in = std::mem::zeroed();
-        addr.sin_family = libc::AF_INET as libc::sa_family_t;
-        addr.sin_addr.s_addr = u32::from_ne_bytes([127, 0, 0, 1]);
-        let len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
-        let bound = libc::bind(fd, &addr as *const _ as *const libc::sockaddr, len);
-        assert_eq!(bound, 0, "bind: {}", std::io::Error::last_os_error());
-        let mut got: libc::sockaddr_in = std::mem::zeroed();
-        let mut got_len = len;
-        libc::getsockname(fd, &mut got as *mut _ as *mut libc::sockaddr, &mut got_len);
-        ClosedPort {
-            port: u16::from_be(got.sin_port),
-            _socket: socket,
-        }
+    use socket2::{Domain, Socket, Type};
+    let socket = Socket::new(Domain::IPV4, Type::STREAM, None).expect("socket");
+    let loopback = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+    socket.bind(&loopback.into()).expect("bind a loopback port");
+    let port = socket.local_addr().unwrap().as_socket().unwrap().port();
+    ClosedPort {
+        port,
+        _socket: socket,
     }
 }
 
@@ -296,14 +339,7 @@ pub fn output(command: &mut Command) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("binary runs");
-    let stdout = drain(child.stdout.take());
-    let stderr = drain(child.stderr.take());
-    let status = wait_bounded(&mut child);
-    Output {
-        status,
-        stdout: stdout.join().unwrap(),
-        stderr: stderr.join().unwrap(),
-    }
+    collect(&mut child)
 }
 
 pub fn ok(dir: &Path, args: &[&str]) -> String {
@@ -365,6 +401,19 @@ pub fn figure(html: &str, id: &str) -> String {
     html[start..end].to_string()
 }
 
+/// The median of `values` (the mean of the middle two for an even count),
+/// computed here so a test checks the product's figures independently.
+pub fn median(values: &[f64]) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
 pub fn count(haystack: &str, needle: &str) -> usize {
     haystack.matches(needle).count()
 }
@@ -411,15 +460,6 @@ pub fn s3_env(command: &mut Command) -> &mut Command {
 /// Like [`ok`], for a command that reaches an S3 server: with [`s3_env`].
 pub fn ok_s3(dir: &Path, args: &[&str]) -> String {
     succeeded(args, output(s3_env(bin().current_dir(dir).args(args))))
-}
-
-impl Held {
-    /// Lets the command go on without waiting for it (to let several held
-    /// commands go at once); wait for it with [`Held::release`] or
-    /// [`Held::release_output`] after.
-    pub fn let_go(&self) {
-        let _ = std::fs::remove_file(&self.file);
-    }
 }
 
 /// The unprivileged user and group `nobody`.

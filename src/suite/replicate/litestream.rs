@@ -7,7 +7,6 @@
 //! SIGTERM from the kernel), and `litestream restore`.
 
 use std::io::{Read as _, Write as _};
-use std::os::fd::{FromRawFd as _, OwnedFd};
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -346,45 +345,23 @@ fn first_line(bytes: &[u8]) -> String {
 #[derive(Debug)]
 struct HeldPort {
     port: u16,
-    _socket: OwnedFd,
+    _socket: socket2::Socket,
 }
 
 impl HeldPort {
     /// A free loopback port of the kernel's choosing, held; None if no
     /// socket could be bound.
     fn new() -> Option<HeldPort> {
-        // SAFETY: plain socket calls on a descriptor this function owns
-        // (closed by OwnedFd on every path); the address structs are zeroed
-        // and sized as bind(2) and getsockname(2) expect.
-        unsafe {
-            let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
-            if fd < 0 {
-                return None;
-            }
-            let socket = OwnedFd::from_raw_fd(fd);
-            let on: libc::c_int = 1;
-            let int_len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
-            let on_ptr = (&raw const on).cast::<libc::c_void>();
-            if libc::setsockopt(fd, libc::SOL_SOCKET, libc::SO_REUSEADDR, on_ptr, int_len) != 0 {
-                return None;
-            }
-            let mut addr: libc::sockaddr_in = std::mem::zeroed();
-            addr.sin_family = libc::AF_INET as libc::sa_family_t;
-            addr.sin_addr.s_addr = u32::from_ne_bytes([127, 0, 0, 1]);
-            let len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
-            let addr_ptr = (&raw mut addr).cast::<libc::sockaddr>();
-            if libc::bind(fd, addr_ptr, len) != 0 {
-                return None;
-            }
-            let mut got_len = len;
-            if libc::getsockname(fd, addr_ptr, &mut got_len) != 0 {
-                return None;
-            }
-            Some(HeldPort {
-                port: u16::from_be(addr.sin_port),
-                _socket: socket,
-            })
-        }
+        use socket2::{Domain, Socket, Type};
+        let socket = Socket::new(Domain::IPV4, Type::STREAM, None).ok()?;
+        socket.set_reuse_address(true).ok()?;
+        let loopback = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+        socket.bind(&loopback.into()).ok()?;
+        let port = socket.local_addr().ok()?.as_socket()?.port();
+        Some(HeldPort {
+            port,
+            _socket: socket,
+        })
     }
 }
 
