@@ -613,7 +613,16 @@ mod tests {
             let mut blob = Vec::new();
             s.fill(3, 7, &mut blob);
             let mut cases = vec![blob.clone()];
-            for at in [0, 5, 8, 9, 15, 16, size as usize / 2, size as usize - 1] {
+            for at in [
+                0,
+                5,
+                8,
+                9,
+                15,
+                16,
+                size as usize / 2,
+                (size as usize).saturating_sub(1),
+            ] {
                 if at < blob.len() {
                     let mut bad = blob.clone();
                     bad[at] ^= 0x01;

@@ -273,6 +273,12 @@ impl Target {
                 "empty target: name a database (x.db, sqlite:PATH) or a folder (dir:PATH, tree:PATH)",
             ));
         }
+        if let (_, Some(spec)) = split_injection(text)? {
+            return Err(Error::usage(format!(
+                "target \"{}\": inject={spec} is a testing aid for timed runs, taken by blobbench run only; remove ?inject= here",
+                redact(text)
+            )));
+        }
         if let Some((scheme, rest)) = text.split_once(':') {
             let known = ["sqlite", "sqlite-ext", "dir", "tree"];
             if known.contains(&scheme) {
@@ -494,6 +500,59 @@ impl fmt::Display for Target {
             _ => write!(f, "{}:{}", self.kind_name(), self.path().display()),
         }
     }
+}
+
+/// Takes the `inject=SPEC` setting (a testing aid: a known extra cost per
+/// timed operation, see `store::inject`) off a target string of any
+/// scheme, and returns the rest and SPEC. The setting is the same on every
+/// scheme, so it is taken here, before the string reaches a backend's
+/// parser: `sqlite:x.db?inject=+20us&journal_mode=wal` gives
+/// `sqlite:x.db?journal_mode=wal` and `+20us`. SPEC is checked by whoever
+/// takes it; [`Target::parse`] refuses a string that still holds one.
+pub fn split_injection(text: &str) -> Result<(String, Option<String>)> {
+    let Some((base, query)) = text.split_once('?') else {
+        return Ok((text.to_string(), None));
+    };
+    let mut kept = Vec::new();
+    let mut spec = None;
+    for pair in query.split('&') {
+        match pair.split_once('=') {
+            Some(("inject", value)) => {
+                let shown = redact(text);
+                if spec.is_some() {
+                    return Err(Error::usage(format!(
+                        "target \"{shown}\": inject= is given twice; give one, e.g. ?inject=+20us"
+                    )));
+                }
+                if value.is_empty() {
+                    return Err(Error::usage(format!(
+                        "target \"{shown}\": inject= has no value; e.g. ?inject=+20us or ?inject=x1.10"
+                    )));
+                }
+                spec = Some(value.to_string());
+            }
+            _ if pair == "inject" => {
+                return Err(Error::usage(format!(
+                    "target \"{}\": inject has no value; e.g. ?inject=+20us or ?inject=x1.10",
+                    redact(text)
+                )));
+            }
+            _ => kept.push(pair),
+        }
+    }
+    if spec.is_none() {
+        return Ok((text.to_string(), None));
+    }
+    let rest = kept
+        .into_iter()
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>();
+    let text = if rest.is_empty() {
+        base.to_string()
+    } else {
+        format!("{base}?{}", rest.join("&"))
+    };
+    Ok((text, spec))
 }
 
 /// Splits blobbench's own `?name=value` settings off a server URL; the rest
@@ -968,6 +1027,69 @@ mod tests {
         let json = serde_json::to_string(&t).unwrap();
         assert!(json.contains(r#""auto_vacuum":"incremental""#), "{json}");
         assert_eq!(serde_json::from_str::<Target>(&json).unwrap(), t);
+    }
+
+    #[test]
+    fn inject_is_taken_off_every_scheme_and_refused_by_parse() {
+        let split = |t: &str| split_injection(t).unwrap();
+        for (text, rest, spec) in [
+            ("sqlite:x.db?inject=+20us", "sqlite:x.db", Some("+20us")),
+            (
+                "sqlite:x.db?journal_mode=wal&inject=x1.10&synchronous=normal",
+                "sqlite:x.db?journal_mode=wal&synchronous=normal",
+                Some("x1.10"),
+            ),
+            ("dir:/tmp/d?inject=x1.10", "dir:/tmp/d", Some("x1.10")),
+            ("tree:/tmp/t?inject=+1ms", "tree:/tmp/t", Some("+1ms")),
+            (
+                "sqlite-ext:e.db?inject=+5ns",
+                "sqlite-ext:e.db",
+                Some("+5ns"),
+            ),
+            ("memory:m?inject=+1us", "memory:m", Some("+1us")),
+            ("x.db?inject=+1us", "x.db", Some("+1us")),
+            (
+                "postgres://u:pw@h/db?mode=lo&inject=+1us",
+                "postgres://u:pw@h/db?mode=lo",
+                Some("+1us"),
+            ),
+            (
+                "s3://bucket/p?endpoint=http://127.0.0.1:1&inject=x2",
+                "s3://bucket/p?endpoint=http://127.0.0.1:1",
+                Some("x2"),
+            ),
+            (
+                "sqlite:x.db?journal_mode=wal",
+                "sqlite:x.db?journal_mode=wal",
+                None,
+            ),
+            ("sqlite:x.db", "sqlite:x.db", None),
+        ] {
+            let (r, s) = split(text);
+            assert_eq!((r.as_str(), s.as_deref()), (rest, spec), "{text}");
+            // What is left parses; the string with inject= does not.
+            if !text.starts_with("postgres") {
+                Target::parse(&r).unwrap();
+            }
+            if spec.is_some() {
+                let e = Target::parse(text).unwrap_err();
+                assert_eq!(e.exit_code(), 2);
+                let m = e.to_string();
+                assert!(
+                    m.contains("testing aid") && m.contains("blobbench run"),
+                    "{m}"
+                );
+                assert!(!m.contains("pw@"), "password shown: {m}");
+            }
+        }
+        for bad in [
+            "sqlite:x.db?inject=+1us&inject=+2us",
+            "sqlite:x.db?inject=",
+            "dir:d?inject",
+        ] {
+            let m = split_injection(bad).unwrap_err().to_string();
+            assert!(m.contains("inject") && !m.contains('\n'), "{bad}: {m}");
+        }
     }
 
     #[test]

@@ -123,6 +123,8 @@ fn a_small_volume_ages_with_exact_occupancy_counted_fragments_and_checked_reads(
     assert_eq!(t["volumes"][0]["exact"], true);
     let series = t["series"].as_array().unwrap();
     assert_eq!(series.len(), 2, "{t}");
+    // The two layouts ran side by side, their read rounds interleaved.
+    assert_eq!(t["pairing"], "paired", "{t}");
     for s in series {
         let reached = s["fill_reached"].as_f64().unwrap();
         assert!((reached - 0.5).abs() <= 0.02, "occupancy {reached} in {s}");
@@ -164,6 +166,11 @@ fn a_small_volume_ages_with_exact_occupancy_counted_fragments_and_checked_reads(
         stdout.contains("sqlite") && stdout.contains("dir"),
         "{stdout}"
     );
+    let words = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains(" paired ("),
+        "ratios labelled paired: {stdout}"
+    );
 }
 
 /// Ctrl-C while a volume is mounted and being aged: the suite is held
@@ -189,8 +196,8 @@ fn ctrl_c_unmounts_and_removes_every_volume() {
     let held = Held::start(command, "aging-replaced@1");
     assert_eq!(
         mounts_under(work.path()).len(),
-        1,
-        "the volume being aged is mounted"
+        2,
+        "both layouts' volumes are mounted: they age side by side"
     );
     held.signal(libc::SIGINT);
     let out = held.release_output();

@@ -972,15 +972,54 @@ fn an_impossible_rate_counts_what_it_did_not_send_and_warns() {
         o["sent"].as_u64().unwrap(),
         o["not_sent"].as_u64().unwrap(),
     );
+    // One connection cannot send a million requests in a second to any
+    // server (each is a round trip): some are certainly not sent.
     assert_eq!(due, 1_000_000, "{o}");
     assert!(not_sent > 0 && sent > 0, "{o}");
     assert_eq!(sent + not_sent, due, "{o}");
     assert_eq!(sent, level["requests"].as_u64().unwrap(), "{level}");
     assert!(o["achieved_per_s"].as_f64().unwrap() < 950_000.0, "{o}");
+    let share = o["not_sent_share"].as_f64().unwrap();
+    assert!((share - not_sent as f64 / due as f64).abs() < 1e-12, "{o}");
+    let said = format!("{not_sent} of {due} due requests (");
     assert!(
-        o["warning"].as_str().unwrap().contains("not sent"),
-        "the warning is kept in the result: {o}"
+        o["warning"].as_str().unwrap().contains(&said),
+        "the warning is kept in the result, with the share: {o}"
     );
+    assert!(stderr.contains(&said), "{stderr}");
+    assert!(
+        stdout.contains(&format!("not sent: -c 1: {said}")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("percentiles count from each request's intended start and include the requests never sent"),
+        "{stdout}"
+    );
+    // The requests never sent are in the response times (wrk2): each at
+    // its wait from its due time (request i at i us) to the level's end.
+    // At least one of requests 0..=sent was not sent, so the slowest
+    // waited at least elapsed - sent us; none waited past the end (the
+    // histogram keeps 3 significant digits).
+    assert_eq!(o["latency_includes_not_sent"], true, "{o}");
+    let latency = &level["latency"];
+    let ok_count = level["ok"].as_u64().unwrap();
+    assert_eq!(
+        latency["count"].as_u64().unwrap(),
+        ok_count + not_sent,
+        "{level}"
+    );
+    let elapsed = level["elapsed_ns"].as_u64().unwrap();
+    let max = latency["max_ns"].as_u64().unwrap();
+    assert!(
+        max as f64 >= 0.999 * elapsed.saturating_sub(sent * 1000) as f64,
+        "max {max} ns, level {elapsed} ns, {sent} sent"
+    );
+    assert!(
+        max as f64 <= 1.001 * elapsed as f64,
+        "max {max} ns, level {elapsed} ns"
+    );
+    // The generator's own lateness stays apart: sent requests only.
+    assert_eq!(o["send_lag"]["count"].as_u64().unwrap(), sent, "{o}");
     // Behind, the generator's lateness is the response time's: it counts.
     assert!(
         o["send_lag"]["max_ns"].as_u64().unwrap() > 100_000_000,
@@ -994,6 +1033,14 @@ fn an_impossible_rate_counts_what_it_did_not_send_and_warns() {
     ok(d, &["report", "r.json", "-o", "r.html"]);
     let html = std::fs::read_to_string(d.join("r.html")).unwrap();
     assert!(html.contains("Open loop: schedule kept"), "the HTML table");
+    assert!(
+        html.contains(&format!("Warning: -c 1: {said}")),
+        "the HTML warning"
+    );
+    assert!(
+        html.contains("including every request never sent at its wait"),
+        "the HTML label of the percentiles"
+    );
 }
 
 #[test]

@@ -71,7 +71,7 @@ fn fasterthanfs_measures_every_chart_and_judges_each_claim() {
         // Timed rows keep the paired ratio with its bounds, n and method.
         if let Some(e) = r["dir_over_db"].get("estimate") {
             assert_eq!(e["n"], 2, "{r}");
-            assert_eq!(e["method"], "paired-log-bootstrap", "{r}");
+            assert_eq!(e["method"], "paired-log-order-statistic", "{r}");
             assert!(e["low"].as_f64().unwrap() <= e["value"].as_f64().unwrap());
             assert!(e["value"].as_f64().unwrap() <= e["high"].as_f64().unwrap());
             assert_eq!(e["value"], r["dir_over_db"]["median"], "{r}");
@@ -269,7 +269,7 @@ fn internal_external_fills_the_matrix_and_derives_rules() {
         let r = c["external_over_internal"].as_f64().unwrap();
         assert!(r.is_finite() && r > 0.0, "{c}");
         assert_eq!(c["ratio"]["value"].as_f64().unwrap(), r, "{c}");
-        assert_eq!(c["ratio"]["method"], "paired-log-bootstrap", "{c}");
+        assert_eq!(c["ratio"]["method"], "paired-log-order-statistic", "{c}");
         // count = total / size
         let expected = 2_000_000 / c["blob_size"].as_u64().unwrap();
         assert_eq!(c["count"].as_u64().unwrap(), expected);
@@ -328,8 +328,10 @@ fn quick_prints_every_ratio_with_its_interval() {
     );
     assert!(regex_like_ratio(&out), "{out}");
     assert!(!out.contains("spread"), "{out}");
-    // 3 rounds: too few for an order-statistic interval, and it says so.
-    assert!(out.contains("interval is by bootstrap"), "{out}");
+    // 3 rounds: too few for 95%; [min-max] and its true coverage, said
+    // beside every interval and once under the table, never "95%".
+    assert!(out.contains("3 rounds: [min-max] covers 75%"), "{out}");
+    assert!(out.contains("], 75%"), "{out}");
     // Each of the 6 rows: two ratios with intervals.
     let ratios = out
         .lines()
@@ -340,8 +342,12 @@ fn quick_prints_every_ratio_with_its_interval() {
     for r in doc["tables"]["quick"].as_array().unwrap() {
         let e = &r["estimates"];
         assert_eq!(e["dir_over_db"]["value"], r["dir_over_db"], "{r}");
-        assert_eq!(e["dir_over_db"]["method"], "paired-log-bootstrap", "{r}");
-        assert_eq!(e["db_ns_per_op"]["method"], "bootstrap", "{r}");
+        assert_eq!(
+            e["dir_over_db"]["method"], "paired-log-order-statistic",
+            "{r}"
+        );
+        assert_eq!(e["db_ns_per_op"]["method"], "order-statistic", "{r}");
+        assert_eq!(e["db_ns_per_op"]["coverage"], 0.75, "{r}");
         assert_eq!(e["db_ns_per_op"]["n"], 3, "{r}");
         assert!(r.get("spread_pct").is_none(), "{r}");
     }

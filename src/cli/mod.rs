@@ -165,13 +165,24 @@ and the environment and exact command that produced it. The HTML needs no networ
     /// Compare two results case by case: which changes exceed the noise
     #[command(
         after_help = "Examples:\n  blobbench compare laptop/quick.json server/quick.json\n  \
-blobbench compare before.json after.json --threshold 10 --fail-on-slower\n\n\
+blobbench compare before.json after.json --threshold 10 --fail-on-slower\n  \
+blobbench compare a1.json a2.json a3.json a4.json -- b1.json b2.json b3.json b4.json\n\n\
 Cases are matched by their settings (command, case name, target kind and settings, operation, order, \
 cache), never by paths or host names, so results from two machines or two blobbench versions compare. \
-A change is faster or slower only when a Mann-Whitney rank test, Holm-corrected over every case tested, \
-gives p < 0.05 and the whole 95% bootstrap interval of after/before (ratio of medians) lies beyond \
---threshold; otherwise it is within noise. Fewer than 4 samples (rounds, repetitions) on a side: \
-insufficient data. A different dataset, blob count or command: not comparable."
+A change is faster or slower only when a Mann-Whitney rank test, Holm-corrected within each section of \
+cases compared together (one dataset and page size, one HTTP level, one replicate figure), gives p < 0.05 \
+and the whole 95% interval of after/before (the rank test's own, from the pairwise log ratios) lies beyond --threshold; otherwise \
+it is within noise. Fewer than 4 samples (rounds, repetitions) on a side: insufficient data. A different \
+dataset, blob count or command: not comparable.\n\n\
+One result a side compares this run's rounds: a rerun of the same binary can differ by more than they \
+show (the machine drifts between runs). For the between-run answer give several reruns a side after \
+`--`: each case's samples are then one median per result (4 or more a side for a verdict).\n\n\
+Machine drift: each result records a CPU probe and a durable-write probe every round. When the probe of \
+a case's kind (durable-write for cases that wait for the disk) moved beyond its own noise, in the \
+case's direction, between results of the same machine and setup (host, CPU, kernel, filesystem, mount \
+options, I/O scheduler, CPU governor, blobbench version), the case also gets a drift-corrected verdict: \
+its ratio divided by the probe's, with a joint bootstrap interval. The verdict column stays uncorrected; \
+--fail-on-slower follows it unless --allow-drift."
     )]
     Compare(CompareArgs),
     /// Try every combination of SQLite settings on a workload; rank them and recommend one
@@ -397,7 +408,7 @@ files(id, data), in kvtest's kv (--layout) and in a folder, serves each with its
 process, loads them at every -c level in --rounds rounds of -t/rounds (the order reversed every round; \
 URLs in sequential order by default, as siege -f) and prints requests/s, the ratio to sqlite-blog \
 (paired by round), and the response time: mean (what siege reports and the blog plotted) with their \
-95% intervals, p50 and p99.\n\n\
+intervals over this run's rounds, p50 and p99.\n\n\
 Examples:\n  blobbench suite http\n  blobbench suite http -c 1,2,4,8 -t 10s --order random\n  \
 blobbench suite http --count 20k --size 10k --variance 0 -c 1,8,64    \
 (thumbnails)\n  blobbench suite http --extra nginx=nginx-urls.txt       (another server over the same blobs)"
@@ -422,7 +433,7 @@ blobbench suite concurrency --pg postgres://postgres@127.0.0.1:5432/bench"
 Litestream replicating it to the --s3 bucket (under PREFIX/blobbench-replicate-TIME-PID, left there). \
 Litestream is started for each round with it and has synced before the clock starts; after the round, \
 `litestream sync -wait` times the replica's lag. Printed per arm: writes/s, p50 and p99 write time (medians \
-of the rounds, 95% intervals), with/alone paired by round, the WAL's peak size, Litestream's CPU time and \
+of the rounds, intervals over this run's rounds), with/alone paired by round, the WAL's peak size, Litestream's CPU time and \
 bytes uploaded. Then a last round with Litestream, `litestream restore`, and every restored blob checked: \
 it must be exactly the source's version of that blob (exit 1 if not).\n\n\
 Credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (Litestream reads them; they are not written to \
@@ -466,7 +477,9 @@ pub struct AgingArgs {
     /// Filesystems to make a loop-mounted volume of, comma-separated (ext4, xfs, btrfs; needs root)
     #[arg(long, default_value = "ext4,xfs,btrfs")]
     pub fs: String,
-    /// Size of each loop-mounted volume (an image file in --work, sparse)
+    /// Size of each loop-mounted volume (an image file in --work, sparse); the layouts of one
+    /// filesystem, fill and size age side by side (their read rounds paired), so --work needs
+    /// room for one volume per layout at once
     #[arg(long, default_value = "1GiB", value_parser = number_in::<u64>(16 << 20, 1 << 44))]
     pub volume_size: u64,
     /// Where the volume images and their mount points go [default: the temporary folder]
@@ -645,7 +658,7 @@ pub struct HttpSuiteArgs {
     #[arg(long, default_value = "both", value_parser = ["both", "blog", "kv"])]
     pub layout: String,
     /// Measured rounds per level and system (each -t / N long), the systems' order reversed
-    /// every round; every figure is their median with its 95% interval
+    /// every round; every figure is their median with its interval over this run's rounds
     #[arg(long, default_value = "5", value_parser = number_in::<u32>(1, 1000))]
     pub rounds: u32,
     /// Rounds of the same length run first at each level and discarded
@@ -806,8 +819,9 @@ pub struct FasterThanFsArgs {
     /// Blobs overwritten per write case with fsync or a transaction per write [default: count / 100]
     #[arg(long, value_parser = number_in::<u64>(1, MAX_KEY))]
     pub durable_updates: Option<u64>,
-    /// Measured rounds, after one discarded warm-up round; each round runs every case once, in alternating order
-    #[arg(long, default_value = "5", value_parser = number_in::<u64>(1, MAX_ROUNDS))]
+    /// Measured rounds, after one discarded warm-up round; each round runs every case once, in
+    /// alternating order (7: the fewest at which compare can call a change among all 25 cases)
+    #[arg(long, default_value = "7", value_parser = number_in::<u64>(1, MAX_ROUNDS))]
     pub rounds: u64,
     /// Where to write the JSON result
     #[arg(long, value_name = "FILE", default_value = "fasterthanfs.json")]
@@ -815,6 +829,9 @@ pub struct FasterThanFsArgs {
     /// Also write an HTML report with charts to FILE
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+    /// Testing aid for the calibration bench (bench/calibrate.sh): a known extra cost in every timed operation of one case, CASE=SPEC. CASE is ROW:SIDE, e.g. read:db=x1.25 or update-truncate+rewrite:dir=+20us (one name per case run: read, read-blob-api, read-blob-api-mmap, read-multitrans, update-wal-normal, ... on db; read, update-truncate+rewrite, ... on dir and tree); SPEC is +N with ns, us or ms (a fixed extra) or xF (each operation's own time times F, 1 to 100). Recorded in the result; an unknown CASE is refused with the list of valid ones
+    #[arg(long, value_name = "CASE=SPEC", value_parser = Utf8Arg)]
+    pub inject: Option<String>,
 }
 
 /// The arguments of `blobbench init`.
@@ -899,7 +916,7 @@ pub enum ColdArg {
 /// The arguments of `blobbench run`.
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// Database or folder to measure (see `blobbench --help` for target syntax)
+    /// Database or folder to measure (see `blobbench --help` for target syntax). On any target, ?inject=+20us (a fixed extra: ns, us, ms) or ?inject=x1.10 (each operation's own time scaled) spins that much more in every timed operation: a testing aid for the calibration bench (bench/calibrate.sh), recorded in the result
     #[arg(value_parser = Utf8Arg)]
     pub target: String,
     /// Visit keys in ascending order (default, as kvtest)
@@ -960,11 +977,12 @@ pub struct RunArgs {
     /// How files are rewritten by --update [default: truncate; concurrent runs: rename, so no reader sees a torn blob]
     #[arg(long, value_enum)]
     pub write_style: Option<WriteStyleArg>,
-    /// Measured repetitions (median and spread are reported)
-    #[arg(long, default_value = "3", value_parser = number_in::<u32>(1, MAX_ROUNDS))]
+    /// Measured repetitions (median and its interval over them are reported); 5 is the
+    /// fewest at which `compare` can call a change of this run significant
+    #[arg(long, default_value = "5", value_parser = number_in::<u32>(1, MAX_ROUNDS))]
     pub repeat: u32,
-    /// Unmeasured repetitions before measuring
-    #[arg(long, default_value = "0", value_parser = number_in::<u32>(0, MAX_ROUNDS))]
+    /// Unmeasured repetitions before measuring (one warms the caches and the store)
+    #[arg(long, default_value = "1", value_parser = number_in::<u32>(0, MAX_ROUNDS))]
     pub warmup: u32,
     /// Check every byte read (or written, read back after the run) against the dataset
     #[arg(long)]
@@ -1028,8 +1046,10 @@ pub struct QuickArgs {
     /// Size variance (+/-)
     #[arg(long, default_value = "2k", value_parser = number_in::<u64>(0, MAX_BLOB_SIZE))]
     pub variance: u64,
-    /// Measured rounds, after one discarded warm-up round; each round runs every case once, in alternating order
-    #[arg(long, default_value = "7", value_parser = number_in::<u64>(1, MAX_ROUNDS))]
+    /// Measured rounds, after one discarded warm-up round; each round runs every case once, in
+    /// alternating order. 15 by default: on a 2-core VM compare found a 1.25x slowdown of one
+    /// case in 8 of 10 pairs of 15-round runs and 7 of 20 at 7 rounds (bench/calibrate.sh)
+    #[arg(long, default_value = "15", value_parser = number_in::<u64>(1, MAX_ROUNDS))]
     pub rounds: u64,
     /// Where to write the JSON result
     #[arg(long, value_name = "FILE", default_value = "quick.json")]
@@ -1042,6 +1062,9 @@ pub struct QuickArgs {
     /// (credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the AWS profile)
     #[arg(long, value_name = "URL", value_parser = Utf8Arg)]
     pub s3: Option<String>,
+    /// Testing aid for the calibration bench (bench/calibrate.sh): a known extra cost in every timed operation of one case, CASE=SPEC. CASE is ROW:SIDE, e.g. read:db=x1.25 (read:db, read-blob-api:db, read-mmap:db, update:db, durable:db; read, update and durable on dir, tree and s3); SPEC is +N with ns, us or ms (a fixed extra) or xF (each operation's own time times F, 1 to 100). Recorded in the result; an unknown CASE is refused with the list of valid ones
+    #[arg(long, value_name = "CASE=SPEC", value_parser = Utf8Arg)]
+    pub inject: Option<String>,
 }
 
 /// kvtest accepts `-count` as well as `--count`; clap only the latter.
@@ -1137,25 +1160,50 @@ pub struct ReportArgs {
 /// The arguments of `blobbench compare`.
 #[derive(Args, Debug)]
 pub struct CompareArgs {
-    /// The earlier (or reference) result
-    #[arg(value_name = "BEFORE.json")]
-    pub before: PathBuf,
-    /// The later (or other machine's) result
-    #[arg(value_name = "AFTER.json")]
-    pub after: PathBuf,
+    /// The earlier (or reference) result, then the later one: BEFORE.json AFTER.json. For
+    /// the between-run answer give several reruns a side, before and after separated by
+    /// `--`: A1.json A2.json A3.json A4.json -- B1.json B2.json B3.json B4.json (each case's
+    /// samples are then one median per result; a verdict needs 4 a side)
+    #[arg(value_name = "BEFORE.json", required = true)]
+    pub before: Vec<PathBuf>,
+    /// With several results a side: the after results, following `--`
+    #[arg(value_name = "AFTER.json", last = true)]
+    pub after: Vec<PathBuf>,
     /// Smallest change in percent that can count: the whole interval of the
     /// ratio must lie beyond it (10 = a factor of 1.10 either way). Two runs
     /// of the same binary on one machine commonly differ by 5-10% for
     /// reasons no round inside a run reveals (where a new dataset's pages
-    /// landed, the filesystem's state), so smaller changes need repeated runs
+    /// landed, the filesystem's state), so smaller changes need several
+    /// results a side
     #[arg(long, value_name = "PERCENT", default_value_t = 10.0)]
     pub threshold: f64,
-    /// Exit with status 1 when any case is significantly slower
+    /// Exit with status 1 when any case is significantly slower (its uncorrected verdict,
+    /// unless --allow-drift)
     #[arg(long)]
     pub fail_on_slower: bool,
+    /// With --fail-on-slower: judge a case by its drift-corrected verdict where it has one
+    /// (the machine's measured drift, same machine and setup, divided out)
+    #[arg(long, requires = "fail_on_slower")]
+    pub allow_drift: bool,
     /// Also write the comparison as JSON to FILE
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+}
+
+impl CompareArgs {
+    /// The before and after results: two files, or several a side split by `--`.
+    pub fn sides(&self) -> std::result::Result<(&[PathBuf], &[PathBuf]), String> {
+        match (self.before.as_slice(), self.after.as_slice()) {
+            ([before, after], []) => {
+                Ok((std::slice::from_ref(before), std::slice::from_ref(after)))
+            }
+            (_, []) => Err(format!(
+                "compare got {} result file(s) and no `--`: give BEFORE.json AFTER.json, or several a side as A1.json A2.json -- B1.json B2.json",
+                self.before.len()
+            )),
+            (before, after) => Ok((before, after)),
+        }
+    }
 }
 
 /// The arguments of `blobbench advise`.

@@ -1,8 +1,11 @@
-//! `blobbench compare BEFORE.json AFTER.json`: what changed beyond the noise.
+//! `blobbench compare BEFORE.json AFTER.json` (or several results a side,
+//! `A1 A2 -- B1 B2`): what changed beyond the noise.
 
 use crate::cli::CompareArgs;
 use crate::error::{Error, Result};
-use crate::report::compare::compare;
+use std::path::PathBuf;
+
+use crate::report::compare::{compare_many, inconsistent_side};
 use crate::report::terminal;
 use crate::result::compare::{CompareTables, Verdict};
 use crate::result::{ResultDocument, Tables};
@@ -23,13 +26,29 @@ pub fn run(args: &CompareArgs) -> Result<()> {
     // Nothing is measured here, so a busy machine is not worth a warning;
     // the record still covers the command, as every result's does.
     let mut environment = crate::store::capture_environment(None);
-    let before = crate::result::load(&args.before)?;
-    let after = crate::result::load(&args.after)?;
-    let c = compare(&before, &after, args.threshold / 100.0);
+    let (before_files, after_files) = args.sides().map_err(Error::usage)?;
+    let load = |files: &[PathBuf]| -> Result<Vec<ResultDocument>> {
+        files.iter().map(|f| crate::result::load(f)).collect()
+    };
+    let (before, after) = (load(before_files)?, load(after_files)?);
+    for (docs, files) in [(&before, before_files), (&after, after_files)] {
+        let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+        if let Some(why) = inconsistent_side(docs, &names) {
+            return Err(Error::usage(why));
+        }
+    }
+    let c = compare_many(&before, &after, args.threshold / 100.0);
     print!(
         "{}",
-        terminal::compare::header((&before, &args.before), (&after, &args.after), &c)
+        terminal::compare::header((&before, before_files), (&after, after_files), &c)
     );
+    let names = |files: &[PathBuf]| {
+        files
+            .iter()
+            .map(|f| f.display().to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     if c.changes.is_empty() {
         let fields: Vec<String> = c
             .not_comparable
@@ -43,15 +62,20 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         };
         return Err(Error::usage(format!(
             "{} and {}: no case with the same settings in both{why}; compare results of the same command and options",
-            args.before.display(),
-            args.after.display()
+            names(before_files),
+            names(after_files)
         )));
     }
     print!("{}", terminal::compare::render(&c, args.threshold));
+    // The uncorrected verdict fails the run unless the user accepts the
+    // drift correction where a case has one.
     let worse = c
         .changes
         .iter()
-        .filter(|x| x.verdict == Verdict::Worse)
+        .filter(|x| {
+            let corrected = x.adjusted.as_ref().filter(|_| args.allow_drift);
+            corrected.map_or(x.verdict, |a| a.verdict) == Verdict::Worse
+        })
         .count();
     if let Some(j) = &args.json {
         environment.finish();
@@ -60,8 +84,8 @@ pub fn run(args: &CompareArgs) -> Result<()> {
             environment,
             Tables::Compare(CompareTables {
                 compare: c,
-                before: args.before.display().to_string(),
-                after: args.after.display().to_string(),
+                before: names(before_files),
+                after: names(after_files),
             }),
         );
         crate::command::output::write_result(&mut doc, j)?;

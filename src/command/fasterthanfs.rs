@@ -13,10 +13,15 @@ use super::progress::Bars;
 /// measures, prints the table and writes the result (and report).
 pub fn run(args: &FasterThanFsArgs) -> Result<()> {
     let options = options(args)?;
+    // compare tests the page's cases of one dataset together (25 of them).
+    crate::command::output::warn_if_never_judged(args.rounds, 25);
     let mut doc = crate::suite::fasterthanfs::run(&options, &Bars::new())?;
     finish_environment(&mut doc.environment);
     if let Tables::FasterThanFs(t) = &doc.tables {
         print!("{}", crate::report::terminal::fasterthanfs::render(&doc, t));
+    }
+    for line in crate::report::terminal::run::injection_lines(&doc.runs) {
+        println!("{line}");
     }
     write_result_with_report(&mut doc, &args.json, args.report.as_deref())?;
     println!("result written to {}", args.json.display());
@@ -28,6 +33,11 @@ fn options(args: &FasterThanFsArgs) -> Result<FasterThanFsOptions> {
     if args.rounds == 0 {
         return Err(Error::usage("--rounds 0: at least one round is needed"));
     }
+    let inject = args
+        .inject
+        .as_deref()
+        .map(crate::store::inject::parse_case)
+        .transpose()?;
     check_outputs(&args.json, args.report.as_deref(), args.dir.as_deref())?;
     let spec = spec_from_options(args.count, args.size, args.variance, "uniform", 1.0, 1)?;
     let updates = args.updates.unwrap_or((spec.count / 10).max(1));
@@ -40,7 +50,7 @@ fn options(args: &FasterThanFsArgs) -> Result<FasterThanFsOptions> {
             )));
         }
     }
-    Ok(FasterThanFsOptions {
+    let options = FasterThanFsOptions {
         dir: args.dir.clone(),
         keep: args.keep,
         spec,
@@ -48,5 +58,8 @@ fn options(args: &FasterThanFsArgs) -> Result<FasterThanFsOptions> {
         durable_updates: durable,
         rounds: args.rounds,
         cold: args.cold,
-    })
+        inject,
+    };
+    crate::suite::fasterthanfs::check_injection(&options)?;
+    Ok(options)
 }

@@ -16,6 +16,9 @@ use crate::target::SqliteLayout;
 pub fn run(args: &HttpSuiteArgs) -> Result<()> {
     let options = options(args)?;
     crate::command::output::check_outputs(&args.json, args.report.as_deref(), args.dir.as_deref())?;
+    // compare tests the systems of one level together: the databases, the folder, the extras.
+    let systems = options.layouts.len() + 1 + options.extras.len();
+    crate::command::output::warn_if_never_judged(u64::from(options.rounds), systems);
     let mut doc = crate::suite::http::run(&options, &Bars::new())?;
     crate::command::output::finish_environment(&mut doc.environment);
     if let Tables::Http(t) = &doc.tables {

@@ -18,6 +18,8 @@ use super::progress::Bars;
 pub fn run(args: &InternalExternalArgs) -> Result<()> {
     let options = options(args)?;
     check_outputs(&args.json, args.report.as_deref(), args.dir.as_deref())?;
+    // compare tests each cell's internal and external case together.
+    crate::command::output::warn_if_never_judged(args.rounds, 2);
     let mut doc = crate::suite::internal_external::run(&options, &Bars::new())?;
     finish_environment(&mut doc.environment);
     if let Tables::InternalExternal(t) = &doc.tables {

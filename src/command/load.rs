@@ -252,6 +252,9 @@ fn print_tables(args: &LoadArgs, tables: &LoadTables, duration: Option<Duration>
         }
     );
     print!("{}", terminal::load::levels(tables).render());
+    for line in terminal::load::latency_notes(&tables.levels) {
+        println!("{line}");
+    }
     if let Some(t) = terminal::load::schedule(tables) {
         println!(
             "open loop: lag = actual send - intended start (the generator's own lateness); \

@@ -78,6 +78,9 @@ fn print_tables(tables: &crate::result::load::LoadTables) {
         println!("{line}");
     }
     print!("{}", terminal::load::levels(tables).render());
+    for line in terminal::load::latency_notes(&tables.levels) {
+        println!("{line}");
+    }
     if let Some(t) = terminal::load::schedule(tables) {
         println!(
             "open loop, every process together: lag = actual send - intended start; service = send to response"

@@ -390,6 +390,17 @@ pub fn write_result_with_report(
     Ok(())
 }
 
+/// Says at the start, before anything is measured, when `compare` could
+/// never call a change in this result significant: `rounds` samples a
+/// case, `cases` cases in the largest section compared together.
+pub fn warn_if_never_judged(rounds: u64, cases: usize) {
+    if let Some(why) =
+        crate::measure::significance::never_judged(rounds as usize, cases, "--rounds")
+    {
+        eprintln!("note: {why}");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,8 +18,24 @@ pub fn run(args: &QuickArgs) -> Result<()> {
     if args.rounds == 0 {
         return Err(Error::usage("--rounds 0: at least one round is needed"));
     }
+    let inject = args
+        .inject
+        .as_deref()
+        .map(crate::store::inject::parse_case)
+        .transpose()?;
+    if let Some((case, _)) = &inject
+        && case.ends_with(":s3")
+        && args.s3.is_none()
+    {
+        return Err(Error::usage(format!(
+            "--inject {case}=...: the s3 side runs only with --s3 URL; add it, or name a db, dir or tree case"
+        )));
+    }
     let report = report_path(args);
     check_outputs(&args.json, report, args.dir.as_deref())?;
+    // compare tests quick's cases together: 11, and 3 more with --s3.
+    let cases = if args.s3.is_some() { 14 } else { 11 };
+    crate::command::output::warn_if_never_judged(args.rounds, cases);
     let object_store = match &args.s3 {
         Some(url) => Some(super::object_store::fresh_prefix(url, "quick")?),
         None => None,
@@ -30,7 +46,9 @@ pub fn run(args: &QuickArgs) -> Result<()> {
         spec: spec_from_options(args.count, args.size, args.variance, "uniform", 1.0, 1)?,
         rounds: args.rounds,
         object_store,
+        inject,
     };
+    crate::suite::quick::check_injection(&options)?;
     let mut doc = crate::suite::quick::run(&options, &Bars::new())?;
     finish_environment(&mut doc.environment);
     if let Tables::Quick(t) = &doc.tables {

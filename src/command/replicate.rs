@@ -21,6 +21,8 @@ use crate::workload::mix::Mix;
 pub fn run(args: &ReplicateArgs) -> Result<()> {
     let options = options(args)?;
     crate::command::output::check_outputs(&args.json, args.report.as_deref(), args.dir.as_deref())?;
+    // compare tests one figure of both arms together.
+    crate::command::output::warn_if_never_judged(u64::from(args.rounds), 2);
     let mut doc = crate::suite::replicate::run(&options, &Bars::new())?;
     crate::command::output::finish_environment(&mut doc.environment);
     let mut failed = None;

@@ -7,28 +7,44 @@ use crate::measure::environment::busy_warning;
 use crate::progress::Progress;
 use crate::result::ResultDocument;
 use crate::result::run::RunTables;
+use crate::store::inject::Injection;
 use crate::store::{ReadPath, WriteStyle};
-use crate::target::{JOURNAL_MODES, Target, one_of, parse_cache_size};
+use crate::target::{JOURNAL_MODES, Target, one_of, parse_cache_size, split_injection};
 use crate::workload::run::SessionOptionsRecord;
 use crate::workload::{CacheMode, KeyOrder, Operation, RunPlan, execute};
 
 /// Turns `run`'s arguments into the executor's plan, and notes on options
 /// that do not apply to the target.
 pub fn plan_from_args(args: &RunArgs) -> Result<(RunPlan, Vec<String>)> {
-    let (target, notes) = target_from_args(args)?;
+    let (text, inject) = injection(args)?;
+    let (target, notes) = target_with_options(args, &text)?;
     let operation = if args.update {
         Operation::Update
     } else {
         Operation::Read
     };
-    plan_with(args, target, operation, notes)
+    let (mut plan, notes) = plan_with(args, target, operation, notes)?;
+    plan.session.inject = inject;
+    Ok((plan, notes))
+}
+
+/// The target string without its `?inject=SPEC` (a testing aid: a known
+/// extra cost per timed operation), and the injection parsed.
+fn injection(args: &RunArgs) -> Result<(String, Option<Injection>)> {
+    let (text, spec) = split_injection(&args.target)?;
+    Ok((text, spec.as_deref().map(Injection::parse).transpose()?))
 }
 
 /// The target with the SQLite settings `run`'s kvtest options ask for
 /// (--cache-size, --mmap, --nosync, --jmode, --nocheckpoint), and notes on
 /// those that do not apply to it.
 pub fn target_from_args(args: &RunArgs) -> Result<(Target, Vec<String>)> {
-    let mut target = Target::parse(&args.target)?;
+    target_with_options(args, &args.target)
+}
+
+/// As [`target_from_args`], for the target string `text`.
+fn target_with_options(args: &RunArgs, text: &str) -> Result<(Target, Vec<String>)> {
+    let mut target = Target::parse(text)?;
     let mut notes = Vec::new();
     match target.sqlite_settings_mut() {
         Some(s) => {
@@ -89,7 +105,7 @@ fn plan_with(
 ) -> Result<(RunPlan, Vec<String>)> {
     if args.repeat == 0 {
         return Err(Error::usage(
-            "--repeat 0: at least one measured repetition is needed, e.g. --repeat 3",
+            "--repeat 0: at least one measured repetition is needed, e.g. --repeat 5",
         ));
     }
     let order = if args.random {
@@ -125,6 +141,7 @@ fn plan_with(
             per_op_transaction: args.multitrans,
             write_style: write_style(args, WriteStyle::Truncate),
             fsync: args.fsync,
+            inject: None,
         },
         repeat: args.repeat,
         warmup: args.warmup,
@@ -146,6 +163,11 @@ fn plan_with(
 /// its load average and CPU steal cover the run; a busy machine is said.
 pub fn run(args: &RunArgs) -> Result<()> {
     if super::concurrent::asked(args) {
+        if let (_, Some(i)) = injection(args)? {
+            return Err(Error::usage(format!(
+                "inject={i} is a testing aid for single-thread runs (one timed loop); drop it, or drop --threads, --mix, --keys, --workload, --writers, --batch, -t and --rate"
+            )));
+        }
         return super::concurrent::run(args);
     }
     let (plan, notes) = plan_from_args(args)?;

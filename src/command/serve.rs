@@ -3,12 +3,17 @@
 use crate::cli::ServeArgs;
 use crate::error::{Error, Result};
 use crate::http::server::{ServeConfig, Writable, serve};
-use crate::target::Target;
+use crate::target::{Target, split_injection};
 
 /// Checks the options (a writable server needs a token of 16 characters or
 /// more, limits must be positive, exclusive locking cannot serve writes),
 /// then serves until interrupted.
 pub fn run(args: &ServeArgs) -> Result<()> {
+    if let (_, Some(spec)) = split_injection(&args.target)? {
+        return Err(Error::usage(format!(
+            "inject={spec}: inject is a testing aid for timed runs (blobbench run, quick, suite fasterthanfs); serve refuses it: drop ?inject= from the target"
+        )));
+    }
     if args.max_connections == 0 {
         return Err(Error::usage("--max-connections must be at least 1"));
     }

@@ -26,6 +26,8 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     } else {
         Vec::new()
     };
+    // compare tests every case of a sweep together.
+    crate::command::output::warn_if_never_judged(options.rounds, options.plan.cases().len());
     // Every save records the load and CPU steal up to then: a sweep
     // interrupted after hours still says how busy the machine was.
     let mut save = |doc: &mut ResultDocument| {

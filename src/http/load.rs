@@ -5,10 +5,13 @@
 //! from the time the request was due, not from when a busy connection got
 //! round to sending it (coordinated omission corrected, as wrk2 and oha do).
 //! The generator's own lateness (send lag) is measured apart, and requests
-//! that fall due but are never sent are counted, not dropped.
+//! that fall due but are never sent are counted, warned about and kept in
+//! the response times, each at the time it waited (from when it was due to
+//! the level's end), as wrk2 does: they are the latest due and the slowest,
+//! and leaving them out would flatter the tail.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -142,6 +145,9 @@ struct WorkerOutcome {
     service: Latencies,
     /// Open loop: the latest send, from the level's start, ns.
     last_send_ns: u64,
+    /// Open loop: requests that fell due but were never sent, each also in
+    /// `latencies` at its wait until the level's end.
+    not_sent: u64,
     /// Successful requests and bytes by when they completed.
     timeline: Timeline,
 }
@@ -157,6 +163,7 @@ impl Default for WorkerOutcome {
             lag: Latencies::new(),
             service: Latencies::new(),
             last_send_ns: 0,
+            not_sent: 0,
             timeline: Timeline::new(TIMELINE_BUCKET_NS),
         }
     }
@@ -307,6 +314,10 @@ struct Shared {
     /// Open loop: how many requests fall due within the level (None:
     /// closed loop, or open loop under -n alone, where all n are due).
     due_total: Option<u64>,
+    /// Open loop: requests of the schedule a worker took once the level's
+    /// time was up, so never sent (at most one per worker; those nobody
+    /// took are the indices from `next` on).
+    refused: Mutex<Vec<u64>>,
 }
 
 impl Shared {
@@ -324,6 +335,14 @@ impl Shared {
             .duration
             .is_some_and(|d| self.started.elapsed() >= d)
         {
+            // Due within the level (it is below due_total) but too late to
+            // send: counted as not sent.
+            if self.due_total.is_some() {
+                self.refused
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(i);
+            }
             return None;
         }
         Some(i)
@@ -333,11 +352,43 @@ impl Shared {
     /// (a time too far off to represent is as good as never: the end of
     /// the level, or a day for a level of `-n` alone).
     fn due(&self, i: u64, rate: f64) -> Instant {
-        let far = self.plan.duration.unwrap_or(Duration::from_secs(86_400));
-        let offset = Duration::try_from_secs_f64(i as f64 / rate).unwrap_or(far);
+        let far = self.far();
         self.started
-            .checked_add(offset)
+            .checked_add(self.due_offset(i, rate))
             .unwrap_or_else(|| self.started + far)
+    }
+
+    /// When request `i` is due, from the level's start.
+    fn due_offset(&self, i: u64, rate: f64) -> Duration {
+        Duration::try_from_secs_f64(i as f64 / rate).unwrap_or(self.far())
+    }
+
+    /// A time as good as never: the level's end, or a day under `-n` alone.
+    fn far(&self) -> Duration {
+        self.plan.duration.unwrap_or(Duration::from_secs(86_400))
+    }
+
+    /// Open loop: the requests due within the level that were never sent
+    /// (those refused once the time was up, and those nobody took), once
+    /// every worker has stopped.
+    fn unsent(&self) -> impl Iterator<Item = u64> {
+        let due = self.due_total.unwrap_or(0);
+        let untaken = self.next.load(Ordering::Relaxed).min(due)..due;
+        let refused = std::mem::take(&mut *self.refused.lock().unwrap_or_else(|e| e.into_inner()));
+        refused.into_iter().filter(move |&i| i < due).chain(untaken)
+    }
+
+    /// Open loop: counts every request that fell due but was never sent in
+    /// `out`'s response times at the time it waited, from its intended
+    /// start to `end` (the level's end, from its start), as wrk2 does; the
+    /// send lag and service time, of sent requests only, are left alone.
+    fn record_unsent(&self, out: &mut WorkerOutcome, end: Duration) {
+        let Some(rate) = self.plan.rate else { return };
+        for i in self.unsent() {
+            let waited = end.saturating_sub(self.due_offset(i, rate));
+            out.latencies.record(waited.as_nanos() as u64);
+            out.not_sent += 1;
+        }
     }
 
     fn url(&self, i: u64, rng: &mut u64) -> &Url {
@@ -563,6 +614,7 @@ pub async fn measure_level(plan: LoadPlan, progress: &dyn Progress) -> LevelOutc
         started: Instant::now(),
         done: AtomicU64::new(0),
         due_total: due_total(&plan),
+        refused: Mutex::new(Vec::new()),
     });
     let handles: Vec<_> = (0..plan.concurrency as u64)
         .map(|id| tokio::spawn(worker(shared.clone(), id)))
@@ -580,6 +632,7 @@ pub async fn measure_level(plan: LoadPlan, progress: &dyn Progress) -> LevelOutc
     for o in outcomes {
         all.absorb(o);
     }
+    shared.record_unsent(&mut all, elapsed);
     LevelOutcome {
         plan,
         due_total: shared.due_total,
@@ -642,6 +695,7 @@ impl WorkerOutcome {
         self.errors.add(&o.errors);
         self.events.extend(o.events);
         self.last_send_ns = self.last_send_ns.max(o.last_send_ns);
+        self.not_sent += o.not_sent;
         self.timeline.add(&o.timeline);
     }
 }
@@ -681,36 +735,52 @@ fn summarize(
 }
 
 /// How an open-loop level kept its schedule of `due` requests at `rate`,
-/// `sent` of which left. The achieved rate counts the sends over the span
+/// `sent` of which left (and `all.not_sent` never did, already counted in
+/// its response times). The achieved rate counts the sends over the span
 /// they were due in, or over the span the sending took when that was longer
-/// (a generator that fell behind), and below 95% of the target it warns.
+/// (a generator that fell behind). It warns at any request not sent, and
+/// when the achieved rate is below 95% of the target.
 fn schedule(rate: f64, due: u64, sent: u64, all: &WorkerOutcome) -> OpenLoopStats {
     let window = due as f64 / rate;
     let sending = all.last_send_ns as f64 / 1e9 + 1.0 / rate;
     let achieved = sent as f64 / window.max(sending).max(1e-9);
-    let not_sent = due.saturating_sub(sent);
     let lag = all.lag.summary();
-    let warning = (achieved < 0.95 * rate).then(|| {
-        format!(
-            "achieved {achieved:.0} req/s of the {rate} asked ({:.0}%): {not_sent} of {due} due \
-             requests not sent (generator behind), sends up to {} late; raise -c (more \
-             connections) or lower --rate",
-            achieved / rate * 100.0,
-            crate::units::human_duration_ns(lag.max_ns as f64),
-        )
-    });
-    OpenLoopStats {
+    let mut stats = OpenLoopStats {
         target_per_s: rate,
         due,
         sent,
-        not_sent,
+        not_sent: all.not_sent,
+        not_sent_share: 0.0,
+        latency_includes_not_sent: true,
         achieved_per_s: achieved,
         send_lag: lag,
         service_time: all.service.summary(),
         send_lag_histogram: Some(all.lag.encode()),
         service_time_histogram: Some(all.service.encode()),
-        warning,
-    }
+        warning: None,
+    };
+    stats.not_sent_share = stats.not_sent_share();
+    let late = crate::units::human_duration_ns(stats.send_lag.max_ns as f64);
+    let pace = format!(
+        "achieved {achieved:.0} req/s of the {rate} asked ({:.0}%), sends up to {late} late",
+        achieved / rate * 100.0
+    );
+    stats.warning = if stats.not_sent > 0 {
+        Some(format!(
+            "{} (generator behind: every connection busy); the response-time percentiles \
+             count each at its wait from its intended start to the level's end, as wrk2 does; \
+             {pace}; raise -c (more connections) or lower --rate",
+            stats.not_sent_text()
+        ))
+    } else if achieved < 0.95 * rate {
+        Some(format!(
+            "{pace} (generator behind), though every due request was sent; raise -c (more \
+             connections) or lower --rate"
+        ))
+    } else {
+        None
+    };
+    stats
 }
 
 #[cfg(test)]
@@ -752,22 +822,143 @@ mod tests {
         };
         let on_time = schedule(100.0, 100, 100, &all);
         assert_eq!((on_time.not_sent, on_time.warning), (0, None));
+        assert_eq!(on_time.not_sent_share, 0.0);
+        assert!(on_time.latency_includes_not_sent);
         assert!((on_time.achieved_per_s - 100.0).abs() < 1e-6);
         // Behind: 60 of 100 sent in the second.
+        all.not_sent = 40;
         let behind = schedule(100.0, 100, 60, &all);
         assert_eq!(behind.not_sent, 40);
+        assert_eq!(behind.not_sent_share, 0.4);
         assert!((behind.achieved_per_s - 60.0).abs() < 1e-6);
         let w = behind.warning.unwrap();
         assert!(
-            w.contains("40 of 100") && w.contains("generator behind"),
+            w.contains("40 of 100 due requests (40%) not sent") && w.contains("generator behind"),
             "{w}"
         );
         // All sent, but over twice the span they were due in.
+        all.not_sent = 0;
         all.last_send_ns = 1_990_000_000;
         let late = schedule(100.0, 100, 100, &all);
         assert_eq!(late.not_sent, 0);
         assert!((late.achieved_per_s - 50.0).abs() < 1e-6);
-        assert!(late.warning.is_some());
+        let w = late.warning.unwrap();
+        assert!(
+            w.contains("achieved 50 req/s") && w.contains("every due request was sent"),
+            "{w}"
+        );
+    }
+
+    #[test]
+    fn a_single_request_not_sent_is_warned_about_with_its_share() {
+        // 99 of 100 sent on time: the achieved rate is within 5% of the
+        // target, yet the one request never sent is the latest due.
+        let all = WorkerOutcome {
+            last_send_ns: 980_000_000,
+            not_sent: 1,
+            ..Default::default()
+        };
+        let one = schedule(100.0, 100, 99, &all);
+        assert!(one.achieved_per_s >= 95.0, "{one:?}");
+        assert_eq!((one.not_sent, one.not_sent_share), (1, 0.01));
+        let w = one.warning.expect("a warning at one request not sent");
+        assert!(
+            w.contains("1 of 100 due requests (1.0%) not sent")
+                && w.contains("percentiles count each at its wait"),
+            "{w}"
+        );
+        // One in a million still shows as a share, not as 0%.
+        let all = WorkerOutcome {
+            last_send_ns: 999_998_000,
+            not_sent: 1,
+            ..Default::default()
+        };
+        let w = schedule(1e6, 1_000_000, 999_999, &all).warning.unwrap();
+        assert!(w.contains("(0.00010%) not sent"), "{w}");
+    }
+
+    /// A level's state as its workers leave it: `rate` req/s for
+    /// `duration_ms`, started 2 s ago (so its time is up), requests up to
+    /// `next` taken.
+    fn shared_at(rate: f64, duration_ms: u64, next: u64) -> Shared {
+        let p = plan(Some(rate), Some(duration_ms), None);
+        Shared {
+            due_total: due_total(&p),
+            plan: p,
+            next: AtomicU64::new(next),
+            started: Instant::now()
+                .checked_sub(Duration::from_secs(2))
+                .expect("the clock has run 2 s"),
+            done: AtomicU64::new(0),
+            refused: Mutex::new(Vec::new()),
+        }
+    }
+
+    #[test]
+    fn requests_never_sent_wait_in_the_histogram_until_the_levels_end() {
+        // 100 requests due at 100 req/s over 1 s, request i at i * 10 ms.
+        // Requests 0..57 were sent; a worker took 57 when the time was up;
+        // two workers took 58 and 59 before the time was up (and sent
+        // them); one more took 60 too late; nobody took 61..100.
+        let shared = shared_at(100.0, 1000, 57);
+        assert_eq!(shared.take(), None);
+        shared.next.store(60, Ordering::Relaxed);
+        assert_eq!(shared.take(), None);
+        let mut all = WorkerOutcome {
+            last_send_ns: 590_000_000,
+            ..Default::default()
+        };
+        for _ in 0..59 {
+            all.latencies.record(1_000_000);
+        }
+        // The level ended 1.25 s after its start.
+        shared.record_unsent(&mut all, Duration::from_millis(1250));
+        assert_eq!(all.not_sent, 41);
+        // Each unsent request waited from its due time to the end: 57
+        // 680 ms, 60 650 ms, ... 99 260 ms; the sent ones 1 ms each.
+        let mut expected = Latencies::new();
+        for _ in 0..59 {
+            expected.record(1_000_000);
+        }
+        for i in std::iter::once(57).chain(60..100) {
+            expected.record((1250 - 10 * i) * 1_000_000);
+        }
+        let got = all.latencies.summary();
+        assert_eq!(got, expected.summary());
+        assert_eq!(got.count, 59 + 41);
+        let near = |v: u64, ms: u64| v.abs_diff(ms * 1_000_000) <= ms * 1_000;
+        assert!(near(got.max_ns, 680), "{got:?}");
+        // The median is the 50th of 100: the slowest 41 are the unsent,
+        // so it is one of the sent requests; the 90th percentile is the
+        // 90th value, the 31st fastest unsent: request 69's 560 ms.
+        assert!(near(got.p50_ns, 1), "{got:?}");
+        assert!(near(got.p90_ns, 560), "{got:?}");
+        // The send lag and service time, of sent requests only, are
+        // untouched; the schedule counts and warns.
+        assert_eq!((all.lag.count(), all.service.count()), (0, 0));
+        let stats = schedule(100.0, 100, 59, &all);
+        assert_eq!((stats.due, stats.sent, stats.not_sent), (100, 59, 41));
+        assert_eq!(stats.not_sent_share, 0.41);
+        assert!(stats.latency_includes_not_sent);
+        let w = stats.warning.unwrap();
+        assert!(w.contains("41 of 100 due requests (41%) not sent"), "{w}");
+    }
+
+    #[test]
+    fn a_schedule_fully_sent_adds_nothing_to_the_histogram() {
+        // All 100 taken and sent (taking on past the schedule's end is
+        // refused by the count, not by the time).
+        let shared = shared_at(100.0, 1000, 100);
+        let mut all = WorkerOutcome::default();
+        shared.record_unsent(&mut all, Duration::from_millis(1003));
+        assert_eq!((all.not_sent, all.latencies.count()), (0, 0));
+        // Closed loop: nothing is due, nothing is counted.
+        let mut closed = shared_at(100.0, 1000, 3);
+        closed.plan.rate = None;
+        closed.due_total = None;
+        assert_eq!(closed.take(), None);
+        closed.record_unsent(&mut all, Duration::from_millis(1003));
+        assert_eq!((all.not_sent, all.latencies.count()), (0, 0));
     }
 
     #[test]
@@ -795,6 +986,7 @@ mod tests {
             started: Instant::now(),
             done: AtomicU64::new(0),
             due_total: None,
+            refused: Mutex::new(Vec::new()),
         };
         let due = shared.due(u64::MAX, 1e-300);
         assert!(due <= shared.started + Duration::from_secs(1));

@@ -32,6 +32,10 @@ pub struct Environment {
     pub memory_bytes: u64,
     /// The filesystem holding the data, when the command has a data path.
     pub filesystem: Option<Filesystem>,
+    /// The CPU frequency governor of cpu0 ("performance", "powersave"),
+    /// when the machine exposes one (virtual machines often do not).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_governor: Option<String>,
     /// SQLite library version, filled by `store::capture_environment`.
     pub sqlite_version: String,
     /// SQLite's compile-time options (PRAGMA compile_options), also filled
@@ -201,6 +205,44 @@ pub struct Filesystem {
     pub device: String,
     /// Mount options as the kernel lists them, e.g. "rw,relatime".
     pub mount_options: String,
+    /// The I/O scheduler of the device's queue ("mq-deadline", "none"),
+    /// when the source is a block device that has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub io_scheduler: Option<String>,
+}
+
+/// The governor cpu0 runs under, if the kernel exposes cpufreq.
+fn cpu_governor() -> Option<String> {
+    let g = read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+    let g = g.trim();
+    (!g.is_empty()).then(|| g.to_string())
+}
+
+/// The scheduler in use for a device such as "/dev/vda1": the bracketed
+/// entry of its queue's `scheduler` file (a partition's queue is its
+/// disk's, one folder up).
+fn io_scheduler(device: &str) -> Option<String> {
+    let name = device.strip_prefix("/dev/")?;
+    let class = std::fs::canonicalize(format!("/sys/class/block/{name}")).ok()?;
+    let text = [
+        class.join("queue/scheduler"),
+        class.join("../queue/scheduler"),
+    ]
+    .iter()
+    .find_map(|p| std::fs::read_to_string(p).ok())?;
+    active_scheduler(&text)
+}
+
+/// "mq-deadline" from "[mq-deadline] kyber none"; the only entry when
+/// none is bracketed ("none").
+fn active_scheduler(text: &str) -> Option<String> {
+    let text = text.trim();
+    let bracketed = text
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix('[').and_then(|w| w.strip_suffix(']')));
+    bracketed
+        .or_else(|| (!text.contains(' ') && !text.is_empty()).then_some(text))
+        .map(str::to_string)
 }
 
 fn read(path: &str) -> String {
@@ -276,10 +318,14 @@ pub fn filesystem_of(path: &Path) -> Option<Filesystem> {
                 fs_type: f[2].to_string(),
                 device: f[0].to_string(),
                 mount_options: f[3].to_string(),
+                io_scheduler: None,
             });
         }
     }
-    best
+    best.map(|mut f| {
+        f.io_scheduler = io_scheduler(&f.device);
+        f
+    })
 }
 
 impl Environment {
@@ -298,6 +344,7 @@ impl Environment {
             os: os_release(),
             kernel: kernel(),
             cpu_model: cpu_model(),
+            cpu_governor: cpu_governor(),
             logical_cpus: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(1),
@@ -417,5 +464,19 @@ mod tests {
         if let Some(s) = env.cpu_steal_percent {
             assert!((0.0..=100.0).contains(&s), "{s}");
         }
+    }
+
+    #[test]
+    fn the_active_io_scheduler_is_the_bracketed_one() {
+        assert_eq!(
+            active_scheduler("[mq-deadline] kyber bfq none\n").as_deref(),
+            Some("mq-deadline")
+        );
+        assert_eq!(
+            active_scheduler("mq-deadline [none]").as_deref(),
+            Some("none")
+        );
+        assert_eq!(active_scheduler("none\n").as_deref(), Some("none"));
+        assert_eq!(active_scheduler(""), None);
     }
 }

@@ -239,6 +239,63 @@ pub fn median_ratio_interval(before: &[f64], after: &[f64], seed: u64) -> RatioI
     }
 }
 
+/// The rank test's own interval of after/before (Moses' distribution-free
+/// interval for a shift, taken on log times): the k-th smallest and k-th
+/// largest of all m x n pairwise log ratios ln(after_j / before_i), with k
+/// from the exact distribution of U (its normal approximation beyond 30 a
+/// side), so it excludes 1 exactly when the two-sided rank test rejects at
+/// 5%. Unlike a bootstrap of two medians it keeps its coverage at 5 to 10
+/// samples a side, and a round-to-round pattern (cases alternating their
+/// order) does not widen it. `ratio` is median(after) / median(before), the
+/// figure printed; the interval is widened to hold it in the rare case it
+/// falls outside.
+pub fn shift_ratio_interval(before: &[f64], after: &[f64]) -> RatioInterval {
+    let ratio = median(after) / median(before);
+    let (m, n) = (before.len(), after.len());
+    if m == 0 || n == 0 {
+        return RatioInterval {
+            ratio,
+            low: f64::NAN,
+            high: f64::NAN,
+        };
+    }
+    let mut logs: Vec<f64> = after
+        .iter()
+        .flat_map(|a| before.iter().map(move |b| (a / b).ln()))
+        .collect();
+    logs.sort_by(f64::total_cmp);
+    let k = shift_rank(m, n);
+    let (low, high) = (logs[k - 1].exp(), logs[logs.len() - k].exp());
+    RatioInterval {
+        ratio,
+        low: low.min(ratio),
+        high: high.max(ratio),
+    }
+}
+
+/// The 1-based rank k of the pairwise differences bounding the 95% shift
+/// interval: the largest k with P(U < k) <= 2.5% (at least 1).
+fn shift_rank(m: usize, n: usize) -> usize {
+    let tail = (1.0 - LEVEL) / 2.0;
+    if m <= EXACT_MAX && n <= EXACT_MAX {
+        let counts = u_distribution(m, n);
+        let total: f64 = counts.iter().sum();
+        let mut below = 0.0;
+        let mut k = 0;
+        for c in &counts {
+            if (below + c) / total > tail + 1e-12 {
+                break;
+            }
+            below += c;
+            k += 1;
+        }
+        return k.max(1);
+    }
+    let (mf, nf) = (m as f64, n as f64);
+    let sd = (mf * nf * (mf + nf + 1.0) / 12.0).sqrt();
+    ((mf * nf / 2.0 - 1.959_964 * sd).floor() as usize).max(1)
+}
+
 /// The q quantile of sorted values, interpolating between neighbours.
 fn quantile(sorted: &[f64], q: f64) -> f64 {
     let pos = q * (sorted.len() - 1) as f64;
@@ -266,6 +323,52 @@ fn erfc(x: f64) -> f64 {
     if x >= 0.0 { r } else { 2.0 - r }
 }
 
+/// A percentile bootstrap interval of a case's ratio corrected for the
+/// machine's drift: (median(after) / median(before)) / (median(probe
+/// after) / median(probe before)), all four samples resampled on their own
+/// in each draw, so the interval carries the probe's noise as well as the
+/// case's (a noisy probe widens it; it never becomes an allowance).
+pub fn drift_corrected_interval(
+    case: (&[f64], &[f64]),
+    probe: (&[f64], &[f64]),
+    seed: u64,
+) -> RatioInterval {
+    let ((before, after), (probe_before, probe_after)) = (case, probe);
+    let drift = median(probe_after) / median(probe_before);
+    let ratio = median(after) / median(before) / drift;
+    if [before, after, probe_before, probe_after]
+        .iter()
+        .any(|s| s.is_empty())
+    {
+        return RatioInterval {
+            ratio,
+            low: f64::NAN,
+            high: f64::NAN,
+        };
+    }
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut buf = Vec::new();
+    let mut draw = |from: &[f64]| {
+        buf.clear();
+        buf.extend((0..from.len()).map(|_| from[rng.random_range(0..from.len())]));
+        median_in_place(&mut buf)
+    };
+    let mut ratios: Vec<f64> = (0..RESAMPLES)
+        .map(|_| {
+            let (b, a) = (draw(before), draw(after));
+            let (pb, pa) = (draw(probe_before), draw(probe_after));
+            (a / b) / (pa / pb)
+        })
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    let tail = (1.0 - LEVEL) / 2.0;
+    RatioInterval {
+        ratio,
+        low: quantile(&ratios, tail),
+        high: quantile(&ratios, 1.0 - tail),
+    }
+}
+
 /// One case to judge: both sides' samples and the seed of its bootstrap.
 #[derive(Debug, Clone, Copy)]
 pub struct Case<'a> {
@@ -275,10 +378,27 @@ pub struct Case<'a> {
     pub after: &'a [f64],
     /// Seeds the bootstrap, so the interval is the same on every run.
     pub seed: u64,
-    /// The smallest factor either way this case's interval must lie beyond,
-    /// besides the family's threshold (1.0: only the threshold counts); set
-    /// from the machine's measured drift between the two sides.
-    pub min_factor: f64,
+    /// The section of cases compared together: Holm's correction runs
+    /// within each section (cases of one section share a number).
+    pub section: usize,
+    /// The drift probe's samples (before, after) when the case's ratio is
+    /// to be corrected for the machine's drift: the test runs on the after
+    /// samples divided by the probe's median ratio, the interval is
+    /// [`drift_corrected_interval`].
+    pub probe: Option<(&'a [f64], &'a [f64])>,
+}
+
+impl<'a> Case<'a> {
+    /// A case of section 0, not corrected for drift.
+    pub fn new(before: &'a [f64], after: &'a [f64], seed: u64) -> Self {
+        Case {
+            before,
+            after,
+            seed,
+            section: 0,
+            probe: None,
+        }
+    }
 }
 
 /// What the rule concludes about one case's ratio after/before.
@@ -288,8 +408,7 @@ pub enum Call {
     Insufficient,
     /// The rank test does not reject "no change" after Holm's correction.
     NotSignificant,
-    /// Significant, but the interval reaches inside the threshold (or the
-    /// case's own `min_factor`, whichever is larger).
+    /// Significant, but the interval reaches inside the threshold.
     BelowThreshold,
     /// The ratio went up: significant and the whole interval above 1 + threshold.
     Up,
@@ -306,6 +425,11 @@ pub struct Assessment {
     pub test: Option<RankTest>,
     /// The Holm-adjusted p value, when tested.
     pub p_adjusted: Option<f64>,
+    /// The smallest adjusted p any case of this case's section could reach
+    /// with these sample counts (1 when not tested).
+    pub best_possible_p: f64,
+    /// How many cases of its section were tested (its Holm family).
+    pub family: usize,
     /// The conclusion.
     pub call: Call,
 }
@@ -315,39 +439,80 @@ pub struct Assessment {
 pub struct Family {
     /// One assessment per case, in the order given.
     pub cases: Vec<Assessment>,
-    /// How many cases were tested (the Holm family).
+    /// How many cases were tested (over every section).
     pub tested: usize,
-    /// The smallest adjusted p any case could reach with these sample
-    /// counts (1 when nothing was tested); at or above [`ALPHA`] no case can
-    /// be called changed however large the change.
+    /// How many sections (Holm families) held a tested case.
+    pub sections: usize,
+    /// The smallest adjusted p any case of any section could reach with
+    /// these sample counts (1 when nothing was tested); at or above
+    /// [`ALPHA`] no case can be called changed however large the change.
     pub best_possible_p: f64,
 }
 
 /// Judges every case: a rank test on each with at least [`MIN_SAMPLES`] a
-/// side, Holm over those tested, and a change called only when the adjusted
-/// p is below [`ALPHA`] and the whole bootstrap interval of the ratio lies
-/// beyond `threshold` (0.05: a factor of 1.05 either way) and beyond the
-/// case's own `min_factor`.
+/// side, Holm within each section over those tested, and a change called
+/// only when the adjusted p is below [`ALPHA`] and the whole bootstrap
+/// interval of the ratio lies beyond `threshold` (0.05: a factor of 1.05
+/// either way). A case with a drift probe is tested and bounded on its
+/// drift-corrected ratio.
 pub fn assess(cases: &[Case], threshold: f64) -> Family {
     let enough = |c: &Case| c.before.len() >= MIN_SAMPLES && c.after.len() >= MIN_SAMPLES;
     let tests: Vec<Option<RankTest>> = cases
         .iter()
-        .map(|c| enough(c).then(|| mann_whitney(c.after, c.before)))
+        .map(|c| {
+            enough(c).then(|| match c.probe {
+                Some((pb, pa)) => {
+                    let drift = median(pa) / median(pb);
+                    let corrected: Vec<f64> = c.after.iter().map(|x| x / drift).collect();
+                    mann_whitney(&corrected, c.before)
+                }
+                None => mann_whitney(c.after, c.before),
+            })
+        })
         .collect();
-    let tested: Vec<f64> = tests.iter().flatten().map(|t| t.p).collect();
-    let mut adjusted = holm(&tested).into_iter();
-    let best_possible_p = cases
-        .iter()
-        .filter(|c| enough(c))
-        .map(|c| smallest_p(c.before.len(), c.after.len()))
-        .fold(1.0f64, f64::min)
-        * tested.len().max(1) as f64;
+    // Holm within each section; the best p a section could reach.
+    let mut adjusted = vec![None; cases.len()];
+    let mut best = vec![1.0f64; cases.len()];
+    let mut sections: Vec<usize> = cases.iter().map(|c| c.section).collect();
+    sections.sort_unstable();
+    sections.dedup();
+    let mut with_tests = 0;
+    let mut best_overall = 1.0f64;
+    for section in sections {
+        let members: Vec<usize> = (0..cases.len())
+            .filter(|&i| cases[i].section == section && tests[i].is_some())
+            .collect();
+        if members.is_empty() {
+            continue;
+        }
+        with_tests += 1;
+        let p: Vec<f64> = members
+            .iter()
+            .filter_map(|&i| tests[i])
+            .map(|t| t.p)
+            .collect();
+        let smallest = members
+            .iter()
+            .map(|&i| smallest_p(cases[i].before.len(), cases[i].after.len()))
+            .fold(1.0f64, f64::min);
+        let section_best = (smallest * members.len() as f64).min(1.0);
+        best_overall = best_overall.min(section_best);
+        for (&i, q) in members.iter().zip(holm(&p)) {
+            adjusted[i] = Some(q);
+            best[i] = section_best;
+        }
+    }
+    let family_size = |section: usize| {
+        (0..cases.len())
+            .filter(|&i| cases[i].section == section && tests[i].is_some())
+            .count()
+    };
     let factor = 1.0 + threshold;
     let judged = cases
         .iter()
-        .zip(tests)
-        .map(|(c, test)| {
-            let Some(test) = test else {
+        .enumerate()
+        .map(|(i, c)| {
+            let Some(test) = tests[i] else {
                 return Assessment {
                     interval: RatioInterval {
                         ratio: median(c.after) / median(c.before),
@@ -356,12 +521,16 @@ pub fn assess(cases: &[Case], threshold: f64) -> Family {
                     },
                     test: None,
                     p_adjusted: None,
+                    best_possible_p: 1.0,
+                    family: 0,
                     call: Call::Insufficient,
                 };
             };
-            let p_adjusted = adjusted.next().unwrap_or(1.0);
-            let interval = median_ratio_interval(c.before, c.after, c.seed);
-            let factor = factor.max(c.min_factor);
+            let p_adjusted = adjusted[i].unwrap_or(1.0);
+            let interval = match c.probe {
+                Some(probe) => drift_corrected_interval((c.before, c.after), probe, c.seed),
+                None => shift_ratio_interval(c.before, c.after),
+            };
             let call = if p_adjusted >= ALPHA {
                 Call::NotSignificant
             } else if interval.low > factor {
@@ -375,15 +544,45 @@ pub fn assess(cases: &[Case], threshold: f64) -> Family {
                 interval,
                 test: Some(test),
                 p_adjusted: Some(p_adjusted),
+                best_possible_p: best[i],
+                family: family_size(c.section),
                 call,
             }
         })
         .collect();
     Family {
         cases: judged,
-        tested: tested.len(),
-        best_possible_p: best_possible_p.min(1.0),
+        tested: tests.iter().flatten().count(),
+        sections: with_tests,
+        best_possible_p: best_overall,
     }
+}
+
+/// The fewest rounds a side at which a section of `cases` cases compared
+/// together can reach significance at all (fully separated samples give
+/// an adjusted p below [`ALPHA`]); None beyond 100 rounds.
+pub fn rounds_to_judge(cases: usize) -> Option<usize> {
+    (MIN_SAMPLES..=100).find(|&n| smallest_p(n, n) * cases.max(1) as f64 * 2.0 < ALPHA)
+}
+
+/// Why `compare` could never judge a result measured with `rounds` rounds
+/// (given by `option`: --rounds, --repeat) whose largest section holds
+/// `cases` cases, or None when it can. The bound asks for half of alpha,
+/// so a clear change (not only a perfectly separated one) can be called.
+pub fn never_judged(rounds: usize, cases: usize, option: &str) -> Option<String> {
+    let need = rounds_to_judge(cases)?;
+    (rounds < need).then(|| {
+        if rounds < MIN_SAMPLES {
+            format!(
+                "{rounds} round(s) a case: compare needs {MIN_SAMPLES} a side to judge any change; use {option} {need}"
+            )
+        } else {
+            format!(
+                "{rounds} rounds for {cases} cases compared together: compare could never call a change significant (the best p after Holm's correction would be {:.3}); use {option} {need}",
+                (smallest_p(rounds, rounds) * cases as f64).min(1.0)
+            )
+        }
+    })
 }
 
 #[cfg(test)]
@@ -497,12 +696,7 @@ mod tests {
         for seed in 0..trials {
             let before = samples(&mut rng, n, 1000.0, noise);
             let after = samples(&mut rng, n, 1000.0 * change, noise);
-            let case = Case {
-                before: &before,
-                after: &after,
-                seed,
-                min_factor: 1.0,
-            };
+            let case = Case::new(&before, &after, seed);
             let call = assess(&[case], threshold).cases[0].call;
             flagged += u32::from(matches!(call, Call::Up | Call::Down));
         }
@@ -540,12 +734,7 @@ mod tests {
             let cases: Vec<Case> = sides
                 .iter()
                 .enumerate()
-                .map(|(i, (b, a))| Case {
-                    before: b,
-                    after: a,
-                    seed: trial * 8 + i as u64,
-                    min_factor: 1.0,
-                })
+                .map(|(i, (b, a))| Case::new(b, a, trial * 8 + i as u64))
                 .collect();
             let family = assess(&cases, 0.05);
             assert!(family.best_possible_p < ALPHA);
@@ -572,30 +761,14 @@ mod tests {
     fn few_samples_or_many_cases_cannot_reach_a_verdict() {
         let before = [100.0, 101.0, 102.0];
         let after = [150.0, 151.0, 152.0];
-        let family = assess(
-            &[Case {
-                before: &before,
-                after: &after,
-                seed: 1,
-                min_factor: 1.0,
-            }],
-            0.05,
-        );
+        let family = assess(&[Case::new(&before, &after, 1)], 0.05);
         assert_eq!(family.cases[0].call, Call::Insufficient);
         assert_eq!(family.tested, 0);
         assert!(close(family.cases[0].interval.ratio, 151.0 / 101.0, 1e-12));
         // Eleven fully separated cases of 5 vs 5: 11 x 2/252 > 5%.
         let before = [100.0, 101.0, 102.0, 103.0, 104.0];
         let after = [150.0, 151.0, 152.0, 153.0, 154.0];
-        let cases = vec![
-            Case {
-                before: &before,
-                after: &after,
-                seed: 1,
-                min_factor: 1.0,
-            };
-            11
-        ];
+        let cases = vec![Case::new(&before, &after, 1); 11];
         let family = assess(&cases, 0.05);
         assert!(close(family.best_possible_p, 11.0 * 2.0 / 252.0, 1e-12));
         assert!(family.cases.iter().all(|c| c.call == Call::NotSignificant));
@@ -603,5 +776,63 @@ mod tests {
         assert_eq!(assess(&cases[..1], 0.05).cases[0].call, Call::Up);
         // Beyond a 60% threshold it is not.
         assert_eq!(assess(&cases[..1], 0.6).cases[0].call, Call::BelowThreshold);
+    }
+
+    #[test]
+    fn the_shift_interval_matches_the_rank_test() {
+        // 5 vs 5: P(U <= 2) = 4/252 <= 2.5% < P(U <= 3) = 7/252, so k = 3.
+        assert_eq!(shift_rank(5, 5), 3);
+        // 7 vs 7: the table's critical value 8 (P(U <= 8) = 0.0265 > 2.5%).
+        assert_eq!(shift_rank(7, 7), 9);
+        assert_eq!(shift_rank(3, 3), 1);
+        let before = [100.0, 104.0, 98.0, 101.0, 99.0];
+        let after: Vec<f64> = before.iter().map(|b| b * 1.5).collect();
+        let i = shift_ratio_interval(&before, &after);
+        assert!((i.ratio - 1.5).abs() < 1e-12);
+        assert!(
+            i.low <= 1.5 && 1.5 <= i.high && i.low > 1.4 && i.high < 1.6,
+            "{i:?}"
+        );
+        // An alternating round pattern (odd rounds slower on both sides)
+        // shifted by 1.3x: fully separated, and the interval stays clear of
+        // a 10% threshold where a bootstrap of the two medians would not.
+        let before = [3172.0, 2509.0, 3135.0, 2713.0, 3112.0, 2493.0, 2817.0];
+        let after: Vec<f64> = before.iter().map(|b| b * 1.3).collect();
+        let i = shift_ratio_interval(&before, &after);
+        assert!(i.low > 1.1, "{i:?}");
+    }
+
+    #[test]
+    fn the_shift_interval_covers_the_true_ratio_at_small_samples() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        for n in [5, 7, 10] {
+            let trials = 4000;
+            let mut hits = 0;
+            for _ in 0..trials {
+                let before = samples(&mut rng, n, 1000.0, 0.3);
+                let after = samples(&mut rng, n, 1300.0, 0.3);
+                let i = shift_ratio_interval(&before, &after);
+                hits += u32::from(i.low <= 1.3 && 1.3 <= i.high);
+            }
+            let share = f64::from(hits) / f64::from(trials);
+            eprintln!("shift interval, n={n}: covered {share}");
+            assert!(share >= 0.94, "n={n}: {share}");
+        }
+    }
+
+    #[test]
+    fn a_result_that_could_never_be_judged_is_named_with_the_fix() {
+        let few = never_judged(3, 1, "--repeat").expect("3 a side");
+        assert!(
+            few.contains("needs 4 a side") && few.contains("--repeat 5"),
+            "{few}"
+        );
+        assert!(never_judged(5, 1, "--repeat").is_none());
+        // fasterthanfs: 25 cases need 7 rounds; quick's 11 need 6.
+        let many = never_judged(5, 25, "--rounds").expect("25 cases at 5");
+        assert!(many.contains("--rounds 7"), "{many}");
+        assert!(never_judged(7, 25, "--rounds").is_none());
+        assert!(never_judged(6, 11, "--rounds").is_none());
+        assert_eq!(rounds_to_judge(2), Some(5));
     }
 }

@@ -7,7 +7,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::measure::estimate::{Estimate, median_estimate, paired_ratio};
+use crate::measure::estimate::{Estimate, Side, median_estimate, paired_ratio};
 use crate::measure::stats::summarize;
 use crate::store::StoreInfo;
 
@@ -494,7 +494,8 @@ impl PartialEq<&str> for Placement {
 pub struct Decision {
     /// The page size chosen.
     pub page_size: u32,
-    /// Expected time per operation of each page size relative to the best.
+    /// Expected time per operation of each page size (every blob inside)
+    /// relative to the chosen one's, paired round by round.
     pub page_sizes: Vec<(u32, Spread)>,
     /// Blobs at or above this size go to files; None when all go inside or
     /// all go to files (see `placement`).
@@ -513,6 +514,12 @@ pub struct Decision {
     /// (its interval contains 1.00): what was compared and what was kept.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub within_noise: Vec<String>,
+    /// How `page_size` was decided against SQLite's default: every other
+    /// page size's expected time (every blob inside) over the default's,
+    /// and whether the default was kept within noise. Absent in results
+    /// from before it existed (they took the fastest at the median).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_choice: Option<AgainstDefault<u32>>,
 }
 
 /// WAL against a rollback journal for writes at one size.
@@ -524,12 +531,160 @@ pub struct JournalComparison {
     pub page_size: u32,
     /// (journal_mode, synchronous, write ns per round): WAL first.
     pub modes: Vec<(String, String, Vec<f64>)>,
-    /// The faster journal mode.
+    /// The journal mode recommended: WAL, the mode every layout was
+    /// measured in, unless the rollback journal is faster beyond the noise
+    /// (in results from before `choice`: the faster at the median).
     pub best: String,
     /// The synchronous setting that goes with it.
     pub best_synchronous: String,
     /// Rollback time / WAL time per round.
     pub rollback_over_wal: Spread,
+    /// How `best` was decided against WAL, and whether WAL was kept within
+    /// noise. Absent in results from before it existed:
+    /// [`JournalComparison::choice`] derives it from `rollback_over_wal`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode_choice: Option<AgainstDefault<String>>,
+}
+
+impl JournalComparison {
+    /// The journal mode every other must beat: WAL, the mode every layout
+    /// at every size was measured in.
+    pub const DEFAULT_MODE: &'static str = "wal";
+
+    /// The decision against WAL: as stored, or for an older result derived
+    /// from the rollback journal's paired ratio by the same rule.
+    pub fn choice(&self) -> AgainstDefault<String> {
+        self.mode_choice.clone().unwrap_or_else(|| {
+            let rollback = self
+                .modes
+                .iter()
+                .map(|m| m.0.clone())
+                .find(|m| m != Self::DEFAULT_MODE)
+                .unwrap_or_else(|| "delete".into());
+            AgainstDefault::decide(
+                Self::DEFAULT_MODE.to_string(),
+                vec![(rollback, self.rollback_over_wal.estimate(0))],
+            )
+        })
+    }
+}
+
+/// SQLite's default page size: advise and `suite internal-external` keep it
+/// unless another page size is faster beyond the noise.
+pub const SQLITE_DEFAULT_PAGE_SIZE: u32 = 4096;
+
+/// The page size every other must beat among those `tried`: SQLite's
+/// default when tried, else the one nearest it on a log scale (the smaller
+/// of two as near); the default itself when none was tried.
+pub fn default_page_size(tried: &[u32]) -> u32 {
+    tried
+        .iter()
+        .copied()
+        .min_by_key(|&p| (page_distance(p), p))
+        .unwrap_or(SQLITE_DEFAULT_PAGE_SIZE)
+}
+
+/// How far a page size is from SQLite's default, in powers of two.
+fn page_distance(page: u32) -> u32 {
+    (page.max(1).ilog2()).abs_diff(SQLITE_DEFAULT_PAGE_SIZE.ilog2())
+}
+
+/// The page sizes other than `default` among `tried`, simplest first:
+/// nearest SQLite's default, then the smaller.
+pub fn other_page_sizes(tried: &[u32], default: u32) -> Vec<u32> {
+    let mut out: Vec<u32> = tried.iter().copied().filter(|&p| p != default).collect();
+    out.sort_by_key(|&p| (page_distance(p), p));
+    out.dedup();
+    out
+}
+
+/// A setting decided against its default, never by the median alone:
+/// another value is chosen only when its time is below the default's
+/// beyond the noise (the whole interval of their paired ratio below 1.00);
+/// otherwise the default is kept, and when some value could not be told
+/// from it (its interval contains 1.00, or it has none), the decision is
+/// within noise. Of several values faster beyond the noise, the fastest at
+/// the median is taken unless a simpler one (given earlier) cannot be told
+/// from it. Advise's page size and journal mode, `suite internal-external`'s
+/// best page size and `sweep`'s parameter effects are decided this way.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AgainstDefault<T> {
+    /// The value kept unless another beats it beyond the noise.
+    pub default: T,
+    /// The value recommended.
+    pub chosen: T,
+    /// Whether the interval decided against the median: the default kept
+    /// though some value's interval contains 1.00, or a simpler value kept
+    /// though a faster one (at the median) cannot be told from it.
+    pub within_noise: bool,
+    /// Every other value with its time over the default's, paired round by
+    /// round, simplest first.
+    pub others: Vec<(T, Estimate)>,
+}
+
+/// Whether a time ratio's whole interval lies below 1.00.
+pub fn faster_beyond_noise(e: &Estimate) -> bool {
+    e.has_interval() && e.side_of(1.0) == Side::Below
+}
+
+/// Whether a time ratio's whole interval lies above 1.00.
+pub fn slower_beyond_noise(e: &Estimate) -> bool {
+    e.has_interval() && e.side_of(1.0) == Side::Above && !e.contains(1.0)
+}
+
+impl<T: Clone + PartialEq> AgainstDefault<T> {
+    /// Decides from `others`: each value other than the default with its
+    /// time over the default's (paired round by round), simplest first.
+    pub fn decide(default: T, others: Vec<(T, Estimate)>) -> Self {
+        let others: Vec<(T, Estimate)> = others.into_iter().filter(|o| o.0 != default).collect();
+        let faster: Vec<&(T, Estimate)> = others
+            .iter()
+            .filter(|o| faster_beyond_noise(&o.1))
+            .collect();
+        let fastest = faster
+            .iter()
+            .min_by(|a, b| a.1.value.total_cmp(&b.1.value))
+            .copied();
+        let (chosen, within_noise) = match fastest {
+            // The simplest of those faster beyond the noise that cannot be
+            // told from the fastest (the fastest itself at least).
+            Some(f) => {
+                let simplest = faster
+                    .iter()
+                    .find(|o| o.1.overlaps(&f.1))
+                    .copied()
+                    .unwrap_or(f);
+                (simplest.0.clone(), simplest.0 != f.0)
+            }
+            None => (
+                default.clone(),
+                others.iter().any(|o| !slower_beyond_noise(&o.1)),
+            ),
+        };
+        AgainstDefault {
+            default,
+            chosen,
+            within_noise,
+            others,
+        }
+    }
+
+    /// Whether a value other than the default was chosen.
+    pub fn changed(&self) -> bool {
+        self.chosen != self.default
+    }
+
+    /// The other value with the lowest time at the median, with its ratio.
+    pub fn fastest_other(&self) -> Option<&(T, Estimate)> {
+        self.others
+            .iter()
+            .min_by(|a, b| a.1.value.total_cmp(&b.1.value))
+    }
+
+    /// The ratio of `value`'s time over the default's.
+    pub fn vs_default(&self, value: &T) -> Option<Estimate> {
+        self.others.iter().find(|o| o.0 == *value).map(|o| o.1)
+    }
 }
 
 fn one_thread() -> usize {
@@ -542,4 +697,85 @@ fn is_one(n: &usize) -> bool {
 
 fn is_zero(n: &usize) -> bool {
     *n == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A time ratio from per-round ratios, as advise computes them.
+    fn ratio(per_round: &[f64]) -> Estimate {
+        Spread::of_ratios(per_round).estimate(per_round.len() as u64)
+    }
+
+    #[test]
+    fn the_default_is_kept_unless_another_is_faster_beyond_the_noise() {
+        // 0.95 at the median, but two rounds of five slower: within noise.
+        let overlapping = ratio(&[0.90, 1.10, 0.95, 1.05, 0.92]);
+        assert!(overlapping.value < 1.0 && overlapping.contains(1.0));
+        let d = AgainstDefault::decide(4096, vec![(16384, overlapping)]);
+        assert_eq!(d.chosen, 4096);
+        assert!(d.within_noise && !d.changed());
+        assert_eq!(d.fastest_other().map(|o| o.0), Some(16384));
+        // Half the time every round: changed.
+        let separated = ratio(&[0.50, 0.52, 0.49, 0.51, 0.50]);
+        let d = AgainstDefault::decide(4096, vec![(16384, separated)]);
+        assert_eq!(d.chosen, 16384);
+        assert!(!d.within_noise && d.changed());
+        // Slower beyond the noise: the default, not within noise.
+        let d = AgainstDefault::decide(4096, vec![(16384, ratio(&[1.5, 1.6, 1.4, 1.5, 1.55]))]);
+        assert_eq!(d.chosen, 4096);
+        assert!(!d.within_noise);
+        // One round, no interval: nothing is confirmed, the default stays.
+        let d = AgainstDefault::decide(4096, vec![(16384, ratio(&[0.5]))]);
+        assert_eq!(d.chosen, 4096);
+        assert!(d.within_noise);
+    }
+
+    #[test]
+    fn of_two_faster_values_that_cannot_be_told_apart_the_simpler_is_kept() {
+        let near = ratio(&[0.60, 0.62, 0.59, 0.61, 0.60]);
+        let far = ratio(&[0.58, 0.63, 0.57, 0.60, 0.59]);
+        assert!(far.value < near.value && far.overlaps(&near));
+        let d = AgainstDefault::decide(4096, vec![(8192, near), (65536, far)]);
+        assert_eq!(d.chosen, 8192);
+        assert!(d.within_noise && d.changed());
+        // Clearly faster than the simpler one too: the fastest.
+        let far = ratio(&[0.30, 0.31, 0.29, 0.30, 0.30]);
+        let d = AgainstDefault::decide(4096, vec![(8192, near), (65536, far)]);
+        assert_eq!(d.chosen, 65536);
+        assert!(!d.within_noise);
+    }
+
+    #[test]
+    fn the_default_page_size_is_sqlites_or_the_nearest_tried() {
+        assert_eq!(default_page_size(&[1024, 4096, 65536]), 4096);
+        assert_eq!(default_page_size(&[16384, 2048, 65536]), 2048);
+        assert_eq!(default_page_size(&[8192, 2048]), 2048);
+        assert_eq!(default_page_size(&[]), 4096);
+        assert_eq!(
+            other_page_sizes(&[65536, 1024, 4096, 8192, 2048], 4096),
+            [2048, 8192, 1024, 65536]
+        );
+    }
+
+    #[test]
+    fn an_older_journal_comparison_is_decided_from_its_ratio() {
+        let j = |per_round: &[f64]| JournalComparison {
+            size: 1,
+            page_size: 4096,
+            modes: vec![
+                ("wal".into(), "full".into(), vec![1.0; per_round.len()]),
+                ("delete".into(), "full".into(), per_round.to_vec()),
+            ],
+            best: "delete".into(),
+            best_synchronous: "full".into(),
+            rollback_over_wal: Spread::of_ratios(per_round),
+            mode_choice: None,
+        };
+        let c = j(&[0.90, 1.10, 0.95, 1.05, 0.92]).choice();
+        assert_eq!((c.chosen.as_str(), c.within_noise), ("wal", true));
+        let c = j(&[0.50, 0.52, 0.49, 0.51, 0.50]).choice();
+        assert_eq!((c.chosen.as_str(), c.within_noise), ("delete", false));
+    }
 }

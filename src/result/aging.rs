@@ -8,7 +8,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::measure::estimate::{Estimate, median_estimate};
+use crate::measure::estimate::{Estimate, Method, median_estimate, paired_ratio};
+use crate::measure::significance::median_ratio_interval;
 
 /// Seed of the bootstraps behind the suite's intervals.
 const SEED: u64 = 0x6167_696e;
@@ -39,6 +40,74 @@ pub struct AgingTables {
     /// does not fit the volume).
     #[serde(default)]
     pub skipped: Vec<SkippedSeries>,
+    /// Whether round r of the layouts of one filesystem, fill and size was
+    /// read side by side (paired), or each series' rounds on their own
+    /// (results written before the rounds were interleaved: absent, and
+    /// left out when written back so such a result reads as it was).
+    #[serde(default, skip_serializing_if = "RoundPairing::is_unpaired")]
+    pub pairing: RoundPairing,
+}
+
+/// How the read rounds of the layouts of one filesystem, fill and size
+/// stand to each other: what a ratio between two layouts can be.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RoundPairing {
+    /// Each series ran on its own, one after another (results written
+    /// before the rounds were interleaved): round r of two layouts was read
+    /// minutes apart, so a ratio between them is of their medians, its
+    /// interval a bootstrap resampling each side on its own.
+    #[default]
+    Unpaired,
+    /// The layouts ran side by side, round r of each read back to back
+    /// (the order alternating from round to round): a ratio is the median
+    /// of the per-round ratios, its interval that of paired ratios.
+    Paired,
+}
+
+impl RoundPairing {
+    /// Whether the rounds were not paired (the form older results take).
+    pub fn is_unpaired(&self) -> bool {
+        *self == RoundPairing::Unpaired
+    }
+
+    /// "paired" or "unpaired", as printed after a ratio.
+    pub fn label(self) -> &'static str {
+        match self {
+            RoundPairing::Unpaired => "unpaired",
+            RoundPairing::Paired => "paired",
+        }
+    }
+}
+
+/// What "paired" and "unpaired" after a ratio mean, said once under the
+/// verdicts.
+pub const PAIRING_MEANING: &str = "paired = the median of per-round ratios, round r of each layout read side by side; \
+unpaired = a ratio of medians of rounds read at different times (a result written before the rounds were interleaved), \
+its interval a bootstrap resampling each side on its own";
+
+/// `a` over `b` read rates: the median of the per-round ratios with their
+/// interval when the rounds are paired; else the ratio of the medians with
+/// a bootstrap interval resampling each side on its own (no interval from
+/// fewer than 2 rounds a side).
+pub fn read_ratio(a: &[f64], b: &[f64], pairing: RoundPairing) -> Estimate {
+    match pairing {
+        RoundPairing::Paired => paired_ratio(a, b, SEED),
+        RoundPairing::Unpaired => {
+            let r = median_ratio_interval(b, a, SEED);
+            let n = a.len().min(b.len());
+            let point = Estimate::point(r.ratio, n);
+            if n < 2 || !(r.low.is_finite() && r.high.is_finite()) {
+                return point;
+            }
+            Estimate {
+                low: r.low,
+                high: r.high,
+                method: Method::Bootstrap,
+                ..point
+            }
+        }
+    }
 }
 
 /// Where the series of one filesystem ran.
@@ -396,22 +465,58 @@ impl Agreement {
 /// Two layouts' read rates set side by side.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Duel {
-    /// The faster layout (higher median read MB/s) and its estimate.
+    /// The faster layout (by the ratio: read MB/s over the slower's above
+    /// 1) and its read estimate.
     pub faster: (String, Estimate),
     /// The slower one.
     pub slower: (String, Estimate),
+    /// The faster's read rate over the slower's, with its interval: the
+    /// median of the per-round ratios when the rounds are paired, else the
+    /// ratio of the medians with a bootstrap interval.
+    pub ratio: Estimate,
+    /// Whether the rounds behind the ratio were read side by side.
+    pub pairing: RoundPairing,
 }
 
 impl Duel {
-    /// The faster's median over the slower's.
-    pub fn ratio(&self) -> f64 {
-        self.faster.1.value / self.slower.1.value
+    /// The two layouts (name, read rounds) set side by side, the faster
+    /// first: the one the ratio puts above 1.
+    pub fn new(a: (&str, &[f64]), b: (&str, &[f64]), pairing: RoundPairing) -> Duel {
+        let ratio = read_ratio(a.1, b.1, pairing);
+        let side =
+            |(name, rounds): (&str, &[f64])| (name.to_string(), median_estimate(rounds, SEED));
+        if ratio.value >= 1.0 || ratio.value.is_nan() {
+            Duel {
+                faster: side(a),
+                slower: side(b),
+                ratio,
+                pairing,
+            }
+        } else {
+            Duel {
+                faster: side(b),
+                slower: side(a),
+                ratio: Estimate {
+                    value: 1.0 / ratio.value,
+                    low: 1.0 / ratio.high,
+                    high: 1.0 / ratio.low,
+                    ..ratio
+                },
+                pairing,
+            }
+        }
     }
 
-    /// Whether the two intervals do not overlap: only then is the faster
-    /// one called faster.
+    /// Whether the faster one is faster beyond the noise: the whole
+    /// interval of the ratio above 1 (never without an interval).
     pub fn separated(&self) -> bool {
-        !self.faster.1.overlaps(&self.slower.1)
+        self.ratio.has_interval() && self.ratio.low > 1.0
+    }
+
+    /// "1.41x [1.38-1.44] paired": the ratio with its interval and whether
+    /// its rounds were paired.
+    pub fn ratio_text(&self) -> String {
+        format!("{} {}", self.ratio.format_ratio(), self.pairing.label())
     }
 }
 
@@ -478,7 +583,7 @@ impl AgingTables {
             ages.sort_by(f64::total_cmp);
             ages.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
             for age in ages {
-                out.push(verdict_at(&series, (fs, fill, sizes), age));
+                out.push(verdict_at(&series, (fs, fill, sizes), age, self.pairing));
             }
         }
         out
@@ -486,25 +591,32 @@ impl AgingTables {
 }
 
 /// The verdict of one group of series at one age.
-fn verdict_at(series: &[&AgingSeries], group: (&str, f64, SizeRange), age: f64) -> Verdict {
-    let mut ranking: Vec<(String, Estimate)> = series
+fn verdict_at(
+    series: &[&AgingSeries],
+    group: (&str, f64, SizeRange),
+    age: f64,
+    pairing: RoundPairing,
+) -> Verdict {
+    let mut measured: Vec<(&str, &[f64], Estimate)> = series
         .iter()
         .filter_map(|s| {
             let p = s.at(age).filter(|p| !p.read_mb_s.is_empty())?;
-            Some((s.layout.clone(), p.read_estimate()))
+            Some((s.layout.as_str(), p.read_mb_s.as_slice(), p.read_estimate()))
         })
         .collect();
-    ranking.sort_by(|a, b| b.1.value.total_cmp(&a.1.value));
-    let duel = |a: &(String, Estimate), b: &(String, Estimate)| Duel {
-        faster: a.clone(),
-        slower: b.clone(),
+    measured.sort_by(|a, b| b.2.value.total_cmp(&a.2.value));
+    let ranking: Vec<(String, Estimate)> = measured
+        .iter()
+        .map(|(l, _, e)| (l.to_string(), *e))
+        .collect();
+    let duel = |a: &(&str, &[f64], Estimate), b: &(&str, &[f64], Estimate)| {
+        Duel::new((a.0, a.1), (b.0, b.1), pairing)
     };
-    let lead = (ranking.len() >= 2).then(|| duel(&ranking[0], &ranking[1]));
-    // The ranking is sorted, so the first of each kind is its best.
-    let best = |k: Kind| ranking.iter().find(|(l, _)| Kind::of(l) == Some(k));
+    let lead = (measured.len() >= 2).then(|| duel(&measured[0], &measured[1]));
+    // Sorted by median, so the first of each kind is its best.
+    let best = |k: Kind| measured.iter().find(|(l, _, _)| Kind::of(l) == Some(k));
     let kinds = match (best(Kind::Database), best(Kind::Filesystem)) {
-        (Some(d), Some(f)) if d.1.value >= f.1.value => Some(duel(d, f)),
-        (Some(d), Some(f)) => Some(duel(f, d)),
+        (Some(d), Some(f)) => Some(duel(d, f)),
         _ => None,
     };
     let paper = PaperSays::for_sizes(group.2);
@@ -623,6 +735,7 @@ pub(crate) mod sample {
             cold: "drop_caches".into(),
             read_rounds: 5,
             skipped: Vec::new(),
+            pairing: RoundPairing::Unpaired,
         }
     }
 }
@@ -655,7 +768,7 @@ mod tests {
         let lead = v[0].lead.as_ref().unwrap();
         assert_eq!(lead.faster.0, "sqlite");
         assert!(lead.separated());
-        assert!((lead.ratio() - 141.0 / 100.0).abs() < 1e-9, "{lead:?}");
+        assert!((lead.ratio.value - 141.0 / 100.0).abs() < 1e-9, "{lead:?}");
         // After aging dir reads faster: disagrees.
         assert_eq!(v[1].age, 1.0);
         assert_eq!(v[1].agreement, Agreement::Disagrees);
@@ -699,6 +812,83 @@ mod tests {
         // One kind alone: nothing to set beside the paper.
         let one = tables(vec![series("dir", 1000, vec![point(0.0, &FAST)])]);
         assert_eq!(one.verdicts()[0].agreement, Agreement::OneKind);
+    }
+
+    #[test]
+    fn the_fastest_over_the_next_carries_its_interval_and_whether_it_is_paired() {
+        // Per-round ratios 2, 0.5, 2, 2, 2: paired, their median is 2; the
+        // medians' ratio (300 over 200) is 1.5.
+        let a = [100.0, 200.0, 300.0, 400.0, 500.0];
+        let b = [50.0, 400.0, 150.0, 200.0, 250.0];
+        let mut t = tables(vec![
+            series("sqlite", 100_000, vec![point(0.0, &a)]),
+            series("dir", 100_000, vec![point(0.0, &b)]),
+        ]);
+        // A result from before the rounds were paired: the ratio of the
+        // medians, a bootstrap interval, labelled unpaired.
+        let old = t.verdicts()[0].lead.clone().unwrap();
+        assert_eq!(old.pairing, RoundPairing::Unpaired);
+        assert!((old.ratio.value - 1.5).abs() < 1e-9, "{old:?}");
+        assert!(old.ratio.has_interval(), "{old:?}");
+        assert!(old.ratio.low < old.ratio.high, "{old:?}");
+        let text = old.ratio_text();
+        assert!(
+            text.starts_with("1.50x [") && text.ends_with(" unpaired"),
+            "{text}"
+        );
+        // Paired: the median of the per-round ratios, labelled paired.
+        t.pairing = RoundPairing::Paired;
+        let new = t.verdicts()[0].lead.clone().unwrap();
+        assert_eq!(new.faster.0, "sqlite");
+        assert!((new.ratio.value - 2.0).abs() < 1e-9, "{new:?}");
+        assert!(new.ratio.has_interval(), "{new:?}");
+        let text = new.ratio_text();
+        assert!(
+            text.starts_with("2.00x [") && text.ends_with(" paired"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn paired_rounds_see_through_drift_that_unpaired_ones_cannot() {
+        // The machine slows round by round; dir reads 10% slower than
+        // sqlite in every round. The medians' intervals overlap, the
+        // per-round ratios do not move.
+        let sqlite: Vec<f64> = (0..8).map(|r| 100.0 + 10.0 * r as f64).collect();
+        let dir: Vec<f64> = sqlite.iter().map(|x| x / 1.1).collect();
+        let mut t = tables(vec![
+            series("sqlite", 100_000, vec![point(0.0, &sqlite)]),
+            series("dir", 100_000, vec![point(0.0, &dir)]),
+        ]);
+        let v = &t.verdicts()[0];
+        assert!(!v.lead.as_ref().unwrap().separated(), "{v:?}");
+        assert_eq!(v.agreement, Agreement::WithinNoise);
+        t.pairing = RoundPairing::Paired;
+        let v = &t.verdicts()[0];
+        let lead = v.lead.as_ref().unwrap();
+        assert!(lead.separated(), "{lead:?}");
+        assert!((lead.ratio.value - 1.1).abs() < 1e-9, "{lead:?}");
+        assert_eq!(v.agreement, Agreement::Agrees);
+        // The faster is the one the ratio puts above 1, whichever way the
+        // layouts are listed.
+        let swapped = Duel::new(("dir", &dir), ("sqlite", &sqlite), RoundPairing::Paired);
+        assert_eq!(swapped.faster.0, "sqlite");
+        assert!((swapped.ratio.value - 1.1).abs() < 1e-9, "{swapped:?}");
+        assert!(
+            swapped.ratio.low <= swapped.ratio.value && swapped.ratio.value <= swapped.ratio.high
+        );
+    }
+
+    #[test]
+    fn a_result_without_the_pairing_field_loads_as_unpaired() {
+        let mut json = serde_json::to_value(tables(Vec::new())).unwrap();
+        json.as_object_mut().unwrap().remove("pairing");
+        let t: AgingTables = serde_json::from_value(json).unwrap();
+        assert_eq!(t.pairing, RoundPairing::Unpaired);
+        let mut paired = tables(Vec::new());
+        paired.pairing = RoundPairing::Paired;
+        let json = serde_json::to_value(&paired).unwrap();
+        assert_eq!(json["pairing"], "paired");
     }
 
     #[test]

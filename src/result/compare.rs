@@ -50,6 +50,15 @@ pub struct Side {
     pub max: f64,
     /// How many samples.
     pub n: usize,
+    /// The median's own interval over these samples (sign-test order
+    /// statistics): with one result a side, this run's rounds; it says
+    /// nothing of a rerun (the calibration bench counts how often a
+    /// rerun's median falls inside it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<(f64, f64)>,
+    /// That interval's exact coverage.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<f64>,
 }
 
 /// One case found in both results.
@@ -89,6 +98,35 @@ pub struct Change {
     /// (tie- and continuity-corrected).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub method: Option<String>,
+    /// The same case corrected for the machine's drift, when a probe of
+    /// the case's kind moved beyond its own noise in the same direction
+    /// as the case, on the same machine. `verdict` above stays the
+    /// unadjusted one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adjusted: Option<Adjusted>,
+    /// A known cost injected into this case on one side (a testing aid of
+    /// the calibration bench): "after x1.25".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub injected: Option<String>,
+}
+
+/// A case's ratio divided by the drift probe's ratio, and its verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Adjusted {
+    /// The probe divided out: "cpu" or "flush".
+    pub probe: String,
+    /// (after / before) / (probe after / probe before).
+    pub ratio: f64,
+    /// Lower bound of the joint bootstrap interval of both ratios.
+    pub low: Option<f64>,
+    /// Upper bound of that interval.
+    pub high: Option<f64>,
+    /// Holm-adjusted p of the rank test on the corrected after samples.
+    pub p_adjusted: Option<f64>,
+    /// The judgement of the corrected ratio.
+    pub verdict: Verdict,
+    /// Why, in words.
+    pub reason: String,
 }
 
 impl Change {
@@ -130,11 +168,20 @@ pub struct Comparison {
     /// reference probe; empty when either result has no probes.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub drift: Vec<Drift>,
+    /// What makes the two sides different machines or setups (kernel,
+    /// mount options, CPU governor, I/O scheduler, blobbench version,
+    /// host, CPU, filesystem): (field, before, after). Any entry stops the
+    /// drift correction: the drift is shown, not applied.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_same_machine: Vec<(String, String, String)>,
+    /// Results a side (before, after): with several, every sample of a
+    /// case is one result's median (the between-run answer).
+    #[serde(skip_serializing_if = "is_one_each")]
+    pub results: (usize, usize),
 }
 
 /// The machine's own change between two results, measured by a reference
-/// probe that does the same work in both: a change of a case no larger
-/// than this cannot be told from the machine's drift.
+/// probe that does the same work in both.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Drift {
     /// The probe: "cpu" (CPU, memory and system calls) or "flush" (a
@@ -146,14 +193,24 @@ pub struct Drift {
     pub low: f64,
     /// Upper bound of the ratio's bootstrap interval.
     pub high: f64,
-    /// The factor either way a case of this probe's kind must exceed: the
-    /// interval's far end (max of high and 1/low).
-    pub bound: f64,
-    /// Whether the bound was applied: only when both results come from the
-    /// same machine (host, CPU, filesystem); between two machines the
-    /// machine is what is compared.
+    /// Whether the probe moved beyond its own noise (its interval leaves
+    /// out 1): only then is there a drift to correct for.
+    #[serde(default)]
+    pub moved: bool,
+    /// Whether cases of this probe's kind were corrected: the probe moved
+    /// and both results come from the same machine and setup.
     #[serde(default)]
     pub applied: bool,
+    /// Why the drift was not applied ("" when it was).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub why_not: String,
+    /// The probe's own spread within each result: coefficient of
+    /// variation of its samples (before, after).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread: Option<(f64, f64)>,
+    /// Samples a side (before, after).
+    #[serde(default)]
+    pub samples: (usize, usize),
 }
 
 /// The rule behind a comparison's verdicts, recorded with it.
@@ -163,6 +220,10 @@ pub struct CompareMethod {
     pub test: String,
     /// The multiple-comparison correction: "holm".
     pub correction: String,
+    /// Which cases form one Holm family (absent in results written before
+    /// sections: every case tested).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub family: String,
     /// The family-wise error rate the adjusted p values are held to.
     pub alpha: f64,
     /// How many cases were tested (the size of the Holm family).
@@ -195,6 +256,11 @@ pub struct CompareTables {
     pub after: String,
 }
 
+/// One result a side (or a comparison written before several were taken).
+fn is_one_each(r: &(usize, usize)) -> bool {
+    *r == (1, 1) || *r == (0, 0)
+}
+
 /// serde_json writes a non-finite float as null; read it back as NaN.
 fn null_as_nan<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
     Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
@@ -211,6 +277,8 @@ mod tests {
             min: 0.0,
             max: 0.0,
             n: 1,
+            interval: None,
+            coverage: None,
         };
         let change = Change {
             label: "server c=1".into(),
@@ -225,6 +293,8 @@ mod tests {
             p: None,
             p_adjusted: None,
             method: None,
+            adjusted: None,
+            injected: None,
         };
         let json = serde_json::to_value(&change).unwrap();
         assert!(json["ratio"].is_null());

@@ -54,7 +54,9 @@ pub struct Outcomes {
     pub missing: u64,
     /// Bytes that are no version of the blob: a reader saw a write half done.
     pub torn: u64,
-    /// A version older than one committed before the read began.
+    /// A version the read could not legally see: older than one committed
+    /// before the read began, older than the key's version at the start of
+    /// the run, or written by a transaction that was rolled back.
     pub stale: u64,
 }
 

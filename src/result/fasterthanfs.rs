@@ -342,7 +342,8 @@ mod tests {
             low,
             high,
             n: 5,
-            method: Method::PairedLogBootstrap,
+            method: Method::PairedLogOrderStatistic,
+            coverage: Some(0.9375),
         }
     }
 

@@ -114,6 +114,68 @@ impl HttpTables {
     }
 }
 
+/// The blog's one figure for throughput (document 003, "Serving Binary
+/// Files from SQLite", the paragraph under its two plots): the files'
+/// transactions/s over its SQLite server's, "~2.3 times". Its plots are
+/// images; its text gives no other figure.
+pub const BLOG_FILES_OVER_SQLITE: f64 = 2.3;
+/// The blog's sentence with [`BLOG_FILES_OVER_SQLITE`], verbatim.
+pub const BLOG_FILES_OVER_SQLITE_WORDS: &str =
+    "The possible throughput (transaction/second) of the filesystem is ~2.3 times higher.";
+/// How the blog measured it (document 003: its Go server, the siege line
+/// and the laptop it names): the sizes are [`BLOG_SIZE`]'s.
+pub const BLOG_SETUP: &str = "its Go server (net/http's file server vs go-sqlite3 via sqlx), \
+     2000 files of 200 KB..4 MB, `siege -c N -b --time=10s` at several concurrency levels, \
+     an i7-8565U laptop with 16 GB";
+
+/// This run's figure for the blog's: the files' requests/s over the
+/// database's at the level where the files serve the most (their
+/// "possible throughput").
+#[derive(Debug, Clone, PartialEq)]
+pub struct BlogBeside {
+    /// The files' system ("dir").
+    pub files: String,
+    /// The database system in the ratio's denominator (the blog's table
+    /// when it ran).
+    pub db: String,
+    /// The concurrency level where the files' median requests/s is highest.
+    pub concurrency: usize,
+    /// The files' requests/s there.
+    pub files_rate: Estimate,
+    /// files / db requests/s there, paired round by round.
+    pub ratio: Estimate,
+    /// The level where the database serves the most, and its requests/s.
+    pub db_peak: (usize, Estimate),
+}
+
+impl HttpTables {
+    /// The figure beside the blog's ~2.3x: None without a `dir` system or
+    /// a database to divide by.
+    pub fn blog_beside(&self) -> Option<BlogBeside> {
+        let files = self.http.iter().find(|s| s.system == "dir")?;
+        let db = self
+            .http
+            .iter()
+            .find(|s| s.system == "sqlite-blog")
+            .or_else(|| self.http.iter().find(|s| s.system.starts_with("sqlite")))?;
+        let peak = |s: &HttpSystem| -> Option<(usize, Estimate)> {
+            (0..s.levels.len())
+                .filter_map(|i| s.rate(i).map(|e| (i, e)))
+                .max_by(|a, b| a.1.value.total_cmp(&b.1.value))
+        };
+        let (i, files_rate) = peak(files)?;
+        let (j, db_rate) = peak(db)?;
+        Some(BlogBeside {
+            files: files.system.clone(),
+            db: db.system.clone(),
+            concurrency: files.levels[i].concurrency,
+            files_rate,
+            ratio: files.ratio_to(db, i)?,
+            db_peak: (db.levels[j].concurrency, db_rate),
+        })
+    }
+}
+
 /// The blog's blob sizes: `head -c {n}K` with n uniform in 200..4000, so
 /// 200 KiB..4000 KiB (binary units), written here as the middle +/- half
 /// the span in bytes.
@@ -193,5 +255,53 @@ mod tests {
         assert_eq!(t.url_order(), Order::Random);
         let text = serde_json::to_string(&t).unwrap();
         assert!(!text.contains("order"), "{text}");
+    }
+
+    /// A system with one level per (concurrency, requests/s), the rest
+    /// of each level as the http fixture's first.
+    fn system(name: &str, rates: &[(usize, f64)]) -> HttpSystem {
+        let text = include_str!("../../tests/fixtures/results/http.json");
+        let doc: crate::result::ResultDocument = serde_json::from_str(text).expect("fixture");
+        let crate::result::Tables::Http(t) = doc.tables else {
+            panic!("not a suite http result");
+        };
+        let template = t.http[0].levels[0].clone();
+        let level = |&(c, r): &(usize, f64)| LevelResult {
+            concurrency: c,
+            requests_per_s: r,
+            ..template.clone()
+        };
+        HttpSystem {
+            system: name.into(),
+            table: None,
+            levels: rates.iter().map(level).collect(),
+            rounds: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_blogs_figure_is_set_beside_dir_over_the_blogs_table_at_the_files_peak() {
+        let spec = spec_from_options(1, 10, 0, "uniform", 1.0, 1).unwrap();
+        let mut t = HttpTables {
+            http: vec![
+                system("sqlite-kv", &[(1, 100.0), (8, 300.0)]),
+                system("sqlite-blog", &[(1, 100.0), (8, 200.0)]),
+                system("dir", &[(1, 150.0), (8, 500.0)]),
+            ],
+            dataset: spec,
+            duration_ns: 1,
+            order: None,
+            warmup_rounds: None,
+        };
+        let b = t.blog_beside().expect("dir and a database");
+        assert_eq!((b.files.as_str(), b.db.as_str()), ("dir", "sqlite-blog"));
+        assert_eq!(b.concurrency, 8);
+        assert_eq!(b.ratio.value, 2.5);
+        assert_eq!(b.db_peak.0, 8);
+        // Without the blog's table, the first database.
+        t.http.remove(1);
+        assert_eq!(t.blog_beside().unwrap().db, "sqlite-kv");
+        t.http.retain(|s| s.system != "dir");
+        assert!(t.blog_beside().is_none());
     }
 }

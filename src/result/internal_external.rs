@@ -7,6 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::measure::estimate::{Estimate, median_estimate, paired_ratio};
 
+use super::advise::{AgainstDefault, default_page_size, other_page_sizes};
+
 /// The study's page cache: "a 2000 page cache was used for 1024 byte pages
 /// and a 31 page cache was used for 65536 byte pages", about 2 MB each.
 /// Both are 2000 x 1024 = 2,048,000 bytes divided by the page size, rounded
@@ -27,8 +29,18 @@ pub struct InternalExternalTables {
     /// One cell per (blob size, page size), blob sizes outer, in the order
     /// they were given.
     pub internal_external: Vec<Cell>,
-    /// The page size with the lowest internal read time over all blob sizes.
+    /// The page size recommended for blob reads: SQLite's default (or the
+    /// size tried nearest it) unless another's internal read time is lower
+    /// beyond the noise (in results from before `best_page_choice`: the
+    /// lowest at the median).
     pub best_page_size: u32,
+    /// How `best_page_size` was decided: every other page size's internal
+    /// read time over the default's (geometric mean over blob sizes, paired
+    /// round by round) and whether the default was kept within noise.
+    /// Absent in older results: [`InternalExternalTables::page_choice`]
+    /// derives it from the cells.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub best_page_choice: Option<AgainstDefault<u32>>,
     /// Where the ratio crosses 1.00, per page size.
     pub crossover: Vec<PageCrossover>,
     /// Content per case (bytes).
@@ -112,6 +124,54 @@ impl Cell {
     }
 }
 
+/// The page size for blob reads, decided against SQLite's default (or the
+/// page size tried nearest it): per round, each other page size's internal
+/// read time over the default's at every blob size measured at both, their
+/// geometric mean over the blob sizes (each size's times are on their own
+/// scale; a size's rounds are measured together across page sizes, so the
+/// ratio is paired), then the median of the rounds with its interval.
+pub fn page_choice_of(cells: &[Cell]) -> AgainstDefault<u32> {
+    let pages = distinct(cells.iter().map(|c| c.page_size));
+    let default = default_page_size(&pages);
+    let others = other_page_sizes(&pages, default)
+        .into_iter()
+        .map(|p| {
+            // Per round, the logs of p's time over the default's, per size.
+            let mut logs: Vec<Vec<f64>> = Vec::new();
+            for c in cells.iter().filter(|c| c.page_size == p) {
+                let Some(d) = cells
+                    .iter()
+                    .find(|d| d.page_size == default && d.blob_size == c.blob_size)
+                else {
+                    continue;
+                };
+                for (r, (a, b)) in c
+                    .internal_ns_per_read
+                    .iter()
+                    .zip(&d.internal_ns_per_read)
+                    .enumerate()
+                {
+                    if logs.len() <= r {
+                        logs.push(Vec::new());
+                    }
+                    let l = (a / b).ln();
+                    if l.is_finite() {
+                        logs[r].push(l);
+                    }
+                }
+            }
+            let per_round: Vec<f64> = logs
+                .iter()
+                .filter(|l| !l.is_empty())
+                .map(|l| (l.iter().sum::<f64>() / l.len() as f64).exp())
+                .collect();
+            let ones = vec![1.0; per_round.len()];
+            (p, paired_ratio(&per_round, &ones, u64::from(p)))
+        })
+        .collect();
+    AgainstDefault::decide(default, others)
+}
+
 /// The finite values (times written as null are left out).
 fn finite(v: &[f64]) -> Vec<f64> {
     v.iter().copied().filter(|x| x.is_finite()).collect()
@@ -130,6 +190,12 @@ pub struct PageCrossover {
     /// from the cells).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub crossings: Vec<Crossing>,
+    /// The blob sizes of the row whose ratio's interval contains 1.00: the
+    /// row's claim (`crossover`) is confirmed only where none is; there it
+    /// is within noise. Empty when every cell is decided (and in older
+    /// results: [`InternalExternalTables::row`] says it from the cells).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub within_noise_at: Vec<u64>,
 }
 
 /// Where the ratio crosses 1.00 going up in blob size.
@@ -289,6 +355,14 @@ impl InternalExternalTables {
         }
     }
 
+    /// How the best page size was decided: as stored, or for an older
+    /// result derived from its cells by the same rule.
+    pub fn page_choice(&self) -> AgainstDefault<u32> {
+        self.best_page_choice
+            .clone()
+            .unwrap_or_else(|| page_choice_of(&self.internal_external))
+    }
+
     /// The cell of a blob size and page size, when measured.
     pub fn cell(&self, size: u64, page_size: u32) -> Option<&Cell> {
         self.internal_external
@@ -322,12 +396,76 @@ pub(crate) fn decided_row(ratios: &[f64]) -> Vec<RowPoint> {
         .collect()
 }
 
+/// A measured cell with these per-round read times, for tests.
+#[cfg(test)]
+pub(crate) fn test_cell(size: u64, page_size: u32, internal: &[f64], external: &[f64]) -> Cell {
+    let mut c = Cell {
+        blob_size: size,
+        page_size,
+        count: 10,
+        internal_ns_per_read: internal.to_vec(),
+        external_ns_per_read: external.to_vec(),
+        external_over_internal: f64::NAN,
+        seed: None,
+        ratio: None,
+        cache_pages: None,
+    };
+    let e = c.ratio_estimate();
+    c.external_over_internal = e.value;
+    c.ratio = Some(e);
+    c
+}
+
+/// Cells at 10k and 100k for 4096 (steady) and 16384 (`factor` of 4096's
+/// internal time per round), external reads at twice 4096's time.
+#[cfg(test)]
+pub(crate) fn two_pages(factor: [f64; 5]) -> Vec<Cell> {
+    let mut out = Vec::new();
+    for size in [10_000, 100_000] {
+        let base = [100.0, 130.0, 90.0, 120.0, 110.0].map(|t| t * size as f64 / 10_000.0);
+        let ext = base.map(|t| t * 2.0);
+        out.push(test_cell(size, 4096, &base, &ext));
+        let mut other = base;
+        for (t, f) in other.iter_mut().zip(factor) {
+            *t *= f;
+        }
+        out.push(test_cell(size, 16384, &other, &ext));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn row(ratios: &[f64]) -> Vec<RowPoint> {
         decided_row(ratios)
+    }
+
+    #[test]
+    fn the_best_page_size_is_the_default_unless_another_is_faster_beyond_the_noise() {
+        // 16384 reads 5% faster at the median, slower in two rounds of five.
+        let c = page_choice_of(&two_pages([0.90, 1.10, 0.95, 1.05, 0.92]));
+        assert_eq!((c.default, c.chosen), (4096, 4096));
+        assert!(c.within_noise, "{c:?}");
+        let e = c.vs_default(&16384).unwrap();
+        assert!(e.value < 1.0 && e.contains(1.0), "{e:?}");
+        // 40% faster every round: 16384.
+        let c = page_choice_of(&two_pages([0.60, 0.62, 0.59, 0.61, 0.60]));
+        assert_eq!(c.chosen, 16384);
+        assert!(!c.within_noise && c.vs_default(&16384).unwrap().high < 1.0);
+        // An older result (no choice stored) is decided from its cells.
+        let t = InternalExternalTables {
+            internal_external: two_pages([0.90, 1.10, 0.95, 1.05, 0.92]),
+            best_page_size: 16384,
+            best_page_choice: None,
+            crossover: Vec::new(),
+            total_bytes: 1,
+            cache_bytes: STUDY_CACHE_BYTES,
+            rounds: 5,
+            cold: false,
+        };
+        assert_eq!(t.page_choice().chosen, 4096);
     }
 
     #[test]

@@ -71,9 +71,13 @@ pub struct LevelResult {
     pub requests_per_s: f64,
     /// Body megabytes (10^6) per second of wall time.
     pub mb_per_s: f64,
-    /// Response times of the successful requests (open loop: from each
-    /// request's intended start, so the generator's lateness is included
-    /// when it falls behind; closed loop: from the send).
+    /// Response times of the successful requests (closed loop: from the
+    /// send). Open loop: from each request's intended start, so the
+    /// generator's lateness is included when it falls behind; and, as wrk2
+    /// counts them, every request that fell due but was never sent is in it
+    /// too, at the time it waited, from its intended start to the level's
+    /// end (see [`OpenLoopStats::latency_includes_not_sent`]): `count` is
+    /// `ok` + `not_sent` there.
     pub latency: LatencySummary,
     /// Failed requests by kind.
     pub errors: Errors,
@@ -237,6 +241,17 @@ pub struct OpenLoopStats {
     /// Requests that fell due but were never sent before the level ended:
     /// the generator was behind (every connection busy). due = sent + not_sent.
     pub not_sent: u64,
+    /// `not_sent` / `due`: the share of the schedule never sent, the latest
+    /// due and the slowest (0 in results written before it was kept: see
+    /// [`OpenLoopStats::not_sent_share`]).
+    #[serde(default)]
+    pub not_sent_share: f64,
+    /// Whether the level's `latency` (and its histogram) counts the
+    /// requests not sent, each at its wait from its intended start to the
+    /// level's end, as wrk2 does (false in results written before they
+    /// were: there the percentiles cover the sent requests alone).
+    #[serde(default)]
+    pub latency_includes_not_sent: bool,
     /// Requests sent per second over the span they were due in (or over
     /// the span it took to send them, when that was longer).
     pub achieved_per_s: f64,
@@ -252,10 +267,48 @@ pub struct OpenLoopStats {
     /// The histogram of `service_time`, mergeable (absent from older results).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_time_histogram: Option<EncodedHistogram>,
-    /// Set when the achieved rate is below 95% of the target: what fell
-    /// short and the fix.
+    /// Set when any due request was not sent, or when the achieved rate is
+    /// below 95% of the target: what fell short (with the share not sent)
+    /// and the fix.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
+}
+
+impl OpenLoopStats {
+    /// The share of the due requests never sent (computed from the counts,
+    /// so results written before `not_sent_share` was kept have it too).
+    pub fn not_sent_share(&self) -> f64 {
+        if self.due == 0 {
+            0.0
+        } else {
+            self.not_sent as f64 / self.due as f64
+        }
+    }
+
+    /// The requests not sent in words, e.g. "40 of 100 due requests (40%)
+    /// not sent".
+    pub fn not_sent_text(&self) -> String {
+        format!(
+            "{} of {} due requests ({}) not sent",
+            self.not_sent,
+            self.due,
+            percent(self.not_sent_share())
+        )
+    }
+}
+
+/// A share as a percentage with two significant digits however small
+/// (one unsent request in a million is 0.00010%, not 0.0%).
+pub fn percent(share: f64) -> String {
+    let p = share * 100.0;
+    if !p.is_finite() || p <= 0.0 {
+        return "0%".into();
+    }
+    if p >= 10.0 {
+        return format!("{p:.0}%");
+    }
+    let decimals = (1 - p.log10().floor() as i32).clamp(1, 12) as usize;
+    format!("{p:.decimals$}%")
 }
 
 /// The kind-specific part of a `load` result: one server, every level.
@@ -344,6 +397,33 @@ pub struct ProcessSpan {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn open_loop_stats_of_older_results_still_load() {
+        let none =
+            serde_json::to_value(crate::measure::latency::Latencies::new().summary()).unwrap();
+        let old = serde_json::json!({
+            "target_per_s": 100.0, "due": 100, "sent": 97, "not_sent": 3,
+            "achieved_per_s": 97.0, "send_lag": none, "service_time": none,
+        });
+        let o: OpenLoopStats = serde_json::from_value(old).unwrap();
+        assert_eq!(
+            (o.not_sent_share, o.latency_includes_not_sent),
+            (0.0, false)
+        );
+        assert_eq!(o.not_sent_share(), 0.03);
+        assert_eq!(o.not_sent_text(), "3 of 100 due requests (3.0%) not sent");
+    }
+
+    #[test]
+    fn shares_keep_two_significant_digits() {
+        assert_eq!(percent(0.0), "0%");
+        assert_eq!(percent(0.4), "40%");
+        assert_eq!(percent(0.05), "5.0%");
+        assert_eq!(percent(0.01), "1.0%");
+        assert_eq!(percent(0.0012), "0.12%");
+        assert_eq!(percent(1e-6), "0.00010%");
+    }
 
     #[test]
     fn a_timeline_counts_each_completion_in_its_bucket_and_adds_up() {

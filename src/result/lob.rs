@@ -387,6 +387,329 @@ impl LobTables {
     }
 }
 
+/// What a size the paper states is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PaperWhat {
+    /// The size from which time per blob grows with size (this suite's
+    /// [`Growth`]).
+    Growth,
+    /// The blob size with the shortest time to read 1 GB (Figure 22; this
+    /// suite's [`BestSize`]).
+    BestSize,
+    /// Where files overtake the database (the study the paper quotes).
+    DbVsFiles,
+}
+
+/// Which systems measured here stand for the paper's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PaperHere {
+    /// These systems (the ones that ran).
+    Systems(&'static [&'static str]),
+    /// Every system that ran.
+    Every,
+    /// `sqlite` against `dir`.
+    SqliteVsDir,
+    /// None: the paper's system has no counterpart here, for this reason.
+    None(&'static str),
+}
+
+/// A blob size the paper states in its text (document 002: Stancu-Mara,
+/// Baumann, Marinov, "A Comparative Benchmark of Large Objects in
+/// Relational Databases", Jacobs University TR 14, 2008). Its figures are
+/// plots without values: these sentences are its only sizes.
+#[derive(Debug, Clone, Copy)]
+pub struct PaperSize {
+    /// What the size is.
+    pub what: PaperWhat,
+    /// Whom the paper says it of, in its own names.
+    pub paper: &'static str,
+    /// The phase it is said of (None: "access", or both).
+    pub phase: Option<&'static str>,
+    /// The size as the paper writes it.
+    pub figure: &'static str,
+    /// The paper's sentence, verbatim.
+    pub words: &'static str,
+    /// Where in the paper.
+    pub place: &'static str,
+    /// What it is set beside here.
+    pub here: PaperHere,
+}
+
+const PG: &[&str] = &["postgres lo", "postgres bytea"];
+const MYSQL: &[&str] = &["mariadb innodb", "mariadb myisam", "mariadb archive"];
+const COMMERCIAL: &str = "a commercial system the paper anonymised";
+
+/// Every size the paper's text states, in its order within each kind. The
+/// paper's PostgreSQL wrote large objects (pg_largeobject, LOBLKSIZE:
+/// `postgres lo` here; `postgres bytea` is its other variant, TOAST) and
+/// its MySQL ran InnoDB, MyISAM and Archive (MariaDB's Aria is not in it).
+pub const PAPER_STATED: &[PaperSize] = &[
+    PaperSize {
+        what: PaperWhat::Growth,
+        paper: "SystemA",
+        phase: None,
+        figure: "above 100K",
+        words: "The threshold where access time starts to correlate significantly with BLOB size is above 100K.",
+        place: "section 4.1",
+        here: PaperHere::None(COMMERCIAL),
+    },
+    PaperSize {
+        what: PaperWhat::Growth,
+        paper: "SystemB",
+        phase: Some("write"),
+        figure: "approximately 50K",
+        words: "The threshold where write times increase starts to correlate with the BLOB size is approximately 50K.",
+        place: "section 4.2",
+        here: PaperHere::None(COMMERCIAL),
+    },
+    PaperSize {
+        what: PaperWhat::Growth,
+        paper: "PostgreSQL",
+        phase: Some("write"),
+        figure: "about 50K",
+        words: "The threshold at which write time starts to increase significantly with BLOB size is about 50K.",
+        place: "section 4.3",
+        here: PaperHere::Systems(PG),
+    },
+    PaperSize {
+        what: PaperWhat::Growth,
+        paper: "PostgreSQL",
+        phase: Some("read"),
+        figure: "about 50-100K",
+        words: "The threshold where we observe that read time tends to depend on the BLOB size is about 50-100K.",
+        place: "section 4.3",
+        here: PaperHere::Systems(PG),
+    },
+    PaperSize {
+        what: PaperWhat::Growth,
+        paper: "every system",
+        phase: None,
+        figure: "beyond 50k",
+        words: "Generally speaking, BLOB performance started to depend only on BLOB size once the basic tuning and sizing parameters are exceeded sufficiently, that is: beyond 50k.",
+        place: "section 6",
+        here: PaperHere::Every,
+    },
+    PaperSize {
+        what: PaperWhat::BestSize,
+        paper: "MySQL",
+        phase: None,
+        figure: "about 100K to 1M",
+        words: "For the champion, MySQL, there is a weak minimum at a BLOB size of about 100K to 1M.",
+        place: "section 6, Figure 22",
+        here: PaperHere::Systems(MYSQL),
+    },
+    PaperSize {
+        what: PaperWhat::BestSize,
+        paper: "PostgreSQL and SystemB",
+        phase: None,
+        figure: "between 1M and 10M",
+        words: "Both PostgreSQL and SystemB seem to have its best performance with somewhat larger BLOBs, between 1M and 10M.",
+        place: "section 6, Figure 22",
+        here: PaperHere::Systems(PG),
+    },
+    PaperSize {
+        what: PaperWhat::BestSize,
+        paper: "SystemA",
+        phase: None,
+        figure: "1M+ (no clear optimum)",
+        words: "No clear optimum is visible for SystemA; values of 1M+ seem appropriate, though.",
+        place: "section 6, Figure 22",
+        here: PaperHere::None(COMMERCIAL),
+    },
+    // The paper's "[7]" here is its reference [10]: Sears, van Ingen,
+    // Gray, "To BLOB or Not To BLOB" (2006), on Windows/NTFS.
+    PaperSize {
+        what: PaperWhat::DbVsFiles,
+        paper: "Sears, van Ingen, Gray (quoted)",
+        phase: None,
+        figure: "less than 256KB: a database; over about one MB: a file system",
+        words: "In [7] authors compare DBMS and file system by addressing fragmentation; they conclude that BLOBs of less than 256KB should be stored in a database while BLOBs over about one MB are more efficiently handled by a file system; in the grey zone inbetween application considerations prevail.",
+        place: "section 1",
+        here: PaperHere::SqliteVsDir,
+    },
+];
+
+/// Where one system's median time per blob overtakes another's, sizes
+/// ascending.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overtake {
+    /// Faster at this size and every larger one, not at the size before.
+    From(u64),
+    /// Faster at every size measured.
+    Everywhere,
+    /// Not faster at the largest size measured.
+    Nowhere,
+}
+
+/// Among `(size, a's median, b's median)` in ascending size order, where
+/// `a` becomes faster than `b` for good; None without points.
+pub fn overtakes(points: &[(u64, f64, f64)]) -> Option<Overtake> {
+    if points.is_empty() {
+        return None;
+    }
+    let faster = points.iter().rev().take_while(|(_, a, b)| a < b).count();
+    Some(if faster == points.len() {
+        Overtake::Everywhere
+    } else if faster == 0 {
+        Overtake::Nowhere
+    } else {
+        Overtake::From(points[points.len() - faster].0)
+    })
+}
+
+impl LobTables {
+    /// Where one system's time per blob grows with size in `phase`: as the
+    /// result recorded it, else from its samples (results from before it
+    /// was recorded). None when the system has no samples.
+    pub fn growth_of(&self, system: &str, phase: &str) -> Option<Growth> {
+        if let Some(g) = self
+            .growth
+            .iter()
+            .find(|g| g.system == system && g.phase == phase)
+        {
+            return Some(g.clone());
+        }
+        let points = self.medians(system, phase);
+        let &(baseline_size, baseline_median_ns) = points.first()?;
+        Some(Growth {
+            system: system.into(),
+            phase: phase.into(),
+            baseline_size,
+            baseline_median_ns,
+            factor: GROWTH_FACTOR,
+            size: growth_size(&points),
+        })
+    }
+
+    /// One system's median time per blob at each size in `phase`
+    /// ("write" or "read"), sizes ascending, in the primary order.
+    pub fn medians(&self, system: &str, phase: &str) -> Vec<(u64, f64)> {
+        let mut points: Vec<(u64, f64)> = self
+            .primary()
+            .filter(|x| x.system == system)
+            .filter_map(|x| {
+                let v = if phase == "write" {
+                    &x.write_ns
+                } else {
+                    &x.read_ns
+                };
+                let v: Vec<f64> = v.iter().map(|&n| n as f64).collect();
+                (!v.is_empty())
+                    .then(|| crate::measure::stats::summarize(&v).median)
+                    .map(|m| (x.size, m))
+            })
+            .collect();
+        points.sort_by_key(|p| p.0);
+        points
+    }
+
+    /// Where `a`'s median time per blob overtakes `b`'s in `phase`, over
+    /// the sizes both were measured at.
+    pub fn overtake(&self, a: &str, b: &str, phase: &str) -> Option<Overtake> {
+        let theirs = self.medians(b, phase);
+        let points: Vec<(u64, f64, f64)> = self
+            .medians(a, phase)
+            .into_iter()
+            .filter_map(|(size, m)| {
+                theirs
+                    .iter()
+                    .find(|(s, _)| *s == size)
+                    .map(|&(_, n)| (size, m, n))
+            })
+            .collect();
+        overtakes(&points)
+    }
+
+    /// What this run measured beside one of the paper's sizes, one entry
+    /// per system (or pair) measured, sizes written by `size`; empty when
+    /// none of the systems it stands beside ran.
+    pub fn beside_paper(&self, p: &PaperSize, size: &dyn Fn(u64) -> String) -> Vec<String> {
+        let measured = self.measured();
+        let systems: Vec<&str> = match p.here {
+            PaperHere::Systems(list) => list
+                .iter()
+                .copied()
+                .filter(|s| measured.iter().any(|m| m == s))
+                .collect(),
+            PaperHere::Every => measured.iter().map(String::as_str).collect(),
+            PaperHere::SqliteVsDir => return self.db_vs_files(size),
+            PaperHere::None(_) => return Vec::new(),
+        };
+        let sizes = self.sizes();
+        let (smallest, largest) = (sizes.iter().min(), sizes.iter().max());
+        systems
+            .into_iter()
+            .filter_map(|system| match p.what {
+                PaperWhat::Growth => {
+                    let phases: Vec<&str> = match p.phase {
+                        Some(ph) => vec![ph],
+                        None => vec!["write", "read"],
+                    };
+                    let texts: Vec<String> = phases
+                        .iter()
+                        .filter_map(|ph| self.growth_of(system, ph))
+                        .map(|g| {
+                            let prefix = if p.phase.is_some() {
+                                String::new()
+                            } else {
+                                format!("{} ", g.phase)
+                            };
+                            match g.size {
+                                Some(s) => format!("{prefix}from {}", size(s)),
+                                None => format!(
+                                    "{prefix}flat (within {}x of {})",
+                                    g.factor,
+                                    size(g.baseline_size)
+                                ),
+                            }
+                        })
+                        .collect();
+                    (!texts.is_empty()).then(|| format!("{system} {}", texts.join(", ")))
+                }
+                PaperWhat::BestSize => {
+                    self.best_size.iter().find(|b| b.system == system).map(|b| {
+                        let edge = if Some(&b.size) == largest && sizes.len() > 1 {
+                            ", the largest size measured"
+                        } else if Some(&b.size) == smallest && sizes.len() > 1 {
+                            ", the smallest size measured"
+                        } else {
+                            ""
+                        };
+                        format!(
+                            "{system} {} ({:.2} s per GB{edge})",
+                            size(b.size),
+                            b.seconds_per_gb
+                        )
+                    })
+                }
+                PaperWhat::DbVsFiles => None,
+            })
+            .collect()
+    }
+
+    /// Where files (`dir`) overtake the database (`sqlite`) per blob, to
+    /// write and to read; empty unless both ran.
+    fn db_vs_files(&self, size: &dyn Fn(u64) -> String) -> Vec<String> {
+        ["write", "read"]
+            .iter()
+            .filter_map(|phase| {
+                self.overtake("dir", "sqlite", phase).map(|o| match o {
+                    Overtake::From(s) => format!(
+                        "{phase}: dir faster than sqlite (median per blob) from {} on",
+                        size(s)
+                    ),
+                    Overtake::Everywhere => {
+                        format!("{phase}: dir faster than sqlite at every size measured")
+                    }
+                    Overtake::Nowhere => {
+                        format!("{phase}: dir not faster than sqlite at the largest size measured")
+                    }
+                })
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -426,5 +749,113 @@ mod tests {
         assert_eq!(back["lob"][0]["write_ns"], serde_json::json!([100, 31469]));
         let negative = serde_json::json!({"lob": [{"system": "x", "size": 1, "write_ns": [-1], "read_ns": []}]});
         assert!(serde_json::from_value::<LobTables>(negative).is_err());
+    }
+
+    #[test]
+    fn overtakes_is_where_one_side_is_faster_for_good() {
+        let p = |v: &[(u64, f64, f64)]| overtakes(v);
+        // Slower, then faster from 100K on (a faster dip at 10K does not count).
+        assert_eq!(
+            p(&[
+                (1, 5.0, 1.0),
+                (10, 1.0, 2.0),
+                (50, 3.0, 2.0),
+                (100, 1.0, 2.0),
+                (1000, 1.0, 9.0)
+            ]),
+            Some(Overtake::From(100))
+        );
+        assert_eq!(
+            p(&[(1, 1.0, 2.0), (2, 1.0, 2.0)]),
+            Some(Overtake::Everywhere)
+        );
+        assert_eq!(p(&[(1, 1.0, 2.0), (2, 2.0, 2.0)]), Some(Overtake::Nowhere));
+        assert_eq!(p(&[]), None);
+    }
+
+    /// One system's samples at each size: every blob takes `(write, read)`.
+    fn samples(system: &str, points: &[(u64, u64, u64)]) -> Vec<Samples> {
+        points
+            .iter()
+            .map(|&(size, w, r)| Samples {
+                system: system.into(),
+                size,
+                write_ns: vec![w; 3],
+                read_ns: vec![r; 3],
+                cold: None,
+                order: Order::Sequential,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_papers_sizes_are_set_beside_this_runs() {
+        let mut t = LobTables::default();
+        t.lob.extend(samples(
+            "sqlite",
+            &[(1_000, 10, 10), (100_000, 20, 20), (1_000_000, 90, 90)],
+        ));
+        t.lob.extend(samples(
+            "dir",
+            &[(1_000, 30, 5), (100_000, 25, 6), (1_000_000, 40, 40)],
+        ));
+        t.lob.extend(samples(
+            "postgres lo",
+            &[(1_000, 10, 10), (100_000, 11, 40), (1_000_000, 40, 90)],
+        ));
+        t.best_size.push(BestSize {
+            system: "postgres lo".into(),
+            size: 1_000_000,
+            seconds_per_gb: 0.09,
+        });
+        let size = |b: u64| format!("{b} B");
+        let stated = |what, paper: &str, phase| {
+            PAPER_STATED
+                .iter()
+                .find(|p| p.what == what && p.paper == paper && p.phase == phase)
+                .unwrap()
+        };
+        // Growth, computed from the samples of a result that did not record it.
+        let pg_write = stated(PaperWhat::Growth, "PostgreSQL", Some("write"));
+        assert_eq!(pg_write.figure, "about 50K");
+        assert_eq!(
+            t.beside_paper(pg_write, &size),
+            ["postgres lo from 1000000 B"]
+        );
+        let pg_read = stated(PaperWhat::Growth, "PostgreSQL", Some("read"));
+        assert_eq!(
+            t.beside_paper(pg_read, &size),
+            ["postgres lo from 100000 B"]
+        );
+        let every = stated(PaperWhat::Growth, "every system", None);
+        assert_eq!(
+            t.beside_paper(every, &size)[0],
+            "sqlite write from 100000 B, read from 100000 B"
+        );
+        assert_eq!(
+            t.beside_paper(every, &size)[1],
+            "dir write flat (within 1.5x of 1000 B), read from 1000000 B"
+        );
+        let best = stated(PaperWhat::BestSize, "PostgreSQL and SystemB", None);
+        assert_eq!(best.figure, "between 1M and 10M");
+        assert_eq!(
+            t.beside_paper(best, &size),
+            ["postgres lo 1000000 B (0.09 s per GB, the largest size measured)"]
+        );
+        // No MariaDB ran: nothing beside MySQL's.
+        let mysql = stated(PaperWhat::BestSize, "MySQL", None);
+        assert!(t.beside_paper(mysql, &size).is_empty());
+        let files = PAPER_STATED
+            .iter()
+            .find(|p| p.what == PaperWhat::DbVsFiles)
+            .unwrap();
+        assert!(files.words.contains("less than 256KB") && files.words.contains("about one MB"));
+        assert_eq!(
+            t.beside_paper(files, &size),
+            [
+                "write: dir faster than sqlite (median per blob) from 1000000 B on",
+                "read: dir faster than sqlite at every size measured"
+            ]
+        );
     }
 }

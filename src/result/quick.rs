@@ -93,7 +93,25 @@ pub struct QuickEstimates {
     pub s3_over_db: Option<Estimate>,
 }
 
+/// The case of the row whose writes are each made durable on their own.
+pub const DURABLE_CASE: &str = "update, durable each write";
+
 impl QuickRow {
+    /// How the row was measured, as printed: its detail, and for a durable
+    /// row of a result from before the WAL checkpoint was counted in its
+    /// database time (its detail does not mention the checkpoint), that it
+    /// was left out.
+    pub fn detail_text(&self) -> String {
+        if self.case == DURABLE_CASE && !self.detail.contains("checkpoint") {
+            format!(
+                "{}; db time without the WAL checkpoint (a result from before it was counted)",
+                self.detail
+            )
+        } else {
+            self.detail.clone()
+        }
+    }
+
     /// The row's estimates: as stored, or for an older result its figures
     /// without intervals over `rounds`.
     pub fn estimates(&self, rounds: u64) -> QuickEstimates {

@@ -8,6 +8,8 @@ use crate::measure::cache::CacheAction;
 use crate::measure::io::IoCounters;
 use crate::measure::latency::{EncodedHistogram, Latencies, LatencySummary};
 use crate::measure::stats::Summary;
+/// A known extra cost per timed operation (a testing aid), recorded in a plan.
+pub use crate::store::inject::Injection;
 use crate::store::{Catalog, SessionOptions, StoreInfo};
 /// How a run reads and writes, recorded in its plan.
 pub use crate::store::{ReadPath, WriteStyle};
@@ -84,6 +86,12 @@ pub struct SessionOptionsRecord {
     pub write_style: WriteStyle,
     /// fsync each written file (files and external blobs).
     pub fsync: bool,
+    /// A known extra cost spun after each timed operation (`+20us`, or
+    /// `x1.10`: the operation's own time scaled): a testing aid for
+    /// calibrating the instrument, never the default. Absent when none
+    /// (and in results written before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inject: Option<Injection>,
 }
 
 impl From<SessionOptionsRecord> for SessionOptions {

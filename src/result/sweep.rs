@@ -1,7 +1,7 @@
 //! The `sweep` result's own tables: the plan (parameters, workloads,
 //! filters, seed), every timed run so far, and whether the sweep completed.
 //! Also what a reader derives from them: the cases of the plan, cases
-//! ranked per workload, each parameter's marginal effect and the
+//! ranked per workload, each parameter's effect against its default and the
 //! recommended power-safe case. The sweep writes these after every run;
 //! `--resume` reads them back.
 
@@ -9,6 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::measure::estimate::{Estimate, median_estimate, paired_ratio};
 use crate::measure::stats::summarize;
+
+use super::advise::AgainstDefault;
 
 /// The kind-specific part of a `sweep` result.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -39,6 +41,11 @@ pub struct SweepState {
     /// from `--against`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_disk: Option<FirstDisk>,
+    /// Each varied parameter's effect on each workload, decided against
+    /// its default, as of when the sweep stopped (empty while it runs and
+    /// in older results: [`SweepState::effects`] computes them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub effects: Vec<ParamEffect>,
 }
 
 /// The runs of the same plan on the first disk, for the article's "four
@@ -496,10 +503,10 @@ pub struct ValueEffect {
 /// A value, its time per round (round, median over its cases), its cases.
 type ValueSeries = (String, Vec<(u64, f64)>, usize);
 
-/// Each value of `param` for workload `w`, fastest first. Each round gives
-/// a value one time (the median over the cases having it), so values are
-/// compared round by round as cases are.
-pub fn value_effects(records: &[Record], w: &Workload, param: &str) -> Vec<ValueEffect> {
+/// Each value of `param` measured for workload `w`, in the order first
+/// seen: its time per round (the median over the cases having it) and its
+/// cases.
+fn value_series(records: &[Record], w: &Workload, param: &str) -> Vec<ValueSeries> {
     let value_of = |c: &Case| c.iter().find(|(n, _)| n == param).map(|(_, v)| v.clone());
     let mut values: Vec<String> = Vec::new();
     let mut rounds: Vec<u64> = Vec::new();
@@ -537,6 +544,24 @@ pub fn value_effects(records: &[Record], w: &Workload, param: &str) -> Vec<Value
             (v, per_round, cases.len())
         })
         .collect();
+    series
+}
+
+/// `num`'s time over `den`'s, paired round by round (rounds on one side
+/// only are left out).
+fn paired_by_round(num: &[(u64, f64)], den: &[(u64, f64)], seed: u64) -> Estimate {
+    let (a, b): (Vec<f64>, Vec<f64>) = num
+        .iter()
+        .filter_map(|(r, t)| den.iter().find(|d| d.0 == *r).map(|d| (*t, d.1)))
+        .unzip();
+    paired_ratio(&a, &b, seed)
+}
+
+/// Each value of `param` for workload `w`, fastest first. Each round gives
+/// a value one time (the median over the cases having it), so values are
+/// compared round by round as cases are.
+pub fn value_effects(records: &[Record], w: &Workload, param: &str) -> Vec<ValueEffect> {
+    let series = value_series(records, w, param);
     let time = |s: &[(u64, f64)], seed: u64| {
         median_estimate(&s.iter().map(|x| x.1).collect::<Vec<_>>(), seed)
     };
@@ -550,49 +575,154 @@ pub fn value_effects(records: &[Record], w: &Workload, param: &str) -> Vec<Value
     let mut out: Vec<ValueEffect> = series
         .iter()
         .enumerate()
-        .map(|(i, (v, s, cases))| {
-            let (num, den): (Vec<f64>, Vec<f64>) = s
-                .iter()
-                .filter_map(|(r, t)| best.iter().find(|b| b.0 == *r).map(|b| (*t, b.1)))
-                .unzip();
-            ValueEffect {
-                value: v.clone(),
-                time: time(s, i as u64),
-                vs_best: paired_ratio(&num, &den, i as u64),
-                cases: *cases,
-            }
+        .map(|(i, (v, s, cases))| ValueEffect {
+            value: v.clone(),
+            time: time(s, i as u64),
+            vs_best: paired_by_round(s, &best, i as u64),
+            cases: *cases,
         })
         .collect();
     out.sort_by(|a, b| a.time.value.total_cmp(&b.time.value));
     out
 }
 
-/// A parameter value, the median time of the cases having it, and how many.
-pub type ValueMedian = (String, f64, usize);
+/// The value a sweep that does not vary `param` runs with: SQLite's
+/// default for its settings (a default build: page_size 4096, journal_mode
+/// delete, synchronous full, ...), blobbench's for its own (open_mode
+/// nomutex, transaction deferred); None for any other PRAGMA.
+pub fn default_value(param: &str) -> Option<&'static str> {
+    Some(match param {
+        "page_size" => "4096",
+        "journal_mode" => "delete",
+        "synchronous" => "full",
+        "locking_mode" => "normal",
+        "cache_size" => "-2000",
+        "mmap_size" => "0",
+        "journal_size_limit" => "-1",
+        "open_mode" => "nomutex",
+        "transaction" => "deferred",
+        _ => return None,
+    })
+}
 
-/// Each varied parameter's values with the median time over the ranked
-/// cases having that value (and how many cases that is).
-pub fn marginal(plan: &SweepPlan, ranked: &[RankedCase]) -> Vec<(String, Vec<ValueMedian>)> {
+/// Which value a parameter's effects are measured against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Baseline {
+    /// The value a sweep without the parameter runs with ([`default_value`]).
+    Default,
+    /// The first value given (and measured): the default was not swept, or
+    /// the parameter has none.
+    FirstGiven,
+}
+
+/// One value of a parameter for one workload.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ValueTime {
+    /// The value.
+    pub value: String,
+    /// Per round the median time over the cases having it; the median of
+    /// the rounds with its interval.
+    pub time: Estimate,
+    /// Cases having the value.
+    pub cases: usize,
+}
+
+/// A parameter's effect on one workload, decided against its default: a
+/// value's effect is stated only where the interval of its time over the
+/// default's (paired round by round) excludes 1.00; elsewhere it is within
+/// noise, and the default is kept.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ParamEffect {
+    /// The workload timed.
+    pub workload: Workload,
+    /// The parameter.
+    pub param: String,
+    /// What the value compared against is.
+    pub baseline: Baseline,
+    /// Every value measured, in the order given.
+    pub values: Vec<ValueTime>,
+    /// The decision against the baseline value: every other value's time
+    /// over its time, in the order given, and whether it was within noise.
+    pub decision: AgainstDefault<String>,
+}
+
+impl ParamEffect {
+    /// The time and cases of `value`.
+    pub fn value(&self, value: &str) -> Option<&ValueTime> {
+        self.values.iter().find(|v| v.value == value)
+    }
+}
+
+/// Each parameter the plan varies, its effect on workload `w` decided
+/// against its default; parameters with fewer than two values measured are
+/// left out.
+pub fn param_effects(plan: &SweepPlan, records: &[Record], w: &Workload) -> Vec<ParamEffect> {
     plan.params
         .iter()
         .filter(|p| p.values.len() > 1)
-        .map(|p| {
-            let medians = p
-                .values
-                .iter()
-                .map(|v| {
-                    let t: Vec<f64> = ranked
+        .filter_map(|p| {
+            let mut series = value_series(records, w, &p.name);
+            // In the order given.
+            series.sort_by_key(|s| p.values.iter().position(|v| *v == s.0));
+            let (baseline, base) =
+                match default_value(&p.name).and_then(|d| series.iter().position(|s| s.0 == d)) {
+                    Some(i) => (Baseline::Default, i),
+                    None => (Baseline::FirstGiven, 0),
+                };
+            (series.len() > 1).then(|| {
+                let default = &series[base];
+                let others = series
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i != base)
+                    .map(|(i, s)| (s.0.clone(), paired_by_round(&s.1, &default.1, i as u64)))
+                    .collect();
+                ParamEffect {
+                    workload: *w,
+                    param: p.name.clone(),
+                    baseline,
+                    values: series
                         .iter()
-                        .filter(|(c, _, _)| c.iter().any(|(n, x)| *n == p.name && x == v))
-                        .map(|(_, t, _)| *t)
-                        .collect();
-                    (v.clone(), summarize(&t).median, t.len())
-                })
-                .filter(|(_, _, n)| *n > 0)
-                .collect();
-            (p.name.clone(), medians)
+                        .enumerate()
+                        .map(|(i, s)| ValueTime {
+                            value: s.0.clone(),
+                            time: median_estimate(
+                                &s.1.iter().map(|x| x.1).collect::<Vec<_>>(),
+                                i as u64,
+                            ),
+                            cases: s.2,
+                        })
+                        .collect(),
+                    decision: AgainstDefault::decide(default.0.clone(), others),
+                }
+            })
         })
         .collect()
+}
+
+/// Every workload's parameter effects ([`param_effects`]).
+pub fn all_param_effects(plan: &SweepPlan, records: &[Record]) -> Vec<ParamEffect> {
+    plan.workloads
+        .iter()
+        .flat_map(|w| param_effects(plan, records, w))
+        .collect()
+}
+
+impl SweepState {
+    /// The parameter effects on workload `w`: as stored when the sweep
+    /// stopped, or computed from the records (a sweep interrupted, or a
+    /// result from before effects were stored).
+    pub fn effects_on(&self, w: &Workload) -> Vec<ParamEffect> {
+        if self.effects.is_empty() {
+            return param_effects(&self.plan, &self.records, w);
+        }
+        self.effects
+            .iter()
+            .filter(|e| e.workload == *w)
+            .cloned()
+            .collect()
+    }
 }
 
 /// The power-safe case with the lowest geometric mean of (time / fastest
@@ -696,6 +826,92 @@ mod tests {
         assert_eq!(sync.len(), 2);
         assert!(sync[1].vs_best.contains(1.0), "{sync:?}");
         assert!(value_effects(&records, &w, "page_size").is_empty());
+    }
+
+    /// journal_mode wal at 0.6x delete's time every round; synchronous
+    /// normal at `normal` of full's time per round; rounds drift together.
+    fn effects_of(normal: [f64; 5]) -> Vec<ParamEffect> {
+        let param = |name: &str, values: &[&str]| Param {
+            name: name.into(),
+            values: values.iter().map(|v| v.to_string()).collect(),
+        };
+        let plan = SweepPlan {
+            params: vec![
+                param("journal_mode", &["wal", "delete"]),
+                param("synchronous", &["normal", "full"]),
+                param("temp_store", &["memory", "file"]),
+                param("cache_size", &["2000"]),
+            ],
+            workloads: vec![Workload::BlobRead { count: 1, size: 1 }],
+            filters: Vec::new(),
+            excludes: Vec::new(),
+            seed: 1,
+        };
+        let drift = [
+            1_000_000.0,
+            1_300_000.0,
+            900_000.0,
+            1_200_000.0,
+            1_100_000.0,
+        ];
+        let mut records = Vec::new();
+        for case in plan.cases() {
+            let has = |n: &str, v: &str| case.iter().any(|(a, b)| a == n && b == v);
+            for (r, d) in drift.iter().enumerate() {
+                let mut t = *d;
+                if has("journal_mode", "wal") {
+                    t *= 0.6;
+                }
+                if has("synchronous", "normal") {
+                    t *= normal[r];
+                }
+                records.push(record(&case, r as u64, t as u64));
+            }
+        }
+        param_effects(&plan, &records, &plan.workloads[0])
+    }
+
+    #[test]
+    fn a_parameters_effect_is_stated_only_beyond_the_noise() {
+        let e = effects_of([0.90, 1.10, 0.95, 1.05, 0.92]);
+        // cache_size has one value: no effect to decide.
+        let names: Vec<&str> = e.iter().map(|e| e.param.as_str()).collect();
+        assert_eq!(names, ["journal_mode", "synchronous", "temp_store"]);
+        // wal: 0.6x delete's time every round, beyond the noise.
+        let j = &e[0];
+        assert_eq!(j.baseline, Baseline::Default);
+        assert_eq!(
+            (j.decision.default.as_str(), j.decision.chosen.as_str()),
+            ("delete", "wal")
+        );
+        assert!(!j.decision.within_noise);
+        let r = j.decision.vs_default(&"wal".to_string()).unwrap();
+        assert!((r.value - 0.6).abs() < 1e-3 && r.high < 1.0, "{r:?}");
+        assert_eq!(
+            j.values
+                .iter()
+                .map(|v| v.value.as_str())
+                .collect::<Vec<_>>(),
+            ["wal", "delete"]
+        );
+        assert_eq!(j.value("wal").unwrap().cases, 4);
+        // normal: faster at the median, within noise: the default full kept.
+        let s = &e[1];
+        assert_eq!(
+            (s.decision.default.as_str(), s.decision.chosen.as_str()),
+            ("full", "full")
+        );
+        assert!(s.decision.within_noise);
+        let r = s.decision.vs_default(&"normal".to_string()).unwrap();
+        assert!(r.value < 1.0 && r.contains(1.0), "{r:?}");
+        // temp_store has no default here: the first value given is the baseline.
+        let t = &e[2];
+        assert_eq!(t.baseline, Baseline::FirstGiven);
+        assert_eq!(t.decision.default, "memory");
+        // normal at 0.5x full's every round: stated.
+        let e = effects_of([0.50, 0.52, 0.49, 0.51, 0.50]);
+        assert_eq!(e[1].decision.chosen, "normal");
+        assert!(!e[1].decision.within_noise);
     }
 
     #[test]

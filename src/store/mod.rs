@@ -8,6 +8,7 @@
 mod copy;
 mod external;
 mod files;
+pub mod inject;
 mod memory;
 mod mysql;
 mod postgres;

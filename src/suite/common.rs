@@ -362,6 +362,7 @@ pub fn session(
         per_op_transaction,
         write_style,
         fsync,
+        inject: None,
     }
 }
 

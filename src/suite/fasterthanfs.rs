@@ -20,7 +20,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::dataset::DatasetSpec;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::measure::estimate::Estimate;
 use crate::progress::Progress;
 use crate::result::fasterthanfs::{
@@ -28,6 +28,7 @@ use crate::result::fasterthanfs::{
     judge_write_over_read,
 };
 use crate::result::{ResultDocument, Tables};
+use crate::store::inject::Injection;
 use crate::store::{ReadPath, WriteStyle};
 use crate::target::{SqliteSettings, Target};
 use crate::workload::{CacheMode, Operation, RunPlan, RunResult};
@@ -53,6 +54,9 @@ pub struct FasterThanFsOptions {
     /// Also run the read cases with the page cache dropped before each
     /// timed pass (as root the whole machine's, else the target's files).
     pub cold: bool,
+    /// A testing aid: a known extra cost in every timed operation of the
+    /// one case named ([`case_name`]); None: no case has one.
+    pub inject: Option<(String, Injection)>,
 }
 
 /// A row of the table: which database case and which file case (the same
@@ -117,6 +121,7 @@ const SPACE_RATIO: f64 = 1_228_800_000.0 / 1_024_512_000.0;
 /// Builds the dataset in three layouts, measures every case round after
 /// round and returns the result with each row judged against the page.
 pub fn run(options: &FasterThanFsOptions, progress: &dyn Progress) -> Result<ResultDocument> {
+    check_injection(options)?;
     ThreeLayouts::check_room(options.dir.as_deref(), &options.spec)?;
     let work = WorkDir::new(
         options.dir.as_deref(),
@@ -146,7 +151,8 @@ fn run_in(
     let mmap = std::fs::metadata(&layouts.db)
         .map(|m| m.len() * 2)
         .unwrap_or(1 << 31);
-    let grid = grid(&layouts, options, mmap);
+    let mut grid = grid(&layouts, options, mmap);
+    inject_into(&mut grid.cases, options.inject.as_ref())?;
     let mut doc = ResultDocument::new(
         "suite fasterthanfs",
         environment,
@@ -648,7 +654,165 @@ fn space_row(space: [u64; 3]) -> SpaceRow {
     }
 }
 
+/// The name `--inject CASE=SPEC` gives a case: ROW:SIDE, SIDE its storage
+/// (db, dir or tree) and ROW its run's name without the storage and
+/// without `sql` (the default read path), in letters, digits, + and -
+/// (`read:db`, `read-blob-api-mmap:db`, `read:dir`,
+/// `update-truncate+rewrite:tree`), as quick names its cases.
+pub fn case_name(plan: &RunPlan) -> String {
+    let kind = plan.target.kind_name();
+    let side = if kind == "sqlite" { "db" } else { kind };
+    let mut row = String::new();
+    for word in plan
+        .name
+        .split_whitespace()
+        .filter(|w| *w != kind && *w != "sql")
+    {
+        for c in word.chars() {
+            let c = if c.is_ascii_alphanumeric() || c == '+' {
+                c
+            } else {
+                '-'
+            };
+            if c != '-' || !(row.is_empty() || row.ends_with('-')) {
+                row.push(c);
+            }
+        }
+        if !row.ends_with('-') {
+            row.push('-');
+        }
+    }
+    format!("{}:{side}", row.trim_end_matches('-'))
+}
+
+/// Puts the injection into the one case it names; an unknown name is
+/// refused with every case's name.
+fn inject_into(cases: &mut [RunPlan], inject: Option<&(String, Injection)>) -> Result<()> {
+    let Some((name, injection)) = inject else {
+        return Ok(());
+    };
+    match cases.iter_mut().find(|c| case_name(c) == *name) {
+        Some(c) => {
+            c.session.inject = Some(*injection);
+            Ok(())
+        }
+        None => Err(Error::usage(format!(
+            "--inject {name}={injection}: suite fasterthanfs has no case \"{name}\"; use one of: {}",
+            cases.iter().map(case_name).collect::<Vec<_>>().join(", ")
+        ))),
+    }
+}
+
+/// Checks `--inject`'s case name before any work, on the cases the
+/// options make (laid out at placeholder paths: nothing is touched).
+pub fn check_injection(options: &FasterThanFsOptions) -> Result<()> {
+    let placeholder = ThreeLayouts {
+        db: "/nonexistent/fasterthanfs.db".into(),
+        dir: "/nonexistent/fasterthanfs.dir".into(),
+        tree: "/nonexistent/fasterthanfs.tree".into(),
+        space: [0; 3],
+    };
+    inject_into(
+        &mut grid(&placeholder, options, 0).cases,
+        options.inject.as_ref(),
+    )
+}
+
 fn push(cases: &mut Vec<RunPlan>, plan: RunPlan) -> usize {
     cases.push(plan);
     cases.len() - 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(cold: bool, inject: Option<&str>) -> FasterThanFsOptions {
+        FasterThanFsOptions {
+            dir: None,
+            keep: false,
+            spec: DatasetSpec {
+                first_key: 1,
+                count: 100,
+                size: 1000,
+                distribution: crate::dataset::SizeDistribution::Fixed,
+                seed: 1,
+            },
+            updates: 10,
+            durable_updates: 1,
+            rounds: 1,
+            cold,
+            inject: inject.map(|t| crate::store::inject::parse_case(t).unwrap()),
+        }
+    }
+
+    fn cases(o: &FasterThanFsOptions) -> Vec<RunPlan> {
+        let placeholder = ThreeLayouts {
+            db: "/nonexistent/f.db".into(),
+            dir: "/nonexistent/f.dir".into(),
+            tree: "/nonexistent/f.tree".into(),
+            space: [0; 3],
+        };
+        grid(&placeholder, o, 0).cases
+    }
+
+    #[test]
+    fn every_case_has_its_own_name_of_row_and_side() {
+        for cold in [false, true] {
+            let names: Vec<String> = cases(&options(cold, None)).iter().map(case_name).collect();
+            let mut unique = names.clone();
+            unique.sort();
+            unique.dedup();
+            assert_eq!(unique.len(), names.len(), "{names:?}");
+            for n in &names {
+                let (row, side) = n.split_once(':').unwrap();
+                assert!(["db", "dir", "tree"].contains(&side), "{n}");
+                assert!(
+                    !row.is_empty()
+                        && row
+                            .chars()
+                            .all(|c| c.is_ascii_alphanumeric() || c == '+' || c == '-')
+                        && !row.starts_with('-')
+                        && !row.ends_with('-')
+                        && !row.contains("--"),
+                    "{n}"
+                );
+            }
+            for n in [
+                "read:db",
+                "read-multitrans:db",
+                "read-blob-api-mmap:db",
+                "read:dir",
+                "read:tree",
+                "update-wal-normal:db",
+                "update-truncate+rewrite:dir",
+                "update-temp+fsync+rename+fsync-dir:tree",
+            ] {
+                assert!(names.iter().any(|x| x == n), "{n} not in {names:?}");
+            }
+            assert_eq!(names.iter().any(|x| x == "read-cold:db"), cold);
+        }
+    }
+
+    #[test]
+    fn an_injection_goes_into_exactly_the_case_it_names() {
+        let o = options(false, Some("read:tree=x1.25"));
+        check_injection(&o).unwrap();
+        let mut all = cases(&o);
+        inject_into(&mut all, o.inject.as_ref()).unwrap();
+        let injected: Vec<String> = all
+            .iter()
+            .filter(|c| c.session.inject.is_some())
+            .map(case_name)
+            .collect();
+        assert_eq!(injected, ["read:tree"]);
+        let e = check_injection(&options(false, Some("read:nfs=+1us"))).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        let m = e.to_string();
+        assert!(
+            m.contains("\"read:nfs\"") && m.contains("read:db") && m.contains("read:dir"),
+            "{m}"
+        );
+        assert!(!m.contains('\n'), "{m}");
+    }
 }

@@ -14,10 +14,10 @@ use std::path::PathBuf;
 
 use crate::dataset::spec_from_options;
 use crate::error::{Error, Result};
-use crate::measure::stats::summarize;
 use crate::progress::Progress;
 use crate::result::internal_external::{
     Cell, InternalExternalTables, PageCrossover, RowPoint, cache_pages, crossings, crossover_of,
+    page_choice_of,
 };
 use crate::result::{ResultDocument, Tables};
 use crate::store::{ReadPath, WriteStyle};
@@ -322,22 +322,10 @@ fn tables(options: &InternalExternalOptions, mut cells: Vec<Cell>) -> InternalEx
             .iter()
             .find(|c| c.blob_size == size && c.page_size == page)
     };
-    // Best page size: the lowest internal read time, as a geometric mean over
-    // blob sizes (each size's times are on their own scale).
-    let geo_internal = |p: u32| -> f64 {
-        let logs: Vec<f64> = options
-            .sizes
-            .iter()
-            .filter_map(|&s| cell(s, p))
-            .map(|c| summarize(&c.internal_ns_per_read).median.ln())
-            .collect();
-        (logs.iter().sum::<f64>() / logs.len().max(1) as f64).exp()
-    };
-    let best = *options
-        .page_sizes
-        .iter()
-        .min_by(|a, b| geo_internal(**a).total_cmp(&geo_internal(**b)))
-        .expect("at least one page size");
+    // Best page size: SQLite's default unless another's internal read time
+    // (geometric mean over blob sizes, paired round by round) is lower
+    // beyond the noise.
+    let best = page_choice_of(&cells);
     let crossovers = options
         .page_sizes
         .iter()
@@ -358,12 +346,18 @@ fn tables(options: &InternalExternalOptions, mut cells: Vec<Cell>) -> InternalEx
                 page_size: p,
                 crossover: crossover_of(&points, &all),
                 crossings: all,
+                within_noise_at: points
+                    .iter()
+                    .filter(|x| !x.decided)
+                    .map(|x| x.size)
+                    .collect(),
             }
         })
         .collect();
     InternalExternalTables {
         internal_external: cells,
-        best_page_size: best,
+        best_page_size: best.chosen,
+        best_page_choice: Some(best),
         crossover: crossovers,
         total_bytes: options.total,
         cache_bytes: options.cache_bytes,

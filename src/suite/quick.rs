@@ -14,11 +14,14 @@
 use std::path::PathBuf;
 
 use crate::dataset::DatasetSpec;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::measure::estimate::{median_estimate, paired_ratio};
 use crate::progress::Progress;
-use crate::result::quick::{ObjectStoreColumn, QuickEstimates, QuickRow, QuickTables, SpaceBytes};
+use crate::result::quick::{
+    DURABLE_CASE, ObjectStoreColumn, QuickEstimates, QuickRow, QuickTables, SpaceBytes,
+};
 use crate::result::{ResultDocument, Tables};
+use crate::store::inject::Injection;
 use crate::store::{Access, ReadPath, WriteStyle};
 use crate::target::{SqliteSettings, Target};
 use crate::workload::{Operation, RunPlan, RunResult};
@@ -44,6 +47,9 @@ pub struct QuickOptions {
     /// afterwards, also when the run fails (unless `keep`). None: no
     /// object store.
     pub object_store: Option<Target>,
+    /// A testing aid: a known extra cost in every timed operation of the
+    /// one case named `ROW:SIDE` (see [`check_injection`]); None: none.
+    pub inject: Option<(String, Injection)>,
 }
 
 struct Case {
@@ -63,38 +69,52 @@ enum Side {
 struct Row {
     label: &'static str,
     claim: &'static str,
+    /// Whether the database's time includes the WAL checkpoint after the
+    /// commit (as fasterthanfs's rows and compare's samples do unless the
+    /// run left it out, kvtest's --nocheckpoint).
+    with_checkpoint: bool,
 }
 
 const ROWS: &[Row] = &[
     Row {
         label: "read, SQL statement",
         claim: "random order, warm cache",
+        with_checkpoint: false,
     },
     Row {
         label: "read, blob API",
         claim: "sqlite3_blob_reopen per key",
+        with_checkpoint: false,
     },
     Row {
         label: "read, blob API + mmap",
         claim: "whole database memory-mapped",
+        with_checkpoint: false,
     },
     Row {
         label: "update, WAL+NORMAL vs in place",
         claim: "db: 1 txn, checkpoint excluded (as the fasterthanfs page); files: no fsync",
+        with_checkpoint: false,
     },
     Row {
         label: "  same, checkpoint included",
         claim: "db: the same runs with the WAL checkpoint's time added",
+        with_checkpoint: true,
     },
+    // Durable means on disk in the database file too: the checkpoint that
+    // copies the WAL back is part of the write's cost (fasterthanfs's
+    // durable row and compare count it as well).
     Row {
-        label: "update, durable each write",
-        claim: "db: WAL+FULL txn per write; files: temp+fsync+rename+fsync(dir)",
+        label: DURABLE_CASE,
+        claim: "db: WAL+FULL txn per write, WAL checkpoint included; files: temp+fsync+rename+fsync(dir)",
+        with_checkpoint: true,
     },
 ];
 
 /// Builds the dataset in three layouts, measures every case round after
 /// round and returns the result with its table.
 pub fn run(options: &QuickOptions, progress: &dyn Progress) -> Result<ResultDocument> {
+    check_injection(options)?;
     ThreeLayouts::check_room(options.dir.as_deref(), &options.spec)?;
     let work = WorkDir::new(options.dir.as_deref(), options.keep, "blobbench-quick-")?;
     let outcome = run_in(options, &work, progress);
@@ -127,6 +147,7 @@ fn run_in(
     let mut cases = read_cases(&layouts, &others, spec.count);
     let read_cases = cases.len();
     cases.extend(update_cases(&layouts, &others, spec.count));
+    inject_into(&mut cases, options.inject.as_ref())?;
     let mut doc = ResultDocument::new("quick", environment, Tables::Other(serde_json::Value::Null));
     // Reads first, then updates, each group in alternating order; every
     // case meets the database as it was made (rollback journal, no WAL).
@@ -321,6 +342,56 @@ fn other_targets(layouts: &ThreeLayouts, object_store: Option<&Target>) -> Vec<(
     out
 }
 
+/// The ROW of `--inject ROW:SIDE=SPEC`, by the cases' row (the files'
+/// one read case serves the three read rows: `read`).
+const INJECT_ROWS: [&str; 5] = ["read", "read-blob-api", "read-mmap", "update", "durable"];
+
+impl Case {
+    /// Its name for `--inject`: ROW:SIDE, e.g. `read:db`, `durable:dir`.
+    fn name(&self) -> String {
+        let side = match self.side {
+            Side::Db => "db",
+            Side::Dir => "dir",
+            Side::Tree => "tree",
+            Side::ObjectStore => "s3",
+        };
+        format!("{}:{side}", INJECT_ROWS[self.row])
+    }
+}
+
+/// Puts the injection into the one case it names; an unknown name is
+/// refused with every case's name.
+fn inject_into(cases: &mut [Case], inject: Option<&(String, Injection)>) -> Result<()> {
+    let Some((name, injection)) = inject else {
+        return Ok(());
+    };
+    match cases.iter_mut().find(|c| c.name() == *name) {
+        Some(c) => {
+            c.plan.session.inject = Some(*injection);
+            Ok(())
+        }
+        None => Err(Error::usage(format!(
+            "--inject {name}={injection}: quick has no case \"{name}\"; use one of: {}",
+            cases.iter().map(Case::name).collect::<Vec<_>>().join(", ")
+        ))),
+    }
+}
+
+/// Checks `--inject`'s case name before any work, on the cases the
+/// options make (laid out at placeholder paths: nothing is touched).
+pub fn check_injection(options: &QuickOptions) -> Result<()> {
+    let placeholder = ThreeLayouts {
+        db: "/nonexistent/quick.db".into(),
+        dir: "/nonexistent/quick.dir".into(),
+        tree: "/nonexistent/quick.tree".into(),
+        space: [0; 3],
+    };
+    let others = other_targets(&placeholder, options.object_store.as_ref());
+    let mut cases = read_cases(&placeholder, &others, 1);
+    cases.extend(update_cases(&placeholder, &others, 1));
+    inject_into(&mut cases, options.inject.as_ref())
+}
+
 /// The table's rows: each case's median time per op on every side with its
 /// interval, and the file/db ratios paired round by round.
 fn rows(cases: &[Case], results: &[Vec<RunResult>]) -> Vec<QuickRow> {
@@ -336,8 +407,9 @@ fn rows(cases: &[Case], results: &[Vec<RunResult>]) -> Vec<QuickRow> {
     };
     let mut out = Vec::new();
     for (row, info) in ROWS.iter().enumerate() {
-        let with_checkpoint = info.label.contains("checkpoint");
-        // Row 4 shows the runs of row 3 with the checkpoint added.
+        let with_checkpoint = info.with_checkpoint;
+        // Row 4 shows the runs of row 3 with the checkpoint added; row 5
+        // the durable runs (cases' row 4).
         let data_row = if row > 3 { row - 1 } else { row };
         let (Some(d), Some(f), Some(t)) = (
             times(data_row, Side::Db, with_checkpoint),
@@ -377,4 +449,88 @@ fn rows(cases: &[Case], results: &[Vec<RunResult>]) -> Vec<QuickRow> {
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every case's runs, `rounds` of them: each op takes 100 ns, the
+    /// commit nothing, and the database's WAL checkpoint `checkpoint_ns`.
+    fn results(cases: &[Case], rounds: usize, checkpoint_ns: u64) -> Vec<Vec<RunResult>> {
+        let text = include_str!("../../tests/fixtures/results/quick.json");
+        let doc: ResultDocument = serde_json::from_str(text).expect("fixture");
+        let template = doc.runs[0].clone();
+        cases
+            .iter()
+            .map(|c| {
+                let mut r = template.clone();
+                r.plan = c.plan.clone();
+                let rep = &mut r.repetitions[0];
+                rep.ops = 10;
+                rep.ops_ns = 1000;
+                rep.commit_ns = 0;
+                rep.checkpoint_ns = if c.side == Side::Db { checkpoint_ns } else { 0 };
+                vec![r; rounds]
+            })
+            .collect()
+    }
+
+    fn quick_rows(checkpoint_ns: u64) -> Vec<QuickRow> {
+        let layouts = ThreeLayouts {
+            db: "/nonexistent/quick.db".into(),
+            dir: "/nonexistent/quick.dir".into(),
+            tree: "/nonexistent/quick.tree".into(),
+            space: [0; 3],
+        };
+        let others = other_targets(&layouts, None);
+        let mut cases = read_cases(&layouts, &others, 400);
+        cases.extend(update_cases(&layouts, &others, 400));
+        rows(&cases, &results(&cases, 3, checkpoint_ns))
+    }
+
+    #[test]
+    fn the_durable_row_counts_the_wal_checkpoint_in_the_database_time() {
+        let rows = quick_rows(500);
+        let row = |label: &str| {
+            rows.iter()
+                .find(|r| r.case == label)
+                .unwrap_or_else(|| panic!("no row {label}"))
+        };
+        // 1000 ns of ops + 500 ns of checkpoint over 10 ops.
+        let durable = row(DURABLE_CASE);
+        assert_eq!(durable.db_ns_per_op, 150.0, "{durable:?}");
+        assert_eq!(durable.dir_ns_per_op, 100.0);
+        assert!(
+            durable.detail.contains("WAL checkpoint included"),
+            "{}",
+            durable.detail
+        );
+        // Row 3 leaves it out as the page does, its twin puts it back.
+        assert_eq!(row("update, WAL+NORMAL vs in place").db_ns_per_op, 100.0);
+        assert_eq!(row("  same, checkpoint included").db_ns_per_op, 150.0);
+        assert_eq!(row("read, SQL statement").db_ns_per_op, 100.0);
+    }
+
+    #[test]
+    fn the_durable_row_runs_without_leaving_the_checkpoint_out() {
+        // compare's samples count the checkpoint unless the plan excludes
+        // it: the durable case must not, or quick and compare would differ.
+        let layouts = ThreeLayouts {
+            db: "/nonexistent/quick.db".into(),
+            dir: "/nonexistent/quick.dir".into(),
+            tree: "/nonexistent/quick.tree".into(),
+            space: [0; 3],
+        };
+        let others = other_targets(&layouts, None);
+        let cases = update_cases(&layouts, &others, 400);
+        let durable = cases
+            .iter()
+            .find(|c| c.row == 4 && c.side == Side::Db)
+            .expect("durable db case");
+        assert!(!durable.plan.exclude_checkpoint);
+        assert_eq!(ROWS.len(), 6);
+        assert!(ROWS[5].with_checkpoint && ROWS[4].with_checkpoint);
+        assert!(!ROWS[3].with_checkpoint);
+    }
 }

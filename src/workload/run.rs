@@ -92,6 +92,13 @@ pub fn execute(plan: &RunPlan, progress: &dyn Progress) -> Result<RunResult> {
         foreign_sizes: None,
     };
     job.foreign_sizes = foreign_sizes(&job, &mut notes)?;
+    // Said before the first repetition, once the dataset is known good:
+    // a result `compare` could never judge.
+    if let Some(why) =
+        crate::measure::significance::never_judged(plan.repeat as usize, 1, "--repeat")
+    {
+        progress.note(&format!("note: {why}"));
+    }
 
     let mut all = Latencies::new();
     let mut reps = Vec::new();
@@ -311,7 +318,9 @@ fn run_repetition(
     let whole = Instant::now();
     let t = Instant::now();
     let mut store = store::open(&plan.target, job.access)?;
-    let mut session = store.session(job.options)?;
+    // A testing aid when the plan asks: a known extra cost after each
+    // timed operation, inside its interval (see store::inject).
+    let mut session = store::inject::wrap(store.session(job.options)?, plan.session.inject);
     let open_ns = ns(t);
 
     let io0 = IoCounters::now();
@@ -617,6 +626,7 @@ mod tests {
                 per_op_transaction: false,
                 write_style: crate::store::WriteStyle::Truncate,
                 fsync: false,
+                inject: None,
             },
             repeat: 1,
             warmup: 0,
@@ -812,6 +822,27 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(merged.count(), 1200);
+    }
+
+    /// With an injection, every operation's interval holds the extra (the
+    /// spin runs inside the session's call, between the timer's marks),
+    /// and the plan records it; without one nothing is recorded.
+    #[test]
+    fn an_injected_extra_lands_in_every_operation_interval() {
+        let (target, _) = dataset("inject", 40);
+        for operation in [Operation::Read, Operation::Update] {
+            let mut p = plan(&target, operation);
+            p.session.inject = Some(crate::store::inject::Injection::Fixed { ns: 300_000 });
+            let r = execute(&p, &Silent).unwrap();
+            let rep = &r.repetitions[0];
+            assert!(rep.ops_ns >= 40 * 300_000, "{operation:?}: {}", rep.ops_ns);
+            assert!(r.summary.time_per_op_ns.median >= 300_000.0);
+            let json = serde_json::to_value(&r).unwrap();
+            assert_eq!(json["plan"]["session"]["inject"], "+300us");
+        }
+        let r = execute(&plan(&target, Operation::Read), &Silent).unwrap();
+        let json = serde_json::to_value(&r).unwrap();
+        assert!(json["plan"]["session"].get("inject").is_none(), "{json}");
     }
 
     #[test]

@@ -4,7 +4,10 @@
 //! are those of the union, not an average of percentiles), its counts and
 //! errors summed, and its throughput counted over the common interval, the
 //! time every process was loading the server, from the completion
-//! timelines each process kept.
+//! timelines each process kept. Open loop, each process's requests that fell
+//! due but were never sent are in its histogram already (at their wait until
+//! its level ended), so the union's tail holds them all; their counts add up
+//! and any of them is warned about.
 
 use std::time::{Duration, UNIX_EPOCH};
 
@@ -89,6 +92,9 @@ pub fn merge(inputs: &[Input]) -> Result<Merged> {
         let (level, record) = merge_level(inputs, l)?;
         if let Some(w) = overlap_warning(&record, level.concurrency) {
             warnings.push(w);
+        }
+        if let Some(w) = level.open_loop.as_ref().and_then(|o| o.warning.as_ref()) {
+            warnings.push(format!("-c {}: {w}", level.concurrency));
         }
         levels.push(level);
         records.push(record);
@@ -425,8 +431,10 @@ fn error_events(
     (events, dropped)
 }
 
-/// Open loop: the schedules added up (targets, due, sent, achieved rates)
-/// and the send lag and service time of every request together.
+/// Open loop: the schedules added up (targets, due, sent, not sent,
+/// achieved rates) and the send lag and service time of every request
+/// together; a warning naming each process that fell behind or left any
+/// due request unsent.
 fn open_loop(files: &[&str], levels: &[&LevelResult]) -> Result<Option<OpenLoopStats>> {
     let stats: Vec<&OpenLoopStats> = levels.iter().filter_map(|r| r.open_loop.as_ref()).collect();
     if stats.len() != levels.len() {
@@ -441,33 +449,59 @@ fn open_loop(files: &[&str], levels: &[&LevelResult]) -> Result<Option<OpenLoopS
     let behind: Vec<String> = files
         .iter()
         .zip(&stats)
-        .filter(|(_, o)| o.warning.is_some())
+        .filter(|(_, o)| o.warning.is_some() || o.not_sent > 0)
         .map(|(f, o)| {
-            format!(
+            let mut text = format!(
                 "{f} achieved {:.0} of {} req/s",
                 o.achieved_per_s, o.target_per_s
-            )
+            );
+            if o.not_sent > 0 {
+                text.push_str(&format!(", {}", o.not_sent_text()));
+            }
+            text
         })
         .collect();
-    Ok(Some(OpenLoopStats {
+    let mut merged = OpenLoopStats {
         target_per_s: stats.iter().map(|o| o.target_per_s).sum(),
         due: stats.iter().map(|o| o.due).sum(),
         sent: stats.iter().map(|o| o.sent).sum(),
         not_sent: stats.iter().map(|o| o.not_sent).sum(),
+        not_sent_share: 0.0,
+        // The union holds every unsent request only when each process's
+        // histogram held its own (results of an older blobbench did not).
+        latency_includes_not_sent: stats
+            .iter()
+            .all(|o| o.latency_includes_not_sent || o.not_sent == 0),
         achieved_per_s: stats.iter().map(|o| o.achieved_per_s).sum(),
         send_lag: lag.summary(),
         service_time: service.summary(),
         send_lag_histogram: Some(lag.encode()),
         service_time_histogram: Some(service.encode()),
-        warning: (!behind.is_empty()).then(|| {
-            format!(
-                "generator behind in {} of {} processes ({}); raise -c or lower --rate there",
-                behind.len(),
-                stats.len(),
-                behind.join(", ")
-            )
-        }),
-    }))
+        warning: None,
+    };
+    merged.not_sent_share = merged.not_sent_share();
+    let unsent = match (merged.not_sent, merged.latency_includes_not_sent) {
+        (0, _) => String::new(),
+        (_, true) => format!(
+            "{}, each counted in the response-time percentiles at its wait until its \
+             process's level ended; ",
+            merged.not_sent_text()
+        ),
+        (_, false) => format!(
+            "{}, left out of the response-time percentiles by a process's older blobbench \
+             (the tail is flattered); ",
+            merged.not_sent_text()
+        ),
+    };
+    merged.warning = (!behind.is_empty()).then(|| {
+        format!(
+            "{unsent}generator behind in {} of {} processes ({}); raise -c or lower --rate there",
+            behind.len(),
+            stats.len(),
+            behind.join(", ")
+        )
+    });
+    Ok(Some(merged))
 }
 
 /// A warning when the processes overlapped for less than half of the
@@ -650,7 +684,9 @@ mod tests {
         );
     }
 
-    /// `level` run open loop at `rate` req/s, its sends `lag_ns` late.
+    /// `level` run open loop at `rate` req/s, its sends `lag_ns` late;
+    /// `behind`, 40 of its 100 due requests were not sent and are in its
+    /// histogram at 500 ms each.
     fn open(start: u64, rate: f64, lag_ns: u64, behind: bool) -> LevelResult {
         let mut r = level(2, start, 1000, 10, 100_000);
         let mut lag = Latencies::new();
@@ -659,12 +695,22 @@ mod tests {
             lag.record(lag_ns + k);
             service.record(90_000 + k);
         }
+        if behind {
+            let mut all = r.histogram.as_ref().unwrap().decode().unwrap();
+            for _ in 0..40 {
+                all.record(500_000_000);
+            }
+            r.latency = all.summary();
+            r.histogram = Some(all.encode());
+        }
         r.rate = Some(rate);
         r.open_loop = Some(OpenLoopStats {
             target_per_s: rate,
             due: 100,
             sent: if behind { 60 } else { 100 },
             not_sent: if behind { 40 } else { 0 },
+            not_sent_share: if behind { 0.4 } else { 0.0 },
+            latency_includes_not_sent: true,
             achieved_per_s: if behind { 60.0 } else { 100.0 },
             send_lag: lag.summary(),
             service_time: service.summary(),
@@ -698,9 +744,40 @@ mod tests {
             "{o:?}"
         );
         assert_eq!(o.service_time.count, 200);
+        // b's 40 requests not sent are in the union's tail, at their wait.
+        assert_eq!(l.latency.count, 100 + 100 + 40, "{l:?}");
+        assert!(l.latency.p90_ns >= 500_000_000, "{l:?}");
+        assert!(o.latency_includes_not_sent);
+        assert_eq!(o.not_sent_share, 0.2);
         let w = o.warning.as_deref().unwrap();
         assert!(
-            w.contains("1 of 2 processes (b.json achieved 60 of 100 req/s)"),
+            w.starts_with("40 of 200 due requests (20%) not sent, each counted in the")
+                && w.contains(
+                    "1 of 2 processes (b.json achieved 60 of 100 req/s, \
+                     40 of 100 due requests (40%) not sent)"
+                ),
+            "{w}"
+        );
+        assert!(
+            m.warnings.iter().any(|x| x.starts_with("-c 4: 40 of 200")),
+            "merge warns on the terminal too: {:?}",
+            m.warnings
+        );
+        // One request unsent, in a process that otherwise kept up, is
+        // warned about all the same; and a process whose older blobbench
+        // kept its unsent requests out of its histogram makes the union's
+        // percentiles say so.
+        let mut c = tables(vec![open(T0 + 2 * MS, 100.0, 1_000, false)]);
+        c.rate = Some(100.0);
+        let co = c.levels[0].open_loop.as_mut().unwrap();
+        (co.sent, co.not_sent, co.latency_includes_not_sent) = (99, 1, false);
+        let m = merge(&[input("a.json", &a), input("c.json", &c)]).unwrap();
+        let o = m.tables.levels[0].open_loop.as_ref().unwrap();
+        assert_eq!((o.not_sent, o.latency_includes_not_sent), (1, false));
+        let w = o.warning.as_deref().unwrap();
+        assert!(
+            w.starts_with("1 of 200 due requests (0.50%) not sent, left out of")
+                && w.contains("(c.json achieved 100 of 100 req/s, 1 of 100 due requests"),
             "{w}"
         );
         // Closed loop beside open loop does not merge.

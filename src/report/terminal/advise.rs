@@ -9,8 +9,9 @@ use crate::measure::stats::summarize;
 use crate::report::chart::size_label;
 use crate::report::table::Table;
 use crate::result::advise::{
-    Advice, AdviseInput, AgingAdjustment, Band, ConcurrencyAdjustment, Decision, Durability,
-    JournalComparison, LayoutKind, Placement, Spread,
+    Advice, AdviseInput, AgainstDefault, AgingAdjustment, Band, ConcurrencyAdjustment, Decision,
+    Durability, JournalComparison, LayoutKind, Placement, SQLITE_DEFAULT_PAGE_SIZE, Spread,
+    faster_beyond_noise, slower_beyond_noise,
 };
 use crate::units::human_duration_ns as ns;
 
@@ -240,7 +241,16 @@ fn aging(out: &mut String, g: &AgingAdjustment) {
          between measured ages, flat beyond the last; writes: the fill's rate over the aging pass's); \
          aging reads cold, advise warm, so the read factors are an upper bound for blobs that stay cached"
     );
+    let _ = writeln!(out, "{AGING_READS}");
 }
+
+/// How the read factors were judged, said under the aging table here and
+/// in the report.
+pub(crate) const AGING_READS: &str = "read x: the database's read time at the age over age 0's (unpaired: two \
+ages are never read side by side); another layout's, where the aging result read the layouts' rounds side by side, \
+the database's times the move of its standing against the database (paired round by round), else its own \
+(unpaired); a factor whose interval contains 1.00, or whose standings' intervals at the age and at age 0 overlap, \
+is within noise and not applied: the fresh measurement is kept";
 
 /// Each layout at the application's concurrency and the factors the
 /// decision scaled its times by.
@@ -382,12 +392,16 @@ fn recommendation(out: &mut String, d: &Decision, j: &JournalComparison, durabil
         d.page_size,
         pages.join(", ")
     );
+    if let Some(v) = page_verdict(d) {
+        let _ = writeln!(out, "    page size: {v}");
+    }
     if let [w, r, ..] = j.modes.as_slice() {
+        let (mode, sync) = journal_setting(j);
         let _ = writeln!(
             out,
             "  journal_mode={}, synchronous={}   (writes of {} blobs: {}+{} takes {} the time of {}+{})",
-            j.best.to_uppercase(),
-            j.best_synchronous.to_uppercase(),
+            mode.to_uppercase(),
+            sync.to_uppercase(),
             size_label(j.size as f64),
             r.0.to_uppercase(),
             r.1.to_uppercase(),
@@ -395,6 +409,7 @@ fn recommendation(out: &mut String, d: &Decision, j: &JournalComparison, durabil
             w.0.to_uppercase(),
             w.1.to_uppercase()
         );
+        let _ = writeln!(out, "    journal mode: {}", journal_verdict(j));
     }
     if durability == Durability::None {
         out.push_str(
@@ -447,6 +462,160 @@ fn recommendation(out: &mut String, d: &Decision, j: &JournalComparison, durabil
     }
 }
 
+/// How a decision against a default is worded.
+pub(crate) struct Wording<'a> {
+    /// The default, named: "SQLite's default 4096".
+    pub default: &'a str,
+    /// The figure compared: "write time".
+    pub what: &'a str,
+    /// What a value faster beyond the noise is: "recommended".
+    pub verb: &'a str,
+    /// Why the simpler of two values that cannot be told apart is kept:
+    /// "nearer the default".
+    pub simpler: &'a str,
+}
+
+/// A setting decided against its default, in one sentence (`name` writes a
+/// value). The advise, `suite internal-external` and `sweep` reports all
+/// say it this way.
+pub(crate) fn against_default_text<T: Clone + PartialEq>(
+    c: &AgainstDefault<T>,
+    name: &dyn Fn(&T) -> String,
+    w: &Wording,
+) -> String {
+    let lowest = |keep: &dyn Fn(&crate::measure::estimate::Estimate) -> bool| {
+        c.others
+            .iter()
+            .filter(|o| keep(&o.1))
+            .min_by(|a, b| a.1.value.total_cmp(&b.1.value))
+    };
+    let (default, what) = (w.default, w.what);
+    let chosen = name(&c.chosen);
+    // "expected time, 16384 / 4096: 0.95x [0.90-1.10]": the ratio last, so
+    // whatever follows an interval reads as part of it.
+    let ratio = |v: &T, e: &crate::measure::estimate::Estimate| {
+        format!(
+            "{what}, {} / {}: {}",
+            name(v),
+            name(&c.default),
+            e.format_ratio()
+        )
+    };
+    match (c.changed(), c.within_noise) {
+        (true, within) => {
+            let r = c
+                .vs_default(&c.chosen)
+                .map_or_else(|| "?".into(), |e| ratio(&c.chosen, &e));
+            let mut s = format!(
+                "{chosen} {}: faster than {default} beyond the noise ({r})",
+                w.verb
+            );
+            if let Some((f, e)) = lowest(&faster_beyond_noise).filter(|_| within) {
+                s.push_str(&format!(
+                    "; {} is within noise of it ({}), so {chosen}, {}, is kept",
+                    name(f),
+                    ratio(f, e),
+                    w.simpler
+                ));
+            }
+            s
+        }
+        (false, true) => match lowest(&|e| !slower_beyond_noise(e)) {
+            Some((f, e)) if e.has_interval() => format!(
+                "within noise: keeping {default} ({}; the interval contains 1.00)",
+                ratio(f, e)
+            ),
+            // Nothing to decide by: the default stays whatever the median says.
+            Some((f, e)) => format!(
+                "no interval to decide by ({}): keeping {default} ({})",
+                if e.n == 1 {
+                    "one round"
+                } else {
+                    "an older result"
+                },
+                ratio(f, e)
+            ),
+            None => format!("within noise: keeping {default}"),
+        },
+        (false, false) => match lowest(&|_| true) {
+            Some((f, e)) if c.others.len() == 1 => format!(
+                "{default} kept: {} is slower beyond the noise ({})",
+                name(f),
+                ratio(f, e)
+            ),
+            Some((f, e)) => format!(
+                "{default} kept: every other is slower beyond the noise (the nearest: {})",
+                ratio(f, e)
+            ),
+            None => format!("{default}, the only one measured"),
+        },
+    }
+}
+
+/// The wording of a page size decided against SQLite's default (advise
+/// and `suite internal-external`): `what` is the figure compared.
+pub(crate) fn page_text(c: &AgainstDefault<u32>, what: &str) -> String {
+    against_default_text(
+        c,
+        &|p: &u32| p.to_string(),
+        &Wording {
+            default: &default_page_label(c.default),
+            what,
+            verb: "recommended",
+            simpler: "nearer the default",
+        },
+    )
+}
+
+/// How the page size was decided against SQLite's default, in one
+/// sentence (the terminal and the HTML report say the same); None for a
+/// result from before the decision was recorded.
+pub fn page_verdict(d: &Decision) -> Option<String> {
+    let c = d.page_choice.as_ref()?;
+    Some(page_text(c, "expected time with every blob inside"))
+}
+
+/// The page size every other had to beat, named: "SQLite's default 4096",
+/// or "8192 (the size tried nearest SQLite's default 4096)".
+pub(crate) fn default_page_label(default: u32) -> String {
+    if default == SQLITE_DEFAULT_PAGE_SIZE {
+        format!("SQLite's default {default}")
+    } else {
+        format!("{default} (the size tried nearest SQLite's default {SQLITE_DEFAULT_PAGE_SIZE})")
+    }
+}
+
+/// The journal mode and synchronous setting recommended: the decision
+/// against WAL (for an older result, derived from its ratio).
+pub fn journal_setting(j: &JournalComparison) -> (String, String) {
+    let mode = j.choice().chosen;
+    let sync = j
+        .modes
+        .iter()
+        .find(|m| m.0 == mode)
+        .map_or_else(|| j.best_synchronous.clone(), |m| m.1.clone());
+    (mode, sync)
+}
+
+/// How the journal mode was decided against WAL, in one sentence (the
+/// terminal and the HTML report say the same).
+pub fn journal_verdict(j: &JournalComparison) -> String {
+    let c = j.choice();
+    against_default_text(
+        &c,
+        &|m: &String| m.to_uppercase(),
+        &Wording {
+            default: &format!(
+                "{} (the mode every layout above was measured in)",
+                c.default.to_uppercase()
+            ),
+            what: "write time",
+            verb: "recommended",
+            simpler: "the simpler",
+        },
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -482,5 +651,103 @@ mod tests {
         assert!(text.contains("note: bands with a mean above 32m"), "{text}");
         let text = header(&input, &bands[..1], Path::new("/x"), "ext4");
         assert!(!text.contains("cap"), "{text}");
+    }
+
+    /// A decision whose page size was chosen from 16384's per-round ratios
+    /// to 4096.
+    fn decision(per_round: &[f64]) -> Decision {
+        let vs = Spread::of_ratios(per_round);
+        let c = AgainstDefault::decide(4096, vec![(16384, vs.estimate(5))]);
+        Decision {
+            page_size: c.chosen,
+            page_sizes: vec![(4096, Spread::of_ratios(&[1.0; 5])), (16384, vs)],
+            threshold_bytes: None,
+            points_inside: 1,
+            placement: Placement::AllInside,
+            expected_ns: Spread::of(&[100.0; 5]),
+            speedup_vs: Vec::new(),
+            disk_per_blob: vec![("recommendation".into(), 1000.0)],
+            within_noise: Vec::new(),
+            page_choice: Some(c),
+        }
+    }
+
+    fn journal(per_round: &[f64]) -> JournalComparison {
+        let ratio = Spread::of_ratios(per_round);
+        JournalComparison {
+            size: 50_000,
+            page_size: 4096,
+            modes: vec![
+                ("wal".into(), "normal".into(), vec![100.0; 5]),
+                (
+                    "delete".into(),
+                    "full".into(),
+                    per_round.iter().map(|r| r * 100.0).collect(),
+                ),
+            ],
+            best: "delete".into(),
+            best_synchronous: "full".into(),
+            rollback_over_wal: ratio,
+            // An older result: decided again from its ratio.
+            mode_choice: None,
+        }
+    }
+
+    fn recommended(d: &Decision, j: &JournalComparison) -> String {
+        let mut out = String::new();
+        recommendation(&mut out, d, j, Durability::Crash);
+        out
+    }
+
+    #[test]
+    fn page_size_and_journal_within_noise_keep_the_defaults_and_say_so() {
+        // Faster at the median, slower in two rounds of five.
+        let overlapping = [0.90, 1.10, 0.95, 1.05, 0.92];
+        let out = recommended(&decision(&overlapping), &journal(&overlapping));
+        assert!(out.contains("  page_size=4096 "), "{out}");
+        assert!(
+            out.contains(
+                "    page size: within noise: keeping SQLite's default 4096 (expected time with every blob inside, 16384 / 4096: 0.95x"
+            ),
+            "{out}"
+        );
+        assert!(out.contains("the interval contains 1.00)"), "{out}");
+        assert!(
+            out.contains("  journal_mode=WAL, synchronous=NORMAL "),
+            "{out}"
+        );
+        assert!(
+            out.contains("    journal mode: within noise: keeping WAL (the mode every layout above was measured in) (write time, DELETE / WAL: 0.95x"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn page_size_and_journal_faster_beyond_the_noise_are_recommended() {
+        let separated = [0.60, 0.62, 0.59, 0.61, 0.60];
+        let out = recommended(&decision(&separated), &journal(&separated));
+        assert!(out.contains("  page_size=16384 "), "{out}");
+        assert!(
+            out.contains("    page size: 16384 recommended: faster than SQLite's default 4096 beyond the noise (expected time with every blob inside, 16384 / 4096: 0.60x"),
+            "{out}"
+        );
+        assert!(
+            out.contains("  journal_mode=DELETE, synchronous=FULL "),
+            "{out}"
+        );
+        assert!(
+            out.contains("    journal mode: DELETE recommended: faster than WAL"),
+            "{out}"
+        );
+        assert!(!out.contains("within noise"), "{out}");
+        // Slower beyond the noise: the defaults, not within noise.
+        let slower = [1.5, 1.6, 1.4, 1.5, 1.55];
+        let out = recommended(&decision(&slower), &journal(&slower));
+        assert!(
+            out.contains("page size: SQLite's default 4096 kept: 16384 is slower beyond the noise (expected time with every blob inside, 16384 / 4096: 1.50x"),
+            "{out}"
+        );
+        assert!(out.contains("journal_mode=WAL"), "{out}");
+        assert!(!out.contains("within noise"), "{out}");
     }
 }

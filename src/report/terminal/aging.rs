@@ -8,10 +8,10 @@
 use std::fmt::Write as _;
 
 use crate::measure::estimate::{self, Estimate};
-use crate::report::compare::factor;
 use crate::report::table::Table;
 use crate::result::aging::{
-    AgePoint, AgingSeries, AgingTables, Duel, Kind, PAPER_RULE, SizeRange, Verdict, VolumeInfo,
+    AgePoint, AgingSeries, AgingTables, Duel, Kind, PAIRING_MEANING, PAPER_RULE, SizeRange,
+    Verdict, VolumeInfo,
 };
 use crate::units::human_bytes;
 
@@ -19,9 +19,9 @@ use crate::units::human_bytes;
 pub(crate) const HEADERS: [&str; 11] = [
     "layout",
     "age",
-    "read MB/s [95%]",
+    "read MB/s",
     "write",
-    "frags (p90,max)",
+    "frags p90,max",
     "runs",
     "frag%",
     "store",
@@ -32,7 +32,7 @@ pub(crate) const HEADERS: [&str; 11] = [
 
 /// What the columns mean, printed once above the tables.
 pub(crate) const LEGEND: &str = "age = bytes overwritten / bytes stored, as reached; read = cold reads of whole blobs \
-in random order, median of the rounds [95% interval]; write = MB/s of the pass that reached the age (the fill at age 0); \
+in random order, median of this run's rounds [interval: exact sign-test order statistics, 95% unless another coverage is printed beside it]; write = MB/s of the pass that reached the age (the fill at age 0); \
 frags = fragments per blob, mean (p90, max); runs = SQLite page runs per blob; frag% = blobs in more than one fragment; \
 store = the store's allocated bytes; freelist = SQLite's free pages; used = the volume's used share; \
 free extents = the filesystem's free space: count x mean size";
@@ -139,7 +139,8 @@ pub fn render(t: &AgingTables) -> String {
 fn verdicts(t: &AgingTables, out: &mut String) {
     let _ = writeln!(out, "this machine beside it:");
     let mut heading = String::new();
-    for v in t.verdicts() {
+    let verdicts = t.verdicts();
+    for v in &verdicts {
         let h = format!(
             "{}, {}, {:.0}% full: the paper says {}",
             v.fs,
@@ -154,10 +155,13 @@ fn verdicts(t: &AgingTables, out: &mut String) {
         let line = format!(
             "age {}: {}: {}",
             v.age,
-            verdict_body(&v),
+            verdict_body(v),
             v.agreement.words()
         );
         wrap(out, &line, "    ");
+    }
+    if verdicts.iter().any(|v| v.lead.is_some()) {
+        wrap(out, &format!("ratios: {PAIRING_MEANING}"), "  ");
     }
 }
 
@@ -358,18 +362,24 @@ fn named(side: &(String, Estimate)) -> String {
     format!("{} {}", side.0, side.1.format(decimals(side.1.value)))
 }
 
-/// "sqlite faster than dir: 1.41x (..)" or "sqlite and dir within noise (..)".
+/// "sqlite faster than dir: 1.41x [1.38-1.44] paired (..)" or "sqlite
+/// and dir within noise: 1.02x [0.97-1.08] paired (..)".
 fn duel_text(d: &Duel) -> String {
     let figures = format!("{} vs {} MB/s", named(&d.faster), named(&d.slower));
     if d.separated() {
         format!(
-            "{} faster than {}: {}x ({figures})",
+            "{} faster than {}: {} ({figures})",
             d.faster.0,
             d.slower.0,
-            factor(d.ratio())
+            d.ratio_text()
         )
     } else {
-        format!("{} and {} within noise ({figures})", d.faster.0, d.slower.0)
+        format!(
+            "{} and {} within noise: {} ({figures})",
+            d.faster.0,
+            d.slower.0,
+            d.ratio_text()
+        )
     }
 }
 
@@ -407,18 +417,20 @@ fn verdict_body(v: &Verdict) -> String {
             Some(kind) => {
                 let _ = write!(
                     line,
-                    "; {} faster: {} over {} {}x",
+                    "; {} faster: {} over {} {}",
                     kind.name(),
                     k.faster.0,
                     k.slower.0,
-                    factor(k.ratio())
+                    k.ratio_text()
                 );
             }
             None => {
                 let _ = write!(
                     line,
-                    "; database and filesystem within noise ({} vs {})",
-                    k.faster.0, k.slower.0
+                    "; database and filesystem within noise ({} vs {}: {})",
+                    k.faster.0,
+                    k.slower.0,
+                    k.ratio_text()
                 );
             }
         }
@@ -507,10 +519,24 @@ mod tests {
             out.contains("    age 0: sqlite faster than dir: 1.41x"),
             "{out}"
         );
-        assert!(out.contains("MB/s): agrees\n"), "{out}");
-        // Age 1: only sqlite was measured, with its VACUUM point apart.
+        // The ratio with its interval, labelled: this result's rounds were
+        // not read side by side.
+        let text = words.join(" ");
         assert!(
-            out.contains("age 1: only sqlite 100 [98-102] MB/s measured; sqlite after VACUUM 141"),
+            text.contains(
+                "age 0: sqlite faster than dir: 1.41x [1.38-1.44] unpaired (sqlite 141 [139-143]"
+            ),
+            "{out}"
+        );
+        assert!(text.contains("MB/s): agrees "), "{out}");
+        assert!(
+            text.contains("ratios: paired = the median of per-round ratios"),
+            "{out}"
+        );
+        // Age 1: only sqlite was measured, with its VACUUM point apart.
+        assert!(text.contains("age 1: only sqlite 100 [98-102]"), "{out}");
+        assert!(
+            text.contains("MB/s measured; sqlite after VACUUM 141"),
             "{out}"
         );
         for line in out.lines() {
@@ -529,8 +555,35 @@ mod tests {
             series("dir", 2 << 20, vec![point(0.0, &near)]),
         ]);
         let out = render(&t);
-        assert!(out.contains("sqlite and dir within noise"), "{out}");
+        let text = out.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            text.contains("sqlite and dir within noise: 1.00x ["),
+            "{out}"
+        );
         assert!(out.contains("the paper says filesystem from 1M"), "{out}");
-        assert!(out.contains("MB/s): within noise: no call"), "{out}");
+        assert!(text.contains("MB/s): within noise: no call"), "{out}");
+    }
+
+    #[test]
+    fn paired_rounds_are_labelled_paired_and_their_ratio_is_per_round() {
+        // Per-round ratios 2, 0.5, 2, 2, 2: paired, 2.00x; the medians'
+        // ratio would be 1.50x.
+        let mut t = tables(vec![
+            series(
+                "sqlite",
+                100_000,
+                vec![point(0.0, &[100.0, 200.0, 300.0, 400.0, 500.0])],
+            ),
+            series(
+                "dir",
+                100_000,
+                vec![point(0.0, &[50.0, 400.0, 150.0, 200.0, 250.0])],
+            ),
+        ]);
+        t.pairing = crate::result::aging::RoundPairing::Paired;
+        let text = render(&t).split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(text.contains("within noise: 2.00x [0.50-2.00]"), "{text}");
+        assert!(text.contains(" paired (sqlite 300"), "{text}");
+        assert!(!text.contains("1.50x"), "{text}");
     }
 }

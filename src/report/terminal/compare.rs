@@ -3,39 +3,55 @@
 //! with its interval, the corrected p and the verdict, the rule behind the
 //! verdicts, and the cases only one side holds.
 
-use std::path::Path;
+use std::path::PathBuf;
 
 use crate::report::compare::{median_text, p_text, percent_text, ratio_text};
 use crate::report::table::Table;
 use crate::result::ResultDocument;
 use crate::result::compare::{Change, Comparison, Verdict};
 
-/// The lines naming both results (file, command, host, start), a note when
-/// their commands differ, every field that makes them not comparable and
-/// every environment difference.
+/// The lines naming both sides' results (file, command, host, start), a
+/// note when their commands differ, every field that makes them not
+/// comparable, every environment difference and what makes them different
+/// machines for the drift correction.
 pub fn header(
-    before: (&ResultDocument, &Path),
-    after: (&ResultDocument, &Path),
+    before: (&[ResultDocument], &[PathBuf]),
+    after: (&[ResultDocument], &[PathBuf]),
     c: &Comparison,
 ) -> String {
-    let describe = |(doc, path): (&ResultDocument, &Path)| {
-        format!(
-            "{} ({}, host {}, {})",
-            path.display(),
-            doc.command,
-            doc.environment.hostname,
-            doc.started_at
-        )
+    let describe = |(docs, paths): (&[ResultDocument], &[PathBuf])| {
+        let lines: Vec<String> = docs
+            .iter()
+            .zip(paths)
+            .map(|(doc, path)| {
+                format!(
+                    "{} ({}, host {}, {})",
+                    path.display(),
+                    doc.command,
+                    doc.environment.hostname,
+                    doc.started_at
+                )
+            })
+            .collect();
+        lines.join("\n        ")
     };
     let mut out = format!(
         "before: {}\nafter:  {}\n",
         describe(before),
         describe(after)
     );
-    if before.0.command != after.0.command {
+    if before.0.len() > 1 || after.0.len() > 1 {
+        out.push_str(&format!(
+            "{} result(s) before, {} after: each sample is one result's median of the case (between runs, not rounds)\n",
+            before.0.len(),
+            after.0.len()
+        ));
+    }
+    let (b0, a0) = (&before.0[0], &after.0[0]);
+    if b0.command != a0.command {
         out.push_str(&format!(
             "note: different commands ({} vs {}); only cases with the same settings are compared\n",
-            before.0.command, after.0.command
+            b0.command, a0.command
         ));
     }
     for (field, b, a) in &c.not_comparable {
@@ -51,7 +67,7 @@ pub fn header(
 /// (`threshold_percent` as the user gave it), the notes and the cases found
 /// on one side only.
 pub fn render(c: &Comparison, threshold_percent: f64) -> String {
-    let mut table = Table::new([
+    let header = [
         "case",
         "figure",
         "before median (n)",
@@ -59,17 +75,44 @@ pub fn render(c: &Comparison, threshold_percent: f64) -> String {
         "after/before [95%]",
         "p (Holm)",
         "verdict",
-    ]);
+    ];
+    let corrected = c.changes.iter().any(|ch| ch.adjusted.is_some());
+    let mut table = if corrected {
+        let mut h = header.to_vec();
+        h.push("drift-corrected [95%]");
+        h.push("corrected verdict");
+        Table::new(h)
+    } else {
+        Table::new(header)
+    };
     for ch in &c.changes {
-        table.row([
-            ch.label.clone(),
+        let label = match &ch.injected {
+            Some(how) => format!("{} (injected: {how})", ch.label),
+            None => ch.label.clone(),
+        };
+        let mut row = vec![
+            label,
             ch.figure.clone(),
             side(ch, true),
             side(ch, false),
             ratio_text(ch.ratio, ch.low, ch.high),
             ch.p_adjusted.map(p_text).unwrap_or_else(|| "-".into()),
             verdict(ch),
-        ]);
+        ];
+        if corrected {
+            match &ch.adjusted {
+                Some(a) => {
+                    row.push(format!(
+                        "{} ({})",
+                        ratio_text(a.ratio, a.low, a.high),
+                        a.probe
+                    ));
+                    row.push(verdict_text(ch, a.ratio, a.verdict));
+                }
+                None => row.extend(["-".to_string(), "-".to_string()]),
+            }
+        }
+        table.row(row);
     }
     let mut out = table.render();
     let count = |v: Verdict| c.changes.iter().filter(|x| x.verdict == v).count();
@@ -88,21 +131,28 @@ pub fn render(c: &Comparison, threshold_percent: f64) -> String {
             .drift
             .iter()
             .map(|d| {
+                let how = if d.applied {
+                    "applied"
+                } else if d.moved {
+                    "not applied"
+                } else {
+                    "within its noise"
+                };
                 format!(
-                    "{} {}",
+                    "{} {} ({how})",
                     d.probe,
                     ratio_text(d.ratio, Some(d.low), Some(d.high))
                 )
             })
             .collect();
-        let how = if c.drift.iter().any(|d| d.applied) {
-            "changes are called only beyond it"
-        } else {
-            "two machines: shown, not allowed for"
-        };
         out.push_str(&format!(
-            "machine reference (same fixed work in both, after/before): {} ({how})\n",
+            "machine reference (same fixed work in both, after/before): {}\n",
             probes.join(", ")
+        ));
+    }
+    for (field, b, a) in &c.not_same_machine {
+        out.push_str(&format!(
+            "not the same machine for drift: {field}: {b} -> {a}\n"
         ));
     }
     for note in &c.notes {
@@ -131,9 +181,10 @@ fn legend(c: &Comparison, threshold_percent: f64) -> String {
     let tested = c.method.as_ref().map_or(0, |m| m.tested);
     let factor = 1.0 + threshold_percent / 100.0;
     format!(
-        "rule: faster/slower only when the Mann-Whitney rank test, Holm-corrected over the {tested} case(s) \
-tested, gives p < 0.05 and the whole 95% bootstrap interval of after/before (ratio of medians) lies beyond \
-the threshold ({}%: {factor:.2}x either way); fewer than 4 samples a side: insufficient data\n",
+        "rule: faster/slower only when the Mann-Whitney rank test, Holm-corrected within each section of cases \
+compared together ({tested} case(s) tested), gives p < 0.05 and the whole 95% interval of after/before \
+(the rank test's own: pairwise log ratios) lies beyond the threshold ({}%: {factor:.2}x either way); fewer than 4 samples a side: \
+insufficient data\n",
         percent_text(threshold_percent / 100.0)
     )
 }
@@ -146,13 +197,17 @@ fn side(ch: &Change, before: bool) -> String {
 
 /// The verdict as a speed factor: how many times faster or slower.
 pub fn verdict(ch: &Change) -> String {
-    // Speed factor: how many times faster the after side is.
+    verdict_text(ch, ch.ratio, ch.verdict)
+}
+
+/// A verdict of `ch` at `ratio` (its own, or drift-corrected) as a speed factor.
+fn verdict_text(ch: &Change, ratio: f64, verdict: Verdict) -> String {
     let speed = if ch.higher_is_better() {
-        ch.ratio
+        ratio
     } else {
-        1.0 / ch.ratio
+        1.0 / ratio
     };
-    match ch.verdict {
+    match verdict {
         Verdict::Better => format!("{speed:.2}x faster"),
         Verdict::Worse => format!("{:.2}x slower", 1.0 / speed),
         Verdict::WithinNoise => "within noise".into(),

@@ -18,7 +18,10 @@ pub fn render(t: &ConcurrencyTables) -> String {
     }
     let mut noisy = false;
     for mix in &t.mixes {
-        let _ = writeln!(out, "\nmix {mix}: operations/s [95% interval] and p99");
+        let _ = writeln!(
+            out,
+            "\nmix {mix}: operations/s [interval over this run's rounds] and p99"
+        );
         let mut headers = vec!["threads".to_string()];
         for l in &t.layouts {
             headers.push(format!("{} ops/s", l.name));

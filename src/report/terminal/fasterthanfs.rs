@@ -29,7 +29,7 @@ pub fn render(doc: &ResultDocument, t: &FasterThanFsTables) -> String {
     out.push_str(&table(t).render());
     out.push_str(
         "ratio = file time / database time (or space): above 1.00 the database is faster or smaller. \
-Median of rounds [95% interval]; ratios paired round by round.\n",
+Median of this run's rounds [interval: sign-test order statistics, 95% unless another coverage is printed beside it]; ratios paired round by round.\n",
     );
     out.push_str(
         "verdict judges dir and tree by their intervals: confirmed (both wholly on the claimed side) / \

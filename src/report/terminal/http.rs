@@ -8,7 +8,10 @@ use super::load::level_table;
 use super::sweep::time_text;
 use crate::measure::estimate::{Estimate, NOISY_ADVICE};
 use crate::report::table::Table;
-use crate::result::http::{HttpTables, describe_order, describe_sizes};
+use crate::result::http::{
+    BLOG_FILES_OVER_SQLITE, BLOG_FILES_OVER_SQLITE_WORDS, BLOG_SETUP, HttpTables, describe_order,
+    describe_sizes,
+};
 use crate::result::load::LevelResult;
 use crate::units::human_duration_ns;
 
@@ -47,12 +50,13 @@ pub fn render(t: &HttpTables) -> String {
             "each level is one run of each system: no interval (rerun to see the spread)\n",
         );
     } else {
-        out.push_str("[low-high] = 95% interval over the rounds (the median's order statistics or bootstrap; paired rounds for ratios)\n");
+        out.push_str("[low-high] = interval over this run's rounds (exact sign-test order statistics of the rounds, of the paired per-round ratios for a ratio; 95% unless another coverage is printed beside it); a rerun can land outside it\n");
         if figures.iter().any(Estimate::noisy) {
             out.push_str(NOISY_ADVICE);
             out.push('\n');
         }
     }
+    out.push_str(&blog_lines(t));
     for s in &t.http {
         let errors: u64 = s.levels.iter().map(|r| r.errors.total()).sum();
         if errors > 0 {
@@ -65,6 +69,37 @@ pub fn render(t: &HttpTables) -> String {
             out.push_str(&level_table(&rows).render());
         }
     }
+    out
+}
+
+/// The blog's own figure (files ~2.3x the requests/s of its SQLite server)
+/// beside this run's ratio at the level where the files serve the most;
+/// nothing without a folder and a database to compare.
+fn blog_lines(t: &HttpTables) -> String {
+    let Some(b) = t.blog_beside() else {
+        return String::new();
+    };
+    let mut out = format!(
+        "the blog (document 003): files ~{BLOG_FILES_OVER_SQLITE}x the requests/s of its SQLite server: \"{BLOG_FILES_OVER_SQLITE_WORDS}\" ({BLOG_SETUP})\n"
+    );
+    out.push_str(&format!(
+        "  here: {} / {} {} at -c {}, where {} serves the most ({} req/s)",
+        b.files,
+        b.db,
+        b.ratio.format_ratio(),
+        b.concurrency,
+        b.files,
+        b.files_rate.format(0)
+    ));
+    if b.db_peak.0 != b.concurrency {
+        out.push_str(&format!(
+            "; {} serves the most at -c {} ({} req/s)",
+            b.db,
+            b.db_peak.0,
+            b.db_peak.1.format(0)
+        ));
+    }
+    out.push_str("; both served by blobbench serve, every level's ratio in the table\n");
     out
 }
 
@@ -198,7 +233,7 @@ mod tests {
             first.contains("300.00 µs [100.00 µs-500.00 µs] ~"),
             "{first}"
         );
-        assert!(out.contains("95% interval over the rounds"), "{out}");
+        assert!(out.contains("interval over this run's rounds"), "{out}");
         assert!(out.contains(NOISY_ADVICE), "{out}");
         assert!(!out.contains("no interval"), "{out}");
     }
@@ -211,5 +246,51 @@ mod tests {
         let first = render(&t).lines().next().unwrap().to_string();
         assert!(first.contains("sequential order"), "{first}");
         assert!(first.contains("20000 +/- 5000 bytes"), "{first}");
+    }
+
+    #[test]
+    fn the_blogs_figure_is_printed_beside_the_measured_ratio() {
+        let mut t = fixture();
+        let out = render(&t);
+        // The blog's words and figure, then this run's: dir over sqlite at
+        // -c 2, where dir serves the most (17201 / 14550 req/s).
+        let at = out.find("the blog (document 003)").expect(&out);
+        let blog = &out[at..];
+        assert!(blog.contains("files ~2.3x the requests/s"), "{blog}");
+        assert!(blog.contains(BLOG_FILES_OVER_SQLITE_WORDS), "{blog}");
+        assert!(
+            blog.contains(
+                "  here: dir / sqlite 1.18x at -c 2, where dir serves the most (17201 req/s)"
+            ),
+            "{blog}"
+        );
+        // With rounds, the ratio carries its interval.
+        for (k, s) in t.http.iter_mut().enumerate() {
+            s.rounds = s
+                .levels
+                .iter()
+                .enumerate()
+                .map(|(i, _)| {
+                    (1..=5)
+                        .map(|r| RoundFigures {
+                            requests_per_s: 1000.0 * (r + i) as f64 * (1.0 + k as f64 * 1.5),
+                            mean_ns: 1e5,
+                        })
+                        .collect()
+                })
+                .collect();
+        }
+        let out = render(&t);
+        let here = out
+            .lines()
+            .find(|l| l.starts_with("  here: dir / sqlite 2.50x [2.50-2.50]"))
+            .expect(&out);
+        assert!(
+            here.contains(" at -c 2, where dir serves the most"),
+            "{here}"
+        );
+        // Without a folder there is nothing to set beside the blog's.
+        t.http.retain(|s| s.system != "dir");
+        assert!(!render(&t).contains("the blog"));
     }
 }

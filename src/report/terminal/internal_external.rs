@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use crate::measure::estimate::{Estimate, notes};
 use crate::report::table::Table;
+use crate::report::terminal::advise::page_text;
 use crate::result::ResultDocument;
 use crate::result::internal_external::{
     Crossing, Crossover, InternalExternalTables, RowPoint, STUDY_CACHE_BYTES, Winner, crossings,
@@ -82,10 +83,10 @@ random order, {} cache, median of {} rounds [95% interval], paired round by roun
     out.push_str("\nthe study (2011: SQLite 3.7.8, Linux ext4, SATA disk):\n");
     out.push_str(&study);
     out.push_str("\nrules of thumb from this machine's numbers:\n");
-    let best = t.best_page_size;
     let _ = writeln!(
         out,
-        "  best page size for blob reads: {best} (lowest internal read time over all blob sizes)"
+        "  best page size for blob reads: {}",
+        best_page_text(t)
     );
     crossing_lines(t, &page_sizes, &mut out);
     out.push_str(
@@ -94,16 +95,33 @@ random order, {} cache, median of {} rounds [95% interval], paired round by roun
     out
 }
 
+/// The best page size for blob reads and how it was decided against
+/// SQLite's default (the terminal and the HTML report say the same).
+pub fn best_page_text(t: &InternalExternalTables) -> String {
+    let c = t.page_choice();
+    format!(
+        "{}: {}",
+        c.chosen,
+        page_text(&c, "geometric mean of internal read times over blob sizes")
+    )
+}
+
+/// What a row's within-noise cells mean, said once under the rows.
+pub const WITHIN_NOISE_NOTE: &str = "within noise at a size: 1.00 lies inside that cell's interval, \
+so neither side is claimed there";
+
 /// Every page size's crossings of 1.00, the study's row beside each.
 fn crossing_lines(t: &InternalExternalTables, page_sizes: &[u32], out: &mut String) {
     out.push_str(
         "  where the ratio crosses 1.00, per page size (the study's row at the same blob sizes in brackets):\n",
     );
     let mut noise = false;
+    let mut undecided = false;
     for &p in page_sizes {
         let row = t.row(p);
         let here = t.crossings(p);
         noise |= here.iter().any(|c| !c.firm);
+        undecided |= row.iter().any(|x| !x.decided);
         let study = t.study_row(p);
         let beside = if study.is_empty() {
             String::new()
@@ -116,6 +134,9 @@ fn crossing_lines(t: &InternalExternalTables, page_sizes: &[u32], out: &mut Stri
         out.push_str(
             "  (within noise): a cell beside that crossing has 1.00 inside its 95% interval, so it may not be real\n",
         );
+    }
+    if undecided {
+        let _ = writeln!(out, "  {WITHIN_NOISE_NOTE}");
     }
 }
 
@@ -139,7 +160,14 @@ pub fn cache_line(t: &InternalExternalTables, page_sizes: &[u32]) -> String {
 
 /// A row's crossings of 1.00 in words: one threshold, one side everywhere,
 /// or, when it does not cross cleanly, every crossing in order of size.
+/// Such a claim covers every cell of the row, so it is made only when every
+/// cell is decided (its interval excludes 1.00); otherwise the row is said
+/// size by size: where the database wins, where files do, and where it is
+/// within noise.
 pub fn describe_row(row: &[RowPoint], crossings: &[Crossing]) -> String {
+    if row.iter().any(|p| !p.decided) {
+        return by_verdict(row);
+    }
     let mut sizes: Vec<u64> = row.iter().map(|p| p.size).collect();
     sizes.sort_unstable();
     let noise = |c: &Crossing| if c.firm { "" } else { " (within noise)" };
@@ -188,6 +216,40 @@ pub fn describe_row(row: &[RowPoint], crossings: &[Crossing]) -> String {
             )
         }
     }
+}
+
+/// A row with a cell within noise, in runs of consecutive sizes: "the
+/// database wins at 10k; within noise from 20k to 50k; external files win
+/// from 100k to 1m" (cells whose ratio is not a number are left out).
+fn by_verdict(row: &[RowPoint]) -> String {
+    let mut p: Vec<RowPoint> = row
+        .iter()
+        .copied()
+        .filter(|x| x.ratio.is_finite() && x.ratio > 0.0)
+        .collect();
+    p.sort_by_key(|x| x.size);
+    let verdict = |x: &RowPoint| match (x.decided, x.ratio >= 1.0) {
+        (false, _) => "within noise",
+        (true, true) => "the database wins",
+        (true, false) => "external files win",
+    };
+    let mut runs: Vec<(&str, u64, u64)> = Vec::new();
+    for x in &p {
+        match runs.last_mut() {
+            Some(run) if run.0 == verdict(x) => run.2 = x.size,
+            _ => runs.push((verdict(x), x.size, x.size)),
+        }
+    }
+    runs.iter()
+        .map(|&(who, from, to)| {
+            if from == to {
+                format!("{who} at {}", size_label(from))
+            } else {
+                format!("{who} from {} to {}", size_label(from), size_label(to))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// Sizes the way the study labels them: 10k, 500k, 1m (x1000).
@@ -248,8 +310,82 @@ mod tests {
         assert!(
             describe_row(&r, &crossings(&r)).starts_with("external files start to win above about")
         );
-        let mut r = row(&[1.5, 0.9, 0.5]);
+    }
+
+    /// The fixture's result with `cells` in place of its own.
+    fn rendered(cells: Vec<crate::result::internal_external::Cell>) -> String {
+        let text = include_str!("../../../tests/fixtures/results/internal-external.json");
+        let doc: ResultDocument = serde_json::from_str(text).expect("fixture");
+        let crate::result::Tables::InternalExternal(mut t) = doc.tables.clone() else {
+            panic!("an internal-external result")
+        };
+        t.internal_external = cells;
+        // As an older result: the choice and the crossings come from the cells.
+        t.best_page_choice = None;
+        t.crossover = Vec::new();
+        render(&doc, &t, false)
+    }
+
+    #[test]
+    fn the_best_page_size_within_noise_keeps_4096_and_one_beyond_it_is_named() {
+        use crate::result::internal_external::two_pages;
+        let out = rendered(two_pages([0.90, 1.10, 0.95, 1.05, 0.92]));
+        assert!(
+            out.contains("best page size for blob reads: 4096: within noise: keeping SQLite's default 4096 (geometric mean of internal read times over blob sizes, 16384 / 4096: 0.95x"),
+            "{out}"
+        );
+        let out = rendered(two_pages([0.60, 0.62, 0.59, 0.61, 0.60]));
+        assert!(
+            out.contains("best page size for blob reads: 16384: 16384 recommended: faster than SQLite's default 4096 beyond the noise (geometric mean of internal read times over blob sizes, 16384 / 4096: 0.60x"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn a_row_within_noise_is_said_size_by_size_under_the_matrix() {
+        use crate::result::internal_external::test_cell;
+        // Files are faster at the median at both sizes; at 10k the rounds
+        // disagree (within noise), at 100k every round says files.
+        let cells = vec![
+            test_cell(10_000, 4096, &[100.0; 5], &[90.0, 110.0, 95.0, 105.0, 92.0]),
+            test_cell(100_000, 4096, &[100.0; 5], &[50.0, 52.0, 49.0, 51.0, 50.0]),
+        ];
+        let out = rendered(cells);
+        assert!(out.contains(" = "), "the 10k cell is marked: {out}");
+        assert!(
+            out.contains("    4096: within noise at 10k; external files win at 100k"),
+            "{out}"
+        );
+        assert!(!out.contains("win at every blob size"), "{out}");
+        assert!(out.contains(WITHIN_NOISE_NOTE), "{out}");
+    }
+
+    #[test]
+    fn a_row_claims_a_side_only_where_every_cell_is_decided() {
+        // Files ahead at the median at every size, but 10k and 50k within noise.
+        let mut r = row(&[0.95, 0.98, 0.5]);
+        let text = describe_row(&r, &crossings(&r));
+        assert_eq!(text, "external files win at every blob size from 10k");
         r[0].decided = false;
-        assert!(describe_row(&r, &crossings(&r)).ends_with("(within noise)"));
+        r[1].decided = false;
+        let text = describe_row(&r, &crossings(&r));
+        assert_eq!(
+            text,
+            "within noise from 10k to 50k; external files win at 1m"
+        );
+        assert!(!text.contains("every blob size"), "{text}");
+        // A single fall with the cell beside it within noise: no threshold claimed.
+        let mut r = row(&[1.5, 0.9, 0.5]);
+        r[1].decided = false;
+        assert_eq!(
+            describe_row(&r, &crossings(&r)),
+            "the database wins at 10k; within noise at 50k; external files win at 1m"
+        );
+        // The database everywhere at the median, all within noise.
+        let mut r = row(&[1.05, 1.02, 1.01]);
+        for x in &mut r {
+            x.decided = false;
+        }
+        assert_eq!(describe_row(&r, &[]), "within noise from 10k to 1m");
     }
 }

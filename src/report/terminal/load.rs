@@ -2,7 +2,7 @@
 //! the failed levels of a `suite http` result).
 
 use crate::report::table::Table;
-use crate::result::load::{LevelResult, LoadTables};
+use crate::result::load::{LevelResult, LoadTables, percent};
 use crate::units::human_duration_ns;
 
 /// One labelled level per row: throughput, latency percentiles and errors
@@ -70,7 +70,7 @@ pub fn schedule(tables: &LoadTables) -> Option<Table> {
             format!("{:.0}", o.achieved_per_s),
             o.due.to_string(),
             o.sent.to_string(),
-            o.not_sent.to_string(),
+            not_sent_cell(o),
             human_duration_ns(o.send_lag.p50_ns as f64),
             human_duration_ns(o.send_lag.p99_ns as f64),
             human_duration_ns(o.send_lag.max_ns as f64),
@@ -79,6 +79,85 @@ pub fn schedule(tables: &LoadTables) -> Option<Table> {
         ]);
     }
     any.then_some(t)
+}
+
+/// The "not sent" cell of a schedule row: the count, and its share of the
+/// due requests when any.
+pub fn not_sent_cell(o: &crate::result::load::OpenLoopStats) -> String {
+    match o.not_sent {
+        0 => "0".into(),
+        n => format!("{n} ({})", percent(o.not_sent_share())),
+    }
+}
+
+/// Open loop: what the response-time percentiles of the levels count (from
+/// each request's intended start, and the requests never sent at their
+/// wait), and how many were not sent at each level (nothing for a closed
+/// loop).
+pub fn latency_notes(levels: &[LevelResult]) -> Vec<String> {
+    let open: Vec<(&LevelResult, &crate::result::load::OpenLoopStats)> = levels
+        .iter()
+        .filter_map(|r| Some((r, r.open_loop.as_ref()?)))
+        .collect();
+    if open.is_empty() {
+        return Vec::new();
+    }
+    let unsent: Vec<String> = open
+        .iter()
+        .filter(|(_, o)| o.not_sent > 0)
+        .map(|(r, o)| format!("-c {}: {}", r.concurrency, o.not_sent_text()))
+        .collect();
+    if unsent.is_empty() {
+        return vec![
+            "open loop: the response-time percentiles count from each request's intended start; \
+             every due request was sent"
+                .into(),
+        ];
+    }
+    let mut lines = Vec::new();
+    if open
+        .iter()
+        .any(|(_, o)| o.not_sent > 0 && o.latency_includes_not_sent)
+    {
+        lines.push(
+            "open loop: the response-time percentiles count from each request's intended start \
+             and include the requests never sent, each at its wait from its intended start to the \
+             level's end (as wrk2 does)"
+                .into(),
+        );
+    }
+    let left_out: Vec<String> = open
+        .iter()
+        .filter(|(_, o)| o.not_sent > 0 && !o.latency_includes_not_sent)
+        .map(|(r, _)| format!("-c {}", r.concurrency))
+        .collect();
+    if !left_out.is_empty() {
+        lines.push(format!(
+            "open loop: at {} the response-time percentiles cover the sent requests only (a \
+             result of an older blobbench left those never sent out: the tail is flattered)",
+            left_out.join(", ")
+        ));
+    }
+    lines.push(format!("not sent: {}", unsent.join("; ")));
+    lines
+}
+
+/// Open loop: one warning per level that left any due request unsent or
+/// fell below its target rate, as the result keeps it (computed from the
+/// counts for a result whose older blobbench kept none at a few unsent).
+pub fn open_loop_warnings(levels: &[LevelResult]) -> Vec<String> {
+    levels
+        .iter()
+        .filter_map(|r| {
+            let o = r.open_loop.as_ref()?;
+            let w = match (&o.warning, o.not_sent) {
+                (Some(w), _) => w.clone(),
+                (None, 0) => return None,
+                (None, _) => format!("{} (generator behind)", o.not_sent_text()),
+            };
+            Some(format!("-c {}: {w}", r.concurrency))
+        })
+        .collect()
 }
 
 /// A merged load result (`blobbench merge`): which processes it combines,
@@ -174,7 +253,7 @@ pub fn error_bursts(r: &LevelResult) -> Option<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::measure::latency::Latencies;
     use crate::result::load::{ErrorEvent, ErrorKind, Errors};
@@ -225,5 +304,104 @@ mod tests {
             ..r
         };
         assert_eq!(error_bursts(&quiet), None);
+    }
+
+    /// An open-loop level of 100 due requests at 100 req/s, `not_sent` of
+    /// them never sent; `warning` as the result keeps it.
+    pub(crate) fn open_level(not_sent: u64, warning: Option<&str>) -> LevelResult {
+        let none = Latencies::new().summary();
+        LevelResult {
+            concurrency: 2,
+            rate: Some(100.0),
+            requests: 100 - not_sent,
+            ok: 100 - not_sent,
+            bytes: 0,
+            elapsed_ns: 1_000_000_000,
+            requests_per_s: (100 - not_sent) as f64,
+            mb_per_s: 0.0,
+            latency: none.clone(),
+            errors: Errors::default(),
+            open_loop: Some(crate::result::load::OpenLoopStats {
+                target_per_s: 100.0,
+                due: 100,
+                sent: 100 - not_sent,
+                not_sent,
+                not_sent_share: not_sent as f64 / 100.0,
+                latency_includes_not_sent: true,
+                achieved_per_s: (100 - not_sent) as f64,
+                send_lag: none.clone(),
+                service_time: none,
+                send_lag_histogram: None,
+                service_time_histogram: None,
+                warning: warning.map(String::from),
+            }),
+            error_events: vec![],
+            error_events_dropped: 0,
+            histogram: None,
+            wall: None,
+            timeline: None,
+        }
+    }
+
+    #[test]
+    fn one_request_not_sent_is_labelled_and_warned_about() {
+        let one = open_level(
+            1,
+            Some("1 of 100 due requests (1.0%) not sent (generator behind)"),
+        );
+        let notes = latency_notes(std::slice::from_ref(&one));
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(
+            notes[0].contains("include the requests never sent, each at its wait"),
+            "{notes:?}"
+        );
+        assert_eq!(
+            notes[1],
+            "not sent: -c 2: 1 of 100 due requests (1.0%) not sent"
+        );
+        let warnings = open_loop_warnings(std::slice::from_ref(&one));
+        assert_eq!(
+            warnings,
+            ["-c 2: 1 of 100 due requests (1.0%) not sent (generator behind)"]
+        );
+        let tables = LoadTables {
+            levels: vec![one.clone()],
+            urls: 1,
+            order: crate::result::load::Order::Random,
+            rate: Some(100.0),
+            url_digest: None,
+            servers: vec![],
+            merged: None,
+        };
+        let t = schedule(&tables).unwrap().render();
+        assert!(t.contains("1 (1.0%)"), "{t}");
+        // A result of an older blobbench: no warning kept at a few unsent,
+        // and its percentiles without them; both said.
+        let mut old = one;
+        let o = old.open_loop.as_mut().unwrap();
+        (o.warning, o.latency_includes_not_sent, o.not_sent_share) = (None, false, 0.0);
+        let notes = latency_notes(std::slice::from_ref(&old));
+        assert!(
+            notes[0].contains("at -c 2 the response-time percentiles cover the sent requests only"),
+            "{notes:?}"
+        );
+        assert_eq!(
+            open_loop_warnings(std::slice::from_ref(&old)),
+            ["-c 2: 1 of 100 due requests (1.0%) not sent (generator behind)"]
+        );
+        // Everything sent: a label, no warning; closed loop: neither.
+        let all = open_level(0, None);
+        let notes = latency_notes(std::slice::from_ref(&all));
+        assert!(
+            notes[0].ends_with("every due request was sent"),
+            "{notes:?}"
+        );
+        assert!(open_loop_warnings(std::slice::from_ref(&all)).is_empty());
+        let closed = LevelResult {
+            open_loop: None,
+            rate: None,
+            ..all
+        };
+        assert!(latency_notes(std::slice::from_ref(&closed)).is_empty());
     }
 }

@@ -8,7 +8,10 @@ use std::fmt::Write;
 
 use crate::measure::stats::summarize;
 use crate::report::table::Table;
-use crate::result::lob::{GROWTH_FACTOR, LobTables, ORDER_THRESHOLD, Order, OrderCall, SYSTEMS};
+use crate::result::lob::{
+    GROWTH_FACTOR, LobTables, ORDER_THRESHOLD, Order, OrderCall, PAPER_STATED, PaperHere,
+    PaperWhat, SYSTEMS,
+};
 use crate::units::human_duration_ns;
 
 fn median(v: &[u64]) -> f64 {
@@ -91,6 +94,7 @@ pub fn render(t: &LobTables) -> String {
         );
     }
     growth(t, &mut out);
+    paper(t, &mut out);
     order_effect(t, &mut out);
     skipped_and_notes(t, &mut out);
     out
@@ -285,6 +289,45 @@ fn growth(t: &LobTables, out: &mut String) {
     }
 }
 
+/// The sizes the paper's text states (where time grows with size, each
+/// system's best size, where files overtake a database) beside this run's.
+fn paper(t: &LobTables, out: &mut String) {
+    let _ = writeln!(
+        out,
+        "\nthe paper (document 002, TR 14, 2008) beside this run: the sizes its text states (its figures are plots)"
+    );
+    let bytes = |s: u64| format!("{s} bytes");
+    for (what, title) in [
+        (PaperWhat::Growth, "time per blob grows with size from"),
+        (
+            PaperWhat::BestSize,
+            "best blob size (shortest time to read 1 GB, Figure 22)",
+        ),
+        (PaperWhat::DbVsFiles, "database vs file system"),
+    ] {
+        let _ = writeln!(out, "  {title}:");
+        for p in PAPER_STATED.iter().filter(|p| p.what == what) {
+            let here = match p.here {
+                PaperHere::None(why) => format!("not measured ({why})"),
+                _ => {
+                    let found = t.beside_paper(p, &bytes);
+                    if found.is_empty() {
+                        "not measured in this run".into()
+                    } else {
+                        found.join("; ")
+                    }
+                }
+            };
+            let phase = p.phase.map(|ph| format!(" {ph}")).unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "    {}{phase}: \"{}\" ({}); here: {here}",
+                p.paper, p.figure, p.place
+            );
+        }
+    }
+}
+
 /// The spikes: the paper kept them in its averages, so they are listed.
 fn spikes(t: &LobTables, out: &mut String) {
     let _ = writeln!(
@@ -395,5 +438,39 @@ mod tests {
         let v = order_verdicts(&t);
         assert_eq!(v[0], "  sqlite: not tested (too few blobs a side)");
         assert!(v[2].starts_with("verdict: not tested"), "{v:?}");
+    }
+
+    #[test]
+    fn the_papers_sizes_are_printed_beside_the_measured_ones() {
+        let text = include_str!("../../../tests/fixtures/results/lob.json");
+        let doc: crate::result::ResultDocument = serde_json::from_str(text).expect("fixture");
+        let crate::result::Tables::Lob(t) = doc.tables else {
+            panic!("not a suite lob result");
+        };
+        let out = render(&t);
+        let at = out.find("the paper (document 002").expect(&out);
+        let paper = &out[at..];
+        // The paper's words beside the sizes measured here (the fixture ran
+        // 1K, 10K and 100K: every system's best size is its largest).
+        for line in [
+            "    PostgreSQL write: \"about 50K\" (section 4.3); here: postgres lo from 100000 bytes; postgres bytea from 10000 bytes",
+            "    PostgreSQL read: \"about 50-100K\" (section 4.3); here: postgres lo from 100000 bytes; postgres bytea from 10000 bytes",
+            "    SystemA: \"above 100K\" (section 4.1); here: not measured (a commercial system the paper anonymised)",
+            "    Sears, van Ingen, Gray (quoted): \"less than 256KB: a database; over about one MB: a file system\" (section 1); here: write: dir faster than sqlite at every size measured; read: dir faster than sqlite at every size measured",
+        ] {
+            assert!(paper.contains(&format!("{line}\n")), "{line}\n{paper}");
+        }
+        let mysql = paper
+            .lines()
+            .find(|l| {
+                l.starts_with("    MySQL: \"about 100K to 1M\" (section 6, Figure 22); here: ")
+            })
+            .expect(paper);
+        assert!(
+            mysql
+                .contains("mariadb innodb 100000 bytes (3.52 s per GB, the largest size measured)"),
+            "{mysql}"
+        );
+        assert!(!mysql.contains("mariadb aria"), "{mysql}");
     }
 }

@@ -65,7 +65,7 @@ pub fn render(doc: &ResultDocument, t: &QuickTables) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "blobbench quick: {} blobs, {} +/- {} bytes, {} rounds (median of rounds [95% interval]; ratios paired round by round)",
+        "blobbench quick: {} blobs, {} +/- {} bytes, {} rounds (median of this run's rounds [interval]; ratios paired round by round)",
         spec.count,
         spec.size,
         variance(spec),
@@ -97,7 +97,7 @@ pub fn render(doc: &ResultDocument, t: &QuickTables) -> String {
     }
     // The update rows' details say how each side writes.
     for r in t.quick.iter().skip(3) {
-        let _ = writeln!(out, "{}: {}", r.case, r.detail);
+        let _ = writeln!(out, "{}: {}", r.case, r.detail_text());
     }
     let _ = writeln!(
         out,
@@ -105,6 +105,9 @@ pub fn render(doc: &ResultDocument, t: &QuickTables) -> String {
         human_bytes(spec.total_bytes()),
         doc.environment.sqlite_version
     );
+    for line in super::run::injection_lines(&doc.runs) {
+        let _ = writeln!(out, "{line}");
+    }
     out
 }
 
@@ -113,5 +116,43 @@ pub(super) fn variance(spec: &DatasetSpec) -> u64 {
     match spec.distribution {
         SizeDistribution::Uniform { variance } => variance,
         _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::Tables;
+    use crate::result::quick::DURABLE_CASE;
+
+    fn fixture() -> (ResultDocument, QuickTables) {
+        let text = include_str!("../../../tests/fixtures/results/quick.json");
+        let doc: ResultDocument = serde_json::from_str(text).expect("fixture");
+        let Tables::Quick(t) = doc.tables.clone() else {
+            panic!("not a quick result");
+        };
+        (doc, t)
+    }
+
+    #[test]
+    fn the_durable_row_says_whether_its_checkpoint_is_counted() {
+        let (doc, mut t) = fixture();
+        // The fixture predates the checkpoint in the durable row: said so.
+        let out = render(&doc, &t);
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(&format!("{DURABLE_CASE}:")))
+            .expect(&out);
+        assert!(line.contains("without the WAL checkpoint"), "{line}");
+        // A result that counts it says so, and nothing more.
+        let row = t.quick.iter_mut().find(|r| r.case == DURABLE_CASE).unwrap();
+        row.detail = "db: WAL+FULL txn per write, WAL checkpoint included; files: x".into();
+        let out = render(&doc, &t);
+        assert!(
+            out.contains(&format!(
+                "{DURABLE_CASE}: db: WAL+FULL txn per write, WAL checkpoint included; files: x\n"
+            )),
+            "{out}"
+        );
     }
 }

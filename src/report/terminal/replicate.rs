@@ -15,9 +15,9 @@ use crate::units::{human_bytes, human_duration_ns};
 /// The table's headers.
 pub(crate) const HEADERS: [&str; 5] = [
     "arm",
-    "writes/s [95%]",
-    "p50 write [95%]",
-    "p99 write [95%]",
+    "writes/s [interval]",
+    "p50 write [interval]",
+    "p99 write [interval]",
     "WAL peak",
 ];
 

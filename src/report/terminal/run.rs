@@ -18,6 +18,9 @@ pub fn print_run(r: &RunResult, stats: bool) {
         "read"
     };
     print_header(r, op);
+    for line in injection_lines(std::slice::from_ref(r)) {
+        println!("{line}");
+    }
     print_settings(r);
     print!("{}", summary_table(r, op).render());
     print_latency(r, op);
@@ -34,6 +37,24 @@ pub fn print_run(r: &RunResult, stats: bool) {
         r.summary.time_per_op_ns.median / 1000.0
     );
     println!("Content {op} rate: {:.1} MB/s", r.summary.mb_per_sec.median);
+}
+
+/// One line per case of `runs` that had a known extra cost injected into
+/// its operations (a testing aid; each case once, however many rounds).
+pub fn injection_lines(runs: &[RunResult]) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for r in runs {
+        if let Some(i) = r.plan.session.inject {
+            let line = format!(
+                "injected {i} per operation into {}: a testing aid (calibration), the times include it",
+                r.plan.name
+            );
+            if !lines.contains(&line) {
+                lines.push(line);
+            }
+        }
+    }
+    lines
 }
 
 /// What was run: target, operations, order, read path, transactions, cache.

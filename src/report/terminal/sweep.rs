@@ -6,10 +6,12 @@ use std::fmt::Write;
 
 use crate::measure::estimate::{Estimate, notes};
 use crate::report::table::Table;
+use crate::report::terminal::advise::{Wording, against_default_text};
 use crate::result::ResultDocument;
+use crate::result::advise::{faster_beyond_noise, slower_beyond_noise};
 use crate::result::sweep::{
-    Case, Check, Experiment, RankedCase, SweepState, Workload, bracketed, compare_disks, marginal,
-    power_safe, ranked, recommendation, standings, value_effects,
+    Baseline, Case, Check, Experiment, ParamEffect, RankedCase, SweepState, Workload, bracketed,
+    compare_disks, default_value, power_safe, ranked, recommendation, standings, value_effects,
 };
 use crate::units::human_duration_ns;
 
@@ -319,6 +321,59 @@ fn value_line(sweep: &SweepState, w: &Workload, param: &str) -> String {
     )
 }
 
+/// What a value's time over its parameter's default's says: an effect only
+/// where the interval excludes 1.00.
+pub(crate) fn effect_word(vs_default: &Estimate) -> &'static str {
+    if faster_beyond_noise(vs_default) {
+        "faster"
+    } else if slower_beyond_noise(vs_default) {
+        "slower"
+    } else if vs_default.has_interval() {
+        "within noise"
+    } else {
+        "no interval"
+    }
+}
+
+/// What the value the others are compared with is.
+pub(crate) fn baseline_word(b: Baseline) -> &'static str {
+    match b {
+        Baseline::Default => "(default)",
+        Baseline::FirstGiven => "(first given)",
+    }
+}
+
+/// A parameter's effect in one sentence: which value is kept and why (the
+/// terminal and the HTML report say the same).
+pub(crate) fn effect_text(e: &ParamEffect) -> String {
+    let p = &e.param;
+    let d = &e.decision.default;
+    let default = match (e.baseline, default_value(p)) {
+        (Baseline::Default, _) => format!("the default {p}={d}"),
+        (Baseline::FirstGiven, Some(sqlite)) => {
+            format!("{p}={d} (the first value given; the default {sqlite} was not measured)")
+        }
+        (Baseline::FirstGiven, None) => format!("{p}={d} (the first value given)"),
+    };
+    let mut s = format!(
+        "{p}: {}",
+        against_default_text(
+            &e.decision,
+            &|v: &String| format!("{p}={v}"),
+            &Wording {
+                default: &default,
+                what: "time",
+                verb: "wins",
+                simpler: "given earlier",
+            },
+        )
+    );
+    if e.decision.changed() && !power_safe(&vec![(p.clone(), e.decision.chosen.clone())]) {
+        s.push_str(" (not power-safe)");
+    }
+    s
+}
+
 /// A time with its interval: `1.23 ms [1.10 ms-1.40 ms]`, the figure alone
 /// without one.
 pub(crate) fn time_text(e: &Estimate) -> String {
@@ -385,26 +440,46 @@ fn workload(out: &mut String, sweep: &SweepState, w: &Workload, ranked: &[Ranked
         let _ = writeln!(out, "  {l}");
     }
 
-    // Marginal effect: the median over all cases having each value.
-    let mut table = Table::new(["parameter", "value", "median", "vs best value", "cases"]);
-    for (name, medians) in marginal(plan, ranked) {
-        let best_value = medians.iter().map(|m| m.1).fold(f64::INFINITY, f64::min);
-        for (i, (v, m, n)) in medians.iter().enumerate() {
+    // Each parameter's effect, against its default, paired round by round.
+    let effects = sweep.effects_on(w);
+    let mut table = Table::new([
+        "parameter",
+        "value",
+        "time",
+        "vs default",
+        "effect",
+        "cases",
+    ]);
+    for e in &effects {
+        for (i, v) in e.values.iter().enumerate() {
+            let vs = e.decision.vs_default(&v.value);
             table.row([
-                if i == 0 { name.clone() } else { String::new() },
-                v.clone(),
-                human_duration_ns(*m),
-                format!("{:.2}x", m / best_value),
-                n.to_string(),
+                if i == 0 {
+                    e.param.clone()
+                } else {
+                    String::new()
+                },
+                v.value.clone(),
+                time_text(&v.time),
+                vs.map_or_else(|| "-".into(), |r| r.format_ratio()),
+                match vs {
+                    Some(r) => effect_word(&r).into(),
+                    None => baseline_word(e.baseline).into(),
+                },
+                v.cases.to_string(),
             ]);
         }
     }
     let _ = writeln!(
         out,
-        "  effect of each parameter (median over the cases with that value):"
+        "  effect of each parameter (per round the median over the cases with that value; each value's time \
+         over its parameter's default's, paired round by round; an effect is stated only where the interval excludes 1.00):"
     );
     for l in table.render().lines() {
         let _ = writeln!(out, "    {l}");
+    }
+    for e in &effects {
+        let _ = writeln!(out, "  {}", effect_text(e));
     }
     match ranked.iter().find(|(c, _, _)| power_safe(c)) {
         Some((c, t, _)) => {
@@ -419,5 +494,65 @@ fn workload(out: &mut String, sweep: &SweepState, w: &Workload, ranked: &[Ranked
         None => {
             let _ = writeln!(out, "  no power-safe case was measured");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::advise::AgainstDefault;
+    use crate::result::sweep::ValueTime;
+
+    /// synchronous: normal against full at `normal`'s per-round ratios.
+    fn effect(name: &str, default: &str, other: &str, per_round: &[f64]) -> ParamEffect {
+        let ones = vec![1.0; per_round.len()];
+        let vs = crate::measure::estimate::paired_ratio(per_round, &ones, 1);
+        let time = |v: &str| ValueTime {
+            value: v.into(),
+            time: crate::measure::estimate::median_estimate(&[100.0; 5], 1),
+            cases: 2,
+        };
+        ParamEffect {
+            workload: Workload::BlobRead { count: 1, size: 1 },
+            param: name.into(),
+            baseline: Baseline::Default,
+            values: vec![time(other), time(default)],
+            decision: AgainstDefault::decide(default.into(), vec![(other.into(), vs)]),
+        }
+    }
+
+    #[test]
+    fn an_effect_within_noise_keeps_the_default_and_says_so() {
+        let e = effect(
+            "synchronous",
+            "full",
+            "normal",
+            &[0.90, 1.10, 0.95, 1.05, 0.92],
+        );
+        let text = effect_text(&e);
+        assert!(
+            text.starts_with("synchronous: within noise: keeping the default synchronous=full (time, synchronous=normal / synchronous=full: 0.95x"),
+            "{text}"
+        );
+        assert_eq!(effect_word(&e.decision.others[0].1), "within noise");
+    }
+
+    #[test]
+    fn an_effect_beyond_the_noise_is_stated_and_an_unsafe_one_marked() {
+        let separated = [0.50, 0.52, 0.49, 0.51, 0.50];
+        let e = effect("journal_mode", "delete", "wal", &separated);
+        let text = effect_text(&e);
+        assert!(
+            text.starts_with("journal_mode: journal_mode=wal wins: faster than the default journal_mode=delete beyond the noise (time, journal_mode=wal / journal_mode=delete: 0.50x"),
+            "{text}"
+        );
+        assert!(!text.contains("power-safe"), "{text}");
+        assert_eq!(effect_word(&e.decision.others[0].1), "faster");
+        let e = effect("synchronous", "full", "off", &separated);
+        assert!(
+            effect_text(&e).ends_with("(not power-safe)"),
+            "{}",
+            effect_text(&e)
+        );
     }
 }

@@ -44,10 +44,11 @@ fn aging(g: &crate::result::advise::AgingAdjustment) -> DataTable {
             "At storage age {} (bytes overwritten over bytes stored), from {} (this disk: {}): time per \
              operation at that age over a fresh store's; reads linear in age between measured ages, flat \
              beyond the last; writes the fill's rate over the aging pass's; aging reads cold, advise warm, so the \
-             read factors are an upper bound for blobs that stay cached{}",
+             read factors are an upper bound for blobs that stay cached; {}{}",
             g.age,
             g.file,
             g.fs,
+            crate::report::terminal::advise::AGING_READS,
             g.notes.iter().map(|n| format!("; {n}")).collect::<String>()
         ),
         &crate::report::terminal::advise::AGING_COLUMNS,
@@ -130,11 +131,19 @@ fn summary(a: &Advice, s: &mut Section) {
                 .unwrap_or("server did not name itself")
         ));
     }
+    let (mode, sync) = crate::report::terminal::advise::journal_setting(journal);
     s.summary.push(format!(
         "page_size={page}, journal_mode={}, synchronous={} (rollback journal / WAL write time: {})",
-        journal.best.to_uppercase(),
-        journal.best_synchronous.to_uppercase(),
+        mode.to_uppercase(),
+        sync.to_uppercase(),
         spread(&journal.rollback_over_wal)
+    ));
+    if let Some(v) = crate::report::terminal::advise::page_verdict(decision) {
+        s.summary.push(format!("page size: {v}"));
+    }
+    s.summary.push(format!(
+        "journal mode: {}",
+        crate::report::terminal::advise::journal_verdict(journal)
     ));
     for (name, sp) in &decision.speedup_vs {
         s.summary.push(format!(
@@ -204,7 +213,7 @@ fn layouts_figure(a: &Advice) -> Figure {
     }
 }
 
-/// Each page size's expected time relative to the best.
+/// Each page size's expected time relative to the recommended one's.
 fn page_sizes_figure(decision: &Decision) -> Figure {
     let groups: Vec<BarGroup> = decision
         .page_sizes
@@ -224,12 +233,12 @@ fn page_sizes_figure(decision: &Decision) -> Figure {
         .collect();
     Figure {
         name: "page-sizes".into(),
-        caption: "Expected time per operation with every blob inside the database, relative to the best page \
+        caption: "Expected time per operation with every blob inside the database, relative to the recommended page \
                   size (1x), median over rounds with 95% interval whiskers."
             .into(),
         chart: Chart::Bars(BarChart {
-            title: "page size: expected time relative to the best".into(),
-            value_axis: AxisSpec::new("time / best page size's", Scale::Linear, Unit::Ratio),
+            title: "page size: expected time relative to the recommended".into(),
+            value_axis: AxisSpec::new("time / recommended page size's", Scale::Linear, Unit::Ratio),
             series_names: vec!["relative time".into()],
             groups,
             reference: Some(1.0),
@@ -263,4 +272,65 @@ fn measurements(points: &[PointResult]) -> DataTable {
         }
     }
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::result::advise::{AgainstDefault, Spread};
+    use crate::result::{ResultDocument, Tables};
+
+    /// The fixture's summary with its page size decided from 16384's and
+    /// 65536's per-round ratios to 4096.
+    fn summary(per_round: &[f64]) -> Vec<String> {
+        let text = include_str!("../../../tests/fixtures/results/advise.json");
+        let mut doc: ResultDocument = serde_json::from_str(text).expect("fixture");
+        let Tables::Advise(t) = &mut doc.tables else {
+            panic!("an advise result")
+        };
+        let vs = Spread::of_ratios(per_round).estimate(5);
+        let slower = Spread::of_ratios(&[2.0, 2.1, 1.9, 2.0, 2.0]).estimate(5);
+        let c = AgainstDefault::decide(4096, vec![(16384, vs), (65536, slower)]);
+        t.advise.decision.page_size = c.chosen;
+        t.advise.decision.page_choice = Some(c);
+        super::super::section(&doc, "advise.json", 0).summary
+    }
+
+    #[test]
+    fn the_summary_keeps_4096_within_noise_and_names_a_page_size_beyond_it() {
+        let lines = summary(&[0.90, 1.10, 0.95, 1.05, 0.92]);
+        let page = lines
+            .iter()
+            .find(|l| l.starts_with("page size: "))
+            .expect("a page-size verdict");
+        assert!(
+            page.starts_with(
+                "page size: within noise: keeping SQLite's default 4096 (expected time with every blob inside, 16384 / 4096: 0.95x"
+            ),
+            "{page}"
+        );
+        assert!(
+            lines.iter().any(|l| l.starts_with("page_size=4096,")),
+            "{lines:?}"
+        );
+        let lines = summary(&[0.60, 0.62, 0.59, 0.61, 0.60]);
+        assert!(
+            lines.iter().any(|l| l.starts_with(
+                "page size: 16384 recommended: faster than SQLite's default 4096 beyond the noise"
+            )),
+            "{lines:?}"
+        );
+        assert!(
+            lines.iter().any(|l| l.starts_with("page_size=16384,")),
+            "{lines:?}"
+        );
+        // The fixture's journal modes have no interval (an older result):
+        // WAL is kept, and the summary says there was nothing to decide by.
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("journal mode: no interval to decide by")
+                    && l.contains("keeping WAL")),
+            "{lines:?}"
+        );
+    }
 }

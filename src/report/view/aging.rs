@@ -1,18 +1,17 @@
 //! How `suite aging` is drawn: per filesystem, fill and blob size, read
-//! MB/s against storage age (one line per layout, whiskers the 95%
-//! interval) and fragments per blob against storage age; the table of
+//! MB/s against storage age (one line per layout, whiskers the interval
+//! over this run's rounds) and fragments per blob against storage age; the table of
 //! every point as the terminal prints it; the verdicts beside the paper's
 //! rule, quoted.
 
 use super::{DataTable, Figure, Section};
 use crate::measure::estimate::Estimate;
 use crate::report::chart::{AxisSpec, Chart, LineChart, Point, Scale, Series, Unit};
-use crate::report::compare::factor;
 use crate::report::terminal::aging::{
     Group, HEADERS, LEGEND, decimals, describe, groups, rows, series_notes, skipped_line,
     verdict_line, volume, volume_line,
 };
-use crate::result::aging::{AgePoint, AgingTables, LAYOUTS, PAPER_RULE, Verdict};
+use crate::result::aging::{AgePoint, AgingTables, LAYOUTS, PAIRING_MEANING, PAPER_RULE, Verdict};
 
 /// The summary, two charts per group, a table per group and the verdicts.
 pub(super) fn aging(t: &AgingTables, s: &mut Section) {
@@ -96,7 +95,7 @@ fn lines(g: &Group, y: impl Fn(&AgePoint) -> Option<Point>) -> Vec<Series> {
     out
 }
 
-/// Read MB/s against storage age, whiskers the 95% interval.
+/// Read MB/s against storage age, whiskers the interval over this run's rounds.
 fn reads_figure(g: &Group, id: &str) -> Figure {
     let series = lines(g, |p| {
         (!p.read_mb_s.is_empty()).then(|| {
@@ -108,7 +107,7 @@ fn reads_figure(g: &Group, id: &str) -> Figure {
         name: format!("read-{id}"),
         caption: format!(
             "{}: cold reads of whole blobs in random order, MB/s against storage age (bytes \
-             overwritten / bytes stored); median of the rounds, whiskers the 95% interval. \
+             overwritten / bytes stored); median of this run's rounds, whiskers its interval (exact sign-test order statistics). \
              Dashed: sqlite after a full VACUUM.",
             g.title()
         ),
@@ -155,8 +154,9 @@ fn verdicts_table(verdicts: &[Verdict]) -> DataTable {
     let mut table = DataTable::new(
         "aging-verdicts",
         format!(
-            "Which layout reads fastest at each age (read MB/s, median [95% interval]; \
-             faster only when the intervals do not overlap), beside the paper's rule: \"{PAPER_RULE}\""
+            "Which layout reads fastest at each age (read MB/s, median of this run's rounds [interval]; \
+             fastest/next: the fastest's reads over the next's, faster only when the whole interval of \
+             the ratio lies above 1; {PAIRING_MEANING}), beside the paper's rule: \"{PAPER_RULE}\""
         ),
         &[
             "filesystem",
@@ -179,11 +179,17 @@ fn verdicts_table(verdicts: &[Verdict]) -> DataTable {
             v.sizes.label(),
             format!("{:.0}%", v.fill_target * 100.0),
             format!("{}", v.age),
-            v.ranking.first().map_or_else(dash, named),
-            v.ranking.get(1).map_or_else(dash, named),
+            // The two the ratio sets side by side (the first by the
+            // ratio, which a median's order can differ from).
+            v.lead
+                .as_ref()
+                .map(|d| &d.faster)
+                .or(v.ranking.first())
+                .map_or_else(dash, named),
+            v.lead.as_ref().map_or_else(dash, |d| named(&d.slower)),
             v.lead.as_ref().map_or_else(dash, |d| {
                 let call = if d.separated() { "" } else { " (within noise)" };
-                format!("{}x{call}", factor(d.ratio()))
+                format!("{}{call}", d.ratio_text())
             }),
             match (&v.kinds, v.winner()) {
                 (None, _) => dash(),

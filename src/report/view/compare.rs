@@ -20,8 +20,9 @@ pub(super) fn compare(tables: &CompareTables, s: &mut Section) {
     ));
     if let Some(m) = &c.method {
         s.summary.push(format!(
-            "Faster/slower only when the Mann-Whitney rank test, Holm-corrected over the {} case(s) tested, \
-             gives p < {} and the whole {}% bootstrap interval of after/before (ratio of medians, {} resamples) \
+            "Faster/slower only when the Mann-Whitney rank test, Holm-corrected within each section of cases \
+             compared together ({} case(s) tested), \
+             gives p < {} and the whole {}% interval of after/before (the rank test's own, from the pairwise log ratios; {} resamples for a drift-corrected one) \
              lies beyond the threshold; fewer than {} samples a side: insufficient data.",
             m.tested,
             m.alpha,
@@ -37,6 +38,11 @@ pub(super) fn compare(tables: &CompareTables, s: &mut Section) {
     for (field, before, after) in &c.differences {
         s.summary
             .push(format!("differs: {field}: {before} -> {after}"));
+    }
+    for (field, before, after) in &c.not_same_machine {
+        s.summary.push(format!(
+            "not the same machine for drift: {field}: {before} -> {after}"
+        ));
     }
     s.summary
         .extend(c.notes.iter().map(|n| format!("note: {n}")));
@@ -78,7 +84,7 @@ fn speed_figure(changes: &[Change]) -> Figure {
     Figure {
         name: "speed".into(),
         caption: "How many times faster the after side is per case (right of 1x: faster, left: slower); \
-                  whiskers span the 95% bootstrap interval of the ratio of medians (results written before \
+                  whiskers span the 95% interval of after/before (the rank test's own; results written before \
                   it: the ratios the two sides' min..max allow)."
             .into(),
         chart: Chart::Bars(BarChart {
@@ -107,13 +113,29 @@ fn cases_table(changes: &[Change]) -> DataTable {
             "p (Holm)",
             "verdict",
             "why",
+            "drift-corrected [95%]",
+            "corrected verdict",
         ],
     );
     for ch in changes {
+        let corrected = ch.adjusted.as_ref().map_or_else(
+            || ["-".to_string(), "-".to_string()],
+            |a| {
+                [
+                    format!("{} ({} probe)", ratio_text(a.ratio, a.low, a.high), a.probe),
+                    format!("{}: {}", a.verdict.name(), a.reason),
+                ]
+            },
+        );
+        let label = match &ch.injected {
+            Some(how) => format!("{} (injected: {how})", ch.label),
+            None => ch.label.clone(),
+        };
         let f = |v: f64| crate::report::compare::median_text(&ch.figure, v);
         let p = |v: Option<f64>| v.map(p_text).unwrap_or_else(|| "-".into());
+        let [corrected_ratio, corrected_verdict] = corrected;
         t.rows.push(vec![
-            ch.label.clone(),
+            label,
             ch.figure.clone(),
             format!("{} ({})", f(ch.before.median), ch.before.n),
             format!("{} ({})", f(ch.after.median), ch.after.n),
@@ -122,6 +144,8 @@ fn cases_table(changes: &[Change]) -> DataTable {
             p(ch.p_adjusted),
             ch.verdict.name().into(),
             ch.reason.clone(),
+            corrected_ratio,
+            corrected_verdict,
         ]);
     }
     t

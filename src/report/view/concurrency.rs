@@ -18,7 +18,7 @@ pub(super) fn concurrency(t: &ConcurrencyTables, s: &mut Section) {
     let mut p99 = Vec::new();
     let mut table = DataTable::new(
         "concurrency",
-        "Every point: median of the rounds [95% interval]",
+        "Every point: median of this run's rounds [interval: exact sign-test order statistics, 95% unless another coverage is printed beside it]",
         &["layout", "mix", "threads", "operations/s", "p99", "busy"],
     );
     for (mi, mix) in t.mixes.iter().enumerate() {

@@ -9,7 +9,7 @@ use crate::result::fasterthanfs::{Claim, FasterThanFsRow, FasterThanFsTables, Ra
 
 pub(super) fn fasterthanfs(tables: &FasterThanFsTables, _doc: &ResultDocument, s: &mut Section) {
     let rows = &tables.fasterthanfs;
-    // Whiskers: the 95% interval where the result has one, else min..max.
+    // Whiskers: the interval over this run's rounds where the result has one, else min..max.
     let ratio_bar = |r: &Ratio| {
         let e = r.ratio(tables.rounds);
         finite(r.median).map(|m| Bar {
@@ -38,7 +38,7 @@ pub(super) fn fasterthanfs(tables: &FasterThanFsTables, _doc: &ResultDocument, s
         .collect();
     s.figures.push(Figure {
         name: "ratios".into(),
-        caption: "File time / database time per case, median of rounds with 95% interval whiskers; the dashed \
+        caption: "File time / database time per case, median of this run's rounds with interval whiskers (exact sign-test order statistics); the dashed \
                   mark is the ratio the fasterthanfs page claims. Right of 1x the database is faster."
             .into(),
         chart: Chart::Bars(BarChart {
@@ -212,7 +212,7 @@ pub fn machines(docs: &[(ResultDocument, String)]) -> Option<Section> {
     };
     let mut table = DataTable::new(
         "machines",
-        "Flat folder time / database time per chart, per machine (median of rounds [95% interval])",
+        "Flat folder time / database time per chart, per machine (median of this run's rounds [interval])",
         &[
             "machine",
             CHARTS[0].0,
@@ -277,7 +277,7 @@ pub fn machines(docs: &[(ResultDocument, String)]) -> Option<Section> {
     s.figures.push(Figure {
         name: "machines".into(),
         caption: "One group per machine, as the page's charts have one bar per platform: flat folder time / \
-database time for each of the page's charts, median of rounds with 95% interval whiskers. The last groups \
+database time for each of the page's charts, median of this run's rounds with interval whiskers. The last groups \
 are the page's own published figures (from its text, 2017), not measured here. Right of 1x the database is faster."
             .into(),
         chart: Chart::Bars(BarChart {

@@ -5,7 +5,10 @@
 use super::{DataTable, Figure, Section, ns};
 use crate::report::chart::{AxisSpec, Chart, LineChart, Point, Scale, Series, Unit};
 use crate::report::terminal::sweep::time_text;
-use crate::result::http::{HttpTables, describe_order, describe_sizes};
+use crate::result::http::{
+    BLOG_FILES_OVER_SQLITE, BLOG_FILES_OVER_SQLITE_WORDS, BLOG_SETUP, HttpTables, describe_order,
+    describe_sizes,
+};
 use crate::result::load::LevelResult;
 
 /// What a `suite http` run served and how it asked, as the summary's first
@@ -15,7 +18,7 @@ pub(super) fn what_ran(t: &HttpTables, s: &mut Section) {
     let rounds = match t.http.first().and_then(|s| s.rounds.first()).map(Vec::len) {
         Some(n) => format!(
             "{n} rounds per level and system after {} warm-up, the systems' order reversed every round; \
-             the table \"over the rounds\" gives each figure's 95% interval",
+             the table \"over the rounds\" gives each figure's interval over this run's rounds",
             t.warmup_rounds.unwrap_or(0)
         ),
         None => "one run per level (no interval)".into(),
@@ -31,10 +34,58 @@ pub(super) fn what_ran(t: &HttpTables, s: &mut Section) {
         let table = sys.table.as_deref().unwrap_or_default();
         s.summary.push(format!("{}: {table}.", sys.system));
     }
+    blog(t, s);
+}
+
+/// The blog's own figure (files ~2.3x the requests/s of its SQLite server)
+/// beside this run's ratio, as a summary line and a table of the two.
+fn blog(t: &HttpTables, s: &mut Section) {
+    let Some(b) = t.blog_beside() else {
+        return;
+    };
+    let here = format!(
+        "{} / {} at -c {}, where {} serves the most ({} requests/s){}; both served by blobbench serve",
+        b.files,
+        b.db,
+        b.concurrency,
+        b.files,
+        b.files_rate.format(0),
+        if b.db_peak.0 == b.concurrency {
+            String::new()
+        } else {
+            format!(
+                "; {} serves the most at -c {} ({} requests/s)",
+                b.db,
+                b.db_peak.0,
+                b.db_peak.1.format(0)
+            )
+        }
+    );
+    s.summary.push(format!(
+        "The blog: files ~{BLOG_FILES_OVER_SQLITE}x the requests/s of its SQLite server; here {} ({} / {} at -c {}).",
+        b.ratio.format_ratio(),
+        b.files,
+        b.db,
+        b.concurrency
+    ));
+    let mut table = DataTable::new(
+        "http-blog",
+        "The blog's figure beside this run's: files' requests/s over the database's",
+        &["source", "files / database", "how"],
+    );
+    table.rows.push(vec![
+        "the blog (document 003, published)".into(),
+        format!("~{BLOG_FILES_OVER_SQLITE}x"),
+        format!("\"{BLOG_FILES_OVER_SQLITE_WORDS}\" ({BLOG_SETUP})"),
+    ]);
+    table
+        .rows
+        .push(vec!["this run".into(), b.ratio.format_ratio(), here]);
+    s.tables.push(table);
 }
 
 /// Requests/s, the ratio to the first system and the mean response time,
-/// each the median of the rounds with its 95% interval (nothing for
+/// each the median of the rounds with its interval (nothing for
 /// results from before rounds).
 pub(super) fn intervals(t: &HttpTables, s: &mut Section) {
     let Some(base) = t.http.first().filter(|b| !b.rounds.is_empty()) else {
@@ -43,7 +94,7 @@ pub(super) fn intervals(t: &HttpTables, s: &mut Section) {
     let ratio = format!("ratio to {} (paired rounds)", base.system);
     let mut table = DataTable::new(
         "http-rounds",
-        "Over the rounds: median [95% interval]",
+        "Over this run's rounds: median [interval]",
         &["system", "concurrency", "requests/s", &ratio, "mean"],
     );
     for i in 0..t.levels() {
@@ -75,7 +126,7 @@ pub(super) fn http(systems: &[(&str, &[LevelResult])], s: &mut Section) {
     let mut mean = Vec::new();
     let mut t = DataTable::new(
         "http",
-        "Requests per concurrency level",
+        format!("Requests per concurrency level{}", open_loop_label(systems)),
         &[
             "system",
             "concurrency",
@@ -186,6 +237,37 @@ pub(super) fn http(systems: &[(&str, &[LevelResult])], s: &mut Section) {
     if let Some(t) = schedule(systems) {
         s.tables.push(t);
     }
+    for &(_, levels) in systems {
+        s.summary
+            .extend(crate::report::terminal::load::latency_notes(levels));
+        s.summary.extend(
+            crate::report::terminal::load::open_loop_warnings(levels)
+                .into_iter()
+                .map(|w| format!("Warning: {w}")),
+        );
+    }
+}
+
+/// Open loop: what the percentiles of the levels table count, for its
+/// title (nothing for a closed loop).
+fn open_loop_label(systems: &[(&str, &[LevelResult])]) -> &'static str {
+    let open: Vec<_> = systems
+        .iter()
+        .flat_map(|(_, levels)| levels.iter())
+        .filter_map(|l| l.open_loop.as_ref())
+        .collect();
+    if open.is_empty() {
+        ""
+    } else if open
+        .iter()
+        .all(|o| o.latency_includes_not_sent || o.not_sent == 0)
+    {
+        " (open loop: response times from each request's intended start, including every request \
+         never sent at its wait until the level's end)"
+    } else {
+        " (open loop: response times from each request's intended start, of the sent requests \
+         only: requests never sent are left out, see the summary)"
+    }
 }
 
 /// Open loop: how each level kept its schedule (None when no level ran in
@@ -219,7 +301,7 @@ fn schedule(systems: &[(&str, &[LevelResult])]) -> Option<DataTable> {
                 format!("{:.0}", o.target_per_s),
                 format!("{:.0}", o.achieved_per_s),
                 o.due.to_string(),
-                o.not_sent.to_string(),
+                crate::report::terminal::load::not_sent_cell(o),
                 g(o.send_lag.p50_ns),
                 g(o.send_lag.p99_ns),
                 g(o.send_lag.max_ns),
@@ -229,4 +311,82 @@ fn schedule(systems: &[(&str, &[LevelResult])]) -> Option<DataTable> {
         }
     }
     (!t.rows.is_empty()).then_some(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::result::http::BLOG_FILES_OVER_SQLITE_WORDS;
+    use crate::result::{ResultDocument, Tables};
+
+    #[test]
+    fn an_open_loop_load_with_one_request_not_sent_warns_in_the_report() {
+        let level = crate::report::terminal::load::tests::open_level(
+            1,
+            Some("1 of 100 due requests (1.0%) not sent (generator behind)"),
+        );
+        let doc = ResultDocument::new(
+            "load",
+            crate::measure::environment::Environment::default(),
+            Tables::Load(crate::result::load::LoadTables {
+                levels: vec![level],
+                urls: 1,
+                order: crate::result::load::Order::Random,
+                rate: Some(100.0),
+                url_digest: None,
+                servers: vec![],
+                merged: None,
+            }),
+        );
+        let section = super::super::section(&doc, "load.json", 0);
+        assert!(
+            section
+                .summary
+                .iter()
+                .any(|l| l
+                    == "Warning: -c 2: 1 of 100 due requests (1.0%) not sent (generator behind)"),
+            "{:?}",
+            section.summary
+        );
+        let levels = section.tables.iter().find(|t| t.name == "http").unwrap();
+        assert!(
+            levels
+                .title
+                .contains("including every request never sent at its wait"),
+            "{}",
+            levels.title
+        );
+        let schedule = section
+            .tables
+            .iter()
+            .find(|t| t.name == "open-loop")
+            .unwrap();
+        assert_eq!(schedule.rows[0][5], "1 (1.0%)");
+        let html = crate::report::html::render(&[section]);
+        assert!(html.contains("1 of 100 due requests (1.0%) not sent"));
+    }
+
+    #[test]
+    fn the_report_sets_the_blogs_figure_beside_the_measured_ratio() {
+        let text = include_str!("../../../tests/fixtures/results/http.json");
+        let doc: ResultDocument = serde_json::from_str(text).expect("fixture");
+        assert!(matches!(doc.tables, Tables::Http(_)));
+        let section = super::super::section(&doc, "http.json", 0);
+        let table = section
+            .tables
+            .iter()
+            .find(|t| t.name == "http-blog")
+            .expect("the blog's table");
+        assert_eq!(table.rows[0][1], "~2.3x");
+        assert_eq!(table.rows[1][1], "1.18x");
+        assert!(
+            table.rows[1][2].starts_with("dir / sqlite at -c 2"),
+            "{:?}",
+            table.rows[1]
+        );
+        let html = crate::report::html::render(&[section]);
+        assert!(html.contains("~2.3x"));
+        assert!(html.contains("1.18x"));
+        assert!(html.contains("The possible throughput (transaction/second)"));
+        assert!(BLOG_FILES_OVER_SQLITE_WORDS.contains("~2.3 times"));
+    }
 }

@@ -108,17 +108,18 @@ fn summary(tables: &InternalExternalTables, s: &mut Section) {
     }
     s.summary.push(format!(
         "best page size for blob reads: {}",
-        tables.best_page_size
+        crate::report::terminal::internal_external::best_page_text(tables)
     ));
     s.summary
         .push(crate::report::terminal::internal_external::cache_line(
             tables,
             &tables.page_sizes(),
         ));
-    let mut noise = false;
+    let (mut noise, mut undecided) = (false, false);
     for page in tables.page_sizes() {
         let here = tables.crossings(page);
         noise |= here.iter().any(|c| !c.firm);
+        undecided |= tables.row(page).iter().any(|x| !x.decided);
         let study = tables.study_row(page);
         let beside = if study.is_empty() {
             String::new()
@@ -135,5 +136,9 @@ fn summary(tables: &InternalExternalTables, s: &mut Section) {
             "(within noise): a cell beside that crossing has 1.00 inside its 95% interval, so it may not be real"
                 .into(),
         );
+    }
+    if undecided {
+        s.summary
+            .push(crate::report::terminal::internal_external::WITHIN_NOISE_NOTE.into());
     }
 }

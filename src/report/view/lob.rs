@@ -5,7 +5,7 @@
 use super::{DataTable, Figure, Section, ns};
 use crate::measure::stats::{Summary, summarize};
 use crate::report::chart::{AxisSpec, Chart, LineChart, Point, Scale, Series, Unit};
-use crate::result::lob::{LobTables, OrderCall, Samples};
+use crate::result::lob::{LobTables, OrderCall, PAPER_STATED, PaperHere, PaperWhat, Samples};
 
 /// The summary of one phase's samples, None when there are none.
 fn summary(v: &[u64]) -> Option<Summary> {
@@ -93,10 +93,58 @@ pub(super) fn lob(tables: &LobTables, s: &mut Section) {
         }),
     });
     s.tables.push(samples_table(samples));
+    s.tables.push(paper_table(tables));
     if !tables.order_effect.is_empty() {
         s.tables.push(order_table(tables));
     }
     notes(tables, s);
+}
+
+/// The sizes the paper's text states beside this run's: where time grows
+/// with size, each system's best size, where files overtake a database.
+fn paper_table(tables: &LobTables) -> DataTable {
+    let mut t = DataTable::new(
+        "lob-paper",
+        "The paper's stated sizes (document 002, TR 14, 2008: its figures are plots, these are \
+         the sizes its text gives) beside this run's",
+        &[
+            "what",
+            "the paper's",
+            "the paper",
+            "its words (where)",
+            "here",
+        ],
+    );
+    let size = |b: u64| crate::report::chart::size_label(b as f64);
+    for p in PAPER_STATED {
+        let what = match p.what {
+            PaperWhat::Growth => "time grows with size from",
+            PaperWhat::BestSize => "best size (time to read 1 GB)",
+            PaperWhat::DbVsFiles => "files overtake a database",
+        };
+        let here = match p.here {
+            PaperHere::None(why) => format!("not measured ({why})"),
+            _ => {
+                let found = tables.beside_paper(p, &size);
+                if found.is_empty() {
+                    "not measured in this run".into()
+                } else {
+                    found.join("; ")
+                }
+            }
+        };
+        t.rows.push(vec![
+            what.into(),
+            match p.phase {
+                Some(ph) => format!("{} {ph}", p.paper),
+                None => p.paper.into(),
+            },
+            p.figure.into(),
+            format!("\"{}\" ({})", p.words, p.place),
+            here,
+        ]);
+    }
+    t
 }
 
 /// Random against sequential per system, size and phase, with the call.
@@ -238,4 +286,40 @@ fn samples_table(samples: &[Samples]) -> DataTable {
         ]);
     }
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::result::ResultDocument;
+
+    #[test]
+    fn the_report_sets_the_papers_sizes_beside_the_measured_ones() {
+        let text = include_str!("../../../tests/fixtures/results/lob.json");
+        let doc: ResultDocument = serde_json::from_str(text).expect("fixture");
+        let section = super::super::section(&doc, "lob.json", 0);
+        let t = section
+            .tables
+            .iter()
+            .find(|t| t.name == "lob-paper")
+            .expect("the paper's table");
+        let row = |paper: &str, figure: &str| {
+            t.rows
+                .iter()
+                .find(|r| r[1] == paper && r[2] == figure)
+                .unwrap_or_else(|| panic!("{paper} {figure}: {:?}", t.rows))
+        };
+        assert_eq!(
+            row("PostgreSQL write", "about 50K")[4],
+            "postgres lo from 100k; postgres bytea from 10k"
+        );
+        assert!(
+            row("MySQL", "about 100K to 1M")[4].starts_with("mariadb innodb 100k (3.52 s per GB")
+        );
+        assert!(
+            row("PostgreSQL and SystemB", "between 1M and 10M")[3].contains("section 6, Figure 22")
+        );
+        let html = crate::report::html::render(&[section]);
+        assert!(html.contains("about 50-100K"));
+        assert!(html.contains("postgres lo from 100k; postgres bytea from 10k"));
+    }
 }

@@ -75,7 +75,7 @@ pub(super) fn quick(tables: &QuickTables, _doc: &ResultDocument, s: &mut Section
         all.extend(e.all());
         let mut cells = vec![
             r.case.trim().into(),
-            r.detail.clone(),
+            r.detail_text(),
             time_us(&e.db_ns_per_op),
             time_us(&e.dir_ns_per_op),
             time_us(&e.tree_ns_per_op),
@@ -155,4 +155,26 @@ pub(super) fn ratio_estimate(e: &Estimate) -> String {
     super::finite(e.value)
         .map(|_| e.format_ratio())
         .unwrap_or_else(|| "-".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::result::quick::DURABLE_CASE;
+    use crate::result::{ResultDocument, Tables};
+
+    #[test]
+    fn the_reports_durable_row_says_whether_its_checkpoint_is_counted() {
+        let text = include_str!("../../../tests/fixtures/results/quick.json");
+        let mut doc: ResultDocument = serde_json::from_str(text).expect("fixture");
+        let html = crate::report::html::render(&[super::super::section(&doc, "quick.json", 0)]);
+        assert!(html.contains("without the WAL checkpoint"));
+        let Tables::Quick(t) = &mut doc.tables else {
+            panic!("not a quick result");
+        };
+        let row = t.quick.iter_mut().find(|r| r.case == DURABLE_CASE).unwrap();
+        row.detail = "db: WAL+FULL txn per write, WAL checkpoint included; files: x".into();
+        let html = crate::report::html::render(&[super::super::section(&doc, "quick.json", 0)]);
+        assert!(html.contains("WAL checkpoint included; files: x"));
+        assert!(!html.contains("without the WAL checkpoint"));
+    }
 }

@@ -46,7 +46,7 @@ pub(super) fn replicate(t: &ReplicateTables, s: &mut Section) {
     });
     let mut arms = DataTable::new(
         "arms",
-        "Each arm: median of the rounds [95% interval]; the ratio paired by round",
+        "Each arm: median of this run's rounds [interval: exact sign-test order statistics, 95% unless another coverage is printed beside it]; the ratio paired by round",
         &HEADERS,
     );
     arms.rows = rows(t);

@@ -3,8 +3,8 @@
 use super::{DataTable, Figure, Section};
 use crate::report::chart::{AxisSpec, Bar, BarChart, BarGroup, Chart, Scale, Unit};
 use crate::result::sweep::{
-    RankedCase, Record, SweepPlan, SweepState, SweepTables, Workload, bracketed, marginal,
-    power_safe, product, ranked, recommendation, standings,
+    ParamEffect, RankedCase, Record, SweepState, SweepTables, Workload, bracketed, power_safe,
+    product, ranked, recommendation, standings,
 };
 
 /// Cases shown at each end of a ranking chart.
@@ -25,10 +25,21 @@ pub(super) fn sweep(tables: &SweepTables, s: &mut Section) {
             (0..TOP).chain(ranked.len() - TOP..ranked.len()).collect()
         };
         s.figures.push(ranked_figure(sw, wi, w, &ranked, &shown));
-        if let Some(f) = effect_figure(plan, wi, w, &ranked) {
+        let effects = sw.effects_on(w);
+        if let Some(f) = effect_figure(wi, w, &effects) {
             s.figures.push(f);
         }
         s.tables.push(ranked_table(wi, w, &ranked, records));
+        if !effects.is_empty() {
+            s.tables.push(effect_table(wi, w, &effects));
+        }
+        for e in &effects {
+            s.summary.push(format!(
+                "{}: {}",
+                w.describe(),
+                crate::report::terminal::sweep::effect_text(e)
+            ));
+        }
     }
     match recommendation(plan, records, &cases) {
         Some((c, geo)) => s.summary.push(format!(
@@ -125,45 +136,81 @@ fn ranked_figure(
     }
 }
 
-/// Each parameter value's median relative to its parameter's best value;
-/// None when no parameter varies.
-fn effect_figure(
-    plan: &SweepPlan,
-    wi: usize,
-    w: &Workload,
-    ranked: &[RankedCase],
-) -> Option<Figure> {
-    let effects = marginal(plan, ranked);
+/// Each parameter value's time over its parameter's default's, paired
+/// round by round, with interval whiskers; None when no parameter varies.
+fn effect_figure(wi: usize, w: &Workload, effects: &[ParamEffect]) -> Option<Figure> {
     let groups: Vec<BarGroup> = effects
         .iter()
-        .flat_map(|(p, values)| {
-            let best_value = values.iter().map(|v| v.1).fold(f64::INFINITY, f64::min);
-            values.iter().map(move |(v, m, _)| BarGroup {
-                label: format!("{p}={v}"),
-                bars: vec![Some(Bar {
-                    value: m / best_value,
-                    spread: None,
-                })],
-                marker: None,
+        .flat_map(|e| {
+            e.values.iter().map(move |v| {
+                let vs = e.decision.vs_default(&v.value);
+                BarGroup {
+                    label: format!("{}={}", e.param, v.value),
+                    bars: vec![Some(Bar {
+                        value: vs.map_or(1.0, |r| r.value),
+                        spread: vs.filter(|r| r.has_interval()).map(|r| (r.low, r.high)),
+                    })],
+                    marker: None,
+                }
             })
         })
         .collect();
     (!groups.is_empty()).then(|| Figure {
         name: format!("effect-{}", wi + 1),
         caption: format!(
-            "{}: each parameter value's median time over the cases having it, relative to that \
-                 parameter's best value (1x). Long bars are the settings that matter.",
+            "{}: each parameter value's time (per round the median over the cases having it) over its \
+             parameter's default's (1x), paired round by round, with interval whiskers. A whisker across \
+             1x is within noise: no effect is claimed and the default is kept.",
             w.describe()
         ),
         chart: Chart::Bars(BarChart {
             title: format!("{}: effect of each parameter", w.describe()),
-            value_axis: AxisSpec::new("median time / best value's", Scale::Linear, Unit::Ratio),
-            series_names: vec!["relative median time".into()],
+            value_axis: AxisSpec::new("time / the default's", Scale::Linear, Unit::Ratio),
+            series_names: vec!["relative time".into()],
             groups,
             reference: Some(1.0),
             marker_label: None,
         }),
     })
+}
+
+/// Each parameter value's time, its ratio to the default's and the effect
+/// that ratio supports.
+fn effect_table(wi: usize, w: &Workload, effects: &[ParamEffect]) -> DataTable {
+    use crate::report::terminal::sweep::{baseline_word, effect_word, time_text};
+    let mut t = DataTable::new(
+        &format!("sweep-effects-{}", wi + 1),
+        format!(
+            "{}: effect of each parameter (each value's time over its parameter's default's, paired round by \
+             round; an effect is stated only where the interval excludes 1.00)",
+            w.describe()
+        ),
+        &[
+            "parameter",
+            "value",
+            "time",
+            "vs default",
+            "effect",
+            "cases",
+        ],
+    );
+    for e in effects {
+        for v in &e.values {
+            let vs = e.decision.vs_default(&v.value);
+            t.rows.push(vec![
+                e.param.clone(),
+                v.value.clone(),
+                time_text(&v.time),
+                vs.map_or_else(|| "-".into(), |r| r.format_ratio()),
+                match vs {
+                    Some(r) => effect_word(&r).into(),
+                    None => baseline_word(e.baseline).into(),
+                },
+                v.cases.to_string(),
+            ]);
+        }
+    }
+    t
 }
 
 /// Every ranked case as a table row.

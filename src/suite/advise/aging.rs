@@ -9,15 +9,34 @@
 //! blobs inside the database, sqlite-ext for files named in it, dir for
 //! plain files) on the calibration folder's filesystem where the file has
 //! one, at the fill with the most measured ages, and per advise size the
-//! series with the nearest mean blob size. The factor is read MB/s at age 0
-//! over read MB/s at the asked age, linear in age between measured ages,
-//! round by round so the spread carries into the decision; writes likewise
-//! from the fill's rate and the aging passes' rates.
+//! series with the nearest mean blob size. Reads, linear in age between
+//! measured ages:
+//!
+//! - the database's factor is its read time at the age over its time at
+//!   age 0: the ratio of the medians, with a bootstrap interval resampling
+//!   each age's rounds on their own (rounds of two ages are never read side
+//!   by side, so they are never paired);
+//! - another layout's factor, where the result read the layouts' rounds
+//!   side by side (paired) and has the database's series of the same
+//!   filesystem, fill and size, is the database's factor times how its
+//!   standing against the database moved: its read time over the
+//!   database's, the median of the per-round (paired) ratios with their
+//!   interval, at the age against at age 0;
+//! - otherwise (a result written before the rounds were paired) its own
+//!   factor, as the database's: labelled unpaired.
+//!
+//! A factor whose evidence is within noise (a ratio's interval contains
+//! 1.00; the paired standings' intervals at the age and at age 0 overlap)
+//! is not applied: the fresh measurement is kept, and the note says so.
+//! One factor per layout and size scales every round of advise's own,
+//! which stay paired among themselves; writes: the fill's rate over the
+//! aging pass's (one pass per age, one value).
 
+use crate::measure::estimate::Estimate;
 use crate::result::advise::{
     AgedLayout, AgedSize, AgingAdjustment, Decision, LayoutKind, PointResult,
 };
-use crate::result::aging::{AgePoint, AgingSeries, AgingTables};
+use crate::result::aging::{AgePoint, AgingSeries, AgingTables, RoundPairing, read_ratio};
 
 /// A `suite aging` result and the age to decide at, as the command loaded
 /// and checked them.
@@ -71,34 +90,40 @@ pub fn unusable(tables: &AgingTables) -> Option<String> {
     (!aged).then(|| "none of its sqlite, sqlite-ext or dir series has reads at two ages".into())
 }
 
-/// The factors of one series at `age`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Factors {
-    /// Per read round: MB/s at age 0 over MB/s at `age`.
-    pub read: Vec<f64>,
-    /// The fill's write MB/s over the pass's at `age`.
-    pub write: f64,
-    /// The measured ages interpolated between.
-    pub ages: Vec<f64>,
-    /// True when `age` is beyond the last measured age.
-    pub extrapolated: bool,
+/// The measured points a series' figures at an age are drawn from: age 0,
+/// the two measured ages around the age and where it lies between them.
+#[derive(Debug, Clone, Copy)]
+struct Bracket<'a> {
+    base: &'a AgePoint,
+    lo: &'a AgePoint,
+    hi: &'a AgePoint,
+    /// Where the age lies from `lo` (0) to `hi` (1).
+    t: f64,
+    /// Beyond the last measured age (its rates held flat).
+    extrapolated: bool,
 }
 
-/// `a + t (b - a)`.
-fn lerp(a: f64, b: f64, t: f64) -> f64 {
-    a + t * (b - a)
+impl Bracket<'_> {
+    /// The measured ages interpolated between (one when the age fell on
+    /// one, or beyond the last).
+    fn ages(&self) -> Vec<f64> {
+        if std::ptr::eq(self.lo, self.hi) {
+            vec![self.lo.age]
+        } else {
+            vec![self.lo.age, self.hi.age]
+        }
+    }
 }
 
-/// The factors of series `s` at storage age `age`, or None when it has no
-/// reads at two ages. Between two measured ages the rates are linear in
-/// age; beyond the last, the last age's rates hold (flat).
-pub fn factors(s: &AgingSeries, age: f64) -> Option<Factors> {
+/// The bracket of storage age `age` in series `s`, or None when it has no
+/// reads at two ages. Between two measured ages the figures are linear in
+/// age; beyond the last, the last age's hold (flat).
+fn bracket(s: &AgingSeries, age: f64) -> Option<Bracket<'_>> {
     let pts = usable(s);
-    let (base, last) = (*pts.first()?, *pts.last()?);
     if pts.len() < 2 {
         return None;
     }
-    // The two measured points around `age`, and where `age` lies between.
+    let (base, last) = (pts[0], pts[pts.len() - 1]);
     let (lo, hi, t, extrapolated) = if age >= last.age {
         (last, last, 0.0, age > last.age)
     } else if age <= base.age {
@@ -112,40 +137,222 @@ pub fn factors(s: &AgingSeries, age: f64) -> Option<Factors> {
             (lo, hi, (age - lo.age) / (hi.age - lo.age), false)
         }
     };
-    let rounds = base
-        .read_mb_s
-        .len()
-        .min(lo.read_mb_s.len())
-        .min(hi.read_mb_s.len());
-    let read: Vec<f64> = (0..rounds)
-        .filter_map(|r| {
-            let at = lerp(lo.read_mb_s[r], hi.read_mb_s[r], t);
-            let f = base.read_mb_s[r] / at;
-            (f.is_finite() && f > 0.0).then_some(f)
-        })
-        .collect();
-    if read.is_empty() {
-        return None;
-    }
-    // Age 0's writes are the fill's; each later point's, the pass that
-    // brought the store there.
-    let at = lerp(lo.writes.mb_s(), hi.writes.mb_s(), t);
-    let write = base.writes.mb_s() / at;
-    let ages = if std::ptr::eq(lo, hi) {
-        vec![lo.age]
-    } else {
-        vec![lo.age, hi.age]
-    };
-    Some(Factors {
-        read,
-        write: if write.is_finite() && write > 0.0 {
-            write
-        } else {
-            1.0
-        },
-        ages,
+    Some(Bracket {
+        base,
+        lo,
+        hi,
+        t,
         extrapolated,
     })
+}
+
+/// `a + t (b - a)`.
+fn lerp(a: f64, b: f64, t: f64) -> f64 {
+    a + t * (b - a)
+}
+
+/// An estimate between two, the figure and each bound linear in `t`.
+fn lerp_estimate(a: Estimate, b: Estimate, t: f64) -> Estimate {
+    Estimate {
+        value: lerp(a.value, b.value, t),
+        low: lerp(a.low, b.low, t),
+        high: lerp(a.high, b.high, t),
+        n: a.n.min(b.n),
+        ..a
+    }
+}
+
+/// 1 over an estimate: the figure inverted, the bounds swapped.
+fn invert(e: Estimate) -> Estimate {
+    Estimate {
+        value: 1.0 / e.value,
+        low: 1.0 / e.high,
+        high: 1.0 / e.low,
+        ..e
+    }
+}
+
+/// Whether an estimate can call a ratio different from 1: an interval
+/// that does not contain 1.00.
+fn beyond_noise(e: &Estimate) -> bool {
+    e.has_interval() && !e.contains(1.0) && e.value.is_finite()
+}
+
+/// How a layout's read factor at the age was drawn.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReadEvidence {
+    /// The layout's own reads at the age against at age 0: a ratio of the
+    /// medians of rounds read at different times, its interval a bootstrap
+    /// of each age's rounds on their own.
+    Own(Estimate),
+    /// Against the database of the same group, round by round: this
+    /// layout's read time over the database's (the median of the paired
+    /// per-round ratios, with its interval) at age 0 and at the age.
+    AgainstDatabase {
+        /// The standing at age 0.
+        fresh: Estimate,
+        /// The standing at the age.
+        aged: Estimate,
+    },
+}
+
+impl ReadEvidence {
+    /// Whether the evidence is within noise: the own ratio's interval
+    /// contains 1.00, or the paired standings' intervals overlap.
+    pub fn within_noise(&self) -> bool {
+        match self {
+            ReadEvidence::Own(e) => !beyond_noise(e),
+            ReadEvidence::AgainstDatabase { fresh, aged } => {
+                !(fresh.has_interval() && aged.has_interval()) || fresh.overlaps(aged)
+            }
+        }
+    }
+
+    /// The factor it gives, before the noise is judged: the own ratio, or
+    /// how far the standing moved.
+    fn factor(&self) -> f64 {
+        match self {
+            ReadEvidence::Own(e) => e.value,
+            ReadEvidence::AgainstDatabase { fresh, aged } => aged.value / fresh.value,
+        }
+    }
+
+    /// What it is, in words, for the note.
+    fn words(&self, age: f64) -> String {
+        match self {
+            ReadEvidence::Own(e) => format!(
+                "read time at age {age} over age 0's {} unpaired (a ratio of medians of rounds read at different times)",
+                e.format_ratio()
+            ),
+            ReadEvidence::AgainstDatabase { fresh, aged } => format!(
+                "read time over the database's, paired round by round: {} at age 0, {} at age {age}",
+                fresh.format_ratio(),
+                aged.format_ratio()
+            ),
+        }
+    }
+}
+
+/// The factors of one series at `age`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Factors {
+    /// The read time at `age` over age 0's, as applied to every round:
+    /// 1.00 where the evidence is within noise.
+    pub read: f64,
+    /// What the read factor was drawn from.
+    pub evidence: ReadEvidence,
+    /// The database's factor the read factor includes, for a layout
+    /// judged against the database (as applied).
+    pub database: Option<f64>,
+    /// The fill's write MB/s over the pass's at `age`.
+    pub write: f64,
+    /// The measured ages interpolated between.
+    pub ages: Vec<f64>,
+    /// True when `age` is beyond the last measured age.
+    pub extrapolated: bool,
+}
+
+impl Factors {
+    /// Whether the read evidence was within noise (the factor not applied).
+    pub fn within_noise(&self) -> bool {
+        self.evidence.within_noise()
+    }
+}
+
+/// Series `s`'s own read time at the bracket's age over its time at age 0,
+/// with the interval of rounds read at different times (never paired:
+/// interpolated between the two measured ages figure and bounds alike).
+fn own_read(b: &Bracket) -> Estimate {
+    // Rates at the age over age 0's, then inverted into times.
+    let rate = |p: &AgePoint| read_ratio(&p.read_mb_s, &b.base.read_mb_s, RoundPairing::Unpaired);
+    invert(lerp_estimate(rate(b.lo), rate(b.hi), b.t))
+}
+
+/// The write factor: the fill's write MB/s over the pass's at the age (1
+/// where the file has no write rates).
+fn write_factor(b: &Bracket) -> f64 {
+    // Age 0's writes are the fill's; each later point's, the pass that
+    // brought the store there.
+    let at = lerp(b.lo.writes.mb_s(), b.hi.writes.mb_s(), b.t);
+    let write = b.base.writes.mb_s() / at;
+    if write.is_finite() && write > 0.0 {
+        write
+    } else {
+        1.0
+    }
+}
+
+/// The factors of series `s` at storage age `age` from its own reads, or
+/// None when it has no reads at two ages.
+pub fn factors(s: &AgingSeries, age: f64) -> Option<Factors> {
+    let b = bracket(s, age)?;
+    let evidence = ReadEvidence::Own(own_read(&b));
+    Some(finish(&b, evidence, None))
+}
+
+/// The factors of series `s` at `age` judged against `db`, the database's
+/// series of the same filesystem, fill and size whose rounds were read
+/// side by side with `s`'s; None when `db` lacks a point at one of the
+/// ages `s` is drawn from (then `s` is judged on its own).
+pub fn factors_against(s: &AgingSeries, db: &AgingSeries, age: f64) -> Option<Factors> {
+    let b = bracket(s, age)?;
+    let db_bracket = bracket(db, age)?;
+    let database = applied(&ReadEvidence::Own(own_read(&db_bracket)));
+    // This layout's time over the database's, round by round: the
+    // database's rate over this layout's.
+    let standing = |p: &AgePoint| {
+        let d = db.at(p.target_age).filter(|d| !d.read_mb_s.is_empty())?;
+        Some(read_ratio(&d.read_mb_s, &p.read_mb_s, RoundPairing::Paired))
+    };
+    let fresh = standing(b.base)?;
+    let aged = lerp_estimate(standing(b.lo)?, standing(b.hi)?, b.t);
+    let evidence = ReadEvidence::AgainstDatabase { fresh, aged };
+    Some(finish(&b, evidence, Some(database)))
+}
+
+/// The factor a piece of evidence gives, as applied: 1.00 within noise.
+fn applied(e: &ReadEvidence) -> f64 {
+    let f = e.factor();
+    if e.within_noise() || !f.is_finite() || f <= 0.0 {
+        1.0
+    } else {
+        f
+    }
+}
+
+fn finish(b: &Bracket, evidence: ReadEvidence, database: Option<f64>) -> Factors {
+    let read = applied(&evidence) * database.unwrap_or(1.0);
+    Factors {
+        read,
+        evidence,
+        database,
+        write: write_factor(b),
+        ages: b.ages(),
+        extrapolated: b.extrapolated,
+    }
+}
+
+/// The note on one layout's read factor at one size: the evidence, and
+/// whether it was applied or within noise (the fresh measurement kept).
+fn read_note(kind: LayoutKind, size: u64, age: f64, f: &Factors) -> String {
+    let head = format!(
+        "{}, {}: {}",
+        kind_words(kind),
+        crate::units::human_bytes(size),
+        f.evidence.words(age)
+    );
+    match (f.within_noise(), f.database) {
+        (true, None) => format!("{head}: within noise: not applied, the fresh reads kept"),
+        (true, Some(d)) => format!(
+            "{head}: within noise: the fresh standing against the database kept, read x {d:.2} (the database's own)"
+        ),
+        (false, None) => format!("{head}: applied, read x {:.2}", f.read),
+        (false, Some(d)) => format!(
+            "{head}: applied, read x {:.2} (the standing's move {:.2} x the database's own {d:.2})",
+            f.read,
+            f.read / d
+        ),
+    }
 }
 
 /// The series of `layout` that can give factors, on the filesystem `fs`
@@ -234,14 +441,15 @@ pub fn adjustment(
             .iter()
             .filter_map(|p| {
                 let s = nearest(&series, p.size)?;
-                let f = factors(s, input.age)?;
+                let f = judged(&input.tables, s, input.age)?;
+                notes.push(read_note(kind, p.size, input.age, &f));
                 Some(AgedSize {
                     size: p.size,
                     series: s.name(),
                     series_size: s.sizes.mean(),
                     ages: f.ages,
                     extrapolated: f.extrapolated,
-                    read_factor: f.read,
+                    read_factor: vec![f.read],
                     write_factor: f.write,
                 })
             })
@@ -270,6 +478,25 @@ pub fn adjustment(
     }
 }
 
+/// The factors of series `s` at `age`: against the database's series of
+/// the same filesystem, fill and size where the result read their rounds
+/// side by side, else from its own reads.
+fn judged(tables: &AgingTables, s: &AgingSeries, age: f64) -> Option<Factors> {
+    let db = tables.series.iter().find(|d| {
+        d.layout == DATABASE && d.fs == s.fs && d.fill_target == s.fill_target && d.sizes == s.sizes
+    });
+    match db {
+        Some(db) if tables.pairing == RoundPairing::Paired && s.layout != DATABASE => {
+            factors_against(s, db, age).or_else(|| factors(s, age))
+        }
+        _ => factors(s, age),
+    }
+}
+
+/// The aging layout every other is judged against: blobs inside the
+/// database (advise's default, the simplest: one file).
+const DATABASE: &str = "sqlite";
+
 /// A layout kind in words, for notes.
 fn kind_words(kind: LayoutKind) -> &'static str {
     match kind {
@@ -281,9 +508,11 @@ fn kind_words(kind: LayoutKind) -> &'static str {
 }
 
 /// The points with every aged layout's times scaled by its factors at the
-/// point's size (the database's for every page size): read round `r` by
-/// the read factor of aging round `r` modulo their count, every write by
-/// the write factor. Layouts without factors stay as measured.
+/// point's size (the database's for every page size): every read by the
+/// read factor (one value, so advise's rounds keep their own pairing; an
+/// adjustment written before held one per aging round, applied round `r`
+/// by factor `r` modulo their count), every write by the write factor.
+/// Layouts without factors stay as measured.
 pub fn under_aging(points: &[PointResult], adj: &AgingAdjustment) -> Vec<PointResult> {
     let mut out = points.to_vec();
     for p in &mut out {
@@ -358,6 +587,14 @@ mod tests {
         (a - b).abs() < 1e-9
     }
 
+    /// Five rounds around `rate`, 2% apart at most.
+    fn rounds(rate: f64) -> Vec<f64> {
+        [1.0, 1.01, 0.99, 1.02, 0.98]
+            .iter()
+            .map(|w| rate * w)
+            .collect()
+    }
+
     #[test]
     fn factors_interpolate_linearly_in_age_and_hold_flat_beyond_the_last() {
         // Reads 100 -> 80 (age 1) -> 40 (age 4); writes 50 -> 25 -> 25.
@@ -367,31 +604,39 @@ mod tests {
             1 << 20,
             0.5,
             vec![
-                pt(0.0, &[100.0, 200.0], 50.0),
-                pt(1.0, &[80.0, 160.0], 25.0),
-                pt(4.0, &[40.0, 50.0], 25.0),
+                pt(0.0, &rounds(100.0), 50.0),
+                pt(1.0, &rounds(80.0), 25.0),
+                pt(4.0, &rounds(40.0), 25.0),
             ],
         );
+        // Age 0 against itself: 1.00 and within noise.
         let f = factors(&s, 0.0).unwrap();
-        assert_eq!(f.read, vec![1.0, 1.0]);
+        assert!(f.within_noise(), "{f:?}");
+        assert_eq!(f.read, 1.0);
         assert!(close(f.write, 1.0));
         let f = factors(&s, 1.0).unwrap();
-        assert!(close(f.read[0], 1.25) && close(f.read[1], 1.25), "{f:?}");
+        assert!(!f.within_noise(), "{f:?}");
+        assert!(close(f.read, 1.25), "{f:?}");
         assert!(close(f.write, 2.0));
         assert_eq!(f.ages, vec![1.0]);
-        // Age 2.5: halfway between 80 and 40 is 60; 160 and 50: 105.
+        // Unpaired (two ages are never read side by side): its interval
+        // is a bootstrap of each age's rounds, around the medians' ratio.
+        let ReadEvidence::Own(e) = f.evidence else {
+            panic!("{f:?}")
+        };
+        assert!(e.low < 1.25 && 1.25 < e.high && e.low > 1.0, "{e:?}");
+        // Age 2.5: halfway between 80 and 40 is 60.
         let f = factors(&s, 2.5).unwrap();
-        assert!(close(f.read[0], 100.0 / 60.0), "{f:?}");
-        assert!(close(f.read[1], 200.0 / 105.0), "{f:?}");
+        assert!(close(f.read, 100.0 / 60.0), "{f:?}");
         assert_eq!(f.ages, vec![1.0, 4.0]);
         assert!(!f.extrapolated);
         // Age 0.5: between the fill (100) and age 1 (80): 90.
         let f = factors(&s, 0.5).unwrap();
-        assert!(close(f.read[0], 100.0 / 90.0), "{f:?}");
+        assert!(close(f.read, 100.0 / 90.0), "{f:?}");
         assert!(close(f.write, 50.0 / 37.5), "{f:?}");
         // Beyond age 4: age 4's rates, said to be extrapolated.
         let f = factors(&s, 10.0).unwrap();
-        assert!(close(f.read[0], 2.5) && close(f.read[1], 4.0), "{f:?}");
+        assert!(close(f.read, 2.5), "{f:?}");
         assert!(f.extrapolated);
         assert_eq!(f.ages, vec![4.0]);
         // Exactly the last age is measured, not extrapolated.
@@ -400,20 +645,21 @@ mod tests {
 
     #[test]
     fn factors_skip_vacuumed_points_and_need_two_ages() {
-        let mut vacuumed = pt(1.0, &[500.0], 50.0);
+        let mut vacuumed = pt(1.0, &rounds(500.0), 50.0);
         vacuumed.vacuumed = true;
         let s = series(
             "ext4",
             "sqlite",
             1 << 18,
             0.5,
-            vec![pt(0.0, &[100.0], 50.0), pt(1.0, &[50.0], 50.0), vacuumed],
+            vec![
+                pt(0.0, &rounds(100.0), 50.0),
+                pt(1.0, &rounds(50.0), 50.0),
+                vacuumed,
+            ],
         );
         let f = factors(&s, 1.0).unwrap();
-        assert!(
-            close(f.read[0], 2.0),
-            "the VACUUM's point is not age 1: {f:?}"
-        );
+        assert!(close(f.read, 2.0), "the VACUUM's point is not age 1: {f:?}");
         let alone = series(
             "ext4",
             "sqlite",
@@ -433,6 +679,16 @@ mod tests {
                 .unwrap()
                 .contains("no series")
         );
+        // One round an age: no interval, so nothing beyond the noise.
+        let one = series(
+            "ext4",
+            "dir",
+            1 << 18,
+            0.5,
+            vec![pt(0.0, &[100.0], 50.0), pt(1.0, &[50.0], 50.0)],
+        );
+        let f = factors(&one, 1.0).unwrap();
+        assert!(f.within_noise() && f.read == 1.0, "{f:?}");
     }
 
     /// Reads of `size` in `fs`'s `layout` at `fill` dropping to `aged`
@@ -566,5 +822,153 @@ mod tests {
         assert_eq!(d.placement, Placement::AllInside);
         assert!(adj.changed(&d));
         assert!(!adj.changed(&adj.unaged.clone()));
+    }
+
+    /// Layouts' series of one group read side by side: sqlite flat at
+    /// 100 MB/s, sqlite-ext and dir at 100 over `fresh[r]` in round r at
+    /// age 0 and over `aged[r]` at age 4 (their read time over the
+    /// database's, round by round).
+    fn paired(fresh: &[f64], aged: &[f64]) -> AgingTables {
+        let db = [100.0; 5];
+        let over = |q: &[f64]| q.iter().map(|x| 100.0 / x).collect::<Vec<f64>>();
+        let mut tables = AgingTables {
+            ages: vec![4.0],
+            pairing: RoundPairing::Paired,
+            ..Default::default()
+        };
+        tables.series.push(series(
+            "ext4",
+            "sqlite",
+            1 << 20,
+            0.5,
+            vec![pt(0.0, &db, 50.0), pt(4.0, &db, 50.0)],
+        ));
+        for layout in ["sqlite-ext", "dir"] {
+            tables.series.push(series(
+                "ext4",
+                layout,
+                1 << 20,
+                0.5,
+                vec![pt(0.0, &over(fresh), 50.0), pt(4.0, &over(aged), 50.0)],
+            ));
+        }
+        tables
+    }
+
+    #[test]
+    fn aging_within_noise_keeps_the_fresh_choice_and_says_so() {
+        // Fresh: large blobs as files (85 against the database's 100).
+        let pts = vec![point(10_000, 10.0, 30.0), point(1_000_000, 100.0, 85.0)];
+        let fresh = decide_fresh(&pts);
+        assert_eq!(fresh.placement, Placement::Split, "{fresh:?}");
+        let fresh_standing = [0.85, 1.0, 1.15, 0.95, 1.05];
+        // At age 4 files' time over the database's is 1.25 at the median,
+        // but its interval [1.10-1.40] overlaps age 0's [0.85-1.15]:
+        // within noise, not applied, the fresh choice kept.
+        let noisy = paired(&fresh_standing, &[1.1, 1.25, 1.4, 1.2, 1.3]);
+        let input = AgingInput {
+            file: "a.json".into(),
+            tables: noisy,
+            age: 4.0,
+        };
+        let adj = adjustment(&input, "ext4", &pts, fresh.clone());
+        let files = adj
+            .layouts
+            .iter()
+            .find(|l| l.kind == LayoutKind::DbFiles)
+            .unwrap();
+        assert_eq!(files.sizes[1].read_factor, vec![1.0], "{files:?}");
+        let note = adj
+            .notes
+            .iter()
+            .find(|n| n.starts_with("files named in the database, 1.0 MB"))
+            .unwrap_or_else(|| panic!("{:?}", adj.notes));
+        assert!(note.contains("paired round by round"), "{note}");
+        assert!(note.contains("within noise"), "{note}");
+        let d = decide_fresh(&under_aging(&pts, &adj));
+        assert_eq!(d.placement, fresh.placement);
+        assert!(!adj.changed(&d), "{d:?}");
+        // Applied, the same median would have moved them inside.
+        let s = &input.tables.series[1];
+        let f = factors_against(s, &input.tables.series[0], 4.0).unwrap();
+        assert!(
+            f.within_noise() && close(f.evidence.factor(), 1.25),
+            "{f:?}"
+        );
+        // Beyond the noise (age 4's interval [1.50-1.70] clear of age 0's):
+        // applied, and the large blobs go back into the database.
+        let clear = paired(&fresh_standing, &[1.5, 1.6, 1.7, 1.55, 1.65]);
+        let input = AgingInput {
+            file: "a.json".into(),
+            tables: clear,
+            age: 4.0,
+        };
+        let adj = adjustment(&input, "ext4", &pts, fresh.clone());
+        let files = adj
+            .layouts
+            .iter()
+            .find(|l| l.kind == LayoutKind::DbFiles)
+            .unwrap();
+        assert!(close(files.sizes[1].read_factor[0], 1.6), "{files:?}");
+        assert!(
+            adj.notes.iter().any(|n| n.contains("applied, read x 1.60")),
+            "{:?}",
+            adj.notes
+        );
+        let d = decide_fresh(&under_aging(&pts, &adj));
+        assert_eq!(d.placement, Placement::AllInside, "{d:?}");
+        assert!(adj.changed(&d));
+    }
+
+    #[test]
+    fn paired_rounds_see_a_layout_fall_behind_through_drift_that_hides_it_alone() {
+        // Each round the machine runs at another speed (x0.6 to x1.4),
+        // differently at each age; dir reads at the database's rate in
+        // every round at age 0 and 1.3 times slower at age 4.
+        let drift0 = [1.0, 1.4, 0.6, 1.2, 0.8];
+        let drift4 = [0.7, 1.3, 1.2, 0.6, 1.4];
+        let mut tables = AgingTables {
+            ages: vec![4.0],
+            pairing: RoundPairing::Paired,
+            ..Default::default()
+        };
+        let scaled = |k: f64, d: &[f64]| d.iter().map(|x| k * x).collect::<Vec<f64>>();
+        tables.series.push(series(
+            "ext4",
+            "sqlite",
+            1 << 20,
+            0.5,
+            vec![
+                pt(0.0, &scaled(100.0, &drift0), 50.0),
+                pt(4.0, &scaled(100.0, &drift4), 50.0),
+            ],
+        ));
+        tables.series.push(series(
+            "ext4",
+            "dir",
+            1 << 20,
+            0.5,
+            vec![
+                pt(0.0, &scaled(100.0, &drift0), 50.0),
+                pt(4.0, &scaled(100.0 / 1.3, &drift4), 50.0),
+            ],
+        ));
+        let (db, dir) = (&tables.series[0], &tables.series[1]);
+        // Alone, dir's slowdown is lost in the drift: within noise.
+        assert!(factors(dir, 4.0).unwrap().within_noise());
+        // Against the database round by round: 1.3 times the time, exactly.
+        let f = factors_against(dir, db, 4.0).unwrap();
+        assert!(!f.within_noise(), "{f:?}");
+        assert!(close(f.read, 1.3), "{f:?}");
+        let ReadEvidence::AgainstDatabase { fresh, aged } = &f.evidence else {
+            panic!("{f:?}")
+        };
+        assert!(close(fresh.value, 1.0) && close(aged.value, 1.3), "{f:?}");
+        // judged() takes that route for a paired result only.
+        assert!(close(judged(&tables, dir, 4.0).unwrap().read, 1.3));
+        tables.pairing = RoundPairing::Unpaired;
+        let f = judged(&tables, &tables.series[1], 4.0).unwrap();
+        assert!(matches!(f.evidence, ReadEvidence::Own(_)), "{f:?}");
+        assert_eq!(f.read, 1.0);
     }
 }

@@ -11,8 +11,8 @@ use crate::dataset::spec_from_options;
 use crate::error::Result;
 use crate::progress::{Progress, Silent};
 use crate::result::advise::{
-    Band, ConcurrencyAdjustment, ConcurrentLayout, Durability, JournalComparison, LayoutKind,
-    LayoutResult, PointResult, Spread,
+    AgainstDefault, Band, ConcurrencyAdjustment, ConcurrentLayout, Durability, JournalComparison,
+    LayoutKind, LayoutResult, PointResult, Spread,
 };
 use crate::store::{ReadPath, SessionOptions, StoreInfo, WriteStyle};
 use crate::target::{SqliteSettings, Target};
@@ -479,7 +479,10 @@ impl Calibrator<'_> {
     }
 }
 
-/// The comparison from WAL's and the rollback journal's write times.
+/// The comparison from WAL's and the rollback journal's write times (WAL
+/// first): WAL, the mode every layout was measured in, is kept unless the
+/// rollback journal's writes are faster beyond the noise (the whole
+/// interval of their paired ratio below 1.00).
 fn compare_journals(
     size: u64,
     page_size: u32,
@@ -488,8 +491,14 @@ fn compare_journals(
 ) -> JournalComparison {
     let ratio: Vec<f64> = times[1].iter().zip(&times[0]).map(|(d, w)| d / w).collect();
     let ratio = Spread::of_ratios(&ratio);
-    let wal_wins = ratio.median >= 1.0;
-    let best = if wal_wins { modes[0] } else { modes[1] };
+    let choice = AgainstDefault::decide(
+        modes[0].0.to_string(),
+        vec![(
+            modes[1].0.to_string(),
+            ratio.estimate(times[0].len() as u64),
+        )],
+    );
+    let best = if choice.changed() { modes[1] } else { modes[0] };
     JournalComparison {
         size,
         page_size,
@@ -501,6 +510,7 @@ fn compare_journals(
         best: best.0.into(),
         best_synchronous: best.1.into(),
         rollback_over_wal: ratio,
+        mode_choice: Some(choice),
     }
 }
 
@@ -543,6 +553,48 @@ mod tests {
                 size: 1000 * (i as u64 + 1),
             })
             .collect()
+    }
+
+    /// WAL's write times every round, and the rollback journal's at
+    /// `factor` of them per round.
+    fn journals(factor: [f64; 5]) -> JournalComparison {
+        let wal = vec![1000.0, 1300.0, 900.0, 1200.0, 1100.0];
+        let rollback = wal.iter().zip(factor).map(|(w, f)| w * f).collect();
+        compare_journals(
+            50_000,
+            4096,
+            [("wal", "normal"), ("delete", "full")],
+            vec![wal, rollback],
+        )
+    }
+
+    #[test]
+    fn a_rollback_journal_within_noise_of_wal_keeps_wal() {
+        // 5% faster at the median, slower in two rounds of five.
+        let j = journals([0.90, 1.10, 0.95, 1.05, 0.92]);
+        assert!(j.rollback_over_wal.median < 1.0);
+        assert_eq!(
+            (j.best.as_str(), j.best_synchronous.as_str()),
+            ("wal", "normal")
+        );
+        let c = j.mode_choice.expect("decided against WAL");
+        assert_eq!((c.default.as_str(), c.chosen.as_str()), ("wal", "wal"));
+        assert!(c.within_noise);
+    }
+
+    #[test]
+    fn a_rollback_journal_faster_beyond_the_noise_is_recommended() {
+        let j = journals([0.60, 0.62, 0.59, 0.61, 0.60]);
+        assert_eq!(
+            (j.best.as_str(), j.best_synchronous.as_str()),
+            ("delete", "full")
+        );
+        let c = j.mode_choice.unwrap();
+        assert!(c.changed() && !c.within_noise, "{c:?}");
+        // Slower beyond the noise: WAL, and not within noise.
+        let c = journals([1.5, 1.6, 1.4, 1.5, 1.55]).mode_choice.unwrap();
+        assert_eq!(c.chosen, "wal");
+        assert!(!c.within_noise);
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The recommendation as a pure function of the measurements: the page size
-//! with the lowest expected time, the split of sizes between the database
+//! (SQLite's default 4096 unless another is faster beyond the noise), the split of sizes between the database
 //! and files that minimizes the expected time per operation over the user's
 //! distribution and mix, and how it compares with every alternative, all
 //! recomputed round by round so each figure carries its 95% interval. When
@@ -15,7 +15,8 @@
 
 use crate::measure::significance::median;
 use crate::result::advise::{
-    ConcurrencyAdjustment, Decision, LayoutKind, LayoutResult, Placement, PointResult, Spread,
+    AgainstDefault, ConcurrencyAdjustment, Decision, LayoutKind, LayoutResult, Placement,
+    PointResult, Spread, default_page_size, other_page_sizes,
 };
 
 /// The points with every layout's times scaled by its factors under the
@@ -105,12 +106,26 @@ impl Model<'_> {
         median(&v)
     }
 
-    /// The page size with the lowest expected time with every blob inside.
-    fn best_page(&self, page_sizes: &[u32]) -> u32 {
-        *page_sizes
-            .iter()
-            .min_by(|a, b| median(&self.all_inside(**a)).total_cmp(&median(&self.all_inside(**b))))
-            .expect("at least one page size")
+    /// The page size with every blob inside: SQLite's default (or the size
+    /// tried nearest it) unless another's expected time is below the
+    /// default's beyond the noise, their paired ratio's whole interval
+    /// below 1.00; a median alone never moves it.
+    fn page_choice(&self, page_sizes: &[u32]) -> AgainstDefault<u32> {
+        let default = default_page_size(page_sizes);
+        let base = self.all_inside(default);
+        let others = other_page_sizes(page_sizes, default)
+            .into_iter()
+            .map(|p| {
+                let rel: Vec<f64> = self
+                    .all_inside(p)
+                    .iter()
+                    .zip(&base)
+                    .map(|(a, b)| a / b)
+                    .collect();
+                (p, Spread::of_ratios(&rel).estimate(self.rounds as u64))
+            })
+            .collect();
+        AgainstDefault::decide(default, others)
     }
 
     /// Each page size's expected time relative to `best`'s, round by round.
@@ -295,7 +310,8 @@ pub fn decide(points: &[PointResult], page_sizes: &[u32], reads: f64, rounds: us
         rounds,
     };
     let n = points.len();
-    let page_size = m.best_page(page_sizes);
+    let page_choice = m.page_choice(page_sizes);
+    let page_size = page_choice.chosen;
     let (outside, fastest, mut within_noise) = m.outside(page_size);
     let (inside, noted) = m.simplest(page_size, fastest, outside);
     within_noise.extend(noted);
@@ -338,6 +354,7 @@ pub fn decide(points: &[PointResult], page_sizes: &[u32], reads: f64, rounds: us
         speedup_vs,
         disk_per_blob,
         within_noise,
+        page_choice: Some(page_choice),
     }
 }
 
@@ -460,6 +477,86 @@ mod tests {
         let d = decide(&pts, &[4096], 1.0, 5);
         assert_eq!(d.placement, "split by size");
         assert!(d.within_noise.is_empty());
+    }
+
+    /// Points whose 16384-page database takes `db16384` per round against a
+    /// steady 4096 (with files far slower, so every blob stays inside).
+    fn pages(db16384: [f64; 5]) -> Vec<PointResult> {
+        let l = |kind, page, v: [f64; 5]| LayoutResult {
+            layout: format!("{kind:?}"),
+            kind,
+            page_size: page,
+            read_ns: v.to_vec(),
+            write_ns: v.to_vec(),
+            space_bytes: 1000,
+        };
+        [10_000, 100_000]
+            .iter()
+            .map(|&size| PointResult {
+                size,
+                share: 0.5,
+                blobs: 10,
+                writes: 10,
+                layouts: vec![
+                    l(LayoutKind::Db, Some(4096), [100.0; 5]),
+                    l(LayoutKind::Db, Some(16384), db16384),
+                    l(LayoutKind::DbFiles, None, [1000.0; 5]),
+                    l(LayoutKind::Files, None, [1000.0; 5]),
+                ],
+                band: None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_page_size_within_noise_of_the_default_keeps_4096() {
+        // 16384 is 5% faster at the median, slower in two rounds of five.
+        let d = decide(
+            &pages([90.0, 110.0, 95.0, 105.0, 92.0]),
+            &[4096, 16384],
+            0.5,
+            5,
+        );
+        assert_eq!(d.page_size, 4096, "{:?}", d.page_choice);
+        let c = d.page_choice.as_ref().expect("decided against the default");
+        assert_eq!((c.default, c.chosen), (4096, 4096));
+        assert!(c.within_noise);
+        let (p, e) = c.fastest_other().unwrap();
+        assert_eq!(*p, 16384);
+        assert!(e.value < 1.0 && e.contains(1.0), "{e:?}");
+        // The page-size table is relative to the page size kept.
+        assert!(
+            d.page_sizes
+                .iter()
+                .any(|(p, s)| *p == 4096 && s.median == 1.0)
+        );
+        // Given in another order, the default is still the one kept.
+        let d = decide(
+            &pages([90.0, 110.0, 95.0, 105.0, 92.0]),
+            &[16384, 4096],
+            0.5,
+            5,
+        );
+        assert_eq!(d.page_size, 4096);
+    }
+
+    #[test]
+    fn a_page_size_faster_beyond_the_noise_is_recommended() {
+        let d = decide(
+            &pages([60.0, 62.0, 59.0, 61.0, 60.0]),
+            &[4096, 16384],
+            0.5,
+            5,
+        );
+        assert_eq!(d.page_size, 16384);
+        let c = d.page_choice.as_ref().unwrap();
+        assert!(c.changed() && !c.within_noise, "{c:?}");
+        let e = c.vs_default(&16384).unwrap();
+        assert!(e.high < 1.0, "{e:?}");
+        // Without 4096 tried, the nearest size tried is the default.
+        let d = decide(&pages([60.0, 62.0, 59.0, 61.0, 60.0]), &[16384], 0.5, 5);
+        assert_eq!(d.page_size, 16384);
+        assert!(!d.page_choice.unwrap().within_noise);
     }
 
     /// Blobs outside the database go to the object store only when that is

@@ -8,7 +8,10 @@
 //! writes with the durability asked for. Then WAL is measured against a
 //! rollback journal. The recommendation minimizes the expected time per
 //! operation over the user's size distribution and read/write mix; every
-//! figure is recomputed round by round so its spread is known. With an
+//! figure is recomputed round by round so its spread is known. Settings
+//! move from their defaults (SQLite's page size 4096; WAL, the journal
+//! mode every layout is measured in) only when another is faster beyond
+//! the noise; otherwise the default is kept, said to be within noise. With an
 //! object store (`--s3`), it is one more layout at every size, and a
 //! candidate for the blobs kept outside the database.
 

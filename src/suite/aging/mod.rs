@@ -13,6 +13,14 @@
 //! random order, the pass's write throughput, each blob's fragments on
 //! disk, space used, and free-space fragmentation where the filesystem
 //! tells it. Everything mounted is unmounted and removed, on Ctrl-C too.
+//!
+//! The layouts of one filesystem, fill and blob size run side by side,
+//! each on its volume, age by age: all are filled, then measured, then
+//! aged to the next age and measured again. Their cold read rounds are
+//! interleaved, round r of every layout read back to back in an order that
+//! alternates from round to round ([`measure::schedule`]), so a ratio
+//! between layouts is taken round by round (paired) and drift on the
+//! machine favours none.
 
 pub mod interrupt;
 mod measure;
@@ -23,10 +31,13 @@ use std::path::PathBuf;
 
 use crate::error::{Error, Result};
 use crate::progress::Progress;
-use crate::result::aging::{AgingSeries, AgingTables, SizeRange, SkippedSeries, VolumeInfo};
+use crate::result::aging::{
+    AgingSeries, AgingTables, RoundPairing, SizeRange, SkippedSeries, VolumeInfo,
+};
 use crate::result::{ResultDocument, Tables};
 
 pub use series::Layout;
+use series::Running;
 use volume::{Fs, Volume};
 
 /// What `suite aging` measures, checked and typed before anything runs.
@@ -77,16 +88,36 @@ pub enum Place {
     },
 }
 
-/// One series to run: where, which layout, which sizes, how full.
+/// One series to run: which layout, which sizes, how full.
 #[derive(Debug, Clone, Copy)]
 struct Case {
-    fs: Option<Fs>,
     layout: Layout,
     sizes: SizeRange,
     fill: f64,
 }
 
-/// Runs the suite: every series in turn, each on a volume of its own.
+/// The series that run side by side: one filesystem, fill and size range,
+/// a layout each, in the order they are made and read.
+#[derive(Debug, Clone)]
+struct Group {
+    fs: Option<Fs>,
+    sizes: SizeRange,
+    fill: f64,
+    layouts: Vec<Layout>,
+}
+
+impl Group {
+    fn case(&self, layout: Layout) -> Case {
+        Case {
+            layout,
+            sizes: self.sizes,
+            fill: self.fill,
+        }
+    }
+}
+
+/// Runs the suite: group after group, the layouts of each side by side,
+/// each on a volume of its own.
 pub fn run(options: &AgingOptions, progress: &dyn Progress) -> Result<ResultDocument> {
     let _signals = interrupt::install();
     if let Place::Loop { work, .. } = &options.place {
@@ -105,10 +136,10 @@ pub fn run(options: &AgingOptions, progress: &dyn Progress) -> Result<ResultDocu
         writes: series::describe_writes(options.durable),
         ..AgingTables::default()
     };
-    let cases = plan(options, &mut tables.skipped);
+    let groups = plan(options, &mut tables.skipped);
     progress.note(&format!(
         "{} series: {} layouts x {} sizes x {} fills on {}; ages 0, {}",
-        cases.len(),
+        groups.iter().map(|g| g.layouts.len()).sum::<usize>(),
         options.layouts.len(),
         options.sizes.len(),
         options.fills.len(),
@@ -120,16 +151,19 @@ pub fn run(options: &AgingOptions, progress: &dyn Progress) -> Result<ResultDocu
             .collect::<Vec<_>>()
             .join(", ")
     ));
-    for (i, case) in cases.iter().enumerate() {
+    for (i, group) in groups.iter().enumerate() {
         interrupt::check()?;
-        progress.message(&format!("series {} of {}", i + 1, cases.len()));
-        let (series, info, cold) = run_case(options, case, progress)?;
-        if !tables.volumes.iter().any(|v| v.fs == info.fs) {
+        progress.message(&format!("group {} of {}", i + 1, groups.len()));
+        let (series, info, cold) = run_group(options, group, progress)?;
+        if let Some(info) = info
+            && !tables.volumes.iter().any(|v| v.fs == info.fs)
+        {
             tables.volumes.push(info);
         }
         tables.cold = cold;
-        tables.series.push(series);
+        tables.series.extend(series);
     }
+    tables.pairing = RoundPairing::Paired;
     Ok(ResultDocument::new(
         "suite aging",
         environment,
@@ -137,11 +171,11 @@ pub fn run(options: &AgingOptions, progress: &dyn Progress) -> Result<ResultDocu
     ))
 }
 
-/// Every series in the order they run: per filesystem, fill and size, the
-/// layouts back to back, their order reversed from one size to the next so
-/// drift favours none. Filesystems that cannot be made are skipped with
+/// Every group in the order they run: per filesystem, fill and size, the
+/// layouts side by side, their order reversed from one group to the next
+/// so drift favours none. Filesystems that cannot be made are skipped with
 /// the reason.
-fn plan(options: &AgingOptions, skipped: &mut Vec<SkippedSeries>) -> Vec<Case> {
+fn plan(options: &AgingOptions, skipped: &mut Vec<SkippedSeries>) -> Vec<Group> {
     let filesystems: Vec<Option<Fs>> = match &options.place {
         Place::Dir { .. } => vec![None],
         Place::Loop { fs, size, .. } => fs
@@ -159,7 +193,7 @@ fn plan(options: &AgingOptions, skipped: &mut Vec<SkippedSeries>) -> Vec<Case> {
             })
             .collect(),
     };
-    let mut cases = Vec::new();
+    let mut groups = Vec::new();
     let mut turn = 0;
     for &fs in &filesystems {
         for &fill in &options.fills {
@@ -169,16 +203,16 @@ fn plan(options: &AgingOptions, skipped: &mut Vec<SkippedSeries>) -> Vec<Case> {
                     layouts.reverse();
                 }
                 turn += 1;
-                cases.extend(layouts.into_iter().map(|layout| Case {
+                groups.push(Group {
                     fs,
-                    layout,
                     sizes,
                     fill,
-                }));
+                    layouts,
+                });
             }
         }
     }
-    cases
+    groups
 }
 
 /// Whether a filesystem can be made here at this size.
@@ -195,33 +229,147 @@ fn usable(fs: Fs, size: u64) -> std::result::Result<(), String> {
     Ok(())
 }
 
-/// Makes the case's volume, runs its series, and removes the volume
-/// whatever happened (a failure's error wins over the removal's).
-fn run_case(
+/// Makes a volume for each of the group's layouts, runs their series side
+/// by side, and removes every volume whatever happened (a failure's error
+/// wins over the removals'). Returns the series, the first volume's
+/// description and how the cache was emptied.
+fn run_group(
     options: &AgingOptions,
-    case: &Case,
+    group: &Group,
     progress: &dyn Progress,
-) -> Result<(AgingSeries, VolumeInfo, String)> {
-    let volume = match (&options.place, case.fs) {
-        (Place::Loop { size, work, .. }, Some(fs)) => Volume::make(fs, *size, work)?,
-        (Place::Dir { path, capacity }, _) => Volume::in_dir(path, *capacity)?,
-        (Place::Loop { .. }, None) => {
-            return Err(Error::usage("a loop volume needs a filesystem"));
+) -> Result<(Vec<AgingSeries>, Option<VolumeInfo>, String)> {
+    let mut volumes = Vec::with_capacity(group.layouts.len());
+    let ran = run_on(options, group, &mut volumes, progress);
+    let mut closed = Ok(());
+    for v in volumes {
+        let c = v.close();
+        if closed.is_ok() {
+            closed = c;
         }
-    };
-    let info = volume.info();
-    progress.note(&format!(
-        "{} on {}, {}, fill {:.0}%",
-        case.layout.name(),
-        info.fs,
-        case.sizes.label(),
-        case.fill * 100.0
-    ));
-    let ran = series::run(options, case, &volume, &info.fs, progress);
-    let closed = volume.close();
-    let (series, cold) = ran?;
+    }
+    let out = ran?;
     closed?;
-    Ok((series, info, cold))
+    Ok(out)
+}
+
+/// A fresh volume for one series of the group.
+fn make_volume(options: &AgingOptions, fs: Option<Fs>) -> Result<Volume> {
+    match (&options.place, fs) {
+        (Place::Loop { size, work, .. }, Some(fs)) => Volume::make(fs, *size, work),
+        (Place::Dir { path, capacity }, _) => Volume::in_dir(path, *capacity),
+        (Place::Loop { .. }, None) => Err(Error::usage("a loop volume needs a filesystem")),
+    }
+}
+
+/// Refuses a group whose volumes, all there at once, would not fit where
+/// they go: `layouts` images of `--volume-size` (sparse, but filled to
+/// the fill and aged) or folders of `--capacity`. Asked after the first
+/// volume is made, so root and the filesystem's tools are checked first.
+fn check_room(options: &AgingOptions, layouts: usize) -> Result<()> {
+    let (path, each, flag) = match &options.place {
+        Place::Loop { size, work, .. } => (work, *size, "--volume-size"),
+        Place::Dir { path, capacity } => (path, *capacity, "--capacity"),
+    };
+    let need = each.saturating_mul(layouts as u64);
+    let free = crate::measure::space::free_bytes(path).unwrap_or(u64::MAX);
+    if layouts > 1 && free < need {
+        return Err(Error::usage(format!(
+            "{flag} {} for {layouts} layouts side by side (their read rounds interleave, so their volumes exist at once) needs {} in {}, and {} are free there; give a smaller {flag}, fewer --layouts, or a folder on a larger disk",
+            crate::units::human_bytes(each),
+            crate::units::human_bytes(need),
+            path.display(),
+            crate::units::human_bytes(free)
+        )));
+    }
+    Ok(())
+}
+
+/// The group's series on `volumes` (made here, one per layout, and left
+/// for the caller to remove): filled one after another, then at age 0 and
+/// after every age measured side by side ([`measure_points`]); last the
+/// sqlite layout's point after a VACUUM, alone.
+fn run_on(
+    options: &AgingOptions,
+    group: &Group,
+    volumes: &mut Vec<Volume>,
+    progress: &dyn Progress,
+) -> Result<(Vec<AgingSeries>, Option<VolumeInfo>, String)> {
+    for i in 0..group.layouts.len() {
+        volumes.push(make_volume(options, group.fs)?);
+        if i == 0 {
+            check_room(options, group.layouts.len())?;
+        }
+    }
+    let info = volumes.first().map(Volume::info);
+    let fs = info.as_ref().map_or_else(String::new, |i| i.fs.clone());
+    let mut runs = Vec::with_capacity(group.layouts.len());
+    for (&layout, volume) in group.layouts.iter().zip(volumes.iter()) {
+        interrupt::check()?;
+        progress.note(&format!(
+            "{} on {fs}, {}, fill {:.0}%",
+            layout.name(),
+            group.sizes.label(),
+            group.fill * 100.0
+        ));
+        runs.push(Running::start(
+            options,
+            &group.case(layout),
+            volume,
+            &fs,
+            progress,
+        )?);
+    }
+    let mut cold = measure_points(&mut runs, volumes, options, progress)?;
+    for &age in &options.ages {
+        for (run, volume) in runs.iter_mut().zip(volumes.iter()) {
+            if run.going() {
+                run.age_to(age, options, volume, progress)?;
+            }
+        }
+        if runs.iter().any(Running::pending) {
+            cold = measure_points(&mut runs, volumes, options, progress)?;
+        }
+    }
+    for (run, volume) in runs.iter_mut().zip(volumes.iter()) {
+        run.vacuum_point(volume, options)?;
+    }
+    Ok((runs.into_iter().map(|r| r.series).collect(), info, cold))
+}
+
+/// A point for every series with a state waiting to be measured: each
+/// one's fragments and space first (they only look), then the cold read
+/// rounds of all of them interleaved round by round
+/// ([`measure::schedule`]). Returns how the cache was emptied.
+fn measure_points(
+    runs: &mut [Running],
+    volumes: &[Volume],
+    options: &AgingOptions,
+    progress: &dyn Progress,
+) -> Result<String> {
+    let mut points = Vec::new();
+    for (i, (run, volume)) in runs.iter_mut().zip(volumes).enumerate() {
+        if let Some(point) = run.survey(volume)? {
+            points.push((i, point, run.read_plan(options)));
+        }
+    }
+    let rounds: Vec<usize> = points.iter().map(|(_, _, plan)| plan.len()).collect();
+    let order = measure::schedule(&rounds);
+    progress.start("cold reads, layouts side by side", order.len() as u64);
+    let mut cold = String::new();
+    let mut buf = Vec::new();
+    for (k, round) in order {
+        let (i, point, plan) = &mut points[k];
+        let (rate, read, how) = runs[*i].read_round(&volumes[*i], &plan[round], &mut buf)?;
+        point.read_mb_s.push(rate);
+        point.blobs_read += read;
+        cold = how;
+        progress.advance(1);
+    }
+    progress.finish();
+    for (i, point, _) in points {
+        runs[i].push_point(point);
+    }
+    Ok(cold)
 }
 
 /// The place in words, for the plan line.

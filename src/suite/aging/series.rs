@@ -127,155 +127,222 @@ struct Live {
     replaced: u64,
 }
 
-/// Runs one series on `volume`; returns it and how the cache was emptied.
-pub fn run(
-    options: &AgingOptions,
-    case: &Case,
-    volume: &Volume,
-    fs: &str,
-    progress: &dyn Progress,
-) -> Result<(AgingSeries, String)> {
-    let total = volume.usage()?.total;
-    let max_age = options.ages.last().copied().unwrap_or(0.0);
-    let spec = spec(case.sizes, total, max_age, options.seed);
-    let target = case
-        .layout
-        .target(volume.root(), options.page_size, options.durable);
-    let manifest = Manifest::new(spec.clone()).started();
-    let mut store = store::create(&target, &manifest)?;
-    let settings = settings_words(&*store);
-    let mut live = Live {
-        keys: Vec::new(),
-        next: 1,
-        bytes: 0,
-        replaced: 0,
-    };
-    let (fill_pass, fill_reached) = fill(
-        &mut *store,
-        &spec,
-        case,
-        options,
-        volume,
-        &mut live,
-        progress,
-    )?;
-    let mut series = AgingSeries {
-        fs: fs.into(),
-        layout: case.layout.name().into(),
-        sizes: case.sizes,
-        fill_target: case.fill,
-        fill_reached,
-        settings,
-        points: Vec::new(),
-        stopped: None,
-    };
-    let mut cold = String::new();
-    let stored_after_fill = live.bytes.max(1);
-    let mut point = measure::point(&mut store, &target, &spec, volume, &live.keys, options)?;
-    cold.clone_from(&point.1);
-    series.points.push(AgePoint {
-        target_age: 0.0,
-        age: 0.0,
-        writes: fill_pass,
-        ..point.0
-    });
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(options.seed ^ 0x5eed);
-    for &age in &options.ages {
-        let goal = (age * stored_after_fill as f64) as u64;
-        progress.start(
-            &format!("{} on {fs}: age to {age}", case.layout.name()),
-            goal.saturating_sub(live.replaced),
-        );
-        let pass = age_pass(
+/// A series under way: its store open on its volume, its blobs, and its
+/// points so far. [`Running::start`] makes and fills it; then, age by age,
+/// [`Running::age_to`] writes and [`Running::survey`] with the read rounds
+/// the caller interleaves with the other layouts' ([`super::measure`])
+/// make each point.
+pub struct Running {
+    /// The layout.
+    pub layout: Layout,
+    store: Box<dyn Store>,
+    target: Target,
+    spec: DatasetSpec,
+    live: Live,
+    stored_after_fill: u64,
+    rng: Xoshiro256PlusPlus,
+    /// The series as measured so far.
+    pub series: AgingSeries,
+    /// The state about to be measured, when it has not been: its planned
+    /// age, the age reached and the pass that brought the store there.
+    pending: Option<(f64, f64, WritePass)>,
+}
+
+impl Running {
+    /// Makes the layout's store on `volume` and fills it to the case's
+    /// occupancy; the state after the fill is the first point to measure.
+    pub fn start(
+        options: &AgingOptions,
+        case: &Case,
+        volume: &Volume,
+        fs: &str,
+        progress: &dyn Progress,
+    ) -> Result<Running> {
+        let total = volume.usage()?.total;
+        let max_age = options.ages.last().copied().unwrap_or(0.0);
+        let spec = spec(case.sizes, total, max_age, options.seed);
+        let target = case
+            .layout
+            .target(volume.root(), options.page_size, options.durable);
+        let manifest = Manifest::new(spec.clone()).started();
+        let mut store = store::create(&target, &manifest)?;
+        let settings = settings_words(&*store);
+        let mut live = Live {
+            keys: Vec::new(),
+            next: 1,
+            bytes: 0,
+            replaced: 0,
+        };
+        let (fill_pass, fill_reached) = fill(
             &mut *store,
             &spec,
-            case.layout,
+            case,
             options,
             volume,
             &mut live,
+            progress,
+        )?;
+        let stored_after_fill = live.bytes.max(1);
+        Ok(Running {
+            layout: case.layout,
+            store,
+            target,
+            spec,
+            live,
+            stored_after_fill,
+            rng: Xoshiro256PlusPlus::seed_from_u64(options.seed ^ 0x5eed),
+            series: AgingSeries {
+                fs: fs.into(),
+                layout: case.layout.name().into(),
+                sizes: case.sizes,
+                fill_target: case.fill,
+                fill_reached,
+                settings,
+                points: Vec::new(),
+                stopped: None,
+            },
+            pending: Some((0.0, 0.0, fill_pass)),
+        })
+    }
+
+    /// Whether the series goes on (it has not stopped early).
+    pub fn going(&self) -> bool {
+        self.series.stopped.is_none()
+    }
+
+    /// Whether a state is waiting to be measured.
+    pub fn pending(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// Ages the store to `age`: replaces blobs until the bytes written by
+    /// replacements since the fill reach `age` times the bytes stored
+    /// then. A pass that fails (the volume full) stops the series with the
+    /// reason; an interruption is an error.
+    pub fn age_to(
+        &mut self,
+        age: f64,
+        options: &AgingOptions,
+        volume: &Volume,
+        progress: &dyn Progress,
+    ) -> Result<()> {
+        let fs = &self.series.fs;
+        let goal = (age * self.stored_after_fill as f64) as u64;
+        progress.start(
+            &format!("{} on {fs}: age to {age}", self.layout.name()),
+            goal.saturating_sub(self.live.replaced),
+        );
+        let pass = age_pass(
+            &mut *self.store,
+            &self.spec,
+            self.layout,
+            options,
+            volume,
+            &mut self.live,
             goal,
-            &mut rng,
+            &mut self.rng,
             progress,
         );
         progress.finish();
-        let pass = match pass {
-            Ok(p) => p,
-            Err(e @ Error::Interrupted(_)) => return Err(e),
-            Err(e) => {
-                series.stopped = Some(format!("aging to {age} stopped: {e}"));
-                break;
+        match pass {
+            Ok(p) => {
+                let reached = self.live.replaced as f64 / self.stored_after_fill as f64;
+                self.pending = Some((age, reached, p));
             }
-        };
-        point = measure::point(&mut store, &target, &spec, volume, &live.keys, options)?;
-        series.points.push(AgePoint {
-            target_age: age,
-            age: live.replaced as f64 / stored_after_fill as f64,
-            writes: pass,
-            ..point.0
-        });
+            Err(e @ Error::Interrupted(_)) => return Err(e),
+            Err(e) => self.series.stopped = Some(format!("aging to {age} stopped: {e}")),
+        }
+        Ok(())
     }
-    if options.vacuum && case.layout == Layout::Sqlite && series.stopped.is_none() {
-        vacuum_point(
-            &mut store,
-            &target,
-            &spec,
-            volume,
-            &live,
-            stored_after_fill,
-            options,
-            &mut series,
-        )?;
-    }
-    drop(store);
-    Ok((series, cold))
-}
 
-/// A full VACUUM after the last age and a point measured after it; a
-/// VACUUM without room on the volume ends the series with the reason.
-#[allow(clippy::too_many_arguments)]
-fn vacuum_point(
-    store: &mut Box<dyn Store>,
-    target: &Target,
-    spec: &DatasetSpec,
-    volume: &Volume,
-    live: &Live,
-    stored_after_fill: u64,
-    options: &AgingOptions,
-    series: &mut AgingSeries,
-) -> Result<()> {
-    let started = std::time::Instant::now();
-    // VACUUM's rollback journal holds every page of the database: on a
-    // volume with less free space than that it cannot run, and an
-    // application in that place would keep the journal in memory for it.
-    let done = match store.reclaim(Reclaim::Full) {
-        Err(e) if e.to_string().contains("no room") => store.reclaim(Reclaim::FullJournalInMemory),
-        other => other,
-    };
-    volume.sync()?;
-    let ns = started.elapsed().as_nanos() as u64;
-    let done = match done {
-        Ok(done) => done,
-        Err(e) => {
-            series.stopped = Some(format!("VACUUM after the last age failed: {e}"));
+    /// The waiting state's fragments and space, as a point of its age
+    /// with its writes; the read rounds are added by
+    /// [`Running::push_point`]. None when nothing waits.
+    pub fn survey(&mut self, volume: &Volume) -> Result<Option<AgePoint>> {
+        let Some((target_age, age, writes)) = self.pending.take() else {
+            return Ok(None);
+        };
+        let point = measure::survey(&mut self.store, &self.spec, volume, &self.live.keys)?;
+        Ok(Some(AgePoint {
+            target_age,
+            age,
+            writes,
+            ..point
+        }))
+    }
+
+    /// The keys of each cold read round of the state now.
+    pub fn read_plan(&self, options: &AgingOptions) -> Vec<Vec<u64>> {
+        measure::read_plan(&self.live.keys, options)
+    }
+
+    /// One cold read round of `keys`: MB/s, blobs read, how the cache was
+    /// emptied.
+    pub fn read_round(
+        &self,
+        volume: &Volume,
+        keys: &[u64],
+        buf: &mut Vec<u8>,
+    ) -> Result<(f64, u64, String)> {
+        measure::read_round(&self.target, &self.spec, volume, keys, buf)
+    }
+
+    /// Adds a measured point to the series.
+    pub fn push_point(&mut self, point: AgePoint) {
+        self.series.points.push(point);
+    }
+
+    /// For the sqlite layout when asked (`options.vacuum`) and the series
+    /// went the whole way: a full VACUUM after the last age and a point
+    /// measured after it, alone (no other layout has such a point; it is
+    /// shown apart, not ranked). A VACUUM without room on the volume ends
+    /// the series with the reason.
+    pub fn vacuum_point(&mut self, volume: &Volume, options: &AgingOptions) -> Result<()> {
+        if !(options.vacuum && self.layout == Layout::Sqlite && self.going()) {
             return Ok(());
         }
-    };
-    let (point, _) = measure::point(store, target, spec, volume, &live.keys, options)?;
-    let last_age = series.points.last().map_or(0.0, |p| p.target_age);
-    series.points.push(AgePoint {
-        target_age: last_age,
-        age: live.replaced as f64 / stored_after_fill as f64,
-        vacuumed: true,
-        note: done,
-        writes: WritePass {
-            blobs: 0,
-            bytes: point.space.store_bytes,
-            ns,
-            sync_ns: ns,
-        },
-        ..point
-    });
-    Ok(())
+        let started = std::time::Instant::now();
+        // VACUUM's rollback journal holds every page of the database: on a
+        // volume with less free space than that it cannot run, and an
+        // application in that place would keep the journal in memory for it.
+        let done = match self.store.reclaim(Reclaim::Full) {
+            Err(e) if e.to_string().contains("no room") => {
+                self.store.reclaim(Reclaim::FullJournalInMemory)
+            }
+            other => other,
+        };
+        volume.sync()?;
+        let ns = started.elapsed().as_nanos() as u64;
+        let done = match done {
+            Ok(done) => done,
+            Err(e) => {
+                self.series.stopped = Some(format!("VACUUM after the last age failed: {e}"));
+                return Ok(());
+            }
+        };
+        let mut point = measure::survey(&mut self.store, &self.spec, volume, &self.live.keys)?;
+        let mut buf = Vec::new();
+        for keys in self.read_plan(options) {
+            let (rate, read, _) = self.read_round(volume, &keys, &mut buf)?;
+            point.read_mb_s.push(rate);
+            point.blobs_read += read;
+        }
+        let last_age = self.series.points.last().map_or(0.0, |p| p.target_age);
+        self.series.points.push(AgePoint {
+            target_age: last_age,
+            age: self.live.replaced as f64 / self.stored_after_fill as f64,
+            vacuumed: true,
+            note: done,
+            writes: WritePass {
+                blobs: 0,
+                bytes: point.space.store_bytes,
+                ns,
+                sync_ns: ns,
+            },
+            ..point
+        });
+        Ok(())
+    }
 }
 
 /// The store's settings read back, in words.

@@ -44,12 +44,7 @@ pub fn order_effects(t: &LobTables) -> Vec<OrderEffect> {
     let cases: Vec<Case> = pending
         .iter()
         .enumerate()
-        .map(|(i, p)| Case {
-            before: &p.sequential,
-            after: &p.random,
-            seed: 0x4f72_6465 ^ i as u64,
-            min_factor: 1.0,
-        })
+        .map(|(i, p)| Case::new(&p.sequential, &p.random, 0x4f72_6465 ^ i as u64))
         .collect();
     let family = assess(&cases, ORDER_THRESHOLD);
     // Too few blobs a side for any case to reach significance over the

@@ -21,7 +21,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::error::Result;
 use crate::progress::Progress;
-use crate::result::sweep::{Experiment, FirstDisk, SweepState, SweepTables};
+use crate::result::sweep::{Experiment, FirstDisk, SweepState, SweepTables, all_param_effects};
 use crate::result::{ResultDocument, Tables};
 
 use super::common::{WorkDir, remove_entry};
@@ -77,6 +77,7 @@ pub fn run(
                 schema: workloads::SCHEMA.into(),
                 experiment: options.experiment.clone(),
                 first_disk: options.first_disk.clone(),
+                effects: Vec::new(),
             },
         }),
     );
@@ -150,7 +151,9 @@ fn sweep(
         work.path.display()
     ));
     if todo.is_empty() {
-        state(doc).complete = true;
+        let state = state(doc);
+        state.complete = true;
+        state.effects = all_param_effects(plan, &state.records);
         return on_record(doc);
     }
     // Rows and blobs for every workload, generated once, outside the timed runs.
@@ -171,7 +174,9 @@ fn sweep(
                 todo.len() - i,
                 total
             ));
-            state(doc).complete = false;
+            let state = state(doc);
+            state.complete = false;
+            state.effects = all_param_effects(plan, &state.records);
             on_record(doc)?;
             break;
         }
@@ -190,6 +195,10 @@ fn sweep(
             timing,
         });
         state.complete = i + 1 == todo.len();
+        // Each parameter's effect, decided once the last run is in.
+        if state.complete {
+            state.effects = all_param_effects(plan, &state.records);
+        }
         on_record(doc)?;
         progress.advance(1);
     }

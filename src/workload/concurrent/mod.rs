@@ -3,24 +3,27 @@
 //! from a distribution (`--keys`), in transactions of `--batch`
 //! operations, for a time or a count, closed loop or open loop at
 //! `--rate`. Every read is checked against the versions that may legally
-//! be there (see `history`); a busy lock is counted and the transaction
+//! be there (see `history`; each key's version before the run is read
+//! first, untimed); a busy lock is counted and the transaction
 //! rolled back, never fatal. Inserts and deletes are put right afterwards
 //! (untimed), so the dataset stays whole for the next run.
 
+#[cfg(test)]
+mod tests;
 mod worker;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Barrier, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use crate::dataset::{DatasetSpec, Manifest};
+use crate::dataset::{DatasetSpec, Manifest, SizeDistribution};
 use crate::error::{Error, Result};
 use crate::measure::latency::Latencies;
 use crate::progress::Progress;
 use crate::result::concurrent::{
     ConcurrentPlanRecord, ConcurrentTables, DatasetAfter, KindFigures, Outcomes, Schedule,
 };
-use crate::store::{self, Access, SessionOptions};
+use crate::store::{self, Access, Session, SessionOptions};
 use crate::target::Target;
 
 use super::history::History;
@@ -67,9 +70,17 @@ pub struct ConcurrentPlan {
     pub workload: Option<String>,
 }
 
+/// Wraps each worker's session: how tests make a store misbehave on
+/// purpose.
+trait WrapSession: Sync {
+    fn wrap<'s>(&self, session: Box<dyn Session + 's>) -> Box<dyn Session + 's>;
+}
+
 /// What every worker shares.
 struct Shared<'a> {
     plan: &'a ConcurrentPlan,
+    /// Wraps each worker's session (tests).
+    wrap: Option<&'a dyn WrapSession>,
     spec: Option<DatasetSpec>,
     history: History,
     first: u64,
@@ -134,6 +145,15 @@ impl Shared<'_> {
 
 /// Runs the plan and returns its tables.
 pub fn execute(plan: &ConcurrentPlan, progress: &dyn Progress) -> Result<ConcurrentTables> {
+    execute_wrapped(plan, progress, None)
+}
+
+/// [`execute`], each worker's session wrapped by `wrap`.
+fn execute_wrapped(
+    plan: &ConcurrentPlan,
+    progress: &dyn Progress,
+    wrap: Option<&dyn WrapSession>,
+) -> Result<ConcurrentTables> {
     check(plan)?;
     let access = if plan.writes() {
         Access::ReadWrite
@@ -157,21 +177,12 @@ pub fn execute(plan: &ConcurrentPlan, progress: &dyn Progress) -> Result<Concurr
             plan.target, catalog.count, catalog.first_key, catalog.last_key
         )));
     }
-    let resizes = plan.mix.has(OpKind::Insert) || plan.mix.has(OpKind::Delete);
-    if resizes && let Some(m) = &catalog.manifest {
-        // Until the run has put the dataset right, it is not whole.
-        let pending = Manifest {
-            complete: false,
-            command: None,
-            ..m.clone()
-        };
-        probe.finish(&pending)?;
-    }
-    drop(probe);
+    let judged = plan.verify && spec.is_some() && plan.reads();
     let shared = Shared {
         plan,
+        wrap,
         spec,
-        history: History::default(),
+        history: History::new(catalog.first_key, catalog.last_key, judged),
         first: catalog.first_key,
         initial_last: catalog.last_key,
         visible_last: AtomicU64::new(catalog.last_key),
@@ -184,6 +195,20 @@ pub fn execute(plan: &ConcurrentPlan, progress: &dyn Progress) -> Result<Concurr
         started: OnceLock::new(),
         failure: Mutex::new(None),
     };
+    if judged {
+        learn_versions(&shared, access, progress)?;
+    }
+    let resizes = plan.mix.has(OpKind::Insert) || plan.mix.has(OpKind::Delete);
+    if resizes && let Some(m) = &catalog.manifest {
+        // Until the run has put the dataset right, it is not whole.
+        let pending = Manifest {
+            complete: false,
+            command: None,
+            ..m.clone()
+        };
+        probe.finish(&pending)?;
+    }
+    drop(probe);
     let tallies = run_workers(&shared, progress);
     let elapsed = shared.since_start();
     if let Some(e) = shared
@@ -206,6 +231,13 @@ impl ConcurrentPlan {
     /// Whether any thread writes.
     pub fn writes(&self) -> bool {
         self.writers > 0 || self.mix.writes()
+    }
+
+    /// Whether any operation reads.
+    fn reads(&self) -> bool {
+        [OpKind::Read, OpKind::ReadModifyWrite, OpKind::Scan]
+            .iter()
+            .any(|k| self.mix.has(*k))
     }
 
     /// Whether the run does `kind` at all.
@@ -237,6 +269,74 @@ fn check(plan: &ConcurrentPlan) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+/// Reads, untimed and before the run, the version every key holds (the
+/// first eight bytes of its blob, on as many threads as the run has), so
+/// that a read during the run of a version neither this one nor the run
+/// wrote (an older one) is judged stale. A blob shorter than eight bytes
+/// carries no version: any version the run did not write stays legal.
+fn learn_versions(shared: &Shared, access: Access, progress: &dyn Progress) -> Result<()> {
+    let (Some(spec), plan) = (shared.spec.as_ref(), shared.plan) else {
+        return Ok(());
+    };
+    let (first, last) = (shared.first, shared.initial_last);
+    let Some(count) = (last + 1).checked_sub(first).filter(|&n| n > 0) else {
+        return Ok(());
+    };
+    let heads = heads(spec);
+    let threads = (plan.threads as u64).clamp(1, count);
+    let per = count.div_ceil(threads);
+    progress.start("reading versions", count);
+    let learn = |from: u64, to: u64| -> Result<()> {
+        let mut store = store::open(&plan.target, access)?;
+        let mut session = store.session(SessionOptions {
+            per_op_transaction: true,
+            ..plan.session
+        })?;
+        let mut head = [0u8; 8];
+        for key in from..=to {
+            if spec.size_of(key) >= head.len() {
+                match session.read_at(key, 0, &mut head) {
+                    Ok(8) => {
+                        if let Ok(v) = heads.verify(key, &head, None) {
+                            shared.history.learn(key, v);
+                        }
+                    }
+                    Ok(_) | Err(Error::MissingKey { .. }) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            if (key - from) % 256 == 255 {
+                progress.advance(256);
+            }
+        }
+        Ok(())
+    };
+    let learn = &learn;
+    let learned = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|i| first + i * per)
+            .filter(|&from| from <= last)
+            .map(|from| scope.spawn(move || learn(from, (from + per - 1).min(last))))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect::<Result<Vec<()>>>()
+    });
+    progress.finish();
+    learned.map(|_| ())
+}
+
+/// `spec` with every blob its head alone (eight bytes): the check of a
+/// blob's head against it returns the version the head names.
+fn heads(spec: &DatasetSpec) -> DatasetSpec {
+    DatasetSpec {
+        size: 8,
+        distribution: SizeDistribution::Fixed,
+        ..spec.clone()
+    }
 }
 
 /// Starts the workers and shows live throughput until they end.

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::measure::latency::Latencies;
 use crate::result::concurrent::Outcomes;
 use crate::store::{self, Access, Session};
-use crate::workload::history::{Seen, Verdict};
+use crate::workload::history::{Outcome, Seen, Verdict};
 use crate::workload::keys::KeyChooser;
 use crate::workload::mix::OpKind;
 
@@ -65,9 +65,18 @@ impl Tally {
     }
 }
 
-/// A write done in the open batch, recorded in the history when the batch
-/// ends: (key, its id in the history, a delete, an insert).
-type Pending = (u64, u64, bool, bool);
+/// A write done (or tried) in the open batch, recorded in the history
+/// when the batch ends.
+struct Pending {
+    key: u64,
+    /// Its id in the history.
+    id: u64,
+    delete: bool,
+    insert: bool,
+    /// Its call failed (busy): the store may or may not have applied it,
+    /// unless the batch is rolled back.
+    failed: bool,
+}
 
 /// A worker's state between operations.
 struct Worker<'s, 'a> {
@@ -116,7 +125,11 @@ pub(super) fn run(shared: &Shared, id: usize) -> Result<Tally> {
             per_op_transaction: plan.batch == 1,
             ..plan.session
         })
-        .and_then(|mut s| s.wait_for_locks(plan.busy_timeout).map(|()| s));
+        .and_then(|mut s| s.wait_for_locks(plan.busy_timeout).map(|()| s))
+        .map(|s| match shared.wrap {
+            Some(w) => w.wrap(s),
+            None => s,
+        });
     shared.ready.wait();
     let session = session?;
     let start = shared.start();
@@ -242,17 +255,24 @@ impl Worker<'_, '_> {
     }
 
     /// The batch's writes are in: they count as done, the history learns
-    /// when, and committed inserts become keys the others may draw.
+    /// when, and committed inserts become keys the others may draw. A
+    /// write whose call failed may or may not be in: its outcome is
+    /// unknown, and a failed insert's key is put right afterwards.
     fn committed(&mut self) {
         self.count_done(true);
         let at = self.shared.history.now();
-        for (key, id, delete, insert) in self.pending.drain(..) {
-            self.shared.history.end_write(key, id, Some(at));
-            if insert {
-                self.shared.visible_last.fetch_max(key, Ordering::Relaxed);
+        for p in self.pending.drain(..) {
+            let outcome = if p.failed {
+                Outcome::Unknown
+            } else {
+                Outcome::Committed(at)
+            };
+            self.shared.history.end_write(p.key, p.id, outcome);
+            if p.insert && !p.failed {
+                self.shared.visible_last.fetch_max(p.key, Ordering::Relaxed);
             }
-            if delete {
-                self.tally.touched.push(key);
+            if p.delete || (p.insert && p.failed) {
+                self.tally.touched.push(p.key);
             }
         }
     }
@@ -276,6 +296,8 @@ impl Worker<'_, '_> {
     }
 
     /// Rolls the batch back; writes the store kept anyway count as done.
+    /// Those it undid never happened: the history remembers their versions
+    /// as never legal to read.
     fn roll_back(&mut self) -> Result<()> {
         let undone = self.session.rollback()?;
         if !undone {
@@ -284,10 +306,12 @@ impl Worker<'_, '_> {
         }
         // Reads happened; writes rolled back are not operations done.
         self.count_done(false);
-        for (key, id, _, insert) in self.pending.drain(..) {
-            self.shared.history.end_write(key, id, None);
-            if insert {
-                self.tally.touched.push(key);
+        for p in self.pending.drain(..) {
+            self.shared
+                .history
+                .end_write(p.key, p.id, Outcome::RolledBack);
+            if p.insert {
+                self.tally.touched.push(p.key);
             }
         }
         Ok(())
@@ -376,10 +400,7 @@ impl Worker<'_, '_> {
         if spec.is_none() {
             return Ok(n);
         }
-        match shared
-            .history
-            .judge(key, t0, t1, seen, key <= shared.initial_last)
-        {
+        match shared.history.judge(key, t0, t1, seen) {
             Verdict::Legal => self.tally.verified += 1,
             Verdict::Stale => outcomes.stale += 1,
             Verdict::Unjudged => self.tally.unjudged += 1,
@@ -401,42 +422,40 @@ impl Worker<'_, '_> {
         } else {
             self.session.update(key, &self.buf)
         };
-        match done {
-            Ok(()) => {
-                self.pending.push((key, id, false, kind == OpKind::Insert));
-                Ok(self.buf.len() as u64)
-            }
-            Err(Error::MissingKey { .. }) => {
-                shared.history.end_write(key, id, None);
-                self.tally.kinds[kind as usize].outcomes.missing += 1;
-                Ok(0)
-            }
-            Err(e) => {
-                shared.history.end_write(key, id, None);
-                if kind == OpKind::Insert {
-                    self.tally.touched.push(key);
-                }
-                Err(e)
-            }
+        if let Err(Error::MissingKey { .. }) = done {
+            // Nothing was written: the version never exists.
+            shared.history.end_write(key, id, Outcome::RolledBack);
+            self.tally.kinds[kind as usize].outcomes.missing += 1;
+            return Ok(0);
         }
+        // A failure is ended with the batch: rolled back, or of unknown
+        // outcome where the store could not undo it.
+        self.pending.push(Pending {
+            key,
+            id,
+            delete: false,
+            insert: kind == OpKind::Insert,
+            failed: done.is_err(),
+        });
+        done.map(|()| self.buf.len() as u64)
     }
 
     fn delete(&mut self, key: u64) -> Result<u64> {
         let id = self.shared.history.begin_write(key, None);
-        match self.session.delete(key) {
-            Ok(()) => {
-                self.pending.push((key, id, true, false));
-                Ok(0)
-            }
-            Err(Error::MissingKey { .. }) => {
-                self.shared.history.end_write(key, id, None);
-                self.tally.kinds[OpKind::Delete as usize].outcomes.missing += 1;
-                Ok(0)
-            }
-            Err(e) => {
-                self.shared.history.end_write(key, id, None);
-                Err(e)
-            }
+        let done = self.session.delete(key);
+        if let Err(Error::MissingKey { .. }) = done {
+            // Nothing was deleted.
+            self.shared.history.end_write(key, id, Outcome::RolledBack);
+            self.tally.kinds[OpKind::Delete as usize].outcomes.missing += 1;
+            return Ok(0);
         }
+        self.pending.push(Pending {
+            key,
+            id,
+            delete: true,
+            insert: false,
+            failed: done.is_err(),
+        });
+        done.map(|()| 0)
     }
 }

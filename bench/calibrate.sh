@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# The instrument checks itself (issue 27): how often `compare` raises a false
+# alarm, how often it finds a known slowdown, and how often one run's interval
+# holds a rerun's median, measured with real runs on this machine.
+#
+# PAIRS times, four runs of SUITE back to back (quick by default, at its
+# default settings except COUNT), in an order rotated by one each pair so a
+# drifting machine favours none of them:
+#   A    as is
+#   A'   as is again
+#   B1   with a known cost injected into one case (INJECT_CASE, SIZES' first
+#        factor, e.g. x1.10: that case's every operation spins 10% longer)
+#   B2   the same with SIZES' second factor (x1.25)
+# then, at compare's defaults:
+#   compare A A'    A/A: every case flagged is a false alarm. Counted twice:
+#                   by the uncorrected verdict and by the drift-corrected one
+#                   where a case has it (--allow-drift), i.e. with and
+#                   without the drift probes.
+#   compare A B1    A/B: the injected case called slower is a detection;
+#   compare A' B2   any other case flagged is a false alarm.
+# and, from every A/A pair, each case: does A's interval (this run's rounds)
+# hold A''s median? (the rerun coverage the README states).
+#
+# Prints the tables and writes every count as JSON to OUT.
+#
+#   bench/calibrate.sh                               (20 pairs of quick, +10% and +25%)
+#   PAIRS=3 SIZES="1.5" bench/calibrate.sh           (the small version CI runs)
+#   SUITE=fasterthanfs COUNT=2000 bench/calibrate.sh (a suite with many cases)
+#   ARGS="--rounds 15" bench/calibrate.sh            (the power more rounds buy)
+#   BLOBBENCH=target/release/blobbench DIR=/mnt/ssd OUT=cal.json KEEP=1 bench/calibrate.sh
+set -euo pipefail
+shopt -s inherit_errexit
+
+PAIRS=${PAIRS:-20}
+SUITE=${SUITE:-quick}
+SIZES=${SIZES:-"1.10 1.25"}
+OUT=${OUT:-calibrate.json}
+case "$SUITE" in
+quick)
+    COUNT=${COUNT:-20k}
+    INJECT_CASE=${INJECT_CASE:-read:db}
+    ;;
+fasterthanfs)
+    COUNT=${COUNT:-2000}
+    INJECT_CASE=${INJECT_CASE:-read:db}
+    ;;
+*)
+    echo "SUITE=$SUITE: quick or fasterthanfs" >&2
+    exit 2
+    ;;
+esac
+read -r -a FACTORS <<<"$SIZES"
+# ARGS: more options for every run of the suite, e.g. ARGS="--rounds 15".
+read -r -a EXTRA <<<"${ARGS:-}"
+if [ "${#FACTORS[@]}" -lt 1 ] || [ "${#FACTORS[@]}" -gt 2 ]; then
+    echo "SIZES=\"$SIZES\": one or two factors, e.g. SIZES=\"1.10 1.25\"" >&2
+    exit 2
+fi
+if ! [[ "$PAIRS" =~ ^[1-9][0-9]*$ ]]; then
+    echo "PAIRS=$PAIRS: a whole number of pairs, 1 or more" >&2
+    exit 2
+fi
+BLOBBENCH=${BLOBBENCH:-$(dirname "$0")/../target/release/blobbench}
+if [ ! -x "$BLOBBENCH" ]; then
+    echo "build first: cargo build --release (or set BLOBBENCH)" >&2
+    exit 2
+fi
+command -v python3 >/dev/null || {
+    echo "python3 is needed to tally the comparisons (apt-get install python3)" >&2
+    exit 2
+}
+WORK=$(mktemp -d "${DIR:-${TMPDIR:-/tmp}}/blobbench-calibrate.XXXXXX")
+# KEEP=1 keeps every result and comparison (their folder is printed).
+if [ "${KEEP:-0}" = 1 ]; then
+    echo "results and comparisons kept in $WORK" >&2
+else
+    trap 'rm -rf "$WORK"' EXIT
+fi
+
+# One run of the suite into $1, with the injection $2 (a factor) if given.
+measure() {
+    local out=$1 factor=${2:-}
+    local inject=()
+    [ -n "$factor" ] && inject=(--inject "$INJECT_CASE=x$factor")
+    case "$SUITE" in
+    quick)
+        "$BLOBBENCH" quick --dir "$WORK" --count "$COUNT" --json "$out" --report none "${inject[@]}" "${EXTRA[@]}" >"$out.log" 2>&1
+        ;;
+    fasterthanfs)
+        "$BLOBBENCH" suite fasterthanfs --dir "$WORK" --count "$COUNT" --json "$out" "${inject[@]}" "${EXTRA[@]}" >"$out.log" 2>&1
+        ;;
+    esac || {
+        echo "run failed: $out (log below)" >&2
+        tail -20 "$out.log" >&2
+        exit 1
+    }
+}
+
+# compare $1 $2 into $3 (exit 1 is a verdict, not a failure).
+judge() {
+    "$BLOBBENCH" compare "$1" "$2" --json "$3" >"$3.log" 2>&1 || {
+        echo "compare failed: $1 $2 (log below)" >&2
+        tail -20 "$3.log" >&2
+        exit 1
+    }
+}
+
+started=$(date +%s)
+for ((i = 1; i <= PAIRS; i++)); do
+    names=(a a2 b1)
+    [ "${#FACTORS[@]}" -eq 2 ] && names+=(b2)
+    # Rotate the order by one each pair.
+    shift_by=$(((i - 1) % ${#names[@]}))
+    order=("${names[@]:shift_by}" "${names[@]:0:shift_by}")
+    for name in "${order[@]}"; do
+        case "$name" in
+        a | a2) measure "$WORK/$name-$i.json" ;;
+        b1) measure "$WORK/$name-$i.json" "${FACTORS[0]}" ;;
+        b2) measure "$WORK/$name-$i.json" "${FACTORS[1]}" ;;
+        esac
+    done
+    judge "$WORK/a-$i.json" "$WORK/a2-$i.json" "$WORK/aa-$i.cmp.json"
+    judge "$WORK/a-$i.json" "$WORK/b1-$i.json" "$WORK/ab1-$i.cmp.json"
+    [ "${#FACTORS[@]}" -eq 2 ] && judge "$WORK/a2-$i.json" "$WORK/b2-$i.json" "$WORK/ab2-$i.cmp.json"
+    now=$(date +%s)
+    left=$(((now - started) * (PAIRS - i) / i))
+    printf 'pair %d of %d done, about %dm%02ds left\n' "$i" "$PAIRS" $((left / 60)) $((left % 60)) >&2
+done
+
+ARGS="${ARGS:-}" python3 - "$WORK" "$PAIRS" "$OUT" "$SUITE" "$INJECT_CASE" "${FACTORS[@]}" <<'PY'
+import json, os, sys
+work, pairs, out, suite, case = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+factors = sys.argv[6:]
+FLAGGED = ("better", "worse")
+TESTED = ("better", "worse", "within-noise")
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)["tables"]["compare"]["changes"]
+
+def corrected(ch):
+    return (ch.get("adjusted") or {}).get("verdict", ch["verdict"])
+
+def share(k, n):
+    return k / n if n else float("nan")
+
+aa = {"comparisons": 0, "flagged": 0, "flagged_corrected": 0, "pairs_with_any": 0,
+      "rerun_checks": 0, "rerun_inside": 0}
+for i in range(1, pairs + 1):
+    changes = load(f"{work}/aa-{i}.cmp.json")
+    tested = [c for c in changes if c["verdict"] in TESTED]
+    flagged = sum(c["verdict"] in FLAGGED for c in tested)
+    aa["comparisons"] += len(tested)
+    aa["flagged"] += flagged
+    aa["flagged_corrected"] += sum(corrected(c) in FLAGGED for c in tested)
+    aa["pairs_with_any"] += flagged > 0
+    for c in changes:
+        interval = c["before"].get("interval")
+        if interval:
+            aa["rerun_checks"] += 1
+            aa["rerun_inside"] += interval[0] <= c["after"]["median"] <= interval[1]
+
+ab = []
+for k, factor in enumerate(factors, start=1):
+    row = {"factor": float(factor), "pairs": pairs, "found": 0, "found_corrected": 0,
+           "missing": 0, "others": 0, "others_flagged": 0}
+    for i in range(1, pairs + 1):
+        changes = load(f"{work}/ab{k}-{i}.cmp.json")
+        hit = [c for c in changes if c.get("injected")]
+        if not hit:
+            row["missing"] += 1
+        row["found"] += any(c["verdict"] == "worse" for c in hit)
+        row["found_corrected"] += any(corrected(c) == "worse" for c in hit)
+        others = [c for c in changes if not c.get("injected") and c["verdict"] in TESTED]
+        row["others"] += len(others)
+        row["others_flagged"] += sum(c["verdict"] in FLAGGED for c in others)
+    ab.append(row)
+
+extra = os.environ.get("ARGS", "")
+runs = f"`{suite} {extra}`" if extra else f"`{suite}`"
+print(f"\ncalibration: {pairs} pair(s) of {runs}, compare at its defaults, injected into {case}")
+print(f"A/A: {aa['flagged']} of {aa['comparisons']} case comparisons flagged "
+      f"({100 * share(aa['flagged'], aa['comparisons']):.1f}% false alarms; "
+      f"{100 * share(aa['flagged_corrected'], aa['comparisons']):.1f}% by the drift-corrected verdicts); "
+      f"{aa['pairs_with_any']} of {pairs} pairs had any")
+print(f"rerun coverage: one run's interval held the rerun's median in {aa['rerun_inside']} of "
+      f"{aa['rerun_checks']} cases ({100 * share(aa['rerun_inside'], aa['rerun_checks']):.0f}%)")
+print(f"{'injected':>9}  {'found (power)':>14}  {'corrected':>10}  {'other cases flagged':>20}")
+for row in ab:
+    print(f"{'x' + format(row['factor'], '.2f'):>9}  "
+          f"{row['found']:>3} of {pairs:<3} {100 * share(row['found'], pairs):4.0f}%  "
+          f"{100 * share(row['found_corrected'], pairs):9.0f}%  "
+          f"{row['others_flagged']:>5} of {row['others']:<5} {100 * share(row['others_flagged'], row['others']):4.1f}%")
+    if row["missing"]:
+        print(f"  warning: {row['missing']} comparison(s) did not mark the injected case")
+json.dump({"suite": suite, "args": extra, "pairs": pairs, "inject_case": case, "a_a": aa, "a_b": ab},
+          open(out, "w"), indent=2)
+print(f"written: {out}")
+PY

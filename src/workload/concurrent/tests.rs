@@ -1,0 +1,214 @@
+//! Concurrent runs on the memory store, some through a session that
+//! misbehaves on purpose: the read checker must call what it serves stale,
+//! and nothing else.
+
+use std::time::Duration;
+
+use super::{ConcurrentPlan, WrapSession, execute, execute_wrapped, heads};
+use crate::dataset::DatasetSpec;
+use crate::error::{Error, Result};
+use crate::progress::Silent;
+use crate::result::concurrent::{ConcurrentTables, Outcomes};
+use crate::store::{self, Access, Session, SessionOptions};
+use crate::target::Target;
+use crate::workload::keys::KeyDistribution;
+use crate::workload::mix::{Mix, OpKind};
+
+/// A memory dataset `name` of `count` blobs of 1000 bytes, as init makes
+/// it (every blob at version 0), then rewritten at `version` unless that
+/// is 0.
+fn dataset(name: &str, count: u64, version: u64) -> (Target, DatasetSpec) {
+    let target = Target::parse(&format!("memory:{name}")).unwrap();
+    let spec = DatasetSpec::fixed(count, 1000, 5);
+    store::create_dataset(&target, &spec, &Silent).unwrap();
+    if version != 0 {
+        let mut s = store::open(&target, Access::ReadWrite).unwrap();
+        let mut session = s.session(SessionOptions::default()).unwrap();
+        let mut buf = Vec::new();
+        for key in spec.first_key..=spec.last_key() {
+            spec.fill(key, version, &mut buf);
+            session.update(key, &buf).unwrap();
+        }
+    }
+    (target, spec)
+}
+
+/// `count` operations of `mix` on `threads` threads, in transactions of
+/// `batch`, every read checked.
+fn plan(target: &Target, threads: usize, mix: &str, batch: u32, count: u64) -> ConcurrentPlan {
+    ConcurrentPlan {
+        target_text: target.to_string(),
+        target: target.clone(),
+        threads,
+        writers: 0,
+        mix: Mix::parse(mix).unwrap(),
+        keys: KeyDistribution::Uniform,
+        batch,
+        duration: None,
+        count: Some(count),
+        rate: None,
+        busy_timeout: Duration::ZERO,
+        session: SessionOptions::default(),
+        verify: true,
+        seed: 11,
+        workload: None,
+    }
+}
+
+/// Every kind's outcomes added up, the commits' too.
+fn outcomes(t: &ConcurrentTables) -> Outcomes {
+    let mut all = Outcomes::default();
+    for k in &t.kinds {
+        all.add(&k.outcomes);
+    }
+    all
+}
+
+/// Operations of `kind` done (None: commits).
+fn done(t: &ConcurrentTables, kind: Option<OpKind>) -> u64 {
+    t.kinds
+        .iter()
+        .filter(|k| k.kind == kind)
+        .map(|k| k.ops)
+        .sum()
+}
+
+/// How a [`Faulty`] session misbehaves.
+#[derive(Clone)]
+enum Fault {
+    /// Every read hands over the blob as init made it (version 0), older
+    /// than what the store holds: a cache or replica left behind.
+    ServesInitVersion(DatasetSpec),
+    /// Every commit fails busy, and the rollback says it undid the batch
+    /// while the store keeps its writes: rolled-back versions stay visible.
+    KeepsRolledBackWrites,
+}
+
+/// The memory store's session, with a fault.
+struct Faulty<'s> {
+    inner: Box<dyn Session + 's>,
+    fault: Fault,
+    buf: Vec<u8>,
+}
+
+impl Session for Faulty<'_> {
+    fn read(&mut self, key: u64, sink: &mut dyn FnMut(&[u8])) -> Result<()> {
+        match &self.fault {
+            Fault::ServesInitVersion(spec) => {
+                self.inner.read(key, &mut |_| {})?;
+                spec.fill(key, 0, &mut self.buf);
+                sink(&self.buf);
+                Ok(())
+            }
+            Fault::KeepsRolledBackWrites => self.inner.read(key, sink),
+        }
+    }
+    fn update(&mut self, key: u64, data: &[u8]) -> Result<()> {
+        self.inner.update(key, data)
+    }
+    fn insert(&mut self, key: u64, data: &[u8]) -> Result<()> {
+        self.inner.insert(key, data)
+    }
+    fn delete(&mut self, key: u64) -> Result<()> {
+        self.inner.delete(key)
+    }
+    fn begin(&mut self) -> Result<()> {
+        self.inner.begin()
+    }
+    fn commit(&mut self) -> Result<()> {
+        match self.fault {
+            Fault::KeepsRolledBackWrites => Err(Error::Server {
+                target: "faulty".into(),
+                message: "deadlock found (on purpose)".into(),
+            }),
+            Fault::ServesInitVersion(_) => self.inner.commit(),
+        }
+    }
+    fn rollback(&mut self) -> Result<bool> {
+        Ok(matches!(self.fault, Fault::KeepsRolledBackWrites))
+    }
+}
+
+impl WrapSession for Fault {
+    fn wrap<'s>(&self, inner: Box<dyn Session + 's>) -> Box<dyn Session + 's> {
+        Box::new(Faulty {
+            inner,
+            fault: self.clone(),
+            buf: Vec::new(),
+        })
+    }
+}
+
+/// A run of `plan` whose workers' sessions have `fault`.
+fn faulty_run(plan: &ConcurrentPlan, fault: Fault) -> ConcurrentTables {
+    execute_wrapped(plan, &Silent, Some(&fault)).unwrap()
+}
+
+#[test]
+fn a_store_serving_versions_older_than_the_datasets_reads_stale() {
+    let (target, spec) = dataset("history-older", 8, 7);
+    let p = plan(&target, 2, "read=100", 1, 100);
+    // Every key holds version 7; the faulty session serves version 0, an
+    // intact blob the run did not write, but older than the dataset's.
+    let t = faulty_run(&p, Fault::ServesInitVersion(spec));
+    let o = outcomes(&t);
+    assert_eq!((done(&t, Some(OpKind::Read)), o.torn), (100, 0));
+    assert_eq!((o.stale, t.verified, t.unjudged), (100, 0, 0));
+    // The same run straight on the store: every read legal.
+    let t = execute(&p, &Silent).unwrap();
+    assert_eq!((outcomes(&t).stale, t.verified), (0, 100));
+}
+
+#[test]
+fn a_store_that_keeps_rolled_back_writes_reads_stale() {
+    let (target, _) = dataset("history-rolled-back", 4, 0);
+    // One worker (its choices fixed by the seed): 200 batches of two,
+    // every commit busy and rolled back, the store keeping the writes.
+    let p = plan(&target, 1, "read=50,update=50", 2, 400);
+    let t = faulty_run(&p, Fault::KeepsRolledBackWrites);
+    let o = outcomes(&t);
+    assert_eq!((done(&t, None), o.busy), (0, 200), "every commit busy");
+    assert_eq!(done(&t, Some(OpKind::Update)), 0, "every update undone");
+    let reads = done(&t, Some(OpKind::Read));
+    assert_eq!(o.stale + t.verified + t.unjudged, reads);
+    // Four keys and about 200 updates: once a key's first write is rolled
+    // back, every later read of it (outside the batch that wrote it)
+    // finds a version that never happened.
+    assert!(o.stale > reads / 2, "{} stale of {reads}", o.stale);
+}
+
+#[test]
+fn a_sound_store_reads_nothing_stale_run_after_run() {
+    let (target, _) = dataset("history-sound", 30, 0);
+    let mix = "read=40,update=20,insert=10,delete=10,rmw=10,scan=10";
+    // The second and third runs learn the versions the run before left
+    // (random ones), not init's.
+    for (threads, batch) in [(4, 1), (4, 3), (1, 1)] {
+        let t = execute(&plan(&target, threads, mix, batch, 1500), &Silent).unwrap();
+        let o = outcomes(&t);
+        assert_eq!(
+            (o.stale, o.torn),
+            (0, 0),
+            "{threads} threads, batch {batch}"
+        );
+        assert!(t.verified > 500, "{threads} threads: {}", t.verified);
+    }
+    // Read only: every read judged, and legal.
+    let t = execute(&plan(&target, 2, "read=100", 1, 300), &Silent).unwrap();
+    assert_eq!((outcomes(&t).stale, t.verified), (0, 300));
+}
+
+#[test]
+fn a_blobs_head_names_its_version() {
+    use crate::dataset::SizeDistribution;
+    let spec = DatasetSpec {
+        distribution: SizeDistribution::Uniform { variance: 500 },
+        ..DatasetSpec::fixed(50, 1000, 9)
+    };
+    let heads = heads(&spec);
+    let mut buf = Vec::new();
+    for (key, version) in [(1, 0), (7, 1), (50, u64::MAX / 2 - 1)] {
+        spec.fill(key, version, &mut buf);
+        assert_eq!(heads.verify(key, &buf[..8], None).unwrap(), version);
+    }
+}
