@@ -265,15 +265,14 @@ fn order_statistic(values: &[f64], method: Method) -> Estimate {
 }
 
 /// The median of `values` (rounds, any order) with its sign-test interval.
-/// `_seed` is kept for callers of the former bootstrap: the interval is exact.
-pub fn median_estimate(values: &[f64], _seed: u64) -> Estimate {
+pub fn median_estimate(values: &[f64]) -> Estimate {
     order_statistic(values, Method::OrderStatistic)
 }
 
 /// numerator / denominator round by round (same round paired), as the
 /// median of the per-round ratios with the sign-test interval of their
 /// logs. Rounds beyond the shorter side are dropped.
-pub fn paired_ratio(numerator: &[f64], denominator: &[f64], _seed: u64) -> Estimate {
+pub fn paired_ratio(numerator: &[f64], denominator: &[f64]) -> Estimate {
     let logs: Vec<f64> = numerator
         .iter()
         .zip(denominator)
@@ -355,7 +354,7 @@ mod tests {
             // The true median of the distribution is e^0 = 1.
             let median_share = covered(trials, |rng| {
                 let rounds: Vec<f64> = (0..n).map(|_| 100.0 * d.sample(rng)).collect();
-                median_estimate(&rounds, 0).contains(100.0)
+                median_estimate(&rounds).contains(100.0)
             });
             // A paired ratio of 1.5 with round-to-round drift shared by
             // both sides and each side's own noise.
@@ -363,7 +362,7 @@ mod tests {
                 let drift: Vec<f64> = (0..n).map(|_| rng.random_range(0.5..2.0)).collect();
                 let db: Vec<f64> = drift.iter().map(|m| 100.0 * m).collect();
                 let files: Vec<f64> = db.iter().map(|x| x * 1.5 * d.sample(rng)).collect();
-                paired_ratio(&files, &db, 0).contains(1.5)
+                paired_ratio(&files, &db).contains(1.5)
             });
             eprintln!(
                 "n={n}: exact {exact:.4}, median covered {median_share:.4}, ratio {ratio_share:.4}"
@@ -382,12 +381,12 @@ mod tests {
     #[test]
     fn short_coverage_is_printed_beside_the_interval() {
         let five = [5.0, 1.0, 4.0, 2.0, 3.0];
-        let e = median_estimate(&five, 0);
+        let e = median_estimate(&five);
         assert_eq!((e.value, e.low, e.high), (3.0, 1.0, 5.0));
         assert_eq!(e.method, Method::OrderStatistic);
         assert_eq!(e.format(1), "3.0 [1.0-5.0], 94% ~");
         let seven: Vec<f64> = (1..=7).map(|i| 100.0 + f64::from(i)).collect();
-        assert_eq!(median_estimate(&seven, 0).format(0), "104 [101-107]");
+        assert_eq!(median_estimate(&seven).format(0), "104 [101-107]");
         let notes = notes(&[e]);
         assert!(
             notes
@@ -405,9 +404,9 @@ mod tests {
     #[test]
     fn median_estimate_of_one_round_has_no_interval() {
         let v: Vec<f64> = (1..=10).map(f64::from).collect();
-        let e = median_estimate(&v, 1);
+        let e = median_estimate(&v);
         assert_eq!((e.value, e.low, e.high), (5.5, 2.0, 9.0));
-        let e = median_estimate(&[7.0], 1);
+        let e = median_estimate(&[7.0]);
         assert_eq!((e.value, e.n, e.method), (7.0, 1, Method::None));
         assert_eq!(e.format(1), "7.0");
     }
@@ -418,11 +417,11 @@ mod tests {
         // ratios are 2, 1, 2 (median 2), whereas the ratio of the medians is 1.
         let files = [100.0, 20.0, 2.0];
         let db = [50.0, 20.0, 1.0];
-        let r = paired_ratio(&files, &db, 3);
+        let r = paired_ratio(&files, &db);
         assert_eq!(median(&files) / median(&db), 1.0);
         assert!((r.value - 2.0).abs() < 1e-12, "{r:?}");
         let files = [100.0, 40.0, 2.0];
-        let r = paired_ratio(&files, &db, 3);
+        let r = paired_ratio(&files, &db);
         assert!((r.value - 2.0).abs() < 1e-12, "{r:?}");
         assert!((r.low - 2.0).abs() < 1e-12 && (r.high - 2.0).abs() < 1e-12);
         assert_eq!(r.method, Method::PairedLogOrderStatistic);

@@ -51,7 +51,7 @@ pub struct Measure {
 /// The median, spread and count of one side's samples.
 fn side_of(samples: &[f64]) -> Side {
     let s = summarize(samples);
-    let e = median_estimate(samples, 0);
+    let e = median_estimate(samples);
     Side {
         median: s.median,
         min: s.min,
@@ -730,11 +730,10 @@ fn side_measures(docs: &[ResultDocument]) -> Sides {
     let per_doc: Vec<Vec<Measure>> = docs.iter().map(measures).collect();
     let mut out: Vec<Measure> = Vec::new();
     for m in per_doc.iter().flatten() {
-        let median_of = m.samples.len();
-        let value = median(&m.samples);
-        if median_of == 0 {
+        if m.samples.is_empty() {
             continue;
         }
+        let value = median(&m.samples);
         match out
             .iter_mut()
             .find(|o| o.key == m.key && o.figure == m.figure)

@@ -400,20 +400,17 @@ pub struct Spread {
     pub interval: Option<Estimate>,
 }
 
-/// The bootstrap seed of advise's figures: fixed, so a result reproduces.
-const SEED: u64 = 0xad;
-
 impl Spread {
     /// Per-round values (times): the median with its order-statistic or
     /// bootstrap interval.
     pub fn of(v: &[f64]) -> Spread {
-        Self::with(v, median_estimate(v, SEED))
+        Self::with(v, median_estimate(v))
     }
 
     /// Per-round paired ratios (same round on both sides): their median with
     /// a bootstrap interval of their logs.
     pub fn of_ratios(v: &[f64]) -> Spread {
-        Self::with(v, paired_ratio(v, &vec![1.0; v.len()], SEED))
+        Self::with(v, paired_ratio(v, &vec![1.0; v.len()]))
     }
 
     fn with(v: &[f64], e: Estimate) -> Spread {

@@ -92,7 +92,7 @@ its interval a bootstrap resampling each side on its own";
 /// fewer than 2 rounds a side).
 pub fn read_ratio(a: &[f64], b: &[f64], pairing: RoundPairing) -> Estimate {
     match pairing {
-        RoundPairing::Paired => paired_ratio(a, b, SEED),
+        RoundPairing::Paired => paired_ratio(a, b),
         RoundPairing::Unpaired => {
             let r = median_ratio_interval(b, a, SEED);
             let n = a.len().min(b.len());
@@ -264,7 +264,7 @@ pub struct AgePoint {
 impl AgePoint {
     /// The read rate's median over the rounds, with its interval.
     pub fn read_estimate(&self) -> Estimate {
-        median_estimate(&self.read_mb_s, SEED)
+        median_estimate(&self.read_mb_s)
     }
 }
 
@@ -483,8 +483,7 @@ impl Duel {
     /// first: the one the ratio puts above 1.
     pub fn new(a: (&str, &[f64]), b: (&str, &[f64]), pairing: RoundPairing) -> Duel {
         let ratio = read_ratio(a.1, b.1, pairing);
-        let side =
-            |(name, rounds): (&str, &[f64])| (name.to_string(), median_estimate(rounds, SEED));
+        let side = |(name, rounds): (&str, &[f64])| (name.to_string(), median_estimate(rounds));
         if ratio.value >= 1.0 || ratio.value.is_nan() {
             Duel {
                 faster: side(a),

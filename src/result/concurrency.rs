@@ -8,9 +8,6 @@ use crate::dataset::DatasetSpec;
 use crate::measure::estimate::{Estimate, median_estimate, paired_ratio};
 use crate::workload::keys::KeyDistribution;
 
-/// Seed of the bootstraps behind the suite's intervals.
-const SEED: u64 = 0x636f_6e63;
-
 /// One store layout the suite loaded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LayoutInfo {
@@ -60,13 +57,13 @@ impl ConcurrencyPoint {
     /// Operations per second: the median of the rounds and its interval.
     pub fn rate(&self) -> Estimate {
         let v: Vec<f64> = self.rounds.iter().map(|r| r.ops_per_s).collect();
-        median_estimate(&v, SEED)
+        median_estimate(&v)
     }
 
     /// The 99th percentile, ns: the median of the rounds and its interval.
     pub fn p99(&self) -> Estimate {
         let v: Vec<f64> = self.rounds.iter().map(|r| r.p99_ns as f64).collect();
-        median_estimate(&v, SEED)
+        median_estimate(&v)
     }
 
     /// Busy outcomes over every round.
@@ -82,7 +79,7 @@ impl ConcurrencyPoint {
     /// This point's throughput over `base`'s, paired round by round.
     pub fn speedup_over(&self, base: &ConcurrencyPoint) -> Estimate {
         let rate = |p: &ConcurrencyPoint| p.rounds.iter().map(|r| r.ops_per_s).collect::<Vec<_>>();
-        paired_ratio(&rate(self), &rate(base), SEED)
+        paired_ratio(&rate(self), &rate(base))
     }
 }
 

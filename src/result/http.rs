@@ -8,10 +8,6 @@ use super::load::{LevelResult, Order};
 use crate::dataset::{DatasetSpec, SizeDistribution};
 use crate::measure::estimate::{Estimate, median_estimate, paired_ratio};
 
-/// Seed of the bootstraps behind the suite's intervals (fixed, so a result
-/// prints the same intervals every time).
-const SEED: u64 = 0x6874_7470;
-
 /// What one measured round of one level gave one system.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct RoundFigures {
@@ -64,7 +60,7 @@ impl HttpSystem {
         Some(if rounds.is_empty() {
             Estimate::point(one(level), 1)
         } else {
-            median_estimate(rounds, SEED)
+            median_estimate(rounds)
         })
     }
 
@@ -77,7 +73,7 @@ impl HttpSystem {
             return Some(Estimate::point(a.requests_per_s / b.requests_per_s, 1));
         }
         let rate = |r: &[RoundFigures]| r.iter().map(|f| f.requests_per_s).collect::<Vec<_>>();
-        Some(paired_ratio(&rate(mine), &rate(theirs), SEED))
+        Some(paired_ratio(&rate(mine), &rate(theirs)))
     }
 }
 

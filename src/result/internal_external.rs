@@ -83,37 +83,21 @@ pub struct Cell {
 }
 
 impl Cell {
-    /// A fixed bootstrap seed per cell: the same rounds give the same interval.
-    fn bootstrap_seed(&self) -> u64 {
-        self.blob_size.wrapping_mul(31) ^ u64::from(self.page_size)
-    }
-
     /// external / internal with its interval: as stored, or recomputed from
     /// the rounds an older result kept.
     pub fn ratio_estimate(&self) -> Estimate {
-        self.ratio.unwrap_or_else(|| {
-            paired_ratio(
-                &self.external_ns_per_read,
-                &self.internal_ns_per_read,
-                self.bootstrap_seed(),
-            )
-        })
+        self.ratio
+            .unwrap_or_else(|| paired_ratio(&self.external_ns_per_read, &self.internal_ns_per_read))
     }
 
     /// The internal read time (ns) with its interval.
     pub fn internal_estimate(&self) -> Estimate {
-        median_estimate(
-            &finite(&self.internal_ns_per_read),
-            self.bootstrap_seed() + 1,
-        )
+        median_estimate(&finite(&self.internal_ns_per_read))
     }
 
     /// The external read time (ns) with its interval.
     pub fn external_estimate(&self) -> Estimate {
-        median_estimate(
-            &finite(&self.external_ns_per_read),
-            self.bootstrap_seed() + 2,
-        )
+        median_estimate(&finite(&self.external_ns_per_read))
     }
 
     /// Whether the ratio's interval contains 1.00: neither side is faster
@@ -166,7 +150,7 @@ pub fn page_choice_of(cells: &[Cell]) -> AgainstDefault<u32> {
                 .map(|l| (l.iter().sum::<f64>() / l.len() as f64).exp())
                 .collect();
             let ones = vec![1.0; per_round.len()];
-            (p, paired_ratio(&per_round, &ones, u64::from(p)))
+            (p, paired_ratio(&per_round, &ones))
         })
         .collect();
     AgainstDefault::decide(default, others)

@@ -10,9 +10,6 @@ use crate::dataset::DatasetSpec;
 use crate::measure::estimate::{Estimate, median_estimate, paired_ratio};
 use crate::workload::keys::KeyDistribution;
 
-/// Seed of the bootstraps behind the suite's intervals.
-const SEED: u64 = 0x7265_706c;
-
 /// The two arms every round measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -181,22 +178,22 @@ impl ReplicateTables {
 
     /// An arm's writes/s: the median of the rounds and its interval.
     pub fn rate(&self, arm: Arm) -> Estimate {
-        median_estimate(&self.samples(arm, |r| r.writes_per_s), SEED)
+        median_estimate(&self.samples(arm, |r| r.writes_per_s))
     }
 
     /// An arm's median write time, ns.
     pub fn p50(&self, arm: Arm) -> Estimate {
-        median_estimate(&self.samples(arm, |r| r.p50_ns as f64), SEED)
+        median_estimate(&self.samples(arm, |r| r.p50_ns as f64))
     }
 
     /// An arm's 99th percentile write time, ns.
     pub fn p99(&self, arm: Arm) -> Estimate {
-        median_estimate(&self.samples(arm, |r| r.p99_ns as f64), SEED)
+        median_estimate(&self.samples(arm, |r| r.p99_ns as f64))
     }
 
     /// An arm's peak WAL size, bytes.
     pub fn wal_peak(&self, arm: Arm) -> Estimate {
-        median_estimate(&self.samples(arm, |r| r.wal_peak_bytes as f64), SEED)
+        median_estimate(&self.samples(arm, |r| r.wal_peak_bytes as f64))
     }
 
     /// with / alone of `figure`, paired round by round.
@@ -204,7 +201,6 @@ impl ReplicateTables {
         paired_ratio(
             &self.samples(Arm::WithLitestream, figure),
             &self.samples(Arm::Alone, figure),
-            SEED,
         )
     }
 
@@ -216,7 +212,7 @@ impl ReplicateTables {
             .iter()
             .map(|r| r.litestream.cpu_ns as f64 / 1e9 / secs)
             .collect();
-        median_estimate(&v, SEED)
+        median_estimate(&v)
     }
 
     /// Bytes Litestream uploaded per byte of blobs written in the round,
@@ -231,8 +227,7 @@ impl ReplicateTables {
                 Some(up as f64 / written)
             })
             .collect();
-        v.filter(|v| !v.is_empty())
-            .map(|v| median_estimate(&v, SEED))
+        v.filter(|v| !v.is_empty()).map(|v| median_estimate(&v))
     }
 
     /// The replica's lag after each round's last write, ns.
@@ -242,7 +237,7 @@ impl ReplicateTables {
             .iter()
             .map(|r| r.litestream.catch_up_ns as f64)
             .collect();
-        median_estimate(&v, SEED)
+        median_estimate(&v)
     }
 
     /// What ran, in words.

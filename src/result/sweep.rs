@@ -106,7 +106,7 @@ pub fn compare_disks(
         .sum();
     let n_f = n as f64;
     Some(DiskComparison {
-        slowdown: median_estimate(&ratios, 0),
+        slowdown: median_estimate(&ratios),
         spearman: 1.0 - 6.0 * d2 / (n_f * (n_f * n_f - 1.0)),
         cases: n,
     })
@@ -458,20 +458,20 @@ pub fn standings(records: &[Record], ranked: &[RankedCase], w: &Workload) -> Vec
         return Vec::new();
     };
     let best = by_round(records, fastest, w);
-    let best_time = median_estimate(&best.iter().map(|x| x.1).collect::<Vec<_>>(), 0);
+    let best_time = median_estimate(&best.iter().map(|x| x.1).collect::<Vec<_>>());
     ranked
         .iter()
         .enumerate()
         .map(|(i, (c, _, _))| {
             let mine = by_round(records, c, w);
             let times: Vec<f64> = mine.iter().map(|x| x.1).collect();
-            let time = median_estimate(&times, i as u64);
+            let time = median_estimate(&times);
             // Pairs of the same round on both sides.
             let (num, den): (Vec<f64>, Vec<f64>) = mine
                 .iter()
                 .filter_map(|(r, t)| best.iter().find(|b| b.0 == *r).map(|b| (*t, b.1)))
                 .unzip();
-            let vs_fastest = paired_ratio(&num, &den, i as u64);
+            let vs_fastest = paired_ratio(&num, &den);
             let tied = if vs_fastest.has_interval() {
                 vs_fastest.contains(1.0)
             } else {
@@ -549,12 +549,12 @@ fn value_series(records: &[Record], w: &Workload, param: &str) -> Vec<ValueSerie
 
 /// `num`'s time over `den`'s, paired round by round (rounds on one side
 /// only are left out).
-fn paired_by_round(num: &[(u64, f64)], den: &[(u64, f64)], seed: u64) -> Estimate {
+fn paired_by_round(num: &[(u64, f64)], den: &[(u64, f64)]) -> Estimate {
     let (a, b): (Vec<f64>, Vec<f64>) = num
         .iter()
         .filter_map(|(r, t)| den.iter().find(|d| d.0 == *r).map(|d| (*t, d.1)))
         .unzip();
-    paired_ratio(&a, &b, seed)
+    paired_ratio(&a, &b)
 }
 
 /// Each value of `param` for workload `w`, fastest first. Each round gives
@@ -562,23 +562,20 @@ fn paired_by_round(num: &[(u64, f64)], den: &[(u64, f64)], seed: u64) -> Estimat
 /// compared round by round as cases are.
 pub fn value_effects(records: &[Record], w: &Workload, param: &str) -> Vec<ValueEffect> {
     let series = value_series(records, w, param);
-    let time = |s: &[(u64, f64)], seed: u64| {
-        median_estimate(&s.iter().map(|x| x.1).collect::<Vec<_>>(), seed)
-    };
+    let time = |s: &[(u64, f64)]| median_estimate(&s.iter().map(|x| x.1).collect::<Vec<_>>());
     let Some(best) = series
         .iter()
-        .min_by(|a, b| time(&a.1, 0).value.total_cmp(&time(&b.1, 0).value))
+        .min_by(|a, b| time(&a.1).value.total_cmp(&time(&b.1).value))
         .map(|s| s.1.clone())
     else {
         return Vec::new();
     };
     let mut out: Vec<ValueEffect> = series
         .iter()
-        .enumerate()
-        .map(|(i, (v, s, cases))| ValueEffect {
+        .map(|(v, s, cases)| ValueEffect {
             value: v.clone(),
-            time: time(s, i as u64),
-            vs_best: paired_by_round(s, &best, i as u64),
+            time: time(s),
+            vs_best: paired_by_round(s, &best),
             cases: *cases,
         })
         .collect();
@@ -676,7 +673,7 @@ pub fn param_effects(plan: &SweepPlan, records: &[Record], w: &Workload) -> Vec<
                     .iter()
                     .enumerate()
                     .filter(|(i, _)| *i != base)
-                    .map(|(i, s)| (s.0.clone(), paired_by_round(&s.1, &default.1, i as u64)))
+                    .map(|(_, s)| (s.0.clone(), paired_by_round(&s.1, &default.1)))
                     .collect();
                 ParamEffect {
                     workload: *w,
@@ -684,13 +681,9 @@ pub fn param_effects(plan: &SweepPlan, records: &[Record], w: &Workload) -> Vec<
                     baseline,
                     values: series
                         .iter()
-                        .enumerate()
-                        .map(|(i, s)| ValueTime {
+                        .map(|s| ValueTime {
                             value: s.0.clone(),
-                            time: median_estimate(
-                                &s.1.iter().map(|x| x.1).collect::<Vec<_>>(),
-                                i as u64,
-                            ),
+                            time: median_estimate(&s.1.iter().map(|x| x.1).collect::<Vec<_>>()),
                             cases: s.2,
                         })
                         .collect(),

@@ -585,7 +585,7 @@ pub use crate::result::fasterthanfs::Ratio;
 
 /// numerator / denominator round by round: the paired ratio with its
 /// interval, the range of the per-round ratios, and each side's time.
-pub fn ratio(numerator: &[f64], denominator: &[f64], seed: u64) -> Ratio {
+pub fn ratio(numerator: &[f64], denominator: &[f64]) -> Ratio {
     use crate::measure::estimate::{median_estimate, paired_ratio};
     let per_round: Vec<f64> = numerator
         .iter()
@@ -593,11 +593,8 @@ pub fn ratio(numerator: &[f64], denominator: &[f64], seed: u64) -> Ratio {
         .map(|(n, d)| n / d)
         .collect();
     let s = summarize(&per_round);
-    let estimate = paired_ratio(numerator, denominator, seed);
-    let (num, den) = (
-        median_estimate(numerator, seed + 1),
-        median_estimate(denominator, seed + 2),
-    );
+    let estimate = paired_ratio(numerator, denominator);
+    let (num, den) = (median_estimate(numerator), median_estimate(denominator));
     Ratio {
         median: estimate.value,
         min: s.min,

@@ -597,10 +597,8 @@ fn timed_row(row: &Row, cases: &[RunPlan], results: &[Vec<RunResult>]) -> TimedR
             .collect()
     };
     let db_t = times(row.db, row.with_checkpoint);
-    // Fixed seeds per case: the same rounds give the same intervals.
-    let seed = (row.db * 64 + row.files.dir) as u64;
-    let dir_r = ratio(&times(row.files.dir, true), &db_t, seed);
-    let tree_r = ratio(&times(row.files.tree, true), &db_t, seed + 7);
+    let dir_r = ratio(&times(row.files.dir, true), &db_t);
+    let tree_r = ratio(&times(row.files.tree, true), &db_t);
     TimedRow {
         case: row.label.into(),
         db_case: cases[row.db].name.clone(),
@@ -624,7 +622,7 @@ fn read_write_row(
 ) -> ReadWriteRow {
     let times =
         |case: usize| -> Vec<f64> { results[case].iter().map(|r| per_op_ns(r, false)).collect() };
-    let r = ratio(&times(write), &times(read), (write * 64 + read) as u64);
+    let r = ratio(&times(write), &times(read));
     ReadWriteRow {
         storage: storage.into(),
         write_case: cases[write].name.clone(),

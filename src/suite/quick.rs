@@ -419,16 +419,14 @@ fn rows(cases: &[Case], results: &[Vec<RunResult>]) -> Vec<QuickRow> {
             continue;
         };
         let s3 = times(data_row, Side::ObjectStore, true);
-        // Distinct, fixed seeds: the same rounds give the same intervals.
-        let seed = |k: u64| (row as u64) * 8 + k;
         let e = QuickEstimates {
-            db_ns_per_op: median_estimate(&d, seed(0)),
-            dir_ns_per_op: median_estimate(&f, seed(1)),
-            tree_ns_per_op: median_estimate(&t, seed(2)),
-            dir_over_db: paired_ratio(&f, &d, seed(3)),
-            tree_over_db: paired_ratio(&t, &d, seed(4)),
-            s3_ns_per_op: s3.as_ref().map(|s| median_estimate(s, seed(5))),
-            s3_over_db: s3.as_ref().map(|s| paired_ratio(s, &d, seed(6))),
+            db_ns_per_op: median_estimate(&d),
+            dir_ns_per_op: median_estimate(&f),
+            tree_ns_per_op: median_estimate(&t),
+            dir_over_db: paired_ratio(&f, &d),
+            tree_over_db: paired_ratio(&t, &d),
+            s3_ns_per_op: s3.as_ref().map(|s| median_estimate(s)),
+            s3_over_db: s3.as_ref().map(|s| paired_ratio(s, &d)),
         };
         let mut detail = info.claim.to_string();
         if s3.is_some() && row >= 3 {

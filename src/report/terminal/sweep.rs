@@ -506,10 +506,10 @@ mod tests {
     /// synchronous: normal against full at `normal`'s per-round ratios.
     fn effect(name: &str, default: &str, other: &str, per_round: &[f64]) -> ParamEffect {
         let ones = vec![1.0; per_round.len()];
-        let vs = crate::measure::estimate::paired_ratio(per_round, &ones, 1);
+        let vs = crate::measure::estimate::paired_ratio(per_round, &ones);
         let time = |v: &str| ValueTime {
             value: v.into(),
-            time: crate::measure::estimate::median_estimate(&[100.0; 5], 1),
+            time: crate::measure::estimate::median_estimate(&[100.0; 5]),
             cases: 2,
         };
         ParamEffect {
