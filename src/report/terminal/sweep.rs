@@ -10,8 +10,9 @@ use crate::report::terminal::advise::{Wording, against_default_text};
 use crate::result::ResultDocument;
 use crate::result::advise::{faster_beyond_noise, slower_beyond_noise};
 use crate::result::sweep::{
-    Baseline, Case, Check, Experiment, ParamEffect, RankedCase, SweepState, Workload, bracketed,
-    compare_disks, default_value, power_safe, ranked, recommendation, standings, value_effects,
+    Baseline, Case, Check, Experiment, ParamEffect, RankedCase, SweepState, ValueTime, Workload,
+    bracketed, compare_disks, default_value, power_safe, ranked, recommendation, standings,
+    value_effects,
 };
 use crate::units::human_duration_ns;
 
@@ -335,6 +336,23 @@ pub(crate) fn effect_word(vs_default: &Estimate) -> &'static str {
     }
 }
 
+/// One value's row of the effect table after its parameter's name: value,
+/// time, ratio to the default's, effect and cases (the terminal and the
+/// HTML report print the same cells).
+pub(crate) fn effect_cells(e: &ParamEffect, v: &ValueTime) -> [String; 5] {
+    let vs = e.decision.vs_default(&v.value);
+    [
+        v.value.clone(),
+        time_text(&v.time),
+        vs.map_or_else(|| "-".into(), |r| r.format_ratio()),
+        match vs {
+            Some(r) => effect_word(&r).into(),
+            None => baseline_word(e.baseline).into(),
+        },
+        v.cases.to_string(),
+    ]
+}
+
 /// What the value the others are compared with is.
 pub(crate) fn baseline_word(b: Baseline) -> &'static str {
     match b {
@@ -452,22 +470,13 @@ fn workload(out: &mut String, sweep: &SweepState, w: &Workload, ranked: &[Ranked
     ]);
     for e in &effects {
         for (i, v) in e.values.iter().enumerate() {
-            let vs = e.decision.vs_default(&v.value);
-            table.row([
-                if i == 0 {
-                    e.param.clone()
-                } else {
-                    String::new()
-                },
-                v.value.clone(),
-                time_text(&v.time),
-                vs.map_or_else(|| "-".into(), |r| r.format_ratio()),
-                match vs {
-                    Some(r) => effect_word(&r).into(),
-                    None => baseline_word(e.baseline).into(),
-                },
-                v.cases.to_string(),
-            ]);
+            let name = if i == 0 {
+                e.param.clone()
+            } else {
+                String::new()
+            };
+            let [value, time, vs, effect, cases] = effect_cells(e, v);
+            table.row([name, value, time, vs, effect, cases]);
         }
     }
     let _ = writeln!(

@@ -177,7 +177,7 @@ fn effect_figure(wi: usize, w: &Workload, effects: &[ParamEffect]) -> Option<Fig
 /// Each parameter value's time, its ratio to the default's and the effect
 /// that ratio supports.
 fn effect_table(wi: usize, w: &Workload, effects: &[ParamEffect]) -> DataTable {
-    use crate::report::terminal::sweep::{baseline_word, effect_word, time_text};
+    use crate::report::terminal::sweep::effect_cells;
     let mut t = DataTable::new(
         &format!("sweep-effects-{}", wi + 1),
         format!(
@@ -196,18 +196,9 @@ fn effect_table(wi: usize, w: &Workload, effects: &[ParamEffect]) -> DataTable {
     );
     for e in effects {
         for v in &e.values {
-            let vs = e.decision.vs_default(&v.value);
-            t.rows.push(vec![
-                e.param.clone(),
-                v.value.clone(),
-                time_text(&v.time),
-                vs.map_or_else(|| "-".into(), |r| r.format_ratio()),
-                match vs {
-                    Some(r) => effect_word(&r).into(),
-                    None => baseline_word(e.baseline).into(),
-                },
-                v.cases.to_string(),
-            ]);
+            let mut row = vec![e.param.clone()];
+            row.extend(effect_cells(e, v));
+            t.rows.push(row);
         }
     }
     t

@@ -373,6 +373,18 @@ mod tests {
         }
     }
 
+    /// A layout whose reads and writes both take `rounds`, round by round.
+    fn measured(kind: LayoutKind, page: Option<u32>, rounds: [f64; 5]) -> LayoutResult {
+        LayoutResult {
+            layout: format!("{kind:?}"),
+            kind,
+            page_size: page,
+            read_ns: rounds.to_vec(),
+            write_ns: rounds.to_vec(),
+            space_bytes: 1000,
+        }
+    }
+
     fn point(size: u64, db4096: f64, db16384: f64, ext: f64) -> PointResult {
         PointResult {
             size,
@@ -427,23 +439,15 @@ mod tests {
     fn a_split_within_noise_of_all_inside_keeps_everything_inside() {
         // The split is 1% faster on average, but round to round the two
         // swap places: the interval of their ratio contains 1.00.
-        let noisy = |kind, page, v: [f64; 5]| LayoutResult {
-            layout: format!("{kind:?}"),
-            kind,
-            page_size: page,
-            read_ns: v.to_vec(),
-            write_ns: v.to_vec(),
-            space_bytes: 1000,
-        };
         let point = |size, db: [f64; 5], ext: [f64; 5]| PointResult {
             size,
             share: 0.5,
             blobs: 10,
             writes: 10,
             layouts: vec![
-                noisy(LayoutKind::Db, Some(4096), db),
-                noisy(LayoutKind::DbFiles, None, ext),
-                noisy(LayoutKind::Files, None, ext.map(|x| x * 2.0)),
+                measured(LayoutKind::Db, Some(4096), db),
+                measured(LayoutKind::DbFiles, None, ext),
+                measured(LayoutKind::Files, None, ext.map(|x| x * 2.0)),
             ],
             band: None,
         };
@@ -482,14 +486,6 @@ mod tests {
     /// Points whose 16384-page database takes `db16384` per round against a
     /// steady 4096 (with files far slower, so every blob stays inside).
     fn pages(db16384: [f64; 5]) -> Vec<PointResult> {
-        let l = |kind, page, v: [f64; 5]| LayoutResult {
-            layout: format!("{kind:?}"),
-            kind,
-            page_size: page,
-            read_ns: v.to_vec(),
-            write_ns: v.to_vec(),
-            space_bytes: 1000,
-        };
         [10_000, 100_000]
             .iter()
             .map(|&size| PointResult {
@@ -498,10 +494,10 @@ mod tests {
                 blobs: 10,
                 writes: 10,
                 layouts: vec![
-                    l(LayoutKind::Db, Some(4096), [100.0; 5]),
-                    l(LayoutKind::Db, Some(16384), db16384),
-                    l(LayoutKind::DbFiles, None, [1000.0; 5]),
-                    l(LayoutKind::Files, None, [1000.0; 5]),
+                    measured(LayoutKind::Db, Some(4096), [100.0; 5]),
+                    measured(LayoutKind::Db, Some(16384), db16384),
+                    measured(LayoutKind::DbFiles, None, [1000.0; 5]),
+                    measured(LayoutKind::Files, None, [1000.0; 5]),
                 ],
                 band: None,
             })
@@ -564,24 +560,16 @@ mod tests {
     #[test]
     fn the_object_store_is_picked_only_when_faster_beyond_noise() {
         let with_s3 = |s3_large: [f64; 5]| {
-            let l = |kind, page, v: [f64; 5]| LayoutResult {
-                layout: format!("{kind:?}"),
-                kind,
-                page_size: page,
-                read_ns: v.to_vec(),
-                write_ns: v.to_vec(),
-                space_bytes: 1000,
-            };
             let point = |size, db: f64, ext: f64, s3: [f64; 5]| PointResult {
                 size,
                 share: 0.5,
                 blobs: 10,
                 writes: 10,
                 layouts: vec![
-                    l(LayoutKind::Db, Some(4096), [db; 5]),
-                    l(LayoutKind::DbFiles, None, [ext; 5]),
-                    l(LayoutKind::Files, None, [ext * 1.1; 5]),
-                    l(LayoutKind::ObjectStore, None, s3),
+                    measured(LayoutKind::Db, Some(4096), [db; 5]),
+                    measured(LayoutKind::DbFiles, None, [ext; 5]),
+                    measured(LayoutKind::Files, None, [ext * 1.1; 5]),
+                    measured(LayoutKind::ObjectStore, None, s3),
                 ],
                 band: None,
             };
