@@ -24,7 +24,7 @@
 # Prints the tables and writes every count as JSON to OUT.
 #
 #   bench/calibrate.sh                               (20 pairs of quick, +10% and +25%)
-#   PAIRS=3 SIZES="1.5" bench/calibrate.sh           (the small version CI runs)
+#   PAIRS=3 SIZES="3" COUNT=5k bench/calibrate.sh    (the small version CI runs)
 #   SUITE=fasterthanfs COUNT=2000 bench/calibrate.sh (a suite with many cases)
 #   ARGS="--rounds 15" bench/calibrate.sh            (the power more rounds buy)
 #   BLOBBENCH=target/release/blobbench DIR=/mnt/ssd OUT=cal.json KEEP=1 bench/calibrate.sh
@@ -163,7 +163,7 @@ for i in range(1, pairs + 1):
 ab = []
 for k, factor in enumerate(factors, start=1):
     row = {"factor": float(factor), "pairs": pairs, "found": 0, "found_corrected": 0,
-           "missing": 0, "others": 0, "others_flagged": 0}
+           "missing": 0, "others": 0, "others_flagged": 0, "others_pairs_with_any": 0}
     for i in range(1, pairs + 1):
         changes = load(f"{work}/ab{k}-{i}.cmp.json")
         hit = [c for c in changes if c.get("injected")]
@@ -173,7 +173,9 @@ for k, factor in enumerate(factors, start=1):
         row["found_corrected"] += any(corrected(c) == "worse" for c in hit)
         others = [c for c in changes if not c.get("injected") and c["verdict"] in TESTED]
         row["others"] += len(others)
-        row["others_flagged"] += sum(c["verdict"] in FLAGGED for c in others)
+        flagged = sum(c["verdict"] in FLAGGED for c in others)
+        row["others_flagged"] += flagged
+        row["others_pairs_with_any"] += flagged > 0
     ab.append(row)
 
 extra = os.environ.get("ARGS", "")
