@@ -75,6 +75,24 @@ pub enum Error {
         "interrupted ({0}): everything the suite mounted was unmounted and removed (anything left is named above)"
     )]
     Interrupted(String),
+    /// An operation on a store failed in a way the store could classify
+    /// (an S3 status, a timeout, a dropped connection). Inside a run it is
+    /// an outcome to count ([`Error::class`]), not the end of the run.
+    #[error("{target}: {message}")]
+    Failed {
+        /// The target as its path or server URL (without password).
+        target: String,
+        /// How it failed.
+        class: FailureClass,
+        /// The message, as one line ("timeout after 10 s", "server error 500: ...").
+        message: String,
+    },
+    /// A run went to its end (or to `--max-errors`) with failed operations;
+    /// its result was written first. The line sums them up ("312 of 18,400
+    /// operations failed: 289 timeout, 23 server error 500; see the
+    /// result"). Exit status 1.
+    #[error("{0}")]
+    OperationsFailed(String),
     /// A result could not be serialized.
     #[error("cannot write result {path}: {source}")]
     Json {
@@ -118,6 +136,38 @@ impl Error {
                 .any(|s| m.contains(s))
             }
             _ => false,
+        }
+    }
+
+    /// A failed operation's class, as [`Failed`](Error::Failed) names it or
+    /// as the error's kind says: what a run counts it as.
+    pub fn class(&self) -> FailureClass {
+        use std::io::ErrorKind::*;
+        match self {
+            Error::Failed { class, .. } => *class,
+            _ if self.is_busy() => FailureClass::Busy,
+            Error::MissingKey { .. } => FailureClass::NotFound,
+            Error::Verify(_) => FailureClass::WrongBytes,
+            Error::Connect { .. } => FailureClass::Connection,
+            Error::Io { source, .. } => match source.kind() {
+                TimedOut | WouldBlock => FailureClass::Timeout,
+                ConnectionRefused | ConnectionReset | ConnectionAborted | NotConnected
+                | BrokenPipe | UnexpectedEof | HostUnreachable | NetworkUnreachable => {
+                    FailureClass::Connection
+                }
+                _ => FailureClass::Other,
+            },
+            Error::Server { message, .. } => FailureClass::from_message(message),
+            _ => FailureClass::Other,
+        }
+    }
+
+    /// A classified failure of an operation on `target`.
+    pub fn failed(target: &Path, class: FailureClass, message: impl std::fmt::Display) -> Self {
+        Error::Failed {
+            target: target.display().to_string(),
+            class,
+            message: one_line(&message.to_string()),
         }
     }
 
@@ -198,6 +248,90 @@ impl Error {
                 2
             }
             _ => 1,
+        }
+    }
+}
+
+/// How an operation failed: the classes a run counts failures by
+/// (MEASUREMENT.md, "Failures are outcomes").
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(tag = "class", rename_all = "kebab-case")]
+pub enum FailureClass {
+    /// No answer within the stated timeout.
+    Timeout,
+    /// The connection could not be made, or was refused, reset or closed.
+    Connection,
+    /// The server answered with an error status (HTTP 5xx and other
+    /// non-success codes the store does not name below).
+    ServerStatus {
+        /// The status code (500, 503, ...).
+        code: u16,
+    },
+    /// The server asked the client to slow down (HTTP 429, S3 SlowDown).
+    Throttled,
+    /// Another connection's lock refused the operation past the busy timeout.
+    Busy,
+    /// A write conflicted with another (a certification failure, a
+    /// precondition that no longer held).
+    Conflict,
+    /// The key was not there.
+    NotFound,
+    /// Bytes read back are not the blob's.
+    WrongBytes,
+    /// Anything else (the message says what).
+    Other,
+}
+
+impl FailureClass {
+    /// A short name for tables and the closing line ("timeout", "server
+    /// error 500").
+    pub fn label(&self) -> String {
+        match self {
+            FailureClass::Timeout => "timeout".into(),
+            FailureClass::Connection => "connection".into(),
+            FailureClass::ServerStatus { code } => format!("server error {code}"),
+            FailureClass::Throttled => "throttled".into(),
+            FailureClass::Busy => "busy".into(),
+            FailureClass::Conflict => "conflict".into(),
+            FailureClass::NotFound => "not found".into(),
+            FailureClass::WrongBytes => "wrong bytes".into(),
+            FailureClass::Other => "other".into(),
+        }
+    }
+
+    /// Whether the failure may have left the connection unusable, so a
+    /// worker opens a new one before its next operation.
+    pub fn breaks_connection(&self) -> bool {
+        matches!(
+            self,
+            FailureClass::Timeout | FailureClass::Connection | FailureClass::Other
+        )
+    }
+
+    /// The class a server's one-line message names, for drivers that give
+    /// only text (a lost connection, a timeout, a Galera conflict).
+    pub fn from_message(message: &str) -> FailureClass {
+        let m = message.to_ascii_lowercase();
+        let has = |words: &[&str]| words.iter().any(|w| m.contains(w));
+        if has(&["deadlock", "lock wait timeout", "could not serialize", "lock timeout"]) {
+            FailureClass::Busy
+        } else if has(&["timed out", "timeout"]) {
+            FailureClass::Timeout
+        } else if has(&[
+            "connection",
+            "disconnected",
+            "broken pipe",
+            "server has gone away",
+            "lost connection",
+            "eof",
+        ]) {
+            FailureClass::Connection
+        } else if has(&["conflict", "wsrep has not yet prepared", "wsrep_not_ready"]) {
+            FailureClass::Conflict
+        } else {
+            FailureClass::Other
         }
     }
 }

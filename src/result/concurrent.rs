@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::faults::{Activity, ClusterRecord, Failures, closing_line};
 use crate::measure::latency::{EncodedHistogram, LatencySummary};
 use crate::store::StoreInfo;
 use crate::workload::keys::KeyDistribution;
@@ -92,6 +93,20 @@ pub struct KindFigures {
     pub histogram: EncodedHistogram,
     /// What did not succeed as asked.
     pub outcomes: Outcomes,
+    /// Operations that failed (timeout, lost connection, server error,
+    /// ...), by class: counted, not fatal. `ops`, `per_s` and `latency`
+    /// are the successful operations only; `failed_latency` is how long
+    /// the failures took, and `latency_with_failures` both together.
+    #[serde(default, skip_serializing_if = "Failures::is_empty")]
+    pub failures: Failures,
+    /// How long each failed operation took until it failed (None when
+    /// none did).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_latency: Option<LatencySummary>,
+    /// Successful and failed operations together (None when none failed:
+    /// then it is `latency`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_with_failures: Option<LatencySummary>,
 }
 
 impl KindFigures {
@@ -152,6 +167,17 @@ pub struct ConcurrentTables {
     /// What the reader should know (threads beyond cores, settings ignored).
     #[serde(default)]
     pub notes: Vec<String>,
+    /// Completions and failures per tenth of a second (absent in results
+    /// written before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub activity: Option<Activity>,
+    /// The cluster's shape at the start and the end and every change seen
+    /// (None when the target is not a cluster).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<ClusterRecord>,
+    /// Why the run ended before its -t or --count (`--max-errors`), or None.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_early: Option<String>,
 }
 
 impl ConcurrentTables {
@@ -164,6 +190,26 @@ impl ConcurrentTables {
             .map(|k| k.ops)
             .sum();
         ops as f64 / (self.elapsed_ns as f64 / 1e9).max(1e-9)
+    }
+
+    /// Every kind's failed operations together (commits included).
+    pub fn failures(&self) -> Failures {
+        let mut all = Failures::default();
+        for k in &self.kinds {
+            all.add(&k.failures);
+        }
+        all
+    }
+
+    /// The closing line when operations failed (see
+    /// [`Tables::failures_line`](super::Tables::failures_line)).
+    pub fn failures_line(&self) -> Option<String> {
+        let failures = self.failures();
+        if failures.is_empty() {
+            return None;
+        }
+        let attempted: u64 = self.kinds.iter().map(|k| k.ops + k.failures.total()).sum();
+        Some(closing_line(&failures, attempted, "operations"))
     }
 
     /// Every kind's outcomes together.

@@ -12,6 +12,7 @@ pub mod compare;
 pub mod concurrency;
 pub mod concurrent;
 pub mod fasterthanfs;
+pub mod faults;
 pub mod http;
 pub mod init;
 pub mod internal_external;
@@ -99,6 +100,16 @@ pub enum Tables {
 }
 
 impl Tables {
+    /// The one line a command exits 1 with after writing its result when
+    /// operations failed ("312 of 18,400 operations failed: 289 timeout,
+    /// 23 server error 500; see the result"), or None when none did.
+    pub fn failures_line(&self) -> Option<String> {
+        match self {
+            Tables::Concurrent(t) => t.failures_line(),
+            _ => None,
+        }
+    }
+
     /// Reads the kind-specific part of a document of `command`.
     fn from_value(command: &str, value: serde_json::Value) -> Result<Tables, serde_json::Error> {
         use serde_json::from_value as v;

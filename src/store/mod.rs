@@ -5,6 +5,7 @@
 //! reuses from one operation to the next, so that only the operation itself
 //! falls inside the timed region.
 
+pub mod cluster;
 mod copy;
 mod external;
 mod files;

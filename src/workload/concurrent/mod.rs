@@ -448,6 +448,9 @@ fn tables(
             latency: lat.summary(),
             histogram: lat.encode(),
             outcomes: o,
+            failures: Default::default(),
+            failed_latency: None,
+            latency_with_failures: None,
         };
     let mut kinds: Vec<KindFigures> = OpKind::ALL
         .iter()
@@ -513,5 +516,8 @@ fn tables(
         schedule,
         after,
         notes,
+        activity: None,
+        cluster: None,
+        stopped_early: None,
     }
 }
