@@ -119,6 +119,7 @@ impl Error {
     /// can be rolled back and tried again, nothing is broken.
     pub fn is_busy(&self) -> bool {
         match self {
+            Error::Failed { class, .. } => *class == FailureClass::Busy,
             Error::Sqlite { source, .. } => matches!(
                 source.sqlite_error_code(),
                 Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
