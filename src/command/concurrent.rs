@@ -7,6 +7,7 @@ use crate::cli::RunArgs;
 use crate::error::{Error, Result};
 use crate::result::{CONCURRENT_COMMAND, ResultDocument, Tables};
 use crate::store::{ReadPath, SessionOptions, WriteStyle};
+use crate::workload::budget::ErrorBudget;
 use crate::workload::concurrent::{ConcurrentPlan, execute};
 use crate::workload::keys::{KeyDistribution, YCSB_THETA};
 use crate::workload::mix::Mix;
@@ -21,6 +22,7 @@ pub fn asked(args: &RunArgs) -> bool {
         || args.duration.is_some()
         || args.rate.is_some()
         || args.writers.is_some()
+        || args.max_errors.is_some()
 }
 
 /// Runs the concurrent run the arguments describe.
@@ -38,6 +40,13 @@ pub fn run(args: &RunArgs) -> Result<()> {
         println!("warning: {w}");
     }
     let wrong = tables.outcomes().wrong();
+    let failed = tables.failures_line().map(|line| {
+        let look = match &args.json {
+            Some(path) => format!("see {}", path.display()),
+            None => "see the table above".into(),
+        };
+        format!("{line}; {look}")
+    });
     if let Some(path) = &args.json {
         let mut doc =
             ResultDocument::new(CONCURRENT_COMMAND, environment, Tables::Concurrent(tables));
@@ -45,10 +54,14 @@ pub fn run(args: &RunArgs) -> Result<()> {
     }
     if wrong > 0 {
         return Err(Error::Verify(format!(
-            "{wrong} read(s) returned a torn or stale blob (see the table)"
+            "{wrong} read(s) returned a torn or stale blob (see the table){}",
+            failed.map(|f| format!("; {f}")).unwrap_or_default()
         )));
     }
-    Ok(())
+    match failed {
+        Some(line) => Err(Error::OperationsFailed(line)),
+        None => Ok(()),
+    }
 }
 
 /// The plan from the arguments; kvtest-only options are refused.
@@ -102,6 +115,11 @@ pub fn plan_from_args(args: &RunArgs) -> Result<ConcurrentPlan> {
         verify: !args.no_verify,
         seed: args.order_seed,
         workload: args.workload.clone(),
+        max_errors: args
+            .max_errors
+            .as_deref()
+            .map(ErrorBudget::parse)
+            .transpose()?,
     })
 }
 

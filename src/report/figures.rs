@@ -47,6 +47,7 @@ pub fn concurrent_kind_cells(k: &crate::result::concurrent::KindFigures) -> Vec<
         t(l.p99_ns),
         t(l.p999_ns),
         t(l.max_ns),
+        k.failures.total().to_string(),
         o.busy.to_string(),
         o.missing.to_string(),
         o.torn.to_string(),
@@ -54,8 +55,32 @@ pub fn concurrent_kind_cells(k: &crate::result::concurrent::KindFigures) -> Vec<
     ]
 }
 
+/// One row per kind of operation and class of failure: operation, class,
+/// count, the first message.
+pub fn concurrent_failure_rows(
+    t: &crate::result::concurrent::ConcurrentTables,
+) -> Vec<Vec<String>> {
+    t.kinds
+        .iter()
+        .flat_map(|k| {
+            k.failures.classes.iter().map(move |c| {
+                vec![
+                    k.name().to_string(),
+                    c.class.label(),
+                    c.count.to_string(),
+                    c.example.clone(),
+                ]
+            })
+        })
+        .collect()
+}
+
+/// The headers of [`concurrent_failure_rows`].
+pub const CONCURRENT_FAILURE_HEADERS: [&str; 4] =
+    ["operation", "failed as", "count", "first message"];
+
 /// The headers of [`concurrent_kind_cells`].
-pub const CONCURRENT_KIND_HEADERS: [&str; 11] = [
+pub const CONCURRENT_KIND_HEADERS: [&str; 12] = [
     "operation",
     "done",
     "per s",
@@ -63,6 +88,7 @@ pub const CONCURRENT_KIND_HEADERS: [&str; 11] = [
     "p99",
     "p99.9",
     "max",
+    "failed",
     "busy",
     "missing",
     "torn",

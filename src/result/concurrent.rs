@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::faults::{Activity, ClusterRecord, Failures, closing_line};
+use super::faults::{Activity, ClusterRecord, Failures, Reconnect, closing_line};
 use crate::measure::latency::{EncodedHistogram, LatencySummary};
 use crate::store::StoreInfo;
 use crate::workload::keys::KeyDistribution;
@@ -170,11 +170,14 @@ pub struct ConcurrentTables {
     /// Completions and failures per tenth of a second (absent in results
     /// written before it was kept).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub activity: Option<Activity>,
+    pub activity: Option<Box<Activity>>,
+    /// Connections opened again after a failure broke them, in time order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reconnects: Vec<Reconnect>,
     /// The cluster's shape at the start and the end and every change seen
     /// (None when the target is not a cluster).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cluster: Option<ClusterRecord>,
+    pub cluster: Option<Box<ClusterRecord>>,
     /// Why the run ended before its -t or --count (`--max-errors`), or None.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped_early: Option<String>,

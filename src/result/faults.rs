@@ -80,8 +80,9 @@ pub const ACTIVITY_BUCKET_NS: u64 = 100_000_000;
 
 /// Operations completed and failed per bucket of time from the run's start
 /// (bucket i covers i..i+1 widths), so a burst of failures and the dip in
-/// completions beside it show where they happened.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// completions beside it show where they happened. Its default has
+/// buckets [`ACTIVITY_BUCKET_NS`] wide.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Activity {
     /// Width of every bucket, ns.
     pub bucket_ns: u64,
@@ -91,12 +92,19 @@ pub struct Activity {
     pub failed: Vec<u64>,
 }
 
+impl Default for Activity {
+    fn default() -> Self {
+        Activity::new(ACTIVITY_BUCKET_NS)
+    }
+}
+
 impl Activity {
     /// An empty record of buckets `bucket_ns` wide.
     pub fn new(bucket_ns: u64) -> Self {
         Activity {
             bucket_ns: bucket_ns.max(1),
-            ..Activity::default()
+            completed: Vec::new(),
+            failed: Vec::new(),
         }
     }
 
@@ -154,6 +162,15 @@ pub struct ShapeChange {
     pub change: String,
 }
 
+/// A worker's connection opened again after a failure broke it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reconnect {
+    /// When, from the run's start, ns.
+    pub at_ns: u64,
+    /// Where it connected (the node of a target of several, else the target).
+    pub to: String,
+}
+
 /// The cluster's shape at the start and the end, and what changed between.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClusterRecord {
@@ -178,10 +195,11 @@ impl ClusterRecord {
 }
 
 /// The one line a run with failures exits with: "312 of 18,400 operations
-/// failed: 289 timeout, 23 server error 500; see the result".
+/// failed: 289 timeout, 23 server error 500" (the command adds where to
+/// look: "; see the table above" or the result file).
 pub fn closing_line(failures: &Failures, attempted: u64, what: &str) -> String {
     format!(
-        "{} of {} {what} failed: {}; see the result",
+        "{} of {} {what} failed: {}",
         thousands(failures.total()),
         thousands(attempted),
         failures.summary()
@@ -193,7 +211,7 @@ pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -222,10 +240,13 @@ mod tests {
         assert_eq!(f.summary(), "290 timeout, 23 server error 500");
         assert_eq!(
             closing_line(&f, 18_400, "operations"),
-            "313 of 18,400 operations failed: 290 timeout, 23 server error 500; see the result"
+            "313 of 18,400 operations failed: 290 timeout, 23 server error 500"
         );
         let json = serde_json::to_string(&f).unwrap();
-        assert!(json.contains(r#"{"class":"server-status","code":500,"count":23"#), "{json}");
+        assert!(
+            json.contains(r#"{"class":"server-status","code":500,"count":23"#),
+            "{json}"
+        );
         assert_eq!(serde_json::from_str::<Failures>(&json).unwrap(), f);
     }
 

@@ -102,7 +102,8 @@ pub enum Tables {
 impl Tables {
     /// The one line a command exits 1 with after writing its result when
     /// operations failed ("312 of 18,400 operations failed: 289 timeout,
-    /// 23 server error 500; see the result"), or None when none did.
+    /// 23 server error 500"; the command adds where to look), or None when
+    /// none did.
     pub fn failures_line(&self) -> Option<String> {
         match self {
             Tables::Concurrent(t) => t.failures_line(),

@@ -94,8 +94,14 @@ mod tests {
 
     #[test]
     fn changes_name_the_size_each_node_that_left_changed_or_joined() {
-        let before = shape(3, &[("a:1", "Synced"), ("b:1", "Synced"), ("c:1", "Synced")]);
-        let after = shape(2, &[("a:1", "Synced"), ("b:1", "unreachable"), ("d:1", "Joiner")]);
+        let before = shape(
+            3,
+            &[("a:1", "Synced"), ("b:1", "Synced"), ("c:1", "Synced")],
+        );
+        let after = shape(
+            2,
+            &[("a:1", "Synced"), ("b:1", "unreachable"), ("d:1", "Joiner")],
+        );
         assert_eq!(
             after.changes_since(&before),
             [

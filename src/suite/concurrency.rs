@@ -241,6 +241,7 @@ pub(crate) fn round_plan(
         verify: true,
         seed: 1,
         workload: None,
+        max_errors: None,
     }
 }
 

@@ -4,7 +4,10 @@
 
 use std::fmt::Write as _;
 
-use crate::report::figures::{CONCURRENT_KIND_HEADERS, concurrent_kind_cells};
+use crate::report::figures::{
+    CONCURRENT_FAILURE_HEADERS, CONCURRENT_KIND_HEADERS, concurrent_failure_rows,
+    concurrent_kind_cells,
+};
 use crate::report::table::Table;
 use crate::result::concurrent::ConcurrentTables;
 use crate::units::human_duration_ns;
@@ -41,17 +44,22 @@ pub fn render(t: &ConcurrentTables) -> String {
         p.keys.describe(),
         p.batch
     );
-    let _ = writeln!(
-        out,
-        "writes: {}; busy timeout {}",
-        p.writes,
-        human_duration_ns(p.busy_timeout_ns as f64)
-    );
+    // A store without locks (S3, files) has no busy timeout to speak of.
+    let _ = match t.store.kind.as_str() {
+        "s3" | "dir" | "tree" | "memory" => writeln!(out, "writes: {}", p.writes),
+        _ => writeln!(
+            out,
+            "writes: {}; busy timeout {}",
+            p.writes,
+            human_duration_ns(p.busy_timeout_ns as f64)
+        ),
+    };
     let mut table = Table::new(CONCURRENT_KIND_HEADERS);
     for k in &t.kinds {
         table.row(concurrent_kind_cells(k));
     }
     out.push_str(&table.render());
+    failures(t, &mut out);
     let _ = writeln!(
         out,
         "all operations: {:.0} per s over {}",
@@ -107,5 +115,55 @@ pub fn render(t: &ConcurrentTables) -> String {
     for n in &t.notes {
         let _ = writeln!(out, "note: {n}");
     }
+    if let Some(c) = &t.cluster {
+        for w in c.warnings() {
+            let _ = writeln!(out, "warning: cluster: {w}");
+        }
+    }
     out
+}
+
+/// What failed, by kind and class, with the tails beside and without the
+/// failures, the reconnections and an early stop; nothing when all went well.
+fn failures(t: &ConcurrentTables, out: &mut String) {
+    let rows = concurrent_failure_rows(t);
+    if !rows.is_empty() {
+        let mut table = Table::new(CONCURRENT_FAILURE_HEADERS);
+        for r in rows {
+            table.row(r);
+        }
+        out.push_str(&table.render());
+        let _ = writeln!(
+            out,
+            "failed = the operation did not succeed (timeout, lost connection, server error, ...): counted by class, the run went on; p50..max above are of the successful operations only"
+        );
+        for k in t.kinds.iter().filter(|k| k.failures.total() > 0) {
+            if let (Some(f), Some(all)) = (&k.failed_latency, &k.latency_with_failures) {
+                let d = |ns: u64| human_duration_ns(ns as f64);
+                let _ = writeln!(
+                    out,
+                    "{}: failures took p50 {} max {}; with failures counted in, p50 {} p99 {} p99.9 {}",
+                    k.name(),
+                    d(f.p50_ns),
+                    d(f.max_ns),
+                    d(all.p50_ns),
+                    d(all.p99_ns),
+                    d(all.p999_ns)
+                );
+            }
+        }
+    }
+    if !t.reconnects.is_empty() {
+        let first = &t.reconnects[0];
+        let _ = writeln!(
+            out,
+            "connections opened again after a failure: {} (first at {:.1} s, to {})",
+            t.reconnects.len(),
+            first.at_ns as f64 / 1e9,
+            first.to
+        );
+    }
+    if let Some(why) = &t.stopped_early {
+        let _ = writeln!(out, "stopped early: {why}");
+    }
 }

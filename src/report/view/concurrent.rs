@@ -2,7 +2,10 @@
 //! row per kind of operation with its rate, tails and outcomes.
 
 use super::{DataTable, Section};
-use crate::report::figures::{CONCURRENT_KIND_HEADERS, concurrent_kind_cells};
+use crate::report::figures::{
+    CONCURRENT_FAILURE_HEADERS, CONCURRENT_KIND_HEADERS, concurrent_failure_rows,
+    concurrent_kind_cells,
+};
 use crate::result::concurrent::ConcurrentTables;
 
 /// The summary lines and the per-kind table.
@@ -22,6 +25,18 @@ pub(super) fn concurrent(t: &ConcurrentTables, s: &mut Section) {
         "{} reads checked whole and legal; {} torn, {} stale; {} busy (rolled back), {} missing (deleted first).",
         t.verified, o.torn, o.stale, o.busy, o.missing
     ));
+    if let Some(line) = t.failures_line() {
+        s.summary.push(format!(
+            "Failed operations: {line} (counted, the run went on; latencies are of the successful operations)."
+        ));
+    }
+    if let Some(why) = &t.stopped_early {
+        s.summary.push(format!("Stopped early: {why}."));
+    }
+    if let Some(c) = &t.cluster {
+        s.summary
+            .extend(c.warnings().into_iter().map(|w| format!("Cluster: {w}.")));
+    }
     s.summary.extend(t.notes.iter().cloned());
     let mut table = DataTable::new(
         "concurrent",
@@ -32,4 +47,14 @@ pub(super) fn concurrent(t: &ConcurrentTables, s: &mut Section) {
         table.rows.push(concurrent_kind_cells(k));
     }
     s.tables.push(table);
+    let failures = concurrent_failure_rows(t);
+    if !failures.is_empty() {
+        let mut table = DataTable::new(
+            "concurrent-failures",
+            "Failed operations by class",
+            &CONCURRENT_FAILURE_HEADERS,
+        );
+        table.rows = failures;
+        s.tables.push(table);
+    }
 }

@@ -378,6 +378,7 @@ impl Calibrator<'_> {
                     verify: true,
                     seed: o.seed ^ round as u64,
                     workload: None,
+                    max_errors: None,
                 };
                 let t = crate::workload::concurrent::execute(&plan, &Silent)?;
                 let per_s = |k: OpKind| {

@@ -8,6 +8,8 @@
 //! rolled back, never fatal. Inserts and deletes are put right afterwards
 //! (untimed), so the dataset stays whole for the next run.
 
+mod operations;
+mod tally;
 #[cfg(test)]
 mod tests;
 mod worker;
@@ -21,15 +23,18 @@ use crate::error::{Error, Result};
 use crate::measure::latency::Latencies;
 use crate::progress::Progress;
 use crate::result::concurrent::{
-    ConcurrentPlanRecord, ConcurrentTables, DatasetAfter, KindFigures, Outcomes, Schedule,
+    ConcurrentPlanRecord, ConcurrentTables, DatasetAfter, KindFigures, Schedule,
 };
 use crate::store::{self, Access, Session, SessionOptions};
 use crate::target::Target;
 
+use super::budget::ErrorBudget;
 use super::history::History;
 use super::keys::KeyDistribution;
 use super::mix::{Mix, OpKind};
-use worker::Tally;
+use crate::result::faults::{ClusterRecord, Reconnect, ShapeChange};
+use crate::store::cluster::{self, ClusterShape};
+use tally::Tally;
 
 /// Keys a scan reads at most (YCSB's default maxscanlength).
 pub const MAX_SCAN: u64 = 100;
@@ -68,6 +73,9 @@ pub struct ConcurrentPlan {
     pub seed: u64,
     /// YCSB's workload letter, when a preset chose the mix.
     pub workload: Option<String>,
+    /// Stop early once this many operations failed (None: run to the end
+    /// whatever fails).
+    pub max_errors: Option<ErrorBudget>,
 }
 
 /// Wraps each worker's session: how tests make a store misbehave on
@@ -100,7 +108,12 @@ struct Shared<'a> {
     /// When the run started: set by the first worker past `ready`, so
     /// opening connections is not timed and every thread starts together.
     started: OnceLock<Instant>,
+    /// A worker could not open its first connection: the run never started.
     failure: Mutex<Option<Error>>,
+    /// Operations failed so far (all workers).
+    failed: AtomicU64,
+    /// Why the run stopped before its end (`--max-errors`).
+    stopped_early: Mutex<Option<String>>,
 }
 
 impl Shared<'_> {
@@ -132,6 +145,36 @@ impl Shared<'_> {
 
     fn version(&self) -> u64 {
         self.next_version.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Counts one failed operation; stops the run when that spends the
+    /// `--max-errors` budget.
+    fn count_failure(&self) {
+        let failed = self.failed.fetch_add(1, Ordering::Relaxed) + 1;
+        let Some(budget) = self.plan.max_errors else {
+            return;
+        };
+        // This operation is not yet in `done`.
+        let tried = (self.done.load(Ordering::Relaxed) + 1).max(failed);
+        if budget.spent(failed, tried) && !self.stop.swap(true, Ordering::Relaxed) {
+            let mut why = self.stopped_early.lock().unwrap_or_else(|e| e.into_inner());
+            *why = Some(format!(
+                "--max-errors {}: {failed} of {tried} operations had failed at {:.1} s",
+                budget.describe(),
+                self.since_start().as_secs_f64()
+            ));
+        }
+    }
+
+    /// Sleeps `wait`, or less: until the run's end or its stop.
+    fn sleep_within_run(&self, wait: Duration) {
+        let until = Instant::now() + wait;
+        while Instant::now() < until
+            && !self.stop.load(Ordering::Relaxed)
+            && !self.deadline_passed()
+        {
+            std::thread::sleep(Duration::from_millis(10).min(until - Instant::now()));
+        }
     }
 
     fn fail(&self, e: Error) {
@@ -194,6 +237,8 @@ fn execute_wrapped(
         ready: Barrier::new(plan.threads),
         started: OnceLock::new(),
         failure: Mutex::new(None),
+        failed: AtomicU64::new(0),
+        stopped_early: Mutex::new(None),
     };
     if judged {
         learn_versions(&shared, access, progress)?;
@@ -209,7 +254,8 @@ fn execute_wrapped(
         probe.finish(&pending)?;
     }
     drop(probe);
-    let tallies = run_workers(&shared, progress);
+    let shape = cluster::read_shape(&plan.target);
+    let (tallies, changes) = run_workers(&shared, shape.as_ref(), progress);
     let elapsed = shared.since_start();
     if let Some(e) = shared
         .failure
@@ -223,8 +269,38 @@ fn execute_wrapped(
     for t in tallies {
         all.absorb(t);
     }
-    let after = put_right(&shared, &all, resizes)?;
-    Ok(tables(plan, &shared, all, elapsed, info, writes, after))
+    let cluster = shape.map(|start| {
+        Box::new(ClusterRecord {
+            start,
+            end: cluster::read_shape(&plan.target),
+            changes,
+        })
+    });
+    let mut notes = Vec::new();
+    let after = match put_right(&shared, &all, resizes) {
+        Ok(after) => after,
+        Err(e) => {
+            // The manifest still says the dataset is not whole: no later
+            // command mistakes it for a whole one.
+            notes.push(format!(
+                "the dataset could not be put right after the run ({e}): it is marked incomplete; make it again with blobbench init"
+            ));
+            DatasetAfter {
+                first_key: shared.first,
+                last_key: shared.visible_last.load(Ordering::Relaxed),
+                refilled: 0,
+            }
+        }
+    };
+    let mut t = tables(plan, &shared, all, elapsed, info, writes, after);
+    t.notes.extend(notes);
+    t.cluster = cluster;
+    t.stopped_early = shared
+        .stopped_early
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take();
+    Ok(t)
 }
 
 impl ConcurrentPlan {
@@ -339,15 +415,34 @@ fn heads(spec: &DatasetSpec) -> DatasetSpec {
     }
 }
 
-/// Starts the workers and shows live throughput until they end.
-fn run_workers(shared: &Shared, progress: &dyn Progress) -> Vec<Tally> {
+/// Every reopened connection, in time order.
+fn reconnects(mut all: Vec<(u64, String)>) -> Vec<Reconnect> {
+    all.sort();
+    all.into_iter()
+        .map(|(at_ns, to)| Reconnect { at_ns, to })
+        .collect()
+}
+
+/// How often a cluster's shape is read while the run goes on.
+const SHAPE_POLL: Duration = Duration::from_secs(1);
+
+/// Starts the workers and shows live throughput until they end; with a
+/// cluster's `shape` at the start, reads it again every second on a thread
+/// of its own and returns every change seen, with its time.
+fn run_workers(
+    shared: &Shared,
+    shape: Option<&ClusterShape>,
+    progress: &dyn Progress,
+) -> (Vec<Tally>, Vec<ShapeChange>) {
     let total = shared
         .plan
         .count
         .unwrap_or(0)
         .max(shared.plan.duration.map_or(0, |d| d.as_millis() as u64));
     progress.start("running", total);
-    let tallies = std::thread::scope(|scope| {
+    let workers_done = AtomicBool::new(false);
+    let result = std::thread::scope(|scope| {
+        let monitor = shape.map(|s| scope.spawn(|| watch_shape(shared, s, &workers_done)));
         let handles: Vec<_> = (0..shared.plan.threads)
             .map(|id| {
                 scope.spawn(move || match worker::run(shared, id) {
@@ -363,6 +458,7 @@ fn run_workers(shared: &Shared, progress: &dyn Progress) -> Vec<Tally> {
         while !handles.iter().all(|h| h.is_finished()) {
             std::thread::sleep(Duration::from_millis(200));
             let done = shared.done.load(Ordering::Relaxed);
+            let failed = shared.failed.load(Ordering::Relaxed);
             let secs = shared.since_start().as_secs_f64();
             let position = match shared.plan.count {
                 Some(_) => done,
@@ -372,18 +468,54 @@ fn run_workers(shared: &Shared, progress: &dyn Progress) -> Vec<Tally> {
                 progress.advance(position.min(total) - shown.min(total));
                 shown = position;
             }
+            let failed = if failed > 0 {
+                format!(", {failed} failed")
+            } else {
+                String::new()
+            };
             progress.message(&format!(
-                "{done} ops, {:.0}/s",
+                "{done} ops{failed}, {:.0}/s",
                 done as f64 / secs.max(1e-9)
             ));
         }
-        handles
+        let tallies = handles
             .into_iter()
             .map(|h| h.join().unwrap_or_default())
-            .collect()
+            .collect();
+        workers_done.store(true, Ordering::Relaxed);
+        let changes = monitor
+            .map(|m| m.join().unwrap_or_default())
+            .unwrap_or_default();
+        (tallies, changes)
     });
     progress.finish();
-    tallies
+    result
+}
+
+/// Reads the cluster's shape every [`SHAPE_POLL`] until the workers are
+/// done; each change from the shape seen before is kept with its time.
+fn watch_shape(shared: &Shared, start: &ClusterShape, done: &AtomicBool) -> Vec<ShapeChange> {
+    let mut seen = start.clone();
+    let mut changes = Vec::new();
+    loop {
+        let wake = Instant::now() + SHAPE_POLL;
+        while Instant::now() < wake {
+            if done.load(Ordering::Relaxed) {
+                return changes;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let Some(now) = cluster::read_shape(&shared.plan.target) else {
+            continue;
+        };
+        let at_ns = shared.since_start().as_nanos() as u64;
+        changes.extend(
+            now.changes_since(&seen)
+                .into_iter()
+                .map(|change| ShapeChange { at_ns, change }),
+        );
+        seen = now;
+    }
 }
 
 /// Writes back, untimed, every key a delete removed or a failed insert
@@ -439,30 +571,29 @@ fn tables(
     after: DatasetAfter,
 ) -> ConcurrentTables {
     let secs = elapsed.as_secs_f64().max(1e-9);
-    let figures =
-        |kind: Option<OpKind>, lat: &Latencies, ops: u64, bytes: u64, o: Outcomes| KindFigures {
+    let figures = |kind: Option<OpKind>, t: &tally::KindTally| {
+        let failed = t.failures.total() > 0;
+        KindFigures {
             kind,
-            ops,
-            per_s: ops as f64 / secs,
-            bytes,
-            latency: lat.summary(),
-            histogram: lat.encode(),
-            outcomes: o,
-            failures: Default::default(),
-            failed_latency: None,
-            latency_with_failures: None,
-        };
+            ops: t.ops,
+            per_s: t.ops as f64 / secs,
+            bytes: t.bytes,
+            latency: t.latencies.summary(),
+            histogram: t.latencies.encode(),
+            outcomes: t.outcomes,
+            failures: t.failures.clone(),
+            failed_latency: failed.then(|| t.failed.summary()),
+            latency_with_failures: failed
+                .then(|| Latencies::merged([&t.latencies, &t.failed]).summary()),
+        }
+    };
     let mut kinds: Vec<KindFigures> = OpKind::ALL
         .iter()
         .filter(|k| plan.does(**k))
-        .map(|k| {
-            let t = &all.kinds[*k as usize];
-            figures(Some(*k), &t.latencies, t.ops, t.bytes, t.outcomes)
-        })
+        .map(|k| figures(Some(*k), &all.kinds[*k as usize]))
         .collect();
     if plan.batch > 1 {
-        let c = &all.commits;
-        kinds.push(figures(None, &c.latencies, c.ops, 0, c.outcomes));
+        kinds.push(figures(None, &all.commits));
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut notes = Vec::new();
@@ -516,7 +647,8 @@ fn tables(
         schedule,
         after,
         notes,
-        activity: None,
+        activity: Some(Box::new(all.activity)),
+        reconnects: reconnects(all.reconnects),
         cluster: None,
         stopped_early: None,
     }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use super::{ConcurrentPlan, WrapSession, execute, execute_wrapped, heads};
 use crate::dataset::DatasetSpec;
-use crate::error::{Error, Result};
+use crate::error::{Error, FailureClass, Result};
 use crate::progress::Silent;
 use crate::result::concurrent::{ConcurrentTables, Outcomes};
 use crate::store::{self, Access, Session, SessionOptions};
@@ -52,6 +52,7 @@ fn plan(target: &Target, threads: usize, mix: &str, batch: u32, count: u64) -> C
         verify: true,
         seed: 11,
         workload: None,
+        max_errors: None,
     }
 }
 
@@ -82,6 +83,10 @@ enum Fault {
     /// Every commit fails busy, and the rollback says it undid the batch
     /// while the store keeps its writes: rolled-back versions stay visible.
     KeepsRolledBackWrites,
+    /// Every `n`th read or update of a session fails with `class`; an
+    /// update is applied first (as when the answer is lost after the
+    /// server applied it), so its version may be read later.
+    FailsEvery { n: u64, class: FailureClass },
 }
 
 /// The memory store's session, with a fault.
@@ -89,6 +94,23 @@ struct Faulty<'s> {
     inner: Box<dyn Session + 's>,
     fault: Fault,
     buf: Vec<u8>,
+    /// Reads and updates so far.
+    calls: u64,
+}
+
+impl Faulty<'_> {
+    /// The failure this call ends in, if it is one of the `n`th.
+    fn due_failure(&mut self) -> Result<()> {
+        self.calls += 1;
+        match self.fault {
+            Fault::FailsEvery { n, class } if self.calls.is_multiple_of(n) => Err(Error::failed(
+                std::path::Path::new("faulty"),
+                class,
+                format!("failure {} (on purpose)", self.calls),
+            )),
+            _ => Ok(()),
+        }
+    }
 }
 
 impl Session for Faulty<'_> {
@@ -101,10 +123,15 @@ impl Session for Faulty<'_> {
                 Ok(())
             }
             Fault::KeepsRolledBackWrites => self.inner.read(key, sink),
+            Fault::FailsEvery { .. } => {
+                self.due_failure()?;
+                self.inner.read(key, sink)
+            }
         }
     }
     fn update(&mut self, key: u64, data: &[u8]) -> Result<()> {
-        self.inner.update(key, data)
+        self.inner.update(key, data)?;
+        self.due_failure()
     }
     fn insert(&mut self, key: u64, data: &[u8]) -> Result<()> {
         self.inner.insert(key, data)
@@ -121,11 +148,14 @@ impl Session for Faulty<'_> {
                 target: "faulty".into(),
                 message: "deadlock found (on purpose)".into(),
             }),
-            Fault::ServesInitVersion(_) => self.inner.commit(),
+            _ => self.inner.commit(),
         }
     }
     fn rollback(&mut self) -> Result<bool> {
-        Ok(matches!(self.fault, Fault::KeepsRolledBackWrites))
+        match self.fault {
+            Fault::FailsEvery { .. } => self.inner.rollback(),
+            _ => Ok(matches!(self.fault, Fault::KeepsRolledBackWrites)),
+        }
     }
 }
 
@@ -135,6 +165,7 @@ impl WrapSession for Fault {
             inner,
             fault: self.clone(),
             buf: Vec::new(),
+            calls: 0,
         })
     }
 }
@@ -196,6 +227,77 @@ fn a_sound_store_reads_nothing_stale_run_after_run() {
     // Read only: every read judged, and legal.
     let t = execute(&plan(&target, 2, "read=100", 1, 300), &Silent).unwrap();
     assert_eq!((outcomes(&t).stale, t.verified), (0, 300));
+}
+
+#[test]
+fn failed_operations_are_counted_by_class_and_the_run_goes_on_on_a_new_connection() {
+    let (target, _) = dataset("fails-timeout", 40, 0);
+    let p = plan(&target, 2, "read=50,update=50", 1, 400);
+    // A timeout may have broken the connection: each one is followed by a
+    // new session (whose own count starts again), so every session fails
+    // its 10th call.
+    let fault = Fault::FailsEvery {
+        n: 10,
+        class: FailureClass::Timeout,
+    };
+    let t = faulty_run(&p, fault);
+    let failures = t.failures();
+    let failed = failures.total();
+    let ops: u64 = t.kinds.iter().map(|k| k.ops).sum();
+    assert_eq!(ops + failed, 400, "every operation done or failed");
+    assert!((39..=40).contains(&failed), "{failed} failed");
+    assert_eq!(failures.classes.len(), 1);
+    assert_eq!(failures.classes[0].class, FailureClass::Timeout);
+    assert!(failures.classes[0].example.contains("(on purpose)"));
+    assert_eq!(
+        t.reconnects.len() as u64,
+        failed,
+        "a new connection after each"
+    );
+    // Failed updates were applied: their versions may be read, never stale.
+    let o = outcomes(&t);
+    assert_eq!((o.stale, o.torn), (0, 0));
+    let activity = t.activity.as_ref().unwrap();
+    assert_eq!(activity.failed.iter().sum::<u64>(), failed);
+    assert_eq!(activity.completed.iter().sum::<u64>(), ops);
+    let read = t
+        .kinds
+        .iter()
+        .find(|k| k.kind == Some(OpKind::Read))
+        .unwrap();
+    let (with, without) = (read.latency_with_failures.as_ref().unwrap(), &read.latency);
+    assert_eq!(with.count, without.count + read.failures.total());
+    let line = t.failures_line().unwrap();
+    assert!(
+        line.starts_with(&format!(
+            "{failed} of 400 operations failed: {failed} timeout"
+        )),
+        "{line}"
+    );
+    assert!(t.stopped_early.is_none());
+}
+
+#[test]
+fn max_errors_stops_the_run_early_and_says_why() {
+    let (target, _) = dataset("fails-budget", 40, 0);
+    let mut p = plan(&target, 1, "read=100", 1, 10_000);
+    p.max_errors = Some(crate::workload::budget::ErrorBudget::Count(5));
+    // A server error leaves the connection usable: no new one is opened.
+    let fault = Fault::FailsEvery {
+        n: 3,
+        class: FailureClass::ServerStatus { code: 500 },
+    };
+    let t = faulty_run(&p, fault);
+    let failed = t.failures().total();
+    assert_eq!(failed, 5, "one worker stops at its fifth failure");
+    assert_eq!(done(&t, Some(OpKind::Read)), 10);
+    assert!(t.reconnects.is_empty());
+    let why = t.stopped_early.as_deref().unwrap();
+    assert!(
+        why.starts_with("--max-errors 5: 5 of 15 operations had failed"),
+        "{why}"
+    );
+    assert!(t.failures_line().unwrap().contains("5 server error 500"));
 }
 
 #[test]

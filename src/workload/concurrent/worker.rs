@@ -1,18 +1,18 @@
 //! One worker of a concurrent run: its own store and session, batches of
-//! operations drawn from the mix, each timed on its own, every read judged.
+//! operations drawn from the mix (see `operations`), and, when a failure
+//! broke its connection, a new one opened before its next operation (to
+//! another node where the target names several), so the run goes on.
 
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::{MAX_SCAN, Shared};
+use super::tally::Tally;
+use super::{ConcurrentPlan, Shared};
 use crate::error::{Error, Result};
-use crate::measure::latency::Latencies;
-use crate::result::concurrent::Outcomes;
-use crate::store::{self, Access, Session};
-use crate::workload::history::{Outcome, Seen, Verdict};
+use crate::store::{self, Access, Session, Store};
 use crate::workload::keys::KeyChooser;
 use crate::workload::mix::OpKind;
 
@@ -20,157 +20,251 @@ use crate::workload::mix::OpKind;
 /// sleeping and spins.
 const SPIN: Duration = Duration::from_micros(200);
 
-/// One kind's figures in one worker.
-#[derive(Default)]
-pub(super) struct KindTally {
-    pub latencies: Latencies,
-    pub ops: u64,
-    pub bytes: u64,
-    pub outcomes: Outcomes,
-}
+/// The first wait after a connection could not be opened again; it
+/// doubles with each failed attempt up to [`RECONNECT_WAIT_MAX`].
+const RECONNECT_WAIT: Duration = Duration::from_millis(100);
 
-impl KindTally {
-    fn absorb(&mut self, o: KindTally) {
-        self.latencies.merge(&o.latencies);
-        self.ops += o.ops;
-        self.bytes += o.bytes;
-        self.outcomes.add(&o.outcomes);
-    }
-}
-
-/// Everything one worker measured.
-#[derive(Default)]
-pub(super) struct Tally {
-    /// Indexed by `OpKind as usize`.
-    pub kinds: [KindTally; 6],
-    pub commits: KindTally,
-    pub verified: u64,
-    pub unjudged: u64,
-    /// Open loop: how late each operation started.
-    pub lag: Latencies,
-    /// Keys deleted, or inserts that did not land: written back afterwards.
-    pub touched: Vec<u64>,
-}
-
-impl Tally {
-    pub(super) fn absorb(&mut self, o: Tally) {
-        for (mine, theirs) in self.kinds.iter_mut().zip(o.kinds) {
-            mine.absorb(theirs);
-        }
-        self.commits.absorb(o.commits);
-        self.verified += o.verified;
-        self.unjudged += o.unjudged;
-        self.lag.merge(&o.lag);
-        self.touched.extend(o.touched);
-    }
-}
+/// The longest wait between two attempts to open a connection again.
+const RECONNECT_WAIT_MAX: Duration = Duration::from_secs(1);
 
 /// A write done (or tried) in the open batch, recorded in the history
 /// when the batch ends.
-struct Pending {
-    key: u64,
+pub(super) struct Pending {
+    pub key: u64,
     /// Its id in the history.
-    id: u64,
-    delete: bool,
-    insert: bool,
-    /// Its call failed (busy): the store may or may not have applied it,
-    /// unless the batch is rolled back.
-    failed: bool,
+    pub id: u64,
+    pub delete: bool,
+    pub insert: bool,
+    /// Its call failed: the store may or may not have applied it, unless
+    /// the batch is rolled back.
+    pub failed: bool,
+    /// It may have landed even if the batch rolls back (a timeout or lost
+    /// connection after the server had it).
+    pub uncertain: bool,
 }
 
-/// A worker's state between operations.
-struct Worker<'s, 'a> {
-    shared: &'s Shared<'a>,
+/// What a worker keeps from one connection to the next.
+pub(super) struct State {
     /// When the run started (every worker the same).
-    start: Instant,
-    session: Box<dyn Session + 's>,
-    rng: Xoshiro256PlusPlus,
-    chooser: KeyChooser,
-    tally: Tally,
-    buf: Vec<u8>,
-    pending: Vec<Pending>,
+    pub start: Instant,
+    pub rng: Xoshiro256PlusPlus,
+    pub chooser: KeyChooser,
+    pub tally: Tally,
+    pub buf: Vec<u8>,
+    pub pending: Vec<Pending>,
     /// Logical time the open batch began (reads in it may see its snapshot).
-    batch_start: u64,
+    pub batch_start: u64,
     /// The open batch's completed operations: (kind, ns, bytes), counted
     /// once the batch commits.
-    done: Vec<(OpKind, u64, u64)>,
+    pub done: Vec<(OpKind, u64, u64)>,
     /// One of the plan's writer threads: it only updates.
-    writer: bool,
+    pub writer: bool,
     /// Time spent in the current operation on work that is not it (making
     /// a blob to write, checking one read), left out of its latency.
-    excluded: Duration,
+    pub excluded: Duration,
+    /// A failure may have broken the connection: open a new one.
+    pub broken: bool,
 }
 
-/// Runs worker `id` until the run ends; an error that is not a busy lock
-/// stops every worker.
+/// A worker on one connection.
+pub(super) struct Worker<'w, 's, 'a> {
+    pub shared: &'s Shared<'a>,
+    pub session: Box<dyn Session + 'w>,
+    pub st: &'w mut State,
+}
+
+/// Runs worker `id` until the run ends. Only a failure to open its first
+/// connection is an error (the run never started); every later failure
+/// is counted.
 pub(super) fn run(shared: &Shared, id: usize) -> Result<Tally> {
     let plan = shared.plan;
-    let access = if plan.writes() {
-        Access::ReadWrite
-    } else {
-        Access::ReadOnly
-    };
     // Every worker opens first, then all start together (a failure to open
     // still meets the others at the barrier, which they would wait at
     // forever otherwise).
-    let mut store = match store::open(&plan.target, access) {
+    let mut store = match store::open(&plan.target, access(plan)) {
         Ok(s) => s,
         Err(e) => {
             shared.ready.wait();
             return Err(e);
         }
     };
-    let session = store
-        .session(crate::store::SessionOptions {
-            per_op_transaction: plan.batch == 1,
-            ..plan.session
-        })
-        .and_then(|mut s| s.wait_for_locks(plan.busy_timeout).map(|()| s))
-        .map(|s| match shared.wrap {
-            Some(w) => w.wrap(s),
-            None => s,
-        });
+    let session = open_session(shared, store.as_mut());
     shared.ready.wait();
     let session = session?;
-    let start = shared.start();
+    let mut st = State::new(shared, id);
+    let mut broken = drive(shared, &mut st, session);
+    drop(store);
+    while broken {
+        let Some(mut store) = reconnect(shared, &mut st) else {
+            break;
+        };
+        let to = node_of(store.as_ref());
+        match open_session(shared, store.as_mut()) {
+            Ok(session) => {
+                st.tally.reconnects.push((st.since_start(), to));
+                broken = drive(shared, &mut st, session);
+            }
+            Err(e) => {
+                st.fail_unconnected(shared, &e, Duration::ZERO);
+            }
+        }
+    }
+    Ok(st.tally)
+}
+
+/// Read-write when the plan writes.
+fn access(plan: &ConcurrentPlan) -> Access {
+    if plan.writes() {
+        Access::ReadWrite
+    } else {
+        Access::ReadOnly
+    }
+}
+
+/// A session on `store` as the plan asks (wrapped in tests).
+fn open_session<'w>(shared: &Shared, store: &'w mut dyn Store) -> Result<Box<dyn Session + 'w>> {
+    let plan = shared.plan;
+    let mut session = store.session(crate::store::SessionOptions {
+        per_op_transaction: plan.batch == 1,
+        ..plan.session
+    })?;
+    session.wait_for_locks(plan.busy_timeout)?;
+    Ok(match shared.wrap {
+        Some(w) => w.wrap(session),
+        None => session,
+    })
+}
+
+/// Where a store is connected: its "node" setting where it names one (a
+/// target of several nodes), else its path or URL.
+fn node_of(store: &dyn Store) -> String {
+    let info = store.info();
+    match info.settings.get("node").and_then(|n| n.as_str()) {
+        Some(node) => node.to_string(),
+        None => info.path.display().to_string(),
+    }
+}
+
+/// Runs batches on `session` until the run ends (false) or a failure may
+/// have broken the connection (true).
+fn drive(shared: &Shared, st: &mut State, session: Box<dyn Session + '_>) -> bool {
+    let plan = shared.plan;
     let mut w = Worker {
-        start,
         shared,
         session,
-        rng: Xoshiro256PlusPlus::seed_from_u64(
-            plan.seed ^ (id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-        ),
-        chooser: KeyChooser::new(plan.keys, shared.first),
-        tally: Tally::default(),
-        buf: Vec::new(),
-        pending: Vec::new(),
-        batch_start: 0,
-        done: Vec::new(),
-        writer: id < plan.writers,
-        excluded: Duration::ZERO,
+        st,
     };
     while let Some(index) = shared.claim(u64::from(plan.batch)) {
         let due = match plan.rate {
-            Some(rate) => match w.wait_until_due(index, rate) {
+            Some(rate) => match w.st.wait_until_due(shared, index, rate) {
                 Some(due) => Some(due),
                 None => break,
             },
             None => None,
         };
-        w.batch(due)?;
+        w.batch(due);
         shared
             .done
             .fetch_add(u64::from(plan.batch), Ordering::Relaxed);
+        if std::mem::take(&mut w.st.broken) {
+            return true;
+        }
     }
-    Ok(w.tally)
+    false
 }
 
-impl Worker<'_, '_> {
+/// Opens the store again after a failure broke the connection. While it
+/// cannot be opened, each attempt takes the place of the next batch: its
+/// operations count as failed with the attempt's error, and the worker
+/// waits (100 ms, doubling to 1 s) before the next attempt. None once the
+/// run is over.
+fn reconnect(shared: &Shared, st: &mut State) -> Option<Box<dyn Store>> {
+    let mut wait = RECONNECT_WAIT;
+    loop {
+        let began = Instant::now();
+        match store::open(&shared.plan.target, access(shared.plan)) {
+            Ok(store) => return Some(store),
+            Err(e) => {
+                if !st.fail_unconnected(shared, &e, began.elapsed()) {
+                    return None;
+                }
+                shared.sleep_within_run(wait);
+                wait = (wait * 2).min(RECONNECT_WAIT_MAX);
+            }
+        }
+    }
+}
+
+impl State {
+    fn new(shared: &Shared, id: usize) -> State {
+        let plan = shared.plan;
+        State {
+            start: shared.start(),
+            rng: Xoshiro256PlusPlus::seed_from_u64(
+                plan.seed ^ (id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            ),
+            chooser: KeyChooser::new(plan.keys, shared.first),
+            tally: Tally::default(),
+            buf: Vec::new(),
+            pending: Vec::new(),
+            batch_start: 0,
+            done: Vec::new(),
+            writer: id < plan.writers,
+            excluded: Duration::ZERO,
+            broken: false,
+        }
+    }
+
+    /// Time since the run started, ns.
+    pub fn since_start(&self) -> u64 {
+        self.start.elapsed().as_nanos() as u64
+    }
+
+    /// The next operation's kind: an update for a writer thread, else
+    /// drawn from the mix.
+    pub fn draw(&mut self, plan: &ConcurrentPlan) -> OpKind {
+        if self.writer {
+            OpKind::Update
+        } else {
+            plan.mix.draw(&mut self.rng)
+        }
+    }
+
+    /// Without a connection: claims the next batch and counts each of its
+    /// operations failed with `e`, the attempt to connect, which took
+    /// `took`. False when the run is over (nothing claimed).
+    fn fail_unconnected(&mut self, shared: &Shared, e: &Error, took: Duration) -> bool {
+        let plan = shared.plan;
+        let Some(index) = shared.claim(u64::from(plan.batch)) else {
+            return false;
+        };
+        if let Some(rate) = plan.rate
+            && self.wait_until_due(shared, index, rate).is_none()
+        {
+            return false;
+        }
+        let class = e.class();
+        let message = e.to_string();
+        for _ in 0..plan.batch {
+            let kind = self.draw(plan);
+            let tally = &mut self.tally.kinds[kind as usize];
+            tally.failures.record(class, &message);
+            tally.failed.record(took.as_nanos() as u64);
+            let at = self.since_start();
+            self.tally.activity.failed_at(at);
+            shared.count_failure();
+        }
+        shared
+            .done
+            .fetch_add(u64::from(plan.batch), Ordering::Relaxed);
+        true
+    }
+
     /// Open loop: sleeps until operation `index` falls due; None when that
     /// is past the end of the run.
-    fn wait_until_due(&mut self, index: u64, rate: f64) -> Option<Instant> {
+    pub fn wait_until_due(&mut self, shared: &Shared, index: u64, rate: f64) -> Option<Instant> {
         let offset = Duration::from_secs_f64(index as f64 / rate);
-        if self.shared.plan.duration.is_some_and(|d| offset >= d) {
+        if shared.plan.duration.is_some_and(|d| offset >= d) {
             return None;
         }
         let due = self.start + offset;
@@ -189,273 +283,5 @@ impl Worker<'_, '_> {
             .lag
             .record(Instant::now().saturating_duration_since(due).as_nanos() as u64);
         Some(due)
-    }
-
-    /// One batch: its operations drawn, a transaction around them when
-    /// there are several, a busy lock rolling it all back.
-    fn batch(&mut self, due: Option<Instant>) -> Result<()> {
-        let plan = self.shared.plan;
-        let kinds: Vec<OpKind> = (0..plan.batch)
-            .map(|_| {
-                if self.writer {
-                    OpKind::Update
-                } else {
-                    plan.mix.draw(&mut self.rng)
-                }
-            })
-            .collect();
-        let writes = kinds.iter().any(|k| k.writes());
-        self.batch_start = self.shared.history.now();
-        if plan.batch > 1 {
-            let begun = if writes {
-                self.session.begin_write()
-            } else {
-                self.session.begin()
-            };
-            if let Err(e) = begun {
-                return self.abandon(kinds[0], e);
-            }
-        }
-        for kind in kinds.iter().copied() {
-            let start = due.unwrap_or_else(Instant::now);
-            self.excluded = Duration::ZERO;
-            match self.operation(kind) {
-                Ok(bytes) => {
-                    let took = start.elapsed().saturating_sub(self.excluded);
-                    self.done.push((kind, took.as_nanos() as u64, bytes));
-                }
-                Err(e) => return self.abandon(kind, e),
-            }
-        }
-        if plan.batch > 1 {
-            let start = Instant::now();
-            if let Err(e) = self.session.commit() {
-                return self.abandon_commit(e);
-            }
-            let c = &mut self.tally.commits;
-            c.latencies.record(start.elapsed().as_nanos() as u64);
-            c.ops += 1;
-        }
-        self.committed();
-        Ok(())
-    }
-
-    /// Counts the batch's operations as done: all of them, or with
-    /// `writes` false only its reads (its writes were rolled back).
-    fn count_done(&mut self, writes: bool) {
-        for (kind, ns, bytes) in self.done.drain(..) {
-            if kind.writes() && !writes {
-                continue;
-            }
-            let t = &mut self.tally.kinds[kind as usize];
-            t.latencies.record(ns);
-            t.ops += 1;
-            t.bytes += bytes;
-        }
-    }
-
-    /// The batch's writes are in: they count as done, the history learns
-    /// when, and committed inserts become keys the others may draw. A
-    /// write whose call failed may or may not be in: its outcome is
-    /// unknown, and a failed insert's key is put right afterwards.
-    fn committed(&mut self) {
-        self.count_done(true);
-        let at = self.shared.history.now();
-        for p in self.pending.drain(..) {
-            let outcome = if p.failed {
-                Outcome::Unknown
-            } else {
-                Outcome::Committed(at)
-            };
-            self.shared.history.end_write(p.key, p.id, outcome);
-            if p.insert && !p.failed {
-                self.shared.visible_last.fetch_max(p.key, Ordering::Relaxed);
-            }
-            if p.delete || (p.insert && p.failed) {
-                self.tally.touched.push(p.key);
-            }
-        }
-    }
-
-    /// A failure inside the batch: a busy lock is counted against `kind`
-    /// and the batch rolled back; anything else ends the run.
-    fn abandon(&mut self, kind: OpKind, e: Error) -> Result<()> {
-        if !e.is_busy() {
-            return Err(e);
-        }
-        self.tally.kinds[kind as usize].outcomes.busy += 1;
-        self.roll_back()
-    }
-
-    fn abandon_commit(&mut self, e: Error) -> Result<()> {
-        if !e.is_busy() {
-            return Err(e);
-        }
-        self.tally.commits.outcomes.busy += 1;
-        self.roll_back()
-    }
-
-    /// Rolls the batch back; writes the store kept anyway count as done.
-    /// Those it undid never happened: the history remembers their versions
-    /// as never legal to read.
-    fn roll_back(&mut self) -> Result<()> {
-        let undone = self.session.rollback()?;
-        if !undone {
-            self.committed();
-            return Ok(());
-        }
-        // Reads happened; writes rolled back are not operations done.
-        self.count_done(false);
-        for p in self.pending.drain(..) {
-            self.shared
-                .history
-                .end_write(p.key, p.id, Outcome::RolledBack);
-            if p.insert {
-                self.tally.touched.push(p.key);
-            }
-        }
-        Ok(())
-    }
-
-    /// One operation; returns the blob bytes it moved.
-    fn operation(&mut self, kind: OpKind) -> Result<u64> {
-        let last = self.shared.visible_last.load(Ordering::Relaxed);
-        match kind {
-            OpKind::Read => {
-                let key = self.chooser.next(last, &mut self.rng);
-                self.read(kind, key)
-            }
-            OpKind::Update => {
-                let key = self.chooser.next(last, &mut self.rng);
-                self.write(kind, key)
-            }
-            OpKind::ReadModifyWrite => {
-                let key = self.chooser.next(last, &mut self.rng);
-                Ok(self.read(kind, key)? + self.write(kind, key)?)
-            }
-            OpKind::Insert => {
-                let key = self.shared.next_insert.fetch_add(1, Ordering::Relaxed);
-                self.write(kind, key)
-            }
-            OpKind::Delete => {
-                let key = self.chooser.next(last, &mut self.rng);
-                self.delete(key)
-            }
-            OpKind::Scan => {
-                let key = self.chooser.next(last, &mut self.rng);
-                let len = self.rng.random_range(1..=MAX_SCAN);
-                let mut bytes = 0;
-                for k in key..=(key + len - 1).min(last) {
-                    bytes += self.read(kind, k)?;
-                }
-                Ok(bytes)
-            }
-        }
-    }
-
-    /// Reads `key` whole, checks its bytes (outside nothing: the check runs
-    /// on the store's buffer) and judges the version found.
-    fn read(&mut self, kind: OpKind, key: u64) -> Result<u64> {
-        let shared = self.shared;
-        let t0 = if shared.plan.batch > 1 {
-            self.batch_start
-        } else {
-            shared.history.now()
-        };
-        let spec = shared.spec.as_ref().filter(|_| shared.plan.verify);
-        let mut n = 0u64;
-        let mut checking = Duration::ZERO;
-        // The check takes the blob piece by piece as the store hands it
-        // over, so a store whose bytes arrive in pieces never gathers them.
-        let mut check = spec.map(|s| s.check_pieces(key));
-        let read = self.session.read_pieces(key, &mut |d| {
-            let c = Instant::now();
-            n += d.len() as u64;
-            if let Some(check) = check.as_mut() {
-                check.feed(d);
-            }
-            checking += c.elapsed();
-        });
-        let c = Instant::now();
-        let found = check.map(|c| c.finish().ok());
-        checking += c.elapsed();
-        self.excluded += checking;
-        let t1 = shared.history.now();
-        let seen = match read {
-            Ok(()) => match found {
-                Some(Some(v)) => Seen::Version(v),
-                Some(None) => {
-                    self.tally.kinds[kind as usize].outcomes.torn += 1;
-                    return Ok(n);
-                }
-                None => return Ok(n),
-            },
-            Err(Error::MissingKey { .. }) => Seen::Missing,
-            Err(e) => return Err(e),
-        };
-        let outcomes = &mut self.tally.kinds[kind as usize].outcomes;
-        if seen == Seen::Missing {
-            outcomes.missing += 1;
-        }
-        if spec.is_none() {
-            return Ok(n);
-        }
-        match shared.history.judge(key, t0, t1, seen) {
-            Verdict::Legal => self.tally.verified += 1,
-            Verdict::Stale => outcomes.stale += 1,
-            Verdict::Unjudged => self.tally.unjudged += 1,
-        }
-        Ok(n)
-    }
-
-    /// Writes a new version of `key` (an insert when `kind` is Insert).
-    fn write(&mut self, kind: OpKind, key: u64) -> Result<u64> {
-        let shared = self.shared;
-        let spec = shared.spec.as_ref().expect("write mixes need a manifest");
-        let version = shared.version();
-        let making = Instant::now();
-        spec.fill(key, version, &mut self.buf);
-        self.excluded += making.elapsed();
-        let id = shared.history.begin_write(key, Some(version));
-        let done = if kind == OpKind::Insert {
-            self.session.insert(key, &self.buf)
-        } else {
-            self.session.update(key, &self.buf)
-        };
-        if let Err(Error::MissingKey { .. }) = done {
-            // Nothing was written: the version never exists.
-            shared.history.end_write(key, id, Outcome::RolledBack);
-            self.tally.kinds[kind as usize].outcomes.missing += 1;
-            return Ok(0);
-        }
-        // A failure is ended with the batch: rolled back, or of unknown
-        // outcome where the store could not undo it.
-        self.pending.push(Pending {
-            key,
-            id,
-            delete: false,
-            insert: kind == OpKind::Insert,
-            failed: done.is_err(),
-        });
-        done.map(|()| self.buf.len() as u64)
-    }
-
-    fn delete(&mut self, key: u64) -> Result<u64> {
-        let id = self.shared.history.begin_write(key, None);
-        let done = self.session.delete(key);
-        if let Err(Error::MissingKey { .. }) = done {
-            // Nothing was deleted.
-            self.shared.history.end_write(key, id, Outcome::RolledBack);
-            self.tally.kinds[OpKind::Delete as usize].outcomes.missing += 1;
-            return Ok(0);
-        }
-        self.pending.push(Pending {
-            key,
-            id,
-            delete: true,
-            insert: false,
-            failed: done.is_err(),
-        });
-        done.map(|()| 0)
     }
 }
