@@ -1027,7 +1027,7 @@ pub struct RunArgs {
     #[arg(long, help_heading = "Concurrent runs")]
     pub no_verify: bool,
     /// Stop early once N operations failed, or once more than P% of those tried did (judged from 100 on). By default a run goes on to its end whatever fails: a failed operation (timeout, lost connection, server error, ...) is counted by class with its time, a broken connection is opened again (to another node where the target names several), and the run exits 1 after writing its result
-    #[arg(long, help_heading = "Concurrent runs", value_name = "N|P%", value_parser = Utf8Arg)]
+    #[arg(long, value_name = "N|P%", value_parser = Utf8Arg)]
     pub max_errors: Option<String>,
 }
 

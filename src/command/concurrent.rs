@@ -5,9 +5,9 @@
 
 use crate::cli::RunArgs;
 use crate::error::{Error, Result};
+use crate::result::budget::ErrorBudget;
 use crate::result::{CONCURRENT_COMMAND, ResultDocument, Tables};
 use crate::store::{ReadPath, SessionOptions, WriteStyle};
-use crate::workload::budget::ErrorBudget;
 use crate::workload::concurrent::{ConcurrentPlan, execute};
 use crate::workload::keys::{KeyDistribution, YCSB_THETA};
 use crate::workload::mix::Mix;
@@ -22,7 +22,6 @@ pub fn asked(args: &RunArgs) -> bool {
         || args.duration.is_some()
         || args.rate.is_some()
         || args.writers.is_some()
-        || args.max_errors.is_some()
 }
 
 /// Runs the concurrent run the arguments describe.

@@ -153,6 +153,11 @@ fn plan_with(
         verify: args.verify,
         exclude_checkpoint: args.nocheckpoint,
         order_seed: args.order_seed,
+        max_errors: args
+            .max_errors
+            .as_deref()
+            .map(crate::result::budget::ErrorBudget::parse)
+            .transpose()?,
     };
     Ok((plan, notes))
 }
@@ -204,6 +209,13 @@ pub fn run(args: &RunArgs) -> Result<()> {
         println!("warning: {w}");
         r.notes.push(w.clone());
     }
+    let failed = r.failures_line().map(|line| {
+        let look = match &args.json {
+            Some(path) => format!("see {}", path.display()),
+            None => "see the table above".into(),
+        };
+        format!("{line}; {look}")
+    });
     if let Some(path) = &args.json {
         let mut doc = ResultDocument::new(
             "run",
@@ -218,5 +230,8 @@ pub fn run(args: &RunArgs) -> Result<()> {
     if let Some(i) = integrity.filter(|i| i != "ok") {
         return Err(Error::Verify(format!("integrity_check reported: {i}")));
     }
-    Ok(())
+    match failed {
+        Some(line) => Err(Error::OperationsFailed(line)),
+        None => Ok(()),
+    }
 }

@@ -8,6 +8,7 @@
 
 pub mod advise;
 pub mod aging;
+pub mod budget;
 pub mod compare;
 pub mod concurrency;
 pub mod concurrent;

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::faults::{Failures, closing_line};
+
 use crate::error::{Error, Result};
 use crate::measure::cache::CacheAction;
 use crate::measure::io::IoCounters;
@@ -73,6 +75,10 @@ pub struct RunPlan {
     pub exclude_checkpoint: bool,
     /// Seed of the random key orders.
     pub order_seed: u64,
+    /// Stop once this many operations failed (None: every repetition goes
+    /// to its end whatever fails).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_errors: Option<super::budget::ErrorBudget>,
 }
 
 /// The session options as recorded in results.
@@ -138,6 +144,13 @@ pub struct Repetition {
     pub verified: u64,
     /// Engine counters (SQLite page cache hits/misses/writes) for the repetition.
     pub engine: serde_json::Map<String, serde_json::Value>,
+    /// Operations that failed (not in `ops`; see the run's `failures`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failed: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Statistics over the measured repetitions of a run.
@@ -185,12 +198,52 @@ pub struct RunResult {
     pub space_bytes: u64,
     /// What the reader should know about how the numbers were made.
     pub notes: Vec<String>,
+    /// Operations that failed, by class, over the measured repetitions:
+    /// counted, the run went on. `latency` and the summary are of the
+    /// successful operations only.
+    #[serde(default, skip_serializing_if = "Failures::is_empty")]
+    pub failures: Failures,
+    /// How long each failed operation took until it failed (None when none did).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_latency: Option<LatencySummary>,
+    /// Why the run ended before its last repetition's end (`--max-errors`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_early: Option<String>,
     /// Operations in the latency histogram (not written to results).
     #[serde(skip)]
     pub histogram_count: u64,
 }
 
 impl RunResult {
+    /// The closing line when operations failed ("3 of 20,000 operations
+    /// failed: 3 timeout"), or None.
+    pub fn failures_line(&self) -> Option<String> {
+        if self.failures.is_empty() {
+            return None;
+        }
+        let done: u64 = self.repetitions.iter().map(|r| r.ops).sum();
+        Some(closing_line(
+            &self.failures,
+            done + self.failures.total(),
+            "operations",
+        ))
+    }
+
+    /// The run as a figure a suite can use: an error naming what failed
+    /// when any operation did (a time per operation over only the ones
+    /// that worked is no figure of the case).
+    pub fn without_failures(self) -> crate::error::Result<RunResult> {
+        let Some(line) = self.failures_line() else {
+            return Ok(self);
+        };
+        let class = self.failures.classes[0].class;
+        Err(crate::error::Error::Failed {
+            target: self.target.clone(),
+            class,
+            message: format!("{line} (first: {})", self.failures.classes[0].example),
+        })
+    }
+
     /// The run's latency histogram decoded; None for a result written
     /// before histograms were kept.
     pub fn histogram(&self) -> Result<Option<Latencies>> {

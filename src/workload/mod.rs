@@ -1,7 +1,6 @@
 //! What is done to a dataset: the operation, the key order, the transaction
 //! grouping, and the executor that times it.
 
-pub mod budget;
 pub mod concurrent;
 pub mod history;
 pub mod keys;

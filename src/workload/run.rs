@@ -24,6 +24,7 @@ use crate::measure::io::IoCounters;
 use crate::measure::latency::Latencies;
 use crate::measure::stats::summarize as stats;
 use crate::progress::Progress;
+use crate::result::faults::Failures;
 pub use crate::result::run::{
     CacheMode, Operation, Repetition, RunPlan, RunResult, RunSummary, SessionOptionsRecord,
 };
@@ -61,12 +62,37 @@ struct Job<'a> {
     spec: Option<DatasetSpec>,
     /// Each key's current size, for updates of a dataset without a manifest.
     foreign_sizes: Option<Vec<usize>>,
+    /// Operations failed and tried in the repetitions before this one
+    /// (for `--max-errors`).
+    before: std::cell::Cell<(u64, u64)>,
+}
+
+impl Job<'_> {
+    /// Whether `failed` more failures of `tried` more operations spend the
+    /// plan's `--max-errors`; the reason to record when they do.
+    fn budget_spent(&self, failed: u64, tried: u64) -> Option<String> {
+        let budget = self.plan.max_errors?;
+        let (f, t) = self.before.get();
+        let (failed, tried) = (f + failed, (t + tried).max(f + failed));
+        budget.spent(failed, tried).then(|| {
+            format!(
+                "--max-errors {}: {failed} of {tried} operations had failed",
+                budget.describe()
+            )
+        })
+    }
 }
 
 /// One repetition's measurements and its per-operation latencies.
 struct Measured {
     repetition: Repetition,
     latencies: Latencies,
+    /// Operations that failed, by class.
+    failures: Failures,
+    /// How long each failed operation took until it failed.
+    failed: Latencies,
+    /// Why the run stops after this repetition (`--max-errors`).
+    stopped_early: Option<String>,
 }
 
 /// Runs the plan and returns its measurements.
@@ -90,6 +116,7 @@ pub fn execute(plan: &RunPlan, progress: &dyn Progress) -> Result<RunResult> {
         keys,
         spec,
         foreign_sizes: None,
+        before: Default::default(),
     };
     job.foreign_sizes = foreign_sizes(&job, &mut notes)?;
     // Said before the first repetition, once the dataset is known good:
@@ -104,6 +131,8 @@ pub fn execute(plan: &RunPlan, progress: &dyn Progress) -> Result<RunResult> {
     let mut reps = Vec::new();
     let mut last_update: Option<u64> = None;
     let mut timer = OpTimer::with_capacity(job.keys.len());
+    let (mut failures, mut failed) = (Failures::default(), Latencies::new());
+    let mut stopped_early = None;
     for iteration in 0..plan.warmup.saturating_add(plan.repeat) {
         let version = fresh_version();
         let contents = (plan.operation == Operation::Update).then(|| {
@@ -126,16 +155,36 @@ pub fn execute(plan: &RunPlan, progress: &dyn Progress) -> Result<RunResult> {
         if plan.operation == Operation::Update {
             last_update = Some(version);
         }
+        let (f, t) = job.before.get();
+        let failed_here = m.failures.total();
+        job.before
+            .set((f + failed_here, t + m.repetition.ops + failed_here));
+        // Warm-up repetitions' failures count too: they happened.
+        failures.add(&m.failures);
+        failed.merge(&m.failed);
         if iteration >= plan.warmup {
             all.merge(&m.latencies);
             reps.push(m.repetition);
         }
+        if m.stopped_early.is_some() {
+            stopped_early = m.stopped_early;
+            break;
+        }
     }
-    if let Some(version) = last_update {
-        verify_after(&job, version, &mut reps, &mut notes)?;
+    match last_update {
+        Some(_) if !failures.is_empty() => notes.push(format!(
+            "updated blobs were not read back after the run: {} operation(s) failed, so which blobs hold the last repetition's content is not known",
+            failures.total()
+        )),
+        Some(version) => verify_after(&job, version, &mut reps, &mut notes)?,
+        None => {}
     }
     let space_bytes = store::inspect(&plan.target)?.space_used()?;
-    Ok(summarize(plan, found, reps, &all, space_bytes, notes))
+    let mut r = summarize(plan, found, reps, &all, space_bytes, notes);
+    r.failed_latency = (!failures.is_empty()).then(|| failed.summary());
+    r.failures = failures;
+    r.stopped_early = stopped_early;
+    Ok(r)
 }
 
 /// Opens the target once, untimed: its keys, cache, settings, and whether
@@ -298,14 +347,40 @@ fn warm_server(plan: &RunPlan, keys: &[u64]) -> Result<CacheAction> {
 /// Per-repetition tallies of the timed loop.
 #[derive(Default)]
 struct Tally {
+    /// Operations that succeeded.
+    done: u64,
     bytes: u64,
     verified: u64,
+    /// Operations that failed, by class (the run went on).
+    failures: Failures,
+    /// How long each failed operation took until it failed.
+    failed: Latencies,
+}
+
+impl Tally {
+    /// Counts one failed operation that ran `ns`.
+    fn fail(&mut self, e: &Error, ns: u64) {
+        self.failures.record(e.class(), &e.to_string());
+        self.failed.record(ns);
+    }
+}
+
+/// A connection's share of a repetition ended early: at the key of index
+/// `at`, which failed with `error` after `ns`.
+struct Stopped {
+    at: usize,
+    error: Error,
+    ns: u64,
 }
 
 /// One repetition: open, every operation timed on its own, commit and
 /// checkpoint timed, close. Contents were made before; verification of
 /// reads runs on the store's buffer and is left out of the intervals
-/// ([`read_one`]).
+/// ([`read_one`]). A failed operation is counted by class and the
+/// repetition goes on from the next key in a new transaction on a new
+/// connection; when no connection can be opened again, the rest of the
+/// repetition's operations count as failed with that error. Only a first
+/// open that fails ends the run (nothing was measured).
 fn run_repetition(
     job: &Job,
     contents: Option<&Contents>,
@@ -317,66 +392,173 @@ fn run_repetition(
     let plan = job.plan;
     let whole = Instant::now();
     let t = Instant::now();
-    let mut store = store::open(&plan.target, job.access)?;
-    // A testing aid when the plan asks: a known extra cost after each
-    // timed operation, inside its interval (see store::inject).
-    let mut session = store::inject::wrap(store.session(job.options)?, plan.session.inject);
+    let mut store = Some(store::open(&plan.target, job.access)?);
     let open_ns = ns(t);
-
     let io0 = IoCounters::now();
     let cpu0 = cpu::now();
-    let t = Instant::now();
-    session.begin()?;
-    let begin_ns = ns(t);
-    let tally = timed_loop(job, session.as_mut(), contents, version, timer, progress)?;
-    crate::pause::at("repetition-before-commit");
-    let t = Instant::now();
-    session.commit()?;
-    let commit_ns = ns(t) + begin_ns;
-    crate::pause::at("repetition-after-commit");
-    let t = Instant::now();
-    session.checkpoint()?;
-    let checkpoint_ns = ns(t);
+    let mut tally = Tally::default();
+    let mut times = Times::default();
+    let mut engine = Default::default();
+    let mut stopped_early = None;
+    timer.clear();
+    let mut from = 0;
+    while from < job.keys.len() || store.is_some() {
+        let mut opened = match store.take() {
+            Some(s) => s,
+            None => match store::open(&plan.target, job.access) {
+                Ok(s) => s,
+                Err(e) => {
+                    // Nothing to run the rest on: every one of them failed.
+                    for _ in from..job.keys.len() {
+                        tally.fail(&e, 0);
+                    }
+                    break;
+                }
+            },
+        };
+        match on_one_connection(
+            job,
+            opened.as_mut(),
+            contents,
+            version,
+            timer,
+            progress,
+            from,
+            &mut tally,
+            &mut times,
+        ) {
+            Ok(()) => {
+                let t = Instant::now();
+                engine = opened.engine_stats();
+                drop(opened);
+                times.close_ns = ns(t);
+                break;
+            }
+            // A key the dataset does not hold is the user's to fix (the
+            // keys asked for), not an outcome of the store.
+            Err(Stopped {
+                error: e @ Error::MissingKey { .. },
+                ..
+            }) => return Err(e),
+            Err(stopped) => {
+                tally.fail(&stopped.error, stopped.ns);
+                from = stopped.at + 1;
+                let failed = tally.failures.total();
+                stopped_early = job.budget_spent(failed, from as u64);
+                if stopped_early.is_some() {
+                    break;
+                }
+            }
+        }
+    }
     let cpu_used = cpu::now().since(cpu0);
     let io = IoCounters::now().since(&io0);
-    let t = Instant::now();
-    drop(session);
-    let engine = store.engine_stats();
-    drop(store);
-    let close_ns = ns(t);
     let whole_run_ns = ns(whole);
     let (latencies, ops_ns) = timer.latencies();
     progress.advance(job.keys.len() as u64 % 512);
     let checkpoint_counted = if plan.exclude_checkpoint {
         0
     } else {
-        checkpoint_ns
+        times.checkpoint_ns
     };
+    let failed = tally.failures.total();
     Ok(Measured {
         repetition: Repetition {
-            ops: job.keys.len() as u64,
+            ops: tally.done,
             bytes: tally.bytes,
             ops_ns,
-            commit_ns,
-            checkpoint_ns,
-            elapsed_ns: ops_ns + commit_ns + checkpoint_counted,
+            commit_ns: times.commit_ns,
+            checkpoint_ns: times.checkpoint_ns,
+            elapsed_ns: ops_ns + times.commit_ns + checkpoint_counted,
             whole_run_ns,
             open_ns,
-            close_ns,
+            close_ns: times.close_ns,
             cpu_user_ns: cpu_used.user_ns,
             cpu_system_ns: cpu_used.system_ns,
             io,
             cache,
             verified: tally.verified,
             engine,
+            failed,
         },
         latencies,
+        failures: tally.failures,
+        failed: tally.failed,
+        stopped_early,
     })
 }
 
-/// The operations of one repetition. One interval per operation (see
-/// workload::timer): anything that is not the operation is followed by a
-/// restart.
+/// The untimed-by-operation parts of a repetition, ns.
+#[derive(Default)]
+struct Times {
+    commit_ns: u64,
+    checkpoint_ns: u64,
+    close_ns: u64,
+}
+
+/// The repetition's keys from index `from` on one connection, in one
+/// transaction, then its commit and checkpoint; stops at the first
+/// failure (the transaction rolled back, if the store still can).
+#[allow(clippy::too_many_arguments)]
+fn on_one_connection(
+    job: &Job,
+    store: &mut dyn store::Store,
+    contents: Option<&Contents>,
+    version: u64,
+    timer: &mut OpTimer,
+    progress: &dyn Progress,
+    from: usize,
+    tally: &mut Tally,
+    times: &mut Times,
+) -> std::result::Result<(), Stopped> {
+    let at_start = |error: Error| Stopped {
+        at: from,
+        error,
+        ns: 0,
+    };
+    // A testing aid when the plan asks: a known extra cost after each
+    // timed operation, inside its interval (see store::inject).
+    let session = store.session(job.options).map_err(at_start)?;
+    let mut session = store::inject::wrap(session, job.plan.session.inject);
+    let t = Instant::now();
+    session.begin().map_err(at_start)?;
+    let begin_ns = ns(t);
+    timer.restart();
+    if let Err(stopped) = timed_loop(
+        job,
+        session.as_mut(),
+        contents,
+        version,
+        timer,
+        progress,
+        from,
+        tally,
+    ) {
+        let _ = session.rollback();
+        return Err(stopped);
+    }
+    let last = job.keys.len().saturating_sub(1);
+    let at_end = |error: Error| Stopped {
+        at: last,
+        error,
+        ns: 0,
+    };
+    crate::pause::at("repetition-before-commit");
+    let t = Instant::now();
+    session.commit().map_err(at_end)?;
+    times.commit_ns += ns(t) + begin_ns;
+    crate::pause::at("repetition-after-commit");
+    let t = Instant::now();
+    session.checkpoint().map_err(at_end)?;
+    times.checkpoint_ns = ns(t);
+    Ok(())
+}
+
+/// The operations of one repetition from index `from`. One interval per
+/// operation (see workload::timer): anything that is not the operation is
+/// followed by a restart. A failed operation's interval is not kept: it
+/// ends the loop, with how long it ran.
+#[allow(clippy::too_many_arguments)]
 fn timed_loop(
     job: &Job,
     session: &mut dyn store::Session,
@@ -384,29 +566,26 @@ fn timed_loop(
     version: u64,
     timer: &mut OpTimer,
     progress: &dyn Progress,
-) -> Result<Tally> {
+    from: usize,
+    tally: &mut Tally,
+) -> std::result::Result<(), Stopped> {
     let plan = job.plan;
     let verify_reads = plan.verify && plan.operation == Operation::Read;
-    let mut tally = Tally::default();
     let mut inline_buf = Vec::new();
     let spec = job.spec.as_ref();
     let mut check = |key: u64, d: &[u8]| -> Result<()> {
         spec.expect("checked").verify(key, d, None)?;
         Ok(())
     };
-    timer.clear();
-    for (i, &key) in job.keys.iter().enumerate() {
-        let n;
-        match (contents, plan.operation) {
+    for (i, &key) in job.keys.iter().enumerate().skip(from) {
+        let done = match (contents, plan.operation) {
             (_, Operation::Read) => {
                 let check: Option<&mut Check> = if verify_reads { Some(&mut check) } else { None };
-                n = read_one(session, key, timer, check)?;
-                tally.verified += u64::from(verify_reads);
+                read_one(session, key, timer, check)
             }
             (Some(Contents::Pregenerated { data, offsets }), Operation::Update) => {
                 let blob = &data[offsets[i]..offsets[i + 1]];
-                session.update(key, blob)?;
-                n = blob.len();
+                session.update(key, blob).map(|()| blob.len())
             }
             (_, Operation::Update) => {
                 fill_one(
@@ -418,18 +597,27 @@ fn timed_loop(
                     &mut inline_buf,
                 );
                 timer.restart();
-                session.update(key, &inline_buf)?;
-                n = inline_buf.len();
+                session.update(key, &inline_buf).map(|()| inline_buf.len())
+            }
+        };
+        match done {
+            Ok(n) => {
+                timer.lap();
+                tally.done += 1;
+                tally.bytes += n as u64;
+                tally.verified += u64::from(verify_reads);
+            }
+            Err(error) => {
+                let ns = timer.abandon();
+                return Err(Stopped { at: i, error, ns });
             }
         }
-        timer.lap();
-        tally.bytes += n as u64;
         if i % 512 == 511 {
             progress.advance(512);
             timer.restart();
         }
     }
-    Ok(tally)
+    Ok(())
 }
 
 /// A check of a blob read (--verify): its key and bytes.
@@ -503,12 +691,15 @@ fn summarize(
     notes: Vec<String>,
 ) -> RunResult {
     let per_rep = |f: &dyn Fn(&Repetition) -> f64| -> Vec<f64> { reps.iter().map(f).collect() };
-    let per_op = per_rep(&|r| r.elapsed_ns as f64 / r.ops as f64);
+    let per_op = per_rep(&|r| r.elapsed_ns as f64 / r.ops.max(1) as f64);
     let ops_s = per_rep(&|r| r.ops as f64 / (r.elapsed_ns as f64 / 1e9));
     let mb_s = per_rep(&|r| r.bytes as f64 / 1e6 / (r.elapsed_ns as f64 / 1e9));
     let elapsed = per_rep(&|r| r.elapsed_ns as f64);
     let whole = per_rep(&|r| r.whole_run_ns as f64);
     RunResult {
+        failures: Failures::default(),
+        failed_latency: None,
+        stopped_early: None,
         name: plan.name.clone(),
         target: plan.target.to_string(),
         plan: plan.clone(),
@@ -634,6 +825,7 @@ mod tests {
             verify: true,
             exclude_checkpoint: false,
             order_seed: 3,
+            max_errors: None,
         }
     }
 
@@ -843,6 +1035,43 @@ mod tests {
         let r = execute(&plan(&target, Operation::Read), &Silent).unwrap();
         let json = serde_json::to_value(&r).unwrap();
         assert!(json["plan"]["session"].get("inject").is_none(), "{json}");
+    }
+
+    #[test]
+    fn a_failed_operation_is_counted_and_the_run_goes_on() {
+        use crate::error::FailureClass;
+        let (target, spec) = dataset("corrupt", 10);
+        {
+            // Key 3 holds key 4's bytes: every read of it fails its check.
+            let mut s = store::open(&target, Access::ReadWrite).unwrap();
+            let mut session = s.session(SessionOptions::default()).unwrap();
+            let mut buf = Vec::new();
+            spec.fill(4, 0, &mut buf);
+            session.update(3, &buf).unwrap();
+        }
+        let mut p = plan(&target, Operation::Read);
+        (p.repeat, p.warmup) = (3, 1);
+        let r = execute(&p, &Silent).unwrap();
+        assert_eq!(r.failures.total(), 4, "one per repetition, warm-up too");
+        assert_eq!(r.failures.classes[0].class, FailureClass::WrongBytes);
+        assert!(r.repetitions.iter().all(|x| (x.ops, x.failed) == (9, 1)));
+        assert_eq!(r.latency.count, 27, "failed reads are not timed as reads");
+        assert_eq!(
+            r.failures_line().unwrap(),
+            "4 of 31 operations failed: 4 wrong bytes"
+        );
+        let e = r.without_failures().unwrap_err();
+        assert!(e.to_string().contains("4 wrong bytes"), "{e}");
+        // --max-errors 2 stops in the second repetition, at its failure.
+        p.max_errors = Some(crate::result::budget::ErrorBudget::Count(2));
+        let r = execute(&p, &Silent).unwrap();
+        assert_eq!(r.failures.total(), 2);
+        assert_eq!(r.repetitions.len(), 1, "the warm-up and one measured");
+        let why = r.stopped_early.unwrap();
+        assert!(
+            why.starts_with("--max-errors 2: 2 of 13 operations"),
+            "{why}"
+        );
     }
 
     #[test]

@@ -43,6 +43,15 @@ impl OpTimer {
         self.mark = self.clock.raw();
     }
 
+    /// Ends the current interval without keeping it (its operation
+    /// failed) and starts the next; returns how long it ran, ns.
+    pub fn abandon(&mut self) -> u64 {
+        let now = self.clock.raw();
+        let spent = self.clock.delta_as_nanos(0, now.saturating_sub(self.mark));
+        self.mark = now;
+        spent
+    }
+
     /// Ends an operation now: records the interval since the last mark and
     /// starts the next one.
     #[inline]

@@ -25,6 +25,9 @@ pub fn print_run(r: &RunResult, stats: bool) {
     print!("{}", summary_table(r, op).render());
     print_latency(r, op);
     println!("disk space: {}", human_bytes(r.space_bytes));
+    for line in failure_lines(r) {
+        println!("{line}");
+    }
     if stats {
         print_repetitions(r);
     }
@@ -37,6 +40,36 @@ pub fn print_run(r: &RunResult, stats: bool) {
         r.summary.time_per_op_ns.median / 1000.0
     );
     println!("Content {op} rate: {:.1} MB/s", r.summary.mb_per_sec.median);
+}
+
+/// What failed, class by class with the first message, how long the
+/// failures took, and an early stop; nothing when all went well.
+pub fn failure_lines(r: &RunResult) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(line) = r.failures_line() {
+        lines.push(format!(
+            "failed: {line}; counted, the run went on (the figures above are of the successful operations)"
+        ));
+        for c in &r.failures.classes {
+            lines.push(format!(
+                "  {} x {}: first: {}",
+                c.count,
+                c.class.label(),
+                c.example
+            ));
+        }
+        if let Some(f) = &r.failed_latency {
+            lines.push(format!(
+                "  failures took p50 {} max {}",
+                human_duration_ns(f.p50_ns as f64),
+                human_duration_ns(f.max_ns as f64)
+            ));
+        }
+    }
+    if let Some(why) = &r.stopped_early {
+        lines.push(format!("stopped early: {why}"));
+    }
+    lines
 }
 
 /// One line per case of `runs` that had a known extra cost injected into

@@ -28,10 +28,10 @@ use crate::result::concurrent::{
 use crate::store::{self, Access, Session, SessionOptions};
 use crate::target::Target;
 
-use super::budget::ErrorBudget;
 use super::history::History;
 use super::keys::KeyDistribution;
 use super::mix::{Mix, OpKind};
+use crate::result::budget::ErrorBudget;
 use crate::result::faults::{ClusterRecord, Reconnect, ShapeChange};
 use crate::store::cluster::{self, ClusterShape};
 use tally::Tally;

@@ -281,7 +281,7 @@ fn failed_operations_are_counted_by_class_and_the_run_goes_on_on_a_new_connectio
 fn max_errors_stops_the_run_early_and_says_why() {
     let (target, _) = dataset("fails-budget", 40, 0);
     let mut p = plan(&target, 1, "read=100", 1, 10_000);
-    p.max_errors = Some(crate::workload::budget::ErrorBudget::Count(5));
+    p.max_errors = Some(crate::result::budget::ErrorBudget::Count(5));
     // A server error leaves the connection usable: no new one is opened.
     let fault = Fault::FailsEvery {
         n: 3,

@@ -9,8 +9,10 @@ use crate::error::{Error, Result};
 /// so the first failure of a run is not 100% of it.
 pub const MIN_TRIED_FOR_SHARE: u64 = 100;
 
-/// How many failed operations a run accepts.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// How many failed operations a run accepts (recorded as the user wrote
+/// it: "100", "5%").
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "String", into = "String")]
 pub enum ErrorBudget {
     /// Stop once this many operations have failed.
     Count(u64),
@@ -55,6 +57,19 @@ impl ErrorBudget {
             ErrorBudget::Count(n) => n.to_string(),
             ErrorBudget::Share(s) => format!("{}%", s * 100.0),
         }
+    }
+}
+
+impl TryFrom<String> for ErrorBudget {
+    type Error = Error;
+    fn try_from(text: String) -> Result<Self> {
+        ErrorBudget::parse(&text)
+    }
+}
+
+impl From<ErrorBudget> for String {
+    fn from(b: ErrorBudget) -> String {
+        b.describe()
     }
 }
 
