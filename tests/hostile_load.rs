@@ -202,6 +202,58 @@ fn every_request_failing_or_wrong_bytes_exit_1_with_a_summary() {
 }
 
 #[test]
+fn some_requests_failing_write_the_result_then_exit_1_naming_each_class() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    // /ok answers, /busy is a 503 (SlowDown as S3 says it): one URL each.
+    let addr = server(|line, s| {
+        let _ = if line.contains("/busy") {
+            s.write_all(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 8\r\n\r\nSlowDown")
+        } else {
+            s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")
+        };
+    });
+    std::fs::write(
+        d.join("urls.txt"),
+        format!("http://{addr}/ok\nhttp://{addr}/busy\n"),
+    )
+    .unwrap();
+    let (out, _) = load(
+        d,
+        &[
+            "load",
+            "--urls",
+            "urls.txt",
+            "--order",
+            "sequential",
+            "-n",
+            "10",
+            "--json",
+            "l.json",
+        ],
+    );
+    no_panic(&out);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let last = stderr(&out).trim_end().lines().last().unwrap().to_string();
+    assert!(
+        last.contains("5 of 10 requests failed: 5 server error 503; see the errors column"),
+        "{last}"
+    );
+    // The result was written first, with the successes and the code.
+    let l = &json(&d.join("l.json"))["tables"]["levels"][0];
+    assert_eq!(
+        (l["ok"].as_u64(), l["requests"].as_u64()),
+        (Some(5), Some(10)),
+        "{l}"
+    );
+    assert_eq!(
+        l["errors"]["status_codes"],
+        serde_json::json!([[503, 5]]),
+        "{l}"
+    );
+}
+
+#[test]
 fn rates_durations_and_timeouts_that_make_no_sense_are_usage_errors() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();

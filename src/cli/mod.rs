@@ -100,9 +100,10 @@ small blobs here); other processes cannot write the database until the server st
 blobbench load --urls urls.txt -c 1,2,4,8,16,32 -t 10s --json load.json    (one URL per line, as siege -f)\n  \
 blobbench load --urls urls.txt -c 64 --rate 5000 -t 30s                   (open loop, latency from the intended send time)\n  \
 blobbench load --urls urls.txt -n 10000 --verify test1.db                 (check every byte against the dataset)\n\n\
-Exit status: 0 when every level had successful requests (failures are counted in the errors column); \
-1 when every request of a level failed, or --verify found a body of the wrong length or bytes; \
-2 for a mistake in the options."
+Exit status: 0 when every request succeeded; 1 when any failed (counted by class in the errors column, \
+status codes kept; the result is written first and the last line sums them up: \
+\"5 of 10 requests failed: 5 server error 503\"), when every request of a level failed, or when --verify \
+found a body of the wrong length or bytes; 2 for a mistake in the options."
     )]
     Load(LoadArgs),
     /// Merge the results of several `load` processes (one per machine) into one load result

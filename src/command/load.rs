@@ -128,15 +128,13 @@ pub fn run(args: &LoadArgs) -> Result<()> {
     }
 }
 
-/// Exit status 1, with one summary line, when a level had no successful
-/// request at all, or when --verify found a body of the wrong length or
-/// bytes; other failures are counted in the table and said on stderr.
+/// Exit status 1, with one summary line, when any request failed (after
+/// the result is written): "12 of 40,000 requests failed: 10 timeout, 2
+/// server error 503; see the errors column". A level with no successful
+/// request at all, or --verify finding a body of the wrong length or bytes,
+/// says so instead.
 fn failure(tables: &LoadTables, urls: &[Url], verified: bool) -> Option<Error> {
     let server = urls.first().map(|u| u.authority.as_str()).unwrap_or("load");
-    let errors: u64 = tables.levels.iter().map(|r| r.errors.total()).sum();
-    if errors > 0 {
-        eprintln!("blobbench: {errors} requests failed (see the errors column)");
-    }
     let wrong: u64 = tables
         .levels
         .iter()
@@ -159,7 +157,9 @@ fn failure(tables: &LoadTables, urls: &[Url], verified: bool) -> Option<Error> {
             ),
         ));
     }
-    None
+    tables
+        .failures_line()
+        .map(|line| Error::OperationsFailed(format!("{line}; see the errors column")))
 }
 
 /// The kinds of failure counted, e.g. "connect 3, timeout 1".

@@ -230,6 +230,7 @@ async fn one_request(
     url: &Url,
     verify: Option<&DatasetSpec>,
     body_buf: &mut Vec<u8>,
+    status: &mut u16,
 ) -> std::result::Result<Response, Failure> {
     let req = Request::get(url.path.as_str())
         .header(
@@ -240,6 +241,7 @@ async fn one_request(
         .map_err(|_| Failure::Io)?;
     let resp = sender.send_request(req).await.map_err(|_| Failure::Io)?;
     let ok_status = resp.status().is_success();
+    *status = resp.status().as_u16();
     let reusable = keeps_alive(resp.version(), resp.headers());
     let announced: Option<u64> = resp
         .headers()
@@ -450,11 +452,21 @@ async fn worker(shared: Arc<Shared>, id: u64) -> WorkerOutcome {
         };
         let sent = Instant::now();
         let s = sender.as_mut().expect("connected");
+        let mut status = 0u16;
         let result = tokio::time::timeout(
             shared.plan.timeout,
-            one_request(s, &url, shared.plan.verify.as_ref(), &mut body_buf),
+            one_request(
+                s,
+                &url,
+                shared.plan.verify.as_ref(),
+                &mut body_buf,
+                &mut status,
+            ),
         )
         .await;
+        if matches!(result, Ok(Err(ErrorKind::Status))) {
+            out.errors.count_status(status);
+        }
         let times = Times {
             started: shared.started,
             due,

@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::faults::{FailureClass, FailureCount, Failures, closing_line};
 use crate::measure::latency::{EncodedHistogram, LatencySummary};
 
 /// The order in which a load run visits its URLs.
@@ -32,9 +33,71 @@ pub struct Errors {
     pub content: u64,
     /// Connection reset or closed mid-response, protocol errors.
     pub io: u64,
+    /// `status` by code: (code, responses), in code order (absent in
+    /// results written before codes were kept).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub status_codes: Vec<(u16, u64)>,
 }
 
 impl Errors {
+    /// Counts one response of status `code` among the `status` ones (the
+    /// caller counts the failure itself).
+    pub fn count_status(&mut self, code: u16) {
+        self.add_status(code, 1);
+    }
+
+    fn add_status(&mut self, code: u16, n: u64) {
+        match self.status_codes.binary_search_by_key(&code, |&(c, _)| c) {
+            Ok(i) => self.status_codes[i].1 += n,
+            Err(i) => self.status_codes.insert(i, (code, n)),
+        }
+    }
+
+    /// The failures as classes (MEASUREMENT.md): connect and io are
+    /// connection failures, each status code its own (429 throttled),
+    /// length and content wrong bytes.
+    pub fn as_failures(&self) -> Failures {
+        let mut f = Failures::default();
+        let mut put = |class: FailureClass, n: u64, example: &str| {
+            if n > 0 {
+                f.classes.push(FailureCount {
+                    class,
+                    count: n,
+                    example: example.into(),
+                });
+            }
+        };
+        put(
+            FailureClass::Timeout,
+            self.timeout,
+            "no complete response within --timeout",
+        );
+        put(
+            FailureClass::Connection,
+            self.connect + self.io,
+            "connection refused, reset or closed",
+        );
+        let coded: u64 = self.status_codes.iter().map(|(_, n)| n).sum();
+        for &(code, n) in &self.status_codes {
+            let class = match code {
+                429 => FailureClass::Throttled,
+                404 => FailureClass::NotFound,
+                _ => FailureClass::ServerStatus { code },
+            };
+            put(class, n, &format!("HTTP status {code}"));
+        }
+        put(
+            FailureClass::Other,
+            self.status.saturating_sub(coded),
+            "a non-2xx status (code not kept)",
+        );
+        put(
+            FailureClass::WrongBytes,
+            self.length + self.content,
+            "a body of the wrong length or bytes",
+        );
+        f
+    }
     /// Every failed request, whatever the kind.
     pub fn total(&self) -> u64 {
         self.connect + self.timeout + self.status + self.length + self.content + self.io
@@ -42,6 +105,9 @@ impl Errors {
 
     /// Adds another worker's counts to these.
     pub fn add(&mut self, other: &Errors) {
+        for &(code, n) in &other.status_codes {
+            self.add_status(code, n);
+        }
         self.connect += other.connect;
         self.timeout += other.timeout;
         self.status += other.status;
@@ -65,9 +131,12 @@ pub struct LevelResult {
     pub ok: u64,
     /// Body bytes of the successful requests.
     pub bytes: u64,
-    /// Wall time of the level.
+    /// Wall time of the level (of a merge: from the first process's start
+    /// to the last one's end, the span `requests` were made in).
     pub elapsed_ns: u64,
-    /// Successful requests per second of wall time.
+    /// Successful requests per second of wall time (of a merge: completed
+    /// within the common interval, per second of it; see
+    /// [`LevelMerge::ok_per_s_within_common`]).
     pub requests_per_s: f64,
     /// Body megabytes (10^6) per second of wall time.
     pub mb_per_s: f64,
@@ -358,6 +427,28 @@ pub struct MergeSource {
     pub started_at: String,
 }
 
+impl LoadTables {
+    /// The closing line when requests failed ("12 of 40,000 requests
+    /// failed: 10 timeout, 2 server error 503"), or None.
+    pub fn failures_line(&self) -> Option<String> {
+        levels_failures_line(&self.levels)
+    }
+}
+
+/// The closing line over `levels` when requests failed, or None.
+pub fn levels_failures_line(levels: &[LevelResult]) -> Option<String> {
+    let mut errors = Errors::default();
+    for l in levels {
+        errors.add(&l.errors);
+    }
+    let failures = errors.as_failures();
+    if failures.is_empty() {
+        return None;
+    }
+    let requests = levels.iter().map(|l| l.requests).sum();
+    Some(closing_line(&failures, requests, "requests"))
+}
+
 /// One level of a merge: the interval every process was loading the
 /// server, and what completed in it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -377,6 +468,13 @@ pub struct LevelMerge {
     pub ok_within_bounds: [u64; 2],
     /// Body bytes completed within it (counted as `ok_within`).
     pub bytes_within: f64,
+    /// `ok_within` over the common interval's length: the merged level's
+    /// `requests_per_s`. (The merged level's `requests` and `elapsed_ns`
+    /// cover every process's whole run, first start to last end; their
+    /// quotient is a rate over that longer span.) Absent in merges written
+    /// before it was named.
+    #[serde(default)]
+    pub ok_per_s_within_common: f64,
     /// Each process in the order of `sources`.
     pub processes: Vec<ProcessSpan>,
 }

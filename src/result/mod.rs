@@ -108,6 +108,7 @@ impl Tables {
     pub fn failures_line(&self) -> Option<String> {
         match self {
             Tables::Concurrent(t) => t.failures_line(),
+            Tables::Load(t) => t.failures_line(),
             _ => None,
         }
     }

@@ -279,6 +279,14 @@ fn one_round(
             o.wrong()
         )));
     }
+    // A point with failed operations is no figure of its layout.
+    if let Some(line) = t.failures_line() {
+        return Err(Error::Failed {
+            target: layout.name.clone(),
+            class: t.failures().classes[0].class,
+            message: format!("{threads} threads ({}): {line}", mix.describe()),
+        });
+    }
     let summary = all.summary();
     Ok(PointRound {
         ops_per_s: t.ops_per_s(),

@@ -337,6 +337,7 @@ fn merge_level(inputs: &[Input], l: usize) -> Result<(LevelResult, LevelMerge)> 
         ok_within: 0.0,
         ok_within_bounds: [0, 0],
         bytes_within: 0.0,
+        ok_per_s_within_common: 0.0,
         processes: Vec::new(),
     };
     for (r, wall) in levels.iter().zip(&walls) {
@@ -360,14 +361,22 @@ fn merge_level(inputs: &[Input], l: usize) -> Result<(LevelResult, LevelMerge)> 
         errors.add(&r.errors);
     }
     let (error_events, error_events_dropped) = error_events(&levels, &walls, errors.total());
+    record.ok_per_s_within_common = record.ok_within / len_s;
+    let span = WallSpan {
+        start_unix_ns: walls.iter().map(|w| w.start_unix_ns).min().unwrap_or(0),
+        end_unix_ns: walls.iter().map(|w| w.end_unix_ns).max().unwrap_or(0),
+    };
     let merged = LevelResult {
         concurrency: levels.iter().map(|r| r.concurrency).sum(),
         rate: sum_rates(levels.iter().map(|r| r.rate)),
         requests: levels.iter().map(|r| r.requests).sum(),
         ok: levels.iter().map(|r| r.ok).sum(),
         bytes: levels.iter().map(|r| r.bytes).sum(),
-        elapsed_ns: common.len_ns(),
-        requests_per_s: record.ok_within / len_s,
+        // The span `requests` were made in (first start to last end), so
+        // `requests / elapsed_ns` is a rate over one span; the headline
+        // rate is over the common interval only (`ok_per_s_within_common`).
+        elapsed_ns: span.len_ns(),
+        requests_per_s: record.ok_per_s_within_common,
         mb_per_s: record.bytes_within / 1e6 / len_s,
         latency: latency.summary(),
         errors,
@@ -375,10 +384,7 @@ fn merge_level(inputs: &[Input], l: usize) -> Result<(LevelResult, LevelMerge)> 
         error_events,
         error_events_dropped,
         histogram: Some(latency.encode()),
-        wall: Some(WallSpan {
-            start_unix_ns: walls.iter().map(|w| w.start_unix_ns).min().unwrap_or(0),
-            end_unix_ns: walls.iter().map(|w| w.end_unix_ns).max().unwrap_or(0),
-        }),
+        wall: Some(span),
         timeline: None,
     };
     Ok((merged, record))
@@ -638,7 +644,10 @@ mod tests {
         let l = &m.tables.levels[0];
         assert!((l.requests_per_s - 200.0).abs() < 1e-9, "{l:?}");
         assert!((l.mb_per_s - 0.2).abs() < 1e-9, "{l:?}");
-        assert_eq!(l.elapsed_ns, 1500 * MS);
+        // elapsed_ns is the span of every request (0 to 2.5 s), the rate's
+        // span is in its name.
+        assert_eq!(l.elapsed_ns, 2500 * MS);
+        assert!((r.ok_per_s_within_common - l.requests_per_s).abs() < 1e-9);
         let outside: Vec<u64> = r.processes.iter().map(|p| p.outside_ns).collect();
         assert_eq!(outside, [500 * MS, 500 * MS]);
         // Each ran 1.5 of 2 s together: no warning.
