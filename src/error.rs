@@ -327,6 +327,7 @@ impl FailureClass {
             FailureClass::Timeout
         } else if has(&[
             "connection",
+            "communicating with the server",
             "disconnected",
             "broken pipe",
             "server has gone away",

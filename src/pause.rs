@@ -33,6 +33,7 @@
 //! | `repetition-before-commit` | `run`: a repetition's timed operations done, its transaction not yet committed |
 //! | `repetition-after-commit` | `run`: a repetition committed, its WAL not yet checkpointed |
 //! | `aging-replaced` | `suite aging`: after each replaced blob of an aging pass |
+//! | `concurrent-batch` | `run --threads`: a worker's batch done and counted (the worker holds; the others go on) |
 //! | `load-level` | `load`: a concurrency level about to start its clock |
 //! | `serve-put-committed` | `serve`: a PUT's blob stored and committed, the reply not yet sent |
 

@@ -15,6 +15,7 @@ mod cli;
 mod concurrency;
 mod conformance;
 mod fault_injection;
+mod faults;
 mod galera;
 mod hostile_datasets;
 mod hostile_files;

@@ -166,6 +166,7 @@ fn drive(shared: &Shared, st: &mut State, session: Box<dyn Session + '_>) -> boo
         shared
             .done
             .fetch_add(u64::from(plan.batch), Ordering::Relaxed);
+        crate::pause::at("concurrent-batch");
         if std::mem::take(&mut w.st.broken) {
             return true;
         }

@@ -1,0 +1,135 @@
+//! Failures are data (issue 28): runs whose store fails under them keep
+//! counting. Each test starts a real run, holds it at a point of its work
+//! (`concurrent-batch`, see the product's pause module), breaks something
+//! real while it is held (connections cut by the server, a cluster node
+//! killed or frozen), lets it go, and checks: the run lasted its -t (within
+//! a bound for a loaded 2-core machine), wrote its result with the failures
+//! counted by class and the successes kept, exited 1 with one line, and every
+//! blob it acknowledged reads back whole afterwards.
+
+use std::path::Path;
+use std::process::{Output, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::{self, Held, bin, json, ok, servers_shared};
+
+/// How much longer than its -t a run may take on a loaded 2-core machine
+/// with a fault in it (reconnections, the result written, the dataset put
+/// right), well short of any timeout that would mean a hang.
+const SLACK: Duration = Duration::from_secs(45);
+
+/// Starts `blobbench args` in `dir` held at the `n`th batch of a concurrent
+/// run, its output piped.
+fn held_run(dir: &Path, args: &[&str], n: u32) -> Held {
+    let mut command = bin();
+    command
+        .current_dir(dir)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    Held::start(command, &format!("concurrent-batch@{n}"))
+}
+
+/// What a faulted run must show: exit 1, its last stderr line the summary
+/// naming `class`, a result with failures and successes both counted, and a
+/// duration within `-t` + [`SLACK`]. Returns the result's tables.
+fn counted(
+    out: &Output,
+    took: Duration,
+    run_for: Duration,
+    result: &Path,
+    class: &str,
+) -> serde_json::Value {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        took < run_for + SLACK,
+        "took {took:?} for -t {run_for:?}: {stderr}"
+    );
+    let last = stderr.trim_end().lines().last().unwrap_or("");
+    assert!(
+        last.contains(" operations failed: ") && last.contains(class),
+        "{last}\n{stdout}"
+    );
+    assert!(stdout.contains("failed as"), "the failures table: {stdout}");
+    let doc = json(result);
+    let t = doc["tables"].clone();
+    let failed: u64 = t["kinds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|k| k["failures"].as_array().cloned().unwrap_or_default())
+        .map(|c| c["count"].as_u64().unwrap())
+        .sum();
+    let done: u64 = t["kinds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["ops"].as_u64().unwrap())
+        .sum();
+    assert!(failed > 0 && done > 0, "{t}");
+    // The run went on after the failures: completions in the tenths of a
+    // second after the last failure.
+    let activity = &t["activity"];
+    let failed_at: Vec<u64> = serde_json::from_value(activity["failed"].clone()).unwrap();
+    let completed: Vec<u64> = serde_json::from_value(activity["completed"].clone()).unwrap();
+    let last_failure = failed_at.iter().rposition(|&n| n > 0).unwrap();
+    assert!(
+        completed[last_failure + 1..].iter().sum::<u64>() > 0,
+        "nothing completed after the last failure: {activity}"
+    );
+    t
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: run scripts/test.sh"]
+fn connections_the_server_cuts_mid_run_are_counted_and_the_run_goes_on() {
+    let _servers = servers_shared();
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let url = std::env::var("BLOBBENCH_PG_URL").expect("BLOBBENCH_PG_URL: run scripts/test.sh");
+    let table = format!("faults_cut_{}", std::process::id());
+    let target = format!("{url}?table={table}");
+    ok(d, &["init", &target, "--count", "400", "--size", "2k"]);
+    let run_for = Duration::from_secs(4);
+    let args = [
+        "run",
+        &target,
+        "--threads",
+        "2",
+        "--mix",
+        "read=70,update=30",
+        "-t",
+        "4s",
+        "--json",
+        "r.json",
+    ];
+    let started = Instant::now();
+    let held = held_run(d, &args, 200);
+    // Every connection of the run ended by the server, as an administrator
+    // or a failover would.
+    let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let cut = admin
+        .execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+             WHERE pid <> pg_backend_pid() AND query LIKE '%' || $1 || '%'",
+            &[&table],
+        )
+        .unwrap();
+    assert!(cut >= 1, "no connection of the run found");
+    let out = held.release_output();
+    let t = counted(
+        &out,
+        started.elapsed(),
+        run_for,
+        &d.join("r.json"),
+        "connection",
+    );
+    assert!(!t["reconnects"].as_array().unwrap().is_empty(), "{t}");
+    // Every blob the run acknowledged reads back whole.
+    ok(d, &["run", &target, "--verify", "--repeat", "1"]);
+    admin
+        .batch_execute(&format!("DROP TABLE IF EXISTS {table}"))
+        .unwrap();
+}
