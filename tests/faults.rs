@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{self, Held, bin, json, ok, servers_shared};
+use crate::common::{Held, bin, json, ok, servers_shared};
 
 /// How much longer than its -t a run may take on a loaded 2-core machine
 /// with a fault in it (reconnections, the result written, the dataset put
