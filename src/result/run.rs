@@ -206,6 +206,10 @@ pub struct RunResult {
     /// How long each failed operation took until it failed (None when none did).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed_latency: Option<LatencySummary>,
+    /// Successful and failed operations together (None when none failed:
+    /// then it is `latency`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_with_failures: Option<LatencySummary>,
     /// Why the run ended before its last repetition's end (`--max-errors`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped_early: Option<String>,

@@ -181,7 +181,10 @@ pub fn execute(plan: &RunPlan, progress: &dyn Progress) -> Result<RunResult> {
     }
     let space_bytes = store::inspect(&plan.target)?.space_used()?;
     let mut r = summarize(plan, found, reps, &all, space_bytes, notes);
-    r.failed_latency = (!failures.is_empty()).then(|| failed.summary());
+    if !failures.is_empty() {
+        r.failed_latency = Some(failed.summary());
+        r.latency_with_failures = Some(Latencies::merged([&all, &failed]).summary());
+    }
     r.failures = failures;
     r.stopped_early = stopped_early;
     Ok(r)
@@ -699,6 +702,7 @@ fn summarize(
     RunResult {
         failures: Failures::default(),
         failed_latency: None,
+        latency_with_failures: None,
         stopped_early: None,
         name: plan.name.clone(),
         target: plan.target.to_string(),

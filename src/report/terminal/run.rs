@@ -58,11 +58,15 @@ pub fn failure_lines(r: &RunResult) -> Vec<String> {
                 c.example
             ));
         }
-        if let Some(f) = &r.failed_latency {
+        if let (Some(f), Some(all)) = (&r.failed_latency, &r.latency_with_failures) {
+            let d = |ns: u64| human_duration_ns(ns as f64);
             lines.push(format!(
-                "  failures took p50 {} max {}",
-                human_duration_ns(f.p50_ns as f64),
-                human_duration_ns(f.max_ns as f64)
+                "  failures took p50 {} max {}; with failures counted in, p50 {} p99 {} p99.9 {}",
+                d(f.p50_ns),
+                d(f.max_ns),
+                d(all.p50_ns),
+                d(all.p99_ns),
+                d(all.p999_ns)
             ));
         }
     }

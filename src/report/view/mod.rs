@@ -205,6 +205,17 @@ pub fn section(typed: &ResultDocument, source: &str, index: usize) -> Section {
         latency_figures(&typed.runs, &mut s);
         runs_table(&typed.runs, &mut s);
     }
+    for r in &typed.runs {
+        if let Some(line) = r.failures_line() {
+            s.summary.push(format!(
+                "{}: {line} (counted, the run went on; its figures are of the successful operations).",
+                r.name
+            ));
+        }
+        if let Some(why) = &r.stopped_early {
+            s.summary.push(format!("{}: stopped early: {why}.", r.name));
+        }
+    }
     if s.figures.is_empty() && s.tables.is_empty() {
         s.summary
             .push("this result holds no figures this version of blobbench can draw".into());
