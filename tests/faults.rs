@@ -133,3 +133,60 @@ fn connections_the_server_cuts_mid_run_are_counted_and_the_run_goes_on() {
         .batch_execute(&format!("DROP TABLE IF EXISTS {table}"))
         .unwrap();
 }
+
+#[test]
+#[ignore = "needs PostgreSQL: run scripts/test.sh"]
+fn a_single_thread_run_whose_connection_is_cut_goes_on_with_its_next_repetition() {
+    let _servers = servers_shared();
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let url = std::env::var("BLOBBENCH_PG_URL").expect("BLOBBENCH_PG_URL: run scripts/test.sh");
+    let table = format!("faults_rep_{}", std::process::id());
+    let target = format!("{url}?table={table}");
+    ok(d, &["init", &target, "--count", "200", "--size", "1k"]);
+    let args = [
+        "run", &target, "--update", "--repeat", "2", "--warmup", "0", "--json", "r.json",
+    ];
+    let mut command = bin();
+    command
+        .current_dir(d)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // The first repetition's updates done, its transaction not committed:
+    // the server ends the connection, so the commit fails.
+    let held = Held::start(command, "repetition-before-commit@1");
+    let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let cut = admin
+        .execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+             WHERE pid <> pg_backend_pid() AND query LIKE '%' || $1 || '%'",
+            &[&table],
+        )
+        .unwrap();
+    assert!(cut >= 1, "no connection of the run found");
+    let out = held.release_output();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let last = stderr.trim_end().lines().last().unwrap_or("");
+    // 400 updates and the failed commit.
+    assert!(
+        last.contains("1 of 401 operations failed: 1 connection"),
+        "{last}"
+    );
+    let r = &json(&d.join("r.json"))["runs"][0];
+    assert_eq!(r["repetitions"].as_array().unwrap().len(), 2, "{r}");
+    assert_eq!(
+        r["repetitions"][1]["ops"], 200,
+        "the second repetition whole: {r}"
+    );
+    assert_eq!(r["failures"][0]["count"], 1, "{r}");
+    // The failed repetition's content is unknown: not read back, and said.
+    let notes = r["notes"].to_string();
+    assert!(notes.contains("not read back"), "{notes}");
+    // The dataset still reads back whole (each blob one version or another).
+    ok(d, &["run", &target, "--verify", "--repeat", "1"]);
+    admin
+        .batch_execute(&format!("DROP TABLE IF EXISTS {table}"))
+        .unwrap();
+}
