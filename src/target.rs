@@ -3,6 +3,7 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -173,8 +174,74 @@ pub struct S3Location {
     /// A URL on the server that reports its cluster's topology as JSON (a
     /// SeaweedFS master's /dir/status), recorded in results as the shape.
     pub topology: Option<String>,
+    /// How long the client waits for the server, and whether it tries a
+    /// failed request again. Results written before these settings existed
+    /// ran with the client's waits of then (see [`S3Waits::BEFORE_SETTINGS`]).
+    #[serde(default = "S3Waits::before_settings")]
+    pub waits: S3Waits,
     /// `s3://BUCKET/PREFIX` with the endpoint, for messages and results.
     pub display: PathBuf,
+}
+
+/// An S3 target's waits: `timeout=`, `connect_timeout=` and `retries=`.
+///
+/// Every request has a stated bound: a request (connecting, sending,
+/// the answer and its whole body) that has not ended after `timeout` fails
+/// as a timeout, as does a connection not made within `connect_timeout`.
+/// A benchmark must see failures, so by default a failed request is not
+/// tried again; with `retries=N` it is (after a 5xx, 429, or a lost
+/// connection), but never past `timeout`: the request with its retries
+/// ends within it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct S3Waits {
+    /// A request not done after this many milliseconds fails as a timeout.
+    pub timeout_ms: u64,
+    /// A connection not made after this many milliseconds fails as a timeout.
+    pub connect_timeout_ms: u64,
+    /// Times a failed request is tried again (object_store's max_retries).
+    pub retries: u32,
+}
+
+impl Default for S3Waits {
+    /// 10 s a request, 2 s to connect, no retries: seconds, so a server
+    /// that stops answering shows in a benchmark's figures instead of
+    /// stretching its run by minutes, yet long enough for an 8 MiB part
+    /// over a slow link.
+    fn default() -> Self {
+        S3Waits {
+            timeout_ms: 10_000,
+            connect_timeout_ms: 2_000,
+            retries: 0,
+        }
+    }
+}
+
+impl S3Waits {
+    /// The client's waits before they were settings: 120 s a request,
+    /// 5 s to connect, no retries.
+    pub const BEFORE_SETTINGS: S3Waits = S3Waits {
+        timeout_ms: 120_000,
+        connect_timeout_ms: 5_000,
+        retries: 0,
+    };
+
+    /// Retries allowed at most: more would hide a failing server.
+    pub const MAX_RETRIES: u32 = 10;
+
+    /// [`S3Waits::BEFORE_SETTINGS`], for results that lack the field.
+    fn before_settings() -> S3Waits {
+        S3Waits::BEFORE_SETTINGS
+    }
+
+    /// The whole request's bound.
+    pub fn timeout(&self) -> Duration {
+        Duration::from_millis(self.timeout_ms)
+    }
+
+    /// The bound on making a connection.
+    pub fn connect_timeout(&self) -> Duration {
+        Duration::from_millis(self.connect_timeout_ms)
+    }
 }
 
 /// The part size of an S3 multipart upload unless `part_size=` says (the
@@ -682,7 +749,7 @@ fn parse_mysql(text: &str) -> Result<Target> {
     })
 }
 
-/// `s3://BUCKET/PREFIX?endpoint=URL&region=R&part_size=N&topology=URL`.
+/// `s3://BUCKET/PREFIX?endpoint=URL&region=R&part_size=N&topology=URL&timeout=10s&connect_timeout=2s&retries=0`.
 fn parse_s3(text: &str) -> Result<Target> {
     let bad = |why: &str| Error::usage(format!("target \"{text}\": {why}"));
     let rest = text
@@ -712,12 +779,17 @@ fn parse_s3(text: &str) -> Result<Target> {
         region: None,
         part_size: S3_DEFAULT_PART_SIZE,
         topology: None,
+        waits: S3Waits::default(),
         display: PathBuf::new(),
     };
+    let mut connect_given = None;
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
         match name {
             "endpoint" => location.endpoint = Some(http_url(text, name, value)?),
+            "timeout" => location.waits.timeout_ms = wait_ms(text, name, value)?,
+            "connect_timeout" => connect_given = Some((wait_ms(text, name, value)?, value)),
+            "retries" => location.waits.retries = retries(text, value)?,
             "topology" => location.topology = Some(http_url(text, name, value)?),
             "region" if !value.is_empty() => location.region = Some(value.to_string()),
             "part_size" => {
@@ -731,13 +803,75 @@ fn parse_s3(text: &str) -> Result<Target> {
             }
             _ => {
                 return Err(bad(&format!(
-                    "unknown setting \"{name}\"; s3 targets take endpoint=URL, region=NAME, part_size=SIZE and topology=URL"
+                    "unknown setting \"{name}\"; s3 targets take endpoint=URL, region=NAME, part_size=SIZE, topology=URL, timeout=10s, connect_timeout=2s and retries=N"
                 )));
             }
         }
     }
+    let w = &mut location.waits;
+    match connect_given {
+        Some((ms, given)) if ms > w.timeout_ms => {
+            return Err(bad(&format!(
+                "connect_timeout={given} is longer than the timeout ({}), which bounds the whole request, connecting included; make connect_timeout at most timeout",
+                wait_words(w.timeout())
+            )));
+        }
+        Some((ms, _)) => w.connect_timeout_ms = ms,
+        // The default never outlasts a shorter timeout= given alone.
+        None => w.connect_timeout_ms = w.connect_timeout_ms.min(w.timeout_ms),
+    }
     location.display = s3_display(&location);
     Ok(Target::S3 { bucket: location })
+}
+
+/// The shortest wait an S3 target takes (a shorter one fails requests a
+/// loopback server answers).
+const S3_MIN_WAIT: Duration = Duration::from_millis(10);
+/// The longest wait an S3 target takes.
+const S3_MAX_WAIT: Duration = Duration::from_secs(3600);
+
+/// An S3 target's `timeout=` or `connect_timeout=`, in milliseconds.
+fn wait_ms(text: &str, name: &str, value: &str) -> Result<u64> {
+    let d = crate::units::duration_in(S3_MIN_WAIT, S3_MAX_WAIT)(value).map_err(|why| {
+        let example = if why.contains("e.g.") {
+            String::new()
+        } else {
+            format!(
+                "; e.g. {name}={}",
+                if name == "timeout" { "10s" } else { "2s" }
+            )
+        };
+        Error::usage(format!("target \"{text}\": {name}={value}: {why}{example}"))
+    })?;
+    if d.subsec_nanos() % 1_000_000 != 0 {
+        return Err(Error::usage(format!(
+            "target \"{text}\": {name}={value}: give whole milliseconds, e.g. {name}=1500ms"
+        )));
+    }
+    Ok(d.as_millis() as u64)
+}
+
+/// An S3 target's `retries=`.
+fn retries(text: &str, value: &str) -> Result<u32> {
+    let max = S3Waits::MAX_RETRIES;
+    match value.parse::<u32>() {
+        Ok(n) if n <= max => Ok(n),
+        _ => Err(Error::usage(format!(
+            "target \"{text}\": retries={value}: give a count from 0 to {max} (0, the default, shows every failed request)"
+        ))),
+    }
+}
+
+/// A wait as messages write it: `10 s`, `1.5 s`, `250 ms`.
+pub fn wait_words(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms < 1000 {
+        format!("{ms} ms")
+    } else if ms.is_multiple_of(1000) {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{} s", ms as f64 / 1000.0)
+    }
 }
 
 /// `s3://BUCKET/PREFIX at ENDPOINT`, as messages and results name a location.
@@ -954,6 +1088,65 @@ mod tests {
             Target::parse("nothing-here.db").unwrap(),
             Target::Sqlite { .. }
         ));
+    }
+
+    fn s3_waits(text: &str) -> S3Waits {
+        match Target::parse(text).unwrap() {
+            Target::S3 { bucket } => bucket.waits,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn s3_waits_are_settings_with_short_defaults() {
+        let plain = s3_waits("s3://bucket/p");
+        assert_eq!(plain, S3Waits::default());
+        assert_eq!(
+            (plain.timeout(), plain.connect_timeout(), plain.retries),
+            (Duration::from_secs(10), Duration::from_secs(2), 0)
+        );
+        let set = s3_waits("s3://bucket/p?timeout=30s&connect_timeout=500ms&retries=2");
+        assert_eq!(
+            (set.timeout_ms, set.connect_timeout_ms, set.retries),
+            (30_000, 500, 2)
+        );
+        // A short timeout alone shortens the connect timeout with it.
+        assert_eq!(
+            s3_waits("s3://bucket/p?timeout=1s").connect_timeout_ms,
+            1000
+        );
+        for (bad, needle) in [
+            ("s3://bucket/p?timeout=abc", "timeout=abc"),
+            ("s3://bucket/p?timeout=10", "timeout=10"),
+            ("s3://bucket/p?timeout=0s", "out of range"),
+            ("s3://bucket/p?timeout=2h", "out of range"),
+            ("s3://bucket/p?connect_timeout=1ns", "connect_timeout=1ns"),
+            (
+                "s3://bucket/p?timeout=1s&connect_timeout=2s",
+                "at most timeout",
+            ),
+            ("s3://bucket/p?retries=11", "0 to 10"),
+            ("s3://bucket/p?retries=x", "retries=x"),
+        ] {
+            let e = Target::parse(bad).unwrap_err();
+            assert_eq!(e.exit_code(), 2, "{bad}");
+            assert!(e.to_string().contains(needle), "{bad}: {e}");
+        }
+        assert_eq!(wait_words(Duration::from_millis(1500)), "1.5 s");
+        assert_eq!(wait_words(Duration::from_millis(250)), "250 ms");
+    }
+
+    #[test]
+    fn s3_targets_of_earlier_results_read_back_with_the_waits_they_ran_with() {
+        let Target::S3 { bucket } = Target::parse("s3://bucket/p?timeout=3s").unwrap() else {
+            unreachable!()
+        };
+        let mut value = serde_json::to_value(&bucket).unwrap();
+        let back: S3Location = serde_json::from_value(value.clone()).unwrap();
+        assert_eq!(back, bucket);
+        value.as_object_mut().unwrap().remove("waits");
+        let old: S3Location = serde_json::from_value(value).unwrap();
+        assert_eq!(old.waits, S3Waits::BEFORE_SETTINGS);
     }
 
     #[test]

@@ -3,9 +3,13 @@
 //! which exports BLOBBENCH_S3_URL and BLOBBENCH_S3_CLUSTER_URL with the
 //! AWS_* credentials). Bad S3 targets need no server.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::Path;
 use std::process::{Child, Output, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use crate::common::{bin, closed_port, json, ok, ok_s3, output, s3_env, usage_error};
 
@@ -75,6 +79,96 @@ fn an_s3_server_that_does_not_answer_is_a_one_line_usage_error() {
         ],
         "is the S3 server running",
     );
+}
+
+/// On top of a run's stated waits (its -t and the S3 timeout), what a
+/// loaded 2-core machine may add: starting the binary, opening the
+/// dataset, writing the result. Far below the minutes an unbounded wait
+/// took (126 s).
+const SLACK: Duration = Duration::from_secs(15);
+
+#[test]
+fn an_endpoint_that_accepts_and_never_answers_is_a_timeout_after_the_stated_wait() {
+    let tmp = tempfile::tempdir().unwrap();
+    let silent = Silent::start();
+    let target = format!(
+        "s3://blobbench/x?endpoint=http://{}&timeout=1s",
+        silent.addr
+    );
+    let started = Instant::now();
+    let out = run_s3(
+        tmp.path(),
+        &[
+            "run",
+            &target,
+            "--threads",
+            "2",
+            "--mix",
+            "read=100",
+            "-t",
+            "3s",
+        ],
+    );
+    let took = started.elapsed();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let last = err.trim_end().lines().last().unwrap_or_default();
+    assert!(last.contains("timeout after 1 s"), "{err}");
+    assert!(!err.contains("error sending request"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let bound = Duration::from_secs(3 + 1) + SLACK;
+    assert!(took < bound, "took {took:?}, more than {bound:?}");
+}
+
+#[test]
+#[ignore = "needs an S3 server: run scripts/test.sh"]
+fn a_server_that_stops_answering_mid_run_is_timed_out_at_the_stated_wait() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let target = single("e2e-freeze");
+    ok_s3(dir, &["init", &target, "--count", "20", "--size", "1k"]);
+    // Opening the dataset and starting the threads take a few dozen
+    // requests; the run is well under way when the proxy stops answering
+    // at its 150th, and every request after that waits.
+    let proxy = Freezer::start(&target, 150);
+    let frozen = proxy.target(&target, "&timeout=1s");
+    let result = dir.join("r.json");
+    let started = Instant::now();
+    let out = run_s3(
+        dir,
+        &[
+            "run",
+            &frozen,
+            "--threads",
+            "2",
+            "--mix",
+            "read=100",
+            "-t",
+            "4s",
+            "--json",
+            result.to_str().unwrap(),
+        ],
+    );
+    let took = started.elapsed();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        proxy.frozen.load(Ordering::SeqCst),
+        "the proxy never froze: {err}"
+    );
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("timeout"), "{err}");
+    assert!(!err.contains("error sending request"), "{err}");
+    // The message names the stated wait, on stderr or, for a run that
+    // counts its failures, in the result it wrote.
+    let written = std::fs::read_to_string(&result).unwrap_or_default();
+    assert!(
+        err.contains("timeout after 1 s") || written.contains("timeout after 1 s"),
+        "{err}"
+    );
+    // The run's 4 s, then each wait at most its 1 s timeout (the last
+    // requests, and a listing when the run ends).
+    let bound = Duration::from_secs(4 + 2) + SLACK;
+    assert!(took < bound, "took {took:?}, more than {bound:?}");
 }
 
 #[test]
@@ -240,6 +334,7 @@ fn serve_answers_from_a_bucket() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let target = single("e2e-serve");
+    let small = single("e2e-serve-small");
     ok_s3(dir, &["init", &target, "--count", "5", "--size", "300k"]);
     let (server, addr) = serve_s3(dir, &target);
     let out = run_s3(
@@ -254,7 +349,22 @@ fn serve_answers_from_a_bucket() {
             &target,
         ],
     );
-    drop(server);
+    // Each blob carries the object's tag, as other stores' blobs do, and
+    // a client holding it gets 304 (300k: a streamed blob, 1k: a small one).
+    ok_s3(dir, &["init", &small, "--count", "2", "--size", "1k"]);
+    let (small_server, small_addr) = serve_s3(dir, &small);
+    for addr in [&addr, &small_addr] {
+        let first = raw_get(addr, "/blobs/2", "");
+        assert!(first.starts_with("HTTP/1.1 200"), "{first}");
+        let tag = header(&first, "etag").unwrap_or_else(|| panic!("no ETag: {first}"));
+        assert!(tag.starts_with('"') && tag.ends_with('"'), "{tag}");
+        let again = raw_get(addr, "/blobs/2", &format!("If-None-Match: {tag}\r\n"));
+        assert!(again.starts_with("HTTP/1.1 304"), "{again}");
+        assert_eq!(header(&again, "etag").as_deref(), Some(tag.as_str()));
+        let other = raw_get(addr, "/blobs/2", "If-None-Match: \"other\"\r\n");
+        assert!(other.starts_with("HTTP/1.1 200"), "{other}");
+    }
+    drop((server, small_server));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -262,6 +372,35 @@ fn serve_answers_from_a_bucket() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(text.contains("checked byte for byte"), "{text}");
+}
+
+/// A GET of `path` with `extra` header lines; the reply's head (status
+/// line and headers).
+fn raw_get(addr: &str, path: &str, extra: &str) -> String {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(crate::common::PATIENCE)).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: x\r\n{extra}Connection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut reply = Vec::new();
+    s.read_to_end(&mut reply).unwrap();
+    let text = String::from_utf8_lossy(&reply);
+    text.split("\r\n\r\n")
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The value of header `name` in a reply's head.
+fn header(head: &str, name: &str) -> Option<String> {
+    head.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        k.trim()
+            .eq_ignore_ascii_case(name)
+            .then(|| v.trim().to_string())
+    })
 }
 
 #[test]
@@ -382,4 +521,159 @@ fn serve_s3(dir: &Path, target: &str) -> (Serving, String) {
         .unwrap_or_else(|| panic!("no address in {line:?}"))
         .to_string();
     (serving, addr)
+}
+
+/// A loopback listener that accepts every connection and never answers
+/// (an endpoint whose server is frozen); it lets them go when dropped.
+struct Silent {
+    addr: SocketAddr,
+    stop: Arc<AtomicBool>,
+}
+
+impl Silent {
+    fn start() -> Silent {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let until = stop.clone();
+        std::thread::spawn(move || {
+            let mut held = Vec::new();
+            while !until.load(Ordering::SeqCst) {
+                match listener.accept() {
+                    Ok((s, _)) => held.push(s),
+                    Err(_) => std::thread::sleep(Duration::from_millis(20)),
+                }
+            }
+        });
+        Silent { addr, stop }
+    }
+}
+
+impl Drop for Silent {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+}
+
+/// A TCP proxy in front of a target's S3 endpoint that forwards every
+/// byte until it has seen `after` requests, then stops answering: it
+/// forwards nothing more either way, keeps every connection open and
+/// accepts new ones without a word, as a server frozen by SIGSTOP does.
+/// Freezing at a request count, not at a time, needs no luck.
+struct Freezer {
+    addr: SocketAddr,
+    frozen: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Freezer {
+    fn start(target: &str, after: usize) -> Freezer {
+        let endpoint = endpoint_of(target);
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let frozen = Arc::new(AtomicBool::new(false));
+        let stop = Arc::new(AtomicBool::new(false));
+        let seen = Arc::new(AtomicUsize::new(0));
+        let (f, s) = (frozen.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut held = Vec::new();
+            while !s.load(Ordering::SeqCst) {
+                let Ok((client, _)) = listener.accept() else {
+                    std::thread::sleep(Duration::from_millis(10));
+                    continue;
+                };
+                client.set_nonblocking(false).unwrap();
+                if f.load(Ordering::SeqCst) {
+                    held.push(client);
+                    continue;
+                }
+                let server = TcpStream::connect(&endpoint).unwrap();
+                let ends = Pump {
+                    frozen: f.clone(),
+                    stop: s.clone(),
+                    seen: seen.clone(),
+                    after,
+                };
+                ends.run(
+                    client.try_clone().unwrap(),
+                    server.try_clone().unwrap(),
+                    true,
+                );
+                ends.run(server, client, false);
+            }
+        });
+        Freezer { addr, frozen, stop }
+    }
+
+    /// `target` reached through the proxy, with `settings` added.
+    fn target(&self, target: &str, settings: &str) -> String {
+        let endpoint = endpoint_of(target);
+        format!(
+            "{}{settings}",
+            target.replace(&endpoint, &self.addr.to_string())
+        )
+    }
+}
+
+impl Drop for Freezer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+}
+
+/// One direction of a proxied connection.
+#[derive(Clone)]
+struct Pump {
+    frozen: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
+    seen: Arc<AtomicUsize>,
+    after: usize,
+}
+
+impl Pump {
+    /// Copies `from` to `to` on a thread of its own; `requests`: this is
+    /// the client's side, whose request lines are counted.
+    fn run(&self, mut from: TcpStream, mut to: TcpStream, requests: bool) {
+        let p = self.clone();
+        from.set_read_timeout(Some(Duration::from_millis(50)))
+            .unwrap();
+        std::thread::spawn(move || {
+            let mut buf = vec![0u8; 64 * 1024];
+            while !p.stop.load(Ordering::SeqCst) {
+                let n = match from.read(&mut buf) {
+                    Ok(0) => return,
+                    Ok(n) => n,
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => continue,
+                    Err(e) if e.kind() == std::io::ErrorKind::TimedOut => continue,
+                    Err(_) => return,
+                };
+                if requests {
+                    let lines = buf[..n]
+                        .windows(11)
+                        .filter(|w| w == b" HTTP/1.1\r\n")
+                        .count();
+                    if p.seen.fetch_add(lines, Ordering::SeqCst) + lines >= p.after {
+                        p.frozen.store(true, Ordering::SeqCst);
+                    }
+                }
+                // Frozen: hold everything, keep the connection open.
+                while p.frozen.load(Ordering::SeqCst) && !p.stop.load(Ordering::SeqCst) {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                if p.stop.load(Ordering::SeqCst) || to.write_all(&buf[..n]).is_err() {
+                    return;
+                }
+            }
+        });
+    }
+}
+
+/// The `host:port` of a target's `endpoint=http://...`.
+fn endpoint_of(target: &str) -> String {
+    let (_, rest) = target
+        .split_once("endpoint=http://")
+        .unwrap_or_else(|| panic!("no http endpoint in {target}"));
+    rest.split(['&', '/']).next().unwrap().to_string()
 }

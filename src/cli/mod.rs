@@ -28,7 +28,9 @@ as files in a folder or tree, or as files named by a database. blobbench reprodu
 kvtest experiments (init / export / run take kvtest's options) with per-operation latency \
 histograms, repetitions, cache control and a JSON result that records the environment.\n\n\
 Start with `blobbench quick` (about a minute, no setup).",
-    after_help = "Targets:\n  x.db | sqlite:PATH[?journal_mode=wal&synchronous=normal&page_size=4096&cache_size=N&mmap_size=N&locking_mode=exclusive&wal_autocheckpoint=N&auto_vacuum=incremental]\n  sqlite-ext:PATH   database of file names, content in PATH.files/\n  dir:PATH          one file per blob (000001, 000002, ...)\n  tree:PATH         one file per blob in 00/00/01 folders\n\nNumbers take kvtest's suffixes: 10k = 10000, 2KiB = 2048, 1M = 1000000, 0x1000 = 4096."
+    after_help = "Targets:\n  x.db | sqlite:PATH[?journal_mode=wal&synchronous=normal&page_size=4096&cache_size=N&mmap_size=N&locking_mode=exclusive&wal_autocheckpoint=N&auto_vacuum=incremental]\n  sqlite-ext:PATH   database of file names, content in PATH.files/\n  dir:PATH          one file per blob (000001, 000002, ...)\n  tree:PATH         one file per blob in 00/00/01 folders\n  s3://BUCKET/PREFIX?endpoint=URL[&region=R&part_size=8MiB&topology=URL&timeout=10s&connect_timeout=2s&retries=0]\n                    one object per blob; a request not done within timeout (10 s), or not connected within \
+connect_timeout (2 s), fails as a timeout; retries=N retries a failed request up to N times (default 0: a benchmark \
+sees every failure), never past its timeout\n\nNumbers take kvtest's suffixes: 10k = 10000, 2KiB = 2048, 1M = 1000000, 0x1000 = 4096."
 )]
 pub struct Cli {
     /// The subcommand to run.

@@ -7,9 +7,13 @@
 //! environment variables or profile, never recorded. Nothing above this
 //! module knows that S3 exists.
 //!
-//! A benchmark must see every failure, so the client never retries a
-//! request: a failed request is a failed operation. An object larger than
-//! the part size is uploaded in parts (multipart upload), several at once.
+//! Every wait is bounded (`timeout=`, `connect_timeout=`: 10 s and 2 s
+//! unless the target says), and a benchmark must see every failure, so
+//! the client retries a request only when `retries=N` asks, and never past
+//! its timeout: a failed request is a failed operation, classified (a
+//! timeout, a lost connection, an HTTP status with S3's error code). An
+//! object larger than the part size is uploaded in parts (multipart
+//! upload), several at once.
 
 mod client;
 mod exec;
@@ -27,11 +31,11 @@ use serde_json::{Map, Value};
 
 use super::{Access, CacheControl, Catalog, Session, SessionOptions, Store, StoreInfo};
 use crate::dataset::Manifest;
-use crate::error::{Error, Result};
+use crate::error::{Error, FailureClass, Result};
 use crate::target::S3Location;
 use exec::Exec;
 
-pub(crate) use client::{part_size_words, s3_error};
+pub(crate) use client::part_size_words;
 
 /// The manifest's object name inside the prefix.
 const MANIFEST: &str = "blobbench-manifest.json";
@@ -85,6 +89,17 @@ impl Bucket {
     pub(crate) fn display(&self) -> &std::path::Path {
         &self.location.display
     }
+
+    /// The bound on one request, its retries included.
+    pub(crate) fn limit(&self) -> std::time::Duration {
+        self.location.waits.timeout()
+    }
+
+    /// A failed request as blobbench's error: a failed operation of its
+    /// class, or the user's to fix (access, a missing bucket).
+    pub(crate) fn failure(&self, e: object_store::Error) -> Error {
+        client::s3_error(self.display(), &self.location.waits, e)
+    }
 }
 
 /// What a listing of the prefix found.
@@ -100,10 +115,10 @@ struct Listing {
 
 impl S3Store {
     /// Opens the dataset under the target's prefix (the bucket must exist).
+    /// Every request it makes is bounded by the target's timeouts.
     pub fn open(location: &S3Location, access: Access) -> Result<Self> {
         let exec = Exec::for_this_thread(&location.display)?;
         let bucket = Arc::new(client::connect(location)?);
-        let server = client::server_name_once(&exec, location);
         let topology = match &location.topology {
             Some(url) => Some(exec.run(topology::fetch(url.clone())).map_err(|why| {
                 Error::usage(format!(
@@ -113,16 +128,18 @@ impl S3Store {
             })?),
             None => None,
         };
-        let store = S3Store {
+        let mut store = S3Store {
             bucket,
             exec,
             access,
-            server,
+            server: None,
             topology,
         };
         // Reaches the server now, so a wrong endpoint, bucket or key fails
-        // here with its fix, not in the middle of a run.
-        store.list()?;
+        // here with its fix, not in the middle of a run (and before the
+        // server's name is asked, which would wait as long again).
+        store.list().map_err(opening_error)?;
+        store.server = client::server_name_once(&store.exec, location);
         Ok(store)
     }
 
@@ -165,7 +182,8 @@ impl S3Store {
                 let prefix = bucket.prefix();
                 let mut stream = bucket.client.list(prefix.as_ref());
                 let mut listing = Listing::default();
-                while let Some(meta) = stream.try_next().await? {
+                // Each step waits for at most one page (one request).
+                while let Some(meta) = client::within(bucket.limit(), stream.try_next()).await? {
                     let inside = match &prefix {
                         Some(p) => meta.location.prefix_match(p).map(|parts| parts.collect()),
                         None => Some(meta.location.parts().collect::<Vec<_>>()),
@@ -186,7 +204,7 @@ impl S3Store {
                 }
                 Ok(listing)
             })
-            .map_err(|e| s3_error(self.bucket.display(), e))
+            .map_err(|e| self.bucket.failure(e))
     }
 
     /// Deletes `objects` (blobs this dataset made).
@@ -195,14 +213,14 @@ impl S3Store {
         self.exec
             .run(async move {
                 for object in objects {
-                    match bucket.client.delete(&object).await {
+                    match client::within(bucket.limit(), bucket.client.delete(&object)).await {
                         Ok(()) | Err(object_store::Error::NotFound { .. }) => {}
                         Err(e) => return Err(e),
                     }
                 }
                 Ok(())
             })
-            .map_err(|e| s3_error(self.bucket.display(), e))
+            .map_err(|e| self.bucket.failure(e))
     }
 
     fn put_manifest(&self, manifest: &Manifest) -> Result<()> {
@@ -211,23 +229,53 @@ impl S3Store {
         self.exec
             .run(async move {
                 let path = bucket.named(MANIFEST);
-                bucket.client.put(&path, body.into()).await.map(|_| ())
+                let put = bucket.client.put(&path, body.into());
+                client::within(bucket.limit(), put).await.map(|_| ())
             })
-            .map_err(|e| s3_error(self.bucket.display(), e))
+            .map_err(|e| self.bucket.failure(e))
     }
 
     fn read_manifest(&self) -> Result<Option<Manifest>> {
         let bucket = self.bucket.clone();
         let got = self.exec.run(async move {
             let path = bucket.named(MANIFEST);
-            match bucket.client.get(&path).await {
-                Ok(r) => r.bytes().await.map(Some),
+            let get = async { bucket.client.get(&path).await?.bytes().await };
+            match client::within(bucket.limit(), get).await {
+                Ok(b) => Ok(Some(b)),
                 Err(object_store::Error::NotFound { .. }) => Ok(None),
                 Err(e) => Err(e),
             }
         });
-        let bytes = got.map_err(|e| s3_error(self.bucket.display(), e))?;
+        let bytes = got.map_err(|e| self.bucket.failure(e))?;
         Ok(bytes.and_then(|b| Manifest::parse(&String::from_utf8_lossy(&b))))
+    }
+}
+
+/// An error of the first request to the server: a connection refused is
+/// a usage error (exit 2) that asks whether the server runs at the
+/// endpoint; a timeout stays one, with the same question.
+fn opening_error(e: Error) -> Error {
+    match e {
+        Error::Failed {
+            target,
+            class: FailureClass::Connection,
+            message,
+        } => Error::Connect {
+            target,
+            message: format!("{message}; is the S3 server running at the endpoint? (endpoint=URL)"),
+        },
+        Error::Failed {
+            target,
+            class: FailureClass::Timeout,
+            message,
+        } => Error::Failed {
+            target,
+            class: FailureClass::Timeout,
+            message: format!(
+                "{message}; is the endpoint an S3 server, and is it answering? (endpoint=URL)"
+            ),
+        },
+        e => e,
     }
 }
 
@@ -264,7 +312,11 @@ impl Store for S3Store {
             )),
         );
         put("client", Value::from(client::CLIENT));
-        put("retries", Value::from(0));
+        let waits = location.waits;
+        put("timeout_ms", Value::from(waits.timeout_ms));
+        put("connect_timeout_ms", Value::from(waits.connect_timeout_ms));
+        put("retries", Value::from(waits.retries));
+        put("waits", Value::from(client::waits_words(&waits)));
         put("credentials", Value::from(self.bucket.credentials.clone()));
         if let Some(server) = &self.server {
             put("server", Value::from(server.clone()));
@@ -319,12 +371,15 @@ impl Store for S3Store {
         Ok(CacheControl::Server)
     }
 
+    /// S3 has no transactions and no locks: what a write is, and how long
+    /// a request may wait (the only wait an S3 run has).
     fn describe_writes(&self, _options: &SessionOptions) -> String {
         format!(
             "each write is one PUT of the whole object (multipart above {}), after a HEAD that \
              finds the key for an update; the server decides durability: a PUT returns when it \
-             says the object is stored",
-            client::part_size_words(self.bucket.location.part_size)
+             says the object is stored; no transactions, no locks; {}",
+            client::part_size_words(self.bucket.location.part_size),
+            client::waits_words(&self.bucket.location.waits)
         )
     }
 

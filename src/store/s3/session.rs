@@ -1,5 +1,6 @@
 //! Work on an S3 bucket: each operation is one or two requests, run to
-//! the end before the call returns.
+//! the end before the call returns, each within the target's timeout
+//! (`client::within`), and each failure classified (`Bucket::failure`).
 
 use std::sync::Arc;
 
@@ -9,9 +10,10 @@ use object_store::WriteMultipart;
 use object_store::path::Path as ObjectPath;
 use object_store::{GetOptions, GetRange, ObjectStore, ObjectStoreExt};
 
+use super::client::within;
 use super::exec::Exec;
-use super::{Bucket, PARTS_IN_FLIGHT, s3_error};
-use crate::error::{Error, Result};
+use super::{Bucket, PARTS_IN_FLIGHT};
+use crate::error::{Error, FailureClass, Result};
 use crate::store::{Access, Session, SessionOptions};
 
 type S3Result<T> = std::result::Result<T, object_store::Error>;
@@ -26,6 +28,9 @@ pub(crate) struct S3Session {
     /// The last read's bytes: kept, so a read reuses its memory instead of
     /// allocating (and the kernel zeroing) a new one each time.
     buffer: Vec<u8>,
+    /// The last object whose tag an answer gave (key, size, ETag): what
+    /// `etag` hands out for that version without asking again.
+    tagged: Option<(u64, u64, String)>,
 }
 
 impl S3Session {
@@ -46,6 +51,7 @@ impl S3Session {
             access,
             _options: options,
             buffer: Vec::new(),
+            tagged: None,
         })
     }
 
@@ -60,13 +66,27 @@ impl S3Session {
         F: std::future::Future<Output = S3Result<T>> + Send + 'static,
     {
         let future = make(self.bucket.clone(), self.bucket.object(key));
-        match self.exec.run(future) {
+        let limit = self.bucket.limit();
+        match self.exec.run(within(limit, future)) {
             Ok(v) => Ok(v),
-            Err(object_store::Error::NotFound { .. }) => {
-                Err(crate::store::missing_key(key, self.bucket.display()))
-            }
-            Err(e) => Err(s3_error(self.bucket.display(), e)),
+            Err(e) => Err(self.failure(key, e)),
         }
+    }
+
+    /// A failed request's error: "not found" as the missing key, anything
+    /// else classified.
+    fn failure(&self, key: u64, e: object_store::Error) -> Error {
+        match e {
+            object_store::Error::NotFound { .. } => {
+                crate::store::missing_key(key, self.bucket.display())
+            }
+            e => self.bucket.failure(e),
+        }
+    }
+
+    /// Keeps the tag an answer gave for `key`'s version of `size` bytes.
+    fn remember(&mut self, key: u64, size: u64, e_tag: Option<String>) {
+        self.tagged = e_tag.map(|t| (key, size, validator(&t)));
     }
 
     fn writable(&self) -> Result<()> {
@@ -79,19 +99,51 @@ impl S3Session {
         Ok(())
     }
 
-    /// The object's size, or None when it is absent.
-    fn head(&self, key: u64) -> Result<Option<u64>> {
+    /// The object's size (its tag kept), or None when it is absent.
+    fn head(&mut self, key: u64) -> Result<Option<u64>> {
         match self.request(key, |b, path| async move { b.client.head(&path).await }) {
-            Ok(meta) => Ok(Some(meta.size)),
+            Ok(meta) => {
+                self.remember(key, meta.size, meta.e_tag);
+                Ok(Some(meta.size))
+            }
             Err(Error::MissingKey { .. }) => Ok(None),
             Err(e) => Err(e),
         }
     }
 
-    fn put(&self, key: u64, data: &[u8]) -> Result<()> {
+    /// One PUT (or a multipart upload, bounded as one request per part,
+    /// one after another); the new version's tag is kept.
+    fn put(&mut self, key: u64, data: &[u8]) -> Result<()> {
+        let size = data.len() as u64;
         let data = Bytes::copy_from_slice(data);
         let part = self.bucket.location.part_size as usize;
-        self.request(key, move |b, path| put_object(b, path, data, part))
+        let requests = data.len().div_ceil(part.max(1)) as u32 + 2;
+        let limit = self.bucket.limit() * requests;
+        let future = put_object(self.bucket.clone(), self.bucket.object(key), data, part);
+        match self.exec.run(within(limit, future)) {
+            Ok(done) => {
+                self.remember(key, size, done.e_tag);
+                Ok(())
+            }
+            Err(e) => Err(self.failure(key, e)),
+        }
+    }
+}
+
+/// An S3 ETag as an HTTP strong validator: as the server gave it when it
+/// is one (`"9b2cf535f27731c974343645a3985328"`, multipart ones with
+/// `-3`), quoted when the server left the quotes off, else a fingerprint
+/// of its bytes; never weak, so If-Range can use it.
+fn validator(e_tag: &str) -> String {
+    let etagc = |c: char| c == '!' || ('#'..='~').contains(&c);
+    let inner = e_tag.strip_prefix('"').and_then(|t| t.strip_suffix('"'));
+    match inner {
+        Some(t) if t.chars().all(etagc) => e_tag.to_string(),
+        None if !e_tag.is_empty() && e_tag.chars().all(etagc) => format!("\"{e_tag}\""),
+        _ => {
+            let words: Vec<u64> = e_tag.bytes().map(u64::from).collect();
+            crate::store::fingerprint(&words)
+        }
     }
 }
 
@@ -102,9 +154,9 @@ async fn put_object(
     path: ObjectPath,
     data: Bytes,
     part: usize,
-) -> S3Result<()> {
+) -> S3Result<object_store::PutResult> {
     if data.len() <= part {
-        return bucket.client.put(&path, data.into()).await.map(|_| ());
+        return bucket.client.put(&path, data.into()).await;
     }
     let upload = bucket.client.put_multipart(&path).await?;
     let mut parts = WriteMultipart::new_with_chunk_size(upload, part);
@@ -117,7 +169,7 @@ async fn put_object(
         let piece = rest.split_to(part.min(rest.len()));
         parts.put(piece);
     }
-    parts.finish().await.map(|_| ())
+    parts.finish().await
 }
 
 /// GET of the whole object into `buffer` (emptied first); the buffer comes
@@ -128,7 +180,7 @@ async fn gather(
     mut buffer: Vec<u8>,
 ) -> (Vec<u8>, S3Result<()>) {
     buffer.clear();
-    let result = async {
+    let request = async {
         let got = bucket.client.get(&path).await?;
         buffer.reserve(got.meta.size as usize);
         let mut body = got.into_stream();
@@ -136,8 +188,8 @@ async fn gather(
             buffer.extend_from_slice(&chunk?);
         }
         Ok(())
-    }
-    .await;
+    };
+    let result = within(bucket.limit(), request).await;
     (buffer, result)
 }
 
@@ -168,10 +220,7 @@ impl Session for S3Session {
                 sink(&self.buffer);
                 Ok(())
             }
-            Err(object_store::Error::NotFound { .. }) => {
-                Err(crate::store::missing_key(key, self.bucket.display()))
-            }
-            Err(e) => Err(s3_error(self.bucket.display(), e)),
+            Err(e) => Err(self.failure(key, e)),
         }
     }
 
@@ -179,20 +228,17 @@ impl Session for S3Session {
     /// (no gathering copy); on a thread inside another runtime, `read`.
     fn read_pieces(&mut self, key: u64, sink: &mut dyn FnMut(&[u8])) -> Result<()> {
         let (bucket, path) = (self.bucket.clone(), self.bucket.object(key));
-        let streamed = self.exec.run_here(async {
+        let request = async {
             let mut body = bucket.client.get(&path).await?.into_stream();
             while let Some(chunk) = body.next().await {
                 sink(&chunk?);
             }
             Ok::<(), object_store::Error>(())
-        });
-        match streamed {
+        };
+        match self.exec.run_here(within(bucket.limit(), request)) {
             None => self.read(key, sink),
             Some(Ok(())) => Ok(()),
-            Some(Err(object_store::Error::NotFound { .. })) => {
-                Err(crate::store::missing_key(key, self.bucket.display()))
-            }
-            Some(Err(e)) => Err(s3_error(self.bucket.display(), e)),
+            Some(Err(e)) => Err(self.failure(key, e)),
         }
     }
 
@@ -233,6 +279,46 @@ impl Session for S3Session {
         self.head(key)
     }
 
+    /// A HEAD, then for a blob of at most `max` bytes one GET, whose own
+    /// answer gives the size and tag of the bytes it brought.
+    fn fetch_small(&mut self, key: u64, max: u64) -> Result<Option<(u64, Option<Vec<u8>>)>> {
+        let Some(size) = self.head(key)? else {
+            return Ok(None);
+        };
+        if size > max {
+            return Ok(Some((size, None)));
+        }
+        let got = self.request(key, |b, path| async move {
+            let answer = b.client.get(&path).await?;
+            let tag = answer.meta.e_tag.clone();
+            Ok((answer.bytes().await?, tag))
+        });
+        let (bytes, tag) = match got {
+            Ok(got) => got,
+            // Deleted since the HEAD.
+            Err(Error::MissingKey { .. }) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        self.remember(key, bytes.len() as u64, tag);
+        Ok(Some((bytes.len() as u64, Some(bytes.to_vec()))))
+    }
+
+    /// The object's S3 ETag as a strong validator: the one the last answer
+    /// about this version gave (a HEAD, GET or PUT of this session), else
+    /// a HEAD's; None when the object's size is no longer `size`.
+    fn etag(&mut self, key: u64, size: u64) -> Result<Option<String>> {
+        let known = |t: &Option<(u64, u64, String)>| {
+            t.as_ref()
+                .filter(|(k, s, _)| *k == key && *s == size)
+                .map(|(_, _, tag)| tag.clone())
+        };
+        if let Some(tag) = known(&self.tagged) {
+            return Ok(Some(tag));
+        }
+        self.head(key)?;
+        Ok(known(&self.tagged))
+    }
+
     /// One ranged GET into `buf`.
     fn read_at(&mut self, key: u64, offset: u64, buf: &mut [u8]) -> Result<usize> {
         if buf.is_empty() {
@@ -248,8 +334,13 @@ impl Session for S3Session {
                 buf[..n].copy_from_slice(&bytes[..n]);
                 Ok(n)
             }
-            // S3 refuses a range that starts at or past the end.
-            Err(e @ Error::Server { .. }) => match self.head(key)? {
+            // S3 refuses a range that starts at or past the end (416).
+            Err(
+                e @ Error::Failed {
+                    class: FailureClass::ServerStatus { code: 416 },
+                    ..
+                },
+            ) => match self.head(key)? {
                 Some(size) if offset >= size => Ok(0),
                 _ => Err(e),
             },
@@ -276,16 +367,19 @@ impl Session for S3Session {
         let mut stream = result.into_stream();
         let mut buffer = Vec::with_capacity(piece);
         let mut delivered = 0u64;
+        let limit = self.bucket.limit();
         loop {
             // The stream goes to the runtime and back for each chunk: the
-            // runtime may be another thread's.
+            // runtime may be another thread's. No chunk waits past the
+            // timeout (the client's own bounds the whole body as well).
             let (next, back) = self.exec.run(async move {
-                let next = stream.next().await;
+                let next = within(limit, async { stream.next().await.transpose() }).await;
                 (next, stream)
             });
             stream = back;
-            let Some(chunk) = next else { break };
-            let mut chunk = chunk.map_err(|e| s3_error(self.bucket.display(), e))?;
+            let Some(mut chunk) = next.map_err(|e| self.bucket.failure(e))? else {
+                break;
+            };
             while !chunk.is_empty() {
                 let take = (piece - buffer.len()).min(chunk.len());
                 buffer.extend_from_slice(&chunk.split_to(take));

@@ -465,6 +465,7 @@ litestream_sync_count{db=\"/x\"} 3\n";
             region: Some("eu-west-1".into()),
             part_size: crate::target::S3_DEFAULT_PART_SIZE,
             topology: None,
+            waits: Default::default(),
             display: PathBuf::from("s3://bucket/some/prefix"),
         };
         let s = Setup::write(

@@ -520,6 +520,7 @@ mod tests {
             region: None,
             part_size: crate::target::S3_DEFAULT_PART_SIZE,
             topology: None,
+            waits: Default::default(),
             display: PathBuf::from("s3://b"),
         };
         assert!(replica_prefix(&loc).starts_with("blobbench-replicate-"));
