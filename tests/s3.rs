@@ -158,15 +158,32 @@ fn a_server_that_stops_answering_mid_run_is_timed_out_at_the_stated_wait() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("timeout"), "{err}");
     assert!(!err.contains("error sending request"), "{err}");
-    // The message names the stated wait, on stderr or, for a run that
-    // counts its failures, in the result it wrote.
-    let written = std::fs::read_to_string(&result).unwrap_or_default();
+    // The run went on to its -t, counting each timed-out request (the
+    // message names the stated wait), kept its successes, wrote its result
+    // and said so in one line.
+    let last = err.trim_end().lines().last().unwrap_or("");
     assert!(
-        err.contains("timeout after 1 s") || written.contains("timeout after 1 s"),
+        last.contains("operations failed: ") && last.contains(" timeout"),
         "{err}"
+    );
+    let doc = json(&result);
+    let read = &doc["tables"]["kinds"][0];
+    assert!(read["ops"].as_u64().unwrap() > 0, "{read}");
+    let failures = read["failures"].as_array().unwrap();
+    assert_eq!(failures[0]["class"], "timeout", "{read}");
+    assert!(
+        failures[0]["example"]
+            .as_str()
+            .unwrap()
+            .contains("timeout after 1 s"),
+        "{read}"
     );
     // The run's 4 s, then each wait at most its 1 s timeout (the last
     // requests, and a listing when the run ends).
+    assert!(
+        took >= Duration::from_secs(4),
+        "ended early: {took:?}: {err}"
+    );
     let bound = Duration::from_secs(4 + 2) + SLACK;
     assert!(took < bound, "took {took:?}, more than {bound:?}");
 }

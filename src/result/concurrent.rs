@@ -39,6 +39,10 @@ pub struct ConcurrentPlanRecord {
     pub writes: String,
     /// Whether every read was checked (content and version).
     pub verify: bool,
+    /// Whether the store takes locks and runs transactions (false for
+    /// files and S3: no busy timeout, no batch in one transaction).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub transactions: bool,
     /// YCSB's workload letter, when a preset was used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload: Option<String>,
@@ -181,6 +185,14 @@ pub struct ConcurrentTables {
     /// Why the run ended before its -t or --count (`--max-errors`), or None.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped_early: Option<String>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 impl ConcurrentTables {

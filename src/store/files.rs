@@ -370,6 +370,10 @@ impl Store for FilesStore {
         }
     }
 
+    fn has_transactions(&self) -> bool {
+        false
+    }
+
     fn describe_writes(&self, options: &SessionOptions) -> String {
         options.write_style.describe(options.fsync).to_string()
     }

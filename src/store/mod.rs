@@ -237,6 +237,12 @@ pub trait Store {
     }
     /// How updates reach the disk under `options`, in words, for results.
     fn describe_writes(&self, options: &SessionOptions) -> String;
+    /// Whether operations take locks and run in transactions, so another
+    /// connection can hold one busy (a busy timeout and several operations
+    /// per transaction mean something); false for plain files and objects.
+    fn has_transactions(&self) -> bool {
+        true
+    }
     /// Makes this store's commits durable (`true`: a commit returns once it
     /// is on disk) or not (`false`: the 2008 benchmark's "logging
     /// disabled"), where the store sets that on its server connection.

@@ -373,6 +373,10 @@ impl Store for S3Store {
 
     /// S3 has no transactions and no locks: what a write is, and how long
     /// a request may wait (the only wait an S3 run has).
+    fn has_transactions(&self) -> bool {
+        false
+    }
+
     fn describe_writes(&self, _options: &SessionOptions) -> String {
         format!(
             "each write is one PUT of the whole object (multipart above {}), after a HEAD that \

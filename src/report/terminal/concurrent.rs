@@ -31,9 +31,14 @@ pub fn render(t: &ConcurrentTables) -> String {
         Some(r) => format!("open loop at {r} ops/s (latency from each operation's intended start)"),
         None => "closed loop".into(),
     };
+    let per_transaction = if p.transactions {
+        format!(", {} per transaction", p.batch)
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         out,
-        "{}: {} thread(s), mix {}{}, keys {}, {} per transaction, {end}, {lp}",
+        "{}: {} thread(s), mix {}{}, keys {}{per_transaction}, {end}, {lp}",
         p.target,
         p.threads,
         p.mix,
@@ -42,17 +47,17 @@ pub fn render(t: &ConcurrentTables) -> String {
             .map(|w| format!(" (YCSB {w})"))
             .unwrap_or_default(),
         p.keys.describe(),
-        p.batch
     );
-    // A store without locks (S3, files) has no busy timeout to speak of.
-    let _ = match t.store.kind.as_str() {
-        "s3" | "dir" | "tree" | "memory" => writeln!(out, "writes: {}", p.writes),
-        _ => writeln!(
+    // A store without locks (files, S3) has no busy timeout to speak of.
+    let _ = if p.transactions {
+        writeln!(
             out,
             "writes: {}; busy timeout {}",
             p.writes,
             human_duration_ns(p.busy_timeout_ns as f64)
-        ),
+        )
+    } else {
+        writeln!(out, "writes: {}", p.writes)
     };
     let mut table = Table::new(CONCURRENT_KIND_HEADERS);
     for k in &t.kinds {
@@ -81,10 +86,14 @@ pub fn render(t: &ConcurrentTables) -> String {
             }
         );
     }
-    let _ = writeln!(
-        out,
-        "busy = another connection held the lock past the busy timeout: the transaction was rolled back (counted, not fatal); missing = the key was deleted first"
-    );
+    let _ = if p.transactions {
+        writeln!(
+            out,
+            "busy = another connection held the lock past the busy timeout: the transaction was rolled back (counted, not fatal); missing = the key was deleted first"
+        )
+    } else {
+        writeln!(out, "missing = the key was deleted first")
+    };
     if let Some(s) = &t.schedule {
         let _ = writeln!(
             out,

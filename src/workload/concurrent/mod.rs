@@ -207,6 +207,7 @@ fn execute_wrapped(
     let catalog = probe.catalog()?;
     let info = probe.info();
     let writes = probe.describe_writes(&plan.session);
+    let transactions = probe.has_transactions();
     let spec = catalog.manifest.as_ref().and_then(|m| m.spec.clone());
     if plan.writes() && spec.is_none() {
         return Err(Error::usage(format!(
@@ -294,6 +295,7 @@ fn execute_wrapped(
     };
     let mut t = tables(plan, &shared, all, elapsed, info, writes, after);
     t.notes.extend(notes);
+    t.plan.transactions = transactions;
     t.cluster = cluster;
     t.stopped_early = shared
         .stopped_early
@@ -636,6 +638,7 @@ fn tables(
             busy_timeout_ns: plan.busy_timeout.as_nanos() as u64,
             writes,
             verify: plan.verify && shared.spec.is_some(),
+            transactions: true,
             workload: plan.workload.clone(),
         },
         store: info,
