@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{Held, bin, json, ok, servers_shared};
+use crate::common::{self, Held, bin, json, ok, servers_exclusive, servers_shared};
 
 /// How much longer than its -t a run may take on a loaded 2-core machine
 /// with a fault in it (reconnections, the result written, the dataset put
@@ -38,7 +38,7 @@ fn counted(
     took: Duration,
     run_for: Duration,
     result: &Path,
-    class: &str,
+    classes: &[&str],
 ) -> serde_json::Value {
     let stderr = String::from_utf8_lossy(&out.stderr);
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -47,9 +47,10 @@ fn counted(
         took < run_for + SLACK,
         "took {took:?} for -t {run_for:?}: {stderr}"
     );
+    assert!(took >= run_for, "ended before its -t: {took:?}: {stderr}");
     let last = stderr.trim_end().lines().last().unwrap_or("");
     assert!(
-        last.contains(" operations failed: ") && last.contains(class),
+        last.contains(" operations failed: ") && classes.iter().any(|c| last.contains(c)),
         "{last}\n{stdout}"
     );
     assert!(stdout.contains("failed as"), "the failures table: {stdout}");
@@ -74,12 +75,179 @@ fn counted(
     let activity = &t["activity"];
     let failed_at: Vec<u64> = serde_json::from_value(activity["failed"].clone()).unwrap();
     let completed: Vec<u64> = serde_json::from_value(activity["completed"].clone()).unwrap();
-    let last_failure = failed_at.iter().rposition(|&n| n > 0).unwrap();
+    let first_failure = failed_at.iter().position(|&n| n > 0).unwrap();
     assert!(
-        completed[last_failure + 1..].iter().sum::<u64>() > 0,
-        "nothing completed after the last failure: {activity}"
+        completed[first_failure + 1..].iter().sum::<u64>() > 0,
+        "nothing completed after the first failure: {activity}"
     );
     t
+}
+
+/// `scripts/start-s3-cluster.sh --ACTION NAME DIR` on the cluster
+/// `scripts/test.sh` started (BLOBBENCH_S3_CLUSTER_DIR); what it printed.
+fn s3_cluster(action: &str, name: &str) -> String {
+    let dir = std::env::var("BLOBBENCH_S3_CLUSTER_DIR").expect("run scripts/test.sh");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/start-s3-cluster.sh");
+    let out = common::output(std::process::Command::new("bash").args([
+        script,
+        &format!("--{action}"),
+        name,
+        &dir,
+    ]));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "--{action} {name}: {text}");
+    text
+}
+
+/// Restarts an S3 cluster process when dropped, so the cluster is whole
+/// for the next test whatever this one did.
+struct ReviveS3(&'static str);
+
+impl Drop for ReviveS3 {
+    fn drop(&mut self) {
+        s3_cluster("restart", self.0);
+    }
+}
+
+/// A prefix of its own on the S3 cluster, with its topology URL and the
+/// request timeout `timeout` (so a request to a dead or frozen server
+/// costs that, not the default 10 s).
+fn cluster_target(prefix: &str, timeout: &str) -> String {
+    let url = std::env::var("BLOBBENCH_S3_CLUSTER_URL").expect("run scripts/test.sh");
+    let topology = std::env::var("BLOBBENCH_S3_CLUSTER_TOPOLOGY").expect("run scripts/test.sh");
+    let (base, query) = url.split_once('?').unwrap_or((&url, ""));
+    format!(
+        "{}/{prefix}-{}?{query}&topology={topology}&timeout={timeout}",
+        base.trim_end_matches('/'),
+        std::process::id()
+    )
+}
+
+/// The binary with the S3 credentials.
+fn s3_ok(dir: &Path, args: &[&str]) -> String {
+    common::ok_s3(dir, args)
+}
+
+/// A concurrent mixed run on the S3 cluster held at its 100th batch, with
+/// `fault` done while it is held, then let go; what it showed, checked by
+/// [`counted`], and every blob read back whole afterwards (after `revive`).
+fn s3_cluster_fault(
+    prefix: &str,
+    run_for: &str,
+    fault: impl FnOnce(),
+    classes: &[&str],
+) -> serde_json::Value {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let target = cluster_target(prefix, "2s");
+    s3_ok(d, &["init", &target, "--count", "200", "--size", "4k"]);
+    let args = [
+        "run",
+        &target,
+        "--threads",
+        "4",
+        "--mix",
+        "read=70,update=30",
+        "-t",
+        run_for,
+        "--json",
+        "r.json",
+    ];
+    let mut command = bin();
+    common::s3_env(&mut command)
+        .current_dir(d)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let started = Instant::now();
+    let held = Held::start(command, "concurrent-batch@100");
+    fault();
+    let out = held.release_output();
+    let run_for = humantime::parse_duration(run_for).unwrap();
+    counted(&out, started.elapsed(), run_for, &d.join("r.json"), classes)
+}
+
+/// Every blob of `prefix`'s dataset reads back whole.
+fn s3_reads_back(prefix: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let target = cluster_target(prefix, "10s");
+    s3_ok(tmp.path(), &["run", &target, "--verify", "--repeat", "1"]);
+}
+
+#[test]
+#[ignore = "needs the S3 cluster: run scripts/test.sh"]
+fn a_volume_server_killed_mid_run_is_counted_and_recorded_as_the_cluster_changing() {
+    let _servers = servers_exclusive();
+    let revive = ReviveS3("volume2");
+    let t = s3_cluster_fault(
+        "faults-kill",
+        "5s",
+        || {
+            s3_cluster("kill", "volume2");
+        },
+        &["timeout", "server error"],
+    );
+    // The cluster's shape was read at the start and during the run: the
+    // killed server is recorded, with when it was seen gone.
+    let cluster = &t["cluster"];
+    let changes = cluster["changes"].as_array().unwrap();
+    assert!(
+        changes
+            .iter()
+            .any(|c| c["change"].as_str().unwrap().contains("127.0.0.3")),
+        "{cluster}"
+    );
+    drop(revive);
+    s3_reads_back("faults-kill");
+}
+
+#[test]
+#[ignore = "needs the S3 cluster: run scripts/test.sh"]
+fn a_volume_server_frozen_for_seconds_costs_timeouts_and_the_run_recovers() {
+    let _servers = servers_exclusive();
+    let _revive = ReviveS3("volume2");
+    let t = s3_cluster_fault(
+        "faults-freeze",
+        "8s",
+        || {
+            s3_cluster("freeze", "volume2");
+            // Thawed 3 s later by a thread of its own, while the run goes on.
+            std::thread::spawn(|| {
+                std::thread::sleep(Duration::from_secs(3));
+                s3_cluster("thaw", "volume2");
+            });
+        },
+        &["timeout", "server error"],
+    );
+    // Updates worked again once it was thawed: some completed in the last
+    // second of the run.
+    let completed: Vec<u64> = serde_json::from_value(t["activity"]["completed"].clone()).unwrap();
+    assert!(
+        completed.iter().rev().take(10).sum::<u64>() > 0,
+        "{}",
+        t["activity"]
+    );
+    s3_reads_back("faults-freeze");
+}
+
+#[test]
+#[ignore = "needs the S3 cluster: run scripts/test.sh"]
+fn the_s3_gateway_restarted_mid_run_costs_connections_and_the_run_goes_on() {
+    let _servers = servers_exclusive();
+    let _revive = ReviveS3("s3");
+    s3_cluster_fault(
+        "faults-gateway",
+        "5s",
+        || {
+            s3_cluster("restart", "s3");
+        },
+        &["connection", "timeout", "server error"],
+    );
+    s3_reads_back("faults-gateway");
 }
 
 #[test]
@@ -124,7 +292,7 @@ fn connections_the_server_cuts_mid_run_are_counted_and_the_run_goes_on() {
         started.elapsed(),
         run_for,
         &d.join("r.json"),
-        "connection",
+        &["connection"],
     );
     assert!(!t["reconnects"].as_array().unwrap().is_empty(), "{t}");
     // Every blob the run acknowledged reads back whole.
