@@ -106,6 +106,10 @@ impl Tables {
     pub fn failures_line(&self) -> Option<String> {
         match self {
             Tables::Concurrent(t) => t.failures_line(),
+            Tables::Lob(t) => t.failures_line(),
+            Tables::Quick(t) => t.failures_line(),
+            Tables::Advise(t) => t.failures_line(),
+            Tables::Replicate(t) => t.failures_line(),
             _ => None,
         }
     }
