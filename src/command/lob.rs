@@ -13,7 +13,8 @@ use crate::suite::lob::{self, LobOptions, Local, Restart};
 use crate::target::Target;
 use crate::units::parse_number;
 
-/// Runs `suite lob`.
+/// Runs `suite lob`. A system that failed while it was measured is in
+/// the tables and the result; the command then exits 1 with one line.
 pub fn run(args: &LobArgs) -> Result<()> {
     let options = options(args)?;
     let mut doc = lob::run(&options, &Bars::new())?;
@@ -23,7 +24,10 @@ pub fn run(args: &LobArgs) -> Result<()> {
     }
     write_result_with_report(&mut doc, &args.json, args.report.as_deref())?;
     println!("result written to {}", args.json.display());
-    Ok(())
+    match doc.tables.failures_line() {
+        Some(line) => Err(Error::OperationsFailed(line)),
+        None => Ok(()),
+    }
 }
 
 /// The most blob content a size's blobs may hold in memory at once.
@@ -68,8 +72,9 @@ fn options(args: &LobArgs) -> Result<LobOptions> {
     }
     // Destinations before the servers, as before: each is checked before any work.
     check_outputs(&args.json, args.report.as_deref(), args.dir.as_deref())?;
-    let pg_restart = restart(args.pg.as_deref(), "PostgreSQL", "PG");
-    let mysql_restart = restart(args.mysql.as_deref(), "MariaDB", "MYSQL");
+    let bound = *args.restart_timeout;
+    let pg_restart = restart(args.pg.as_deref(), "PostgreSQL", "PG", bound);
+    let mysql_restart = restart(args.mysql.as_deref(), "MariaDB", "MYSQL", bound);
     if args.cold && args.s3.is_some() {
         return Err(Error::usage(
             "--cold with --s3: blobbench cannot restart an S3 server or empty its cache; leave out --cold (or --s3)",
@@ -132,7 +137,12 @@ fn orders(order: &str) -> Result<Vec<Order>> {
 /// started) and BLOBBENCH_{var}_RESTART (the command that restarts it). Any
 /// other server gets None: it is never restarted, and its server-wide
 /// settings are never changed.
-fn restart(url: Option<&str>, server: &str, var: &str) -> Option<Restart> {
+fn restart(
+    url: Option<&str>,
+    server: &str,
+    var: &str,
+    timeout: std::time::Duration,
+) -> Option<Restart> {
     let base = |u: &str| {
         u.split('?')
             .next()
@@ -145,6 +155,7 @@ fn restart(url: Option<&str>, server: &str, var: &str) -> Option<Restart> {
     (base(url?) == base(&started) && !command.trim().is_empty()).then(|| Restart {
         server: server.into(),
         command,
+        timeout,
     })
 }
 

@@ -56,7 +56,11 @@ pub fn run(args: &QuickArgs) -> Result<()> {
     }
     write_result_with_report(&mut doc, &args.json, report)?;
     println!("result written to {}", args.json.display());
-    Ok(())
+    // A side that failed is in the table and the result; then exit 1.
+    match doc.tables.failures_line() {
+        Some(line) => Err(Error::OperationsFailed(line)),
+        None => Ok(()),
+    }
 }
 
 /// `--report none` turns the default report off.

@@ -12,7 +12,7 @@ use crate::dataset::spec_from_options;
 use crate::error::{Error, Result};
 use crate::report::terminal;
 use crate::result::Tables;
-use crate::suite::replicate::{ReplicateOptions, litestream_version};
+use crate::suite::replicate::{Bounds, ReplicateOptions, litestream_version};
 use crate::target::Target;
 use crate::workload::keys::KeyDistribution;
 use crate::workload::mix::Mix;
@@ -41,6 +41,11 @@ pub fn run(args: &ReplicateArgs) -> Result<()> {
     }
     crate::command::output::write_result_with_report(&mut doc, &args.json, args.report.as_deref())?;
     println!("result written to {}", args.json.display());
+    // Litestream killed or frozen: the rounds before are in the result,
+    // then exit 1 with one line.
+    if let Some(line) = doc.tables.failures_line() {
+        return Err(Error::OperationsFailed(line));
+    }
     match failed {
         Some(why) => Err(Error::Verify(why)),
         None => Ok(()),
@@ -105,6 +110,11 @@ fn options(args: &ReplicateArgs) -> Result<ReplicateOptions> {
         replica,
         litestream,
         sync_interval: *args.sync_interval,
+        bounds: Bounds {
+            start: *args.start_timeout,
+            sync: *args.sync_timeout,
+            restore: *args.restore_timeout,
+        },
         dir: args.dir.clone(),
         keep: args.keep,
     })

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::measure::estimate::{Estimate, Side, median_estimate, paired_ratio};
 use crate::measure::stats::summarize;
+use crate::result::faults::{SystemFailure, failed_systems_line};
 use crate::store::StoreInfo;
 
 /// The kind-specific part of an `advise` result.
@@ -45,6 +46,22 @@ pub struct Advice {
     /// account; absent without it (and in results from before it existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aging: Option<AgingAdjustment>,
+    /// Layouts that failed while measured (the object store: its server
+    /// stopped answering): left out of every point and of the decision,
+    /// which the local layouts' figures still make. Absent when nothing
+    /// failed (and in older results).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed: Vec<SystemFailure>,
+}
+
+impl AdviseTables {
+    /// The one line the command exits 1 with when a layout failed ("1 of
+    /// 5 systems failed: s3 (connection: ...); see the result"), else None.
+    pub fn failures_line(&self) -> Option<String> {
+        let a = &self.advise;
+        let layouts = a.input.page_sizes.len() + 2 + usize::from(a.input.object_store.is_some());
+        failed_systems_line(&a.failed, layouts)
+    }
 }
 
 /// How much slower each layout reads and writes at the storage age the

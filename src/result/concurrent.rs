@@ -227,6 +227,21 @@ impl ConcurrentTables {
         Some(closing_line(&failures, attempted, "operations"))
     }
 
+    /// The run as a figure a suite can use: an error naming what failed
+    /// when any operation did (throughput over only the operations that
+    /// worked is no figure of the case).
+    pub fn without_failures(self) -> crate::error::Result<ConcurrentTables> {
+        let Some(line) = self.failures_line() else {
+            return Ok(self);
+        };
+        let first = self.failures().classes[0].clone();
+        Err(crate::error::Error::Failed {
+            target: self.plan.target.clone(),
+            class: first.class,
+            message: format!("{line} (first: {})", first.example),
+        })
+    }
+
     /// Every kind's outcomes together.
     pub fn outcomes(&self) -> Outcomes {
         let mut all = Outcomes::default();

@@ -206,6 +206,89 @@ pub fn closing_line(failures: &Failures, attempted: u64, what: &str) -> String {
     )
 }
 
+/// The one line a suite that measures several systems side by side exits
+/// with when some failed: "1 of 4 systems failed: mysql (connection:
+/// server disconnected); see the result", from each failed system's name
+/// and reason ("class: message") and the number of systems that ran.
+pub fn systems_failed_line(failed: &[(String, String)], systems: usize) -> String {
+    let what = if systems == 1 { "system" } else { "systems" };
+    let list: Vec<String> = failed
+        .iter()
+        .map(|(name, reason)| format!("{name} ({reason})"))
+        .collect();
+    format!(
+        "{} of {} {what} failed: {}; see the result",
+        thousands(failed.len() as u64),
+        thousands(systems as u64),
+        list.join(", ")
+    )
+}
+
+/// A system (a side, a layout) of a suite that measures several side by
+/// side and failed while it was measured: every other system's figures are
+/// kept, this one's cells say why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SystemFailure {
+    /// The system's name as the tables print it ("s3", "files", "dir").
+    pub system: String,
+    /// Where it failed: the case, size, round or phase, in words.
+    pub during: String,
+    /// How it failed.
+    #[serde(flatten)]
+    pub class: FailureClass,
+    /// The failure's message, as one line.
+    pub message: String,
+}
+
+impl SystemFailure {
+    /// The failure of `system` during `during`, classified from `error`.
+    pub fn new(system: &str, during: &str, error: &crate::error::Error) -> SystemFailure {
+        SystemFailure {
+            system: system.to_string(),
+            during: during.to_string(),
+            class: error.class(),
+            message: error.to_string(),
+        }
+    }
+
+    /// "connection: server disconnected": the class and the message.
+    pub fn reason(&self) -> String {
+        format!("{}: {}", self.class.label(), self.message)
+    }
+
+    /// What each of its table cells says: "failed: connection: ...".
+    pub fn cell(&self) -> String {
+        format!("failed: {}", self.reason())
+    }
+}
+
+/// [`systems_failed_line`] of `failures` among `systems` systems, or None
+/// when nothing failed.
+pub fn failed_systems_line(failures: &[SystemFailure], systems: usize) -> Option<String> {
+    (!failures.is_empty()).then(|| {
+        let named: Vec<(String, String)> = failures
+            .iter()
+            .map(|f| (f.system.clone(), f.reason()))
+            .collect();
+        systems_failed_line(&named, systems.max(failures.len()))
+    })
+}
+
+/// "timeout after 30 s", "timeout after 1.5 s": how a wait that reached
+/// its bound is reported.
+pub fn timeout_after(bound: std::time::Duration) -> String {
+    format!("timeout after {}", seconds(bound))
+}
+
+/// A bound in seconds as messages state it: "30 s", "1.5 s".
+pub fn seconds(bound: std::time::Duration) -> String {
+    if bound.subsec_millis() == 0 {
+        format!("{} s", bound.as_secs())
+    } else {
+        format!("{:.1} s", bound.as_secs_f64())
+    }
+}
+
 /// 18400 -> "18,400".
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
@@ -262,6 +345,32 @@ mod tests {
         assert_eq!(a.failed, [0, 0, 1, 0, 0]);
         assert_eq!(a.failing_span(), Some((200_000_000, 300_000_000)));
         assert_eq!(Activity::default().failing_span(), None);
+    }
+
+    #[test]
+    fn failed_systems_sum_up_in_one_line_and_timeouts_say_their_bound() {
+        let e = crate::error::Error::failed(
+            std::path::Path::new("s3://b"),
+            FailureClass::Connection,
+            "connection refused",
+        );
+        let f = SystemFailure::new("s3", "round 2/5, read s3", &e);
+        assert_eq!(f.reason(), "connection: s3://b: connection refused");
+        assert_eq!(f.cell(), "failed: connection: s3://b: connection refused");
+        assert_eq!(failed_systems_line(&[], 4), None);
+        assert_eq!(
+            failed_systems_line(std::slice::from_ref(&f), 4).unwrap(),
+            "1 of 4 systems failed: s3 (connection: s3://b: connection refused); see the result"
+        );
+        let json = serde_json::to_string(&f).unwrap();
+        assert!(json.contains(r#""class":"connection""#), "{json}");
+        assert_eq!(serde_json::from_str::<SystemFailure>(&json).unwrap(), f);
+        use std::time::Duration;
+        assert_eq!(timeout_after(Duration::from_secs(30)), "timeout after 30 s");
+        assert_eq!(
+            timeout_after(Duration::from_millis(1500)),
+            "timeout after 1.5 s"
+        );
     }
 
     #[test]

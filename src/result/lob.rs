@@ -9,6 +9,8 @@
 
 use serde::{Deserialize, Deserializer, Serialize};
 
+use crate::error::FailureClass;
+use crate::result::faults::systems_failed_line;
 use crate::store::StoreInfo;
 
 /// The paper's blob sizes (kvtest units: 1K = 1000 bytes), the default of
@@ -78,6 +80,56 @@ pub struct LobTables {
     /// in different orders; however no significant difference was observed").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub order_effect: Vec<OrderEffect>,
+    /// Systems that failed while they were measured: where, how, and the
+    /// sizes left unmeasured after it (every other system's figures are
+    /// kept; absent in older documents and when nothing failed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed: Vec<Failed>,
+}
+
+/// A system that failed while it was measured (its server died, its disk
+/// went read-only, a blob read back wrong). Its samples of the sizes before
+/// are kept; the size it failed at and every later one are not measured.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Failed {
+    /// The system's name.
+    pub system: String,
+    /// The blob size it failed at, bytes.
+    pub size: u64,
+    /// The order it was measured in when it failed (absent: sequential).
+    #[serde(default, skip_serializing_if = "Order::is_sequential")]
+    pub order: Order,
+    /// What it was doing: "setup", "write", "cold start" or "read".
+    pub phase: String,
+    /// How it failed.
+    #[serde(flatten)]
+    pub class: FailureClass,
+    /// The failure's message, as one line.
+    pub message: String,
+    /// The later sizes it was not measured at (the suite moves on to the
+    /// next system at its first failure).
+    #[serde(default)]
+    pub not_measured: Vec<u64>,
+}
+
+impl Failed {
+    /// "connection: server disconnected": the class and the message.
+    pub fn reason(&self) -> String {
+        format!("{}: {}", self.class.label(), self.message)
+    }
+
+    /// What a table cell of this system at `size` says, if the failure
+    /// covers that size: "failed: connection: ..." at the size it failed
+    /// at, "not measured (failed at 2000)" after.
+    pub fn cell(&self, size: u64) -> Option<String> {
+        if size == self.size {
+            Some(format!("failed: {}", self.reason()))
+        } else if self.not_measured.contains(&size) {
+            Some(format!("not measured (failed at {})", self.size))
+        } else {
+            None
+        }
+    }
 }
 
 /// The order blobs are written and read back in.
@@ -328,15 +380,52 @@ pub struct StoreEntry {
 }
 
 impl LobTables {
-    /// The blob sizes measured, in the order they were given.
+    /// The blob sizes measured or attempted, in the order they were given
+    /// (a size only a failed system reached is a row of its failure).
     pub fn sizes(&self) -> Vec<u64> {
         let mut sizes = Vec::new();
-        for s in &self.lob {
-            if !sizes.contains(&s.size) {
-                sizes.push(s.size);
+        let attempted = self
+            .failed
+            .iter()
+            .flat_map(|f| std::iter::once(f.size).chain(f.not_measured.iter().copied()));
+        for size in self.lob.iter().map(|s| s.size).chain(attempted) {
+            if !sizes.contains(&size) {
+                sizes.push(size);
             }
         }
         sizes
+    }
+
+    /// The failure of `system`, if it failed.
+    pub fn failure(&self, system: &str) -> Option<&Failed> {
+        self.failed.iter().find(|f| f.system == system)
+    }
+
+    /// What the cell of `system` at `size` says when the system failed
+    /// there or before: see [`Failed::cell`].
+    pub fn failed_cell(&self, system: &str, size: u64) -> Option<String> {
+        self.failure(system)?.cell(size)
+    }
+
+    /// The one line the command exits 1 with when a system failed: "1 of
+    /// 4 systems failed: mariadb innodb (connection: server disconnected);
+    /// see the result". None when none did.
+    pub fn failures_line(&self) -> Option<String> {
+        if self.failed.is_empty() {
+            return None;
+        }
+        let mut systems = self.measured();
+        for f in &self.failed {
+            if !systems.contains(&f.system) {
+                systems.push(f.system.clone());
+            }
+        }
+        let named: Vec<(String, String)> = self
+            .failed
+            .iter()
+            .map(|f| (f.system.clone(), f.reason()))
+            .collect();
+        Some(systems_failed_line(&named, systems.len()))
     }
 
     /// The systems measured, in the order they ran (from `stores`, else from
@@ -713,6 +802,63 @@ impl LobTables {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_failed_system_marks_its_cells_and_sums_up_in_one_line() {
+        let samples = |system: &str, size| Samples {
+            system: system.into(),
+            size,
+            write_ns: vec![1],
+            read_ns: vec![1],
+            cold: None,
+            order: Order::Sequential,
+        };
+        let entry = |system: &str| StoreEntry {
+            system: system.into(),
+            store: None,
+            notes: Vec::new(),
+            durability: String::new(),
+        };
+        let mut t = LobTables {
+            lob: vec![
+                samples("sqlite", 1000),
+                samples("sqlite", 2000),
+                samples("mariadb innodb", 1000),
+            ],
+            stores: vec![entry("sqlite"), entry("mariadb innodb")],
+            ..Default::default()
+        };
+        assert_eq!(t.failures_line(), None);
+        t.failed.push(Failed {
+            system: "mariadb innodb".into(),
+            size: 2000,
+            order: Order::Sequential,
+            phase: "write".into(),
+            class: FailureClass::Connection,
+            message: "server disconnected".into(),
+            not_measured: vec![3000],
+        });
+        assert_eq!(
+            t.failures_line().unwrap(),
+            "1 of 2 systems failed: mariadb innodb (connection: server disconnected); see the result"
+        );
+        assert_eq!(
+            t.failed_cell("mariadb innodb", 2000).unwrap(),
+            "failed: connection: server disconnected"
+        );
+        assert_eq!(
+            t.failed_cell("mariadb innodb", 3000).unwrap(),
+            "not measured (failed at 2000)"
+        );
+        assert_eq!(t.failed_cell("mariadb innodb", 1000), None);
+        assert_eq!(t.failed_cell("sqlite", 2000), None);
+        // A size only the failed system reached is still a row.
+        assert_eq!(t.sizes(), [1000, 2000, 3000]);
+        let json = serde_json::to_value(&t).unwrap();
+        assert_eq!(json["failed"][0]["class"], "connection", "{json}");
+        let back: LobTables = serde_json::from_value(json).unwrap();
+        assert_eq!(back.failed, t.failed);
+    }
 
     #[test]
     fn growth_size_is_where_time_leaves_the_small_sizes_for_good() {

@@ -109,6 +109,10 @@ impl Tables {
         match self {
             Tables::Concurrent(t) => t.failures_line(),
             Tables::Load(t) => t.failures_line(),
+            Tables::Lob(t) => t.failures_line(),
+            Tables::Quick(t) => t.failures_line(),
+            Tables::Advise(t) => t.failures_line(),
+            Tables::Replicate(t) => t.failures_line(),
             _ => None,
         }
     }

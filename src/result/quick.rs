@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::dataset::DatasetSpec;
 use crate::measure::estimate::Estimate;
+use crate::result::faults::{SystemFailure, failed_systems_line};
 use crate::store::StoreInfo;
 
 /// The kind-specific part of a `quick` result.
@@ -24,6 +25,32 @@ pub struct QuickTables {
     /// (and in results from before it existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub object_store: Option<ObjectStoreColumn>,
+    /// Sides that failed while measured ("s3", "dir", ...): their cells say
+    /// why, every other side's figures are kept. A failed side's rounds are
+    /// left out of the table and of the runs (they would not pair with the
+    /// others'); without the database, the folder or the tree no row can
+    /// be drawn. Absent when nothing failed (and in older results).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed: Vec<SystemFailure>,
+}
+
+impl QuickTables {
+    /// The failure of side `name` (db, dir, tree, s3), if it failed.
+    pub fn failure(&self, name: &str) -> Option<&SystemFailure> {
+        self.failed.iter().find(|f| f.system == name)
+    }
+
+    /// Whether an object store was asked for (measured or failed).
+    pub fn has_object_store(&self) -> bool {
+        self.object_store.is_some() || self.failure("s3").is_some()
+    }
+
+    /// The one line the command exits 1 with when a side failed ("1 of 4
+    /// systems failed: s3 (connection: ...); see the result"), else None.
+    pub fn failures_line(&self) -> Option<String> {
+        let sides = 3 + usize::from(self.has_object_store());
+        failed_systems_line(&self.failed, sides)
+    }
 }
 
 /// The object store beside the database and the files.

@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::dataset::DatasetSpec;
+use crate::error::FailureClass;
 use crate::measure::estimate::{Estimate, median_estimate, paired_ratio};
 use crate::workload::keys::KeyDistribution;
 
@@ -98,6 +99,59 @@ pub struct LitestreamInfo {
     /// The configuration file it ran with (credentials came from the
     /// environment and are not in it).
     pub config: String,
+    /// The longest starting it (its control socket) or stopping it could
+    /// take (`--start-timeout`), ns; 0 in older results.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub start_timeout_ns: u64,
+    /// The longest each `litestream sync -wait` could take
+    /// (`--sync-timeout`), ns; 0 in older results (a fixed 600 s).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub sync_timeout_ns: u64,
+    /// The longest the restore could take (`--restore-timeout`), ns; 0 in
+    /// older results (none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub restore_timeout_ns: u64,
+}
+
+/// Whether a bound is absent (0: an older result, written before it).
+fn is_zero<T: Default + PartialEq>(n: &T) -> bool {
+    *n == T::default()
+}
+
+/// What ended the suite early: Litestream killed, frozen past a bound, a
+/// sync or the restore refused. The rounds measured before it are kept;
+/// nothing after it ran (the restore needs a whole replica).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplicateFailure {
+    /// The round it happened in: "warm-up 1/1", "round 2/5", "the last
+    /// round and the restore".
+    pub round: String,
+    /// What was going on: "alone", "start", "first sync", "timed round",
+    /// "catch-up", "stop", "restore", "restore check".
+    pub phase: String,
+    /// How it failed.
+    #[serde(flatten)]
+    pub class: FailureClass,
+    /// The failure's message, as one line ("litestream sync: timeout after
+    /// 30 s (--sync-timeout)", "litestream: exited (signal: 9 (SIGKILL))").
+    pub message: String,
+    /// When it was seen, from the start of the first round, ns.
+    pub at_ns: u64,
+}
+
+impl ReplicateFailure {
+    /// "round 2/5, catch-up, at 14.2 s: timeout: litestream sync: timeout
+    /// after 30 s (--sync-timeout)".
+    pub fn describe(&self) -> String {
+        format!(
+            "{}, {}, at {:.1} s: {}: {}",
+            self.round,
+            self.phase,
+            self.at_ns as f64 / 1e9,
+            self.class.label(),
+            self.message
+        )
+    }
 }
 
 /// The restore from the replica after a last round of writes with
@@ -150,6 +204,10 @@ pub struct ReplicateTables {
     pub round_ns: u64,
     /// Warm-up rounds run (both arms) and discarded.
     pub warmup: u32,
+    /// Measured rounds asked for (`--rounds`); 0 in older results, whose
+    /// rounds all ran.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub rounds_planned: u32,
     /// The machine's cores.
     pub cores: usize,
     /// Litestream and its replica.
@@ -161,9 +219,33 @@ pub struct ReplicateTables {
     /// What a reader must know.
     #[serde(default)]
     pub notes: Vec<String>,
+    /// What ended the suite early, if anything did (absent in older results).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<ReplicateFailure>,
 }
 
 impl ReplicateTables {
+    /// The one line the command exits 1 with when the suite ended early:
+    /// "litestream failed in round 2/5 (catch-up): timeout: ...; 1 of 5
+    /// rounds measured, no restore; see the result". None when it did not.
+    pub fn failures_line(&self) -> Option<String> {
+        let f = self.failure.as_ref()?;
+        let planned = self.rounds_planned.max(self.rounds.len() as u32);
+        Some(format!(
+            "suite replicate failed in {} ({}): {}: {}; {} of {planned} rounds measured, {}; see the result",
+            f.round,
+            f.phase,
+            f.class.label(),
+            f.message,
+            self.rounds.len(),
+            if self.restore.is_some() {
+                "the restore checked"
+            } else {
+                "no restore"
+            }
+        ))
+    }
+
     fn arm(&self, arm: Arm) -> impl Iterator<Item = &ArmRound> {
         self.rounds.iter().map(move |r| match arm {
             Arm::Alone => &r.alone,
@@ -292,12 +374,16 @@ mod tests {
             keys: KeyDistribution::Uniform,
             round_ns: 1_000_000_000,
             warmup: 0,
+            rounds_planned: pairs.len() as u32,
             cores: 2,
             litestream: LitestreamInfo {
                 version: "0.5".into(),
                 replica: "s3://b/p".into(),
                 sync_interval_ns: 1,
                 config: String::new(),
+                start_timeout_ns: 0,
+                sync_timeout_ns: 0,
+                restore_timeout_ns: 0,
             },
             rounds: pairs
                 .iter()
@@ -310,6 +396,7 @@ mod tests {
                 .collect(),
             restore: None,
             notes: Vec::new(),
+            failure: None,
         }
     }
 
@@ -354,5 +441,37 @@ mod tests {
         c.matching = 3;
         c.integrity = "*** in database main ***".into();
         assert!(!c.passed());
+    }
+
+    #[test]
+    fn a_failure_keeps_the_rounds_before_and_says_where_in_one_line() {
+        let mut t = tables(&[(100.0, 90.0)]);
+        t.rounds_planned = 3;
+        assert_eq!(t.failures_line(), None);
+        t.failure = Some(ReplicateFailure {
+            round: "round 2/3".into(),
+            phase: "catch-up".into(),
+            class: FailureClass::Timeout,
+            message: "litestream sync: timeout after 30 s (--sync-timeout)".into(),
+            at_ns: 14_200_000_000,
+        });
+        assert_eq!(
+            t.failures_line().unwrap(),
+            "suite replicate failed in round 2/3 (catch-up): timeout: litestream sync: timeout after 30 s (--sync-timeout); 1 of 3 rounds measured, no restore; see the result"
+        );
+        assert_eq!(
+            t.failure.as_ref().unwrap().describe(),
+            "round 2/3, catch-up, at 14.2 s: timeout: litestream sync: timeout after 30 s (--sync-timeout)"
+        );
+        // Typed both ways; a result from before the field loads without it.
+        let json = serde_json::to_value(&t).unwrap();
+        assert_eq!(json["failure"]["class"], "timeout", "{json}");
+        assert_eq!(serde_json::from_value::<ReplicateTables>(json).unwrap(), t);
+        let mut old = serde_json::to_value(tables(&[(1.0, 1.0)])).unwrap();
+        let o = old.as_object_mut().unwrap();
+        o.remove("failure");
+        o.remove("rounds_planned");
+        let back: ReplicateTables = serde_json::from_value(old).unwrap();
+        assert!(back.failure.is_none() && back.failures_line().is_none());
     }
 }

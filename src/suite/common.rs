@@ -487,6 +487,32 @@ pub fn run_rounds(
     state: &DatasetState,
     reference: &mut ProbedReference,
 ) -> Result<Vec<Vec<RunResult>>> {
+    let mut stop = |_: usize, _: &str, e: Error| Err(e);
+    run_rounds_keeping(
+        cases, groups, rounds, label, progress, state, reference, &mut stop,
+    )
+}
+
+/// What [`run_rounds_keeping`] does when case `i` fails in a round (named
+/// in words, "round 2/5"): an error stops every case, a list of cases
+/// (the failed one among them) leaves those out from then on while the
+/// others go on.
+pub type OnFailure<'a> = dyn FnMut(usize, &str, Error) -> Result<Vec<usize>> + 'a;
+
+/// [`run_rounds`] that asks `on_failure` what to do when a case fails, so
+/// a suite can keep every other system's figures when one system fails.
+/// A case left out keeps the results of the rounds it completed.
+#[allow(clippy::too_many_arguments)]
+pub fn run_rounds_keeping(
+    cases: &[RunPlan],
+    groups: &[Vec<usize>],
+    rounds: Rounds,
+    label: &str,
+    progress: &dyn Progress,
+    state: &DatasetState,
+    reference: &mut ProbedReference,
+    on_failure: &mut OnFailure,
+) -> Result<Vec<Vec<RunResult>>> {
     let total_ops: u64 = groups
         .iter()
         .flatten()
@@ -497,9 +523,14 @@ pub fn run_rounds(
     let units = cases.iter().map(|c| c.count.unwrap_or(0));
     let mut expected = crate::progress::Expected::rounds(units, groups, rounds.total());
     let mut results: Vec<Vec<RunResult>> = (0..cases.len()).map(|_| Vec::new()).collect();
+    let mut left_out = vec![false; cases.len()];
     for round in 0..rounds.total() {
         // None: a warm-up round; Some(k): measured round k (0-based).
         let measured = round.checked_sub(rounds.warmup);
+        let name = match measured {
+            None => "warm-up".to_string(),
+            Some(k) => format!("round {}/{}", k + 1, rounds.measured),
+        };
         for group in groups {
             if measured.is_some() {
                 reference.samples.probe(&reference.folder);
@@ -509,10 +540,13 @@ pub fn run_rounds(
                 order.reverse();
             }
             for i in order {
-                progress.message(&match measured {
-                    None => format!("warm-up: {}", cases[i].name),
-                    Some(k) => format!("round {}/{}: {}", k + 1, rounds.measured, cases[i].name),
-                });
+                if left_out[i] {
+                    progress.advance(cases[i].count.unwrap_or(0));
+                    continue;
+                }
+                // A test holds the suite here to stop a server between cases.
+                crate::pause::at("round-case");
+                progress.message(&format!("{name}: {}", cases[i].name));
                 state.restore()?;
                 if let Some((current, after)) = expected.next(i) {
                     progress.expect_remaining(current, after);
@@ -520,7 +554,18 @@ pub fn run_rounds(
                 let started = std::time::Instant::now();
                 // A case with failed operations is no figure: the suite says
                 // which case failed and why.
-                let mut r = execute(&cases[i], &crate::progress::Silent)?.without_failures()?;
+                let run = execute(&cases[i], &crate::progress::Silent)
+                    .and_then(crate::result::run::RunResult::without_failures);
+                let mut r = match run {
+                    Ok(r) => r,
+                    Err(e) => {
+                        for j in on_failure(i, &name, e)? {
+                            left_out[j] = true;
+                        }
+                        progress.advance(cases[i].count.unwrap_or(0));
+                        continue;
+                    }
+                };
                 progress.advance(cases[i].count.unwrap_or(0));
                 expected.record(i, started.elapsed());
                 if let Some(k) = measured {

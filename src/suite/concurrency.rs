@@ -260,7 +260,7 @@ fn one_round(
         each,
         options.busy_timeout,
     );
-    let t = execute(&plan, &Silent)?;
+    let t = execute(&plan, &Silent)?.without_failures()?;
     let all = crate::measure::latency::Latencies::merged(
         t.kinds
             .iter()
@@ -278,14 +278,6 @@ fn one_round(
             mix.describe(),
             o.wrong()
         )));
-    }
-    // A point with failed operations is no figure of its layout.
-    if let Some(line) = t.failures_line() {
-        return Err(Error::Failed {
-            target: layout.name.clone(),
-            class: t.failures().classes[0].class,
-            message: format!("{threads} threads ({}): {line}", mix.describe()),
-        });
     }
     let summary = all.summary();
     Ok(PointRound {

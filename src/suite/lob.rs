@@ -23,8 +23,8 @@ use crate::measure::cache;
 use crate::measure::stats::summarize;
 use crate::progress::Progress;
 use crate::result::lob::{
-    BestSize, GROWTH_FACTOR, Growth, LobTables, Order, ReadGb, Samples, SizeSummary, Skipped,
-    Spike, StoreEntry, growth_size,
+    BestSize, Failed, GROWTH_FACTOR, Growth, LobTables, Order, ReadGb, Samples, SizeSummary,
+    Skipped, Spike, StoreEntry, growth_size,
 };
 use crate::result::{ResultDocument, Tables};
 use crate::store::{self, Access, CacheControl, SessionOptions, StoreInfo};
@@ -96,33 +96,77 @@ pub struct Restart {
     /// A shell command line that restarts it, waits until it accepts
     /// connections, and prints one line saying so (old and new pid).
     pub command: String,
+    /// The longest the restart may take (`--restart-timeout`): past it the
+    /// command is killed and the restart is a timeout.
+    pub timeout: std::time::Duration,
 }
 
 impl Restart {
-    /// Runs the restart command; returns its last line and how long it took.
+    /// Runs the restart command, bounded by its timeout; returns its last
+    /// line and how long it took.
     pub fn run(&self) -> Result<String> {
+        use std::os::unix::process::CommandExt as _;
         let started = std::time::Instant::now();
-        let out = std::process::Command::new("sh")
+        let mut child = std::process::Command::new("sh")
             .arg("-c")
             .arg(&self.command)
             .stdin(std::process::Stdio::null())
-            .output()
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            // Its own process group, so a timeout ends the script and
+            // everything it started.
+            .process_group(0)
+            .spawn()
             .map_err(|e| Error::io("cannot run", std::path::Path::new("sh"), e))?;
-        let said = |b: &[u8]| {
-            String::from_utf8_lossy(b)
+        let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+            std::thread::spawn(move || {
+                let mut bytes = Vec::new();
+                if let Some(mut p) = pipe {
+                    let _ = p.read_to_end(&mut bytes);
+                }
+                bytes
+            })
+        };
+        let stdout = drain(child.stdout.take().map(|p| Box::new(p) as _));
+        let stderr = drain(child.stderr.take().map(|p| Box::new(p) as _));
+        let status = loop {
+            if let Ok(Some(status)) = child.try_wait() {
+                break status;
+            }
+            if started.elapsed() > self.timeout {
+                // SAFETY: kill(2) on the process group this process made.
+                unsafe { libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL) };
+                let _ = child.wait();
+                return Err(Error::failed(
+                    std::path::Path::new(&self.server),
+                    crate::error::FailureClass::Timeout,
+                    format!(
+                        "restart: {} (--restart-timeout)",
+                        crate::result::faults::timeout_after(self.timeout)
+                    ),
+                ));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let said = |b: Vec<u8>| {
+            String::from_utf8_lossy(&b)
                 .lines()
                 .last()
                 .unwrap_or_default()
                 .trim()
                 .to_string()
         };
-        if !out.status.success() {
+        let (out, err) = (
+            stdout.join().unwrap_or_default(),
+            stderr.join().unwrap_or_default(),
+        );
+        if !status.success() {
             return Err(Error::server(
                 std::path::Path::new(&self.server),
-                format!("restart failed ({}): {}", out.status, said(&out.stderr)),
+                format!("restart failed ({status}): {}", said(err)),
             ));
         }
-        let line = said(&out.stdout);
+        let line = said(out);
         let line = if line.is_empty() {
             format!("restarted {}", self.server)
         } else {
@@ -210,6 +254,8 @@ struct System {
     restart: Option<Restart>,
     /// What its writes ran with under --logging (from its first size).
     durability: String,
+    /// Where and how it failed, if it did.
+    failed: Option<Failed>,
 }
 
 impl System {
@@ -222,6 +268,7 @@ impl System {
             notes: Vec::new(),
             restart: None,
             durability: String::new(),
+            failed: None,
         }
     }
 }
@@ -297,7 +344,9 @@ pub fn run(options: &LobOptions, progress: &dyn Progress) -> Result<ResultDocume
     ))
 }
 
-/// Measures every size on every system that has a target.
+/// Measures every size on every system that has a target. A system that
+/// fails is recorded as failed (where, how) and the suite goes on with the
+/// next system: every other system's samples are kept.
 fn measure(
     options: &LobOptions,
     systems: &mut [System],
@@ -316,59 +365,109 @@ fn measure(
             continue;
         };
         for (i, &size) in sizes.iter().enumerate() {
+            // A test holds the suite here to stop a server or break a disk
+            // between two sizes.
+            crate::pause::at("lob-size");
             progress.message(&format!("{} {size} bytes", system.name));
             let how = How {
                 durable: options.durable,
                 cold: options.cold,
                 restart: system.restart.as_ref(),
             };
-            match measure_orders(&target, size, i, options, &how) {
-                Ok(measured) => {
-                    for (order, m) in measured {
-                        all.push(record(system, size, order, m, progress));
-                    }
-                }
+            let (measured, failure) = measure_orders(&target, size, i, options, &how);
+            let first_contact = i == 0 && measured.is_empty();
+            for (order, m) in measured {
+                all.push(record(system, size, order, m, progress));
+            }
+            let work = expected_work(size) * options.orders.len() as u64;
+            let Some(failure) = failure else {
+                progress.advance(work);
+                continue;
+            };
+            match failure.error {
                 // An unreachable server or a missing engine skips the system, with the reason.
-                Err(e @ (Error::Connect { .. } | Error::Usage(_))) if i == 0 => {
+                e @ (Error::Connect { .. } | Error::Usage(_)) if first_contact => {
                     system.skipped = Some(e.to_string());
                     progress.advance(all_sizes);
                     break;
                 }
                 // A size the system refuses (max_allowed_packet): noted, the rest goes on.
-                Err(e @ Error::Usage(_)) => system.notes.push(format!("{size} bytes: {e}")),
-                Err(e) => {
+                Error::Usage(e) => system.notes.push(format!("{size} bytes: {e}")),
+                e @ Error::Interrupted(_) => {
                     progress.finish();
                     return Err(e);
                 }
+                // Anything else is the system failing: recorded, and the
+                // suite moves on to the next system.
+                error => {
+                    let rest: Vec<u64> = sizes[i + 1..].to_vec();
+                    let left: u64 = rest.iter().map(|&z| expected_work(z)).sum();
+                    let failed = Failed {
+                        system: system.name.clone(),
+                        size,
+                        order: failure.order,
+                        phase: failure.phase.into(),
+                        class: error.class(),
+                        message: error.to_string(),
+                        not_measured: rest,
+                    };
+                    progress.note(&format!(
+                        "{} failed at {size} bytes ({}): {}; going on without it",
+                        system.name,
+                        failed.phase,
+                        failed.reason()
+                    ));
+                    system.failed = Some(failed);
+                    progress.advance(work + left * options.orders.len() as u64);
+                    break;
+                }
             }
-            progress.advance(expected_work(size) * options.orders.len() as u64);
+            progress.advance(work);
         }
     }
     progress.finish();
     Ok(all)
 }
 
+/// Where one system failed at one size: the order, the phase and the error.
+struct Failure {
+    order: Order,
+    phase: &'static str,
+    error: Error,
+}
+
 /// One size in every order asked for; with two, which goes first
 /// alternates from size to size, so drift on a busy machine favours neither.
+/// Returns what was measured before a failure, and the failure.
 fn measure_orders(
     target: &Target,
     size: u64,
     index: usize,
     options: &LobOptions,
     how: &How,
-) -> Result<Vec<(Order, Measured)>> {
+) -> (Vec<(Order, Measured)>, Option<Failure>) {
     let mut orders = options.orders.clone();
     if index % 2 == 1 {
         orders.reverse();
     }
     let mut out = Vec::new();
+    let mut failure = None;
     for order in orders {
-        let m = measure_one(target, size, options.per_size, index as u64 + 1, how, order)?;
-        out.push((order, m));
+        match measure_one(target, size, options.per_size, index as u64 + 1, how, order) {
+            Ok(m) => out.push((order, m)),
+            Err((phase, error)) => {
+                failure = Some(Failure {
+                    order,
+                    phase,
+                    error,
+                });
+                break;
+            }
+        }
     }
     // Listed in the order asked for, whichever ran first.
     out.sort_by_key(|(o, _)| options.orders.iter().position(|x| x == o));
-    Ok(out)
+    (out, failure)
 }
 
 /// Keeps what a system reported at one size and returns its samples.
@@ -439,7 +538,8 @@ fn key_orders(order: Order, count: u64, seed: u64) -> (Vec<u64>, Vec<u64>) {
 
 /// Inserts `count` blobs of `size` bytes one by one in `order`, reconnects
 /// (after a cold start with --cold), reads them back by id in `order`;
-/// returns the per-call times, in the order taken.
+/// returns the per-call times, in the order taken, or the phase that
+/// failed ("setup", "write", "cold start", "read") and why.
 fn measure_one(
     target: &Target,
     size: u64,
@@ -447,11 +547,11 @@ fn measure_one(
     seed: u64,
     how: &How,
     order: Order,
-) -> Result<Measured> {
+) -> Result<Measured, (&'static str, Error)> {
     let spec = DatasetSpec::fixed(count, size, seed);
     // A size the system cannot store (SQLite's 1 GB value limit, MariaDB's
     // max_allowed_packet) or the disk cannot hold is refused before writing.
-    store::check_room(target, &spec)?;
+    store::check_room(target, &spec).map_err(|e| ("setup", e))?;
     // Different random content for every blob, generated before any timing.
     let blobs: Vec<Vec<u8>> = (1..=count)
         .map(|k| {
@@ -461,14 +561,15 @@ fn measure_one(
         })
         .collect();
     let (write_keys, read_keys) = key_orders(order, count, seed);
-    let (write_ns, info, durability) = write_all(target, &spec, &blobs, &write_keys, how)?;
+    let (write_ns, info, durability) =
+        write_all(target, &spec, &blobs, &write_keys, how).map_err(|e| ("write", e))?;
     let cold = if how.cold {
-        Some(go_cold(target, how.restart)?)
+        Some(go_cold(target, how.restart).map_err(|e| ("cold start", e))?)
     } else {
         None
     };
     // Reads in a separate phase, on a new connection.
-    let read_ns = read_all(target, &spec, &read_keys)?;
+    let read_ns = read_all(target, &spec, &read_keys).map_err(|e| ("read", e))?;
     Ok(Measured {
         write_ns,
         read_ns,
@@ -550,6 +651,9 @@ fn write_all(
     for &k in keys {
         let blob = &blobs[(k - 1) as usize];
         timer.time(|| session.insert(k, blob))?;
+        // Between two timed inserts, the connection open: a test holds
+        // the suite here to break that connection.
+        crate::pause::at("lob-blob");
     }
     drop(session);
     store.finish(&manifest.completed())?;
@@ -685,6 +789,7 @@ fn tables(
         cold: false,
         orders: Vec::new(),
         order_effect: Vec::new(),
+        failed: systems.iter().filter_map(|s| s.failed.clone()).collect(),
         lob: samples,
     }
 }

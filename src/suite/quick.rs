@@ -17,6 +17,7 @@ use crate::dataset::DatasetSpec;
 use crate::error::{Error, Result};
 use crate::measure::estimate::{median_estimate, paired_ratio};
 use crate::progress::Progress;
+use crate::result::faults::SystemFailure;
 use crate::result::quick::{
     DURABLE_CASE, ObjectStoreColumn, QuickEstimates, QuickRow, QuickTables, SpaceBytes,
 };
@@ -28,7 +29,7 @@ use crate::workload::{Operation, RunPlan, RunResult};
 
 use super::common::{
     DatasetState, ProbedReference, Rounds, ThreeLayouts, WorkDir, exclude_checkpoint, per_op_ns,
-    plan, run_rounds, session, sqlite,
+    plan, run_rounds_keeping, session, sqlite,
 };
 
 /// What `quick` measures, checked by the command before any work.
@@ -139,11 +140,28 @@ fn run_in(
     let environment = crate::store::capture_environment(Some(&work.path));
     let spec = &options.spec;
     let layouts = ThreeLayouts::create(work, "quick", spec, "blobbench quick", progress)?;
-    let object_store = match &options.object_store {
-        Some(t) => Some(copy_to_object_store(&layouts, t, progress)?),
+    let mut failed = Vec::new();
+    // An object store that fails while the dataset is copied there is a
+    // failed side: the local sides go on without it.
+    let mut object_store_target = options.object_store.as_ref();
+    let object_store = match object_store_target {
+        Some(t) => match copy_to_object_store(&layouts, t, progress) {
+            Ok(column) => Some(column),
+            Err(e @ Error::Interrupted(_)) => return Err(e),
+            Err(e) => {
+                failed.push(side_failed(
+                    Side::ObjectStore,
+                    "copying the dataset",
+                    &e,
+                    progress,
+                ));
+                object_store_target = None;
+                None
+            }
+        },
         None => None,
     };
-    let others = other_targets(&layouts, options.object_store.as_ref());
+    let others = other_targets(&layouts, object_store_target);
     let mut cases = read_cases(&layouts, &others, spec.count);
     let read_cases = cases.len();
     cases.extend(update_cases(&layouts, &others, spec.count));
@@ -158,7 +176,20 @@ fn run_in(
         (0..read_cases).collect(),
         (read_cases..cases.len()).collect(),
     ];
-    let results = run_rounds(
+    // A case that fails fails its side: the side's other cases are left
+    // out, every other side goes on.
+    let mut on_failure = |i: usize, round: &str, e: Error| -> Result<Vec<usize>> {
+        if matches!(e, Error::Interrupted(_)) {
+            return Err(e);
+        }
+        let side = cases[i].side;
+        let during = format!("{round}, {}", cases[i].plan.name);
+        failed.push(side_failed(side, &during, &e, progress));
+        Ok((0..cases.len())
+            .filter(|&j| cases[j].side == side)
+            .collect())
+    };
+    let mut results = run_rounds_keeping(
         &plans,
         &groups,
         Rounds::after_warmup(options.rounds),
@@ -166,7 +197,15 @@ fn run_in(
         progress,
         &state,
         &mut reference,
+        &mut on_failure,
     )?;
+    // A failed side's rounds before its failure are not paired with the
+    // others' whole set: its figures are left out of the table and the runs.
+    for (c, r) in cases.iter().zip(results.iter_mut()) {
+        if failed.iter().any(|f| f.system == c.side.name()) {
+            r.clear();
+        }
+    }
     doc.environment.reference = reference.into_record();
     doc.runs.extend(results.iter().flatten().cloned());
     doc.tables = Tables::Quick(QuickTables {
@@ -175,8 +214,20 @@ fn run_in(
         dataset: spec.clone(),
         rounds: options.rounds,
         object_store,
+        failed,
     });
     Ok(doc)
+}
+
+/// A side's failure, as the result records it, said on the way.
+fn side_failed(side: Side, during: &str, e: &Error, progress: &dyn Progress) -> SystemFailure {
+    let f = SystemFailure::new(side.name(), during, e);
+    progress.note(&format!(
+        "{} failed ({during}): {}; going on without it",
+        f.system,
+        f.reason()
+    ));
+    f
 }
 
 /// Copies the database's blobs under the object store's prefix (untimed)
@@ -346,16 +397,22 @@ fn other_targets(layouts: &ThreeLayouts, object_store: Option<&Target>) -> Vec<(
 /// one read case serves the three read rows: `read`).
 const INJECT_ROWS: [&str; 5] = ["read", "read-blob-api", "read-mmap", "update", "durable"];
 
-impl Case {
-    /// Its name for `--inject`: ROW:SIDE, e.g. `read:db`, `durable:dir`.
-    fn name(&self) -> String {
-        let side = match self.side {
+impl Side {
+    /// Its name in the table's columns and in `--inject`: db, dir, tree, s3.
+    fn name(self) -> &'static str {
+        match self {
             Side::Db => "db",
             Side::Dir => "dir",
             Side::Tree => "tree",
             Side::ObjectStore => "s3",
-        };
-        format!("{}:{side}", INJECT_ROWS[self.row])
+        }
+    }
+}
+
+impl Case {
+    /// Its name for `--inject`: ROW:SIDE, e.g. `read:db`, `durable:dir`.
+    fn name(&self) -> String {
+        format!("{}:{}", INJECT_ROWS[self.row], self.side.name())
     }
 }
 

@@ -122,6 +122,9 @@ pub fn outcome(a: &Advice) -> String {
         a.input.rounds, a.decision.page_size
     );
     out.push_str(&points_table(a).render());
+    for line in failed_lines(a) {
+        let _ = writeln!(out, "{line}");
+    }
     if let Some(c) = &a.concurrency {
         concurrency(&mut out, c);
     }
@@ -146,6 +149,22 @@ pub fn outcome(a: &Advice) -> String {
         let _ = writeln!(out, "  {}", aging_verdict(g, &a.decision));
     }
     out
+}
+
+/// One line per layout that failed: where, how, and that the decision was
+/// made without it (the terminal and the HTML report say the same).
+pub fn failed_lines(a: &Advice) -> Vec<String> {
+    a.failed
+        .iter()
+        .map(|f| {
+            format!(
+                "FAILED {} ({}): {}; left out of every size and of the recommendation, which the other layouts' figures make",
+                f.system,
+                f.during,
+                f.reason()
+            )
+        })
+        .collect()
 }
 
 /// Whether aging changed the recommendation, in one sentence (the
@@ -288,10 +307,18 @@ fn concurrency(out: &mut String, c: &ConcurrencyAdjustment) {
 /// files/database ratio with its spread.
 fn points_table(a: &Advice) -> Table {
     let reads = a.input.reads_percent as f64 / 100.0;
-    let s3 = a
-        .points
-        .iter()
-        .any(|p| p.layout(LayoutKind::ObjectStore, None).is_some());
+    let s3_failed = a.failed.first().map(|f| {
+        let cell = f.cell();
+        if cell.chars().count() > 40 {
+            format!("{}...", cell.chars().take(37).collect::<String>())
+        } else {
+            cell
+        }
+    });
+    let s3 = s3_failed.is_some()
+        || a.points
+            .iter()
+            .any(|p| p.layout(LayoutKind::ObjectStore, None).is_some());
     let mut headers = vec![
         "size",
         "share",
@@ -335,9 +362,10 @@ fn points_table(a: &Advice) -> Table {
             over_db(ext),
         ];
         if s3 {
-            match p.layout(LayoutKind::ObjectStore, None) {
-                Some(o) => cells.extend([med(&o.read_ns), med(&o.write_ns), over_db(o)]),
-                None => cells.extend(["-".into(), "-".into(), "-".into()]),
+            match (p.layout(LayoutKind::ObjectStore, None), &s3_failed) {
+                (Some(o), _) => cells.extend([med(&o.read_ns), med(&o.write_ns), over_db(o)]),
+                (None, Some(cell)) => cells.extend([cell.clone(), String::new(), String::new()]),
+                (None, None) => cells.extend(["-".into(), "-".into(), "-".into()]),
             }
         }
         t.row(cells);

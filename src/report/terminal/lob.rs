@@ -66,7 +66,7 @@ pub fn render(t: &LobTables) -> String {
                 let mean = v.iter().sum::<u64>() as f64 / v.len().max(1) as f64;
                 format!("{} / {} / {}", ms(median(v)), ms(mean), ms(max))
             }
-            None => "-".into(),
+            None => failed_or_dash(t, system, size),
         });
         let _ = write!(out, "\n{title}\n{table}");
     }
@@ -78,7 +78,7 @@ pub fn render(t: &LobTables) -> String {
             .find(|g| g.system == system && g.size == size)
         {
             Some(g) => format!("{:.2}", g.seconds),
-            None => "-".into(),
+            None => failed_or_dash(t, system, size),
         }
     });
     let _ = write!(
@@ -98,6 +98,23 @@ pub fn render(t: &LobTables) -> String {
     order_effect(t, &mut out);
     skipped_and_notes(t, &mut out);
     out
+}
+
+/// The widest a failure's cell gets; the whole reason is printed below
+/// the tables.
+const FAILED_CELL: usize = 60;
+
+/// The cell of a system at a size it has no figure for: why (it failed
+/// there or before), or "-".
+fn failed_or_dash(t: &LobTables, system: &str, size: u64) -> String {
+    match t.failed_cell(system, size) {
+        Some(cell) if cell.chars().count() > FAILED_CELL => {
+            let cut: String = cell.chars().take(FAILED_CELL - 3).collect();
+            format!("{cut}...")
+        }
+        Some(cell) => cell,
+        None => "-".into(),
+    }
 }
 
 /// The order blobs were written and read in, in words.
@@ -357,7 +374,30 @@ fn spikes(t: &LobTables, out: &mut String) {
     }
 }
 
-/// Skipped systems and refused sizes, in the order the systems ran.
+/// "FAILED dir at 2000 bytes (write): other: cannot create ...; not
+/// measured at 3000, 4000": one system's failure, whole.
+pub fn failed_line(f: &crate::result::lob::Failed) -> String {
+    let order = if f.order == Order::Random {
+        ", random order"
+    } else {
+        ""
+    };
+    let mut line = format!(
+        "FAILED {} at {} bytes ({}{order}): {}",
+        f.system,
+        f.size,
+        f.phase,
+        f.reason()
+    );
+    if !f.not_measured.is_empty() {
+        let sizes: Vec<String> = f.not_measured.iter().map(u64::to_string).collect();
+        line.push_str(&format!("; not measured at {} bytes", sizes.join(", ")));
+    }
+    line
+}
+
+/// Skipped systems, refused sizes and failed systems, in the order the
+/// systems ran.
 fn skipped_and_notes(t: &LobTables, out: &mut String) {
     let rank = |name: &str| {
         SYSTEMS
@@ -376,6 +416,9 @@ fn skipped_and_notes(t: &LobTables, out: &mut String) {
         for n in &s.notes {
             lines.push((rank(&s.system), format!("{} could not store {n}", s.system)));
         }
+    }
+    for f in &t.failed {
+        lines.push((rank(&f.system), failed_line(f)));
     }
     // Stable: within one system, its lines keep their order.
     lines.sort_by_key(|(r, _)| *r);

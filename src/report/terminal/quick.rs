@@ -15,6 +15,18 @@ use crate::units::human_bytes;
 pub fn render(doc: &ResultDocument, t: &QuickTables) -> String {
     let spec = &t.dataset;
     let s3 = t.object_store.as_ref();
+    let s3_column = t.has_object_store();
+    // A failed side's cells say why, cut to a table's width (whole below).
+    let failed_cell = |name: &str| {
+        t.failure(name).map(|f| {
+            let cell = f.cell();
+            if cell.chars().count() > 40 {
+                format!("{}...", cell.chars().take(37).collect::<String>())
+            } else {
+                cell
+            }
+        })
+    };
     let mut headers = vec![
         "case",
         "db µs/op",
@@ -23,7 +35,7 @@ pub fn render(doc: &ResultDocument, t: &QuickTables) -> String {
         "tree µs/op",
         "tree/db",
     ];
-    if s3.is_some() {
+    if s3_column {
         headers.extend(["s3 µs/op", "s3/db"]);
     }
     let mut table = Table::new(headers);
@@ -37,7 +49,9 @@ pub fn render(doc: &ResultDocument, t: &QuickTables) -> String {
             e.tree_ns_per_op.scaled(1e-3).format(2),
             e.tree_over_db.format_ratio(),
         ];
-        if s3.is_some() {
+        if let Some(cell) = failed_cell("s3") {
+            cells.extend([cell, String::new()]);
+        } else if s3.is_some() {
             let missing = || "-".to_string();
             cells.push(
                 e.s3_ns_per_op
@@ -60,6 +74,8 @@ pub fn render(doc: &ResultDocument, t: &QuickTables) -> String {
     ];
     if let Some(o) = s3 {
         cells.extend([mb(o.space_bytes), rel(o.space_bytes)]);
+    } else if s3_column {
+        cells.extend(["-".to_string(), "-".to_string()]);
     }
     table.row(cells);
     let mut out = String::new();
@@ -72,6 +88,20 @@ pub fn render(doc: &ResultDocument, t: &QuickTables) -> String {
         t.rounds
     );
     out.push_str(&table.render());
+    for f in &t.failed {
+        let _ = writeln!(
+            out,
+            "FAILED {} ({}): {}; every other side's figures are kept",
+            f.system,
+            f.during,
+            f.reason()
+        );
+    }
+    if t.quick.is_empty() && t.failed.iter().any(|f| f.system != "s3") {
+        out.push_str(
+            "no case rows: each row compares the database, the folder and the tree, and one of them failed\n",
+        );
+    }
     out.push_str(
         "ratio = file time / database time (or file space / database space): above 1.00 the database is faster or smaller.\n",
     );

@@ -78,10 +78,14 @@ pub(crate) fn rows(t: &ReplicateTables) -> Vec<Vec<String>> {
 /// What the numbers say, one sentence each: the cost, Litestream's own
 /// work, what its checkpointing changed, the restore.
 pub(crate) fn findings(t: &ReplicateTables) -> Vec<String> {
+    let failure = failure_lines(t);
     if t.rounds.is_empty() {
-        return vec!["no rounds were measured".into()];
+        let mut out = vec!["no rounds were measured".to_string()];
+        out.extend(failure);
+        return out;
     }
-    let mut out = vec![verdict(&t.ratio(|r| r.writes_per_s))];
+    let mut out = failure;
+    out.push(verdict(&t.ratio(|r| r.writes_per_s)));
     let upload = t.upload_per_written().map_or_else(
         || "its metrics did not say what it uploaded".to_string(),
         |u| {
@@ -154,9 +158,37 @@ fn verdict(ratio: &Estimate) -> String {
 }
 
 /// The restore check in one line.
+/// What ended the suite early, and the bounds its waits had; nothing
+/// when it ran to its end.
+fn failure_lines(t: &ReplicateTables) -> Vec<String> {
+    let Some(f) = &t.failure else {
+        return Vec::new();
+    };
+    let l = &t.litestream;
+    let secs = |ns: u64| crate::result::faults::seconds(std::time::Duration::from_nanos(ns));
+    vec![
+        format!(
+            "FAILED {}; {} of {} rounds were measured before it and are kept below; nothing after it ran",
+            f.describe(),
+            t.rounds.len(),
+            t.rounds_planned.max(t.rounds.len() as u32)
+        ),
+        format!(
+            "waits on litestream were bounded: start/stop {}, each sync {}, the restore {} (--start-timeout, --sync-timeout, --restore-timeout)",
+            secs(l.start_timeout_ns),
+            secs(l.sync_timeout_ns),
+            secs(l.restore_timeout_ns),
+        ),
+    ]
+}
+
 fn restore_line(t: &ReplicateTables) -> String {
     let Some(r) = &t.restore else {
-        return "restore: not run".into();
+        return if t.failure.is_some() {
+            "restore: not run (the suite failed before it)".into()
+        } else {
+            "restore: not run".into()
+        };
     };
     format!(
         "restore: after {} writes with litestream and {} of catch-up, litestream restore wrote {} in {}; {} of {} blobs are exactly the source's version{}; integrity_check {}: {}",

@@ -10,6 +10,7 @@ use crate::report::terminal::advise::band_cells;
 use crate::result::advise::{
     Advice, AdviseTables, Band, Decision, LayoutKind, PointResult, Spread,
 };
+use crate::result::faults::SystemFailure;
 use crate::units::human_duration_ns;
 
 fn spread(v: &Spread) -> String {
@@ -21,12 +22,14 @@ fn spread(v: &Spread) -> String {
 pub(super) fn advise(tables: &AdviseTables, s: &mut Section) {
     let a = &tables.advise;
     summary(a, s);
+    s.summary
+        .extend(crate::report::terminal::advise::failed_lines(a));
     s.figures.push(layouts_figure(a));
     s.figures.push(page_sizes_figure(&a.decision));
     if let Some(t) = bands(&a.points) {
         s.tables.push(t);
     }
-    s.tables.push(measurements(&a.points));
+    s.tables.push(measurements(&a.points, &a.failed));
     if let Some(c) = &a.concurrency {
         s.tables.push(concurrency(c));
     }
@@ -248,7 +251,7 @@ fn page_sizes_figure(decision: &Decision) -> Figure {
 }
 
 /// Every measurement: medians per size and layout, and disk per blob.
-fn measurements(points: &[PointResult]) -> DataTable {
+fn measurements(points: &[PointResult], failed: &[SystemFailure]) -> DataTable {
     let mut t = DataTable {
         name: "advise".into(),
         title: "Measurements per size and layout (median of rounds)".into(),
@@ -269,6 +272,16 @@ fn measurements(points: &[PointResult]) -> DataTable {
                 med(&l.write_ns),
                 format!("{:.0}", l.space_bytes as f64 / p.blobs as f64),
             ]);
+        }
+        // A failed layout's row at every size says why.
+        for f in failed {
+            let mut row = vec![
+                size_label(p.size as f64),
+                format!("{:.0}%", p.share * 100.0),
+                f.system.clone(),
+            ];
+            row.extend(std::iter::repeat_n(f.cell(), 3));
+            t.rows.push(row);
         }
     }
     t

@@ -92,7 +92,10 @@ pub(super) fn lob(tables: &LobTables, s: &mut Section) {
             series: per_gb,
         }),
     });
-    s.tables.push(samples_table(samples));
+    s.tables.push(samples_table(samples, tables));
+    if !tables.failed.is_empty() {
+        s.tables.push(failed_table(tables));
+    }
     s.tables.push(paper_table(tables));
     if !tables.order_effect.is_empty() {
         s.tables.push(order_table(tables));
@@ -254,10 +257,45 @@ fn notes(tables: &LobTables, s: &mut Section) {
         s.summary
             .push(format!("skipped {}: {}", k.system, k.reason));
     }
+    for f in &tables.failed {
+        s.summary.push(crate::report::terminal::lob::failed_line(f));
+    }
+}
+
+/// Every system that failed: where, in which phase, how, and the sizes
+/// left unmeasured (its figures before are in the other tables).
+fn failed_table(tables: &LobTables) -> DataTable {
+    let mut t = DataTable::new(
+        "lob-failed",
+        "Systems that failed while measured (every other system's figures are kept)",
+        &[
+            "system",
+            "size",
+            "phase",
+            "class",
+            "message",
+            "not measured at",
+        ],
+    );
+    for f in &tables.failed {
+        t.rows.push(vec![
+            f.system.clone(),
+            f.size.to_string(),
+            f.phase.clone(),
+            f.class.label(),
+            f.message.clone(),
+            f.not_measured
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+        ]);
+    }
+    t
 }
 
 /// Median, mean and max of every system and size, as a table.
-fn samples_table(samples: &[Samples]) -> DataTable {
+fn samples_table(samples: &[Samples], tables: &LobTables) -> DataTable {
     let mut t = DataTable::new(
         "lob",
         "Write and read time per blob",
@@ -284,6 +322,12 @@ fn samples_table(samples: &[Samples]) -> DataTable {
             r.as_ref().map(|s| ns(s.mean)).unwrap_or_default(),
             r.as_ref().map(|s| ns(s.max)).unwrap_or_default(),
         ]);
+    }
+    // A failed system's row at the size it failed at says why, in its cells.
+    for f in &tables.failed {
+        let mut row = vec![f.system.clone(), (f.size as f64).to_string()];
+        row.extend(std::iter::repeat_n(format!("failed: {}", f.reason()), 6));
+        t.rows.push(row);
     }
     t
 }

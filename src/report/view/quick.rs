@@ -11,7 +11,8 @@ use crate::units::human_bytes;
 
 pub(super) fn quick(tables: &QuickTables, _doc: &ResultDocument, s: &mut Section) {
     let rows = &tables.quick;
-    let s3 = tables.object_store.is_some();
+    let s3 = tables.has_object_store();
+    let s3_failed = tables.failure("s3").map(|f| f.cell());
     let bar = |v: f64| {
         super::finite(v).map(|value| Bar {
             value,
@@ -82,7 +83,9 @@ pub(super) fn quick(tables: &QuickTables, _doc: &ResultDocument, s: &mut Section
             ratio_estimate(&e.dir_over_db),
             ratio_estimate(&e.tree_over_db),
         ];
-        if s3 {
+        if let Some(cell) = &s3_failed {
+            cells.extend([cell.clone(), cell.clone()]);
+        } else if s3 {
             cells.push(e.s3_ns_per_op.as_ref().map(time_us).unwrap_or_default());
             cells.push(
                 e.s3_over_db
@@ -111,6 +114,14 @@ pub(super) fn quick(tables: &QuickTables, _doc: &ResultDocument, s: &mut Section
                 .version
                 .as_deref()
                 .unwrap_or("server did not name itself")
+        ));
+    }
+    for f in &tables.failed {
+        s.summary.push(format!(
+            "FAILED {} ({}): {}; every other side's figures are kept",
+            f.system,
+            f.during,
+            f.reason()
         ));
     }
     s.summary.push(dataset_line(&tables.dataset));

@@ -8,12 +8,13 @@
 use std::path::PathBuf;
 
 use crate::dataset::spec_from_options;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::progress::{Progress, Silent};
 use crate::result::advise::{
     AgainstDefault, Band, ConcurrencyAdjustment, ConcurrentLayout, Durability, JournalComparison,
     LayoutKind, LayoutResult, PointResult, Spread,
 };
+use crate::result::faults::SystemFailure;
 use crate::store::{ReadPath, SessionOptions, StoreInfo, WriteStyle};
 use crate::target::{SqliteSettings, Target};
 use crate::workload::concurrent::ConcurrentPlan;
@@ -135,6 +136,52 @@ pub struct Calibrator<'a> {
     pub remote: RemoteDatasets,
     /// What the object store said about itself, once it was reached.
     pub object_store: Option<StoreInfo>,
+    /// The object store's failure, once it failed: from then on it is
+    /// left out (every local layout goes on), and at the end it is left
+    /// out of every point so the decision compares whole rounds.
+    pub failed: Option<SystemFailure>,
+}
+
+impl Calibrator<'_> {
+    /// Whether layout `kind` is still measured (the object store stops at
+    /// its first failure).
+    fn measures(&self, kind: LayoutKind) -> bool {
+        kind != LayoutKind::ObjectStore || self.failed.is_none()
+    }
+
+    /// What a failure of `layout` during `during` means: the object store
+    /// is recorded as failed and left out from then on (Ok); any local
+    /// layout's failure, or an interruption, ends the calibration (the
+    /// decision compares the local layouts: without one there is none).
+    fn layout_failed(&mut self, layout: &Layout, during: String, e: Error) -> Result<()> {
+        if layout.kind != LayoutKind::ObjectStore || matches!(e, Error::Interrupted(_)) {
+            return Err(e);
+        }
+        let f = SystemFailure::new(&layout.name, &during, &e);
+        self.progress.note(&format!(
+            "{} failed ({during}): {}; going on without it",
+            f.system,
+            f.reason()
+        ));
+        self.failed = Some(f);
+        Ok(())
+    }
+
+    /// Runs one timed plan of `layout`; None when the object store failed
+    /// (recorded), an error when a local layout did.
+    fn execute(
+        &mut self,
+        layout: &Layout,
+        p: &crate::workload::RunPlan,
+    ) -> Result<Option<RunResult>> {
+        match execute(p, &Silent).and_then(RunResult::without_failures) {
+            Ok(r) => Ok(Some(r)),
+            Err(e) => {
+                self.layout_failed(layout, p.name.clone(), e)?;
+                Ok(None)
+            }
+        }
+    }
 }
 
 impl Calibrator<'_> {
@@ -147,12 +194,13 @@ impl Calibrator<'_> {
         let blobs = blobs_for(size, o.total);
         let writes = blobs.min(MAX_WRITES);
         let (wal_sync, _) = synchronous(o.durability);
+        let object_store = o.object_store.as_ref().filter(|_| self.failed.is_none());
         let targets = layouts(
             size,
             &o.page_sizes,
             self.work,
             wal_sync,
-            o.object_store.as_ref().map(|t| (t, "")),
+            object_store.map(|t| (t, "")),
         );
         let spec = spec_from_options(
             blobs,
@@ -163,6 +211,10 @@ impl Calibrator<'_> {
             o.seed.wrapping_add(index as u64),
         )?;
         let (mut results, names) = self.create(&targets, &spec)?;
+        let targets: Vec<Layout> = targets
+            .into_iter()
+            .filter(|l| self.measures(l.kind))
+            .collect();
         self.progress.advance(1);
         // One warm-up round, run and discarded: it fills the page cache and
         // settles the files, so the first measured round is like the others.
@@ -188,6 +240,8 @@ impl Calibrator<'_> {
             }
         }
         self.remote.remove();
+        // A layout that failed in a round has fewer rounds than the others.
+        results.retain(|l| self.measures(l.kind));
         Ok(PointResult {
             size,
             share: band.share,
@@ -208,6 +262,8 @@ impl Calibrator<'_> {
         (blobs, writes): (u64, u64),
         round: usize,
     ) -> Result<()> {
+        // A test holds advise here to stop a server between two rounds.
+        crate::pause::at("advise-round");
         let seed = self.options.seed;
         let mut order: Vec<usize> = (0..targets.len()).collect();
         if round % 2 == 1 {
@@ -215,6 +271,9 @@ impl Calibrator<'_> {
         }
         for &i in &order {
             let l = &targets[i];
+            if !self.measures(l.kind) {
+                continue;
+            }
             let p = plan(
                 format!("read {} {size} (round {})", l.name, round + 1),
                 l.target.clone(),
@@ -223,12 +282,17 @@ impl Calibrator<'_> {
                 session(ReadPath::Sql, false, WriteStyle::Truncate, false),
                 seed ^ size ^ round as u64,
             );
-            let r = execute(&p, &Silent)?;
+            let Some(r) = self.execute(l, &p)? else {
+                continue;
+            };
             results[i].read_ns.push(per_op_ns(&r, false));
             self.runs.push(r);
         }
         for &i in &order {
             let l = &targets[i];
+            if !self.measures(l.kind) {
+                continue;
+            }
             let per_txn = !matches!(l.kind, LayoutKind::Files | LayoutKind::ObjectStore);
             let (style, fsync) = writes_of(l.kind, self.options.durability);
             let p = plan(
@@ -239,7 +303,9 @@ impl Calibrator<'_> {
                 session(ReadPath::Sql, per_txn, style, fsync),
                 seed ^ size ^ (round as u64 + 100),
             );
-            let r = execute(&p, &Silent)?;
+            let Some(r) = self.execute(l, &p)? else {
+                continue;
+            };
             // Writes pay for their WAL checkpoint too.
             results[i].write_ns.push(per_op_ns(&r, true));
             self.runs.push(r);
@@ -290,7 +356,7 @@ impl Calibrator<'_> {
                     session(ReadPath::Sql, true, WriteStyle::Truncate, false),
                     o.seed ^ (round as u64 + 200),
                 );
-                let r = execute(&p, &Silent)?;
+                let r = execute(&p, &Silent)?.without_failures()?;
                 if step > 0 {
                     times[i].push(per_op_ns(&r, true));
                     self.runs.push(r);
@@ -328,16 +394,21 @@ impl Calibrator<'_> {
             .find(|p| p.size == size)
             .expect("the common size was measured");
         let (wal_sync, _) = synchronous(o.durability);
+        let object_store = o.object_store.as_ref().filter(|_| self.failed.is_none());
         let targets = layouts(
             size,
             &[page],
             self.work,
             wal_sync,
-            o.object_store.as_ref().map(|t| (t, "-threads")),
+            object_store.map(|t| (t, "-threads")),
         );
         let blobs = blobs_for(size, o.total);
         let spec = spec_from_options(blobs, size, 0, "fixed", 1.0, o.seed ^ 0xc0)?;
         let (created, names) = self.create(&targets, &spec)?;
+        let targets: Vec<Layout> = targets
+            .into_iter()
+            .filter(|l| self.measures(l.kind))
+            .collect();
         let mut measured: Vec<ConcurrentLayout> = created
             .iter()
             .map(|l| ConcurrentLayout {
@@ -356,6 +427,9 @@ impl Calibrator<'_> {
                 order.reverse();
             }
             for i in order {
+                if !self.measures(targets[i].kind) {
+                    continue;
+                }
                 let (style, fsync) = writes_of(targets[i].kind, o.durability);
                 let plan = ConcurrentPlan {
                     target_text: targets[i].target.to_string(),
@@ -380,7 +454,21 @@ impl Calibrator<'_> {
                     workload: None,
                     max_errors: None,
                 };
-                let t = crate::workload::concurrent::execute(&plan, &Silent)?;
+                let t = match crate::workload::concurrent::execute(&plan, &Silent)
+                    .and_then(crate::result::concurrent::ConcurrentTables::without_failures)
+                {
+                    Ok(t) => t,
+                    Err(e) => {
+                        let during = format!(
+                            "{} threads, round {} of {}",
+                            o.threads,
+                            round + 1,
+                            targets[i].name
+                        );
+                        self.layout_failed(&targets[i], during, e)?;
+                        continue;
+                    }
+                };
                 let per_s = |k: OpKind| {
                     t.kinds
                         .iter()
@@ -394,6 +482,7 @@ impl Calibrator<'_> {
             }
             self.progress.advance(1);
         }
+        measured.retain(|m| self.measures(m.kind));
         for m in &mut measured {
             let one = single
                 .layout(m.kind, (m.kind == LayoutKind::Db).then_some(page))
@@ -451,8 +540,17 @@ impl Calibrator<'_> {
                 self.remote.track(&l.target);
             }
             // Nested work: the calibration's own stage stays on screen.
-            let (store, _) = crate::store::create_dataset(&l.target, spec, &Silent)?;
-            let space_bytes = store.space_used()?;
+            let made = crate::store::create_dataset(&l.target, spec, &Silent)
+                .and_then(|(store, _)| Ok((store.space_used()?, store)));
+            let (space_bytes, store) = match made {
+                Ok(made) => made,
+                Err(e) => {
+                    let during =
+                        format!("creating {} blobs of {}", spec.count, size_label(spec.size));
+                    self.layout_failed(l, during, e)?;
+                    continue;
+                }
+            };
             if l.kind == LayoutKind::ObjectStore && self.object_store.is_none() {
                 self.object_store = Some(store.info());
             }

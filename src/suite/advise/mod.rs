@@ -25,8 +25,8 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::progress::Progress;
 use crate::result::advise::{
-    Advice, AdviseInput, AdviseTables, AgingAdjustment, Band, Decision, Durability, PointResult,
-    SizeSample,
+    Advice, AdviseInput, AdviseTables, AgingAdjustment, Band, Decision, Durability, LayoutKind,
+    PointResult, SizeSample,
 };
 use crate::result::{ResultDocument, Tables};
 use crate::target::Target;
@@ -201,12 +201,14 @@ impl Calibration<'_> {
             runs: Vec::new(),
             remote: RemoteDatasets::new(o.keep),
             object_store: None,
+            failed: None,
         };
         let mut results = Vec::new();
         for (i, band) in self.points.iter().enumerate() {
             results.push(c.point(i, band)?);
         }
         let reads = o.reads_percent as f64 / 100.0;
+        without_failed(&c, &mut results);
         let single = decide(&results, &o.page_sizes, reads, o.rounds as usize);
         let common = journal_point(&self.points);
         // At the application's concurrency, each layout's slowdown scales
@@ -216,6 +218,13 @@ impl Calibration<'_> {
             Some(c.concurrency(common, single.page_size, &results)?)
         } else {
             None
+        };
+        // The object store may have failed under concurrency: then every
+        // decision is made without it.
+        without_failed(&c, &mut results);
+        let single = match &concurrency {
+            Some(_) => decide(&results, &o.page_sizes, reads, o.rounds as usize),
+            None => single,
         };
         let at_concurrency = concurrency
             .as_ref()
@@ -237,6 +246,11 @@ impl Calibration<'_> {
         let journal = c.journals(common, decision.page_size)?;
         progress.finish();
         doc.runs = std::mem::take(&mut c.runs);
+        if c.failed.is_some() {
+            // The object store's rounds before its failure pair with
+            // nothing: left out (every other layout is local).
+            doc.runs.retain(|r| !r.plan.target.is_server());
+        }
         doc.tables = Tables::Advise(AdviseTables {
             advise: Box::new(Advice {
                 input: o.input(),
@@ -246,8 +260,19 @@ impl Calibration<'_> {
                 concurrency,
                 object_store: c.object_store.take(),
                 aging,
+                failed: c.failed.take().into_iter().collect(),
             }),
         });
         Ok(doc)
+    }
+}
+
+/// Leaves a failed layout out of every point, so each decision compares
+/// layouts measured in every round at every size.
+fn without_failed(c: &Calibrator, points: &mut [PointResult]) {
+    if c.failed.is_some() {
+        for p in points {
+            p.layouts.retain(|l| l.kind != LayoutKind::ObjectStore);
+        }
     }
 }

@@ -5,20 +5,95 @@
 //! stop that waits for it (also when the suite fails: `Drop`; on Ctrl-C the
 //! terminal's SIGINT reaches it as well, and if blobbench dies it gets
 //! SIGTERM from the kernel), and `litestream restore`.
+//!
+//! Every wait has a stated bound ([`Bounds`]: `--start-timeout`,
+//! `--sync-timeout`, `--restore-timeout`); a wait that reaches it kills
+//! what it waited on and fails with "timeout after N s". A Litestream that
+//! exits (killed) is seen at the next look and fails with how it exited.
 
-use std::io::{Read as _, Write as _};
+use std::io::{Read, Write as _};
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, FailureClass, Result};
 use crate::target::S3Location;
 
-/// How long a sync may take before the suite gives up (a snapshot of a
-/// large database to a slow bucket takes a while).
-const SYNC_TIMEOUT_S: u64 = 600;
+/// The longest each wait on Litestream may take.
+#[derive(Debug, Clone, Copy)]
+pub struct Bounds {
+    /// Starting (its control socket answers) and stopping (after SIGTERM,
+    /// then SIGKILL): `--start-timeout`.
+    pub start: Duration,
+    /// One `litestream sync -wait` (its first snapshot, each catch-up):
+    /// `--sync-timeout`.
+    pub sync: Duration,
+    /// `litestream restore` of the whole replica: `--restore-timeout`.
+    pub restore: Duration,
+}
+
+/// How long a read of Litestream's metrics may take: they are only for
+/// the bytes uploaded, so a Litestream that does not answer (frozen) costs
+/// the round this much and no more, and the round has no byte count.
+const METRICS_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// The error of a wait that reached its bound: "litestream sync: timeout
+/// after 30 s (--sync-timeout)".
+fn timed_out(what: &str, bound: Duration, option: &str) -> Error {
+    Error::failed(
+        Path::new(what),
+        FailureClass::Timeout,
+        format!("{} ({option})", crate::result::faults::timeout_after(bound)),
+    )
+}
+
+/// Runs `command` to its end, at most `bound`: past it the process is
+/// killed and the wait fails as a timeout. Returns its output.
+fn run_bounded(
+    mut command: Command,
+    binary: &Path,
+    bound: Duration,
+    what: &str,
+    option: &str,
+) -> Result<std::process::Output> {
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| not_runnable(binary, &e.to_string()))?;
+    // Read on threads of their own, so a chatty child never blocks on a
+    // full pipe while this waits for it.
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as _));
+    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as _));
+    let start = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if start.elapsed() < bound => std::thread::sleep(Duration::from_millis(10)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(timed_out(what, bound, option));
+            }
+        }
+    };
+    Ok(std::process::Output {
+        status,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+    })
+}
 
 /// How Litestream is run: the binary, its configuration and log files.
 #[derive(Debug, Clone)]
@@ -135,20 +210,25 @@ impl Setup {
         Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
     }
 
-    /// Restores the replica's latest state to `out`; returns the time taken.
-    pub fn restore(&self, out: &Path) -> Result<Duration> {
+    /// Restores the replica's latest state to `out`, at most `bound`;
+    /// returns the time taken.
+    pub fn restore(&self, out: &Path, bound: Duration) -> Result<Duration> {
         let start = Instant::now();
-        let o = self
-            .command()
-            .arg("restore")
+        let mut c = self.command();
+        c.arg("restore")
             .arg("-config")
             .arg(&self.config)
             .arg("-no-expand-env")
             .arg("-o")
             .arg(out)
-            .arg(&self.db)
-            .output()
-            .map_err(|e| not_runnable(&self.binary, &e.to_string()))?;
+            .arg(&self.db);
+        let o = run_bounded(
+            c,
+            &self.binary,
+            bound,
+            "litestream restore",
+            "--restore-timeout",
+        )?;
         if !o.status.success() {
             return Err(Error::Server {
                 target: "litestream restore".into(),
@@ -171,11 +251,13 @@ pub fn not_runnable(binary: &Path, why: &str) -> Error {
 pub struct Litestream<'a> {
     setup: &'a Setup,
     child: Option<Child>,
+    bounds: Bounds,
 }
 
 impl<'a> Litestream<'a> {
-    /// Starts it and waits until its control socket answers.
-    pub fn start(setup: &'a Setup) -> Result<Litestream<'a>> {
+    /// Starts it and waits until its control socket answers (at most
+    /// `bounds.start`).
+    pub fn start(setup: &'a Setup, bounds: Bounds) -> Result<Litestream<'a>> {
         let _ = std::fs::remove_file(&setup.socket);
         let log = std::fs::OpenOptions::new()
             .create(true)
@@ -207,27 +289,33 @@ impl<'a> Litestream<'a> {
         let mut ls = Litestream {
             setup,
             child: Some(child),
+            bounds,
         };
         ls.wait_for_socket()?;
         Ok(ls)
     }
 
     fn wait_for_socket(&mut self) -> Result<()> {
-        let deadline = Instant::now() + Duration::from_secs(30);
+        let deadline = Instant::now() + self.bounds.start;
         loop {
             if std::os::unix::net::UnixStream::connect(&self.setup.socket).is_ok() {
                 return Ok(());
             }
             self.check_running()?;
             if Instant::now() > deadline {
-                return Err(self.failed("did not open its control socket within 30 s"));
+                return Err(timed_out(
+                    "litestream replicate: its control socket",
+                    self.bounds.start,
+                    "--start-timeout",
+                ));
             }
             std::thread::sleep(Duration::from_millis(20));
         }
     }
 
-    /// An error if the process has exited.
-    fn check_running(&mut self) -> Result<()> {
+    /// An error if the process has exited (killed, or failed on its own):
+    /// how it exited and the last line it logged.
+    pub fn check_running(&mut self) -> Result<()> {
         if let Some(c) = self.child.as_mut()
             && let Ok(Some(status)) = c.try_wait()
         {
@@ -246,34 +334,47 @@ impl<'a> Litestream<'a> {
             .find(|l| l.contains("level=ERROR") || l.starts_with("Error"))
             .or_else(|| log.lines().last())
             .unwrap_or("no output");
-        Error::Server {
-            target: "litestream".into(),
-            message: format!(
+        Error::failed(
+            Path::new("litestream"),
+            FailureClass::Other,
+            format!(
                 "{what}; its log ({}, kept with --keep) says: {last}",
                 self.setup.log.display()
             ),
-        }
+        )
     }
 
     /// Forces a sync and waits until the replica holds every commit so
-    /// far; returns how long that took.
+    /// far, at most `--sync-timeout`; returns how long that took. A
+    /// Litestream that exited meanwhile fails as such, not as a timeout.
     pub fn sync(&mut self) -> Result<Duration> {
         self.check_running()?;
         let start = Instant::now();
-        let o = self
-            .setup
-            .command()
-            .args(["sync", "-wait", "-timeout", &SYNC_TIMEOUT_S.to_string()])
+        let bound = self.bounds.sync;
+        // Litestream's own -timeout (whole seconds, "best-effort") a
+        // second past ours, so ours is the one that answers.
+        let own = (bound.as_secs() + 2).to_string();
+        let mut c = self.setup.command();
+        c.args(["sync", "-wait", "-timeout", &own])
             .arg("-socket")
             .arg(&self.setup.socket)
-            .arg(&self.setup.db)
-            .output()
-            .map_err(|e| not_runnable(&self.setup.binary, &e.to_string()))?;
+            .arg(&self.setup.db);
+        let o = run_bounded(
+            c,
+            &self.setup.binary,
+            bound,
+            "litestream sync",
+            "--sync-timeout",
+        );
+        self.check_running()?;
+        let o = o?;
         if !o.status.success() {
-            return Err(Error::Server {
-                target: "litestream sync".into(),
-                message: first_line(&o.stderr),
-            });
+            let message = first_line(&o.stderr);
+            return Err(Error::failed(
+                Path::new("litestream sync"),
+                FailureClass::from_message(&message),
+                message,
+            ));
         }
         Ok(start.elapsed())
     }
@@ -288,7 +389,8 @@ impl<'a> Litestream<'a> {
         uploaded_bytes(&http_get(self.setup.metrics.as_deref()?, "/metrics")?)
     }
 
-    /// Stops it (SIGTERM, then SIGKILL after 30 s) and waits for it.
+    /// Stops it (SIGTERM, then SIGKILL after `--start-timeout`) and waits
+    /// for it; an error if it had exited before.
     pub fn stop(mut self) -> Result<()> {
         self.check_running()?;
         self.terminate();
@@ -300,10 +402,13 @@ impl<'a> Litestream<'a> {
             return;
         };
         // SAFETY: kill with a pid this process spawned and has not reaped.
+        // SIGCONT after SIGTERM: a stopped (frozen) process handles its
+        // SIGTERM only once it runs again.
         unsafe {
             libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
+            libc::kill(child.id() as libc::pid_t, libc::SIGCONT);
         }
-        let deadline = Instant::now() + Duration::from_secs(30);
+        let deadline = Instant::now() + self.bounds.start;
         while Instant::now() < deadline {
             if let Ok(Some(_)) = child.try_wait() {
                 let _ = std::fs::remove_file(&self.setup.socket);
@@ -394,10 +499,13 @@ fn cpu_ns_of_stat(stat: &str, ticks_per_s: u64) -> u64 {
     f.iter().sum::<u64>() * 1_000_000_000 / ticks_per_s.max(1)
 }
 
-/// The body of `GET path` from `addr` (HTTP/1.0, no keep-alive).
+/// The body of `GET path` from `addr` (HTTP/1.0, no keep-alive), each
+/// step bounded by [`METRICS_TIMEOUT`]; None when it does not answer.
 fn http_get(addr: &str, path: &str) -> Option<String> {
-    let mut s = std::net::TcpStream::connect(addr).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    let addr_parsed: std::net::SocketAddr = addr.parse().ok()?;
+    let mut s = std::net::TcpStream::connect_timeout(&addr_parsed, METRICS_TIMEOUT).ok()?;
+    s.set_read_timeout(Some(METRICS_TIMEOUT)).ok()?;
+    s.set_write_timeout(Some(METRICS_TIMEOUT)).ok()?;
     write!(s, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").ok()?;
     let mut text = String::new();
     s.read_to_string(&mut text).ok()?;

@@ -16,13 +16,15 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+pub use litestream::Bounds;
 use litestream::{Litestream, Setup};
 
 use crate::dataset::DatasetSpec;
 use crate::error::{Error, Result};
 use crate::progress::{Progress, Silent};
 use crate::result::replicate::{
-    Arm, ArmRound, LitestreamInfo, LitestreamRound, ReplicateRound, ReplicateTables, RestoreCheck,
+    Arm, ArmRound, LitestreamInfo, LitestreamRound, ReplicateFailure, ReplicateRound,
+    ReplicateTables, RestoreCheck,
 };
 use crate::result::{ResultDocument, Tables};
 use crate::store::{self, Access};
@@ -65,6 +67,8 @@ pub struct ReplicateOptions {
     pub litestream: PathBuf,
     /// Litestream's sync-interval.
     pub sync_interval: Duration,
+    /// The longest each wait on Litestream may take (start, sync, restore).
+    pub bounds: Bounds,
     /// Folder for the databases (None: a new temporary folder).
     pub dir: Option<PathBuf>,
     /// Keep the databases afterwards.
@@ -140,9 +144,28 @@ fn run_in(
         &prefix,
         options.sync_interval,
     )?;
-    let rounds = measure(options, &target, &setup, progress)?;
-    progress.message("a last round with litestream, then a restore from the replica");
-    let restore = restore_check(options, &target, &setup, &work.join(RESTORED))?;
+    let started = Instant::now();
+    let (rounds, mut failure) = measure(options, &target, &setup, started, progress)?;
+    // The restore needs a replica the rounds left whole: not after a failure.
+    let restore = match failure {
+        Some(_) => None,
+        None => {
+            progress.message("a last round with litestream, then a restore from the replica");
+            match restore_check(options, &target, &setup, &work.join(RESTORED)) {
+                Ok(check) => Some(check),
+                Err((phase, e)) => {
+                    failure = Some(failed(
+                        "the last round and the restore",
+                        phase,
+                        e,
+                        started,
+                        progress,
+                    )?);
+                    None
+                }
+            }
+        }
+    };
     let replica = format!(
         "s3://{}/{prefix}{}",
         options.replica.bucket,
@@ -162,6 +185,7 @@ fn run_in(
         keys: options.keys,
         round_ns: options.round.as_nanos() as u64,
         warmup: options.warmup,
+        rounds_planned: options.rounds,
         cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
         notes: notes(&replica),
         litestream: LitestreamInfo {
@@ -169,9 +193,13 @@ fn run_in(
             replica,
             sync_interval_ns: options.sync_interval.as_nanos() as u64,
             config: setup.config_text.clone(),
+            start_timeout_ns: options.bounds.start.as_nanos() as u64,
+            sync_timeout_ns: options.bounds.sync.as_nanos() as u64,
+            restore_timeout_ns: options.bounds.restore.as_nanos() as u64,
         },
         rounds,
-        restore: Some(restore),
+        restore,
+        failure,
     };
     Ok(ResultDocument::new(
         "suite replicate",
@@ -204,13 +232,43 @@ fn replica_prefix(replica: &S3Location) -> String {
     }
 }
 
+/// A failure of the suite (Litestream killed, frozen past a bound, a
+/// sync refused) as the result records it, said on the way; an
+/// interruption stays an error.
+fn failed(
+    round: &str,
+    phase: &str,
+    e: Error,
+    started: Instant,
+    progress: &dyn Progress,
+) -> Result<ReplicateFailure> {
+    if matches!(e, Error::Interrupted(_)) {
+        return Err(e);
+    }
+    let f = ReplicateFailure {
+        round: round.into(),
+        phase: phase.into(),
+        class: e.class(),
+        message: e.to_string(),
+        at_ns: started.elapsed().as_nanos() as u64,
+    };
+    progress.note(&format!(
+        "{}; the rounds before are kept, the rest is not run",
+        f.describe()
+    ));
+    Ok(f)
+}
+
 /// Every round, both arms, their order alternating; warm-ups discarded.
+/// A failure ends the rounds: the rounds measured before it are returned
+/// with it.
 fn measure(
     options: &ReplicateOptions,
     target: &Target,
     setup: &Setup,
+    started: Instant,
     progress: &dyn Progress,
-) -> Result<Vec<ReplicateRound>> {
+) -> Result<(Vec<ReplicateRound>, Option<ReplicateFailure>)> {
     let turns = options.warmup + options.rounds;
     progress.start("measuring", u64::from(turns) * 2);
     let mut out = Vec::new();
@@ -221,7 +279,7 @@ fn measure(
             Arm::WithLitestream
         };
         let label = if turn < options.warmup {
-            "warm-up".to_string()
+            format!("warm-up {}/{}", turn + 1, options.warmup)
         } else {
             format!("round {}/{}", turn - options.warmup + 1, options.rounds)
         };
@@ -232,12 +290,19 @@ fn measure(
         };
         for arm in order {
             progress.message(&format!("{label}: {}", arm.name()));
-            match arm {
-                Arm::Alone => {
-                    reset_wal(target)?;
-                    alone = Some(timed(options, target)?);
+            let done = match arm {
+                Arm::Alone => reset_wal(target)
+                    .and_then(|()| timed(options, target))
+                    .map(|a| alone = Some(a))
+                    .map_err(|e| ("alone", e)),
+                Arm::WithLitestream => {
+                    with_litestream(options, target, setup).map(|w| with = Some(w))
                 }
-                Arm::WithLitestream => with = Some(with_litestream(options, target, setup)?),
+            };
+            if let Err((phase, e)) = done {
+                let f = failed(&label, phase, e, started, progress)?;
+                progress.finish();
+                return Ok((out, Some(f)));
             }
             progress.advance(1);
         }
@@ -252,27 +317,32 @@ fn measure(
         }
     }
     progress.finish();
-    Ok(out)
+    Ok((out, None))
 }
 
 /// One arm with Litestream: started and caught up untimed, the timed
-/// round, the catch-up after it, stopped.
+/// round, the catch-up after it, stopped. A failure says in which phase:
+/// "start", "first sync", "timed round" (Litestream exited during it),
+/// "catch-up", "stop".
 fn with_litestream(
     options: &ReplicateOptions,
     target: &Target,
     setup: &Setup,
-) -> Result<(ArmRound, LitestreamRound)> {
-    reset_wal(target)?;
+) -> Result<(ArmRound, LitestreamRound), (&'static str, Error)> {
+    reset_wal(target).map_err(|e| ("start", e))?;
     let start = Instant::now();
-    let mut ls = Litestream::start(setup)?;
-    ls.sync()?;
+    let mut ls = Litestream::start(setup, options.bounds).map_err(|e| ("start", e))?;
+    ls.sync().map_err(|e| ("first sync", e))?;
     let start_ns = start.elapsed().as_nanos() as u64;
+    // A test holds the suite here to kill or freeze Litestream mid-run.
+    crate::pause::at("replicate-litestream-running");
     let (cpu0, up0) = (ls.cpu_ns(), ls.uploaded());
-    let arm = timed(options, target)?;
+    let arm = timed(options, target).map_err(|e| ("timed round", e))?;
+    ls.check_running().map_err(|e| ("timed round", e))?;
     let (cpu1, up1) = (ls.cpu_ns(), ls.uploaded());
-    let catch_up = ls.sync()?;
+    let catch_up = ls.sync().map_err(|e| ("catch-up", e))?;
     let (cpu2, up2) = (ls.cpu_ns(), ls.uploaded());
-    ls.stop()?;
+    ls.stop().map_err(|e| ("stop", e))?;
     let delta = |a: Option<u64>, b: Option<u64>| Some(b?.saturating_sub(a?));
     Ok((
         arm,
@@ -322,7 +392,8 @@ fn timed(options: &ReplicateOptions, target: &Target) -> Result<ArmRound> {
                 std::thread::sleep(Duration::from_millis(10));
             }
         });
-        let t = execute(&plan, &Silent);
+        let t = execute(&plan, &Silent)
+            .and_then(crate::result::concurrent::ConcurrentTables::without_failures);
         done.store(true, Ordering::Relaxed);
         t
     })?;
@@ -363,34 +434,42 @@ fn timed(options: &ReplicateOptions, target: &Target) -> Result<ArmRound> {
 
 /// A last round of writes with Litestream, the replica caught up, restored
 /// to `out`, and every restored blob checked against the source's version.
+/// A failure says in which phase: "start", "first sync", "timed round",
+/// "catch-up", "stop", "restore", "restore check".
 fn restore_check(
     options: &ReplicateOptions,
     target: &Target,
     setup: &Setup,
     out: &std::path::Path,
-) -> Result<RestoreCheck> {
-    reset_wal(target)?;
-    let mut ls = Litestream::start(setup)?;
-    ls.sync()?;
-    let last = timed(options, target)?;
-    let catch_up = ls.sync()?;
-    ls.stop()?;
+) -> Result<RestoreCheck, (&'static str, Error)> {
+    reset_wal(target).map_err(|e| ("start", e))?;
+    let mut ls = Litestream::start(setup, options.bounds).map_err(|e| ("start", e))?;
+    ls.sync().map_err(|e| ("first sync", e))?;
+    let last = timed(options, target).map_err(|e| ("timed round", e))?;
+    ls.check_running().map_err(|e| ("timed round", e))?;
+    let catch_up = ls.sync().map_err(|e| ("catch-up", e))?;
+    ls.stop().map_err(|e| ("stop", e))?;
     store::remove_dataset(out);
-    let restore = setup.restore(out)?;
-    let source = versions(target)?;
-    let restored = Target::sqlite(out.to_path_buf(), SqliteSettings::default());
-    let mut check = RestoreCheck {
-        writes: last.writes,
-        catch_up_ns: catch_up.as_nanos() as u64,
-        restore_ns: restore.as_nanos() as u64,
-        restored_bytes: std::fs::metadata(out).map_or(0, |m| m.len()),
-        blobs: source.versions.len() as u64,
-        matching: 0,
-        first_mismatch: None,
-        integrity: String::new(),
+    let restore = setup
+        .restore(out, options.bounds.restore)
+        .map_err(|e| ("restore", e))?;
+    let check = || -> Result<RestoreCheck> {
+        let source = versions(target)?;
+        let restored = Target::sqlite(out.to_path_buf(), SqliteSettings::default());
+        let mut check = RestoreCheck {
+            writes: last.writes,
+            catch_up_ns: catch_up.as_nanos() as u64,
+            restore_ns: restore.as_nanos() as u64,
+            restored_bytes: std::fs::metadata(out).map_or(0, |m| m.len()),
+            blobs: source.versions.len() as u64,
+            matching: 0,
+            first_mismatch: None,
+            integrity: String::new(),
+        };
+        compare_restored(&restored, &source, &mut check)?;
+        Ok(check)
     };
-    compare_restored(&restored, &source, &mut check)?;
-    Ok(check)
+    check().map_err(|e| ("restore check", e))
 }
 
 /// Every blob's version in a database, checked against its dataset spec.
