@@ -316,7 +316,12 @@ impl FailureClass {
     pub fn from_message(message: &str) -> FailureClass {
         let m = message.to_ascii_lowercase();
         let has = |words: &[&str]| words.iter().any(|w| m.contains(w));
-        if has(&["deadlock", "lock wait timeout", "could not serialize", "lock timeout"]) {
+        if has(&[
+            "deadlock",
+            "lock wait timeout",
+            "could not serialize",
+            "lock timeout",
+        ]) {
             FailureClass::Busy
         } else if has(&["timed out", "timeout"]) {
             FailureClass::Timeout

@@ -225,7 +225,10 @@ mod tests {
             "313 of 18,400 operations failed: 290 timeout, 23 server error 500; see the result"
         );
         let json = serde_json::to_string(&f).unwrap();
-        assert!(json.contains(r#"{"class":"server-status","code":500,"count":23"#), "{json}");
+        assert!(
+            json.contains(r#"{"class":"server-status","code":500,"count":23"#),
+            "{json}"
+        );
         assert_eq!(serde_json::from_str::<Failures>(&json).unwrap(), f);
     }
 
