@@ -1050,3 +1050,53 @@ fn the_s3_clusters_shape_follows_a_killed_volume_server() {
         std::thread::sleep(Duration::from_millis(250));
     }
 }
+
+#[test]
+#[ignore = "needs PostgreSQL and MariaDB: run scripts/test.sh"]
+fn serve_reads_blobs_from_both_servers() {
+    use std::io::{Read, Write};
+    let _servers = servers_shared();
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    // serve's workers drive a runtime of their own, inside which the
+    // PostgreSQL client may not block on its own: it runs its statements
+    // on a thread of their own there.
+    for url in [
+        format!("{}?table=served", pg_url()),
+        format!("{}?table=served", mysql_url()),
+    ] {
+        ok(d, &["init", &url, "--count", "3", "--size", "2k"]);
+        let (mut server, addr) = crate::common::start_serve(d, &url, &[]);
+        let mut replies = Vec::new();
+        for key in [1, 3, 4] {
+            let mut s = std::net::TcpStream::connect(&addr).unwrap();
+            s.set_read_timeout(Some(crate::common::PATIENCE)).unwrap();
+            write!(
+                s,
+                "GET /blobs/{key} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            )
+            .unwrap();
+            let mut reply = Vec::new();
+            s.read_to_end(&mut reply).unwrap();
+            let text = String::from_utf8_lossy(&reply).into_owned();
+            replies.push(text.lines().next().unwrap_or_default().to_string());
+            if key <= 3 {
+                assert!(
+                    text.to_ascii_lowercase().contains("content-length: 2000"),
+                    "{url}: {text}"
+                );
+            }
+        }
+        let _ = server.kill();
+        let _ = server.wait();
+        assert_eq!(
+            replies,
+            [
+                "HTTP/1.1 200 OK",
+                "HTTP/1.1 200 OK",
+                "HTTP/1.1 404 Not Found"
+            ],
+            "{url}"
+        );
+    }
+}

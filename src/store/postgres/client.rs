@@ -40,7 +40,8 @@ pub(crate) struct PgClient {
     client: Option<tokio_postgres::Client>,
     /// The task that drives the connection's socket.
     connection: Option<tokio::task::JoinHandle<()>>,
-    runtime: tokio::runtime::Runtime,
+    /// Always Some until dropped (taken to shut it down without blocking).
+    runtime: Option<tokio::runtime::Runtime>,
     timeouts: ServerTimeouts,
     display: PathBuf,
     /// Why the connection is no longer usable, once it is not.
@@ -89,7 +90,7 @@ impl PgClient {
         Ok(PgClient {
             client: Some(client),
             connection: Some(connection),
-            runtime,
+            runtime: Some(runtime),
             timeouts: server.timeouts,
             display: display.to_path_buf(),
             broken: None,
@@ -109,6 +110,10 @@ impl PgClient {
     /// The bound of a statement around the timed work.
     pub(crate) fn admin_bound(&self) -> Duration {
         self.timeouts.admin()
+    }
+
+    fn rt(&self) -> &tokio::runtime::Runtime {
+        self.runtime.as_ref().expect("runtime present until drop")
     }
 
     fn client(&self) -> &tokio_postgres::Client {
@@ -181,7 +186,7 @@ impl PgClient {
     pub(crate) fn batch_execute(&mut self, bound: Duration, sql: &str) -> Result<()> {
         self.check()?;
         let future = self.client().batch_execute(sql);
-        let done = within(&self.runtime, bound, future);
+        let done = within(self.rt(), bound, future);
         self.settle(bound, done)
     }
 
@@ -194,7 +199,7 @@ impl PgClient {
     ) -> Result<std::result::Result<(), tokio_postgres::Error>> {
         self.check()?;
         let future = self.client().batch_execute(sql);
-        let done = within(&self.runtime, bound, future);
+        let done = within(self.rt(), bound, future);
         done.map_err(|_| self.timed_out(bound))
     }
 
@@ -203,12 +208,12 @@ impl PgClient {
         let bound = self.op_bound(0);
         self.check()?;
         let future = self.client().prepare(sql);
-        let done = within(&self.runtime, bound, future);
+        let done = within(self.rt(), bound, future);
         self.settle(bound, done)
     }
 
     /// Rows changed, within `bound`.
-    pub(crate) fn execute<S: ?Sized + ToStatement>(
+    pub(crate) fn execute<S: ?Sized + ToStatement + Sync>(
         &mut self,
         bound: Duration,
         statement: &S,
@@ -216,12 +221,12 @@ impl PgClient {
     ) -> Result<u64> {
         self.check()?;
         let future = self.client().execute(statement, params);
-        let done = within(&self.runtime, bound, future);
+        let done = within(self.rt(), bound, future);
         self.settle(bound, done)
     }
 
     /// The one row, within `bound`.
-    pub(crate) fn query_one<S: ?Sized + ToStatement>(
+    pub(crate) fn query_one<S: ?Sized + ToStatement + Sync>(
         &mut self,
         bound: Duration,
         statement: &S,
@@ -229,12 +234,12 @@ impl PgClient {
     ) -> Result<Row> {
         self.check()?;
         let future = self.client().query_one(statement, params);
-        let done = within(&self.runtime, bound, future);
+        let done = within(self.rt(), bound, future);
         self.settle(bound, done)
     }
 
     /// The row if there is one, within `bound`.
-    pub(crate) fn query_opt<S: ?Sized + ToStatement>(
+    pub(crate) fn query_opt<S: ?Sized + ToStatement + Sync>(
         &mut self,
         bound: Duration,
         statement: &S,
@@ -242,13 +247,13 @@ impl PgClient {
     ) -> Result<Option<Row>> {
         self.check()?;
         let future = self.client().query_opt(statement, params);
-        let done = within(&self.runtime, bound, future);
+        let done = within(self.rt(), bound, future);
         self.settle(bound, done)
     }
 
     /// The row if there is one, within `bound`, the driver's own error
     /// left for the caller to look at.
-    pub(crate) fn query_opt_raw<S: ?Sized + ToStatement>(
+    pub(crate) fn query_opt_raw<S: ?Sized + ToStatement + Sync>(
         &mut self,
         bound: Duration,
         statement: &S,
@@ -256,12 +261,12 @@ impl PgClient {
     ) -> Result<std::result::Result<Option<Row>, tokio_postgres::Error>> {
         self.check()?;
         let future = self.client().query_opt(statement, params);
-        let done = within(&self.runtime, bound, future);
+        let done = within(self.rt(), bound, future);
         done.map_err(|_| self.timed_out(bound))
     }
 
     /// Every row, within `bound`.
-    pub(crate) fn query<S: ?Sized + ToStatement>(
+    pub(crate) fn query<S: ?Sized + ToStatement + Sync>(
         &mut self,
         bound: Duration,
         statement: &S,
@@ -269,7 +274,7 @@ impl PgClient {
     ) -> Result<Vec<Row>> {
         self.check()?;
         let future = self.client().query(statement, params);
-        let done = within(&self.runtime, bound, future);
+        let done = within(self.rt(), bound, future);
         self.settle(bound, done)
     }
 
@@ -293,25 +298,44 @@ impl PgClient {
 impl Drop for PgClient {
     /// Closes the connection: the client goes first (the connection then
     /// says goodbye to the server and ends), waited for a moment unless
-    /// the connection was lost.
+    /// the connection was lost; the runtime is shut down without blocking
+    /// (dropping it inside another runtime's thread would panic).
     fn drop(&mut self) {
         drop(self.client.take());
         if let Some(connection) = self.connection.take()
             && self.broken.is_none()
         {
-            let _ = within(&self.runtime, CLOSE_BOUND, connection);
+            let _ = within(self.rt(), CLOSE_BOUND, connection);
+        }
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
         }
     }
 }
 
-/// `future` run on `runtime` within `bound` (the timer must be made
-/// inside the runtime).
-fn within<F: std::future::Future>(
+/// `future` run on `runtime` within `bound` (the timer is made inside the
+/// runtime). A thread that already drives a runtime (serve's workers) may
+/// not block inside it, so there the future runs on a thread of its own
+/// for the moment, which may borrow from the caller.
+fn within<F>(
     runtime: &tokio::runtime::Runtime,
     bound: Duration,
     future: F,
-) -> std::result::Result<F::Output, tokio::time::error::Elapsed> {
-    runtime.block_on(async move { tokio::time::timeout(bound, future).await })
+) -> std::result::Result<F::Output, tokio::time::error::Elapsed>
+where
+    F: std::future::Future + Send,
+    F::Output: Send,
+{
+    let run = move || runtime.block_on(async move { tokio::time::timeout(bound, future).await });
+    if tokio::runtime::Handle::try_current().is_err() {
+        return run();
+    }
+    std::thread::scope(|scope| {
+        scope
+            .spawn(run)
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
 }
 
 /// A driver's error in words: the server's message and SQLSTATE where it
