@@ -236,9 +236,13 @@ _gl_shutdown() {
     _gl_alive "$pid" || return 0
     # A frozen node answers nothing, not even a shutdown.
     kill -CONT "$pid" 2>/dev/null || true
-    mariadb-admin --no-defaults --connect-timeout=5 --socket="$BLOBBENCH_GALERA_DIR/node$n/mysqld.sock" \
-        -uroot shutdown >/dev/null 2>&1 || kill "$pid" 2>/dev/null || true
-    for i in $(seq 120); do
+    # mariadb-admin waits for the server to end (an hour by default): a
+    # Galera node can hang in its shutdown (a frozen node's, seen), so it
+    # waits 20 s, and the process is killed 10 s later.
+    mariadb-admin --no-defaults --connect-timeout=5 --shutdown-timeout=20 \
+        --socket="$BLOBBENCH_GALERA_DIR/node$n/mysqld.sock" -uroot shutdown >/dev/null 2>&1 \
+        || kill "$pid" 2>/dev/null || true
+    for i in $(seq 40); do
         _gl_alive "$pid" || return 0
         sleep 0.25
     done
