@@ -335,7 +335,11 @@ impl FailureClass {
             "eof",
         ]) {
             FailureClass::Connection
-        } else if has(&["conflict", "wsrep has not yet prepared", "wsrep_not_ready"]) {
+        } else if has(&["wsrep has not yet prepared", "wsrep_not_ready"]) {
+            // The node takes no statement until it rejoins: another
+            // connection (another node) is the way on.
+            FailureClass::Connection
+        } else if has(&["conflict"]) {
             FailureClass::Conflict
         } else {
             FailureClass::Other

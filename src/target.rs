@@ -10,6 +10,10 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::units::parse_number;
 
+mod server;
+
+pub use server::{ServerTimeouts, seconds, split_node};
+
 /// SQLite connection settings a target string may carry. `None` leaves the
 /// database's (or the run's) own setting alone.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -151,6 +155,17 @@ pub struct ServerUrl {
     pub connect: String,
     /// The URL with any password replaced by `***`.
     pub display: PathBuf,
+    /// Every node a client may connect to, as `host:port`, in the order
+    /// they are tried (the URL's first, which `connect` names, then the
+    /// others), when the target names more than one (a Galera cluster:
+    /// `mysql://USER@H1:P,H2:P/DB` or `?nodes=H2:P`); empty when it names
+    /// one. Left out of JSON when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<String>,
+    /// The bounds of every wait on the server (`timeout=`,
+    /// `connect_timeout=`). Left out of JSON when they are the defaults.
+    #[serde(default, skip_serializing_if = "ServerTimeouts::is_default")]
+    pub timeouts: ServerTimeouts,
 }
 
 /// An S3 target's bucket, prefix and client settings. Credentials are not
@@ -667,7 +682,62 @@ fn redact(url: &str) -> String {
 
 fn server_url(connect: String) -> ServerUrl {
     let display = PathBuf::from(redact(&connect).split('?').next().unwrap_or_default());
-    ServerUrl { connect, display }
+    ServerUrl {
+        connect,
+        display,
+        nodes: Vec::new(),
+        timeouts: ServerTimeouts::default(),
+    }
+}
+
+/// The server of a target whose own settings (`mine`) may hold
+/// `timeout=` and `connect_timeout=`; the others are left in `mine`.
+fn server_with_timeouts(
+    text: &str,
+    connect: String,
+    mine: &mut Vec<(String, String)>,
+) -> Result<ServerUrl> {
+    let mut server = server_url(connect);
+    for (name, value) in mine.iter() {
+        if name == "timeout" || name == "connect_timeout" {
+            server.timeouts.set(name, value, &redact(text))?;
+        }
+    }
+    mine.retain(|(name, _)| name != "timeout" && name != "connect_timeout");
+    Ok(server)
+}
+
+/// A MySQL URL's host part as a list of nodes (`H1:P1,H2:P2`, and those of
+/// `?nodes=`): the URL for the client names the first, and the server
+/// keeps the whole list when there is more than one, its display naming
+/// them all. A URL that names one node is left as it is.
+fn mysql_nodes(text: &str, server: &mut ServerUrl, extra: &[String]) -> Result<()> {
+    let shown = redact(text);
+    let connect = server.connect.clone();
+    let Some((scheme, rest)) = connect.split_once("://") else {
+        return Ok(());
+    };
+    let end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(end);
+    let (user, hosts) = match authority.rsplit_once('@') {
+        Some((u, h)) => (Some(u), h),
+        None => (None, authority),
+    };
+    if !hosts.contains(',') && extra.is_empty() {
+        return Ok(());
+    }
+    // A node without a port takes the first node's (3306 if it has none).
+    let first = hosts.split(',').next().unwrap_or_default();
+    let default_port =
+        server::node_list(first, &[], 3306, &shown).map_or(3306, |n| split_node(&n[0]).1);
+    let extra: Vec<&str> = extra.iter().flat_map(|e| e.split(',')).collect();
+    let nodes = server::node_list(hosts, &extra, default_port, &shown)?;
+    let user = user.map(|u| format!("{u}@")).unwrap_or_default();
+    server.connect = format!("{scheme}://{user}{}{tail}", nodes[0]);
+    let display = redact(&format!("{scheme}://{user}{}{tail}", nodes.join(",")));
+    server.display = PathBuf::from(display.split('?').next().unwrap_or_default());
+    server.nodes = nodes;
+    Ok(())
 }
 
 fn valid_table(text: &str, table: &str) -> Result<String> {
@@ -685,7 +755,9 @@ fn valid_table(text: &str, table: &str) -> Result<String> {
 }
 
 fn parse_postgres(text: &str) -> Result<Target> {
-    let (connect, mine) = split_server_url(text, &["mode", "table"])?;
+    let (connect, mut mine) =
+        split_server_url(text, &["mode", "table", "timeout", "connect_timeout"])?;
+    let server = server_with_timeouts(text, connect, &mut mine)?;
     let mut mode = PgMode::Bytea;
     let mut table = None;
     for (name, value) in mine {
@@ -710,19 +782,30 @@ fn parse_postgres(text: &str) -> Result<Target> {
         PgMode::Lo => "largeobjects_lo".into(),
     });
     Ok(Target::Postgres {
-        server: server_url(connect),
+        server,
         mode,
         table,
     })
 }
 
 fn parse_mysql(text: &str) -> Result<Target> {
-    let (connect, mine) = split_server_url(text, &["engine", "table"])?;
+    let (connect, mut mine) = split_server_url(
+        text,
+        &["engine", "table", "nodes", "timeout", "connect_timeout"],
+    )?;
     let connect = connect.replacen("mariadb://", "mysql://", 1);
+    let mut server = server_with_timeouts(text, connect, &mut mine)?;
+    let extra: Vec<String> = mine
+        .iter()
+        .filter(|(name, _)| name == "nodes")
+        .map(|(_, value)| value.clone())
+        .collect();
+    mysql_nodes(text, &mut server, &extra)?;
     let mut engine = MysqlEngine::Innodb;
     let mut table = None;
     for (name, value) in mine {
         match name.as_str() {
+            "nodes" => {}
             "engine" => {
                 engine = match value.as_str() {
                     "innodb" => MysqlEngine::Innodb,
@@ -743,7 +826,7 @@ fn parse_mysql(text: &str) -> Result<Target> {
     let table =
         table.unwrap_or_else(|| format!("largeobjects_{}", engine.sql_name().to_ascii_lowercase()));
     Ok(Target::Mysql {
-        server: server_url(connect),
+        server,
         engine,
         table,
     })

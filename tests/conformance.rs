@@ -422,6 +422,8 @@ fn s3_single_node() {
 #[test]
 #[ignore = "needs the S3 cluster: run scripts/test.sh"]
 fn s3_cluster() {
+    // Fault tests kill the cluster's servers while holding the lock alone.
+    let _servers = crate::common::servers_shared();
     contract(
         &s3_target("BLOBBENCH_S3_CLUSTER_URL", "conformance-cluster"),
         Backend {

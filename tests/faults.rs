@@ -12,6 +12,7 @@ use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::{self, Held, bin, json, ok, servers_exclusive, servers_shared};
+use crate::servers::s3_cluster_control as s3_cluster;
 
 /// How much longer than its -t a run may take on a loaded 2-core machine
 /// with a fault in it (reconnections, the result written, the dataset put
@@ -83,31 +84,11 @@ fn counted(
     t
 }
 
-/// `scripts/start-s3-cluster.sh --ACTION NAME DIR` on the cluster
-/// `scripts/test.sh` started (BLOBBENCH_S3_CLUSTER_DIR); what it printed.
-fn s3_cluster(action: &str, name: &str) -> String {
-    let dir = std::env::var("BLOBBENCH_S3_CLUSTER_DIR").expect("run scripts/test.sh");
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/start-s3-cluster.sh");
-    let out = common::output(std::process::Command::new("bash").args([
-        script,
-        &format!("--{action}"),
-        name,
-        &dir,
-    ]));
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "--{action} {name}: {text}");
-    text
-}
+/// Restarts an S3 cluster process when dropped (a frozen one too), so the
+/// cluster is whole for the next test whatever this one did.
+struct RestartS3(&'static str);
 
-/// Restarts an S3 cluster process when dropped, so the cluster is whole
-/// for the next test whatever this one did.
-struct ReviveS3(&'static str);
-
-impl Drop for ReviveS3 {
+impl Drop for RestartS3 {
     fn drop(&mut self) {
         s3_cluster("restart", self.0);
     }
@@ -182,7 +163,7 @@ fn s3_reads_back(prefix: &str) {
 #[ignore = "needs the S3 cluster: run scripts/test.sh"]
 fn a_volume_server_killed_mid_run_is_counted_and_recorded_as_the_cluster_changing() {
     let _servers = servers_exclusive();
-    let revive = ReviveS3("volume2");
+    let revive = RestartS3("volume2");
     let t = s3_cluster_fault(
         "faults-kill",
         "5s",
@@ -209,7 +190,7 @@ fn a_volume_server_killed_mid_run_is_counted_and_recorded_as_the_cluster_changin
 #[ignore = "needs the S3 cluster: run scripts/test.sh"]
 fn a_volume_server_frozen_for_seconds_costs_timeouts_and_the_run_recovers() {
     let _servers = servers_exclusive();
-    let _revive = ReviveS3("volume2");
+    let _revive = RestartS3("volume2");
     let t = s3_cluster_fault(
         "faults-freeze",
         "8s",
@@ -238,7 +219,7 @@ fn a_volume_server_frozen_for_seconds_costs_timeouts_and_the_run_recovers() {
 #[ignore = "needs the S3 cluster: run scripts/test.sh"]
 fn the_s3_gateway_restarted_mid_run_costs_connections_and_the_run_goes_on() {
     let _servers = servers_exclusive();
-    let _revive = ReviveS3("s3");
+    let _revive = RestartS3("s3");
     s3_cluster_fault(
         "faults-gateway",
         "5s",
@@ -357,4 +338,142 @@ fn a_single_thread_run_whose_connection_is_cut_goes_on_with_its_next_repetition(
     admin
         .batch_execute(&format!("DROP TABLE IF EXISTS {table}"))
         .unwrap();
+}
+
+/// A concurrent mixed run on Galera through `target`, held at its 100th
+/// batch, with `fault` done while it is held, then let go: its output, how
+/// long it took, and its result's tables.
+fn galera_fault(
+    target: &str,
+    run_for: Duration,
+    fault: impl FnOnce(),
+) -> (Output, Duration, serde_json::Value) {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    ok(d, &["init", target, "--count", "200", "--size", "2k"]);
+    let t = format!("{}s", run_for.as_secs());
+    let args = [
+        "run",
+        target,
+        "--threads",
+        "2",
+        "--mix",
+        "read=70,update=30",
+        "-t",
+        &t,
+        "--json",
+        "r.json",
+    ];
+    let started = Instant::now();
+    let held = held_run(d, &args, 100);
+    fault();
+    let out = held.release_output();
+    let took = started.elapsed();
+    let tables = json(&d.join("r.json"))["tables"].clone();
+    (out, took, tables)
+}
+
+/// The changes the run saw of the cluster's shape, one line each.
+fn shape_changes(t: &serde_json::Value) -> Vec<String> {
+    t["cluster"]["changes"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|c| c["change"].as_str().unwrap().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+#[ignore = "needs Galera: run scripts/test.sh"]
+fn a_galera_node_the_run_does_not_use_killed_mid_run_is_recorded() {
+    let _servers = servers_exclusive();
+    let url = std::env::var("BLOBBENCH_GALERA_URL").expect("run scripts/test.sh");
+    let target = format!("{url}?table=faults_other_{}", std::process::id());
+    let revive = crate::galera::Revive(2);
+    let run_for = Duration::from_secs(6);
+    let (out, took, t) = galera_fault(&target, run_for, || {
+        crate::galera::galera_control("kill", 2, &[]);
+    });
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        took >= run_for && took < run_for + SLACK,
+        "{took:?}: {stderr}"
+    );
+    // The run's own node went on; whether a write failed while the others
+    // noticed the dead node is counted, and the exit status follows it.
+    let failed: u64 = t["kinds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|k| k["failures"].as_array().cloned().unwrap_or_default())
+        .map(|c| c["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(out.status.code(), Some(i32::from(failed > 0)), "{stderr}");
+    let ops: u64 = t["kinds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["ops"].as_u64().unwrap())
+        .sum();
+    assert!(ops > 0, "{t}");
+    // The cluster no longer has node 2, and the result says so with when.
+    let node2 = crate::galera::nodes()[1].clone();
+    let changes = shape_changes(&t);
+    assert!(
+        changes.iter().any(|c| c.contains(&node2)),
+        "{changes:?}: {stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("warning: cluster: node {node2}")),
+        "{stdout}"
+    );
+    drop(revive);
+    let tmp = tempfile::tempdir().unwrap();
+    ok(tmp.path(), &["run", &target, "--verify", "--repeat", "1"]);
+}
+
+#[test]
+#[ignore = "needs Galera: run scripts/test.sh"]
+fn the_galera_node_a_run_uses_killed_mid_run_sends_it_to_another_node() {
+    let _servers = servers_exclusive();
+    let nodes = crate::galera::nodes();
+    let target = format!(
+        "mysql://root@{}/blobbench?table=faults_own_{}",
+        nodes.join(","),
+        std::process::id()
+    );
+    let revive = crate::galera::Revive(1);
+    let run_for = Duration::from_secs(6);
+    let (out, took, t) = galera_fault(&target, run_for, || {
+        crate::galera::galera_control("kill", 1, &[]);
+    });
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        took >= run_for && took < run_for + SLACK,
+        "{took:?}: {stderr}"
+    );
+    let last = stderr.trim_end().lines().last().unwrap_or("");
+    assert!(
+        last.contains("operations failed: ") && last.contains("connection"),
+        "{last}"
+    );
+    // Every worker went on on another node, and the result says which.
+    let reconnects = t["reconnects"].as_array().unwrap();
+    assert!(
+        reconnects
+            .iter()
+            .any(|r| r["to"] == nodes[1].as_str() || r["to"] == nodes[2].as_str()),
+        "{t}"
+    );
+    assert!(
+        shape_changes(&t).iter().any(|c| c.contains(&nodes[0])),
+        "{t}"
+    );
+    drop(revive);
+    let tmp = tempfile::tempdir().unwrap();
+    ok(tmp.path(), &["run", &target, "--verify", "--repeat", "1"]);
 }

@@ -7,7 +7,9 @@ use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
 
-use crate::common::{PATIENCE, json, ok, run, servers_exclusive, servers_shared, usage_error};
+use crate::common::{
+    PATIENCE, closed_port, json, ok, run, servers_exclusive, servers_shared, usage_error,
+};
 
 // The cluster is shared by the tests here and conformance's: each holds
 // the servers' lock (common::SERVERS) shared, and the one that changes a
@@ -332,4 +334,289 @@ fn lob_suite_on_galera_measures_innodb_and_says_why_not_the_rest() {
         .unwrap();
     assert_eq!(entry["store"]["settings"]["wsrep_on"], "ON");
     assert_eq!(entry["store"]["settings"]["wsrep_cluster_size"], "3");
+}
+
+// Faults: a killed node, a frozen node, a target naming several nodes.
+
+/// Every node's `host:port`, node 1 first.
+pub(crate) fn nodes() -> Vec<String> {
+    (1..=3)
+        .map(|n| {
+            let url = node_url(n);
+            let rest = url.split_once('@').unwrap().1;
+            rest.split('/').next().unwrap().to_string()
+        })
+        .collect()
+}
+
+/// `scripts/start-galera.sh --WHAT N DIR [EXTRA]` on the cluster
+/// scripts/test.sh started: whether it succeeded, and its output.
+fn try_galera_control(what: &str, node: u8, extra: &[&str]) -> (bool, String) {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/start-galera.sh");
+    let dir =
+        std::env::var("BLOBBENCH_GALERA_DIR").expect("BLOBBENCH_GALERA_DIR: run scripts/test.sh");
+    let out = std::process::Command::new("bash")
+        .arg(script)
+        .arg(format!("--{what}"))
+        .arg(node.to_string())
+        .arg(&dir)
+        .args(extra)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
+/// As [`try_galera_control`], asserting it succeeded; its output.
+pub(crate) fn galera_control(what: &str, node: u8, extra: &[&str]) -> String {
+    let (done, text) = try_galera_control(what, node, extra);
+    assert!(done, "scripts/start-galera.sh --{what} {node}: {text}");
+    text
+}
+
+/// Whether node `n`'s process runs (frozen or not).
+fn node_runs(n: u8) -> bool {
+    let dir = std::env::var("BLOBBENCH_GALERA_DIR").expect("run scripts/test.sh");
+    let file = std::path::Path::new(&dir).join(format!("node{n}/mysqld.pid"));
+    std::fs::read_to_string(file)
+        .ok()
+        .and_then(|t| t.trim().parse().ok())
+        .is_some_and(crate::servers::alive)
+}
+
+/// Leaves the cluster whole however the test ends: node `0` thawed,
+/// restarted if its process is gone, and every node Synced in a cluster
+/// of 3 again (the other tests share the cluster).
+pub(crate) struct Revive(pub(crate) u8);
+
+impl Drop for Revive {
+    fn drop(&mut self) {
+        let n = self.0;
+        if node_runs(n) {
+            let _ = try_galera_control("thaw", n, &[]);
+        } else {
+            let (done, text) = try_galera_control("restart", n, &[]);
+            if !done {
+                eprintln!("reviving Galera node {n} failed: {text}");
+            }
+        }
+        if std::thread::panicking() {
+            // A second panic here would abort: wait without asserting.
+            let _ = std::panic::catch_unwind(wait_until_synced);
+        } else {
+            wait_until_synced();
+        }
+    }
+}
+
+/// The cluster's shape through a target naming all three nodes.
+fn shape() -> blobbench::store::cluster::ClusterShape {
+    use blobbench::store::cluster::{READ_BOUND, read_shape};
+    let n = nodes();
+    let target =
+        blobbench::target::Target::parse(&format!("mysql://root@{}/blobbench", n.join(",")))
+            .unwrap();
+    let start = Instant::now();
+    let shape = read_shape(&target).expect("a Galera cluster has a shape");
+    assert!(
+        start.elapsed() < READ_BOUND + Duration::from_secs(1),
+        "read_shape took {:?}",
+        start.elapsed()
+    );
+    shape
+}
+
+fn state_of<'a>(shape: &'a blobbench::store::cluster::ClusterShape, node: &str) -> &'a str {
+    shape
+        .nodes
+        .iter()
+        .find(|s| s.address == node)
+        .map_or("absent", |s| s.state.as_str())
+}
+
+#[test]
+#[ignore = "needs Galera: run scripts/test.sh"]
+fn the_shape_follows_a_killed_node_out_and_back_in_through_a_state_transfer() {
+    use blobbench::error::FailureClass;
+    use blobbench::store::{self, Access, SessionOptions};
+    use blobbench::target::Target;
+
+    // A node goes away: no other test may use the cluster meanwhile.
+    let _servers = servers_exclusive();
+    wait_until_synced();
+    let n = nodes();
+    let tmp = tempfile::tempdir().unwrap();
+    ok(
+        tmp.path(),
+        &[
+            "init",
+            &format!("{}?table=shape_kill", galera_url()),
+            "--count",
+            "5",
+            "--size",
+            "1k",
+        ],
+    );
+    let before = shape();
+    assert_eq!(
+        (before.system.as_str(), before.size),
+        ("galera", Some(3)),
+        "{before:?}"
+    );
+    for node in &n {
+        assert_eq!(state_of(&before, node), "Synced", "{before:?}");
+    }
+    // A client on node 3 (the first its target names).
+    let on_three = Target::parse(&format!(
+        "mysql://root@{},{},{}/blobbench?table=shape_kill",
+        n[2], n[0], n[1]
+    ))
+    .unwrap();
+    let mut store = store::open(&on_three, Access::ReadOnly).unwrap();
+    assert_eq!(store.info().settings["node"], n[2].as_str());
+
+    let mut session = store.session(SessionOptions::default()).unwrap();
+    session.read(1, &mut |_| ()).unwrap();
+
+    let _revive = Revive(3);
+    let out = galera_control("kill", 3, &[]);
+    assert!(out.contains("killed Galera node 3"), "{out}");
+    let err = session.read(1, &mut |_| ()).expect_err("its node is gone");
+    assert_eq!(err.class(), FailureClass::Connection, "{err}");
+    drop(session);
+    drop(store);
+    // Opened again, the client lands on the next node that answers.
+    let mut store = store::open(&on_three, Access::ReadOnly).unwrap();
+    let info = store.info();
+    assert_eq!(info.settings["node"], n[0].as_str(), "{:?}", info.settings);
+    let skipped = info.settings["nodes_skipped"].as_str().unwrap();
+    assert!(skipped.starts_with(&n[2]), "{skipped}");
+    let mut session = store.session(SessionOptions::default()).unwrap();
+    session.read(1, &mut |_| ()).unwrap();
+    drop(session);
+    drop(store);
+
+    // The shape says so at once; the size once the others have evicted it
+    // (evs.suspect_timeout, 30 s in scripts/start-galera.sh).
+    assert_eq!(state_of(&shape(), &n[2]), "unreachable");
+    let start = Instant::now();
+    let after = loop {
+        let s = shape();
+        if s.size == Some(2) {
+            break s;
+        }
+        assert!(start.elapsed() < Duration::from_secs(90), "{s:?}");
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    assert_eq!(state_of(&after, &n[2]), "unreachable", "{after:?}");
+    let changes = after.changes_since(&before);
+    assert!(changes.contains(&"size 3 -> 2".to_string()), "{changes:?}");
+    assert!(
+        changes.contains(&format!("node {}: Synced -> unreachable", n[2])),
+        "{changes:?}"
+    );
+
+    // Back, through a full state transfer by rsync: the transfer writes as
+    // nobody into a folder the server wrote in as root.
+    let out = galera_control("restart", 3, &["--sst"]);
+    assert!(out.contains("state transfer SST"), "{out}");
+    wait_until_synced();
+    let back = shape();
+    assert!(back.changes_since(&before).is_empty(), "{back:?}");
+    assert_eq!(rows_after_catching_up(3, "shape_kill"), 5);
+}
+
+#[test]
+#[ignore = "needs Galera: run scripts/test.sh"]
+fn a_target_naming_several_nodes_opens_on_the_first_that_answers() {
+    use blobbench::store::{self, Access};
+    use blobbench::target::Target;
+
+    // Node 1 is frozen for a moment: no other test meanwhile.
+    let _servers = servers_exclusive();
+    wait_until_synced();
+    let n = nodes();
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    ok(
+        d,
+        &[
+            "init",
+            &format!("{}?table=node_list", galera_url()),
+            "--count",
+            "5",
+            "--size",
+            "1k",
+        ],
+    );
+    // A first node where nothing listens: refused, the second is used, and
+    // the result says which node the run was on.
+    let refusing = closed_port();
+    let port = n[1].rsplit_once(':').unwrap().1;
+    let url = format!(
+        "mysql://root@{},{}/blobbench?table=node_list&nodes=127.0.0.3:{port}",
+        refusing.addr(),
+        n[1]
+    );
+    ok(
+        d,
+        &["run", &url, "--verify", "--repeat", "1", "--json", "r.json"],
+    );
+    let doc = json(&d.join("r.json"));
+    let s = settings(&doc);
+    assert_eq!(s["node"], n[1].as_str(), "{s}");
+    assert!(
+        s["nodes_skipped"]
+            .as_str()
+            .unwrap()
+            .contains(&refusing.addr()),
+        "{s}"
+    );
+    assert_eq!(doc["runs"][0]["repetitions"][0]["verified"], 5);
+
+    // A frozen first node accepts the connection and says nothing: it is
+    // given up after connect_timeout.
+    let _revive = Revive(1);
+    galera_control("freeze", 1, &[]);
+    let list = Target::parse(&format!(
+        "mysql://root@{},{}/blobbench?table=node_list&connect_timeout=1s",
+        n[0], n[1]
+    ))
+    .unwrap();
+    let start = Instant::now();
+    let store = store::open(&list, Access::ReadOnly).unwrap();
+    let took = start.elapsed();
+    galera_control("thaw", 1, &[]);
+    let info = store.info();
+    assert_eq!(info.settings["node"], n[1].as_str(), "{:?}", info.settings);
+    let skipped = info.settings["nodes_skipped"].as_str().unwrap();
+    assert!(skipped.contains("no answer within 1 s"), "{skipped}");
+    assert!(
+        took >= Duration::from_millis(900) && took < Duration::from_secs(6),
+        "{took:?}"
+    );
+    assert_eq!(info.settings["connect_timeout"], "1 s");
+
+    // Bad lists are one-line usage errors.
+    for (bad, says) in [
+        (
+            format!("mysql://root@{},,{}/blobbench", n[0], n[1]),
+            "is empty",
+        ),
+        (
+            format!("{}?nodes=127.0.0.2:99999", galera_url()),
+            "no port from 1 to 65535",
+        ),
+        (
+            format!("mysql://root@{},{}/blobbench", n[0], n[0]),
+            "named twice",
+        ),
+    ] {
+        usage_error(d, &["run", &bad], says);
+    }
 }

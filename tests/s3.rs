@@ -423,6 +423,8 @@ fn header(head: &str, name: &str) -> Option<String> {
 #[test]
 #[ignore = "needs the S3 cluster: run scripts/test.sh"]
 fn a_run_on_the_cluster_records_its_shape() {
+    // Fault tests kill the cluster's servers while holding the lock alone.
+    let _servers = crate::common::servers_shared();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let topology = std::env::var("BLOBBENCH_S3_CLUSTER_TOPOLOGY").expect("run scripts/test.sh");

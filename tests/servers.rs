@@ -673,6 +673,434 @@ fn servers_take_concurrent_mixes_with_a_connection_per_thread() {
     }
 }
 
+// Faults: a frozen server, a lost connection, a killed volume server. The
+// helpers below are what the fault tests of other areas use too.
+
+/// Whether process `pid` runs (a zombie, left for its parent, does not; a
+/// frozen one does).
+pub(crate) fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| s.rsplit_once(") ").map(|(_, rest)| !rest.starts_with('Z')))
+        .unwrap_or(false)
+}
+
+/// The pid a pid file names (its first line).
+pub(crate) fn pid_in(file: &std::path::Path) -> u32 {
+    let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    text.lines()
+        .next()
+        .and_then(|l| l.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{}: no pid in {text:?}", file.display()))
+}
+
+/// Every process whose parent is `pid`.
+fn children(pid: u32) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|child| {
+            std::fs::read_to_string(format!("/proc/{child}/stat"))
+                .ok()
+                .and_then(|s| {
+                    let rest = s.rsplit_once(") ")?.1.to_string();
+                    rest.split_whitespace().nth(1)?.parse::<u32>().ok()
+                })
+                == Some(pid)
+        })
+        .collect()
+}
+
+/// Processes held with SIGSTOP until this is dropped (SIGCONT), however
+/// the test ends, so a failed assertion never leaves a server frozen for
+/// the tests after it.
+pub(crate) struct Frozen(Vec<u32>);
+
+impl Frozen {
+    /// Freezes `pids` (SIGSTOP).
+    pub(crate) fn new(pids: Vec<u32>) -> Frozen {
+        for &pid in &pids {
+            // SAFETY: kill(2) with a pid this test read from its server's
+            // pid file (or that server's children) and a signal number.
+            assert_eq!(
+                unsafe { libc::kill(pid as i32, libc::SIGSTOP) },
+                0,
+                "SIGSTOP {pid}"
+            );
+        }
+        Frozen(pids)
+    }
+}
+
+impl Drop for Frozen {
+    fn drop(&mut self) {
+        for &pid in &self.0 {
+            // SAFETY: as in `new`.
+            unsafe { libc::kill(pid as i32, libc::SIGCONT) };
+        }
+    }
+}
+
+fn env_path(name: &str) -> std::path::PathBuf {
+    std::env::var_os(name)
+        .unwrap_or_else(|| panic!("{name}: run scripts/test.sh"))
+        .into()
+}
+
+/// Reads key 1 through `session`, timing it.
+fn timed_read(
+    session: &mut dyn blobbench::store::Session,
+) -> (Result<(), blobbench::error::Error>, std::time::Duration) {
+    let start = std::time::Instant::now();
+    let done = session.read(1, &mut |_| ());
+    (done, start.elapsed())
+}
+
+/// The most a timeout of 1 s may overrun on a loaded 2-core machine.
+const TIMEOUT_SLACK: std::time::Duration = std::time::Duration::from_secs(5);
+
+#[test]
+#[ignore = "needs PostgreSQL and MariaDB: run scripts/test.sh"]
+fn a_frozen_server_fails_an_operation_as_a_timeout_within_its_bound() {
+    use blobbench::error::FailureClass;
+    use blobbench::store::{self, Access, SessionOptions};
+    use blobbench::target::Target;
+    use std::time::Duration;
+
+    // Frozen servers: no other test may use them meanwhile.
+    let _servers = servers_exclusive();
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let servers = [
+        (
+            format!("{}?table=frozen_timeout&timeout=1s", mysql_url()),
+            env_path("BLOBBENCH_MYSQL_DIR").join("mysqld.pid"),
+        ),
+        (
+            format!("{}?table=frozen_timeout&timeout=1s", pg_url()),
+            env_path("BLOBBENCH_PG_DIR").join("data/postmaster.pid"),
+        ),
+    ];
+    for (url, pid_file) in servers {
+        ok(d, &["init", &url, "--count", "5", "--size", "1k"]);
+        let target = Target::parse(&url).unwrap();
+        let mut s = store::open(&target, Access::ReadOnly).unwrap();
+        assert_eq!(s.info().settings["timeout"], "1 s", "{url}");
+        let mut session = s.session(SessionOptions::default()).unwrap();
+        assert!(timed_read(session.as_mut()).0.is_ok(), "{url}");
+        // The server and (PostgreSQL) the backend serving this connection.
+        let server = pid_in(&pid_file);
+        let mut pids = vec![server];
+        pids.extend(children(server));
+        let frozen = Frozen::new(pids);
+        let (done, took) = timed_read(session.as_mut());
+        let err = done.expect_err("a frozen server answers nothing");
+        assert_eq!(err.class(), FailureClass::Timeout, "{url}: {err}");
+        assert!(
+            err.to_string().contains("timeout after 1 s"),
+            "{url}: {err}"
+        );
+        assert!(
+            took >= Duration::from_millis(900) && took < Duration::from_secs(1) + TIMEOUT_SLACK,
+            "{url}: the timeout took {took:?}"
+        );
+        // The connection is spent: the next operation fails at once.
+        let (done, took) = timed_read(session.as_mut());
+        let err = done.expect_err("the connection timed out");
+        assert_eq!(err.class(), FailureClass::Connection, "{url}: {err}");
+        assert!(took < Duration::from_millis(500), "{url}: {took:?}");
+        drop(frozen);
+        drop(session);
+        drop(s);
+        // Thawed, a new connection works.
+        let mut s = store::open(&target, Access::ReadOnly).unwrap();
+        let mut session = s.session(SessionOptions::default()).unwrap();
+        assert!(timed_read(session.as_mut()).0.is_ok(), "{url}");
+    }
+}
+
+#[test]
+#[ignore = "needs PostgreSQL and MariaDB: run scripts/test.sh"]
+fn a_connection_the_server_ends_is_a_connection_failure() {
+    use blobbench::error::FailureClass;
+    use blobbench::store::{self, Access, SessionOptions};
+    use blobbench::target::Target;
+    use mysql::prelude::Queryable;
+
+    // The MariaDB side ends every other idle connection to the database.
+    let _servers = servers_exclusive();
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    // PostgreSQL: the connection is found by its application_name, which
+    // the target passes to the client.
+    let pg = format!(
+        "{}?table=ended_connection&application_name=blobbench_ended",
+        pg_url()
+    );
+    let my = format!("{}?table=ended_connection", mysql_url());
+    for url in [&pg, &my] {
+        ok(d, &["init", url, "--count", "5", "--size", "1k"]);
+        let target = Target::parse(url).unwrap();
+        let mut s = store::open(&target, Access::ReadOnly).unwrap();
+        let mut session = s.session(SessionOptions::default()).unwrap();
+        assert!(timed_read(session.as_mut()).0.is_ok(), "{url}");
+        if url == &pg {
+            let mut admin = postgres::Client::connect(&pg_url(), postgres::NoTls).unwrap();
+            let ended = admin
+                .query(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+                     WHERE application_name = 'blobbench_ended'",
+                    &[],
+                )
+                .unwrap();
+            assert_eq!(ended.len(), 1);
+        } else {
+            let mut admin = mysql::Conn::new(
+                mysql::OptsBuilder::from_opts(mysql::Opts::from_url(&mysql_url()).unwrap())
+                    .prefer_socket(false),
+            )
+            .unwrap();
+            let ids: Vec<u64> = admin
+                .query(
+                    "SELECT id FROM information_schema.processlist \
+                     WHERE db = 'blobbench' AND command = 'Sleep' AND id <> CONNECTION_ID()",
+                )
+                .unwrap();
+            assert!(!ids.is_empty());
+            for id in ids {
+                admin.query_drop(format!("KILL {id}")).unwrap();
+            }
+        }
+        let err = timed_read(session.as_mut())
+            .0
+            .expect_err("the connection was ended");
+        assert_eq!(err.class(), FailureClass::Connection, "{url}: {err}");
+        assert!(!err.to_string().contains('\n'), "{err}");
+    }
+}
+
+#[test]
+#[ignore = "needs PostgreSQL and MariaDB: run scripts/test.sh"]
+fn writes_are_described_as_the_server_does_them() {
+    let _servers = servers_shared();
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    for (url, words) in [
+        (
+            format!("{}?table=described", pg_url()),
+            "PostgreSQL UPDATE of a bytea row",
+        ),
+        (
+            format!("{}?mode=lo&table=described_lo", pg_url()),
+            "PostgreSQL large object replaced",
+        ),
+        (
+            format!("{}?table=described", mysql_url()),
+            "MariaDB InnoDB UPDATE of a LONGBLOB row",
+        ),
+        (
+            format!("{}?engine=myisam&table=described_myisam", mysql_url()),
+            "MariaDB MyISAM UPDATE of a LONGBLOB row, no transactions",
+        ),
+    ] {
+        ok(d, &["init", &url, "--count", "5", "--size", "1k"]);
+        ok(
+            d,
+            &["run", &url, "--update", "--repeat", "1", "--json", "w.json"],
+        );
+        let doc = json(&d.join("w.json"));
+        let method = doc["runs"][0]["write_method"].as_str().unwrap().to_string();
+        assert!(method.starts_with(words), "{url}: {method}");
+        assert!(
+            !method.contains("SQLite") && !method.contains("journal_mode"),
+            "{method}"
+        );
+        if url.contains("postgres") {
+            assert!(method.contains("synchronous_commit=on"), "{method}");
+        } else if !url.contains("myisam") {
+            assert!(
+                method.contains("innodb_flush_log_at_trx_commit="),
+                "{method}"
+            );
+        }
+    }
+}
+
+/// `scripts/start-s3-cluster.sh --WHAT NAME DIR` on the cluster scripts/test.sh
+/// started; its output once it succeeded.
+pub(crate) fn s3_cluster_control(what: &str, name: &str) -> String {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/start-s3-cluster.sh");
+    let dir = env_path("BLOBBENCH_S3_CLUSTER_DIR");
+    let out = std::process::Command::new("bash")
+        .arg(script)
+        .arg(format!("--{what}"))
+        .arg(name)
+        .arg(&dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{script} --{what} {name}: {text}");
+    text
+}
+
+/// Restarts a SeaweedFS process however the test ends, unless it runs.
+struct ReviveS3(&'static str);
+
+impl Drop for ReviveS3 {
+    fn drop(&mut self) {
+        let pid_file = env_path("BLOBBENCH_S3_CLUSTER_DIR").join(format!("{}.pid", self.0));
+        let pid = std::fs::read_to_string(&pid_file)
+            .ok()
+            .and_then(|t| t.trim().parse().ok());
+        if !pid.is_some_and(alive) {
+            let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/start-s3-cluster.sh");
+            let out = std::process::Command::new("bash")
+                .args([script, "--restart", self.0])
+                .arg(env_path("BLOBBENCH_S3_CLUSTER_DIR"))
+                .stdin(std::process::Stdio::null())
+                .output();
+            if !out.as_ref().is_ok_and(|o| o.status.success()) {
+                eprintln!("restarting {} failed: {out:?}", self.0);
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs the S3 cluster: run scripts/test.sh"]
+fn the_s3_clusters_shape_follows_a_killed_volume_server() {
+    use blobbench::store::cluster::{READ_BOUND, read_shape};
+    use blobbench::target::Target;
+    use std::time::{Duration, Instant};
+
+    // A volume server goes away: no other server test meanwhile.
+    let _servers = servers_exclusive();
+    let url = std::env::var("BLOBBENCH_S3_CLUSTER_URL").expect("run scripts/test.sh");
+    let topology = std::env::var("BLOBBENCH_S3_CLUSTER_TOPOLOGY").expect("run scripts/test.sh");
+    let target = Target::parse(&format!("{url}&topology={topology}")).unwrap();
+    let volumes = |shape: &blobbench::store::cluster::ClusterShape| -> Vec<(String, String)> {
+        shape
+            .nodes
+            .iter()
+            .filter(|n| n.role == "volume")
+            .map(|n| (n.address.clone(), n.state.clone()))
+            .collect()
+    };
+    let before = read_shape(&target).expect("a SeaweedFS cluster has a shape");
+    assert_eq!(before.system, "seaweedfs");
+    assert_eq!(before.size, Some(3), "{before:?}");
+    assert!(
+        volumes(&before).iter().all(|(_, s)| s == "up"),
+        "{before:?}"
+    );
+    assert!(
+        before
+            .nodes
+            .iter()
+            .any(|n| n.role == "master" && n.state == "up")
+            && before
+                .nodes
+                .iter()
+                .any(|n| n.role == "s3 gateway" && n.state == "up"),
+        "{before:?}"
+    );
+    let third = volumes(&before)[2].0.clone();
+    assert!(third.starts_with("127.0.0.4:"), "{third}");
+
+    let _revive = ReviveS3("volume3");
+    s3_cluster_control("kill", "volume3");
+    // The server itself answers no more at once; the master drops it once
+    // its heartbeat stream breaks (measured: within a second).
+    let start = Instant::now();
+    let after = loop {
+        let t = Instant::now();
+        let shape = read_shape(&target).unwrap();
+        assert!(
+            t.elapsed() < READ_BOUND + Duration::from_secs(1),
+            "{:?}",
+            t.elapsed()
+        );
+        let gone = !volumes(&shape)
+            .iter()
+            .any(|(a, s)| a == &third && s == "up");
+        if gone && shape.size == Some(2) {
+            break shape;
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "{shape:?}");
+        std::thread::sleep(Duration::from_millis(250));
+    };
+    let changes = after.changes_since(&before);
+    assert!(changes.contains(&"size 3 -> 2".to_string()), "{changes:?}");
+    assert!(changes.iter().any(|c| c.contains(&third)), "{changes:?}");
+    let out = s3_cluster_control("restart", "volume3");
+    assert!(out.contains("restarted volume3: pid"), "{out}");
+    let start = Instant::now();
+    loop {
+        let shape = read_shape(&target).unwrap();
+        if shape.size == Some(3) && volumes(&shape).iter().all(|(_, s)| s == "up") {
+            assert!(shape.changes_since(&before).is_empty(), "{shape:?}");
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "{shape:?}");
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+#[test]
+#[ignore = "needs PostgreSQL and MariaDB: run scripts/test.sh"]
+fn serve_reads_blobs_from_both_servers() {
+    use std::io::{Read, Write};
+    let _servers = servers_shared();
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    // serve's workers drive a runtime of their own, inside which the
+    // PostgreSQL client may not block on its own: it runs its statements
+    // on a thread of their own there.
+    for url in [
+        format!("{}?table=served", pg_url()),
+        format!("{}?table=served", mysql_url()),
+    ] {
+        ok(d, &["init", &url, "--count", "3", "--size", "2k"]);
+        let (mut server, addr) = crate::common::start_serve(d, &url, &[]);
+        let mut replies = Vec::new();
+        for key in [1, 3, 4] {
+            let mut s = std::net::TcpStream::connect(&addr).unwrap();
+            s.set_read_timeout(Some(crate::common::PATIENCE)).unwrap();
+            write!(
+                s,
+                "GET /blobs/{key} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            )
+            .unwrap();
+            let mut reply = Vec::new();
+            s.read_to_end(&mut reply).unwrap();
+            let text = String::from_utf8_lossy(&reply).into_owned();
+            replies.push(text.lines().next().unwrap_or_default().to_string());
+            if key <= 3 {
+                assert!(
+                    text.to_ascii_lowercase().contains("content-length: 2000"),
+                    "{url}: {text}"
+                );
+            }
+        }
+        let _ = server.kill();
+        let _ = server.wait();
+        assert_eq!(
+            replies,
+            [
+                "HTTP/1.1 200 OK",
+                "HTTP/1.1 200 OK",
+                "HTTP/1.1 404 Not Found"
+            ],
+            "{url}"
+        );
+    }
+}
+
 /// A server connection that dies while `suite lob` writes (here the
 /// server ends the backend, as an administrator or a failover does) fails
 /// that one system: sqlite's, dir's and postgres lo's figures are kept,

@@ -691,24 +691,12 @@ pub fn open(target: &Target, access: Access) -> Result<Box<dyn Store>> {
             server,
             mode,
             table,
-        } => Box::new(PostgresStore::open(
-            &server.connect,
-            &server.display,
-            *mode,
-            table,
-            access,
-        )?),
+        } => Box::new(PostgresStore::open(server, *mode, table, access)?),
         Target::Mysql {
             server,
             engine,
             table,
-        } => Box::new(MysqlStore::open(
-            &server.connect,
-            &server.display,
-            *engine,
-            table,
-            access,
-        )?),
+        } => Box::new(MysqlStore::open(server, *engine, table, access)?),
         Target::S3 { bucket } => Box::new(S3Store::open(bucket, access)?),
         Target::Memory { name } => Box::new(MemoryStore::open(name, access)?),
     })
@@ -738,24 +726,12 @@ pub fn create(target: &Target, manifest: &Manifest) -> Result<Box<dyn Store>> {
             server,
             mode,
             table,
-        } => Box::new(PostgresStore::create(
-            &server.connect,
-            &server.display,
-            *mode,
-            table,
-            manifest,
-        )?),
+        } => Box::new(PostgresStore::create(server, *mode, table, manifest)?),
         Target::Mysql {
             server,
             engine,
             table,
-        } => Box::new(MysqlStore::create(
-            &server.connect,
-            &server.display,
-            *engine,
-            table,
-            manifest,
-        )?),
+        } => Box::new(MysqlStore::create(server, *engine, table, manifest)?),
         Target::S3 { bucket } => Box::new(S3Store::create(bucket, manifest)?),
         Target::Memory { name } => Box::new(MemoryStore::create(name, manifest)?),
     })
@@ -779,7 +755,7 @@ pub fn value_limit(target: &Target) -> Result<Option<(u64, String)>> {
             postgres::MAX_BLOB_BYTES,
             "a PostgreSQL bytea holds at most 1 GB".into(),
         )),
-        Target::Mysql { server, .. } => Some(mysql::value_limit(&server.connect, &server.display)?),
+        Target::Mysql { server, .. } => Some(mysql::value_limit(server)?),
         Target::S3 { bucket } => Some((
             bucket
                 .part_size

@@ -13,18 +13,23 @@
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
+use mysql::Statement;
 use mysql::prelude::Queryable;
-use mysql::{Conn, Opts, OptsBuilder, Statement};
 use serde_json::{Map, Value};
 
 use super::{Access, CacheControl, Catalog, Session, SessionOptions, Store, StoreInfo};
 use crate::dataset::Manifest;
 use crate::error::{Error, Result};
-use crate::target::MysqlEngine;
+use crate::target::{MysqlEngine, ServerUrl, seconds};
 
 mod galera;
+mod link;
+mod shape;
 
 use galera::{Galera, WriteSetLimit};
+use link::Link;
+
+pub(crate) use shape::galera_shape;
 
 /// Variables recorded in every result.
 const VARIABLES: &[&str] = &[
@@ -45,7 +50,7 @@ const VARIABLES: &[&str] = &[
 /// A MariaDB / MySQL table of blobs in one engine.
 pub struct MysqlStore {
     // RefCell: space_used() takes &self; sessions take the connection through &mut self.
-    conn: RefCell<Conn>,
+    link: RefCell<Link>,
     display: PathBuf,
     engine: MysqlEngine,
     table: String,
@@ -56,26 +61,14 @@ pub struct MysqlStore {
     galera: Option<Galera>,
 }
 
-fn connect(url: &str, display: &Path) -> Result<Conn> {
-    let opts = Opts::from_url(url).map_err(|e| Error::connect(display, e))?;
-    // TCP to the address given, even on 127.0.0.1: by default the client
-    // would switch to the server's Unix socket, a different transport from
-    // the one named.
-    let opts = OptsBuilder::from_opts(opts).prefer_socket(false);
-    Conn::new(opts).map_err(|e| Error::connect(display, e))
-}
-
 /// The largest blob the server at `url` takes in one write, and why: its
 /// max_allowed_packet, less room for the statement and the packet header
 /// (as [`MysqlSession`] checks each write), and on a Galera node what one
 /// UPDATE's write set holds, when that is less. Asked of the server before
 /// a table is made, so a dataset it cannot hold is refused before any write.
-pub fn value_limit(url: &str, display: &Path) -> Result<(u64, String)> {
-    let mut conn = connect(url, display)?;
-    let err = |e| Error::server(display, e);
-    let packet: Option<u64> = conn
-        .query_first("SELECT @@max_allowed_packet")
-        .map_err(err)?;
+pub fn value_limit(server: &ServerUrl) -> Result<(u64, String)> {
+    let mut link = Link::open(server)?;
+    let packet: Option<u64> = link.op(0, |c| c.query_first("SELECT @@max_allowed_packet"))?;
     let packet = packet.unwrap_or(16 << 20);
     let by_packet = (
         packet.saturating_sub(PACKET_ROOM),
@@ -83,7 +76,7 @@ pub fn value_limit(url: &str, display: &Path) -> Result<(u64, String)> {
             "the server's max_allowed_packet is {packet}; raise it with SET GLOBAL max_allowed_packet=N"
         ),
     );
-    Ok(match Galera::detect(&mut conn).map_err(err)? {
+    Ok(match link.op(0, Galera::detect)? {
         Some(g) if g.limit.update_bytes() < by_packet.0 => (g.limit.update_bytes(), g.limit.why()),
         _ => by_packet,
     })
@@ -93,45 +86,47 @@ pub fn value_limit(url: &str, display: &Path) -> Result<(u64, String)> {
 /// packet header.
 const PACKET_ROOM: u64 = 1024;
 
-fn read_variables(conn: &mut Conn) -> mysql::Result<Vec<(String, String)>> {
+fn read_variables(link: &mut Link) -> Result<Vec<(String, String)>> {
     let list = VARIABLES
         .iter()
         .map(|v| format!("'{v}'"))
         .collect::<Vec<_>>()
         .join(",");
-    conn.query(format!("SHOW VARIABLES WHERE Variable_name IN ({list})"))
+    link.op(0, |c| {
+        c.query(format!("SHOW VARIABLES WHERE Variable_name IN ({list})"))
+    })
 }
 
-fn table_exists(conn: &mut Conn, table: &str) -> mysql::Result<bool> {
-    let n: Option<u64> = conn.exec_first(
-        "SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?",
-        (table,),
-    )?;
+fn table_exists(link: &mut Link, table: &str) -> Result<bool> {
+    let n: Option<u64> = link.op(0, |c| {
+        c.exec_first(
+            "SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?",
+            (table,),
+        )
+    })?;
     Ok(n.unwrap_or(0) > 0)
 }
 
 impl MysqlStore {
     fn finish(
-        mut conn: Conn,
+        mut link: Link,
         display: &Path,
         engine: MysqlEngine,
         table: &str,
         access: Access,
         galera: Option<Galera>,
     ) -> Result<Self> {
-        let err = |e| Error::server(display, e);
-        let variables = read_variables(&mut conn).map_err(err)?;
+        let variables = read_variables(&mut link)?;
         let max_packet = variables
             .iter()
             .find(|(k, _)| k == "max_allowed_packet")
             .and_then(|(_, v)| v.parse().ok())
             .unwrap_or(16 << 20);
         if access == Access::ReadOnly {
-            conn.query_drop("SET SESSION TRANSACTION READ ONLY")
-                .map_err(err)?;
+            link.op(0, |c| c.query_drop("SET SESSION TRANSACTION READ ONLY"))?;
         }
         Ok(MysqlStore {
-            conn: RefCell::new(conn),
+            link: RefCell::new(link),
             display: display.to_path_buf(),
             engine,
             table: table.to_string(),
@@ -145,92 +140,92 @@ impl MysqlStore {
     /// The server's Galera settings (None on a lone server), after
     /// refusing an engine Galera would not replicate: before anything is
     /// created or read.
-    fn galera(conn: &mut Conn, display: &Path, engine: MysqlEngine) -> Result<Option<Galera>> {
-        let galera = Galera::detect(conn).map_err(|e| Error::server(display, e))?;
+    fn galera(link: &mut Link, display: &Path, engine: MysqlEngine) -> Result<Option<Galera>> {
+        let galera = link.op(0, Galera::detect)?;
         if let Some(g) = &galera {
             g.refuse_engine(engine, display)?;
         }
         Ok(galera)
     }
 
-    /// Connects to `url` and opens the existing `table`.
+    /// Connects to the first of `server`'s nodes that answers and opens
+    /// the existing `table`.
     pub fn open(
-        url: &str,
-        display: &Path,
+        server: &ServerUrl,
         engine: MysqlEngine,
         table: &str,
         access: Access,
     ) -> Result<Self> {
-        let mut conn = connect(url, display)?;
-        let galera = Self::galera(&mut conn, display, engine)?;
-        if !table_exists(&mut conn, table).map_err(|e| Error::server(display, e))? {
+        let display = &server.display;
+        let mut link = Link::open(server)?;
+        let galera = Self::galera(&mut link, display, engine)?;
+        if !table_exists(&mut link, table)? {
             return Err(Error::usage(format!(
                 "{}: table {table} does not exist; create it with `blobbench init` on this target",
                 display.display()
             )));
         }
-        Self::finish(conn, display, engine, table, access, galera)
+        Self::finish(link, display, engine, table, access, galera)
     }
 
     /// Creates the table afresh, refusing to drop one blobbench did not make.
     pub fn create(
-        url: &str,
-        display: &Path,
+        server: &ServerUrl,
         engine: MysqlEngine,
         table: &str,
         manifest: &Manifest,
     ) -> Result<Self> {
-        let mut conn = connect(url, display)?;
-        let galera = Self::galera(&mut conn, display, engine)?;
-        let err = |e| Error::server(display, e);
-        conn.query_drop(
-            "CREATE TABLE IF NOT EXISTS blobbench_meta (tbl VARCHAR(64), name VARCHAR(64), value LONGTEXT, \
-             PRIMARY KEY (tbl, name)) ENGINE=InnoDB",
-        )
-        .map_err(err)?;
-        if table_exists(&mut conn, table).map_err(err)? {
-            let ours: Option<u64> = conn
-                .exec_first(
+        let display = &server.display;
+        let mut link = Link::open(server)?;
+        let galera = Self::galera(&mut link, display, engine)?;
+        link.admin(|c| {
+            c.query_drop(
+                "CREATE TABLE IF NOT EXISTS blobbench_meta (tbl VARCHAR(64), name VARCHAR(64), value LONGTEXT, \
+                 PRIMARY KEY (tbl, name)) ENGINE=InnoDB",
+            )
+        })?;
+        if table_exists(&mut link, table)? {
+            let ours: Option<u64> = link.op(0, |c| {
+                c.exec_first(
                     "SELECT 1 FROM blobbench_meta WHERE tbl = ? AND name = 'manifest'",
                     (table,),
                 )
-                .map_err(err)?;
+            })?;
             if ours.is_none() {
                 return Err(Error::usage(format!(
                     "{}: table {table} exists and was not made by blobbench; name another with ?table=NAME",
                     display.display()
                 )));
             }
-            conn.query_drop(format!("DROP TABLE {table}"))
-                .map_err(err)?;
+            link.admin(|c| c.query_drop(format!("DROP TABLE {table}")))?;
         }
         let id = if engine == MysqlEngine::Archive {
             "id BIGINT NOT NULL AUTO_INCREMENT"
         } else {
             "id BIGINT NOT NULL"
         };
-        conn.query_drop(format!(
+        let ddl = format!(
             "CREATE TABLE {table} ({id}, largedata LONGBLOB, PRIMARY KEY (id)) ENGINE={}",
             engine.sql_name()
-        ))
-        .map_err(|e| {
-            // ER_UNKNOWN_STORAGE_ENGINE, the same number in MySQL and MariaDB.
-            if matches!(&e, mysql::Error::MySqlError(m) if m.code == 1286) {
-                Error::usage(format!(
-                    "{}: the server has no {} engine (MariaDB loads ARCHIVE with --plugin-load-add=ha_archive.so)",
-                    display.display(),
-                    engine.sql_name()
-                ))
-            } else {
-                Error::server(display, e)
-            }
+        );
+        // ER_UNKNOWN_STORAGE_ENGINE, the same number in MySQL and MariaDB.
+        let unknown_engine = link.admin(|c| match c.query_drop(&ddl) {
+            Err(mysql::Error::MySqlError(m)) if m.code == 1286 => Ok(true),
+            done => done.map(|()| false),
         })?;
-        let actual: Option<String> = conn
-            .exec_first(
+        if unknown_engine {
+            return Err(Error::usage(format!(
+                "{}: the server has no {} engine (MariaDB loads ARCHIVE with --plugin-load-add=ha_archive.so)",
+                display.display(),
+                engine.sql_name()
+            )));
+        }
+        let actual: Option<String> = link.op(0, |c| {
+            c.exec_first(
                 "SELECT engine FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?",
                 (table,),
             )
-            .map_err(err)?;
+        })?;
         if !actual
             .as_deref()
             .is_some_and(|a| a.eq_ignore_ascii_case(engine.sql_name()))
@@ -242,12 +237,14 @@ impl MysqlStore {
                 actual.unwrap_or_default()
             )));
         }
-        conn.exec_drop(
-            "REPLACE INTO blobbench_meta (tbl, name, value) VALUES (?, 'manifest', ?)",
-            (table, manifest.to_json()),
-        )
-        .map_err(err)?;
-        Self::finish(conn, display, engine, table, Access::ReadWrite, galera)
+        let json = manifest.to_json();
+        link.op(json.len() as u64, |c| {
+            c.exec_drop(
+                "REPLACE INTO blobbench_meta (tbl, name, value) VALUES (?, 'manifest', ?)",
+                (table, &json),
+            )
+        })?;
+        Self::finish(link, display, engine, table, Access::ReadWrite, galera)
     }
 }
 
@@ -267,8 +264,7 @@ impl MysqlStore {
     fn set_flush_log(&mut self, durable: bool, server_wide: bool) -> Result<String> {
         const NAME: &str = "innodb_flush_log_at_trx_commit";
         let want = if durable { "1" } else { "0" };
-        let conn = self.conn.get_mut();
-        let err = |e| Error::server(&self.display, e);
+        let link = self.link.get_mut();
         let value = |vars: &[(String, String)]| {
             vars.iter()
                 .find(|(k, _)| k == NAME)
@@ -283,16 +279,23 @@ impl MysqlStore {
                  it only on a server scripts/start-mariadb.sh started)"
             );
         } else if value(&self.variables) != want {
-            match conn.query_drop(format!("SET GLOBAL {NAME} = {want}")) {
-                Ok(()) => {}
-                // No SUPER / SYSTEM_VARIABLES_ADMIN privilege: say so, measure as it is.
-                Err(mysql::Error::MySqlError(m)) if [1227, 1044, 1045, 1142].contains(&m.code) => {
-                    note = format!(" (asked for {want}, could not set it: {})", m.message)
+            let refused = link.op(0, |c| {
+                match c.query_drop(format!("SET GLOBAL {NAME} = {want}")) {
+                    Ok(()) => Ok(None),
+                    // No SUPER / SYSTEM_VARIABLES_ADMIN privilege: say so, measure as it is.
+                    Err(mysql::Error::MySqlError(m))
+                        if [1227, 1044, 1045, 1142].contains(&m.code) =>
+                    {
+                        Ok(Some(m.message))
+                    }
+                    Err(e) => Err(e),
                 }
-                Err(e) => return Err(err(e)),
+            })?;
+            if let Some(why) = refused {
+                note = format!(" (asked for {want}, could not set it: {why})");
             }
         }
-        self.variables = read_variables(conn).map_err(err)?;
+        self.variables = read_variables(link)?;
         let now = value(&self.variables);
         Ok(format!("{NAME}={now}: {}{note}", flush_log_meaning(&now)))
     }
@@ -304,6 +307,19 @@ impl Store for MysqlStore {
         settings.insert("engine".into(), Value::from(self.engine.sql_name()));
         settings.insert("table".into(), Value::from(self.table.clone()));
         settings.insert("transport".into(), Value::from("tcp, no TLS"));
+        {
+            let link = self.link.borrow();
+            settings.insert("node".into(), Value::from(link.node.clone()));
+            if !link.skipped.is_empty() {
+                settings.insert("nodes_skipped".into(), Value::from(link.skipped.join("; ")));
+            }
+            let t = link.timeouts();
+            settings.insert("timeout".into(), Value::from(seconds(t.timeout())));
+            settings.insert(
+                "connect_timeout".into(),
+                Value::from(seconds(t.connect_timeout())),
+            );
+        }
         for (k, v) in &self.variables {
             settings.insert(k.clone(), Value::from(v.clone()));
         }
@@ -350,9 +366,15 @@ use engine=innodb, myisam or aria for --update",
         Ok(CacheControl::Server)
     }
 
-    /// The same words as every result so far has carried for servers.
+    /// The engine's statement, the transactions, and what a commit waits
+    /// for, from the settings read back from the server.
     fn describe_writes(&self, options: &SessionOptions) -> String {
-        super::sqlite::describe_sql_writes(&self.info().settings, options)
+        describe_writes(
+            self.engine,
+            &self.variables,
+            self.galera.as_ref(),
+            options.per_op_transaction,
+        )
     }
 
     /// InnoDB's innodb_flush_log_at_trx_commit is global (MariaDB has no
@@ -376,36 +398,34 @@ use engine=innodb, myisam or aria for --update",
     }
 
     fn finish(&mut self, manifest: &Manifest) -> Result<()> {
-        let display = self.display.clone();
-        self.conn
-            .get_mut()
-            .exec_drop(
+        let json = manifest.to_json();
+        let table = &self.table;
+        self.link.get_mut().op(json.len() as u64, |c| {
+            c.exec_drop(
                 "UPDATE blobbench_meta SET value = ? WHERE tbl = ? AND name = 'manifest'",
-                (manifest.to_json(), &self.table),
+                (&json, table),
             )
-            .map_err(|e| Error::server(&display, e))
+        })
     }
 
     fn catalog(&mut self) -> Result<Catalog> {
-        let conn = self.conn.get_mut();
-        let err = |e| Error::server(&self.display, e);
-        let manifest = conn
-            .exec_first::<String, _, _>(
-                "SELECT value FROM blobbench_meta WHERE tbl = ? AND name = 'manifest'",
-                (&self.table,),
-            )
+        let link = self.link.get_mut();
+        let table = &self.table;
+        let manifest = link
+            .op(0, |c| {
+                c.exec_first::<String, _, _>(
+                    "SELECT value FROM blobbench_meta WHERE tbl = ? AND name = 'manifest'",
+                    (table,),
+                )
+            })
             .ok()
             .flatten()
             .and_then(|v| Manifest::parse(&v));
         if let Some(m) = &manifest {
             m.require_complete(&self.display.display().to_string())?;
         }
-        let row: Option<(Option<i64>, Option<i64>, u64)> = conn
-            .query_first(format!(
-                "SELECT min(id), max(id), count(*) FROM {}",
-                self.table
-            ))
-            .map_err(err)?;
+        let row: Option<(Option<i64>, Option<i64>, u64)> = link
+            .admin(|c| c.query_first(format!("SELECT min(id), max(id), count(*) FROM {table}")))?;
         let Some((Some(min), Some(max), count)) = row else {
             return Err(Error::usage(format!(
                 "{}: table {} is empty",
@@ -421,22 +441,20 @@ use engine=innodb, myisam or aria for --update",
 
     fn session(&mut self, options: SessionOptions) -> Result<Box<dyn Session + '_>> {
         let t = &self.table;
-        let display = self.display.clone();
-        let err = |e| Error::server(&display, e);
-        let conn = self.conn.get_mut();
-        let read = conn
-            .prep(format!("SELECT largedata FROM {t} WHERE id = ?"))
-            .map_err(err)?;
+        let link = self.link.get_mut();
+        let read = link.op(0, |c| {
+            c.prep(format!("SELECT largedata FROM {t} WHERE id = ?"))
+        })?;
         let writes = if self.access == Access::ReadWrite {
-            let insert = conn
-                .prep(format!("INSERT INTO {t} (id, largedata) VALUES (?, ?)"))
-                .map_err(err)?;
+            let insert = link.op(0, |c| {
+                c.prep(format!("INSERT INTO {t} (id, largedata) VALUES (?, ?)"))
+            })?;
             let modify = if self.engine.can_modify() {
                 Some((
-                    conn.prep(format!("UPDATE {t} SET largedata = ? WHERE id = ?"))
-                        .map_err(err)?,
-                    conn.prep(format!("DELETE FROM {t} WHERE id = ?"))
-                        .map_err(err)?,
+                    link.op(0, |c| {
+                        c.prep(format!("UPDATE {t} SET largedata = ? WHERE id = ?"))
+                    })?,
+                    link.op(0, |c| c.prep(format!("DELETE FROM {t} WHERE id = ?")))?,
                 ))
             } else {
                 None
@@ -446,7 +464,7 @@ use engine=innodb, myisam or aria for --update",
             None
         };
         Ok(Box::new(MysqlSession {
-            conn,
+            link,
             display: self.display.clone(),
             engine: self.engine,
             options,
@@ -456,6 +474,7 @@ use engine=innodb, myisam or aria for --update",
             write_set: self.galera.as_ref().map(|g| g.limit),
             in_transaction: false,
             pending: 0,
+            batch_bytes: 0,
             split: false,
         }))
     }
@@ -465,18 +484,17 @@ use engine=innodb, myisam or aria for --update",
     }
 
     fn space_used(&self) -> Result<u64> {
-        let mut conn = self.conn.borrow_mut();
-        let err = |e| Error::server(&self.display, e);
+        let mut link = self.link.borrow_mut();
+        let table = &self.table;
         // Fresh statistics first: InnoDB's are sampled and may lag.
-        conn.query_drop(format!("ANALYZE TABLE {}", self.table))
-            .map_err(err)?;
-        let n: Option<u64> = conn
-            .exec_first(
+        link.admin(|c| c.query_drop(format!("ANALYZE TABLE {table}")))?;
+        let n: Option<u64> = link.admin(|c| {
+            c.exec_first(
                 "SELECT data_length + index_length FROM information_schema.tables \
                  WHERE table_schema = DATABASE() AND table_name = ?",
-                (&self.table,),
+                (table,),
             )
-            .map_err(err)?;
+        })?;
         Ok(n.unwrap_or(0))
     }
 }
@@ -484,7 +502,7 @@ use engine=innodb, myisam or aria for --update",
 type Writes = (Statement, Option<(Statement, Statement)>);
 
 pub struct MysqlSession<'a> {
-    conn: &'a mut Conn,
+    link: &'a mut Link,
     display: PathBuf,
     engine: MysqlEngine,
     options: SessionOptions,
@@ -496,6 +514,9 @@ pub struct MysqlSession<'a> {
     in_transaction: bool,
     /// Write-set bytes of the open transaction so far (Galera only).
     pending: u64,
+    /// Blob bytes written in the open transaction, which its COMMIT carries
+    /// (its bound grows with them).
+    batch_bytes: u64,
     /// Whether the open batch was already committed in parts (Galera only).
     split: bool,
 }
@@ -527,6 +548,9 @@ raise it, e.g. SET GLOBAL max_allowed_packet={} (or mariadbd --max-allowed-packe
     /// transactions, as MariaDB itself splits a LOAD DATA on Galera. The
     /// store's info says so.
     fn make_room(&mut self, len: usize, update: bool) -> Result<()> {
+        if self.in_transaction {
+            self.batch_bytes += len as u64;
+        }
         let Some(limit) = self.write_set else {
             return Ok(());
         };
@@ -535,11 +559,11 @@ raise it, e.g. SET GLOBAL max_allowed_packet={} (or mariadbd --max-allowed-packe
         }
         let cost = limit.cost(len, update);
         if self.pending > 0 && self.pending + cost > limit.max_ws_size {
-            self.conn
-                .query_drop("COMMIT")
-                .and_then(|()| self.conn.query_drop("START TRANSACTION"))
-                .map_err(|e| Error::server(&self.display, e))?;
+            let carried = self.batch_bytes - len as u64;
+            self.link.op(carried, |c| c.query_drop("COMMIT"))?;
+            self.link.op(0, |c| c.query_drop("START TRANSACTION"))?;
             self.pending = 0;
+            self.batch_bytes = len as u64;
             self.split = true;
         }
         self.pending += cost;
@@ -564,10 +588,9 @@ raise it, e.g. SET GLOBAL max_allowed_packet={} (or mariadbd --max-allowed-packe
 
 impl Session for MysqlSession<'_> {
     fn read(&mut self, key: u64, sink: &mut dyn FnMut(&[u8])) -> Result<()> {
-        let row: Option<Option<Vec<u8>>> = self
-            .conn
-            .exec_first(&self.read, (key as i64,))
-            .map_err(|e| Error::server(&self.display, e))?;
+        let read = &self.read;
+        let row: Option<Option<Vec<u8>>> =
+            self.link.op(0, |c| c.exec_first(read, (key as i64,)))?;
         match row {
             Some(data) => {
                 sink(data.as_deref().unwrap_or_default());
@@ -587,10 +610,11 @@ impl Session for MysqlSession<'_> {
         };
         let update = update.clone();
         self.make_room(data.len(), true)?;
-        self.conn
-            .exec_drop(&update, (data, key as i64))
-            .map_err(|e| Error::server(&self.display, e))?;
-        if self.conn.affected_rows() == 0 {
+        let changed = self.link.op(data.len() as u64, |c| {
+            c.exec_drop(&update, (data, key as i64))?;
+            Ok(c.affected_rows())
+        })?;
+        if changed == 0 {
             return Err(super::missing_key(key, &self.display));
         }
         Ok(())
@@ -603,9 +627,9 @@ impl Session for MysqlSession<'_> {
         };
         let insert = insert.clone();
         self.make_room(data.len(), false)?;
-        self.conn
-            .exec_drop(&insert, (key as i64, data))
-            .map_err(|e| Error::server(&self.display, e))
+        self.link.op(data.len() as u64, |c| {
+            c.exec_drop(&insert, (key as i64, data))
+        })
     }
 
     fn delete(&mut self, key: u64) -> Result<()> {
@@ -616,10 +640,11 @@ impl Session for MysqlSession<'_> {
             return Err(self.no_modify());
         };
         let delete = delete.clone();
-        self.conn
-            .exec_drop(&delete, (key as i64,))
-            .map_err(|e| Error::server(&self.display, e))?;
-        if self.conn.affected_rows() == 0 {
+        let changed = self.link.op(0, |c| {
+            c.exec_drop(&delete, (key as i64,))?;
+            Ok(c.affected_rows())
+        })?;
+        if changed == 0 {
             return Err(super::missing_key(key, &self.display));
         }
         Ok(())
@@ -627,36 +652,98 @@ impl Session for MysqlSession<'_> {
 
     fn begin(&mut self) -> Result<()> {
         if !self.options.per_op_transaction && !self.in_transaction {
-            self.conn
-                .query_drop("START TRANSACTION")
-                .map_err(|e| Error::server(&self.display, e))?;
+            self.link.op(0, |c| c.query_drop("START TRANSACTION"))?;
             self.in_transaction = true;
             self.pending = 0;
+            self.batch_bytes = 0;
             self.split = false;
         }
         Ok(())
     }
 
+    /// Within the timeout and a second more per 10 MB the batch wrote.
     fn commit(&mut self) -> Result<()> {
         if self.in_transaction {
-            self.conn
-                .query_drop("COMMIT")
-                .map_err(|e| Error::server(&self.display, e))?;
+            self.link.op(self.batch_bytes, |c| c.query_drop("COMMIT"))?;
             self.in_transaction = false;
         }
         Ok(())
     }
 
     /// A failed statement outside a transaction committed nothing; a batch
-    /// a Galera node committed in parts (`make_room`) keeps those parts.
+    /// a Galera node committed in parts (`make_room`) keeps those parts. On
+    /// a connection already lost it fails at once (the server rolls back a
+    /// transaction whose connection ends).
     fn rollback(&mut self) -> Result<bool> {
         if self.in_transaction {
             self.in_transaction = false;
-            self.conn
-                .query_drop("ROLLBACK")
-                .map_err(|e| Error::server(&self.display, e))?;
+            self.link.op(0, |c| c.query_drop("ROLLBACK"))?;
             return Ok(!self.split);
         }
         Ok(true)
     }
+}
+
+/// How writes reach the disk on this server, in words: the engine's
+/// statement, the transactions, what a commit waits for (from the
+/// settings read back) and, on a Galera node, the replication.
+fn describe_writes(
+    engine: MysqlEngine,
+    variables: &[(String, String)],
+    galera: Option<&Galera>,
+    per_op_transaction: bool,
+) -> String {
+    let get = |name: &str| {
+        variables
+            .iter()
+            .find(|(k, _)| k == name)
+            .map_or("?", |(_, v)| v.as_str())
+    };
+    let product = if get("version").contains("MariaDB") {
+        "MariaDB"
+    } else {
+        "MySQL"
+    };
+    let statement = if engine.can_modify() {
+        "UPDATE of a LONGBLOB row"
+    } else {
+        "INSERT of a LONGBLOB row (no UPDATE)"
+    };
+    let transactions = if per_op_transaction {
+        "one transaction per write"
+    } else {
+        "one transaction for all writes"
+    };
+    let durability = match engine {
+        MysqlEngine::Innodb => {
+            let flush = get("innodb_flush_log_at_trx_commit");
+            let binlog = if get("log_bin").eq_ignore_ascii_case("ON") {
+                format!("binary log on, sync_binlog={}", get("sync_binlog"))
+            } else {
+                "binary log off".to_string()
+            };
+            format!(
+                "{transactions}, innodb_flush_log_at_trx_commit={flush}: {}; {binlog}",
+                flush_log_meaning(flush)
+            )
+        }
+        MysqlEngine::Myisam => {
+            "no transactions (table locks): each write is handed to the OS, not fsynced by the server".into()
+        }
+        MysqlEngine::Aria => {
+            "no transactions: each write is its own, logged for crash recovery as the server's Aria settings say".into()
+        }
+        MysqlEngine::Archive => {
+            "no transactions: rows are compressed into the table file, not fsynced at commit".into()
+        }
+    };
+    let mut words = format!("{product} {} {statement}, {durability}", engine.sql_name());
+    if let Some(g) = galera {
+        words.push_str(&format!(
+            "; Galera: each commit is replicated to the cluster ({} nodes) and certified before it returns ({})",
+            g.cluster_size(),
+            g.limit.batches()
+        ));
+    }
+    words
 }

@@ -14,13 +14,17 @@
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
-use postgres::{Client, NoTls, Statement};
 use serde_json::{Map, Value};
+use tokio_postgres::Statement;
 
 use super::{Access, CacheControl, Catalog, Session, SessionOptions, Store, StoreInfo};
 use crate::dataset::Manifest;
 use crate::error::{Error, Result};
-use crate::target::PgMode;
+use crate::target::{PgMode, ServerUrl, seconds};
+
+mod client;
+
+use client::PgClient;
 
 /// The largest blob PostgreSQL takes in one value: a bytea (and the bytea
 /// handed to lo_from_bytea) is at most 1 GB - 1 byte, and the bind message
@@ -31,7 +35,7 @@ pub const MAX_BLOB_BYTES: u64 = (1 << 30) - 1 - 4096;
 pub struct PostgresStore {
     // RefCell: info() and space_used() take &self; sessions take the client
     // through &mut self, so the two never overlap.
-    client: RefCell<Client>,
+    client: RefCell<PgClient>,
     server_settings: Vec<(String, String)>,
     display: PathBuf,
     mode: PgMode,
@@ -57,16 +61,11 @@ const SETTINGS: &[&str] = &[
     "block_size",
 ];
 
-fn connect(url: &str, display: &Path) -> Result<Client> {
-    Client::connect(url, NoTls).map_err(|e| Error::connect(display, e))
-}
-
-fn read_settings(
-    client: &mut Client,
-) -> std::result::Result<Vec<(String, String)>, postgres::Error> {
+fn read_settings(client: &mut PgClient) -> Result<Vec<(String, String)>> {
     let names: Vec<String> = SETTINGS.iter().map(|s| s.to_string()).collect();
     Ok(client
         .query(
+            client.op_bound(0),
             "SELECT name, setting || coalesce(' ' || unit, '') FROM pg_settings WHERE name = ANY($1) ORDER BY name",
             &[&names],
         )?
@@ -101,13 +100,12 @@ fn short_version(version: &str) -> &str {
 
 /// Refuses mode=lo on a server without large objects, before anything is
 /// made: what would fail is lo_from_bytea, midway through an init.
-fn refuse_lo(client: &mut Client, display: &Path, mode: PgMode) -> Result<()> {
+fn refuse_lo(client: &mut PgClient, display: &Path, mode: PgMode) -> Result<()> {
     if mode != PgMode::Lo {
         return Ok(());
     }
     let version: String = client
-        .query_one("SELECT version()", &[])
-        .map_err(|e| pg_error(display, e))?
+        .query_one(client.op_bound(0), "SELECT version()", &[])?
         .get(0);
     match distributed_sql(&version) {
         None => Ok(()),
@@ -122,30 +120,22 @@ fn refuse_lo(client: &mut Client, display: &Path, mode: PgMode) -> Result<()> {
 }
 
 impl PostgresStore {
-    /// Connects to `url` and opens the existing `table`.
-    pub fn open(
-        url: &str,
-        display: &Path,
-        mode: PgMode,
-        table: &str,
-        access: Access,
-    ) -> Result<Self> {
-        let mut client = connect(url, display)?;
+    /// Connects to `server` and opens the existing `table`.
+    pub fn open(server: &ServerUrl, mode: PgMode, table: &str, access: Access) -> Result<Self> {
+        let display = &server.display;
+        let mut client = PgClient::connect(server)?;
         refuse_lo(&mut client, display, mode)?;
-        let err = |e| pg_error(display, e);
         if access == Access::ReadOnly {
             // The server itself refuses any write from this session.
-            client
-                .batch_execute("SET default_transaction_read_only = on")
-                .map_err(err)?;
+            client.batch_execute(client.op_bound(0), "SET default_transaction_read_only = on")?;
         }
-        if !table_exists(&mut client, table).map_err(err)? {
+        if !table_exists(&mut client, table)? {
             return Err(Error::usage(format!(
                 "{}: table {table} does not exist; create it with `blobbench init` on this target",
                 display.display()
             )));
         }
-        let server_settings = read_settings(&mut client).map_err(err)?;
+        let server_settings = read_settings(&mut client)?;
         Ok(PostgresStore {
             client: RefCell::new(client),
             server_settings,
@@ -158,23 +148,23 @@ impl PostgresStore {
 
     /// Creates the table afresh, refusing to drop one blobbench did not make.
     pub fn create(
-        url: &str,
-        display: &Path,
+        server: &ServerUrl,
         mode: PgMode,
         table: &str,
         manifest: &Manifest,
     ) -> Result<Self> {
-        let mut client = connect(url, display)?;
+        let display = &server.display;
+        let mut client = PgClient::connect(server)?;
         refuse_lo(&mut client, display, mode)?;
-        let err = |e| pg_error(display, e);
-        create_meta_table(&mut client).map_err(err)?;
-        if table_exists(&mut client, table).map_err(err)? {
+        create_meta_table(&mut client)?;
+        let admin = client.admin_bound();
+        if table_exists(&mut client, table)? {
             let ours = client
                 .query_opt(
+                    client.op_bound(0),
                     "SELECT 1 FROM blobbench_meta WHERE tbl = $1 AND name = 'manifest'",
                     &[&table],
-                )
-                .map_err(err)?
+                )?
                 .is_some();
             if !ours {
                 return Err(Error::usage(format!(
@@ -182,16 +172,15 @@ impl PostgresStore {
                     display.display()
                 )));
             }
-            if mode == PgMode::Lo || column_is_oid(&mut client, table).map_err(err)? {
-                client
-                    .batch_execute(&format!(
+            if mode == PgMode::Lo || column_is_oid(&mut client, table)? {
+                client.batch_execute(
+                    admin,
+                    &format!(
                         "SELECT lo_unlink(largedata) FROM {table} WHERE largedata IS NOT NULL"
-                    ))
-                    .map_err(err)?;
+                    ),
+                )?;
             }
-            client
-                .batch_execute(&format!("DROP TABLE {table}"))
-                .map_err(err)?;
+            client.batch_execute(admin, &format!("DROP TABLE {table}"))?;
         }
         let ddl = match mode {
             PgMode::Bytea => format!(
@@ -200,15 +189,15 @@ impl PostgresStore {
             ),
             PgMode::Lo => format!("CREATE TABLE {table} (id bigint PRIMARY KEY, largedata oid);"),
         };
-        client.batch_execute(&ddl).map_err(err)?;
-        client
-            .execute(
-                "INSERT INTO blobbench_meta (tbl, name, value) VALUES ($1, 'manifest', $2)
-                 ON CONFLICT (tbl, name) DO UPDATE SET value = excluded.value",
-                &[&table, &manifest.to_json()],
-            )
-            .map_err(err)?;
-        let server_settings = read_settings(&mut client).map_err(err)?;
+        client.batch_execute(admin, &ddl)?;
+        let json = manifest.to_json();
+        client.execute(
+            client.op_bound(json.len() as u64),
+            "INSERT INTO blobbench_meta (tbl, name, value) VALUES ($1, 'manifest', $2)
+             ON CONFLICT (tbl, name) DO UPDATE SET value = excluded.value",
+            &[&table, &json],
+        )?;
+        let server_settings = read_settings(&mut client)?;
         Ok(PostgresStore {
             client: RefCell::new(client),
             server_settings,
@@ -226,24 +215,28 @@ impl PostgresStore {
 /// fails, once the first has committed, with unique_violation (on
 /// pg_type's name index) or duplicate_table. Either error therefore means
 /// the table exists now, which is all this asks.
-fn create_meta_table(client: &mut Client) -> std::result::Result<(), postgres::Error> {
-    use postgres::error::SqlState;
-    match client.batch_execute(
+fn create_meta_table(client: &mut PgClient) -> Result<()> {
+    use tokio_postgres::error::SqlState;
+    let done = client.batch_execute_raw(
+        client.admin_bound(),
         "CREATE TABLE IF NOT EXISTS blobbench_meta (tbl text, name text, value text, PRIMARY KEY (tbl, name))",
-    ) {
+    )?;
+    match done {
         Err(e)
             if e.code() == Some(&SqlState::UNIQUE_VIOLATION)
                 || e.code() == Some(&SqlState::DUPLICATE_TABLE) =>
         {
             Ok(())
         }
-        done => done,
+        Err(e) => Err(client.classify(e)),
+        Ok(()) => Ok(()),
     }
 }
 
-fn column_is_oid(client: &mut Client, table: &str) -> std::result::Result<bool, postgres::Error> {
+fn column_is_oid(client: &mut PgClient, table: &str) -> Result<bool> {
     let t: Option<String> = client
         .query_opt(
+            client.op_bound(0),
             "SELECT data_type FROM information_schema.columns WHERE table_name = $1 AND column_name = 'largedata'",
             &[&table],
         )?
@@ -263,6 +256,12 @@ impl Store for PostgresStore {
         );
         settings.insert("table".into(), Value::from(self.table.clone()));
         settings.insert("transport".into(), Value::from("tcp, no TLS"));
+        let t = self.client.borrow().timeouts();
+        settings.insert("timeout".into(), Value::from(seconds(t.timeout())));
+        settings.insert(
+            "connect_timeout".into(),
+            Value::from(seconds(t.connect_timeout())),
+        );
         for (k, v) in &self.server_settings {
             settings.insert(k.clone(), Value::from(v.clone()));
         }
@@ -283,9 +282,10 @@ impl Store for PostgresStore {
         Ok(CacheControl::Server)
     }
 
-    /// The same words as every result so far has carried for servers.
+    /// The statement, the transactions and what a commit waits for, from
+    /// the settings read back from the server.
     fn describe_writes(&self, options: &SessionOptions) -> String {
-        super::sqlite::describe_sql_writes(&self.info().settings, options)
+        describe_writes(self.mode, &self.server_settings, options.per_op_transaction)
     }
 
     /// synchronous_commit for this connection only (the server's other
@@ -294,11 +294,11 @@ impl Store for PostgresStore {
     fn set_durability(&mut self, durable: bool, _server_wide: bool) -> Result<Option<String>> {
         let level = if durable { "on" } else { "off" };
         let client = self.client.get_mut();
-        let err = |e| pg_error(&self.display, e);
-        client
-            .batch_execute(&format!("SET synchronous_commit = {level}"))
-            .map_err(err)?;
-        self.server_settings = read_settings(client).map_err(err)?;
+        client.batch_execute(
+            client.op_bound(0),
+            &format!("SET synchronous_commit = {level}"),
+        )?;
+        self.server_settings = read_settings(client)?;
         let get = |name: &str| {
             self.server_settings
                 .iter()
@@ -321,22 +321,22 @@ impl Store for PostgresStore {
     }
 
     fn finish(&mut self, manifest: &Manifest) -> Result<()> {
-        let display = self.display.clone();
-        self.client
-            .get_mut()
+        let json = manifest.to_json();
+        let client = self.client.get_mut();
+        client
             .execute(
+                client.op_bound(json.len() as u64),
                 "UPDATE blobbench_meta SET value = $2 WHERE tbl = $1 AND name = 'manifest'",
-                &[&self.table, &manifest.to_json()],
+                &[&self.table, &json],
             )
             .map(|_| ())
-            .map_err(|e| pg_error(&display, e))
     }
 
     fn catalog(&mut self) -> Result<Catalog> {
-        let err = |e| pg_error(&self.display, e);
         let client = self.client.get_mut();
         let manifest = client
             .query_opt(
+                client.op_bound(0),
                 "SELECT value FROM blobbench_meta WHERE tbl = $1 AND name = 'manifest'",
                 &[&self.table],
             )
@@ -346,12 +346,11 @@ impl Store for PostgresStore {
         if let Some(m) = &manifest {
             m.require_complete(&self.display.display().to_string())?;
         }
-        let row = client
-            .query_one(
-                &format!("SELECT min(id), max(id), count(*) FROM {}", self.table),
-                &[],
-            )
-            .map_err(err)?;
+        let row = client.query_one(
+            client.admin_bound(),
+            &format!("SELECT min(id), max(id), count(*) FROM {}", self.table),
+            &[],
+        )?;
         let (min, max, count): (Option<i64>, Option<i64>, i64) =
             (row.get(0), row.get(1), row.get(2));
         let (Some(min), Some(max)) = (min, max) else {
@@ -397,15 +396,13 @@ impl Store for PostgresStore {
                 format!("DELETE FROM {t} WHERE id = $1 RETURNING lo_unlink(largedata)"),
             ],
         };
-        let display = self.display.clone();
-        let err = |e| pg_error(&display, e);
         let client = self.client.get_mut();
-        let read = client.prepare(&sql[0]).map_err(err)?;
+        let read = client.prepare(&sql[0])?;
         let (insert, update, delete) = if self.access == Access::ReadWrite {
             (
-                Some(client.prepare(&sql[1]).map_err(err)?),
-                Some(client.prepare(&sql[2]).map_err(err)?),
-                Some(client.prepare(&sql[3]).map_err(err)?),
+                Some(client.prepare(&sql[1])?),
+                Some(client.prepare(&sql[2])?),
+                Some(client.prepare(&sql[3])?),
             )
         } else {
             (None, None, None)
@@ -419,6 +416,7 @@ impl Store for PostgresStore {
             update,
             delete,
             in_transaction: false,
+            batch_bytes: 0,
         }))
     }
 
@@ -428,18 +426,18 @@ impl Store for PostgresStore {
 
     fn space_used(&self) -> Result<u64> {
         let mut client = self.client.borrow_mut();
-        let err = |e| pg_error(&self.display, e);
         let sql = match self.mode {
             PgMode::Bytea => "SELECT pg_total_relation_size($1::text::regclass)".to_string(),
             PgMode::Lo => "SELECT pg_total_relation_size($1::text::regclass) + pg_total_relation_size('pg_largeobject')".to_string(),
         };
-        let n: i64 = client.query_one(&sql, &[&self.table]).map_err(err)?.get(0);
+        let bound = client.admin_bound();
+        let n: i64 = client.query_one(bound, &sql, &[&self.table])?.get(0);
         Ok(n as u64)
     }
 }
 
 pub struct PostgresSession<'a> {
-    client: &'a mut Client,
+    client: &'a mut PgClient,
     display: PathBuf,
     options: SessionOptions,
     read: Statement,
@@ -447,6 +445,9 @@ pub struct PostgresSession<'a> {
     update: Option<Statement>,
     delete: Option<Statement>,
     in_transaction: bool,
+    /// Blob bytes written in the open transaction, which its COMMIT makes
+    /// durable (its bound grows with them).
+    batch_bytes: u64,
 }
 
 impl PostgresSession<'_> {
@@ -471,12 +472,16 @@ impl PostgresSession<'_> {
     /// transaction the statement is run again (the row names the new object,
     /// or is gone); inside one, whose statements cannot go on after an
     /// error, the transaction is reported as a conflict to roll back.
-    fn read_row(&mut self, key: u64) -> Result<Option<postgres::Row>> {
+    fn read_row(&mut self, key: u64) -> Result<Option<tokio_postgres::Row>> {
         let mut attempt = 0;
         loop {
-            match self.client.query_opt(&self.read, &[&(key as i64)]) {
+            let bound = self.client.op_bound(0);
+            match self
+                .client
+                .query_opt_raw(bound, &self.read, &[&(key as i64)])?
+            {
                 Ok(row) => return Ok(row),
-                Err(e) if e.code() == Some(&postgres::error::SqlState::UNDEFINED_OBJECT) => {
+                Err(e) if e.code() == Some(&tokio_postgres::error::SqlState::UNDEFINED_OBJECT) => {
                     attempt += 1;
                     if self.in_transaction {
                         return Err(Error::server(
@@ -485,12 +490,26 @@ impl PostgresSession<'_> {
                         ));
                     }
                     if attempt > UNLINKED_RETRIES {
-                        return Err(pg_error(&self.display, e));
+                        return Err(self.client.classify(e));
                     }
                 }
-                Err(e) => return Err(pg_error(&self.display, e)),
+                Err(e) => return Err(self.client.classify(e)),
             }
         }
+    }
+
+    /// Runs a write of `len` blob bytes; the rows it changed.
+    fn write(
+        &mut self,
+        stmt: &Statement,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+        len: usize,
+    ) -> Result<u64> {
+        if self.in_transaction {
+            self.batch_bytes += len as u64;
+        }
+        let bound = self.client.op_bound(len as u64);
+        self.client.execute(bound, stmt, params)
     }
 }
 
@@ -508,10 +527,7 @@ impl Session for PostgresSession<'_> {
 
     fn update(&mut self, key: u64, data: &[u8]) -> Result<()> {
         let stmt = self.writable(&self.update)?.clone();
-        let n = self
-            .client
-            .execute(&stmt, &[&(key as i64), &data])
-            .map_err(|e| pg_error(&self.display, e))?;
+        let n = self.write(&stmt, &[&(key as i64), &data], data.len())?;
         if n == 0 {
             return Err(super::missing_key(key, &self.display));
         }
@@ -520,18 +536,13 @@ impl Session for PostgresSession<'_> {
 
     fn insert(&mut self, key: u64, data: &[u8]) -> Result<()> {
         let stmt = self.writable(&self.insert)?.clone();
-        self.client
-            .execute(&stmt, &[&(key as i64), &data])
-            .map_err(|e| pg_error(&self.display, e))?;
+        self.write(&stmt, &[&(key as i64), &data], data.len())?;
         Ok(())
     }
 
     fn delete(&mut self, key: u64) -> Result<()> {
         let stmt = self.writable(&self.delete)?.clone();
-        let n = self
-            .client
-            .execute(&stmt, &[&(key as i64)])
-            .map_err(|e| pg_error(&self.display, e))?;
+        let n = self.write(&stmt, &[&(key as i64)], 0)?;
         if n == 0 {
             return Err(super::missing_key(key, &self.display));
         }
@@ -541,52 +552,80 @@ impl Session for PostgresSession<'_> {
     fn begin(&mut self) -> Result<()> {
         if !self.options.per_op_transaction && !self.in_transaction {
             self.client
-                .batch_execute("BEGIN")
-                .map_err(|e| pg_error(&self.display, e))?;
+                .batch_execute(self.client.op_bound(0), "BEGIN")?;
             self.in_transaction = true;
+            self.batch_bytes = 0;
         }
         Ok(())
     }
 
+    /// Within the timeout and a second more per 10 MB the batch wrote.
     fn commit(&mut self) -> Result<()> {
         if self.in_transaction {
-            self.client
-                .batch_execute("COMMIT")
-                .map_err(|e| pg_error(&self.display, e))?;
+            let bound = self.client.op_bound(self.batch_bytes);
+            self.client.batch_execute(bound, "COMMIT")?;
             self.in_transaction = false;
         }
         Ok(())
     }
 
-    /// A failed statement outside a transaction committed nothing.
+    /// A failed statement outside a transaction committed nothing. On a
+    /// connection already lost it fails at once (the server rolls back a
+    /// transaction whose connection ends).
     fn rollback(&mut self) -> Result<bool> {
         if self.in_transaction {
             self.in_transaction = false;
             self.client
-                .batch_execute("ROLLBACK")
-                .map_err(|e| pg_error(&self.display, e))?;
+                .batch_execute(self.client.op_bound(0), "ROLLBACK")?;
         }
         Ok(true)
     }
 }
 
-fn table_exists(client: &mut postgres::Client, table: &str) -> Result<bool, postgres::Error> {
+fn table_exists(client: &mut PgClient, table: &str) -> Result<bool> {
     let found: Option<String> = client
-        .query_one("SELECT to_regclass($1::text)::text", &[&table])?
+        .query_one(
+            client.op_bound(0),
+            "SELECT to_regclass($1::text)::text",
+            &[&table],
+        )?
         .get(0);
     Ok(found.is_some())
 }
 
-/// A PostgreSQL error as one line: the server's own message and SQLSTATE
-/// where it sent one (the client library's text alone is "db error").
-fn pg_error(display: &std::path::Path, e: postgres::Error) -> Error {
-    match e.as_db_error() {
-        Some(db) => Error::server(
-            display,
-            format!("{} ({} {})", db.message(), db.severity(), db.code().code()),
-        ),
-        None => Error::server(display, e),
-    }
+/// How writes reach the disk on this server, in words: the statement, the
+/// transactions and what a commit waits for (synchronous_commit and fsync
+/// as read back).
+fn describe_writes(
+    mode: PgMode,
+    settings: &[(String, String)],
+    per_op_transaction: bool,
+) -> String {
+    let get = |name: &str| {
+        settings
+            .iter()
+            .find(|(k, _)| k == name)
+            .map_or("?", |(_, v)| v.as_str())
+    };
+    let statement = match mode {
+        PgMode::Bytea => "UPDATE of a bytea row (TOASTed out of line, storage EXTERNAL)",
+        PgMode::Lo => "large object replaced (lo_from_bytea, the old one unlinked)",
+    };
+    let transactions = if per_op_transaction {
+        "one transaction per write"
+    } else {
+        "one transaction for all writes"
+    };
+    let commit = match get("synchronous_commit") {
+        "off" => "a commit returns before its WAL is flushed",
+        _ => "a commit waits until its WAL is flushed",
+    };
+    format!(
+        "PostgreSQL {statement}, {transactions}, synchronous_commit={}: {commit}; fsync={}, full_page_writes={}",
+        get("synchronous_commit"),
+        get("fsync"),
+        get("full_page_writes")
+    )
 }
 
 #[cfg(test)]

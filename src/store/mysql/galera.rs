@@ -120,7 +120,7 @@ impl Galera {
     }
 
     /// The cluster's size as the node reported it, for messages.
-    fn cluster_size(&self) -> String {
+    pub fn cluster_size(&self) -> String {
         self.settings
             .iter()
             .find(|(k, _)| k == "wsrep_cluster_size")
