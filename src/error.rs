@@ -254,7 +254,7 @@ impl Error {
 }
 
 /// How an operation failed: the classes a run counts failures by
-/// (MEASUREMENT.md, "Failures are outcomes").
+/// (README, "How blobbench measures": "Failures are outcomes").
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
 )]

@@ -1,5 +1,5 @@
 //! End-to-end tests of what the kvtest seed (SQLite's "35% Faster Than The
-//! Filesystem" page, ../shared/seeds/001) asks beyond the suite itself:
+//! Filesystem" page) asks beyond the suite itself:
 //! kvtest's `stat` command, `suite fasterthanfs --cold` and the page's
 //! reads-vs-writes figure, and several machines' results drawn side by side.
 

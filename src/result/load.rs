@@ -53,7 +53,7 @@ impl Errors {
         }
     }
 
-    /// The failures as classes (MEASUREMENT.md): connect and io are
+    /// The failures as classes (README, "How blobbench measures"): connect and io are
     /// connection failures, each status code its own (429 throttled),
     /// length and content wrong bytes.
     pub fn as_failures(&self) -> Failures {

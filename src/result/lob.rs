@@ -377,6 +377,10 @@ pub struct StoreEntry {
     /// innodb_flush_log_at_trx_commit), and what could not be set.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub durability: String,
+    /// A cluster's shape before the system's first size and after the
+    /// suite, with what changed (None when it is not a cluster).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<super::faults::ClusterRecord>,
 }
 
 impl LobTables {
@@ -818,6 +822,7 @@ mod tests {
             store: None,
             notes: Vec::new(),
             durability: String::new(),
+            cluster: None,
         };
         let mut t = LobTables {
             lob: vec![

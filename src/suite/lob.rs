@@ -22,11 +22,13 @@ use crate::error::{Error, Result};
 use crate::measure::cache;
 use crate::measure::stats::summarize;
 use crate::progress::Progress;
+use crate::result::faults::{ClusterRecord, ShapeChange};
 use crate::result::lob::{
     BestSize, Failed, GROWTH_FACTOR, Growth, LobTables, Order, ReadGb, Samples, SizeSummary,
     Skipped, Spike, StoreEntry, growth_size,
 };
 use crate::result::{ResultDocument, Tables};
+use crate::store::cluster::{self, ClusterShape};
 use crate::store::{self, Access, CacheControl, SessionOptions, StoreInfo};
 use crate::target::Target;
 use crate::workload::timer::OpTimer;
@@ -256,6 +258,9 @@ struct System {
     durability: String,
     /// Where and how it failed, if it did.
     failed: Option<Failed>,
+    /// A cluster's shape before its first size and after the suite (None
+    /// when the target is not a cluster).
+    cluster: Option<ClusterRecord>,
 }
 
 impl System {
@@ -269,6 +274,7 @@ impl System {
             restart: None,
             durability: String::new(),
             failed: None,
+            cluster: None,
         }
     }
 }
@@ -325,7 +331,33 @@ pub fn run(options: &LobOptions, progress: &dyn Progress) -> Result<ResultDocume
             .join(" and "),
         work.path.display()
     ));
+    let started = std::time::Instant::now();
+    let shapes: Vec<Option<ClusterShape>> = systems
+        .iter()
+        .map(|s| s.target.as_ref().and_then(cluster::read_shape))
+        .collect();
     let outcome = measure(options, &mut systems, progress);
+    // Read again at the end: a node that left during the suite is recorded
+    // (seen by the end; when exactly, the suite does not poll to know).
+    for (system, start) in systems.iter_mut().zip(shapes) {
+        let (Some(start), Some(target)) = (start, system.target.as_ref()) else {
+            continue;
+        };
+        let end = cluster::read_shape(target);
+        let at_ns = started.elapsed().as_nanos() as u64;
+        let changes = end
+            .as_ref()
+            .map(|e| e.changes_since(&start))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|change| ShapeChange { at_ns, change })
+            .collect();
+        system.cluster = Some(ClusterRecord {
+            start,
+            end,
+            changes,
+        });
+    }
     for path in &entries {
         remove_entry(path);
     }
@@ -780,6 +812,7 @@ fn tables(
                 store: s.info.clone(),
                 notes: s.notes.clone(),
                 durability: s.durability.clone(),
+                cluster: s.cluster.clone(),
             })
             .collect(),
         per_size,

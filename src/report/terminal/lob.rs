@@ -420,6 +420,17 @@ fn skipped_and_notes(t: &LobTables, out: &mut String) {
     for f in &t.failed {
         lines.push((rank(&f.system), failed_line(f)));
     }
+    for s in &t.stores {
+        for c in s.cluster.iter().flat_map(|c| &c.changes) {
+            lines.push((
+                rank(&s.system),
+                format!(
+                    "warning: cluster: {}: {} (seen by the end of the suite)",
+                    s.system, c.change
+                ),
+            ));
+        }
+    }
     // Stable: within one system, its lines keep their order.
     lines.sort_by_key(|(r, _)| *r);
     for (_, line) in lines {
