@@ -636,13 +636,14 @@ fn load_counts_requests_checks_content_and_reports_errors() {
     // Open loop: errors are counted by kind. A request count with a rate
     // makes every one of the 200 requests due and sent, so the counts are
     // exact: in sequential order every other request asks for a missing
-    // blob (404).
+    // blob (404). The result is written, then the exit status says that
+    // requests failed (1, with a summary line naming the class).
     std::fs::write(
         d.join("bad.txt"),
         format!("http://{0}/blobs/1\nhttp://{0}/blobs/999\n", server.addr),
     )
     .unwrap();
-    ok(
+    let half = common::run(
         d,
         &[
             "load",
@@ -659,6 +660,12 @@ fn load_counts_requests_checks_content_and_reports_errors() {
             "--json",
             "b.json",
         ],
+    );
+    assert_eq!(half.status.code(), Some(1));
+    let last = String::from_utf8_lossy(&half.stderr).trim_end().to_string();
+    assert!(
+        last.ends_with("100 of 200 requests failed: 100 not found; see the errors column"),
+        "{last}"
     );
     let doc = json(&d.join("b.json"));
     let l = &doc["tables"]["levels"][0];
