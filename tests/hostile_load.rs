@@ -254,6 +254,47 @@ fn some_requests_failing_write_the_result_then_exit_1_naming_each_class() {
 }
 
 #[test]
+fn max_errors_stops_a_level_early_and_says_why() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let always_500 = server(|_, s| {
+        let _ = s.write_all(b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 4\r\n\r\noops");
+    });
+    let url = format!("http://{always_500}/blobs/1");
+    let (out, _) = load(
+        d,
+        &[
+            "load",
+            &url,
+            "-c",
+            "1",
+            "-n",
+            "1000",
+            "--max-errors",
+            "5",
+            "--json",
+            "m.json",
+        ],
+    );
+    no_panic(&out);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let l = &json(&d.join("m.json"))["tables"]["levels"][0];
+    // One connection: the fifth failure is counted before the sixth request.
+    assert_eq!(l["requests"], 5, "{l}");
+    let why = l["stopped_early"].as_str().unwrap();
+    assert!(
+        why.starts_with("--max-errors 5: 5 of 5 requests had failed"),
+        "{why}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("stopped early"));
+    usage_error(
+        d,
+        &["load", &url, "-n", "1", "--max-errors", "0%"],
+        "--max-errors 0%",
+    );
+}
+
+#[test]
 fn rates_durations_and_timeouts_that_make_no_sense_are_usage_errors() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();

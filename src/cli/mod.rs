@@ -284,6 +284,9 @@ pub struct LoadArgs {
     /// A request taking longer counts as a timeout
     #[arg(long, default_value = "10s", value_parser = duration_in(MIN_WAIT, MAX_WAIT))]
     pub timeout: humantime::Duration,
+    /// Stop a level early once N requests failed, or once more than P% of those sent did (judged from 100 on); by default every level goes on to its end whatever fails
+    #[arg(long, value_name = "N|P%", value_parser = Utf8Arg)]
+    pub max_errors: Option<String>,
     /// Check every /blobs/{key} response byte for byte against this dataset (e.g. the served db)
     #[arg(long, value_name = "TARGET", value_parser = Utf8Arg)]
     pub verify: Option<String>,

@@ -85,6 +85,11 @@ pub fn run(args: &LoadArgs) -> Result<()> {
     let mut environment = crate::store::capture_environment(None);
     let bars = Bars::new();
     let mut results = Vec::new();
+    let max_errors = args
+        .max_errors
+        .as_deref()
+        .map(crate::result::budget::ErrorBudget::parse)
+        .transpose()?;
     for &c in &levels {
         let plan = LoadPlan {
             urls: urls.clone(),
@@ -95,6 +100,7 @@ pub fn run(args: &LoadArgs) -> Result<()> {
             rate: args.rate,
             timeout: *args.timeout,
             verify: verify.clone(),
+            max_errors,
         };
         bars.start(&format!("-c {c}"), 1000);
         let r = runtime.block_on(run_level(plan, &bars));
@@ -112,6 +118,11 @@ pub fn run(args: &LoadArgs) -> Result<()> {
         merged: None,
     };
     print_tables(args, &tables, duration, verify.is_some());
+    for l in &tables.levels {
+        if let Some(why) = &l.stopped_early {
+            println!("-c {}: stopped early: {why}", l.concurrency);
+        }
+    }
     let failure = failure(&tables, &urls, verify.is_some());
     let warnings = rate_warnings(&tables);
     if let Some(j) = &args.json {

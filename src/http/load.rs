@@ -131,6 +131,9 @@ pub struct LoadPlan {
     pub timeout: Duration,
     /// Check every body byte for byte against this dataset.
     pub verify: Option<DatasetSpec>,
+    /// Stop the level early once this many requests failed (None: go on to
+    /// its end whatever fails).
+    pub max_errors: Option<crate::result::budget::ErrorBudget>,
 }
 
 struct WorkerOutcome {
@@ -320,11 +323,41 @@ struct Shared {
     /// time was up, so never sent (at most one per worker; those nobody
     /// took are the indices from `next` on).
     refused: Mutex<Vec<u64>>,
+    /// Requests failed so far, as workers report them.
+    failed: AtomicU64,
+    /// Why the level stopped before its end (`--max-errors`).
+    stopped_early: Mutex<Option<String>>,
 }
 
 impl Shared {
+    /// Counts `n` more failed requests; stops the level when that spends
+    /// the `--max-errors` budget.
+    fn count_failures(&self, n: u64) {
+        let failed = self.failed.fetch_add(n, Ordering::Relaxed) + n;
+        let Some(budget) = self.plan.max_errors else {
+            return;
+        };
+        let tried = self.done.load(Ordering::Relaxed).max(failed);
+        let mut why = self.stopped_early.lock().unwrap_or_else(|e| e.into_inner());
+        if why.is_none() && budget.spent(failed, tried) {
+            *why = Some(format!(
+                "--max-errors {}: {failed} of {tried} requests had failed at {:.1} s",
+                budget.describe(),
+                self.started.elapsed().as_secs_f64()
+            ));
+        }
+    }
+
     /// The index of the next request, or None when the run is over.
     fn take(&self) -> Option<u64> {
+        if self
+            .stopped_early
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some()
+        {
+            return None;
+        }
         let i = self.next.fetch_add(1, Ordering::Relaxed);
         if self.plan.requests.is_some_and(|n| i >= n) {
             return None;
@@ -429,7 +462,16 @@ async fn worker(shared: Arc<Shared>, id: u64) -> WorkerOutcome {
     let mut rng = 0x9E3779B97F4A7C15u64 ^ (id + 1).wrapping_mul(0xBF58476D1CE4E5B9);
     let mut body_buf = Vec::new();
     let mut pacer = shared.plan.rate.map(|_| pacing::Pacer::new());
-    while let Some(i) = shared.take() {
+    let mut reported = 0;
+    loop {
+        let failed = out.errors.total();
+        if failed > reported {
+            shared.count_failures(failed - reported);
+            reported = failed;
+        }
+        let Some(i) = shared.take() else {
+            break;
+        };
         // Closed loop: latency counts from here, connection included, as
         // it always has.
         let asked = Instant::now();
@@ -562,6 +604,8 @@ pub struct LevelOutcome {
     /// (None once rounds run at different times are merged: they are not
     /// one span).
     start_unix_ns: Option<u64>,
+    /// Why the level stopped before its end (`--max-errors`).
+    stopped_early: Option<String>,
 }
 
 impl LevelOutcome {
@@ -609,6 +653,7 @@ impl LevelOutcome {
             r.timeline = None;
         }
         r.wall = wall;
+        r.stopped_early = self.stopped_early;
         r
     }
 }
@@ -627,6 +672,8 @@ pub async fn measure_level(plan: LoadPlan, progress: &dyn Progress) -> LevelOutc
         done: AtomicU64::new(0),
         due_total: due_total(&plan),
         refused: Mutex::new(Vec::new()),
+        failed: AtomicU64::new(0),
+        stopped_early: Mutex::new(None),
     });
     let handles: Vec<_> = (0..plan.concurrency as u64)
         .map(|id| tokio::spawn(worker(shared.clone(), id)))
@@ -645,12 +692,18 @@ pub async fn measure_level(plan: LoadPlan, progress: &dyn Progress) -> LevelOutc
         all.absorb(o);
     }
     shared.record_unsent(&mut all, elapsed);
+    let stopped_early = shared
+        .stopped_early
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take();
     LevelOutcome {
         plan,
         due_total: shared.due_total,
         elapsed,
         all,
         start_unix_ns: Some(start_unix_ns),
+        stopped_early,
     }
 }
 
@@ -743,6 +796,7 @@ fn summarize(
         errors: all.errors,
         error_events: all.events,
         error_events_dropped: dropped,
+        stopped_early: None,
     }
 }
 
@@ -809,6 +863,7 @@ mod tests {
             rate,
             timeout: Duration::from_secs(1),
             verify: None,
+            max_errors: None,
         }
     }
 
@@ -903,6 +958,8 @@ mod tests {
                 .expect("the clock has run 2 s"),
             done: AtomicU64::new(0),
             refused: Mutex::new(Vec::new()),
+            failed: AtomicU64::new(0),
+            stopped_early: Mutex::new(None),
         }
     }
 
@@ -999,6 +1056,8 @@ mod tests {
             done: AtomicU64::new(0),
             due_total: None,
             refused: Mutex::new(Vec::new()),
+            failed: AtomicU64::new(0),
+            stopped_early: Mutex::new(None),
         };
         let due = shared.due(u64::MAX, 1e-300);
         assert!(due <= shared.started + Duration::from_secs(1));

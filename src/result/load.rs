@@ -176,6 +176,9 @@ pub struct LevelResult {
     /// (absent where `wall` is).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeline: Option<Timeline>,
+    /// Why the level stopped before its end (`--max-errors`), or None.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_early: Option<String>,
 }
 
 /// A span of the system clock (nanoseconds since the Unix epoch).

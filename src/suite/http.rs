@@ -333,6 +333,7 @@ fn load_all(options: &HttpOptions, systems: &mut [System], progress: &dyn Progre
                     rate: None,
                     timeout: Duration::from_secs(30),
                     verify: None,
+                    max_errors: None,
                 };
                 // The level's own progress would overwrite this stage's.
                 let outcome = runtime.block_on(measure_level(plan, &Silent));

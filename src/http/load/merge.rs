@@ -386,6 +386,7 @@ fn merge_level(inputs: &[Input], l: usize) -> Result<(LevelResult, LevelMerge)> 
         histogram: Some(latency.encode()),
         wall: Some(span),
         timeline: None,
+        stopped_early: None,
     };
     Ok((merged, record))
 }
@@ -565,6 +566,7 @@ mod tests {
                 kind: crate::result::load::ErrorKind::Timeout,
             }],
             error_events_dropped: 0,
+            stopped_early: None,
             histogram: Some(lat.encode()),
             wall: Some(WallSpan {
                 start_unix_ns: start,
