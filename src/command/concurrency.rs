@@ -13,7 +13,8 @@ use crate::target::Target;
 use crate::workload::keys::KeyDistribution;
 use crate::workload::mix::Mix;
 
-/// Runs `suite concurrency`.
+/// Runs `suite concurrency`. A layout that failed while it was measured
+/// is in the tables and the result; the command then exits 1 with one line.
 pub fn run(args: &ConcurrencyArgs) -> Result<()> {
     let options = options(args)?;
     crate::command::output::check_outputs(&args.json, args.report.as_deref(), args.dir.as_deref())?;
@@ -24,7 +25,10 @@ pub fn run(args: &ConcurrencyArgs) -> Result<()> {
     }
     crate::command::output::write_result_with_report(&mut doc, &args.json, args.report.as_deref())?;
     println!("result written to {}", args.json.display());
-    Ok(())
+    match doc.tables.failures_line() {
+        Some(line) => Err(Error::OperationsFailed(line)),
+        None => Ok(()),
+    }
 }
 
 /// The suite's options from the command line.

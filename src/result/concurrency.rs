@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::dataset::DatasetSpec;
 use crate::measure::estimate::{Estimate, median_estimate, paired_ratio};
+use crate::result::faults::{SystemFailure, failed_layouts_line};
 use crate::workload::keys::KeyDistribution;
 
 /// One store layout the suite loaded.
@@ -102,6 +103,13 @@ pub struct ConcurrencyTables {
     pub threads: Vec<usize>,
     /// Every (layout, mix, threads) point.
     pub points: Vec<ConcurrencyPoint>,
+    /// Layouts that failed (while their dataset was made, or in a round:
+    /// where and why): their points from the one that failed on are left
+    /// out (a partial point would not pair with the others' rounds) and
+    /// their cells say why; every other layout's figures are kept. Absent
+    /// when nothing failed (and in older results).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed: Vec<SystemFailure>,
 }
 
 impl ConcurrencyTables {
@@ -117,6 +125,18 @@ impl ConcurrencyTables {
             humantime::format_duration(std::time::Duration::from_nanos(self.duration_ns)),
             self.cores
         )
+    }
+
+    /// The failure of layout `name`, if it failed.
+    pub fn failure(&self, name: &str) -> Option<&SystemFailure> {
+        self.failed.iter().find(|f| f.system == name)
+    }
+
+    /// The one line the command exits 1 with when a layout failed ("1 of
+    /// 5 layouts failed: postgres-bytea (connection: ...); see the
+    /// result"), else None.
+    pub fn failures_line(&self) -> Option<String> {
+        failed_layouts_line(&self.failed, self.layouts.len())
     }
 
     /// The point of `layout`, `mix` and `threads`, if it ran.

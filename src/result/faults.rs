@@ -211,7 +211,17 @@ pub fn closing_line(failures: &Failures, attempted: u64, what: &str) -> String {
 /// server disconnected); see the result", from each failed system's name
 /// and reason ("class: message") and the number of systems that ran.
 pub fn systems_failed_line(failed: &[(String, String)], systems: usize) -> String {
-    let what = if systems == 1 { "system" } else { "systems" };
+    named_failed_line(failed, systems, ("system", "systems"))
+}
+
+/// [`systems_failed_line`] naming what failed as `(one, many)`: "1 of 5
+/// layouts failed: ...".
+fn named_failed_line(
+    failed: &[(String, String)],
+    systems: usize,
+    (one, many): (&str, &str),
+) -> String {
+    let what = if systems == 1 { one } else { many };
     let list: Vec<String> = failed
         .iter()
         .map(|(name, reason)| format!("{name} ({reason})"))
@@ -265,13 +275,29 @@ impl SystemFailure {
 /// [`systems_failed_line`] of `failures` among `systems` systems, or None
 /// when nothing failed.
 pub fn failed_systems_line(failures: &[SystemFailure], systems: usize) -> Option<String> {
+    (!failures.is_empty())
+        .then(|| systems_failed_line(&reasons(failures), systems.max(failures.len())))
+}
+
+/// The same line for a suite's layouts: "1 of 5 layouts failed:
+/// postgres-bytea (connection: ...); see the result", or None when
+/// nothing failed.
+pub fn failed_layouts_line(failures: &[SystemFailure], layouts: usize) -> Option<String> {
     (!failures.is_empty()).then(|| {
-        let named: Vec<(String, String)> = failures
-            .iter()
-            .map(|f| (f.system.clone(), f.reason()))
-            .collect();
-        systems_failed_line(&named, systems.max(failures.len()))
+        named_failed_line(
+            &reasons(failures),
+            layouts.max(failures.len()),
+            ("layout", "layouts"),
+        )
     })
+}
+
+/// Each failure's system and reason.
+fn reasons(failures: &[SystemFailure]) -> Vec<(String, String)> {
+    failures
+        .iter()
+        .map(|f| (f.system.clone(), f.reason()))
+        .collect()
 }
 
 /// "timeout after 30 s", "timeout after 1.5 s": how a wait that reached
@@ -361,6 +387,10 @@ mod tests {
         assert_eq!(
             failed_systems_line(std::slice::from_ref(&f), 4).unwrap(),
             "1 of 4 systems failed: s3 (connection: s3://b: connection refused); see the result"
+        );
+        assert_eq!(
+            failed_layouts_line(std::slice::from_ref(&f), 5).unwrap(),
+            "1 of 5 layouts failed: s3 (connection: s3://b: connection refused); see the result"
         );
         let json = serde_json::to_string(&f).unwrap();
         assert!(json.contains(r#""class":"connection""#), "{json}");

@@ -113,6 +113,7 @@ impl Tables {
             Tables::Quick(t) => t.failures_line(),
             Tables::Advise(t) => t.failures_line(),
             Tables::Replicate(t) => t.failures_line(),
+            Tables::Concurrency(t) => t.failures_line(),
             _ => None,
         }
     }

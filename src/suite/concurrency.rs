@@ -11,6 +11,7 @@ use crate::dataset::DatasetSpec;
 use crate::error::{Error, Result};
 use crate::progress::{Progress, Silent};
 use crate::result::concurrency::{ConcurrencyPoint, ConcurrencyTables, LayoutInfo, PointRound};
+use crate::result::faults::SystemFailure;
 use crate::result::{ResultDocument, Tables};
 use crate::store::{self, ReadPath, SessionOptions, WriteStyle};
 use crate::target::{SqliteSettings, Target};
@@ -126,17 +127,28 @@ fn run_in(
         human_bytes(spec.total_bytes()),
         work.path.display()
     ));
+    let mut failed: Vec<Option<SystemFailure>> = vec![None; layouts.len()];
     let mut infos = Vec::new();
-    for l in layouts {
-        let (s, _) = store::create_dataset(&l.target, spec, progress)?;
-        infos.push(LayoutInfo {
-            name: l.name.clone(),
-            target: l.target.to_string(),
-            writes: s.describe_writes(&session()),
-            version: s.info().version,
+    for (l, slot) in layouts.iter().zip(&mut failed) {
+        infos.push(match store::create_dataset(&l.target, spec, progress) {
+            Ok((s, _)) => LayoutInfo {
+                name: l.name.clone(),
+                target: l.target.to_string(),
+                writes: s.describe_writes(&session()),
+                version: s.info().version,
+            },
+            Err(e) => {
+                *slot = Some(layout_failed(l, "creating its dataset", e, progress)?);
+                LayoutInfo {
+                    name: l.name.clone(),
+                    target: l.target.to_string(),
+                    writes: "not known: its dataset could not be made".into(),
+                    version: None,
+                }
+            }
         });
     }
-    let points = measure(options, layouts, progress)?;
+    let points = measure(options, layouts, &mut failed, progress)?;
     let tables = ConcurrencyTables {
         dataset: spec.clone(),
         keys: options.keys,
@@ -146,6 +158,7 @@ fn run_in(
         mixes: options.mixes.iter().map(Mix::describe).collect(),
         threads: options.threads.clone(),
         points,
+        failed: failed.into_iter().flatten().collect(),
     };
     Ok(ResultDocument::new(
         "suite concurrency",
@@ -166,10 +179,35 @@ pub(crate) fn session() -> SessionOptions {
     }
 }
 
+/// What a failure of `layout` during `during` means: the layout is
+/// recorded as failed and left out from then on, every other layout goes
+/// on (Ok); an interruption ends the suite.
+fn layout_failed(
+    layout: &Layout,
+    during: &str,
+    e: Error,
+    progress: &dyn Progress,
+) -> Result<SystemFailure> {
+    if matches!(e, Error::Interrupted(_)) {
+        return Err(e);
+    }
+    let f = SystemFailure::new(&layout.name, during, &e);
+    progress.note(&format!(
+        "{} failed ({during}): {}; going on without it",
+        f.system,
+        f.reason()
+    ));
+    Ok(f)
+}
+
 /// Every point, round by round, the layouts' order reversed every round.
+/// A layout that fails is recorded in `failed` and skipped from then on
+/// (a dead server is not asked again at every point); the point it failed
+/// in is left out, its earlier points are kept.
 fn measure(
     options: &ConcurrencyOptions,
     layouts: &[Layout],
+    failed: &mut [Option<SystemFailure>],
     progress: &dyn Progress,
 ) -> Result<Vec<ConcurrencyPoint>> {
     let rounds = options.rounds.max(1);
@@ -196,19 +234,27 @@ fn measure(
                 }
                 turn += 1;
                 for i in order {
-                    progress.message(&format!(
-                        "{} {} threads={threads} round {}/{rounds}",
-                        layouts[i].name,
+                    progress.advance(1);
+                    if failed[i].is_some() {
+                        continue;
+                    }
+                    let during = format!(
+                        "threads={threads} mix {} round {}/{rounds}",
                         mix.describe(),
                         round + 1
-                    ));
-                    here[i]
-                        .rounds
-                        .push(one_round(options, &layouts[i], mix, threads, each)?);
-                    progress.advance(1);
+                    );
+                    progress.message(&format!("{} {during}", layouts[i].name));
+                    crate::pause::at("concurrency-round");
+                    match one_round(options, &layouts[i], mix, threads, each) {
+                        Ok(r) => here[i].rounds.push(r),
+                        Err(e) => {
+                            failed[i] = Some(layout_failed(&layouts[i], &during, e, progress)?)
+                        }
+                    }
                 }
             }
-            points.extend(here);
+            let whole = here.into_iter().zip(failed.iter());
+            points.extend(whole.filter(|(_, f)| f.is_none()).map(|(p, _)| p));
         }
     }
     progress.finish();

@@ -47,13 +47,22 @@ pub fn render(t: &ConcurrencyTables) -> String {
                         });
                         row.push(time_text(&p.p99()));
                     }
-                    None => row.extend(["-".to_string(), "-".to_string()]),
+                    None => row.extend([failed_cell(t, &l.name), "-".to_string()]),
                 }
             }
             table.row(row);
         }
         out.push_str(&table.render());
         speedups(t, mix, &mut out);
+    }
+    for f in &t.failed {
+        let _ = writeln!(
+            out,
+            "FAILED {} ({}): {}; every other layout's figures are kept",
+            f.system,
+            f.during,
+            f.reason()
+        );
     }
     if noisy {
         let _ = writeln!(out, "{NOISY_ADVICE}");
@@ -94,5 +103,19 @@ fn speedups(t: &ConcurrencyTables, mix: &str, out: &mut String) {
             parts.join(", "),
             t.cores
         );
+    }
+}
+
+/// A missing point's cell: "-", or for a layout that failed why, cut to a
+/// table's width (the whole reason is printed below the tables).
+fn failed_cell(t: &ConcurrencyTables, layout: &str) -> String {
+    let Some(f) = t.failure(layout) else {
+        return "-".to_string();
+    };
+    let cell = f.cell();
+    if cell.chars().count() > 40 {
+        format!("{}...", cell.chars().take(37).collect::<String>())
+    } else {
+        cell
     }
 }

@@ -14,6 +14,14 @@ pub(super) fn concurrency(t: &ConcurrencyTables, s: &mut Section) {
     for l in &t.layouts {
         s.summary.push(format!("{}: {}.", l.name, l.writes));
     }
+    for f in &t.failed {
+        s.summary.push(format!(
+            "FAILED {} ({}): {}; every other layout's figures are kept",
+            f.system,
+            f.during,
+            f.reason()
+        ));
+    }
     let mut rate = Vec::new();
     let mut p99 = Vec::new();
     let mut table = DataTable::new(
@@ -46,15 +54,29 @@ pub(super) fn concurrency(t: &ConcurrencyTables, s: &mut Section) {
                 dashed: mi > 0,
                 color: li,
             });
-            for p in points {
-                table.rows.push(vec![
-                    l.name.clone(),
-                    mix.clone(),
-                    p.threads.to_string(),
-                    p.rate().format(0),
-                    ns(p.p99().value),
-                    p.busy().to_string(),
-                ]);
+            for &n in &t.threads {
+                table.rows.push(match t.point(&l.name, mix, n) {
+                    Some(p) => vec![
+                        l.name.clone(),
+                        mix.clone(),
+                        n.to_string(),
+                        p.rate().format(0),
+                        ns(p.p99().value),
+                        p.busy().to_string(),
+                    ],
+                    // A failed layout's missing points say why.
+                    None => {
+                        let why = t.failure(&l.name).map_or("-".to_string(), |f| f.cell());
+                        vec![
+                            l.name.clone(),
+                            mix.clone(),
+                            n.to_string(),
+                            why,
+                            "-".into(),
+                            "-".into(),
+                        ]
+                    }
+                });
             }
         }
     }
