@@ -137,6 +137,10 @@ fn run_in(
                 writes: s.describe_writes(&session()),
                 version: s.info().version,
             },
+            // A server that cannot be reached (or refuses the login) before
+            // anything was measured is the user's to fix: refused at once
+            // (exit 2), not found out after every other layout has run.
+            Err(e) if e.exit_code() == 2 => return Err(e),
             Err(e) => {
                 *slot = Some(layout_failed(l, "creating its dataset", e, progress)?);
                 LayoutInfo {
