@@ -334,6 +334,12 @@ fn lob_suite_on_galera_measures_innodb_and_says_why_not_the_rest() {
         .unwrap();
     assert_eq!(entry["store"]["settings"]["wsrep_on"], "ON");
     assert_eq!(entry["store"]["settings"]["wsrep_cluster_size"], "3");
+    // The cluster's shape before its first size and after the suite: whole
+    // both times, nothing changed.
+    let cluster = &entry["cluster"];
+    assert_eq!(cluster["start"]["size"], 3, "{cluster}");
+    assert_eq!(cluster["end"]["size"], 3, "{cluster}");
+    assert_eq!(cluster["changes"], serde_json::json!([]), "{cluster}");
 }
 
 // Faults: a killed node, a frozen node, a target naming several nodes.
