@@ -108,11 +108,6 @@ fn cluster_target(prefix: &str, timeout: &str) -> String {
     )
 }
 
-/// The binary with the S3 credentials.
-fn s3_ok(dir: &Path, args: &[&str]) -> String {
-    common::ok_s3(dir, args)
-}
-
 /// A concurrent mixed run on the S3 cluster held at its 100th batch, with
 /// `fault` done while it is held, then let go; what it showed, checked by
 /// [`counted`], and every blob read back whole afterwards (after `revive`).
@@ -125,7 +120,7 @@ fn s3_cluster_fault(
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     let target = cluster_target(prefix, "2s");
-    s3_ok(d, &["init", &target, "--count", "200", "--size", "4k"]);
+    common::ok_s3(d, &["init", &target, "--count", "200", "--size", "4k"]);
     let args = [
         "run",
         &target,
@@ -156,7 +151,7 @@ fn s3_cluster_fault(
 fn s3_reads_back(prefix: &str) {
     let tmp = tempfile::tempdir().unwrap();
     let target = cluster_target(prefix, "10s");
-    s3_ok(tmp.path(), &["run", &target, "--verify", "--repeat", "1"]);
+    common::ok_s3(tmp.path(), &["run", &target, "--verify", "--repeat", "1"]);
 }
 
 #[test]
@@ -231,6 +226,22 @@ fn the_s3_gateway_restarted_mid_run_costs_connections_and_the_run_goes_on() {
     s3_reads_back("faults-gateway");
 }
 
+/// Has PostgreSQL at `url` end every connection that last ran a statement
+/// on `table`, as an administrator or a failover would (at least one);
+/// returns the administrator's connection.
+fn cut_connections(url: &str, table: &str) -> postgres::Client {
+    let mut admin = postgres::Client::connect(url, postgres::NoTls).unwrap();
+    let cut = admin
+        .execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+             WHERE pid <> pg_backend_pid() AND query LIKE '%' || $1 || '%'",
+            &[&table],
+        )
+        .unwrap();
+    assert!(cut >= 1, "no connection of the run found");
+    admin
+}
+
 #[test]
 #[ignore = "needs PostgreSQL: run scripts/test.sh"]
 fn connections_the_server_cuts_mid_run_are_counted_and_the_run_goes_on() {
@@ -258,15 +269,7 @@ fn connections_the_server_cuts_mid_run_are_counted_and_the_run_goes_on() {
     let held = held_run(d, &args, 200);
     // Every connection of the run ended by the server, as an administrator
     // or a failover would.
-    let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
-    let cut = admin
-        .execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
-             WHERE pid <> pg_backend_pid() AND query LIKE '%' || $1 || '%'",
-            &[&table],
-        )
-        .unwrap();
-    assert!(cut >= 1, "no connection of the run found");
+    let mut admin = cut_connections(&url, &table);
     let out = held.release_output();
     let t = counted(
         &out,
@@ -305,15 +308,7 @@ fn a_single_thread_run_whose_connection_is_cut_goes_on_with_its_next_repetition(
     // The first repetition's updates done, its transaction not committed:
     // the server ends the connection, so the commit fails.
     let held = Held::start(command, "repetition-before-commit@1");
-    let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
-    let cut = admin
-        .execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
-             WHERE pid <> pg_backend_pid() AND query LIKE '%' || $1 || '%'",
-            &[&table],
-        )
-        .unwrap();
-    assert!(cut >= 1, "no connection of the run found");
+    let mut admin = cut_connections(&url, &table);
     let out = held.release_output();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");

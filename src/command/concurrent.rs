@@ -39,13 +39,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         println!("warning: {w}");
     }
     let wrong = tables.outcomes().wrong();
-    let failed = tables.failures_line().map(|line| {
-        let look = match &args.json {
-            Some(path) => format!("see {}", path.display()),
-            None => "see the table above".into(),
-        };
-        format!("{line}; {look}")
-    });
+    let failed = crate::command::output::look_where(tables.failures_line(), args.json.as_deref());
     if let Some(path) = &args.json {
         let mut doc =
             ResultDocument::new(CONCURRENT_COMMAND, environment, Tables::Concurrent(tables));

@@ -401,6 +401,15 @@ pub fn warn_if_never_judged(rounds: u64, cases: usize) {
     }
 }
 
+/// A run's closing failures `line` with where to look: the result file
+/// when one was written, else the table printed above.
+pub fn look_where(line: Option<String>, json: Option<&Path>) -> Option<String> {
+    line.map(|line| match json {
+        Some(path) => format!("{line}; see {}", path.display()),
+        None => format!("{line}; see the table above"),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

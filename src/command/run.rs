@@ -209,13 +209,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         println!("warning: {w}");
         r.notes.push(w.clone());
     }
-    let failed = r.failures_line().map(|line| {
-        let look = match &args.json {
-            Some(path) => format!("see {}", path.display()),
-            None => "see the table above".into(),
-        };
-        format!("{line}; {look}")
-    });
+    let failed = crate::command::output::look_where(r.failures_line(), args.json.as_deref());
     if let Some(path) = &args.json {
         let mut doc = ResultDocument::new(
             "run",

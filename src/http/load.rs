@@ -339,12 +339,11 @@ impl Shared {
         };
         let tried = self.done.load(Ordering::Relaxed).max(failed);
         let mut why = self.stopped_early.lock().unwrap_or_else(|e| e.into_inner());
-        if why.is_none() && budget.spent(failed, tried) {
-            *why = Some(format!(
-                "--max-errors {}: {failed} of {tried} requests had failed at {:.1} s",
-                budget.describe(),
-                self.started.elapsed().as_secs_f64()
-            ));
+        if why.is_none()
+            && let Some(reason) = budget.reason(failed, tried, "requests")
+        {
+            let at = self.started.elapsed().as_secs_f64();
+            *why = Some(format!("{reason} at {at:.1} s"));
         }
     }
 

@@ -51,6 +51,18 @@ impl ErrorBudget {
         }
     }
 
+    /// Why a run stops when `failed` failures of `tried` `what` (operations,
+    /// requests) spend the budget: "--max-errors 5: 5 of 14 operations had
+    /// failed"; None while they do not.
+    pub fn reason(&self, failed: u64, tried: u64, what: &str) -> Option<String> {
+        self.spent(failed, tried).then(|| {
+            format!(
+                "--max-errors {}: {failed} of {tried} {what} had failed",
+                self.describe()
+            )
+        })
+    }
+
     /// As the user wrote it ("100", "5%").
     pub fn describe(&self) -> String {
         match *self {

@@ -5,7 +5,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::faults::{Activity, ClusterRecord, Failures, Reconnect, closing_line};
+use super::faults::{
+    Activity, ClusterRecord, Failures, Reconnect, closing_line, whole_figure_error,
+};
 use crate::measure::latency::{EncodedHistogram, LatencySummary};
 use crate::store::StoreInfo;
 use crate::workload::keys::KeyDistribution;
@@ -231,15 +233,14 @@ impl ConcurrentTables {
     /// when any operation did (throughput over only the operations that
     /// worked is no figure of the case).
     pub fn without_failures(self) -> crate::error::Result<ConcurrentTables> {
-        let Some(line) = self.failures_line() else {
-            return Ok(self);
-        };
-        let first = self.failures().classes[0].clone();
-        Err(crate::error::Error::Failed {
-            target: self.plan.target.clone(),
-            class: first.class,
-            message: format!("{line} (first: {})", first.example),
-        })
+        match self.failures_line() {
+            None => Ok(self),
+            Some(line) => Err(whole_figure_error(
+                &self.plan.target,
+                &self.failures(),
+                &line,
+            )),
+        }
     }
 
     /// Every kind's outcomes together.

@@ -315,6 +315,18 @@ pub fn seconds(bound: std::time::Duration) -> String {
     }
 }
 
+/// A run whose operations failed, as one error for a suite that needs a
+/// whole figure: of the first class seen, its message the closing `line`
+/// with that class's first message.
+pub fn whole_figure_error(target: &str, failures: &Failures, line: &str) -> crate::error::Error {
+    let first = &failures.classes[0];
+    crate::error::Error::Failed {
+        target: target.to_string(),
+        class: first.class,
+        message: format!("{line} (first: {})", first.example),
+    }
+}
+
 /// 18400 -> "18,400".
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::faults::{Failures, closing_line};
+use super::faults::{Failures, closing_line, whole_figure_error};
 
 use crate::error::{Error, Result};
 use crate::measure::cache::CacheAction;
@@ -237,15 +237,10 @@ impl RunResult {
     /// when any operation did (a time per operation over only the ones
     /// that worked is no figure of the case).
     pub fn without_failures(self) -> crate::error::Result<RunResult> {
-        let Some(line) = self.failures_line() else {
-            return Ok(self);
-        };
-        let class = self.failures.classes[0].class;
-        Err(crate::error::Error::Failed {
-            target: self.target.clone(),
-            class,
-            message: format!("{line} (first: {})", self.failures.classes[0].example),
-        })
+        match self.failures_line() {
+            None => Ok(self),
+            Some(line) => Err(whole_figure_error(&self.target, &self.failures, &line)),
+        }
     }
 
     /// The run's latency histogram decoded; None for a result written

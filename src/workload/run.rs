@@ -74,12 +74,7 @@ impl Job<'_> {
         let budget = self.plan.max_errors?;
         let (f, t) = self.before.get();
         let (failed, tried) = (f + failed, (t + tried).max(f + failed));
-        budget.spent(failed, tried).then(|| {
-            format!(
-                "--max-errors {}: {failed} of {tried} operations had failed",
-                budget.describe()
-            )
-        })
+        budget.reason(failed, tried, "operations")
     }
 }
 
@@ -403,6 +398,12 @@ fn run_repetition(
     let mut times = Times::default();
     let mut engine = Default::default();
     let mut stopped_early = None;
+    let pass = Pass {
+        job,
+        contents,
+        version,
+        progress,
+    };
     timer.clear();
     let mut from = 0;
     while from < job.keys.len() || store.is_some() {
@@ -419,17 +420,7 @@ fn run_repetition(
                 }
             },
         };
-        match on_one_connection(
-            job,
-            opened.as_mut(),
-            contents,
-            version,
-            timer,
-            progress,
-            from,
-            &mut tally,
-            &mut times,
-        ) {
+        match on_one_connection(&pass, opened.as_mut(), timer, from, &mut tally, &mut times) {
             Ok(()) => {
                 let t = Instant::now();
                 engine = opened.engine_stats();
@@ -491,6 +482,16 @@ fn run_repetition(
     })
 }
 
+/// What every connection of one repetition runs: the job, the content to
+/// write (made before) and its version, and where progress goes.
+#[derive(Clone, Copy)]
+struct Pass<'a> {
+    job: &'a Job<'a>,
+    contents: Option<&'a Contents>,
+    version: u64,
+    progress: &'a dyn Progress,
+}
+
 /// The untimed-by-operation parts of a repetition, ns.
 #[derive(Default)]
 struct Times {
@@ -502,18 +503,15 @@ struct Times {
 /// The repetition's keys from index `from` on one connection, in one
 /// transaction, then its commit and checkpoint; stops at the first
 /// failure (the transaction rolled back, if the store still can).
-#[allow(clippy::too_many_arguments)]
 fn on_one_connection(
-    job: &Job,
+    pass: &Pass,
     store: &mut dyn store::Store,
-    contents: Option<&Contents>,
-    version: u64,
     timer: &mut OpTimer,
-    progress: &dyn Progress,
     from: usize,
     tally: &mut Tally,
     times: &mut Times,
 ) -> std::result::Result<(), Stopped> {
+    let job = pass.job;
     let at_start = |error: Error| Stopped {
         at: from,
         error,
@@ -527,16 +525,7 @@ fn on_one_connection(
     session.begin().map_err(at_start)?;
     let begin_ns = ns(t);
     timer.restart();
-    if let Err(stopped) = timed_loop(
-        job,
-        session.as_mut(),
-        contents,
-        version,
-        timer,
-        progress,
-        from,
-        tally,
-    ) {
+    if let Err(stopped) = timed_loop(pass, session.as_mut(), timer, from, tally) {
         let _ = session.rollback();
         return Err(stopped);
     }
@@ -561,17 +550,19 @@ fn on_one_connection(
 /// operation (see workload::timer): anything that is not the operation is
 /// followed by a restart. A failed operation's interval is not kept: it
 /// ends the loop, with how long it ran.
-#[allow(clippy::too_many_arguments)]
 fn timed_loop(
-    job: &Job,
+    pass: &Pass,
     session: &mut dyn store::Session,
-    contents: Option<&Contents>,
-    version: u64,
     timer: &mut OpTimer,
-    progress: &dyn Progress,
     from: usize,
     tally: &mut Tally,
 ) -> std::result::Result<(), Stopped> {
+    let Pass {
+        job,
+        contents,
+        version,
+        progress,
+    } = *pass;
     let plan = job.plan;
     let verify_reads = plan.verify && plan.operation == Operation::Read;
     let mut inline_buf = Vec::new();

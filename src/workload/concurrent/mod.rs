@@ -156,13 +156,12 @@ impl Shared<'_> {
         };
         // This operation is not yet in `done`.
         let tried = (self.done.load(Ordering::Relaxed) + 1).max(failed);
-        if budget.spent(failed, tried) && !self.stop.swap(true, Ordering::Relaxed) {
+        if let Some(reason) = budget.reason(failed, tried, "operations")
+            && !self.stop.swap(true, Ordering::Relaxed)
+        {
+            let at = self.since_start().as_secs_f64();
             let mut why = self.stopped_early.lock().unwrap_or_else(|e| e.into_inner());
-            *why = Some(format!(
-                "--max-errors {}: {failed} of {tried} operations had failed at {:.1} s",
-                budget.describe(),
-                self.since_start().as_secs_f64()
-            ));
+            *why = Some(format!("{reason} at {at:.1} s"));
         }
     }
 

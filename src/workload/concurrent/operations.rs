@@ -105,20 +105,16 @@ impl Worker<'_, '_, '_> {
     /// this way may still have landed (a timeout after the server applied
     /// it): its outcome stays unknown even when the rest rolls back.
     fn abandon(&mut self, kind: Option<OpKind>, e: Error, began: Instant) {
-        let tally = match kind {
-            Some(k) => &mut self.st.tally.kinds[k as usize],
-            None => &mut self.st.tally.commits,
-        };
         if e.is_busy() {
-            tally.outcomes.busy += 1;
+            match kind {
+                Some(k) => self.st.tally.kinds[k as usize].outcomes.busy += 1,
+                None => self.st.tally.commits.outcomes.busy += 1,
+            }
             return self.roll_back();
         }
         let class = e.class();
-        tally.failures.record(class, &e.to_string());
-        tally.failed.record(began.elapsed().as_nanos() as u64);
-        let at = self.st.since_start();
-        self.st.tally.activity.failed_at(at);
-        self.shared.count_failure();
+        self.st
+            .count_failure(self.shared, kind, class, &e.to_string(), began.elapsed());
         for p in (self.st.pending.iter_mut()).filter(|p| p.failed || kind.is_none()) {
             p.uncertain = true;
         }

@@ -11,7 +11,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::tally::Tally;
 use super::{ConcurrentPlan, Shared};
-use crate::error::{Error, Result};
+use crate::error::{Error, FailureClass, Result};
 use crate::store::{self, Access, Session, Store};
 use crate::workload::keys::KeyChooser;
 use crate::workload::mix::OpKind;
@@ -231,6 +231,28 @@ impl State {
         }
     }
 
+    /// Counts one failed operation of `kind` (None: a batch's COMMIT),
+    /// which took `took`: by class in its kind's tally, in the activity at
+    /// this moment, and in the run's total (which may stop the run).
+    pub fn count_failure(
+        &mut self,
+        shared: &Shared,
+        kind: Option<OpKind>,
+        class: FailureClass,
+        message: &str,
+        took: Duration,
+    ) {
+        let tally = match kind {
+            Some(k) => &mut self.tally.kinds[k as usize],
+            None => &mut self.tally.commits,
+        };
+        tally.failures.record(class, message);
+        tally.failed.record(took.as_nanos() as u64);
+        let at = self.since_start();
+        self.tally.activity.failed_at(at);
+        shared.count_failure();
+    }
+
     /// Without a connection: claims the next batch and counts each of its
     /// operations failed with `e`, the attempt to connect, which took
     /// `took`. False when the run is over (nothing claimed).
@@ -244,16 +266,10 @@ impl State {
         {
             return false;
         }
-        let class = e.class();
-        let message = e.to_string();
+        let (class, message) = (e.class(), e.to_string());
         for _ in 0..plan.batch {
             let kind = self.draw(plan);
-            let tally = &mut self.tally.kinds[kind as usize];
-            tally.failures.record(class, &message);
-            tally.failed.record(took.as_nanos() as u64);
-            let at = self.since_start();
-            self.tally.activity.failed_at(at);
-            shared.count_failure();
+            self.count_failure(shared, Some(kind), class, &message, took);
         }
         shared
             .done
