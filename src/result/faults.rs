@@ -108,12 +108,17 @@ impl Activity {
         }
     }
 
+    /// Makes room for `len` buckets.
+    fn grow(&mut self, len: usize) {
+        if self.completed.len() < len {
+            self.completed.resize(len, 0);
+            self.failed.resize(len, 0);
+        }
+    }
+
     fn bucket(&mut self, at_ns: u64) -> usize {
         let i = (at_ns / self.bucket_ns.max(1)) as usize;
-        if self.completed.len() <= i {
-            self.completed.resize(i + 1, 0);
-            self.failed.resize(i + 1, 0);
-        }
+        self.grow(i + 1);
         i
     }
 
@@ -131,9 +136,7 @@ impl Activity {
 
     /// Adds another worker's counts (same width, same start).
     pub fn add(&mut self, other: &Activity) {
-        if let Some(last) = other.completed.len().checked_sub(1) {
-            self.bucket(last as u64 * self.bucket_ns.max(1));
-        }
+        self.grow(other.completed.len());
         for (i, (&c, &f)) in other.completed.iter().zip(&other.failed).enumerate() {
             self.completed[i] += c;
             self.failed[i] += f;

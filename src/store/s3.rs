@@ -18,7 +18,7 @@
 mod client;
 mod exec;
 mod session;
-mod topology;
+pub(crate) mod topology;
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -126,37 +126,16 @@ async fn answers(client: &reqwest::Client, url: String) -> bool {
     client.get(url).send().await.is_ok()
 }
 
-/// Every volume server (`DataNodes` > `Url`) wherever the JSON nests it.
+/// Every volume server the master lists (`DataNodes` > `Url`), each once,
+/// in address order.
 fn volume_servers(json: &Value) -> Vec<String> {
-    let mut out = Vec::new();
-    collect(json, &mut out);
+    let mut out: Vec<String> = crate::store::s3::topology::data_node_urls(json)
+        .into_iter()
+        .flatten()
+        .collect();
     out.sort();
     out.dedup();
     out
-}
-
-fn collect(json: &Value, out: &mut Vec<String>) {
-    match json {
-        Value::Object(map) => {
-            for (k, v) in map {
-                if k == "DataNodes" {
-                    for n in v.as_array().into_iter().flatten() {
-                        if let Some(url) = n
-                            .get("Url")
-                            .or_else(|| n.get("PublicUrl"))
-                            .and_then(Value::as_str)
-                        {
-                            out.push(url.to_string());
-                        }
-                    }
-                } else {
-                    collect(v, out);
-                }
-            }
-        }
-        Value::Array(items) => items.iter().for_each(|v| collect(v, out)),
-        _ => {}
-    }
 }
 
 #[cfg(test)]

@@ -28,18 +28,15 @@ pub(crate) async fn fetch(url: String) -> Result<Map<String, Value>, String> {
 /// that decide how many copies an object gets.
 fn summarise(json: &Value) -> Map<String, Value> {
     let mut out = Map::new();
-    let mut nodes = Vec::new();
+    let nodes: Vec<String> = data_node_urls(json)
+        .into_iter()
+        .map(|url| url.unwrap_or_else(|| "?".into()))
+        .collect();
     let mut replication: Vec<String> = Vec::new();
     let (mut centers, mut racks) = (0u64, 0u64);
     walk(json, &mut |key, value| match key {
         "DataCenters" => centers += value.as_array().map_or(0, |a| a.len() as u64),
         "Racks" => racks += value.as_array().map_or(0, |a| a.len() as u64),
-        "DataNodes" => {
-            for node in value.as_array().into_iter().flatten() {
-                let url = node.get("Url").or_else(|| node.get("PublicUrl"));
-                nodes.push(url.and_then(Value::as_str).unwrap_or("?").to_string());
-            }
-        }
         // SeaweedFS's placement code per volume layout: "002" = two more
         // copies on other servers of the same rack.
         "replication" | "DefaultReplication" => {
@@ -60,6 +57,22 @@ fn summarise(json: &Value) -> Map<String, Value> {
     out.insert("storage_nodes".into(), Value::from(nodes.len() as u64));
     out.insert("nodes".into(), Value::from(nodes));
     out
+}
+
+/// Each storage node's address (`DataNodes` > `Url`, else `PublicUrl`)
+/// wherever the JSON nests it, in the document's order; None for a node
+/// that names neither. The cluster's shape asks each of them.
+pub(crate) fn data_node_urls(json: &Value) -> Vec<Option<String>> {
+    let mut urls = Vec::new();
+    walk(json, &mut |key, value| {
+        if key == "DataNodes" {
+            for node in value.as_array().into_iter().flatten() {
+                let url = node.get("Url").or_else(|| node.get("PublicUrl"));
+                urls.push(url.and_then(Value::as_str).map(str::to_string));
+            }
+        }
+    });
+    urls
 }
 
 /// Calls `visit` on every (key, value) pair in the JSON, depth first.

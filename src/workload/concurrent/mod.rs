@@ -32,7 +32,7 @@ use super::history::History;
 use super::keys::KeyDistribution;
 use super::mix::{Mix, OpKind};
 use crate::result::budget::ErrorBudget;
-use crate::result::faults::{ClusterRecord, Reconnect, ShapeChange};
+use crate::result::faults::{ClusterRecord, ShapeChange};
 use crate::store::cluster::{self, ClusterShape};
 use tally::Tally;
 
@@ -416,14 +416,6 @@ fn heads(spec: &DatasetSpec) -> DatasetSpec {
     }
 }
 
-/// Every reopened connection, in time order.
-fn reconnects(mut all: Vec<(u64, String)>) -> Vec<Reconnect> {
-    all.sort();
-    all.into_iter()
-        .map(|(at_ns, to)| Reconnect { at_ns, to })
-        .collect()
-}
-
 /// How often a cluster's shape is read while the run goes on.
 const SHAPE_POLL: Duration = Duration::from_secs(1);
 
@@ -650,7 +642,11 @@ fn tables(
         after,
         notes,
         activity: Some(Box::new(all.activity)),
-        reconnects: reconnects(all.reconnects),
+        reconnects: {
+            let mut r = all.reconnects;
+            r.sort_by_key(|r| r.at_ns);
+            r
+        },
         cluster: None,
         stopped_early: None,
     }

@@ -2,7 +2,7 @@
 
 use crate::measure::latency::Latencies;
 use crate::result::concurrent::Outcomes;
-use crate::result::faults::{Activity, Failures};
+use crate::result::faults::{Activity, Failures, Reconnect};
 
 /// One kind's figures in one worker.
 #[derive(Default)]
@@ -42,9 +42,8 @@ pub struct Tally {
     pub touched: Vec<u64>,
     /// Completions and failures per tenth of a second.
     pub activity: Activity,
-    /// Connections this worker opened again after one broke: (when, ns
-    /// from the start, the store's node or endpoint as its info names it).
-    pub reconnects: Vec<(u64, String)>,
+    /// Connections this worker opened again after one broke.
+    pub reconnects: Vec<Reconnect>,
 }
 
 impl Tally {

@@ -12,6 +12,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use super::tally::Tally;
 use super::{ConcurrentPlan, Shared};
 use crate::error::{Error, FailureClass, Result};
+use crate::result::faults::Reconnect;
 use crate::store::{self, Access, Session, Store};
 use crate::workload::keys::KeyChooser;
 use crate::workload::mix::OpKind;
@@ -101,7 +102,8 @@ pub(super) fn run(shared: &Shared, id: usize) -> Result<Tally> {
         let to = node_of(store.as_ref());
         match open_session(shared, store.as_mut()) {
             Ok(session) => {
-                st.tally.reconnects.push((st.since_start(), to));
+                let at_ns = st.since_start();
+                st.tally.reconnects.push(Reconnect { at_ns, to });
                 broken = drive(shared, &mut st, session);
             }
             Err(e) => {
