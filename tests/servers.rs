@@ -711,13 +711,23 @@ fn children(pid: u32) -> Vec<u32> {
         .collect()
 }
 
+/// Whether process `pid` is stopped (state T in /proc), or gone.
+fn stopped_or_gone(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |s| {
+        s.rsplit_once(") ")
+            .is_some_and(|(_, rest)| rest.starts_with('T'))
+    })
+}
+
 /// Processes held with SIGSTOP until this is dropped (SIGCONT), however
 /// the test ends, so a failed assertion never leaves a server frozen for
 /// the tests after it.
 pub(crate) struct Frozen(Vec<u32>);
 
 impl Frozen {
-    /// Freezes `pids` (SIGSTOP).
+    /// Freezes `pids` (SIGSTOP) and returns once the kernel reports each
+    /// of them stopped (a signal is delivered after kill(2) returns: on a
+    /// loaded machine a process may still answer in between).
     pub(crate) fn new(pids: Vec<u32>) -> Frozen {
         for &pid in &pids {
             // SAFETY: kill(2) with a pid this test read from its server's
@@ -728,7 +738,17 @@ impl Frozen {
                 "SIGSTOP {pid}"
             );
         }
-        Frozen(pids)
+        let frozen = Frozen(pids);
+        let start = std::time::Instant::now();
+        while !frozen.0.iter().all(|&pid| stopped_or_gone(pid)) {
+            assert!(
+                start.elapsed() < crate::common::PATIENCE,
+                "never stopped: {:?}",
+                frozen.0
+            );
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        frozen
     }
 }
 
@@ -794,7 +814,7 @@ fn a_frozen_server_fails_an_operation_as_a_timeout_within_its_bound() {
         pids.extend(children(server));
         let frozen = Frozen::new(pids);
         let (done, took) = timed_read(session.as_mut());
-        let err = done.expect_err("a frozen server answers nothing");
+        let err = done.expect_err(&format!("{url}: a frozen server answers nothing"));
         assert_eq!(err.class(), FailureClass::Timeout, "{url}: {err}");
         assert!(
             err.to_string().contains("timeout after 1 s"),
