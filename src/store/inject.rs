@@ -595,6 +595,10 @@ mod tests {
             ("delete", &mut |s| s.delete(1).unwrap()),
         ];
         for (name, op) in ops {
+            // Every call takes the extra (a lower bound no stall can
+            // break); "not wildly more" is judged on the fastest call,
+            // since a loaded machine may stall any one of them.
+            let mut fastest = u64::MAX;
             for _ in 0..20 {
                 let total = timed(|| op(s.as_mut()));
                 let inner = *own.borrow();
@@ -602,8 +606,9 @@ mod tests {
                     total >= inner + EXTRA,
                     "{name}: {total} ns < {inner} + {EXTRA}"
                 );
-                assert!(total < 50_000_000, "{name}: {total} ns");
+                fastest = fastest.min(total);
             }
+            assert!(fastest < 50_000_000, "{name}: fastest {fastest} ns");
         }
         for _ in 0..20 {
             // Well under the extra, though a loaded machine may stall a call.
@@ -628,7 +633,10 @@ mod tests {
     fn a_factor_scales_the_operation_by_its_own_time() {
         let (mut s, _, own) =
             recording(Duration::from_millis(2), Injection::Scaled { factor: 1.5 });
-        for _ in 0..3 {
+        // Lower bounds hold on every call; upper bounds on at least one of
+        // several (a stall of the machine only ever adds time).
+        let mut within = false;
+        for _ in 0..5 {
             let total = timed(|| s.update(1, b"x").unwrap());
             let inner = *own.borrow();
             assert!(inner >= 2_000_000, "{inner}");
@@ -636,22 +644,29 @@ mod tests {
                 total as f64 >= 1.5 * inner as f64,
                 "{total} ns < 1.5 x {inner} ns"
             );
-            assert!(total < 2 * inner + 50_000_000, "{total} ns");
+            within |= total < 2 * inner + 50_000_000;
         }
+        assert!(within, "every update took over 2 x its own time + 50 ms");
         // A read whose sink sleeps 20 ms: only the read's own 2 ms is
         // scaled, so the call takes well under 1.5 x (2 + 20) ms.
-        let mut sink_ns = 0;
-        let total = timed(|| {
-            s.read(1, &mut |_| {
-                sink_ns = timed(|| std::thread::sleep(Duration::from_millis(20)));
-            })
-            .unwrap()
-        });
-        let inner = *own.borrow();
-        assert!(total >= sink_ns + (1.5 * inner as f64) as u64, "{total}");
+        let mut unscaled = Vec::new();
+        for _ in 0..5 {
+            let mut sink_ns = 0;
+            let total = timed(|| {
+                s.read(1, &mut |_| {
+                    sink_ns = timed(|| std::thread::sleep(Duration::from_millis(20)));
+                })
+                .unwrap()
+            });
+            let inner = *own.borrow();
+            assert!(total >= sink_ns + (1.5 * inner as f64) as u64, "{total}");
+            unscaled.push((total, inner, sink_ns));
+        }
         assert!(
-            (total as f64) < 1.5 * (inner + sink_ns) as f64,
-            "the sink's time was scaled: {total} ns, read {inner} ns, sink {sink_ns} ns"
+            unscaled
+                .iter()
+                .any(|&(total, inner, sink)| (total as f64) < 1.5 * (inner + sink) as f64),
+            "the sink's time was scaled (total, read, sink ns): {unscaled:?}"
         );
     }
 
