@@ -18,6 +18,9 @@ fn install_panic_hook() {
     let want_backtrace = std::env::var_os("RUST_BACKTRACE").is_some_and(|v| v != "0");
     std::panic::set_hook(Box::new(move |info| {
         let message = info.payload_as_str().unwrap_or("unknown panic");
+        if is_closed_stdout(message) {
+            die_of_sigpipe();
+        }
         let message = message.split_whitespace().collect::<Vec<_>>().join(" ");
         let location = info
             .location()
@@ -31,6 +34,25 @@ fn install_panic_hook() {
         }
         std::process::exit(EXIT_INTERNAL);
     }));
+}
+
+/// Whether a panic is `println!` finding standard output closed (`blobbench
+/// run ... | head`): the reader went away, which is not a bug.
+fn is_closed_stdout(message: &str) -> bool {
+    message.starts_with("failed printing to stdout") && message.contains("os error 32")
+}
+
+/// Ends the process as a C program whose reader went away does: killed by
+/// SIGPIPE, silently (shells say nothing of it). Rust ignores SIGPIPE so
+/// that a closed socket is an error, not a death (serve and load rely on
+/// that), so the default action is restored only here, at the very end.
+fn die_of_sigpipe() -> ! {
+    // SAFETY: signal and raise are async-signal-safe and take no pointers.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        libc::raise(libc::SIGPIPE);
+    }
+    std::process::exit(128 + libc::SIGPIPE);
 }
 
 fn main() -> ExitCode {

@@ -403,3 +403,40 @@ fn server_tables_with_unexpected_keys_or_sizes() {
         .unwrap();
     assert_eq!(made, Some(0), "the refused init made its table");
 }
+
+/// A reader that goes away (`blobbench run ... | head -1`) ends blobbench as
+/// it ends any Unix filter: killed by SIGPIPE, silently, never an "internal
+/// error" (Rust's println! panics on a closed standard output).
+#[test]
+fn a_closed_standard_output_ends_the_command_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    let tmp = tempfile::tempdir().unwrap();
+    ok(
+        tmp.path(),
+        &["init", "p.db", "--count", "200", "--size", "1k"],
+    );
+    for args in [
+        &["run", "p.db", "--count", "200", "--repeat", "1"][..],
+        &["stat", "p.db"][..],
+    ] {
+        let mut child = common::bin()
+            .current_dir(tmp.path())
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The read end closed before the command prints anything.
+        drop(child.stdout.take());
+        let out = common::collect(&mut child);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("internal error"), "{args:?}: {err}");
+        // Killed by SIGPIPE (print_run's println!), or done quietly (stat
+        // writes its fields and ignores the error, as kvtest does).
+        assert!(
+            out.status.signal() == Some(libc::SIGPIPE) || out.status.success(),
+            "{args:?}: {:?} {err}",
+            out.status
+        );
+    }
+}

@@ -177,7 +177,7 @@ pub fn kill_at(dir: &Path, args: &[&str], step: &str) {
 /// how it ended; the wait is bounded by [`PATIENCE`]. Each pipe is read on
 /// a thread of its own, so a chatty child never blocks on a full pipe
 /// while the test waits for it.
-fn collect(child: &mut Child) -> Output {
+pub fn collect(child: &mut Child) -> Output {
     let stdout = drain(child.stdout.take());
     let stderr = drain(child.stderr.take());
     let status = wait_bounded(child);
