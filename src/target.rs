@@ -1023,11 +1023,11 @@ fn http_url(text: &str, setting: &str, value: &str, bucket: &str) -> Result<Stri
 /// the `url` crate, and unwraps both: so the URL of a request to `bucket`
 /// must pass both here, where a refusal is a usage error.
 pub fn check_http_url(value: &str, bucket: &str) -> std::result::Result<String, String> {
-    let value = value.trim_end_matches('/');
     let rest = value
         .strip_prefix("http://")
         .or_else(|| value.strip_prefix("https://"))
         .ok_or("is not an http:// or https:// URL")?;
+    let value = value.trim_end_matches('/');
     let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
     if authority.is_empty() {
         return Err("names no host".into());
@@ -1190,6 +1190,47 @@ pub fn one_of(setting: &str, value: &str, allowed: &[&str]) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn endpoints_are_usable_urls_or_refused_with_the_reason() {
+        for good in [
+            "http://127.0.0.1:8333",
+            "http://127.0.0.1:8333/",
+            "https://s3.example.com",
+            "http://[::1]:9000",
+            "http://h:65535/prefix",
+        ] {
+            let back = check_http_url(good, "bucket").unwrap_or_else(|e| panic!("{good}: {e}"));
+            assert!(!back.ends_with('/'), "{back}");
+        }
+        for (bad, why) in [
+            ("http://h:99999", "invalid port"),
+            ("http://h:65536", "invalid port"),
+            ("http://[::1", "IPv6"),
+            ("http://h:0", "port 0"),
+            ("http://", "no host"),
+            ("http:///x", "no host"),
+            ("http://u:p@h", "user or password"),
+            ("http://h?x=1", "query"),
+            ("http://h#f", "fragment"),
+            ("http://%zz", "not a URL"),
+            ("ftp://h", "http://"),
+            ("HTTP://h", "http://"),
+        ] {
+            let e = check_http_url(bad, "bucket").unwrap_err();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn regions_are_names_a_header_and_a_host_can_carry() {
+        for good in ["us-east-1", "garage", "eu_west.2"] {
+            assert!(check_region(good).is_ok(), "{good}");
+        }
+        for bad in ["", "us east", "r\u{e9}gion", "a/b", "x\n"] {
+            assert!(check_region(bad).is_err(), "{bad:?}");
+        }
+    }
 
     #[test]
     fn commits_wait_for_the_disk_as_sqlite_syncs_them() {
