@@ -350,6 +350,15 @@ fn rates_durations_and_timeouts_that_make_no_sense_are_usage_errors() {
     for needle in ["'0s'", "--timeout"] {
         usage_error(d, &["load", url, "-n", "1", "--timeout", "0s"], needle);
     }
+    // A port out of range or a user in the URL is refused by name, not
+    // sent to a made-up address (HOST:99999:80) as connect failures.
+    for (bad, needle) in [
+        ("http://h:99999/x", "port \"99999\""),
+        ("http://h:0/x", "port \"0\""),
+        ("http://u@h/x", "no user or password"),
+    ] {
+        usage_error(d, &["load", bad, "-n", "1"], needle);
+    }
     // Folders and binary files are not URL lists.
     std::fs::create_dir(d.join("urls")).unwrap();
     usage_error(d, &["load", "--urls", "urls", "-n", "1"], "is a folder");

@@ -61,10 +61,22 @@ pub fn parse_url(text: &str) -> Result<Url> {
     let Some(authority) = uri.authority() else {
         return Err(Error::usage(format!("{text}: no host")));
     };
-    let authority = if authority.port().is_some() {
-        authority.to_string()
-    } else {
-        format!("{authority}:80")
+    let given = authority.as_str();
+    if given.contains('@') {
+        return Err(Error::usage(format!(
+            "{text}: load sends no user or password; give http://HOST:PORT/PATH"
+        )));
+    }
+    // What follows the host: nothing, or ":PORT" (the http crate keeps a
+    // port it cannot read as none, which would become HOST:99999:80).
+    let authority = match given[authority.host().len()..].strip_prefix(':') {
+        None => format!("{given}:80"),
+        Some(port) if port.parse::<u16>().is_ok_and(|p| p > 0) => given.to_string(),
+        Some(port) => {
+            return Err(Error::usage(format!(
+                "{text}: port \"{port}\" is not a port from 1 to 65535; use http://HOST:PORT/PATH"
+            )));
+        }
     };
     let path = uri
         .path_and_query()
@@ -1149,6 +1161,19 @@ mod tests {
             ("example:80", "/x.bin?a=1", None)
         );
         assert!(parse_url("https://h/x").is_err());
+        for bad in [
+            "http://h:99999/x",
+            "http://h:0/x",
+            "http://h:/x",
+            "http://u@h/x",
+        ] {
+            assert!(parse_url(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            parse_url("http://[::1]:81/x").unwrap().authority,
+            "[::1]:81"
+        );
+        assert_eq!(parse_url("http://[::1]/x").unwrap().authority, "[::1]:80");
         assert!(parse_url("not a url").is_err());
     }
 }
