@@ -60,6 +60,9 @@ pub enum Error {
         target: String,
         /// Why, as one line.
         message: String,
+        /// What a run counts it as when it happens mid-run (a connection
+        /// refused, or a timeout: a server that accepts and never answers).
+        class: FailureClass,
     },
     /// A blob read back does not hold the content the dataset says.
     #[error("verification failed: {0}")]
@@ -149,7 +152,7 @@ impl Error {
             _ if self.is_busy() => FailureClass::Busy,
             Error::MissingKey { .. } => FailureClass::NotFound,
             Error::Verify(_) => FailureClass::WrongBytes,
-            Error::Connect { .. } => FailureClass::Connection,
+            Error::Connect { class, .. } => *class,
             Error::Io { source, .. } => match source.kind() {
                 TimedOut | WouldBlock => FailureClass::Timeout,
                 ConnectionRefused | ConnectionReset | ConnectionAborted | NotConnected
@@ -219,9 +222,21 @@ impl Error {
 
     /// A server that cannot be reached at `target`, as one line.
     pub fn connect(target: &Path, message: impl std::fmt::Display) -> Self {
+        Error::unreachable(target, FailureClass::Connection, message)
+    }
+
+    /// A server that could not be reached at `target` in the way `class`
+    /// says (a timeout, a connection refused): the user's to fix (exit 2)
+    /// when it ends a command, a failure of that class inside a run.
+    pub fn unreachable(
+        target: &Path,
+        class: FailureClass,
+        message: impl std::fmt::Display,
+    ) -> Self {
         Error::Connect {
             target: target.display().to_string(),
             message: one_line(&message.to_string()),
+            class,
         }
     }
 

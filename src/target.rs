@@ -869,12 +869,15 @@ fn parse_s3(text: &str) -> Result<Target> {
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
         match name {
-            "endpoint" => location.endpoint = Some(http_url(text, name, value)?),
+            "endpoint" => location.endpoint = Some(http_url(text, name, value, bucket)?),
             "timeout" => location.waits.timeout_ms = wait_ms(text, name, value)?,
             "connect_timeout" => connect_given = Some((wait_ms(text, name, value)?, value)),
             "retries" => location.waits.retries = retries(text, value)?,
-            "topology" => location.topology = Some(http_url(text, name, value)?),
-            "region" if !value.is_empty() => location.region = Some(value.to_string()),
+            "topology" => location.topology = Some(http_url(text, name, value, bucket)?),
+            "region" if !value.is_empty() => {
+                check_region(value).map_err(|why| bad(&format!("region={value} {why}")))?;
+                location.region = Some(value.to_string());
+            }
             "part_size" => {
                 let size = crate::units::parse_number(value)?;
                 if !(5 << 20..=5 << 30).contains(&size) {
@@ -972,6 +975,25 @@ fn s3_display(location: &S3Location) -> PathBuf {
     PathBuf::from(format!("s3://{}{folder}{at}", location.bucket))
 }
 
+/// A region name the client can sign with and put in a host name, or why
+/// not: AWS's are letters, digits and '-' (`us-east-1`); other servers
+/// take '_' and '.' too. Anything else would make a header value or a URL
+/// the client refuses by panicking.
+pub fn check_region(value: &str) -> std::result::Result<(), String> {
+    let fits = (1..=64).contains(&value.len())
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+    if fits {
+        Ok(())
+    } else {
+        Err(
+            "is not a region name: 1 to 64 letters, digits, '-', '_' and '.', e.g. us-east-1"
+                .into(),
+        )
+    }
+}
+
 /// S3's bucket naming rules (the ones a typo breaks).
 fn valid_bucket(name: &str) -> bool {
     (3..=63).contains(&name.len())
@@ -982,17 +1004,57 @@ fn valid_bucket(name: &str) -> bool {
         && name.ends_with(|c: char| c.is_ascii_alphanumeric())
 }
 
-/// An http(s) URL given as an S3 target's setting, without user or password.
-fn http_url(text: &str, setting: &str, value: &str) -> Result<String> {
+/// An http(s) URL given as an S3 target's setting (`endpoint=`,
+/// `topology=`), checked whole before any client is built: the S3 client
+/// turns it into requests with parsers that panic on what they refuse.
+fn http_url(text: &str, setting: &str, value: &str, bucket: &str) -> Result<String> {
+    check_http_url(value, bucket).map_err(|why| {
+        Error::usage(format!(
+            "target \"{text}\": {setting}=\"{value}\" {why}; e.g. {setting}=http://127.0.0.1:8333"
+        ))
+    })
+}
+
+/// `value` as an S3 endpoint the client can use, without a trailing '/',
+/// or why not (words that follow the value in a message): an http:// or
+/// https:// URL with a host, a port from 1 to 65535 if any, no user or
+/// password, no query or fragment. The client writes each request's URL
+/// as `ENDPOINT/BUCKET/KEY`, reads it with the `http` crate and again with
+/// the `url` crate, and unwraps both: so the URL of a request to `bucket`
+/// must pass both here, where a refusal is a usage error.
+pub fn check_http_url(value: &str, bucket: &str) -> std::result::Result<String, String> {
     let rest = value
         .strip_prefix("http://")
-        .or_else(|| value.strip_prefix("https://"));
-    match rest {
-        Some(r) if !r.is_empty() && !r.contains('@') => Ok(value.trim_end_matches('/').to_string()),
-        _ => Err(Error::usage(format!(
-            "target \"{text}\": {setting}=\"{value}\" is not an http:// or https:// URL without credentials; e.g. {setting}=http://127.0.0.1:8333 (credentials go in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)"
-        ))),
+        .or_else(|| value.strip_prefix("https://"))
+        .ok_or("is not an http:// or https:// URL")?;
+    let value = value.trim_end_matches('/');
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    if authority.is_empty() {
+        return Err("names no host".into());
     }
+    if authority.contains('@') {
+        return Err(
+            "holds a user or password: give the URL without credentials (they go in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)"
+                .into(),
+        );
+    }
+    let url = reqwest::Url::parse(value).map_err(|e| format!("is not a URL ({e})"))?;
+    if url.query().is_some() || url.fragment().is_some() || rest.contains(['?', '#']) {
+        return Err(
+            "has a query or fragment: an endpoint is scheme, host, port and path only".into(),
+        );
+    }
+    if url.port() == Some(0) {
+        return Err("has port 0: give a port from 1 to 65535".into());
+    }
+    // The request URL as the client writes it, through both parsers.
+    let request = format!("{value}/{bucket}/blobbench-manifest.json");
+    let uri: hyper::Uri = request
+        .parse()
+        .map_err(|e| format!("is not a URL a request can use ({e})"))?;
+    reqwest::Url::parse(&uri.to_string())
+        .map_err(|e| format!("is not a URL a request can use ({e})"))?;
+    Ok(value.to_string())
 }
 
 fn classify_bare_path(path: &Path) -> Target {
@@ -1128,6 +1190,47 @@ pub fn one_of(setting: &str, value: &str, allowed: &[&str]) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn endpoints_are_usable_urls_or_refused_with_the_reason() {
+        for good in [
+            "http://127.0.0.1:8333",
+            "http://127.0.0.1:8333/",
+            "https://s3.example.com",
+            "http://[::1]:9000",
+            "http://h:65535/prefix",
+        ] {
+            let back = check_http_url(good, "bucket").unwrap_or_else(|e| panic!("{good}: {e}"));
+            assert!(!back.ends_with('/'), "{back}");
+        }
+        for (bad, why) in [
+            ("http://h:99999", "invalid port"),
+            ("http://h:65536", "invalid port"),
+            ("http://[::1", "IPv6"),
+            ("http://h:0", "port 0"),
+            ("http://", "no host"),
+            ("http:///x", "no host"),
+            ("http://u:p@h", "user or password"),
+            ("http://h?x=1", "query"),
+            ("http://h#f", "fragment"),
+            ("http://%zz", "not a URL"),
+            ("ftp://h", "http://"),
+            ("HTTP://h", "http://"),
+        ] {
+            let e = check_http_url(bad, "bucket").unwrap_err();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn regions_are_names_a_header_and_a_host_can_carry() {
+        for good in ["us-east-1", "garage", "eu_west.2"] {
+            assert!(check_region(good).is_ok(), "{good}");
+        }
+        for bad in ["", "us east", "r\u{e9}gion", "a/b", "x\n"] {
+            assert!(check_region(bad).is_err(), "{bad:?}");
+        }
+    }
 
     #[test]
     fn commits_wait_for_the_disk_as_sqlite_syncs_them() {

@@ -279,6 +279,128 @@ fn re_exporting_removes_only_the_blobs_blobbench_wrote() {
     ok(d, &["run", "tree:tr", "--verify", "--repeat", "1"]);
 }
 
+/// Re-export (or re-init) over a folder where one of the names the new
+/// dataset writes holds something blobbench did not make: a symbolic link
+/// (to a file or to a folder outside), a folder where a blob file goes, a
+/// user's file at a key the earlier dataset did not write. Each is refused
+/// up front, exit 2, naming it, with nothing in the folder changed (the
+/// earlier export whole, nothing followed outside); the fix the message
+/// gives, run as given, makes the next export succeed.
+#[test]
+fn re_exporting_over_a_name_blobbench_did_not_make_is_refused_before_anything_changes() {
+    use std::os::unix::fs::symlink;
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    dataset_and_result(d);
+    std::fs::create_dir(d.join("outside")).unwrap();
+    std::fs::write(d.join("outside/victim"), "a user's file").unwrap();
+    type Plant = fn(&Path);
+    let cases: [(&str, &str, &str, Plant); 6] = [
+        ("out", "out/000003", "a symbolic link", |d| {
+            std::fs::remove_file(d.join("out/000003")).unwrap();
+            symlink(d.join("outside/victim"), d.join("out/000003")).unwrap();
+        }),
+        ("out", "out/000004", "a folder", |d| {
+            std::fs::remove_file(d.join("out/000004")).unwrap();
+            std::fs::create_dir(d.join("out/000004")).unwrap();
+            std::fs::write(d.join("out/000004/mine"), "mine").unwrap();
+        }),
+        ("tree:tr", "tr/00/00/03", "a symbolic link", |d| {
+            std::fs::remove_file(d.join("tr/00/00/03")).unwrap();
+            symlink(d.join("outside/victim"), d.join("tr/00/00/03")).unwrap();
+        }),
+        ("tree:tr", "tr/00/00", "a symbolic link", |d| {
+            std::fs::rename(d.join("tr/00/00"), d.join("outside/moved")).unwrap();
+            symlink(d.join("outside/moved"), d.join("tr/00/00")).unwrap();
+        }),
+        ("tree:tr", "tr/00", "a file", |d| {
+            std::fs::remove_dir_all(d.join("tr/00")).unwrap();
+            std::fs::write(d.join("tr/00"), "mine").unwrap();
+        }),
+        // The new export writes 60 keys over an earlier one of 50: key 55
+        // is a user's file, which clearing the earlier export leaves.
+        ("out", "out/000055", "did not write", |d| {
+            std::fs::write(d.join("out/000055"), "mine").unwrap();
+        }),
+    ];
+    ok(d, &["init", "more.db", "--count", "60", "--size", "1k"]);
+    for (dest, planted, found, plant) in cases {
+        let _ = std::fs::remove_dir_all(d.join(dest.trim_start_matches("tree:")));
+        ok(d, &["export", "t.db", dest]);
+        plant(d);
+        let folder = d.join(dest.trim_start_matches("tree:"));
+        let before = contents(&folder);
+        let outside = contents(&d.join("outside"));
+        let source = if planted.ends_with("55") {
+            "more.db"
+        } else {
+            "t.db"
+        };
+        let out = common::run(d, &["export", source, dest]);
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(2), "{planted}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{planted}: {err}");
+        assert!(
+            err.contains(&format!("{planted} is {found}")) || err.contains(found),
+            "{planted}: {err}"
+        );
+        assert!(err.contains(planted), "{planted}: {err}");
+        assert_eq!(contents(&folder), before, "{planted}: the folder changed");
+        assert_eq!(
+            contents(&d.join("outside")),
+            outside,
+            "{planted}: followed outside"
+        );
+        // The fix, exactly as the message writes it.
+        let fix = err
+            .split_once("(rm -r '")
+            .and_then(|(_, rest)| rest.split_once("')"))
+            .map(|(path, _)| path.to_string())
+            .unwrap_or_else(|| panic!("{planted}: no rm -r in {err}"));
+        let rm = std::process::Command::new("rm")
+            .args(["-r", &fix])
+            .current_dir(d)
+            .status()
+            .unwrap();
+        assert!(rm.success(), "{fix}");
+        ok(d, &["export", source, dest]);
+        assert_eq!(
+            std::fs::read_to_string(d.join("outside/victim")).unwrap(),
+            "a user's file"
+        );
+        let target = if dest.starts_with("tree:") {
+            dest.to_string()
+        } else {
+            format!("dir:{dest}")
+        };
+        ok(d, &["run", &target, "--verify", "--repeat", "1"]);
+    }
+}
+
+/// Every name under `dir` (links not followed) with its bytes, or the
+/// link's destination.
+fn contents(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = listing(dir)
+        .into_iter()
+        .map(|name| {
+            let p = dir.join(&name);
+            let bytes = if p.is_symlink() {
+                std::fs::read_link(&p)
+                    .unwrap()
+                    .into_os_string()
+                    .into_encoded_bytes()
+            } else if p.is_file() {
+                std::fs::read(&p).unwrap()
+            } else {
+                Vec::new()
+            };
+            (name, bytes)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
 #[test]
 fn damaged_inputs_are_usage_errors_with_a_fix() {
     let tmp = tempfile::tempdir().unwrap();

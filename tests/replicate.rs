@@ -99,7 +99,7 @@ fn the_bucket_and_the_mix_are_checked_before_any_work() {
     // against a hang, by common::PATIENCE in usage_error.)
     refused(
         &["--s3", &s3, "--litestream", "/bin/true"],
-        &format!("cannot reach the S3 endpoint http://{}", port.addr()),
+        &format!("is the S3 server running at http://{}?", port.addr()),
     );
 }
 

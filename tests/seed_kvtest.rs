@@ -106,6 +106,38 @@ fn stat_refuses_what_is_not_a_kv_database() {
     usage_error(d, &["stat", "other.db"], "no table kv");
 }
 
+/// `stat --vacuum` rewrites the database, so what stat would refuse is
+/// refused before it: a database without table kv (free pages that VACUUM
+/// would have dropped included) keeps every byte and its time.
+#[test]
+fn stat_vacuum_refuses_a_foreign_database_before_rewriting_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let foreign = d.join("foreign.db");
+    let conn = rusqlite::Connection::open(&foreign).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE notes(x BLOB); \
+         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200) \
+         INSERT INTO notes SELECT randomblob(2000) FROM n; \
+         DELETE FROM notes WHERE rowid % 2 = 0;",
+    )
+    .unwrap();
+    drop(conn);
+    let before = std::fs::read(&foreign).unwrap();
+    let modified = std::fs::metadata(&foreign).unwrap().modified().unwrap();
+    for vacuum in ["--vacuum", "-vacuum"] {
+        usage_error(d, &["stat", "foreign.db", vacuum], "no table kv");
+    }
+    assert!(
+        std::fs::read(&foreign).unwrap() == before,
+        "the database changed"
+    );
+    assert_eq!(
+        std::fs::metadata(&foreign).unwrap().modified().unwrap(),
+        modified
+    );
+}
+
 /// Time per blob (operations and commit, over the operations) of each
 /// measured round of `case`, in round order.
 fn per_round_ns(doc: &serde_json::Value, case: &str) -> Vec<f64> {

@@ -397,8 +397,9 @@ pub enum SuiteCommand {
         after_help = "For each blob size, --per-size different random blobs are inserted one by one \
 (each INSERT its own transaction, timed at the database call), then read back by id on a new connection. \
 Systems: sqlite and dir always; postgres bytea and lo with --pg URL; mariadb innodb, myisam, aria and \
-archive with --mysql URL; an object store with --s3 URL (one object per blob, PUT and GET). A system \
-that cannot be reached is listed as skipped, with the reason.\n\n\
+archive with --mysql URL; an object store with --s3 URL (one object per blob, PUT and GET). A server \
+that cannot be reached is refused before anything is measured (exit 2); a system its server lacks (a \
+MariaDB engine) is listed as skipped, with the reason.\n\n\
 Examples:\n  blobbench suite lob\n  \
 blobbench suite lob --order both --sizes 1K,100K,1M --per-size 20     (does the order matter here?)\n  \
 blobbench suite lob --pg postgres://postgres@127.0.0.1:5432/bench --mysql mysql://root@127.0.0.1:3306/bench\n  \

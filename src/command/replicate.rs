@@ -95,9 +95,11 @@ fn options(args: &ReplicateArgs) -> Result<ReplicateOptions> {
             humantime::format_duration(round)
         )));
     }
-    if let Some(endpoint) = &replica.endpoint {
-        check_reachable(endpoint)?;
-    }
+    // A server out of reach is refused now, as every command refuses one
+    // before it measures anything: Litestream would retry it for minutes.
+    crate::store::reach(&Target::S3 {
+        bucket: replica.clone(),
+    })?;
     Ok(ReplicateOptions {
         dataset: spec_from_options(args.count, args.size, 0, "uniform", 1.0, 1)?,
         threads: args.threads,
@@ -139,41 +141,4 @@ fn find_litestream(given: Option<&Path>) -> Result<PathBuf> {
                 "litestream not found (no --litestream, no BLOBBENCH_LITESTREAM, none on PATH): install it with scripts/install-litestream.sh and give --litestream \"$(scripts/install-litestream.sh)\"",
             )
         })
-}
-
-/// Refuses an endpoint nothing answers on, at once: Litestream would retry
-/// for about two minutes before it gives up.
-fn check_reachable(endpoint: &str) -> Result<()> {
-    use std::net::ToSocketAddrs as _;
-    let (rest, port) = match endpoint.split_once("://") {
-        Some(("https", rest)) => (rest, 443),
-        Some((_, rest)) => (rest, 80),
-        None => (endpoint, 80),
-    };
-    let host = rest.split('/').next().unwrap_or(rest);
-    let addr = if host
-        .rsplit_once(':')
-        .is_some_and(|(_, p)| p.parse::<u16>().is_ok())
-    {
-        host.to_string()
-    } else {
-        format!("{host}:{port}")
-    };
-    let unreachable = |why: String| {
-        Error::usage(format!(
-            "--s3: cannot reach the S3 endpoint {endpoint} ({why}); start the server (scripts/start-s3.sh starts one and exports BLOBBENCH_S3_URL) or fix endpoint= in --s3"
-        ))
-    };
-    let addrs: Vec<_> = addr
-        .to_socket_addrs()
-        .map_err(|e| unreachable(e.to_string()))?
-        .collect();
-    let mut last = String::from("no address");
-    for a in addrs {
-        match std::net::TcpStream::connect_timeout(&a, std::time::Duration::from_secs(5)) {
-            Ok(_) => return Ok(()),
-            Err(e) => last = e.to_string(),
-        }
-    }
-    Err(unreachable(last))
 }

@@ -56,8 +56,14 @@ pub fn run(args: &StatArgs) -> Result<()> {
             ""
         }
     ));
-    let conn = open_connection(&path, access)?;
+    // Whether stat reads this database at all is asked read-only, before
+    // --vacuum rewrites anything: a database it would then refuse is never
+    // changed.
+    let mut conn = open_connection(&path, Access::ReadOnly)?;
+    require_kv(&conn, &path)?;
     if args.vacuum {
+        drop(conn);
+        conn = open_connection(&path, access)?;
         // The VACUUM of a large database takes a while: show that it started.
         say("Vacuuming....");
         conn.execute_batch("VACUUM")
@@ -89,22 +95,28 @@ fn database_path(text: &str) -> Result<std::path::PathBuf> {
     }
 }
 
-/// Reads kvtest's fields from an open connection; writes nothing.
-pub fn read_stat(conn: &Connection, path: &Path) -> Result<DbStat> {
-    let sql = |e| Error::sqlite(path, e);
+/// Refuses a database without table `kv`: stat reads kvtest's table.
+fn require_kv(conn: &Connection, path: &Path) -> Result<()> {
     let has_kv: bool = conn
         .query_row(
             "SELECT count(*) > 0 FROM sqlite_schema WHERE type = 'table' AND name = 'kv'",
             [],
             |r| r.get(0),
         )
-        .map_err(sql)?;
+        .map_err(|e| Error::sqlite(path, e))?;
     if !has_kv {
         return Err(Error::usage(format!(
             "{} has no table kv: it is not a kvtest or blobbench dataset (make one with blobbench init {0})",
             path.display()
         )));
     }
+    Ok(())
+}
+
+/// Reads kvtest's fields from an open connection; writes nothing.
+pub fn read_stat(conn: &Connection, path: &Path) -> Result<DbStat> {
+    let sql = |e| Error::sqlite(path, e);
+    require_kv(conn, path)?;
     // count(*) always returns one row; on an empty table the others are NULL,
     // which kvtest's sqlite3_column_int prints as 0.
     let (entries, minimum, maximum, average) = conn

@@ -98,8 +98,10 @@ impl ExternalStore {
     /// Creates an empty dataset at `path` and its files folder, replacing
     /// only what blobbench made.
     pub fn create(path: &Path, settings: &SqliteSettings, manifest: &Manifest) -> Result<Self> {
-        replace_own_database(path, "external-blob database")?;
         let folder = files_folder(path);
+        // Before anything of the earlier dataset is replaced.
+        super::files::check_free(&folder, FileLayout::Flat, manifest)?;
+        replace_own_database(path, "external-blob database")?;
         prepare_own_folder(&folder, manifest)?;
         create_database(path, settings, manifest, SCHEMA)?;
         let mut rest = settings.clone();

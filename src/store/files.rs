@@ -12,6 +12,9 @@ use super::{Access, Catalog, Session, SessionOptions, Store, StoreInfo, WriteSty
 use crate::dataset::Manifest;
 use crate::error::{Error, Result};
 
+mod slots;
+pub(crate) use slots::check_free;
+
 /// The manifest file a dataset folder carries; kvtest ignores it.
 pub const MANIFEST_FILE: &str = "blobbench-dataset.json";
 
@@ -98,6 +101,7 @@ impl FilesStore {
 
     /// Makes `root` an empty dataset folder, clearing only what blobbench made.
     pub fn create(root: &Path, layout: FileLayout, manifest: &Manifest) -> Result<Self> {
+        slots::check_free(root, layout, manifest)?;
         prepare_own_folder(root, manifest)?;
         FilesStore::open(root, layout, Access::ReadWrite)
     }

@@ -702,6 +702,24 @@ pub fn open(target: &Target, access: Access) -> Result<Box<dyn Store>> {
     })
 }
 
+/// Makes sure the server `target` names can be reached, changing
+/// nothing: PostgreSQL and MariaDB connect and log in, S3 lists the
+/// target's prefix (the bucket, the credentials); a local target always
+/// can. Suites ask it of every server before they measure anything, so an
+/// unreachable one is refused at once (exit 2), not after the rest ran.
+pub fn reach(target: &Target) -> Result<()> {
+    match target {
+        Target::Postgres { server, .. } => postgres::reach(server),
+        Target::Mysql { server, .. } => mysql::reach(server),
+        Target::S3 { bucket } => S3Store::open(bucket, Access::ReadOnly).map(drop),
+        Target::Sqlite { .. }
+        | Target::SqliteExt { .. }
+        | Target::Dir { .. }
+        | Target::Tree { .. }
+        | Target::Memory { .. } => Ok(()),
+    }
+}
+
 /// Opens a target read-only for the untimed looks around a run (sizes,
 /// read-back, space, integrity), without a journal mode to set: such a
 /// look must not try to switch a database whose mode the run changed

@@ -82,6 +82,12 @@ pub fn value_limit(server: &ServerUrl) -> Result<(u64, String)> {
     })
 }
 
+/// Connects to `server` (the first node of a list that answers and is
+/// ready) and logs in, then lets go: whether it can be reached at all.
+pub fn reach(server: &ServerUrl) -> Result<()> {
+    Link::open(server).map(drop)
+}
+
 /// Bytes of a write's packet beside the blob: the statement, the id and the
 /// packet header.
 const PACKET_ROOM: u64 = 1024;

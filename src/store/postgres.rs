@@ -119,6 +119,12 @@ fn refuse_lo(client: &mut PgClient, display: &Path, mode: PgMode) -> Result<()> 
     }
 }
 
+/// Connects to `server` and logs in (within its `connect_timeout`), then
+/// lets go: whether the server can be reached at all.
+pub fn reach(server: &ServerUrl) -> Result<()> {
+    PgClient::connect(server).map(drop)
+}
+
 impl PostgresStore {
     /// Connects to `server` and opens the existing `table`.
     pub fn open(server: &ServerUrl, mode: PgMode, table: &str, access: Access) -> Result<Self> {

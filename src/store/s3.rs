@@ -138,7 +138,7 @@ impl S3Store {
         // Reaches the server now, so a wrong endpoint, bucket or key fails
         // here with its fix, not in the middle of a run (and before the
         // server's name is asked, which would wait as long again).
-        store.list().map_err(opening_error)?;
+        store.list().map_err(|e| opening_error(e, location))?;
         store.server = client::server_name_once(&store.exec, location);
         Ok(store)
     }
@@ -251,30 +251,26 @@ impl S3Store {
     }
 }
 
-/// An error of the first request to the server: a connection refused is
-/// a usage error (exit 2) that asks whether the server runs at the
-/// endpoint; a timeout stays one, with the same question.
-fn opening_error(e: Error) -> Error {
+/// An error of the first request to the server, which says whether the
+/// server can be reached at all: a connection refused or reset, or no
+/// answer within the target's waits (a port that accepts and never
+/// answers), is a server that cannot be reached (exit 2 when it ends a
+/// command, its own class inside a run), with the question that leads to
+/// the fix.
+fn opening_error(e: Error, location: &S3Location) -> Error {
     match e {
         Error::Failed {
             target,
-            class: FailureClass::Connection,
+            class: class @ (FailureClass::Connection | FailureClass::Timeout),
             message,
-        } => Error::Connect {
-            target,
-            message: format!("{message}; is the S3 server running at the endpoint? (endpoint=URL)"),
-        },
-        Error::Failed {
-            target,
-            class: FailureClass::Timeout,
-            message,
-        } => Error::Failed {
-            target,
-            class: FailureClass::Timeout,
-            message: format!(
-                "{message}; is the endpoint an S3 server, and is it answering? (endpoint=URL)"
+        } => Error::unreachable(
+            std::path::Path::new(&target),
+            class,
+            format!(
+                "{message}; is the S3 server running at {}? (endpoint= in the target names it)",
+                client::endpoint_url(location)
             ),
-        },
+        ),
         e => e,
     }
 }

@@ -295,6 +295,7 @@ fn apply_logging(target: &mut Target, durable: bool) {
 
 /// Runs the suite: every reachable system at every size; returns the result.
 pub fn run(options: &LobOptions, progress: &dyn Progress) -> Result<ResultDocument> {
+    reach_servers(&options.servers)?;
     let work = WorkDir::new(options.dir.as_deref(), options.keep, "blobbench-lob-")?;
     let environment = store::capture_environment(Some(&work.path));
     let entries: Vec<std::path::PathBuf> =
@@ -376,6 +377,31 @@ pub fn run(options: &LobOptions, progress: &dyn Progress) -> Result<ResultDocume
     ))
 }
 
+/// Refuses at once (exit 2) a server that cannot be reached or refuses
+/// the login, before anything is measured: the user's to fix, as `quick`,
+/// `advise` and `suite concurrency` refuse it, not a system skipped after
+/// every other one ran. Each server is asked once, whatever its tables.
+fn reach_servers(servers: &[Server]) -> Result<()> {
+    let mut asked: Vec<&std::path::Path> = Vec::new();
+    for server in servers {
+        let Reach::Target(target) = &server.reach else {
+            continue;
+        };
+        if asked.contains(&target.path()) {
+            continue;
+        }
+        asked.push(target.path());
+        // Anything else is the system failing, found and recorded when
+        // it is measured.
+        if let Err(e) = store::reach(target)
+            && e.exit_code() == 2
+        {
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
 /// Measures every size on every system that has a target. A system that
 /// fails is recorded as failed (where, how) and the suite goes on with the
 /// next system: every other system's samples are kept.
@@ -417,8 +443,10 @@ fn measure(
                 continue;
             };
             match failure.error {
-                // An unreachable server or a missing engine skips the system, with the reason.
-                e @ (Error::Connect { .. } | Error::Usage(_)) if first_contact => {
+                // A missing engine skips the system, with the reason (a
+                // server out of reach was refused before anything ran; one
+                // lost since is a failure, below).
+                e @ Error::Usage(_) if first_contact => {
                     system.skipped = Some(e.to_string());
                     progress.advance(all_sizes);
                     break;

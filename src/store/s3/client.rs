@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Once};
 use std::time::Duration;
 
-use object_store::aws::AmazonS3Builder;
+use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
 use object_store::client::{HttpError, HttpErrorKind};
 use object_store::{ClientOptions, RetryConfig};
 
@@ -64,7 +64,12 @@ pub(crate) fn connect(location: &S3Location) -> Result<Bucket> {
         .with_client_options(options)
         .with_retry(retry);
     if let Some(endpoint) = &location.endpoint {
-        builder = builder.with_endpoint(endpoint);
+        // The target's endpoint, also over an AWS_ENDPOINT_URL_S3 of the
+        // environment (which the client would put first): results record
+        // the target's.
+        builder = builder
+            .with_endpoint(endpoint)
+            .with_config(AmazonS3ConfigKey::S3Endpoint, endpoint);
     }
     let credentials = match credentials_in_use() {
         Some((words, profile)) => {
@@ -84,6 +89,7 @@ pub(crate) fn connect(location: &S3Location) -> Result<Bucket> {
                 .into()
         }
     };
+    check_settings(&builder, location)?;
     let client = builder.build().map_err(|e| {
         Error::usage(format!(
             "{}: cannot configure the S3 client: {}",
@@ -96,6 +102,48 @@ pub(crate) fn connect(location: &S3Location) -> Result<Bucket> {
         client: Arc::new(client),
         credentials,
     })
+}
+
+/// Refuses, as a usage error naming the value and where it came from, a
+/// setting the client would take and then panic on inside a request: an
+/// endpoint from the environment (AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_S3)
+/// that is not a URL, a region or key id that cannot go in a header.
+/// The target's own endpoint and region were checked when it was parsed.
+fn check_settings(builder: &AmazonS3Builder, location: &S3Location) -> Result<()> {
+    let here = location.display.display();
+    for key in [AmazonS3ConfigKey::Endpoint, AmazonS3ConfigKey::S3Endpoint] {
+        let Some(endpoint) = builder.get_config_value(&key) else {
+            continue;
+        };
+        if location.endpoint.as_deref() == Some(endpoint.as_str()) {
+            continue;
+        }
+        crate::target::check_http_url(&endpoint, &location.bucket).map_err(|why| {
+            Error::usage(format!(
+                "{here}: the environment's S3 endpoint (AWS_ENDPOINT_URL, AWS_ENDPOINT or AWS_ENDPOINT_URL_S3) \"{endpoint}\" {why}; fix or unset it, or name the server in the target (endpoint=http://127.0.0.1:8333)"
+            ))
+        })?;
+    }
+    let region = region(location);
+    crate::target::check_region(&region).map_err(|why| {
+        Error::usage(format!(
+            "{here}: region \"{region}\" (from AWS_REGION or AWS_DEFAULT_REGION) {why}; fix or unset it, or give region= in the target"
+        ))
+    })?;
+    for (key, what) in [
+        (AmazonS3ConfigKey::AccessKeyId, "access key id"),
+        (AmazonS3ConfigKey::Token, "session token"),
+    ] {
+        let Some(value) = builder.get_config_value(&key) else {
+            continue;
+        };
+        if !value.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(Error::usage(format!(
+                "{here}: the S3 {what} (AWS_ACCESS_KEY_ID, AWS_SESSION_TOKEN or the profile's) holds a space, a control or a non-ASCII character, which no request header can carry; set it again as the server gave it"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// A profile's keys, read from the shared credentials file.
@@ -179,15 +227,20 @@ pub(crate) fn server_name_once(exec: &super::Exec, location: &S3Location) -> Opt
     name
 }
 
+/// The URL requests go to: the target's endpoint, else AWS's for the region.
+pub(crate) fn endpoint_url(location: &S3Location) -> String {
+    location
+        .endpoint
+        .clone()
+        .unwrap_or_else(|| format!("https://s3.{}.amazonaws.com", region(location)))
+}
+
 /// The server's name and version as its `Server` header gives them
 /// (SeaweedFS, MinIO, AmazonS3), from one unsigned GET of the bucket:
 /// refused, but answered with the header (a HEAD of the endpoint alone
 /// gets none from SeaweedFS).
 async fn server_name(location: S3Location) -> Option<String> {
-    let endpoint = location
-        .endpoint
-        .clone()
-        .unwrap_or_else(|| format!("https://s3.{}.amazonaws.com", region(&location)));
+    let endpoint = endpoint_url(&location);
     let url = format!("{endpoint}/{}", location.bucket);
     let client = reqwest::Client::builder()
         .connect_timeout(location.waits.connect_timeout())
