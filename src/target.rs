@@ -874,7 +874,12 @@ fn parse_s3(text: &str) -> Result<Target> {
             "connect_timeout" => connect_given = Some((wait_ms(text, name, value)?, value)),
             "retries" => location.waits.retries = retries(text, value)?,
             "topology" => location.topology = Some(http_url(text, name, value)?),
-            "region" if !value.is_empty() => location.region = Some(value.to_string()),
+            "region" if value.is_empty() => {
+                return Err(bad(
+                    "region= is empty: name the bucket's region, e.g. region=us-east-1, or leave region= out",
+                ));
+            }
+            "region" => location.region = Some(value.to_string()),
             "part_size" => {
                 let size = crate::units::parse_number(value)?;
                 if !(5 << 20..=5 << 30).contains(&size) {
@@ -1010,6 +1015,19 @@ fn classify_bare_path(path: &Path) -> Target {
     }
 }
 
+/// The settings an SQLite target's query takes.
+const SQLITE_SETTINGS: [&str; 9] = [
+    "page_size",
+    "journal_mode",
+    "synchronous",
+    "cache_size",
+    "mmap_size",
+    "locking_mode",
+    "wal_autocheckpoint",
+    "layout",
+    "auto_vacuum",
+];
+
 fn parse_settings(target: &str, query: Option<&str>) -> Result<SqliteSettings> {
     let mut settings = SqliteSettings::default();
     let Some(query) = query else {
@@ -1021,6 +1039,11 @@ fn parse_settings(target: &str, query: Option<&str>) -> Result<SqliteSettings> {
                 "target \"{target}\": setting \"{pair}\" needs a value, e.g. journal_mode=wal"
             ))
         })?;
+        if value.is_empty() && SQLITE_SETTINGS.contains(&name) {
+            return Err(Error::usage(format!(
+                "target \"{target}\": {name}= is empty; give it a value (see blobbench --help for each setting's values), or leave {name}= out"
+            )));
+        }
         let value_lc = value.to_ascii_lowercase();
         match name {
             "page_size" => settings.page_size = Some(parse_page_size(value)?),
@@ -1042,7 +1065,8 @@ fn parse_settings(target: &str, query: Option<&str>) -> Result<SqliteSettings> {
             }
             other => {
                 return Err(Error::usage(format!(
-                    "target \"{target}\": unknown setting \"{other}\"; known: page_size, journal_mode, synchronous, cache_size, mmap_size, locking_mode, wal_autocheckpoint, layout, auto_vacuum"
+                    "target \"{target}\": unknown setting \"{other}\"; known: {}",
+                    SQLITE_SETTINGS.join(", ")
                 )));
             }
         }
