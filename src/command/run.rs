@@ -225,6 +225,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
     if let Some(j) = &args.json {
         crate::command::output::check_result_target(j)?;
     }
+    if let (true, Some(path)) = (args.update, plan.target.data_path()) {
+        crate::command::output::check_data_writable(path)?;
+    }
     let mut environment = crate::store::capture_environment(plan.target.data_path());
     let bars = super::progress::Bars::new();
     bars.start(&plan.name, 0);
