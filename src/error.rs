@@ -25,7 +25,7 @@ pub enum Error {
         target: PathBuf,
     },
     /// A file operation failed.
-    #[error("{action} {path}: {source}")]
+    #[error("{action} {path}: {source}{}", io_fix(.source))]
     Io {
         /// What was being done ("cannot open").
         action: &'static str,
@@ -189,6 +189,12 @@ impl Error {
     /// a usage error that says how.
     pub fn sqlite(path: &Path, source: rusqlite::Error) -> Self {
         use rusqlite::ErrorCode::{DatabaseCorrupt, DiskFull, NotADatabase};
+        if let Some(why) = cannot_write(path, &source) {
+            return Error::Usage(format!(
+                "cannot write {}: {why} (SQLite: {source}); run as a user who can write it and its folder, or choose another path (--dir for suites)",
+                path.display()
+            ));
+        }
         if source.sqlite_error_code() == Some(DiskFull) {
             return Error::Usage(format!(
                 "{}: the disk is full (SQLite: {source}); free some space, or put the data on a larger disk (--dir for suites)",
@@ -359,6 +365,59 @@ impl FailureClass {
         } else {
             FailureClass::Other
         }
+    }
+}
+
+/// The fix a file operation's failure calls for, when the user can make
+/// it: permissions or a read-only filesystem.
+fn io_fix(source: &std::io::Error) -> &'static str {
+    use std::io::ErrorKind::*;
+    match source.kind() {
+        PermissionDenied => "; run as a user who may use it, or choose another path",
+        ReadOnlyFilesystem => "; its filesystem is mounted read-only: choose a path on another",
+        _ => "",
+    }
+}
+
+/// Why SQLite could not write `path`, when the reason is the user's to fix:
+/// the file or its folder (where the journal goes) is not writable by this
+/// user, or lies on a read-only filesystem. None for other failures, and
+/// for a database blobbench itself opened read-only.
+fn cannot_write(path: &Path, source: &rusqlite::Error) -> Option<&'static str> {
+    use rusqlite::ErrorCode::{CannotOpen, PermissionDenied, ReadOnly};
+    if !matches!(
+        source.sqlite_error_code(),
+        Some(ReadOnly | CannotOpen | PermissionDenied)
+    ) {
+        return None;
+    }
+    let folder = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    [path, folder].into_iter().find_map(|p| match writable(p) {
+        Err(e) if e.kind() == std::io::ErrorKind::ReadOnlyFilesystem => {
+            Some("its filesystem is mounted read-only")
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => Some("permission denied"),
+        _ => None,
+    })
+}
+
+/// Whether this user may write `path` (access(2) with W_OK: nothing is
+/// opened or changed); a path that does not exist is no answer (Ok).
+fn writable(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return Ok(());
+    };
+    // SAFETY: access(2) reads the NUL-terminated path and nothing else.
+    if unsafe { libc::access(c.as_ptr(), libc::W_OK) } == 0 {
+        return Ok(());
+    }
+    match std::io::Error::last_os_error() {
+        e if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        e => Err(e),
     }
 }
 

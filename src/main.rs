@@ -77,7 +77,14 @@ fn main() -> ExitCode {
                 .take_while(|l| !l.trim().is_empty())
                 .map(str::trim)
                 .collect();
-            let msg = first.join(" ");
+            let mut msg = first.join(" ");
+            if e.kind() == MissingRequiredArgument
+                && let Some(usage) = rendered.lines().find_map(|l| l.strip_prefix("Usage: "))
+            {
+                // clap names what is missing, not the option that needs
+                // it: the usage line, built from what was given, names both.
+                msg = format!("{msg} (usage: {})", usage.trim());
+            }
             let msg = msg.strip_prefix("error: ").unwrap_or(&msg);
             eprintln!("blobbench: error: {msg} (see blobbench --help)");
             return ExitCode::from(2);

@@ -874,7 +874,12 @@ fn parse_s3(text: &str) -> Result<Target> {
             "connect_timeout" => connect_given = Some((wait_ms(text, name, value)?, value)),
             "retries" => location.waits.retries = retries(text, value)?,
             "topology" => location.topology = Some(http_url(text, name, value, bucket)?),
-            "region" if !value.is_empty() => {
+            "region" if value.is_empty() => {
+                return Err(bad(
+                    "region= is empty: name the bucket's region, e.g. region=us-east-1, or leave region= out",
+                ));
+            }
+            "region" => {
                 check_region(value).map_err(|why| bad(&format!("region={value} {why}")))?;
                 location.region = Some(value.to_string());
             }
@@ -1072,6 +1077,19 @@ fn classify_bare_path(path: &Path) -> Target {
     }
 }
 
+/// The settings an SQLite target's query takes.
+const SQLITE_SETTINGS: [&str; 9] = [
+    "page_size",
+    "journal_mode",
+    "synchronous",
+    "cache_size",
+    "mmap_size",
+    "locking_mode",
+    "wal_autocheckpoint",
+    "layout",
+    "auto_vacuum",
+];
+
 fn parse_settings(target: &str, query: Option<&str>) -> Result<SqliteSettings> {
     let mut settings = SqliteSettings::default();
     let Some(query) = query else {
@@ -1083,6 +1101,11 @@ fn parse_settings(target: &str, query: Option<&str>) -> Result<SqliteSettings> {
                 "target \"{target}\": setting \"{pair}\" needs a value, e.g. journal_mode=wal"
             ))
         })?;
+        if value.is_empty() && SQLITE_SETTINGS.contains(&name) {
+            return Err(Error::usage(format!(
+                "target \"{target}\": {name}= is empty; give it a value (see blobbench --help for each setting's values), or leave {name}= out"
+            )));
+        }
         let value_lc = value.to_ascii_lowercase();
         match name {
             "page_size" => settings.page_size = Some(parse_page_size(value)?),
@@ -1104,7 +1127,8 @@ fn parse_settings(target: &str, query: Option<&str>) -> Result<SqliteSettings> {
             }
             other => {
                 return Err(Error::usage(format!(
-                    "target \"{target}\": unknown setting \"{other}\"; known: page_size, journal_mode, synchronous, cache_size, mmap_size, locking_mode, wal_autocheckpoint, layout, auto_vacuum"
+                    "target \"{target}\": unknown setting \"{other}\"; known: {}",
+                    SQLITE_SETTINGS.join(", ")
                 )));
             }
         }

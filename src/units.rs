@@ -49,7 +49,8 @@ pub fn parse_number(text: &str) -> Result<u64, Error> {
     if digits.is_empty() {
         return Err(bad());
     }
-    let value = u64::from_str_radix(digits, radix).map_err(|_| bad())?;
+    // Digits alone fail only by overflowing: a number, but too large.
+    let value = u64::from_str_radix(digits, radix).map_err(|_| too_large(text))?;
     let multiplier = if suffix.is_empty() {
         1
     } else {
@@ -59,9 +60,29 @@ pub fn parse_number(text: &str) -> Result<u64, Error> {
             .map(|&(_, m)| m)
             .ok_or_else(bad)?
     };
-    value
-        .checked_mul(multiplier)
-        .ok_or_else(|| Error::usage(format!("number \"{text}\" is too large")))
+    value.checked_mul(multiplier).ok_or_else(|| too_large(text))
+}
+
+/// A number beyond what 64 bits hold, said so with the limit.
+fn too_large(text: &str) -> Error {
+    Error::usage(format!(
+        "number \"{}\" is too large (at most {})",
+        text.trim(),
+        u64::MAX
+    ))
+}
+
+/// A plain whole number (digits only) from 0 to `max`; the error says
+/// which is wrong: not a whole number, or too large (with the limit).
+pub fn whole_number(text: &str, max: u64) -> Result<u64, String> {
+    let digits = text.trim();
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("\"{digits}\" is not a whole number"));
+    }
+    match digits.parse::<u64>() {
+        Ok(n) if n <= max => Ok(n),
+        _ => Err(format!("\"{digits}\" is too large (at most {max})")),
+    }
 }
 
 /// clap value parser for counts and sizes.
@@ -100,7 +121,12 @@ where
     T: TryFrom<u64>,
 {
     move |text| {
-        let n = parse_number(text).map_err(|e| e.to_string())?;
+        let out_of_range = || format!("{} is out of range: use {min} to {max}", text.trim());
+        let n = parse_number(text).map_err(|e| match e {
+            // Past 64 bits is past `max` too: the range is the news.
+            Error::Usage(m) if m.contains("too large") => out_of_range(),
+            e => e.to_string(),
+        })?;
         if n < min || n > max {
             return Err(format!(
                 "{} is out of range: use {min} to {max}",
@@ -225,5 +251,47 @@ mod tests {
             assert!(err.contains("invalid number"), "{bad}: {err}");
         }
         assert!(parse_number("99999999999999G").is_err());
+    }
+
+    /// A number that is only too large says so, with the limit, whether
+    /// its digits or its suffix pass 64 bits; never "invalid number".
+    #[test]
+    fn too_large_numbers_say_so() {
+        for big in [
+            "18446744073709551616",
+            "99999999999999999999999",
+            "0x1ffffffffffffffff",
+            "99999999999999G",
+        ] {
+            let err = parse_number(big).unwrap_err().to_string();
+            assert!(
+                err.contains("too large (at most 18446744073709551615)") && err.contains(big),
+                "{big}: {err}"
+            );
+        }
+        assert_eq!(whole_number("42", 100), Ok(42));
+        assert!(
+            whole_number("101", 100)
+                .unwrap_err()
+                .contains("too large (at most 100)")
+        );
+        assert!(
+            whole_number("4294967296", 1000)
+                .unwrap_err()
+                .contains("too large (at most 1000)")
+        );
+        assert!(
+            whole_number("99999999999999999999999", 1000)
+                .unwrap_err()
+                .contains("too large (at most 1000)")
+        );
+        for not in ["x", "", "1.5", "-1", "1e3"] {
+            assert!(
+                whole_number(not, 1000)
+                    .unwrap_err()
+                    .contains("not a whole number"),
+                "{not}"
+            );
+        }
     }
 }

@@ -201,7 +201,7 @@ fn the_blogs_sizes_are_the_default_in_binary_units() {
     assert!(help.contains("2000 blobs of 200..4000 KiB"), "{help}");
     assert!(help.contains("head -c NK"), "{help}");
     assert!(
-        help.contains("[default: 2100KiB]") && help.contains("[default: 1900KiB]"),
+        help.contains("[default: 2100KiB]") && help.contains("1900KiB at the default 2100KiB"),
         "{help}"
     );
     assert!(help.contains("[default: sequential]"), "{help}");

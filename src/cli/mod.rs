@@ -5,7 +5,7 @@
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 
 use crate::units::{
     MAX_BLOB_SIZE, MAX_KEY, MAX_ROUNDS, MAX_TOTAL, duration_in, float_in, number_arg, number_in,
@@ -225,8 +225,8 @@ pub struct ServeArgs {
     /// Drop a client that has not sent its request headers within this time
     #[arg(long, default_value = "10s", value_parser = duration_in(MIN_WAIT, MAX_WAIT))]
     pub header_timeout: humantime::Duration,
-    /// Drop a client whose PUT body has not arrived within this time
-    #[arg(long, default_value = "30s", value_parser = duration_in(MIN_WAIT, MAX_WAIT))]
+    /// Drop a client whose PUT body has not arrived within this time (with --writable)
+    #[arg(long, default_value = "30s", value_parser = duration_in(MIN_WAIT, MAX_WAIT), requires = "writable")]
     pub body_timeout: humantime::Duration,
     /// Drop a client that takes none of a streamed blob's bytes for this
     /// long: a large blob is read inside one read transaction (one version
@@ -250,8 +250,8 @@ pub struct ServeArgs {
     /// Bearer token writers must send (Authorization: Bearer TOKEN); also read from BLOBBENCH_TOKEN
     #[arg(long, value_name = "TOKEN")]
     pub token: Option<String>,
-    /// Largest blob a PUT may store (413 above)
-    #[arg(long, default_value = "64MiB", value_parser = number_in::<u64>(1, MAX_KEY))]
+    /// Largest blob a PUT may store (413 above; with --writable)
+    #[arg(long, default_value = "64MiB", value_parser = number_in::<u64>(1, MAX_KEY), requires = "writable")]
     pub max_blob_size: u64,
 }
 
@@ -268,7 +268,7 @@ pub struct LoadArgs {
     #[arg(short = 'c', long, default_value = "1")]
     pub concurrency: String,
     /// Duration of each level [default: 10s unless -n]
-    #[arg(short = 't', long, value_name = "DURATION", value_parser = duration_in(MIN_WAIT, MAX_WAIT))]
+    #[arg(short = 't', long, value_name = "DURATION", value_parser = duration_in(MIN_WAIT, MAX_WAIT), conflicts_with = "requests")]
     pub duration: Option<humantime::Duration>,
     /// Requests per level instead of a duration
     #[arg(short = 'n', long, value_parser = number_in::<u64>(1, MAX_KEY))]
@@ -334,7 +334,7 @@ Experiment 7 is 6 on another disk: it needs --dir on that disk."
     pub experiment: Option<u8>,
     /// With --experiment 7: the result of --experiment 6 on the first disk, to print how much
     /// slower this disk is and whether the cases rank alike
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", requires = "experiment")]
     pub against: Option<PathBuf>,
     /// A parameter and its values, NAME=v1,v2,... (repeat for more) [default: the article's 1152 cases]
     #[arg(long, value_name = "NAME=VALUES")]
@@ -494,11 +494,12 @@ pub struct AgingArgs {
     /// room for one volume per layout at once
     #[arg(long, default_value = "1GiB", value_parser = number_in::<u64>(16 << 20, 1 << 44))]
     pub volume_size: u64,
-    /// Where the volume images and their mount points go [default: the temporary folder]
+    /// Where the volume images and their mount points go, created if missing [default: the temporary folder]
     #[arg(long, value_name = "DIR")]
     pub work: Option<PathBuf>,
     /// Without root: run in this folder instead of loop volumes, counting --capacity as the volume
-    #[arg(long, value_name = "DIR", requires = "capacity")]
+    /// (created if missing; --fs, --volume-size and --work are for loop volumes)
+    #[arg(long, value_name = "DIR", requires = "capacity", conflicts_with_all = ["fs", "volume_size", "work"])]
     pub dir: Option<PathBuf>,
     /// The capacity --dir stands for, e.g. 2GiB (occupancy is the series' allocated bytes over it)
     #[arg(long, value_name = "SIZE", requires = "dir", value_parser = number_in::<u64>(1 << 20, 1 << 50))]
@@ -662,9 +663,10 @@ pub struct HttpSuiteArgs {
     /// Blob size, the middle of the range (KiB = 1024 bytes, k = 1000)
     #[arg(long, default_value = "2100KiB", value_parser = number_in::<u64>(1, MAX_BLOB_SIZE))]
     pub size: u64,
-    /// Size variance (+/-): 2100KiB +/- 1900KiB is the blog's 200..4000 KiB (`head -c NK`, N in 200..4000)
-    #[arg(long, default_value = "1900KiB", value_parser = number_in::<u64>(0, MAX_BLOB_SIZE))]
-    pub variance: u64,
+    /// Size variance (+/-) [default: 19/21 of --size: 1900KiB at the default 2100KiB, the blog's
+    /// 200..4000 KiB (`head -c NK`, N in 200..4000); a --size of its own keeps that shape]
+    #[arg(long, value_parser = number_in::<u64>(0, MAX_BLOB_SIZE))]
+    pub variance: Option<u64>,
     /// Concurrency levels
     #[arg(short = 'c', long, default_value = "1,2,4,8,16,32")]
     pub concurrency: String,
@@ -772,7 +774,7 @@ pub struct LobArgs {
     pub order: String,
     /// With --cold: the longest one server restart may take (past it the restart is killed,
     /// the system is marked failed with "timeout after ..." and the others go on)
-    #[arg(long, default_value = "120s", value_name = "DURATION", value_parser = duration_in(std::time::Duration::from_secs(1), MAX_WAIT))]
+    #[arg(long, default_value = "120s", value_name = "DURATION", value_parser = duration_in(std::time::Duration::from_secs(1), MAX_WAIT), requires = "cold")]
     pub restart_timeout: humantime::Duration,
 }
 
@@ -837,9 +839,9 @@ pub struct FasterThanFsArgs {
     /// Blob size
     #[arg(long, default_value = "10k", value_parser = number_in::<u64>(1, MAX_BLOB_SIZE))]
     pub size: u64,
-    /// Size variance (+/-)
-    #[arg(long, default_value = "2k", value_parser = number_in::<u64>(0, MAX_BLOB_SIZE))]
-    pub variance: u64,
+    /// Size variance (+/-) [default: a fifth of --size: 2k at the default 10k, as kvtest's test1.db]
+    #[arg(long, value_parser = number_in::<u64>(0, MAX_BLOB_SIZE))]
+    pub variance: Option<u64>,
     /// Blobs overwritten per write case without fsync [default: count / 10, the page's 10k of 100k]
     #[arg(long, value_parser = number_in::<u64>(1, MAX_KEY))]
     pub updates: Option<u64>,
@@ -876,15 +878,15 @@ pub struct InitArgs {
     /// Vary each size uniformly by up to +/- V bytes
     #[arg(long, default_value = "0", value_parser = number_in::<u64>(0, MAX_BLOB_SIZE))]
     pub variance: u64,
-    /// Database page size (sqlite targets)
-    #[arg(long, default_value = "4096", value_parser = number_in::<u64>(512, 65536))]
-    pub pagesize: u64,
+    /// Database page size (sqlite and sqlite-ext targets) [default: 4096]
+    #[arg(long, value_parser = number_in::<u64>(512, 65536))]
+    pub pagesize: Option<u64>,
     /// Size distribution: uniform (size +/- variance), fixed, lognormal (median size, shape --sigma)
     #[arg(long, default_value = "uniform")]
     pub dist: String,
-    /// Shape of the log-normal distribution
-    #[arg(long, default_value_t = 1.0, value_parser = float_in(0.0, 4.0))]
-    pub sigma: f64,
+    /// Shape of the log-normal distribution (--dist lognormal) [default: 1]
+    #[arg(long, value_parser = float_in(0.0, 4.0))]
+    pub sigma: Option<f64>,
     /// Seed of the content and sizes: same seed, same bytes
     #[arg(long, default_value = "1", value_parser = number_arg)]
     pub seed: u64,
@@ -940,8 +942,16 @@ pub enum ColdArg {
     File,
 }
 
-/// The arguments of `blobbench run`.
+/// The options that make `run` a concurrent run (any of them).
+pub const CONCURRENT_RUN_OPTIONS: [&str; 8] = [
+    "threads", "mix", "keys", "workload", "writers", "batch", "duration", "rate",
+];
+
+/// The arguments of `blobbench run`. Options of one kind of run given to
+/// the other, and options that contradict each other, are refused by clap
+/// (exit 2, one line naming both) instead of being ignored.
 #[derive(Args, Debug)]
+#[command(group(ArgGroup::new("concurrent").multiple(true).args(CONCURRENT_RUN_OPTIONS)))]
 pub struct RunArgs {
     /// Database or folder to measure (see `blobbench --help` for target syntax). On any target, ?inject=+20us (a fixed extra: ns, us, ms) or ?inject=x1.10 (each operation's own time scaled) spins that much more in every timed operation: a testing aid for the calibration bench (bench/calibrate.sh), recorded in the result
     #[arg(value_parser = Utf8Arg)]
@@ -953,7 +963,7 @@ pub struct RunArgs {
     #[arg(long, group = "order")]
     pub desc: bool,
     /// Visit keys in a random order (a permutation: each key once)
-    #[arg(long, group = "order")]
+    #[arg(long, group = "order", conflicts_with = "start")]
     pub random: bool,
     /// Draw random keys with replacement from kvtest's own generator: kvtest's exact key sequence, for like-for-like comparisons
     #[arg(long, group = "order")]
@@ -964,14 +974,15 @@ pub struct RunArgs {
     /// SQLite cache_size (pages; negative = KiB)
     #[arg(long, default_value = "1000", allow_hyphen_values = true)]
     pub cache_size: String,
-    /// Operations per repetition [default: every key once]
+    /// Operations per repetition [default: every key once]; in a concurrent run, operations
+    /// in all (instead of -t)
     #[arg(long, value_parser = number_in::<u64>(1, MAX_KEY))]
     pub count: Option<u64>,
     /// fsync each file written (file targets)
     #[arg(long)]
     pub fsync: bool,
     /// Run PRAGMA integrity_check after the test (sqlite targets)
-    #[arg(long)]
+    #[arg(long, conflicts_with = "concurrent")]
     pub integrity_check: bool,
     /// Largest key to use
     #[arg(long, value_parser = number_in::<u64>(1, MAX_KEY))]
@@ -996,7 +1007,7 @@ pub struct RunArgs {
     #[arg(long, value_parser = number_in::<u64>(1, MAX_KEY))]
     pub start: Option<u64>,
     /// Print I/O counters and per-repetition detail
-    #[arg(long)]
+    #[arg(long, conflicts_with = "concurrent")]
     pub stats: bool,
     /// Overwrite blobs with new content of the same size instead of reading
     #[arg(long)]
@@ -1006,20 +1017,21 @@ pub struct RunArgs {
     pub write_style: Option<WriteStyleArg>,
     /// Measured repetitions (median and its interval over them are reported); 5 is the
     /// fewest at which `compare` can call a change of this run significant
-    #[arg(long, default_value = "5", value_parser = number_in::<u32>(1, MAX_ROUNDS))]
+    #[arg(long, default_value = "5", value_parser = number_in::<u32>(1, MAX_ROUNDS), conflicts_with = "concurrent")]
     pub repeat: u32,
     /// Unmeasured repetitions before measuring (one warms the caches and the store)
-    #[arg(long, default_value = "1", value_parser = number_in::<u32>(0, MAX_ROUNDS))]
+    #[arg(long, default_value = "1", value_parser = number_in::<u32>(0, MAX_ROUNDS), conflicts_with = "concurrent")]
     pub warmup: u32,
     /// Check every byte read (or written, read back after the run) against the dataset
-    #[arg(long)]
+    /// (a concurrent run checks every read unless --no-verify)
+    #[arg(long, conflicts_with = "no_verify")]
     pub verify: bool,
     /// Start each repetition with a cold cache: --cold drops the whole machine's caches when run as root (else evicts the target's files); --cold=file evicts only the target's files
     #[arg(long, value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "auto", value_name = "HOW")]
     pub cold: Option<ColdArg>,
-    /// Seed of the random key order
-    #[arg(long, default_value = "1", value_parser = number_arg)]
-    pub order_seed: u64,
+    /// Seed of the random key order (--random) or of a concurrent run's keys and operations [default: 1]
+    #[arg(long, value_parser = number_arg, conflicts_with_all = ["asc", "desc", "random_draws"])]
+    pub order_seed: Option<u64>,
     /// Write the JSON result to FILE
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
@@ -1033,7 +1045,7 @@ pub struct RunArgs {
     #[arg(long, help_heading = "Concurrent runs", value_name = "DIST")]
     pub keys: Option<String>,
     /// A YCSB core workload: ycsb-a (read=50,update=50), -b (95/5), -c (read only), -d (read=95,insert=5, latest), -e (scan=95,insert=5), -f (read=50,rmw=50); zipf keys unless said
-    #[arg(long, help_heading = "Concurrent runs", value_parser = ["ycsb-a", "ycsb-b", "ycsb-c", "ycsb-d", "ycsb-e", "ycsb-f"])]
+    #[arg(long, help_heading = "Concurrent runs", value_parser = ["ycsb-a", "ycsb-b", "ycsb-c", "ycsb-d", "ycsb-e", "ycsb-f"], conflicts_with = "mix")]
     pub workload: Option<String>,
     /// Of the threads, this many only update (writer threads beside readers); the others follow --mix
     #[arg(long, help_heading = "Concurrent runs", value_parser = number_in::<usize>(0, 1024))]
@@ -1041,15 +1053,15 @@ pub struct RunArgs {
     /// Operations per transaction [default: 1, each its own]
     #[arg(long, help_heading = "Concurrent runs", value_parser = number_in::<u32>(1, 100_000))]
     pub batch: Option<u32>,
-    /// How long the concurrent run lasts (or --count operations in all)
-    #[arg(short = 't', long, help_heading = "Concurrent runs", value_name = "DURATION", value_parser = duration_in(MIN_WAIT, MAX_WAIT))]
+    /// How long the concurrent run lasts (or --count operations in all, not both) [default: 10s]
+    #[arg(short = 't', long, help_heading = "Concurrent runs", value_name = "DURATION", value_parser = duration_in(MIN_WAIT, MAX_WAIT), conflicts_with = "count")]
     pub duration: Option<humantime::Duration>,
     /// Open loop: operations per second across all threads; latency counts from each one's intended start
     #[arg(long, help_heading = "Concurrent runs", value_parser = float_in(0.001, 1e9))]
     pub rate: Option<f64>,
-    /// How long an operation waits for another connection's lock before it counts as busy
-    #[arg(long, help_heading = "Concurrent runs", default_value = "5s", value_parser = duration_in(std::time::Duration::ZERO, MAX_WAIT))]
-    pub busy_timeout: humantime::Duration,
+    /// How long an operation waits for another connection's lock before it counts as busy [default: 5s]
+    #[arg(long, help_heading = "Concurrent runs", value_parser = duration_in(std::time::Duration::ZERO, MAX_WAIT))]
+    pub busy_timeout: Option<humantime::Duration>,
     /// Concurrent run: do not check reads
     #[arg(long, help_heading = "Concurrent runs")]
     pub no_verify: bool,
@@ -1073,9 +1085,9 @@ pub struct QuickArgs {
     /// Blob size
     #[arg(long, default_value = "10k", value_parser = number_in::<u64>(1, MAX_BLOB_SIZE))]
     pub size: u64,
-    /// Size variance (+/-)
-    #[arg(long, default_value = "2k", value_parser = number_in::<u64>(0, MAX_BLOB_SIZE))]
-    pub variance: u64,
+    /// Size variance (+/-) [default: a fifth of --size: 2k at the default 10k, as kvtest's test1.db]
+    #[arg(long, value_parser = number_in::<u64>(0, MAX_BLOB_SIZE))]
+    pub variance: Option<u64>,
     /// Measured rounds, after one discarded warm-up round; each round runs every case once, in
     /// alternating order. 15 by default: on a 2-core VM compare found a 1.25x slowdown of one
     /// case in 8 of 10 pairs of 15-round runs and 7 of 20 at 7 rounds (bench/calibrate.sh)
@@ -1095,6 +1107,43 @@ pub struct QuickArgs {
     /// Testing aid for the calibration bench (bench/calibrate.sh): a known extra cost in every timed operation of one case, CASE=SPEC. CASE is ROW:SIDE, e.g. read:db=x1.25 (read:db, read-blob-api:db, read-mmap:db, update:db, durable:db; read, update and durable on dir, tree and s3); SPEC is +N with ns, us or ms (a fixed extra) or xF (each operation's own time times F, 1 to 100). Recorded in the result; an unknown CASE is refused with the list of valid ones
     #[arg(long, value_name = "CASE=SPEC", value_parser = Utf8Arg)]
     pub inject: Option<String>,
+}
+
+/// The --variance a suite uses when none is given: the share of `size`
+/// its default variance is of its default size (rounded down), so a
+/// --size of the user's own keeps the default's shape instead of a
+/// variance made for another size (which could exceed it).
+pub fn variance_following(size: u64, share: (u64, u64)) -> u64 {
+    (u128::from(size) * u128::from(share.0) / u128::from(share.1)) as u64
+}
+
+/// kvtest's test1.db: 10k +/- 2k, a fifth of the size.
+const KVTEST_VARIANCE_SHARE: (u64, u64) = (1, 5);
+/// The blog's 200..4000 KiB: 2100 KiB +/- 1900 KiB.
+const BLOG_VARIANCE_SHARE: (u64, u64) = (19, 21);
+
+impl QuickArgs {
+    /// --variance, or a fifth of --size.
+    pub fn variance(&self) -> u64 {
+        self.variance
+            .unwrap_or_else(|| variance_following(self.size, KVTEST_VARIANCE_SHARE))
+    }
+}
+
+impl FasterThanFsArgs {
+    /// --variance, or a fifth of --size.
+    pub fn variance(&self) -> u64 {
+        self.variance
+            .unwrap_or_else(|| variance_following(self.size, KVTEST_VARIANCE_SHARE))
+    }
+}
+
+impl HttpSuiteArgs {
+    /// --variance, or 19/21 of --size (the blog's shape).
+    pub fn variance(&self) -> u64 {
+        self.variance
+            .unwrap_or_else(|| variance_following(self.size, BLOG_VARIANCE_SHARE))
+    }
 }
 
 /// kvtest accepts `-count` as well as `--count`; clap only the latter.

@@ -148,7 +148,7 @@ fn aging(args: &AdviseArgs) -> Result<Option<suite::AgingInput>> {
     };
     if let Some(why) = suite::aging::unusable(&tables) {
         return Err(Error::usage(format!(
-            "--aging {}: {why}; {make} (with --ages)",
+            "--aging {}: {why}; {make} (suite aging --ages takes the ages)",
             file.display()
         )));
     }

@@ -4,6 +4,9 @@
 //! `--capacity`. The table is printed and the result written after.
 
 use crate::cli::AgingArgs;
+use std::path::Path;
+
+use crate::command::output::check_work_dir;
 use crate::command::progress::Bars;
 use crate::error::{Error, Result};
 use crate::report::terminal;
@@ -18,7 +21,16 @@ use crate::units::{MAX_BLOB_SIZE, parse_number};
 pub fn run(args: &AgingArgs) -> Result<()> {
     let options = options(args)?;
     crate::command::output::check_outputs(&args.json, args.report.as_deref(), None)?;
-    let mut doc = crate::suite::aging::run(&options, &Bars::new())?;
+    let created = match &options.place {
+        Place::Loop { work, .. } => create_work(work)?,
+        Place::Dir { .. } => None,
+    };
+    let ran = crate::suite::aging::run(&options, &Bars::new());
+    if let (Err(_), Some(work)) = (&ran, created) {
+        // Only if still empty: a failed run leaves no folder it made.
+        let _ = std::fs::remove_dir(work);
+    }
+    let mut doc = ran?;
     crate::command::output::finish_environment(&mut doc.environment);
     if let Tables::Aging(t) = &doc.tables {
         print!("{}", terminal::aging::render(t));
@@ -35,20 +47,27 @@ fn options(args: &AgingArgs) -> Result<AgingOptions> {
     let ages = parse_ages(&args.ages)?;
     let layouts = parse_list("--layouts", &args.layouts, Layout::parse)?;
     let place = match (&args.dir, args.capacity) {
-        (Some(dir), Some(capacity)) => Place::Dir {
-            path: dir.clone(),
-            capacity,
-        },
+        (Some(dir), Some(capacity)) => {
+            check_work_dir("--dir", dir)?;
+            Place::Dir {
+                path: dir.clone(),
+                capacity,
+            }
+        }
         _ => {
             if !is_root() {
                 return Err(Error::usage(
                     "suite aging makes loop-mounted volumes, which needs root: run it with sudo, or give --dir FOLDER --capacity SIZE to age blobs in a folder (occupancy then approximate)",
                 ));
             }
+            let fs = parse_list("--fs", &args.fs, Fs::parse)?;
+            check_volume_size(&fs, args.volume_size)?;
+            let work = args.work.clone().unwrap_or_else(std::env::temp_dir);
+            check_work_dir("--work", &work)?;
             Place::Loop {
-                fs: parse_list("--fs", &args.fs, Fs::parse)?,
+                fs,
                 size: args.volume_size,
-                work: args.work.clone().unwrap_or_else(std::env::temp_dir),
+                work,
             }
         }
     };
@@ -81,6 +100,43 @@ fn options(args: &AgingArgs) -> Result<AgingOptions> {
         durable: args.durable,
         seed: args.seed,
     })
+}
+
+/// Creates --work when missing, as mkdir -p (fio makes its --directory
+/// too); returns it when this run made it.
+fn create_work(work: &Path) -> Result<Option<&Path>> {
+    if work.is_dir() {
+        return Ok(None);
+    }
+    std::fs::create_dir_all(work).map_err(|e| Error::io("cannot create --work folder", work, e))?;
+    Ok(Some(work))
+}
+
+/// Refuses a --volume-size below the smallest volume a filesystem's mkfs
+/// makes: every series on it would be skipped.
+fn check_volume_size(filesystems: &[Fs], size: u64) -> Result<()> {
+    for fs in filesystems {
+        if size < fs.min_size() {
+            return Err(Error::usage(format!(
+                "--volume-size {}: {} needs a volume of at least {} (its mkfs's minimum); give --volume-size {} or more, or leave {} out of --fs",
+                crate::units::human_bytes(size),
+                fs.name(),
+                crate::units::human_bytes(fs.min_size()),
+                binary_size(fs.min_size()),
+                fs.name()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A size as --volume-size takes it back: 300MiB.
+fn binary_size(bytes: u64) -> String {
+    match bytes {
+        b if b % (1 << 30) == 0 => format!("{}GiB", b >> 30),
+        b if b % (1 << 20) == 0 => format!("{}MiB", b >> 20),
+        b => b.to_string(),
+    }
 }
 
 fn is_root() -> bool {
@@ -125,17 +181,23 @@ fn parse_size_range(text: &str) -> Result<SizeRange> {
     Ok(SizeRange { min, max })
 }
 
+/// The largest storage age: a thousand times the volume's content
+/// rewritten is already far past any store's life.
+const MAX_AGE: f64 = 1000.0;
+
 /// Positive, strictly ascending storage ages.
 fn parse_ages(text: &str) -> Result<Vec<f64>> {
     let ages = parse_list("--ages", text, |a| {
-        a.parse::<f64>()
-            .ok()
-            .filter(|v| *v > 0.0 && *v <= 1000.0)
-            .ok_or_else(|| {
-                Error::usage(format!(
-                    "--ages {a}: a storage age is a number above 0 (bytes overwritten / bytes stored), e.g. 1,2,4,8"
-                ))
-            })
+        let why = match a.parse::<f64>() {
+            Ok(v) if v > 0.0 && v <= MAX_AGE => return Ok(v),
+            Ok(v) if v > MAX_AGE => format!("too large (at most {MAX_AGE})"),
+            Ok(v) if v.is_nan() => "not a number".to_string(),
+            Ok(_) => "a storage age is above 0".to_string(),
+            Err(_) => "not a number".to_string(),
+        };
+        Err(Error::usage(format!(
+            "--ages {a}: {why}; give storage ages (bytes overwritten / bytes stored) from above 0 to {MAX_AGE}, e.g. 1,2,4,8"
+        )))
     })?;
     if ages.windows(2).any(|w| w[1] <= w[0]) {
         return Err(Error::usage(format!(
@@ -174,6 +236,19 @@ mod tests {
                 .to_string()
                 .contains("ascending")
         );
-        assert!(parse_ages("0").is_err());
+        assert!(parse_ages("0").unwrap_err().to_string().contains("above 0"));
+        for (text, why) in [
+            ("1000000", "too large (at most 1000)"),
+            ("inf", "too large (at most 1000)"),
+            ("x", "not a number"),
+            ("-1", "above 0"),
+            ("NaN", "not a number"),
+        ] {
+            let e = parse_ages(text).unwrap_err().to_string();
+            assert!(
+                e.contains(why) && e.contains(&format!("--ages {text}")),
+                "{text}: {e}"
+            );
+        }
     }
 }

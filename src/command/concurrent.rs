@@ -12,6 +12,12 @@ use crate::workload::concurrent::{ConcurrentPlan, execute};
 use crate::workload::keys::{KeyDistribution, YCSB_THETA};
 use crate::workload::mix::Mix;
 
+/// How long a lock is waited for when --busy-timeout is not given.
+const DEFAULT_BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The seed of keys and operations when --order-seed is not given.
+pub const DEFAULT_SEED: u64 = 1;
+
 /// Whether the arguments ask for a concurrent run.
 pub fn asked(args: &RunArgs) -> bool {
     args.threads.is_some()
@@ -26,13 +32,17 @@ pub fn asked(args: &RunArgs) -> bool {
 
 /// Runs the concurrent run the arguments describe.
 pub fn run(args: &RunArgs) -> Result<()> {
-    let plan = plan_from_args(args)?;
+    let (plan, notes) = plan_and_notes(args)?;
     if let Some(j) = &args.json {
         crate::command::output::check_result_target(j)?;
     }
+    if let (true, Some(path)) = (plan.writes(), plan.target.data_path()) {
+        crate::command::output::check_data_writable(path)?;
+    }
     let mut environment = crate::store::capture_environment(plan.target.data_path());
     let bars = super::progress::Bars::new();
-    let tables = execute(&plan, &bars)?;
+    let mut tables = execute(&plan, &bars)?;
+    tables.notes.extend(notes);
     environment.finish();
     print!("{}", crate::report::terminal::concurrent::render(&tables));
     if let Some(w) = crate::measure::environment::busy_warning(&environment) {
@@ -59,8 +69,14 @@ pub fn run(args: &RunArgs) -> Result<()> {
 
 /// The plan from the arguments; kvtest-only options are refused.
 pub fn plan_from_args(args: &RunArgs) -> Result<ConcurrentPlan> {
+    plan_and_notes(args).map(|(plan, _)| plan)
+}
+
+/// The plan, and notes on options that do not apply to its target (a
+/// database's settings given for files, ...), printed with the table.
+fn plan_and_notes(args: &RunArgs) -> Result<(ConcurrentPlan, Vec<String>)> {
     refuse_kvtest_options(args)?;
-    let (target, _notes) = super::run::target_from_args(args)?;
+    let (target, notes) = super::run::target_from_args(args)?;
     let (preset_mix, preset_keys) = match args.workload.as_deref() {
         Some(w) => {
             let (mix, keys) = ycsb(w);
@@ -78,7 +94,7 @@ pub fn plan_from_args(args: &RunArgs) -> Result<ConcurrentPlan> {
     };
     let count = args.count;
     let duration = args.duration.map(|d| *d);
-    Ok(ConcurrentPlan {
+    let plan = ConcurrentPlan {
         target_text: args.target.clone(),
         target,
         threads: args.threads.unwrap_or(1),
@@ -93,7 +109,7 @@ pub fn plan_from_args(args: &RunArgs) -> Result<ConcurrentPlan> {
         },
         count,
         rate: args.rate,
-        busy_timeout: *args.busy_timeout,
+        busy_timeout: args.busy_timeout.map_or(DEFAULT_BUSY_TIMEOUT, |d| *d),
         session: SessionOptions {
             read_path: if args.blob_api {
                 ReadPath::BlobApi
@@ -106,14 +122,21 @@ pub fn plan_from_args(args: &RunArgs) -> Result<ConcurrentPlan> {
             fsync: args.fsync,
         },
         verify: !args.no_verify,
-        seed: args.order_seed,
+        seed: args.order_seed.unwrap_or(DEFAULT_SEED),
         workload: args.workload.clone(),
         max_errors: args
             .max_errors
             .as_deref()
             .map(ErrorBudget::parse)
             .transpose()?,
-    })
+    };
+    if !plan.writes() {
+        super::run::refuse_write_options(
+            args,
+            "give a --mix that writes (update, rmw, insert, delete) or --writers N",
+        )?;
+    }
+    Ok((plan, notes))
 }
 
 /// YCSB's core workloads: (mix, key distribution), as its workload files

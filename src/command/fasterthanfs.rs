@@ -39,7 +39,7 @@ fn options(args: &FasterThanFsArgs) -> Result<FasterThanFsOptions> {
         .map(crate::store::inject::parse_case)
         .transpose()?;
     check_outputs(&args.json, args.report.as_deref(), args.dir.as_deref())?;
-    let spec = spec_from_options(args.count, args.size, args.variance, "uniform", 1.0, 1)?;
+    let spec = spec_from_options(args.count, args.size, args.variance(), "uniform", 1.0, 1)?;
     let updates = args.updates.unwrap_or((spec.count / 10).max(1));
     let durable = args.durable_updates.unwrap_or((spec.count / 100).max(1));
     for (name, n) in [("--updates", updates), ("--durable-updates", durable)] {

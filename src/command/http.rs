@@ -31,7 +31,7 @@ pub fn run(args: &HttpSuiteArgs) -> Result<()> {
 
 /// The suite's options from the command line; every URL file is read here.
 fn options(args: &HttpSuiteArgs) -> Result<HttpOptions> {
-    let dataset = spec_from_options(args.count, args.size, args.variance, "uniform", 1.0, 1)?;
+    let dataset = spec_from_options(args.count, args.size, args.variance(), "uniform", 1.0, 1)?;
     let levels: Vec<usize> = args
         .concurrency
         .split(',')

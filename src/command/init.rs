@@ -8,19 +8,46 @@ use crate::result::init::{InitRecord, InitTables};
 use crate::target::{JOURNAL_MODES, Target, one_of, parse_page_size};
 use crate::units::{human_bytes, human_duration_ns};
 
+/// --pagesize when not given (SQLite's own default).
+const DEFAULT_PAGE_SIZE: u64 = 4096;
+/// --sigma when not given.
+const DEFAULT_SIGMA: f64 = 1.0;
+
+/// --variance shapes the uniform distribution and --sigma the log-normal
+/// one: either given with another --dist would be ignored, so it is refused.
+fn refuse_other_distributions(args: &InitArgs) -> Result<()> {
+    if args.variance > 0 && matches!(args.dist.as_str(), "fixed" | "lognormal") {
+        return Err(Error::usage(format!(
+            "--variance {} with --dist {}: --variance varies uniform sizes (--dist uniform); leave one out",
+            args.variance, args.dist
+        )));
+    }
+    if let Some(sigma) = args
+        .sigma
+        .filter(|_| matches!(args.dist.as_str(), "uniform" | "fixed"))
+    {
+        return Err(Error::usage(format!(
+            "--sigma {sigma} with --dist {}: --sigma shapes --dist lognormal; add --dist lognormal, or leave --sigma out",
+            args.dist
+        )));
+    }
+    Ok(())
+}
+
 /// Creates the dataset the arguments describe, says so, and writes the
 /// result when --json is given.
 pub fn run(args: &InitArgs) -> Result<()> {
     let mut target = Target::parse(&args.target)?;
+    refuse_other_distributions(args)?;
     let spec = spec_from_options(
         args.count,
         args.size,
         args.variance,
         &args.dist,
-        args.sigma,
+        args.sigma.unwrap_or(DEFAULT_SIGMA),
         args.seed,
     )?;
-    let page_size = parse_page_size(&args.pagesize.to_string())?;
+    let page_size = parse_page_size(&args.pagesize.unwrap_or(DEFAULT_PAGE_SIZE).to_string())?;
     match target.sqlite_settings_mut() {
         Some(s) => {
             s.page_size = Some(page_size);
@@ -28,9 +55,14 @@ pub fn run(args: &InitArgs) -> Result<()> {
                 s.journal_mode = Some(one_of("--jmode", j, JOURNAL_MODES)?);
             }
         }
-        None if args.jmode.is_some() => {
+        None if args.jmode.is_some() || args.pagesize.is_some() => {
+            let option = if args.jmode.is_some() {
+                "--jmode"
+            } else {
+                "--pagesize"
+            };
             return Err(Error::usage(format!(
-                "--jmode applies to sqlite targets, not {}",
+                "{option} applies to sqlite targets, not {}",
                 target.kind_name()
             )));
         }

@@ -199,11 +199,6 @@ const MAX_RATE: f64 = 10_000_000.0;
 /// Each level's duration (None: a request count), checking -t, -n, --rate
 /// and --timeout.
 fn duration_of(args: &LoadArgs) -> Result<Option<Duration>> {
-    if args.duration.is_some() && args.requests.is_some() {
-        return Err(Error::usage(
-            "-t and -n: give a duration or a request count, not both",
-        ));
-    }
     if args.requests == Some(0) {
         return Err(Error::usage("-n must be at least 1"));
     }

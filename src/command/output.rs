@@ -136,6 +136,37 @@ fn probe(dir: &Path) -> std::io::Result<()> {
     Err(std::io::Error::from(std::io::ErrorKind::AlreadyExists))
 }
 
+/// Checks, before a run that writes, that this user can write the local
+/// data at `path` (a database file and the folder its journal goes in, or
+/// a folder of blob files): else every write would fail inside the run.
+/// Nothing is changed: the file is opened for writing without truncating
+/// and closed, the folder probed with a file made and removed.
+pub fn check_data_writable(path: &Path) -> Result<()> {
+    let cannot = |what: &Path, e: std::io::Error| {
+        let reason = match e.raw_os_error() {
+            Some(code) => std::io::Error::from_raw_os_error(code).to_string(),
+            None => e.to_string(),
+        };
+        Error::usage(format!(
+            "cannot write {}: {reason}; run as a user who can write it, or choose another path",
+            what.display()
+        ))
+    };
+    let folder = if path.is_dir() {
+        path
+    } else if path.is_file() {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| cannot(path, e))?;
+        parent_of(path)
+    } else {
+        // Missing: the run's open says so, naming the fix.
+        return Ok(());
+    };
+    probe(folder).map_err(|e| cannot(folder, e))
+}
+
 /// Checks a work folder (`--dir`) before any work: it is a folder that
 /// takes new files, or can be created under the nearest folder that exists.
 pub fn check_work_dir(option: &str, dir: &Path) -> Result<()> {

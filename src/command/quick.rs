@@ -43,7 +43,7 @@ pub fn run(args: &QuickArgs) -> Result<()> {
     let options = QuickOptions {
         dir: args.dir.clone(),
         keep: args.keep,
-        spec: spec_from_options(args.count, args.size, args.variance, "uniform", 1.0, 1)?,
+        spec: spec_from_options(args.count, args.size, args.variance(), "uniform", 1.0, 1)?,
         rounds: args.rounds,
         object_store,
         inject,

@@ -84,7 +84,35 @@ fn target_with_options(args: &RunArgs, text: &str) -> Result<(Target, Vec<String
                 .into(),
         );
     }
+    if args.write_style.is_some()
+        && !matches!(
+            target,
+            Target::Dir { .. } | Target::Tree { .. } | Target::SqliteExt { .. }
+        )
+    {
+        notes.push(
+            "--write-style ignored: it says how files are rewritten (dir:, tree:, sqlite-ext: targets)"
+                .into(),
+        );
+    }
     Ok((target, notes))
+}
+
+/// Refuses --fsync and --write-style for a run that writes nothing (they
+/// say how writes are made); `fix` says how to make it write.
+pub fn refuse_write_options(args: &RunArgs, fix: &str) -> Result<()> {
+    let given = [
+        (args.fsync, "--fsync"),
+        (args.write_style.is_some(), "--write-style"),
+    ];
+    for (given, name) in given {
+        if given {
+            return Err(Error::usage(format!(
+                "{name} says how blobs are written, and this run only reads: {fix}, or leave {name} out"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// How `--write-style` rewrites files (`default` when not given).
@@ -120,6 +148,24 @@ fn plan_with(
     if args.count == Some(0) {
         return Err(Error::usage("--count must be positive"));
     }
+    if !args.update {
+        refuse_write_options(args, "add --update to time writes")?;
+    }
+    for (given, name) in [
+        (args.busy_timeout.is_some(), "--busy-timeout"),
+        (args.no_verify, "--no-verify"),
+    ] {
+        if given {
+            return Err(Error::usage(format!(
+                "{name} applies to concurrent runs (--threads, --mix, --keys, --workload, -t, ...), and this is a single-thread run: add --threads N, or leave {name} out"
+            )));
+        }
+    }
+    if args.order_seed.is_some() && order != KeyOrder::Random {
+        return Err(Error::usage(
+            "--order-seed seeds --random's key order, and this run visits the keys in ascending order: add --random, or leave --order-seed out",
+        ));
+    }
     let plan = RunPlan {
         name: format!(
             "{} {}",
@@ -152,7 +198,7 @@ fn plan_with(
         },
         verify: args.verify,
         exclude_checkpoint: args.nocheckpoint,
-        order_seed: args.order_seed,
+        order_seed: args.order_seed.unwrap_or(super::concurrent::DEFAULT_SEED),
         max_errors: args
             .max_errors
             .as_deref()
@@ -178,6 +224,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let (plan, notes) = plan_from_args(args)?;
     if let Some(j) = &args.json {
         crate::command::output::check_result_target(j)?;
+    }
+    if let (true, Some(path)) = (args.update, plan.target.data_path()) {
+        crate::command::output::check_data_writable(path)?;
     }
     let mut environment = crate::store::capture_environment(plan.target.data_path());
     let bars = super::progress::Bars::new();

@@ -187,7 +187,19 @@ pub fn coverage_text(coverage: f64) -> String {
 
 /// The lines to print once under a table: what `~` means when any figure
 /// is noisy, and the coverage the rounds give when it is short of 95%.
+/// The advice names `--rounds` and `--dir`; see [`notes_naming`] for a
+/// command whose options are called otherwise.
 pub fn notes<'a>(estimates: impl IntoIterator<Item = &'a Estimate>) -> Vec<String> {
+    notes_naming(estimates, "--rounds", "--dir")
+}
+
+/// [`notes`] for a command whose rounds are set by `rounds_option` and
+/// whose data's disk by `dir_option`: advice names options that exist.
+pub fn notes_naming<'a>(
+    estimates: impl IntoIterator<Item = &'a Estimate>,
+    rounds_option: &str,
+    dir_option: &str,
+) -> Vec<String> {
     let (mut noisy, mut min_n, mut nominal) = (false, usize::MAX, false);
     for e in estimates {
         noisy |= e.noisy();
@@ -196,12 +208,14 @@ pub fn notes<'a>(estimates: impl IntoIterator<Item = &'a Estimate>) -> Vec<Strin
     }
     let mut out = Vec::new();
     if min_n == 1 {
-        out.push("1 round: figures without an interval; use --rounds 6 or more.".to_string());
+        out.push(format!(
+            "1 round: figures without an interval; use {rounds_option} 6 or more."
+        ));
     } else if min_n < MIN_FULL_COVERAGE_N {
         let (_, coverage) = sign_test_ranks(min_n);
         out.push(format!(
             "{min_n} rounds: [min-max] covers {} of this run's medians, printed beside each interval; \
-             95% needs {MIN_FULL_COVERAGE_N} rounds (--rounds {MIN_FULL_COVERAGE_N}).",
+             95% needs {MIN_FULL_COVERAGE_N} rounds ({rounds_option} {MIN_FULL_COVERAGE_N}).",
             coverage_text(coverage)
         ));
     }
@@ -212,7 +226,11 @@ pub fn notes<'a>(estimates: impl IntoIterator<Item = &'a Estimate>) -> Vec<Strin
         );
     }
     if noisy {
-        out.push(NOISY_ADVICE.to_string());
+        out.push(
+            NOISY_ADVICE
+                .replace("(--rounds)", &format!("({rounds_option})"))
+                .replace("--dir on", &format!("{dir_option} on")),
+        );
     }
     out
 }

@@ -500,6 +500,10 @@ impl FileIo {
     }
 
     /// open + fstat + read + close; the bytes stay in our reused buffer.
+    /// The sink gets what the file holds when it is read: a writer that
+    /// truncates and rewrites it (`--write-style truncate`) may have cut it
+    /// since the fstat, and those fewer bytes are what a reader sees
+    /// (judged torn by a verifying run), not a failed read.
     pub fn read(
         &mut self,
         path: &str,
@@ -508,14 +512,11 @@ impl FileIo {
         sink: &mut dyn FnMut(&[u8]),
     ) -> Result<()> {
         let mut file = open_blob_file(path, key, root)?;
-        let n = file
+        let expected = file
             .metadata()
             .map_err(|e| Error::io("cannot stat", Path::new(path), e))?
             .len() as usize;
-        if self.buf.len() < n {
-            self.buf.resize(n, 0);
-        }
-        file.read_exact(&mut self.buf[..n])
+        let n = read_up_to(&mut file, &mut self.buf, expected)
             .map_err(|e| Error::io("cannot read", Path::new(path), e))?;
         sink(&self.buf[..n]);
         Ok(())
@@ -781,6 +782,27 @@ fn fill_at(f: &File, buf: &mut [u8], offset: u64, path: &str) -> Result<usize> {
     Ok(done)
 }
 
+/// Reads up to `expected` bytes of `file` into `buf` (grown as needed,
+/// never shrunk: it is reused); returns how many it read. A file cut by a
+/// writer since its size was taken ends early: its bytes are returned as
+/// they are, with no error. (Reading no further than the size taken keeps
+/// a whole read one read(2), as kvtest's.)
+fn read_up_to(file: &mut impl Read, buf: &mut Vec<u8>, expected: usize) -> std::io::Result<usize> {
+    if buf.len() < expected {
+        buf.resize(expected, 0);
+    }
+    let mut done = 0;
+    while done < expected {
+        match file.read(&mut buf[done..expected]) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(done)
+}
+
 /// fsync of a folder: makes a created, renamed or removed name durable.
 fn sync_dir(dir: &Path) -> Result<()> {
     File::open(dir)
@@ -908,7 +930,7 @@ impl Session for FilesSession<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::temp_owner;
+    use super::{read_up_to, temp_owner};
 
     #[test]
     fn temporary_files_are_recognised_by_their_owner() {
@@ -926,5 +948,32 @@ mod tests {
         ] {
             assert_eq!(temp_owner(not_ours), None, "{not_ours:?}");
         }
+    }
+
+    /// A file cut after its size was taken (a writer truncating it to
+    /// rewrite it) is read as it now is: its fewer bytes, no error; one
+    /// grown since is read up to the size taken.
+    #[test]
+    fn a_file_cut_or_grown_after_its_size_was_taken_is_read_as_it_is() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("000001");
+        std::fs::write(&path, [7u8; 1000]).unwrap();
+        let mut file = std::fs::File::open(&path).unwrap();
+        let size = file.metadata().unwrap().len() as usize;
+        // The writer: O_TRUNC, then the first part of the new content.
+        let mut writer = std::fs::File::create(&path).unwrap();
+        writer.write_all(&[9u8; 300]).unwrap();
+        let mut buf = Vec::new();
+        let n = read_up_to(&mut file, &mut buf, size).unwrap();
+        assert_eq!(&buf[..n], &[9u8; 300][..]);
+        // Grown past the size taken: the first `size` bytes.
+        writer.write_all(&[9u8; 900]).unwrap();
+        let mut file = std::fs::File::open(&path).unwrap();
+        assert_eq!(read_up_to(&mut file, &mut buf, size).unwrap(), size);
+        // An empty file (truncated, nothing written yet): nothing.
+        std::fs::File::create(&path).unwrap();
+        let mut file = std::fs::File::open(&path).unwrap();
+        assert_eq!(read_up_to(&mut file, &mut buf, size).unwrap(), 0);
     }
 }

@@ -61,6 +61,11 @@ pub struct Mix {
     pub shares: Vec<(OpKind, u32)>,
 }
 
+/// The largest weight of one operation: shares finer than one in a
+/// million mean nothing in a run, and the weights' sum stays far from
+/// overflowing.
+pub const MAX_WEIGHT: u64 = 1_000_000;
+
 impl Mix {
     /// Parses `read=90,update=8,insert=1,delete=1` (weights need not add up
     /// to 100; each is a share of their sum).
@@ -81,10 +86,8 @@ impl Mix {
                 .into_iter()
                 .find(|k| k.name().eq_ignore_ascii_case(name.trim()))
                 .ok_or_else(|| bad(format!("unknown operation \"{name}\"")))?;
-            let weight: u32 = weight
-                .trim()
-                .parse()
-                .map_err(|_| bad(format!("weight \"{weight}\" is not a whole number")))?;
+            let weight = crate::units::whole_number(weight, MAX_WEIGHT)
+                .map_err(|why| bad(format!("weight {why}")))? as u32;
             if shares.iter().any(|(k, _)| *k == kind) {
                 return Err(bad(format!("{name} is given twice")));
             }
@@ -166,6 +169,13 @@ mod tests {
         for (text, why) in [
             ("read", "has no weight"),
             ("read=x", "not a whole number"),
+            ("read=-1", "not a whole number"),
+            ("read=4294967296,update=1", "too large (at most 1000000)"),
+            ("read=4294967295,update=1", "too large (at most 1000000)"),
+            (
+                "read=99999999999999999999999",
+                "too large (at most 1000000)",
+            ),
             ("read=1,read=2", "given twice"),
             ("write=5", "unknown operation"),
             ("read=0", "no operation"),

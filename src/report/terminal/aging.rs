@@ -128,7 +128,8 @@ pub fn render(t: &AgingTables) -> String {
         .filter(|p| !p.read_mb_s.is_empty())
         .map(AgePoint::read_estimate)
         .collect();
-    for note in estimate::notes(&reads) {
+    // Aging's rounds are --read-rounds; its disk is --work's (or --dir's).
+    for note in estimate::notes_naming(&reads, "--read-rounds", "--work (or --dir)") {
         wrap(&mut out, &note, "");
     }
     out

@@ -137,6 +137,18 @@ pub fn run(options: &AgingOptions, progress: &dyn Progress) -> Result<ResultDocu
         ..AgingTables::default()
     };
     let groups = plan(options, &mut tables.skipped);
+    if groups.is_empty() {
+        // Nothing would be measured: an empty result is no answer.
+        let reasons: Vec<String> = tables
+            .skipped
+            .iter()
+            .map(|s| format!("{}: {}", s.fs, s.reason))
+            .collect();
+        return Err(Error::usage(format!(
+            "no series can run ({}); fix that, or leave those filesystems out of --fs",
+            reasons.join("; ")
+        )));
+    }
     progress.note(&format!(
         "{} series: {} layouts x {} sizes x {} fills on {}; ages 0, {}",
         groups.iter().map(|g| g.layouts.len()).sum::<usize>(),
