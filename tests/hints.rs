@@ -21,11 +21,23 @@ use clap::CommandFactory;
 /// Flags of other programs that messages name on purpose: (the program
 /// the literal names, the flag, why). An empty program: anywhere.
 const OTHER_PROGRAMS: &[(&str, &str, &str)] = &[
-    ("mariadbd", "--max-allowed-packet", "a server option, in a hint"),
-    ("mariadbd", "--plugin-load-add", "a server option, in a hint"),
+    (
+        "mariadbd",
+        "--max-allowed-packet",
+        "a server option, in a hint",
+    ),
+    ("MariaDB", "--plugin-load-add", "a server option, in a hint"),
     ("siege", "--time", "the blog's siege line"),
-    ("losetup", "--direct-io", "how a loop device was attached"),
-    ("", "--multitrans", "kvtest's option, quoted from SQLite's page as a case's name"),
+    (
+        "",
+        "--direct-io",
+        "losetup's option: how a loop device was attached",
+    ),
+    (
+        "",
+        "--multitrans",
+        "kvtest's option, quoted from SQLite's page as a case's name",
+    ),
 ];
 
 /// Every subcommand (as a user types it: "run", "suite aging") and its
