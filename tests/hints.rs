@@ -26,13 +26,13 @@ const OTHER_PROGRAMS: &[(&str, &str, &str)] = &[
         "--max-allowed-packet",
         "a server option, in a hint",
     ),
-    (
-        "mariadbd",
-        "--plugin-load-add",
-        "a server option, in a hint",
-    ),
+    ("MariaDB", "--plugin-load-add", "a server option, in a hint"),
     ("siege", "--time", "the blog's siege line"),
-    ("losetup", "--direct-io", "how a loop device was attached"),
+    (
+        "",
+        "--direct-io",
+        "losetup's option: how a loop device was attached",
+    ),
     (
         "",
         "--multitrans",
