@@ -16,6 +16,7 @@ mod postgres;
 mod s3;
 mod sqlite;
 mod sqlite_layout;
+mod sqlite_lock;
 mod sqlite_map;
 mod sqlite_meta;
 mod sqlite_pages;
@@ -665,6 +666,23 @@ pub trait Session {
     /// the next read sees every commit made since.
     fn end_snapshot(&mut self) -> Result<()> {
         Ok(())
+    }
+    /// Whether another connection waits for this store's readers to let
+    /// go before it can commit (SQLite in a rollback journal: another
+    /// process holds the PENDING lock), so a snapshot held should end.
+    /// False where readers never hold writers up (the default; SQLite in
+    /// WAL mode, or with locking_mode=exclusive, which keeps writers out
+    /// on purpose).
+    fn writer_waiting(&mut self) -> Result<bool> {
+        Ok(false)
+    }
+    /// Inside a snapshot: a number that differs between two snapshots of
+    /// this session whenever another connection committed anything in
+    /// between (SQLite's PRAGMA data_version), so a reader that let go of
+    /// its snapshot can tell whether what it read is still current. None
+    /// where the store cannot tell (the default).
+    fn data_version(&mut self) -> Result<Option<i64>> {
+        Ok(None)
     }
 }
 

@@ -57,6 +57,10 @@ pub struct ServeConfig {
     /// A streamed blob's client must take its next piece within this time,
     /// or the stream ends and its read transaction (and lock) with it.
     pub send_timeout: Duration,
+    /// A response keeps its read snapshot (a rollback journal's shared
+    /// lock) at most this long while a writer waits for it; then it lets
+    /// go, and goes on only if nothing was committed meanwhile.
+    pub hold_timeout: Duration,
     /// How long a worker thread's requests may share one read snapshot of
     /// the store (one SQLite read transaction): a commit by another
     /// process is seen by every request arriving later than this after it.

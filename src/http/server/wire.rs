@@ -18,7 +18,7 @@ use hyper::{Response, StatusCode};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, Interest, ReadBuf};
 use tokio::net::TcpStream;
 
-use super::body::{FileSpan, Piece, ResponseBody};
+use super::body::{FileSpan, MappedPiece, Piece, ResponseBody};
 
 /// The request's HTTP version: a 1.0 client keeps its connection only when
 /// it asked to, and is told so.
@@ -72,8 +72,17 @@ pub(super) async fn send(
         ResponseBody::Stream(mut s) => {
             write_all(stream, out, send_timeout).await?;
             let mut sent = 0;
-            while let Some(piece) = s.rx.recv().await {
-                sent += write_piece(stream, piece?, send_timeout).await?;
+            // Pieces taken off the channel early and copied (see write_mapped).
+            let mut copied = std::collections::VecDeque::new();
+            loop {
+                let piece = match copied.pop_front() {
+                    Some(p) => p?,
+                    None => match s.rx.recv().await {
+                        Some(p) => p?,
+                        None => break,
+                    },
+                };
+                sent += write_piece(stream, piece, &mut s.rx, &mut copied, send_timeout).await?;
             }
             if sent == s.len {
                 Ok(())
@@ -150,11 +159,13 @@ impl DateLine {
     }
 }
 
-/// Writes one streamed piece (a mapped one straight from the map, in
-/// writev calls of at most 512 runs); returns its length.
+/// Writes one streamed piece (a mapped one straight from the map, see
+/// `write_mapped`); returns its length.
 async fn write_piece(
     stream: &mut TcpStream,
     piece: Piece,
+    rx: &mut tokio::sync::mpsc::Receiver<io::Result<Piece>>,
+    copied: &mut std::collections::VecDeque<io::Result<Piece>>,
     send_timeout: Duration,
 ) -> io::Result<u64> {
     match piece {
@@ -162,22 +173,53 @@ async fn write_piece(
             write_all(stream, &b, send_timeout).await?;
             Ok(b.len() as u64)
         }
-        Piece::Mapped(m) => {
-            let mut slices: Vec<IoSlice<'_>> = m.runs.slices().map(IoSlice::new).collect();
-            let write = async {
-                for window in slices.chunks_mut(512) {
-                    write_all_vectored(stream, window, send_timeout).await?;
-                }
-                Ok::<_, io::Error>(())
-            };
-            let written = write.await;
-            if m.release {
-                m.runs.release_pages();
-            }
-            written?;
-            Ok(m.runs.len())
-        }
+        Piece::Mapped(m) => write_mapped(stream, m, rx, copied, send_timeout).await,
     }
+}
+
+/// Writes a mapped piece straight from the map, unless or until its
+/// reader asks for a copy-out (it must let go of its snapshot, see
+/// stream.rs): then what is left of it, and every mapped piece waiting in
+/// the channel, is copied (into `copied`, in order) and dropped at once,
+/// and the copies are written instead. Returns the piece's length.
+async fn write_mapped(
+    stream: &mut TcpStream,
+    m: MappedPiece,
+    rx: &mut tokio::sync::mpsc::Receiver<io::Result<Piece>>,
+    copied: &mut std::collections::VecDeque<io::Result<Piece>>,
+    send_timeout: Duration,
+) -> io::Result<u64> {
+    let len = m.runs.len();
+    let copy_out = m.copy_out.clone();
+    let mut slices: Vec<IoSlice<'_>> = m.runs.slices().map(IoSlice::new).collect();
+    let mut parts = &mut slices[..];
+    while !parts.is_empty() && !copy_out.asked() {
+        let window = parts.len().min(512);
+        let write = tokio::time::timeout(send_timeout, stream.write_vectored(&parts[..window]));
+        let n = tokio::select! {
+            n = write => n.map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "client stalled"))??,
+            () = copy_out.wait() => break,
+        };
+        if n == 0 {
+            return Err(io::ErrorKind::WriteZero.into());
+        }
+        IoSlice::advance_slices(&mut parts, n);
+    }
+    let rest: Vec<u8> = parts.iter().flat_map(|p| p.iter().copied()).collect();
+    drop(slices);
+    if m.release {
+        m.runs.release_pages();
+    }
+    drop(m);
+    if !rest.is_empty() {
+        // Every mapped piece queued behind this one is copied too, so the
+        // reader can end its snapshot now, not once they are written.
+        while let Ok(next) = rx.try_recv() {
+            copied.push_back(next.map(Piece::copied));
+        }
+        write_all(stream, &rest, send_timeout).await?;
+    }
+    Ok(len)
 }
 
 /// Writes all of `data` (a head or one piece of at most a chunk) within
