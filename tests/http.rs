@@ -1318,7 +1318,13 @@ fn a_blob_sent_from_the_mapped_file_is_one_version_while_a_writer_waits() {
     let old = blob_from_db(&d.join("s.db"), 1);
     // The client reads throughout, however slowly a loaded machine lets
     // it: the send timeout must never cut it off.
-    let server = Server::start(d, "s.db", &["--send-timeout", "300s"]);
+    // So is the hold time: this stream keeps its snapshot while the writer
+    // waits (tests/serve_snapshots.rs checks what a hold time that runs out does).
+    let server = Server::start(
+        d,
+        "s.db",
+        &["--send-timeout", "300s", "--hold-timeout", "300s"],
+    );
     let mut s = connect(&server.addr);
     // The blob cannot wait in the sockets' buffers: it is sent while the
     // writer waits.

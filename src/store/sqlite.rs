@@ -1249,7 +1249,7 @@ impl Session for SqliteSession<'_> {
     /// held end, the writer gets in.
     fn begin_snapshot(&mut self) -> Result<bool> {
         if !self.in_snapshot && !self.in_transaction {
-            if self.writer_waiting()? {
+            if self.writer_waiting(false)? {
                 return Err(super::sqlite_lock::writer_waiting_error(self.path));
             }
             self.conn.execute_batch("BEGIN").map_err(|e| self.err(e))?;
@@ -1261,14 +1261,15 @@ impl Session for SqliteSession<'_> {
         Ok(true)
     }
 
-    /// Another process holds the PENDING lock (rollback journal only: in
-    /// WAL mode readers never hold writers up; with locking_mode=exclusive
-    /// the server keeps writers out on purpose).
-    fn writer_waiting(&mut self) -> Result<bool> {
+    /// This process's write is queued, or another process holds the
+    /// PENDING lock (rollback journal only: in WAL mode readers never hold
+    /// writers up; with locking_mode=exclusive the server keeps writers out
+    /// on purpose).
+    fn writer_waiting(&mut self, own_write: bool) -> Result<bool> {
         if self.wal || self.exclusive {
             return Ok(false);
         }
-        super::sqlite_lock::writer_pending(self.path)
+        Ok(own_write || super::sqlite_lock::writer_pending(self.path)?)
     }
 
     fn data_version(&mut self) -> Result<Option<i64>> {

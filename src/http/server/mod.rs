@@ -123,9 +123,11 @@ pub fn serve(config: ServeConfig) -> Result<()> {
         Access::ReadOnly => 0,
     };
     drop(probe);
-    // A write waits for readers' locks longer than a stalled reader may
-    // hold one, so a stalled client delays it, never fails it.
-    let lock_wait = config.send_timeout + std::time::Duration::from_secs(5);
+    // A write waits for readers' locks longer than a stream may hold one
+    // (a stalled client for the send timeout, any while a writer waits for
+    // the hold timeout), so a reader delays it, never fails it.
+    let lock_wait =
+        config.send_timeout.max(config.hold_timeout) + std::time::Duration::from_secs(5);
     let server = ServerRef::new(config.target.clone(), access, config.staleness, lock_wait);
     let permits = Arc::new(Semaphore::new(config.max_connections));
     let state = Arc::new(State { config, server });

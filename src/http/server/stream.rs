@@ -40,9 +40,10 @@ use crate::store::{MappedBlob, Session};
 
 /// Bytes in one mapped piece: a piece costs no memory until written (it
 /// points into the map), and its pages are unmapped once it is sent, so a
-/// stalled stream keeps at most this much mapped; large enough that the
-/// two threads rarely meet.
-const MAPPED_PIECE: usize = 1 << 20;
+/// stalled stream keeps at most this much mapped. A stream that must let
+/// go of its snapshot copies out at most two pieces (the one being written
+/// and the one queued), so this also bounds what that costs in memory.
+const MAPPED_PIECE: usize = CHUNK;
 
 /// Mapped streams that keep their pages mapped, at most; beyond this many
 /// at once every stream releases its pages as it goes.
@@ -343,7 +344,10 @@ impl Stream<'_, '_> {
                 .snapshot
                 .began
                 .is_some_and(|b| b.elapsed() >= self.hold)
-            && (self.server.write_waiting() || self.s.writer_waiting().unwrap_or(false))
+            && self
+                .s
+                .writer_waiting(self.server.write_waiting())
+                .unwrap_or(false)
     }
 
     /// When the hold time of the snapshot held runs out.
