@@ -238,7 +238,7 @@ pub struct ServeArgs {
     /// for it. A large blob is sent from one read transaction (one version
     /// of it), whose shared lock keeps writers of a rollback-journal
     /// database out: past this time, while a writer waits, the stream lets
-    /// go of it (what it already handed to the connection is copied out)
+    /// go of it (the connection gives back what it has not yet written)
     /// and goes on from a new one only if nothing was committed meanwhile,
     /// else the connection is cut (never two versions mixed). So a writer
     /// (a PUT, another process) waits about this long at most for serve's

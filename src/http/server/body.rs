@@ -13,7 +13,7 @@ use hyper::body::{Body, Frame, SizeHint};
 use tokio::sync::mpsc;
 
 use super::CHUNK;
-use super::stream::CopyOut;
+use super::stream::HandBack;
 use crate::store::MappedRuns;
 
 /// Every response's body. The fast path (wire.rs) writes each kind its
@@ -90,17 +90,12 @@ pub(super) struct MappedPiece {
     /// Dropped with the piece: the reader waits for all of them.
     pub(super) _held: std::sync::mpsc::Sender<()>,
     /// Asked when the reader must let go of its snapshot: the piece is then
-    /// copied and dropped instead of written from the map (see wire.rs).
-    pub(super) copy_out: Arc<CopyOut>,
+    /// dropped where its writing reached, and what is left sent again
+    /// (see wire.rs and stream.rs).
+    pub(super) hand_back: Arc<HandBack>,
 }
 
 impl Piece {
-    /// The piece as bytes in memory: a mapped one copied (while it, and so
-    /// its read transaction, is alive) and dropped.
-    pub(super) fn copied(self) -> Piece {
-        Piece::Bytes(self.into_bytes())
-    }
-
     /// The piece's bytes as one buffer: a copy for a mapped piece (made
     /// while the piece, and so its read transaction, is alive).
     fn into_bytes(self) -> Bytes {

@@ -14,14 +14,15 @@
 //!
 //! A snapshot held blocks writers in a rollback journal, so a stream keeps
 //! one for at most the hold time (`--hold-timeout`) while a writer waits:
-//! then pieces already handed to the connection are copied out
-//! ([`CopyOut`]), the snapshot ends, and the rest is read from a new one
+//! then the connection gives back the mapped pieces it has not written
+//! ([`HandBack`]), the snapshot ends, and the rest is read from a new one
 //! only if nothing was committed meanwhile; if something was, the
 //! connection is cut (the client sees a cut, never two versions mixed).
-//! A client that takes no piece for the send timeout is cut off as well.
+//! Letting go so costs no memory. A client that takes no piece for the
+//! send timeout is cut off as well.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -40,10 +41,9 @@ use crate::store::{MappedBlob, Session};
 
 /// Bytes in one mapped piece: a piece costs no memory until written (it
 /// points into the map), and its pages are unmapped once it is sent, so a
-/// stalled stream keeps at most this much mapped. A stream that must let
-/// go of its snapshot copies out at most two pieces (the one being written
-/// and the one queued), so this also bounds what that costs in memory.
-const MAPPED_PIECE: usize = CHUNK;
+/// stalled stream keeps at most this much mapped; large enough that the
+/// two threads rarely meet.
+const MAPPED_PIECE: usize = 1 << 20;
 
 /// Mapped streams that keep their pages mapped, at most; beyond this many
 /// at once every stream releases its pages as it goes.
@@ -83,18 +83,21 @@ impl Drop for InFlight {
 }
 
 /// Asked by a stream's reader that must end its snapshot while mapped
-/// pieces are still unwritten: the connection copies what is left of them
-/// into memory of its own and drops them, so their pages need the lock no
-/// longer. Once asked, every mapped piece of the stream is copied first.
+/// pieces are still unwritten: the connection drops them (the one being
+/// written where its writing reached) and counts the bytes it gave back,
+/// which the reader then sends again from a new snapshot. Once asked, for
+/// good.
 #[derive(Default)]
-pub(super) struct CopyOut {
-    /// Asked, for good.
+pub(super) struct HandBack {
+    /// Asked.
     asked: AtomicBool,
     /// Wakes a connection waiting to write a mapped piece.
     notify: Notify,
+    /// Bytes of mapped pieces the connection dropped unwritten.
+    given_back: AtomicU64,
 }
 
-impl CopyOut {
+impl HandBack {
     /// Asks for it.
     fn ask(&self) {
         self.asked.store(true, Ordering::SeqCst);
@@ -112,6 +115,11 @@ impl CopyOut {
         if !self.asked() {
             notified.await;
         }
+    }
+
+    /// The connection dropped `bytes` of mapped pieces unwritten.
+    pub(super) fn gave_back(&self, bytes: u64) {
+        self.given_back.fetch_add(bytes, Ordering::SeqCst);
     }
 }
 
@@ -156,7 +164,8 @@ pub(super) async fn reply(server: &ServerRef, req: StreamRequest) -> Response<Re
                 server: &server,
                 feeder,
                 snapshot: Snapshot::default(),
-                copy_out: Arc::new(CopyOut::default()),
+                hand_back: Arc::new(HandBack::default()),
+                blocks_writers: false,
                 hold: req.hold,
             };
             stream.run(&req, rx, &mut head);
@@ -199,7 +208,10 @@ struct Stream<'a, 's> {
     /// What the stream holds.
     snapshot: Snapshot,
     /// Shared with every mapped piece the stream sends.
-    copy_out: Arc<CopyOut>,
+    hand_back: Arc<HandBack>,
+    /// The snapshot keeps writers out (a rollback journal): only then is
+    /// it let go of for them.
+    blocks_writers: bool,
     /// `StreamRequest::hold`.
     hold: Duration,
 }
@@ -227,6 +239,9 @@ impl Stream<'_, '_> {
         let started = self
             .begin(Instant::now() + READ_LOCK_WAIT)
             .and_then(|()| self.look_up(req));
+        // Whether a write of this server's would make the stream let go:
+        // whether its snapshot keeps writers out at all.
+        self.blocks_writers = self.s.writer_waiting(true).unwrap_or(false);
         let (size, etag, mapped) = match started {
             Ok(Some(found)) => found,
             Ok(None) => {
@@ -354,7 +369,7 @@ impl Stream<'_, '_> {
     fn hold_ends(&self) -> Option<Instant> {
         self.snapshot
             .began
-            .filter(|_| self.snapshot.held)
+            .filter(|_| self.snapshot.held && self.blocks_writers)
             .map(|b| b + self.hold)
     }
 
@@ -370,12 +385,12 @@ impl Stream<'_, '_> {
         let end = start + len;
         let mut at = start;
         if let Some(blob) = mapped {
-            let (sent, gone) = self.send_mapped(&blob, start, len);
-            at += sent;
+            let (taken, gone) = self.send_mapped(&blob, start, len);
+            at += taken;
             if gone || at == end {
                 return Ok(at - start);
             }
-            // The stream let go of its snapshot: read the rest.
+            // The stream let go of its snapshot: the rest is read.
         }
         while at < end {
             if self.snapshot.resumable && !self.snapshot.held {
@@ -389,10 +404,10 @@ impl Stream<'_, '_> {
         Ok(at - start)
     }
 
-    /// Sends the blob's runs as mapped pieces from `start`: (bytes taken,
-    /// whether the client went away). Returns once every piece handed over
-    /// has been written or copied out, and with the snapshot ended if it
-    /// had to let go (the caller reads the rest).
+    /// Sends the blob's runs as mapped pieces from `start`: (bytes the
+    /// connection took, whether the client went away). Returns once every
+    /// piece handed over has been written or given back; if the stream had
+    /// to let go of its snapshot, with it ended (the caller reads the rest).
     fn send_mapped(&mut self, blob: &MappedBlob, start: u64, len: u64) -> (u64, bool) {
         // Finding the runs touched every page of the blob. With few streams
         // of modest blobs those pages stay mapped (unmapping costs the other
@@ -405,20 +420,20 @@ impl Stream<'_, '_> {
             blob.runs.release_pages();
         }
         // Every piece holds a sender; when the last is dropped (written,
-        // copied out, or thrown away with a connection that failed), the
+        // given back, or thrown away with a connection that failed), the
         // receiver sees the channel close.
         let (held_tx, held_rx) = std::sync::mpsc::channel::<()>();
-        let (mut sent, mut gone, mut let_go) = (0, false, false);
+        let (mut handed, mut gone, mut let_go) = (0, false, false);
         for runs in blob.runs.pieces(start, len, MAPPED_PIECE) {
             let n = runs.len();
             let piece = Piece::Mapped(MappedPiece {
                 runs,
                 release,
                 _held: held_tx.clone(),
-                copy_out: self.copy_out.clone(),
+                hand_back: self.hand_back.clone(),
             });
             match self.hand_over(piece, true) {
-                Handed::Taken => sent += n,
+                Handed::Taken => handed += n,
                 Handed::Gone => {
                     gone = true;
                     break;
@@ -431,20 +446,22 @@ impl Stream<'_, '_> {
         }
         drop(held_tx);
         self.wait_for_mapped(&held_rx, let_go);
-        if let_go {
+        if self.hand_back.asked() {
             self.end();
         }
-        (sent, gone)
+        let given_back = self.hand_back.given_back.load(Ordering::SeqCst);
+        (handed - given_back, gone)
     }
 
-    /// Waits until every mapped piece handed over is written or copied
-    /// out: at once asked when the stream lets go, and when a writer comes
-    /// to wait past the hold time. A connection writes or copies each piece
-    /// within the send timeout, so the bound only guards against a bug.
+    /// Waits until every mapped piece handed over is written or given
+    /// back: asked back at once when the stream lets go, and when a writer
+    /// comes to wait past the hold time. A connection writes or gives back
+    /// each piece within the send timeout, so the bound only guards
+    /// against a bug.
     fn wait_for_mapped(&mut self, held: &std::sync::mpsc::Receiver<()>, let_go: bool) {
         use std::sync::mpsc::RecvTimeoutError;
         if let_go {
-            self.copy_out.ask();
+            self.hand_back.ask();
         }
         let guard = Instant::now() + self.feeder.send_timeout * 8 + Duration::from_secs(1);
         loop {
@@ -455,8 +472,8 @@ impl Stream<'_, '_> {
             };
             match held.recv_timeout(until.min(guard).saturating_duration_since(now)) {
                 Err(RecvTimeoutError::Timeout) if Instant::now() < guard => {
-                    if !self.copy_out.asked() && self.must_let_go() {
-                        self.copy_out.ask();
+                    if !self.hand_back.asked() && self.must_let_go() {
+                        self.hand_back.ask();
                     }
                 }
                 _ => return,

@@ -72,17 +72,8 @@ pub(super) async fn send(
         ResponseBody::Stream(mut s) => {
             write_all(stream, out, send_timeout).await?;
             let mut sent = 0;
-            // Pieces taken off the channel early and copied (see write_mapped).
-            let mut copied = std::collections::VecDeque::new();
-            loop {
-                let piece = match copied.pop_front() {
-                    Some(p) => p?,
-                    None => match s.rx.recv().await {
-                        Some(p) => p?,
-                        None => break,
-                    },
-                };
-                sent += write_piece(stream, piece, &mut s.rx, &mut copied, send_timeout).await?;
+            while let Some(piece) = s.rx.recv().await {
+                sent += write_piece(stream, piece?, &mut s.rx, send_timeout).await?;
             }
             if sent == s.len {
                 Ok(())
@@ -160,12 +151,11 @@ impl DateLine {
 }
 
 /// Writes one streamed piece (a mapped one straight from the map, see
-/// `write_mapped`); returns its length.
+/// `write_mapped`); returns the bytes written.
 async fn write_piece(
     stream: &mut TcpStream,
     piece: Piece,
     rx: &mut tokio::sync::mpsc::Receiver<io::Result<Piece>>,
-    copied: &mut std::collections::VecDeque<io::Result<Piece>>,
     send_timeout: Duration,
 ) -> io::Result<u64> {
     match piece {
@@ -173,53 +163,57 @@ async fn write_piece(
             write_all(stream, &b, send_timeout).await?;
             Ok(b.len() as u64)
         }
-        Piece::Mapped(m) => write_mapped(stream, m, rx, copied, send_timeout).await,
+        Piece::Mapped(m) => write_mapped(stream, m, rx, send_timeout).await,
     }
 }
 
 /// Writes a mapped piece straight from the map, unless or until its
-/// reader asks for a copy-out (it must let go of its snapshot, see
-/// stream.rs): then what is left of it, and every mapped piece waiting in
-/// the channel, is copied (into `copied`, in order) and dropped at once,
-/// and the copies are written instead. Returns the piece's length.
+/// reader asks for it back (it must let go of its snapshot, see
+/// stream.rs): then the piece is dropped where its writing reached, with
+/// every mapped piece queued behind it, and the bytes not written are
+/// counted as given back; the reader sends them again. Returns the bytes
+/// written.
 async fn write_mapped(
     stream: &mut TcpStream,
     m: MappedPiece,
     rx: &mut tokio::sync::mpsc::Receiver<io::Result<Piece>>,
-    copied: &mut std::collections::VecDeque<io::Result<Piece>>,
     send_timeout: Duration,
 ) -> io::Result<u64> {
-    let len = m.runs.len();
-    let copy_out = m.copy_out.clone();
+    let hand_back = m.hand_back.clone();
     let mut slices: Vec<IoSlice<'_>> = m.runs.slices().map(IoSlice::new).collect();
     let mut parts = &mut slices[..];
-    while !parts.is_empty() && !copy_out.asked() {
+    let mut written = 0u64;
+    while !parts.is_empty() && !hand_back.asked() {
         let window = parts.len().min(512);
         let write = tokio::time::timeout(send_timeout, stream.write_vectored(&parts[..window]));
         let n = tokio::select! {
             n = write => n.map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "client stalled"))??,
-            () = copy_out.wait() => break,
+            () = hand_back.wait() => break,
         };
         if n == 0 {
             return Err(io::ErrorKind::WriteZero.into());
         }
         IoSlice::advance_slices(&mut parts, n);
+        written += n as u64;
     }
-    let rest: Vec<u8> = parts.iter().flat_map(|p| p.iter().copied()).collect();
+    let unwritten = m.runs.len() - written;
     drop(slices);
     if m.release {
         m.runs.release_pages();
     }
-    drop(m);
-    if !rest.is_empty() {
-        // Every mapped piece queued behind this one is copied too, so the
-        // reader can end its snapshot now, not once they are written.
-        while let Ok(next) = rx.try_recv() {
-            copied.push_back(next.map(Piece::copied));
+    if unwritten > 0 {
+        // The pieces queued behind this one go back too, so the reader can
+        // end its snapshot now, not once they are written.
+        let mut given_back = unwritten;
+        while let Ok(Ok(Piece::Mapped(queued))) = rx.try_recv() {
+            given_back += queued.runs.len();
         }
-        write_all(stream, &rest, send_timeout).await?;
+        // Counted before the last piece is dropped: the reader reads the
+        // count once every piece is gone.
+        hand_back.gave_back(given_back);
     }
-    Ok(len)
+    drop(m);
+    Ok(written)
 }
 
 /// Writes all of `data` (a head or one piece of at most a chunk) within
