@@ -1318,7 +1318,13 @@ fn a_blob_sent_from_the_mapped_file_is_one_version_while_a_writer_waits() {
     let old = blob_from_db(&d.join("s.db"), 1);
     // The client reads throughout, however slowly a loaded machine lets
     // it: the send timeout must never cut it off.
-    let server = Server::start(d, "s.db", &["--send-timeout", "300s"]);
+    // So is the hold time: this stream keeps its snapshot while the writer
+    // waits (tests/serve_snapshots.rs checks what a hold time that runs out does).
+    let server = Server::start(
+        d,
+        "s.db",
+        &["--send-timeout", "300s", "--hold-timeout", "300s"],
+    );
     let mut s = connect(&server.addr);
     // The blob cannot wait in the sockets' buffers: it is sent while the
     // writer waits.
@@ -1510,8 +1516,9 @@ impl StalledClient {
 #[test]
 fn more_stalled_clients_than_threads_delay_a_writer_by_the_send_timeout_not_for_ever() {
     // More stalled streams than the server has threads for: each holds
-    // its read transaction until the send timeout cuts it off, so a writer
-    // waits about that long (it is not queued behind them), then commits.
+    // its read transaction until the send timeout cuts it off or, once a
+    // writer waits, for the hold time (1 s) at most, so a writer waits
+    // about that long (it is not queued behind them), then commits.
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     ok(d, &["init", "s.db", "--count", "2", "--size", "40M"]);
@@ -1531,9 +1538,9 @@ fn more_stalled_clients_than_threads_delay_a_writer_by_the_send_timeout_not_for_
     let mut stalled: Vec<StalledClient> = (0..slots * 8)
         .map(|i| StalledClient::ask(&server.addr, i as u64 % 2 + 1))
         .collect();
-    // Every reply's head (written before its stream starts or queues): the
-    // server has taken every request, so any queue a writer could join is
-    // already behind all of them.
+    // Every reply's head (sent as its stream starts, in waves as the send
+    // timeout cuts the stalled ones off): the server has taken every
+    // request, so any queue a writer could join is already behind them.
     for c in &mut stalled {
         while c.body_at().is_none() {
             let mut piece = [0u8; 4096];
@@ -1573,14 +1580,14 @@ fn more_stalled_clients_than_threads_delay_a_writer_by_the_send_timeout_not_for_
     // that failure, or as a PUT that never answers.
     assert_eq!(r.status, 204, "{}", String::from_utf8_lossy(&r.body));
     // The writer could not commit before the started streams' transactions
-    // ended, each at least a send timeout after its GET was sent.
+    // ended, each at least the hold time after its GET was sent.
     assert!(
         replied.duration_since(last_asked) >= send_timeout,
         "committed {:?} after the last stalled GET, within its send timeout",
         replied.duration_since(last_asked)
     );
-    // It waits for the stalls holding locks when it comes, about a send
-    // timeout; a loaded machine adds a few seconds to that (up to 2 s seen
+    // It waits for the stalls holding locks when it comes, about the hold
+    // time; a loaded machine adds a few seconds to that (up to 2 s seen
     // with two CPU hogs and the other tests beside it), well under 6 s.
     // Queued behind the other streams it would wait a send timeout for
     // each of seven more waves of them (14 s more), and for ever for

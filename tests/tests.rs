@@ -36,5 +36,6 @@ mod seed_blog;
 mod seed_kvtest;
 mod seed_studies;
 mod seed_sweep;
+mod serve_snapshots;
 mod servers;
 mod suites;

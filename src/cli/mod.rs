@@ -93,7 +93,9 @@ Read-only unless --writable. Blobs larger than 256 KiB are streamed in pieces (S
 API, pread on files). One thread per core, each with its own connection.\n\n\
 Speed: for a database nothing else writes while it is served, `sqlite:x.db?locking_mode=exclusive&mmap_size=2G` \
 keeps each connection's shared lock instead of taking and dropping it per request (about 2x the requests/s on \
-small blobs here); other processes cannot write the database until the server stops."
+small blobs here). In a rollback journal (the default) that lock keeps other processes from writing the database \
+until the server stops; in WAL mode it keeps no one out: other processes write at once, and the server reads \
+their commits."
     )]
     Serve(ServeArgs),
     /// Load an HTTP server: requests/s, MB/s and latency per concurrency level (like siege, wrk, oha)
@@ -229,11 +231,22 @@ pub struct ServeArgs {
     #[arg(long, default_value = "30s", value_parser = duration_in(MIN_WAIT, MAX_WAIT), requires = "writable")]
     pub body_timeout: humantime::Duration,
     /// Drop a client that takes none of a streamed blob's bytes for this
-    /// long: a large blob is read inside one read transaction (one version
-    /// of it), so a stalled client would otherwise hold that transaction,
-    /// its lock and a thread for as long as it likes, blocking writers
+    /// long, ending its stream and freeing its thread
     #[arg(long, default_value = "10s", value_parser = duration_in(MIN_WAIT, MAX_WAIT))]
     pub send_timeout: humantime::Duration,
+    /// How long a response may keep its read snapshot while a writer waits
+    /// for it. A large blob is sent from one read transaction (one version
+    /// of it), whose shared lock keeps writers of a rollback-journal
+    /// database out: past this time, while a writer waits, the stream lets
+    /// go of it (the connection gives back what it has not yet written)
+    /// and goes on from a new one only if nothing was committed meanwhile,
+    /// else the connection is cut (never two versions mixed). So a writer
+    /// (a PUT, another process) waits about this long at most for serve's
+    /// readers, and no new snapshot begins while one waits (requests wait
+    /// up to 5 s for it, then get 503). WAL: readers never hold writers up,
+    /// and a stream keeps its snapshot to its end
+    #[arg(long, default_value = "1s", value_parser = duration_in(std::time::Duration::ZERO, MAX_WAIT))]
+    pub hold_timeout: humantime::Duration,
     /// How long the requests a thread serves may share one read snapshot
     /// (one SQLite read transaction, its lock taken once instead of per
     /// request): a commit by another process is seen by every request that

@@ -286,6 +286,12 @@ impl StoreSession for Session<'_> {
     fn end_snapshot(&mut self) -> Result<()> {
         self.inner.end_snapshot()
     }
+    fn writer_waiting(&mut self, own_write: bool) -> Result<bool> {
+        self.inner.writer_waiting(own_write)
+    }
+    fn data_version(&mut self) -> Result<Option<i64>> {
+        self.inner.data_version()
+    }
 }
 
 #[cfg(test)]

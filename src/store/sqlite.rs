@@ -725,6 +725,10 @@ impl Store for SqliteStore {
             sql: self.layout.sql(),
             options,
             wal: self.journal_mode == "wal",
+            exclusive: self
+                .settings
+                .get("locking_mode")
+                .is_some_and(|m| m == "exclusive"),
             select: None,
             rowid: None,
             update: None,
@@ -787,6 +791,8 @@ pub struct SqliteSession<'a> {
     sql: &'static Statements,
     options: SessionOptions,
     wal: bool,
+    /// locking_mode=exclusive: the connection keeps its locks on purpose.
+    exclusive: bool,
     select: Option<Statement<'a>>,
     /// Key to rowid, where the key is not the rowid (the blog's table).
     rowid: Option<Statement<'a>>,
@@ -1237,11 +1243,15 @@ impl Session for SqliteSession<'_> {
     /// lock per process for all its connections to a file and grants a
     /// second connection's shared lock without asking the OS, past another
     /// process's PENDING lock. So while the snapshots of a server's threads
-    /// overlap, an outside writer cannot commit; on an idle or lightly
-    /// loaded server they rarely overlap for long, but under heavy load an
-    /// outside writer can wait seconds (WAL mode has no such wait).
+    /// overlapped, an outside writer could wait for ever. Hence no snapshot
+    /// begins while another process holds PENDING (`writer_waiting`): the
+    /// busy error makes the caller wait and try again, and as the snapshots
+    /// held end, the writer gets in.
     fn begin_snapshot(&mut self) -> Result<bool> {
         if !self.in_snapshot && !self.in_transaction {
+            if self.writer_waiting(false)? {
+                return Err(super::sqlite_lock::writer_waiting_error(self.path));
+            }
             self.conn.execute_batch("BEGIN").map_err(|e| self.err(e))?;
             self.in_snapshot = true;
             // Stamps read before the snapshot began may be older than it.
@@ -1249,6 +1259,27 @@ impl Session for SqliteSession<'_> {
             self.mapped = None;
         }
         Ok(true)
+    }
+
+    /// This process's write is queued, or another process holds the
+    /// PENDING lock (rollback journal only: in WAL mode readers never hold
+    /// writers up; with locking_mode=exclusive the server keeps writers out
+    /// on purpose).
+    fn writer_waiting(&mut self, own_write: bool) -> Result<bool> {
+        if self.wal || self.exclusive {
+            return Ok(false);
+        }
+        Ok(own_write || super::sqlite_lock::writer_pending(self.path)?)
+    }
+
+    fn data_version(&mut self) -> Result<Option<i64>> {
+        Self::query_int(
+            self.conn,
+            &mut self.data_version,
+            "PRAGMA data_version",
+            self.path,
+        )
+        .map(Some)
     }
 
     fn end_snapshot(&mut self) -> Result<()> {

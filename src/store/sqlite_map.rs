@@ -39,6 +39,15 @@ pub(crate) fn read_start(path: &Path, buf: &mut [u8]) -> Result<()> {
         .map_err(|e| Error::io("cannot read", path, e))
 }
 
+/// Runs `f` on this process's lasting descriptor of the database file at
+/// `path` (see the module's comment), e.g. to ask which locks other
+/// processes hold on it without ever closing a descriptor of it.
+pub(crate) fn with_lasting_file<T>(path: &Path, f: impl FnOnce(&File) -> T) -> Result<T> {
+    let mut mapped = MAPPED.lock().unwrap_or_else(|p| p.into_inner());
+    let at = entry(&mut mapped, path)?;
+    Ok(f(&mapped[at].file))
+}
+
 /// The index of `path`'s entry, made (file opened and mapped) if new.
 fn entry(mapped: &mut Vec<Mapped>, path: &Path) -> Result<usize> {
     if let Some(i) = mapped.iter().position(|m| m.path == path) {

@@ -13,6 +13,7 @@ use hyper::body::{Body, Frame, SizeHint};
 use tokio::sync::mpsc;
 
 use super::CHUNK;
+use super::stream::HandBack;
 use crate::store::MappedRuns;
 
 /// Every response's body. The fast path (wire.rs) writes each kind its
@@ -88,6 +89,10 @@ pub(super) struct MappedPiece {
     pub(super) release: bool,
     /// Dropped with the piece: the reader waits for all of them.
     pub(super) _held: std::sync::mpsc::Sender<()>,
+    /// Asked when the reader must let go of its snapshot: the piece is then
+    /// dropped where its writing reached, and what is left sent again
+    /// (see wire.rs and stream.rs).
+    pub(super) hand_back: Arc<HandBack>,
 }
 
 impl Piece {

@@ -57,6 +57,10 @@ pub struct ServeConfig {
     /// A streamed blob's client must take its next piece within this time,
     /// or the stream ends and its read transaction (and lock) with it.
     pub send_timeout: Duration,
+    /// A response keeps its read snapshot (a rollback journal's shared
+    /// lock) at most this long while a writer waits for it; then it lets
+    /// go, and goes on only if nothing was committed meanwhile.
+    pub hold_timeout: Duration,
     /// How long a worker thread's requests may share one read snapshot of
     /// the store (one SQLite read transaction): a commit by another
     /// process is seen by every request arriving later than this after it.
@@ -119,9 +123,11 @@ pub fn serve(config: ServeConfig) -> Result<()> {
         Access::ReadOnly => 0,
     };
     drop(probe);
-    // A write waits for readers' locks longer than a stalled reader may
-    // hold one, so a stalled client delays it, never fails it.
-    let lock_wait = config.send_timeout + std::time::Duration::from_secs(5);
+    // A write waits for readers' locks longer than a stream may hold one
+    // (a stalled client for the send timeout, any while a writer waits for
+    // the hold timeout), so a reader delays it, never fails it.
+    let lock_wait =
+        config.send_timeout.max(config.hold_timeout) + std::time::Duration::from_secs(5);
     let server = ServerRef::new(config.target.clone(), access, config.staleness, lock_wait);
     let permits = Arc::new(Semaphore::new(config.max_connections));
     let state = Arc::new(State { config, server });

@@ -3,6 +3,7 @@
 
 use std::fs::File;
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
 use hyper::header::{self, HeaderMap, HeaderValue};
@@ -12,9 +13,9 @@ use super::body::{FileSpan, ResponseBody, empty, full};
 use super::range::{RangeRequest, parse_range};
 use super::reply::status;
 use super::session::{ServerRef, with_snapshot};
-use super::stream::{StreamRequest, stream};
+use super::stream::{self, READ_LOCK_WAIT, StreamRequest};
 use super::{CHUNK, State};
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// A blob as first looked up: enough to answer every header.
 struct Found {
@@ -37,13 +38,77 @@ enum Source {
 }
 
 /// The bytes a reply carries: the whole blob (200) or one range (206).
-struct Span {
+pub(super) struct Span {
     /// 200 or 206.
     code: StatusCode,
     /// First byte sent.
-    start: u64,
+    pub(super) start: u64,
     /// Bytes sent.
-    len: u64,
+    pub(super) len: u64,
+}
+
+/// What a GET or HEAD of a blob of `size` bytes tagged `etag` answers.
+pub(super) enum Answer {
+    /// 304: the client's copy (this tag) is current.
+    NotModified(String),
+    /// 416: no byte of the range is in a blob of this size.
+    Unsatisfiable(u64),
+    /// 200 or 206 with these bytes.
+    Send(Span),
+}
+
+/// The answer to the request's conditional and range headers for one
+/// version of a blob: the same whether decided at look-up or again inside
+/// a stream's own snapshot.
+pub(super) fn answer(headers: &HeaderMap, size: u64, etag: Option<&str>) -> Answer {
+    if let Some(tag) = etag
+        && none_match_hits(headers, tag)
+    {
+        return Answer::NotModified(tag.to_string());
+    }
+    let range_header = headers
+        .get(header::RANGE)
+        .and_then(|v| v.to_str().ok())
+        .filter(|_| if_range_holds(headers, etag));
+    Answer::Send(match parse_range(range_header, size) {
+        RangeRequest::Whole => Span {
+            code: StatusCode::OK,
+            start: 0,
+            len: size,
+        },
+        RangeRequest::Part { start, end } => Span {
+            code: StatusCode::PARTIAL_CONTENT,
+            start,
+            len: end - start + 1,
+        },
+        RangeRequest::Unsatisfiable => return Answer::Unsatisfiable(size),
+    })
+}
+
+/// The headers a stream decides its reply by again, copied from the request.
+fn conditions(headers: &HeaderMap) -> HeaderMap {
+    let mut kept = HeaderMap::new();
+    for name in [header::IF_NONE_MATCH, header::RANGE, header::IF_RANGE] {
+        for v in headers.get_all(&name) {
+            kept.append(name.clone(), v.clone());
+        }
+    }
+    kept
+}
+
+/// The reply to a request that failed: 503 when a writer kept the store's
+/// readers waiting past the bound (try again), else 500.
+pub(super) fn failure(e: &Error) -> Response<ResponseBody> {
+    if e.is_busy() {
+        let mut r = status(
+            StatusCode::SERVICE_UNAVAILABLE,
+            &format!("{e} (readers waited {READ_LOCK_WAIT:?} for a writer; try again)"),
+        );
+        r.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        return r;
+    }
+    status(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string())
 }
 
 /// GET or HEAD of blob `key` (`head` for HEAD), with the request's
@@ -57,32 +122,15 @@ pub(super) async fn get_blob(
     key: u64,
     mapped_ok: bool,
 ) -> Response<ResponseBody> {
-    let found = match look_up(&state.server, key, head) {
+    let found = match look_up_when_free(&state.server, key, head).await {
         Ok(Some(found)) => found,
         Ok(None) => return status(StatusCode::NOT_FOUND, "no such blob"),
-        Err(e) => return status(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+        Err(e) => return failure(&e),
     };
-    if let Some(tag) = &found.etag
-        && none_match_hits(headers, tag)
-    {
-        return not_modified(tag);
-    }
-    let range_header = headers
-        .get(header::RANGE)
-        .and_then(|v| v.to_str().ok())
-        .filter(|_| if_range_holds(headers, found.etag.as_deref()));
-    let span = match parse_range(range_header, found.size) {
-        RangeRequest::Whole => Span {
-            code: StatusCode::OK,
-            start: 0,
-            len: found.size,
-        },
-        RangeRequest::Part { start, end } => Span {
-            code: StatusCode::PARTIAL_CONTENT,
-            start,
-            len: end - start + 1,
-        },
-        RangeRequest::Unsatisfiable => return range_not_satisfiable(found.size),
+    let span = match answer(headers, found.size, found.etag.as_deref()) {
+        Answer::NotModified(tag) => return not_modified(&tag),
+        Answer::Unsatisfiable(size) => return range_not_satisfiable(size),
+        Answer::Send(span) => span,
     };
     let body = if head || span.len == 0 {
         empty()
@@ -100,21 +148,36 @@ pub(super) async fn get_blob(
                 len: span.len,
                 send_timeout: state.config.send_timeout,
             }),
-            Source::Stream => stream(
-                &state.server,
-                StreamRequest {
+            // Its head and body both come from the stream's own snapshot.
+            Source::Stream => {
+                let request = StreamRequest {
                     key,
-                    start: span.start,
-                    len: span.len,
-                    size: found.size,
-                    etag: found.etag.clone(),
+                    conditions: conditions(headers),
+                    found: (found.size, found.etag),
                     send_timeout: state.config.send_timeout,
+                    hold: state.config.hold_timeout,
                     mapped_ok,
-                },
-            ),
+                };
+                return stream::reply(&state.server, request).await;
+            }
         }
     };
-    blob_reply(body, &span, &found)
+    blob_reply(body, &span, found.size, found.etag.as_deref())
+}
+
+/// `look_up`, waiting while a writer waits for the store's readers: the
+/// worker thread never sleeps on a lock (it serves every other connection
+/// too), it tries again every millisecond for up to `READ_LOCK_WAIT`.
+async fn look_up_when_free(server: &ServerRef, key: u64, head: bool) -> Result<Option<Found>> {
+    let deadline = tokio::time::Instant::now() + READ_LOCK_WAIT;
+    loop {
+        match look_up(server, key, head) {
+            Err(e) if e.is_busy() && tokio::time::Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+            found => return found,
+        }
+    }
 }
 
 /// Size, validator and where the bytes come from, in one step on this
@@ -122,9 +185,11 @@ pub(super) async fn get_blob(
 /// the blocking pool. A blob that is a file of its own is opened (and sent
 /// from that descriptor); otherwise a small blob is read here and a large
 /// one streamed from the blocking pool. Inside the thread's shared read
-/// snapshot (see `with_snapshot`).
+/// snapshot (see `with_snapshot`), failing at once rather than waiting
+/// when a lock is taken (see `look_up_when_free`).
 fn look_up(server: &ServerRef, key: u64, head: bool) -> Result<Option<Found>> {
     with_snapshot(server, |s| {
+        s.wait_for_locks(Duration::ZERO)?;
         if let Some(f) = s.blob_file(key)? {
             return Ok(Some(Found {
                 size: f.size,
@@ -190,7 +255,7 @@ fn if_range_matches(if_range: &str, current: Option<&str>) -> bool {
 }
 
 /// 304: the client's copy is current; the tag confirms which one.
-fn not_modified(tag: &str) -> Response<ResponseBody> {
+pub(super) fn not_modified(tag: &str) -> Response<ResponseBody> {
     let mut r = Response::new(empty());
     *r.status_mut() = StatusCode::NOT_MODIFIED;
     r.headers_mut()
@@ -199,7 +264,7 @@ fn not_modified(tag: &str) -> Response<ResponseBody> {
 }
 
 /// 416, with the size the client should have asked within.
-fn range_not_satisfiable(size: u64) -> Response<ResponseBody> {
+pub(super) fn range_not_satisfiable(size: u64) -> Response<ResponseBody> {
     let mut r = status(StatusCode::RANGE_NOT_SATISFIABLE, "range not satisfiable");
     r.headers_mut().insert(
         header::CONTENT_RANGE,
@@ -208,8 +273,14 @@ fn range_not_satisfiable(size: u64) -> Response<ResponseBody> {
     r
 }
 
-/// The headers of a 200 or 206 around `body`.
-fn blob_reply(body: ResponseBody, span: &Span, found: &Found) -> Response<ResponseBody> {
+/// The headers of a 200 or 206 around `body`: bytes of a blob of `size`
+/// bytes tagged `etag`.
+pub(super) fn blob_reply(
+    body: ResponseBody,
+    span: &Span,
+    size: u64,
+    etag: Option<&str>,
+) -> Response<ResponseBody> {
     let mut r = Response::new(body);
     *r.status_mut() = span.code;
     let h = r.headers_mut();
@@ -219,7 +290,7 @@ fn blob_reply(body: ResponseBody, span: &Span, found: &Found) -> Response<Respon
     );
     h.insert(header::CONTENT_LENGTH, HeaderValue::from(span.len));
     h.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
-    if let Some(tag) = &found.etag {
+    if let Some(tag) = etag {
         h.insert(header::ETAG, HeaderValue::from_str(tag).expect("ascii"));
     }
     if span.code == StatusCode::PARTIAL_CONTENT {
@@ -229,7 +300,7 @@ fn blob_reply(body: ResponseBody, span: &Span, found: &Found) -> Response<Respon
                 "bytes {}-{}/{}",
                 span.start,
                 span.start + span.len - 1,
-                found.size
+                size
             ))
             .expect("ascii"),
         );

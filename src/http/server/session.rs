@@ -59,6 +59,9 @@ pub(super) struct ServerRef {
     /// How long a write waits for readers' locks: longer than a stalled
     /// reader may hold one (the send timeout).
     lock_wait: Duration,
+    /// Writes queued or running on the writer thread: streams let go of
+    /// their snapshots for them (see stream.rs).
+    writing: Arc<AtomicU64>,
 }
 
 /// A write for the writer thread: given its session, or why there is none.
@@ -81,6 +84,7 @@ impl ServerRef {
             writes: Arc::new(AtomicU64::new(0)),
             writer: Arc::new(OnceLock::new()),
             lock_wait,
+            writing: Arc::new(AtomicU64::new(0)),
         }
     }
 
@@ -103,15 +107,18 @@ impl ServerRef {
             // Counted even on failure: a write may have committed before
             // a later step failed, and a needless new snapshot costs little.
             server.wrote();
+            server.writing.fetch_sub(1, Ordering::SeqCst);
             crate::pause::at("serve-put-committed");
             let _ = tx.send(done);
         });
         let writer = self
             .writer
             .get_or_init(|| spawn_writer(self.target.clone(), self.lock_wait));
-        writer
-            .send(job)
-            .map_err(|_| "the server's writer has stopped".to_string())?;
+        self.writing.fetch_add(1, Ordering::SeqCst);
+        if writer.send(job).is_err() {
+            self.writing.fetch_sub(1, Ordering::SeqCst);
+            return Err("the server's writer has stopped".to_string());
+        }
         rx.await
             .map_err(|_| "the server's writer has stopped".to_string())?
     }
@@ -124,6 +131,12 @@ impl ServerRef {
     /// How long requests may share a snapshot (zero: they never do).
     pub(super) fn staleness(&self) -> Duration {
         self.staleness
+    }
+
+    /// Whether a write through this server is queued or running: it needs
+    /// the readers' locks gone (in a rollback journal) to commit.
+    pub(super) fn write_waiting(&self) -> bool {
+        self.writing.load(Ordering::SeqCst) > 0
     }
 }
 
@@ -196,7 +209,14 @@ pub(super) fn with_snapshot<T>(
     f: impl FnOnce(&mut dyn Session) -> Result<T>,
 ) -> Result<T> {
     if server.staleness.is_zero() {
-        return with_session(server, f);
+        // A snapshot of its own, so a waiting writer holds it off too.
+        return with_session(server, |s| {
+            s.begin_snapshot()?;
+            let result = f(s);
+            let ended = s.end_snapshot();
+            let result = result?;
+            ended.map(|()| result)
+        });
     }
     SESSION.with(|cell| {
         let mut slot = cell.borrow_mut();

@@ -1,26 +1,43 @@
 //! A large blob streamed from the blocking pool into a bounded channel,
-//! piece by piece, all from one version of it (one read transaction).
+//! piece by piece, its reply's head and every byte from one version.
+//!
+//! The head is decided here, inside the stream's own read snapshot (one
+//! SQLite read transaction), not from the look-up that found the blob
+//! large: a write committed in between changes what is answered, never
+//! leaves a head without its body.
 //!
 //! For the fast path, a SQLite blob in a rollback-journal database goes
 //! as runs of the mapped database file (no copy here; the socket write
-//! copies straight from the page cache), and the read transaction is held
-//! until the last piece has been written, so no writer can change those
-//! pages while they are sent. Otherwise pieces are read into reused
-//! buffers (`store::piece_buffer`). Either way a client that takes no
-//! piece for the send timeout is cut off, and the transaction, its lock
-//! and the thread end then: a stalled client delays writers by that long.
+//! copies straight from the page cache), the snapshot held until those
+//! pieces are written, so no writer changes the pages while they are sent.
+//! Otherwise pieces are read into reused buffers (`store::piece_buffer`).
+//!
+//! A snapshot held blocks writers in a rollback journal, so a stream keeps
+//! one for at most the hold time (`--hold-timeout`) while a writer waits:
+//! then the connection gives back the mapped pieces it has not written
+//! ([`HandBack`]), the snapshot ends, and the rest is read from a new one
+//! only if nothing was committed meanwhile; if something was, the
+//! connection is cut (the client sees a cut, never two versions mixed).
+//! Letting go so costs no memory. A client that takes no piece for the
+//! send timeout is cut off as well.
 
-use std::time::Duration;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use hyper::header::HeaderMap;
+use hyper::{Response, StatusCode};
 use tokio::runtime::Handle;
-use tokio::sync::mpsc;
+use tokio::sync::{Notify, mpsc, oneshot};
 
 use super::CHUNK;
-use super::body::{MappedPiece, Piece, ResponseBody, streamed};
+use super::body::{MappedPiece, Piece, ResponseBody, empty, streamed};
+use super::read::{Answer, answer, blob_reply, failure, not_modified, range_not_satisfiable};
+use super::reply::status;
 use super::session::{ServerRef, with_session};
-use crate::error::Result;
-use crate::store::Session;
+use crate::error::{Error, FailureClass, Result};
+use crate::store::{MappedBlob, Session};
 
 /// Bytes in one mapped piece: a piece costs no memory until written (it
 /// points into the map), and its pages are unmapped once it is sent, so a
@@ -32,6 +49,14 @@ const MAPPED_PIECE: usize = 1 << 20;
 /// at once every stream releases its pages as it goes.
 const MAPPED_RESIDENT_STREAMS: usize = 16;
 
+/// How often a stream past its hold time asks whether a writer waits.
+const POLL: Duration = Duration::from_millis(10);
+
+/// How long a request waits for writers to get through (no snapshot
+/// begins while one waits) before it is answered 503: SQLite's own
+/// default busy timeout.
+pub(super) const READ_LOCK_WAIT: Duration = Duration::from_secs(5);
+
 /// Mapped streams in progress, all servers of the process together.
 static MAPPED_IN_FLIGHT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
@@ -41,132 +66,531 @@ struct InFlight;
 impl InFlight {
     /// Counts this stream in.
     fn enter() -> InFlight {
-        MAPPED_IN_FLIGHT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        MAPPED_IN_FLIGHT.fetch_add(1, Ordering::Relaxed);
         InFlight
     }
 
     /// Whether more streams than `MAPPED_RESIDENT_STREAMS` are in progress.
     fn crowded(&self) -> bool {
-        MAPPED_IN_FLIGHT.load(std::sync::atomic::Ordering::Relaxed) > MAPPED_RESIDENT_STREAMS
+        MAPPED_IN_FLIGHT.load(Ordering::Relaxed) > MAPPED_RESIDENT_STREAMS
     }
 }
 
 impl Drop for InFlight {
     fn drop(&mut self) {
-        MAPPED_IN_FLIGHT.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+        MAPPED_IN_FLIGHT.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
-/// What to stream, and what the reply's headers already said of it.
+/// Asked by a stream's reader that must end its snapshot while mapped
+/// pieces are still unwritten: the connection drops them (the one being
+/// written where its writing reached) and counts the bytes it gave back,
+/// which the reader then sends again from a new snapshot. Once asked, for
+/// good.
+#[derive(Default)]
+pub(super) struct HandBack {
+    /// Asked.
+    asked: AtomicBool,
+    /// Wakes a connection waiting to write a mapped piece.
+    notify: Notify,
+    /// Bytes of mapped pieces the connection dropped unwritten.
+    given_back: AtomicU64,
+}
+
+impl HandBack {
+    /// Asks for it.
+    fn ask(&self) {
+        self.asked.store(true, Ordering::SeqCst);
+        self.notify.notify_waiters();
+    }
+
+    /// Whether it was asked.
+    pub(super) fn asked(&self) -> bool {
+        self.asked.load(Ordering::SeqCst)
+    }
+
+    /// Resolves once it is asked.
+    pub(super) async fn wait(&self) {
+        let notified = self.notify.notified();
+        if !self.asked() {
+            notified.await;
+        }
+    }
+
+    /// The connection dropped `bytes` of mapped pieces unwritten.
+    pub(super) fn gave_back(&self, bytes: u64) {
+        self.given_back.fetch_add(bytes, Ordering::SeqCst);
+    }
+}
+
+/// What to stream and what the request asked of it.
 pub(super) struct StreamRequest {
     /// The blob.
     pub(super) key: u64,
-    /// First byte sent.
-    pub(super) start: u64,
-    /// Bytes sent.
-    pub(super) len: u64,
-    /// The blob's size as announced (Content-Length or Content-Range).
-    pub(super) size: u64,
-    /// The blob's tag as announced.
-    pub(super) etag: Option<String>,
+    /// If-None-Match, Range and If-Range as the client sent them: the reply
+    /// is decided again from the stream's own snapshot.
+    pub(super) conditions: HeaderMap,
+    /// Size and tag the look-up found: the reply's, for stores without
+    /// snapshots (which take no lock, so there is none to read both under).
+    pub(super) found: (u64, Option<String>),
     /// A client that takes no piece for this long is cut off.
     pub(super) send_timeout: Duration,
+    /// A snapshot is held at most this long while a writer waits for it.
+    pub(super) hold: Duration,
     /// The consumer writes mapped pieces within the send timeout (the fast
     /// path): hyper, which has no write timeout, gets copied pieces only.
     pub(super) mapped_ok: bool,
 }
 
-/// Starts the reader on the blocking pool; the body yields its pieces.
-pub(super) fn stream(server: &ServerRef, req: StreamRequest) -> ResponseBody {
+/// The reply to a GET of a large blob: its head decided inside the
+/// stream's snapshot (so it describes the bytes that follow), its body
+/// streamed from the blocking pool.
+pub(super) async fn reply(server: &ServerRef, req: StreamRequest) -> Response<ResponseBody> {
+    let (head_tx, head_rx) = oneshot::channel();
     let (tx, rx) = mpsc::channel(1);
     let server = server.clone();
-    let len = req.len;
-    let mut feeder = Feeder {
+    let feeder = Feeder {
         tx,
-        // The worker's runtime drives the timer while this thread waits on it.
+        // The worker's runtime drives the timers while this thread waits.
         runtime: Handle::current(),
         send_timeout: req.send_timeout,
         stalled: false,
     };
     tokio::task::spawn_blocking(move || {
-        let sent = with_session(&server, |s| {
-            if req.mapped_ok
-                && let Some(sent) = send_mapped(s, &req, &mut feeder)?
-            {
-                return Ok(sent);
-            }
-            s.read_stream(req.key, req.start, req.len, CHUNK, &mut |piece| {
-                feeder.send(Ok(Piece::Bytes(Bytes::from_owner(Recycled(piece)))))
-            })
+        let mut head = Some(head_tx);
+        let streamed = with_session(&server, |s| {
+            let mut stream = Stream {
+                s,
+                server: &server,
+                feeder,
+                snapshot: Snapshot::default(),
+                hand_back: Arc::new(HandBack::default()),
+                blocks_writers: false,
+                hold: req.hold,
+            };
+            stream.run(&req, rx, &mut head);
+            Ok(())
         });
-        feeder.finish(sent, len);
+        if let (Err(e), Some(head)) = (streamed, head.take()) {
+            let _ = head.send(failure(&e));
+        }
     });
-    streamed(rx, len)
+    head_rx.await.unwrap_or_else(|_| {
+        status(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the blob's reader stopped before answering",
+        )
+    })
 }
 
-/// Sends the blob as runs of the mapped file when the store can give them:
-/// Some(bytes sent), or None to read it the usual way. A blob that is no
-/// longer the version the headers announced is an error (the client sees
-/// a cut connection, never a mix of two versions).
-fn send_mapped(
-    s: &mut dyn Session,
-    req: &StreamRequest,
-    feeder: &mut Feeder,
-) -> Result<Option<u64>> {
-    s.begin_snapshot()?;
-    let sent = (|| {
-        let Some(blob) = s.mapped_blob(req.key, u64::MAX)? else {
+/// The snapshot a stream reads in.
+#[derive(Default)]
+struct Snapshot {
+    /// One is held now.
+    held: bool,
+    /// When the one held began.
+    began: Option<Instant>,
+    /// The data version the first one saw: a later one must see the same.
+    version: Option<i64>,
+    /// The store has snapshots (the first was held): one let go of is
+    /// begun again before the next read.
+    resumable: bool,
+}
+
+/// One stream on its blocking thread.
+struct Stream<'a, 's> {
+    /// The thread's session.
+    s: &'a mut (dyn Session + 's),
+    /// Its writes tell streams to let go.
+    server: &'a ServerRef,
+    /// The connection's end of the channel.
+    feeder: Feeder,
+    /// What the stream holds.
+    snapshot: Snapshot,
+    /// Shared with every mapped piece the stream sends.
+    hand_back: Arc<HandBack>,
+    /// The snapshot keeps writers out (a rollback journal): only then is
+    /// it let go of for them.
+    blocks_writers: bool,
+    /// `StreamRequest::hold`.
+    hold: Duration,
+}
+
+/// What became of a piece offered to the connection.
+enum Handed {
+    /// Taken.
+    Taken,
+    /// The client went away or stalled.
+    Gone,
+    /// Not taken: the stream must let go of its snapshot first (a mapped
+    /// piece, which is only valid under it).
+    LetGo,
+}
+
+impl Stream<'_, '_> {
+    /// Looks the blob up in a fresh snapshot, answers the head, streams
+    /// the body, ends the snapshot.
+    fn run(
+        &mut self,
+        req: &StreamRequest,
+        rx: mpsc::Receiver<std::io::Result<Piece>>,
+        head: &mut Option<oneshot::Sender<Response<ResponseBody>>>,
+    ) {
+        let started = self
+            .begin(Instant::now() + READ_LOCK_WAIT)
+            .and_then(|()| self.look_up(req));
+        // Whether a write of this server's would make the stream let go:
+        // whether its snapshot keeps writers out at all.
+        self.blocks_writers = self.s.writer_waiting(true).unwrap_or(false);
+        let (size, etag, mapped) = match started {
+            Ok(Some(found)) => found,
+            Ok(None) => {
+                return self.answer_head(head, status(StatusCode::NOT_FOUND, "no such blob"));
+            }
+            Err(e) => return self.answer_head(head, failure(&e)),
+        };
+        let span = match answer(&req.conditions, size, etag.as_deref()) {
+            Answer::NotModified(tag) => return self.answer_head(head, not_modified(&tag)),
+            Answer::Unsatisfiable(size) => {
+                return self.answer_head(head, range_not_satisfiable(size));
+            }
+            Answer::Send(span) => span,
+        };
+        let body = if span.len == 0 {
+            empty()
+        } else {
+            streamed(rx, span.len)
+        };
+        if let Some(h) = head.take() {
+            let _ = h.send(blob_reply(body, &span, size, etag.as_deref()));
+        }
+        if span.len == 0 {
+            return self.end();
+        }
+        let sent = self.send_body(req.key, span.start, span.len, mapped);
+        self.end();
+        self.feeder.finish(sent, span.len);
+    }
+
+    /// Sends `reply` as the head (no body follows) and ends the snapshot.
+    fn answer_head(
+        &mut self,
+        head: &mut Option<oneshot::Sender<Response<ResponseBody>>>,
+        reply: Response<ResponseBody>,
+    ) {
+        if let Some(h) = head.take() {
+            let _ = h.send(reply);
+        }
+        self.end();
+    }
+
+    /// Size, tag and (fast path, rollback journal) mapped runs of the blob
+    /// in the snapshot just begun; None when it is absent.
+    fn look_up(
+        &mut self,
+        req: &StreamRequest,
+    ) -> Result<Option<(u64, Option<String>, Option<MappedBlob>)>> {
+        if !self.snapshot.held {
+            // No lock, nothing to read both under: the look-up's answer.
+            return Ok(Some((req.found.0, req.found.1.clone(), None)));
+        }
+        if req.mapped_ok
+            && let Some(blob) = self.s.mapped_blob(req.key, u64::MAX)?
+        {
+            return Ok(Some((blob.size, blob.etag.clone(), Some(blob))));
+        }
+        let Some((size, _)) = self.s.fetch_small(req.key, 0)? else {
             return Ok(None);
         };
-        if blob.size != req.size || blob.etag != req.etag {
-            feeder.send(Err(std::io::Error::other(
-                "the blob changed while being read",
-            )));
-            return Ok(Some(0));
+        let etag = self.s.etag(req.key, size)?;
+        Ok(Some((size, etag, None)))
+    }
+
+    /// Begins a snapshot once no writer waits for the readers, trying
+    /// again every millisecond until `deadline`; notes the data version it
+    /// sees (a store without snapshots holds none).
+    fn begin(&mut self, deadline: Instant) -> Result<()> {
+        // Lock waits happen here, on this thread, with the deadline above.
+        self.s.wait_for_locks(Duration::ZERO)?;
+        loop {
+            let begun = self.s.begin_snapshot().and_then(|held| {
+                // Reading the version takes the snapshot's lock at once.
+                let version = if held { self.s.data_version()? } else { None };
+                Ok((held, version))
+            });
+            match begun {
+                Ok((held, version)) => {
+                    let first = self.snapshot.began.is_none();
+                    self.snapshot.held = held;
+                    self.snapshot.began = Some(Instant::now());
+                    if first {
+                        self.snapshot.version = version;
+                        self.snapshot.resumable = held;
+                    } else if version != self.snapshot.version {
+                        return Err(changed());
+                    }
+                    return Ok(());
+                }
+                Err(e) if e.is_busy() && Instant::now() < deadline => {
+                    let _ = self.s.end_snapshot();
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                Err(e) => {
+                    let _ = self.s.end_snapshot();
+                    return Err(e);
+                }
+            }
         }
+    }
+
+    /// Ends the snapshot, if one is held.
+    fn end(&mut self) {
+        if self.snapshot.held {
+            self.snapshot.held = false;
+            let _ = self.s.end_snapshot();
+        }
+    }
+
+    /// Whether the snapshot held must end now: held for the hold time, and
+    /// a writer (this server's, or another process) waits for it.
+    fn must_let_go(&mut self) -> bool {
+        self.snapshot.held
+            && self
+                .snapshot
+                .began
+                .is_some_and(|b| b.elapsed() >= self.hold)
+            && self
+                .s
+                .writer_waiting(self.server.write_waiting())
+                .unwrap_or(false)
+    }
+
+    /// When the hold time of the snapshot held runs out.
+    fn hold_ends(&self) -> Option<Instant> {
+        self.snapshot
+            .began
+            .filter(|_| self.snapshot.held && self.blocks_writers)
+            .map(|b| b + self.hold)
+    }
+
+    /// Bytes [start, start + len) of blob `key`: as mapped pieces while
+    /// the first snapshot lasts (when the store gave runs), then read.
+    fn send_body(
+        &mut self,
+        key: u64,
+        start: u64,
+        len: u64,
+        mapped: Option<MappedBlob>,
+    ) -> Result<u64> {
+        let end = start + len;
+        let mut at = start;
+        if let Some(blob) = mapped {
+            let (taken, gone) = self.send_mapped(&blob, start, len);
+            at += taken;
+            if gone || at == end {
+                return Ok(at - start);
+            }
+            // The stream let go of its snapshot: the rest is read.
+        }
+        while at < end {
+            if self.snapshot.resumable && !self.snapshot.held {
+                self.begin(Instant::now() + READ_LOCK_WAIT)?;
+            }
+            match self.send_read(key, &mut at, end)? {
+                Some(()) => {}
+                None => break,
+            }
+        }
+        Ok(at - start)
+    }
+
+    /// Sends the blob's runs as mapped pieces from `start`: (bytes the
+    /// connection took, whether the client went away). Returns once every
+    /// piece handed over has been written or given back; if the stream had
+    /// to let go of its snapshot, with it ended (the caller reads the rest).
+    fn send_mapped(&mut self, blob: &MappedBlob, start: u64, len: u64) -> (u64, bool) {
         // Finding the runs touched every page of the blob. With few streams
         // of modest blobs those pages stay mapped (unmapping costs the other
         // threads a TLB flush, and the next reader a page fault per 64 KiB);
         // with many, or a large blob, they are let go, and each piece once
         // written, so only pieces being written count in the server's memory.
-        let _flight = InFlight::enter();
-        let release = _flight.crowded() || blob.size > crate::store::MAPPED_RESIDENT_UP_TO;
+        let flight = InFlight::enter();
+        let release = flight.crowded() || blob.size > crate::store::MAPPED_RESIDENT_UP_TO;
         if release {
             blob.runs.release_pages();
         }
         // Every piece holds a sender; when the last is dropped (written,
-        // or thrown away with a connection that failed), recv() returns.
+        // given back, or thrown away with a connection that failed), the
+        // receiver sees the channel close.
         let (held_tx, held_rx) = std::sync::mpsc::channel::<()>();
-        let mut sent = 0;
-        for runs in blob.runs.pieces(req.start, req.len, MAPPED_PIECE) {
+        let (mut handed, mut gone, mut let_go) = (0, false, false);
+        for runs in blob.runs.pieces(start, len, MAPPED_PIECE) {
             let n = runs.len();
-            let piece = MappedPiece {
+            let piece = Piece::Mapped(MappedPiece {
                 runs,
                 release,
                 _held: held_tx.clone(),
-            };
-            if !feeder.send(Ok(Piece::Mapped(piece))) {
-                break;
+                hand_back: self.hand_back.clone(),
+            });
+            match self.hand_over(piece, true) {
+                Handed::Taken => handed += n,
+                Handed::Gone => {
+                    gone = true;
+                    break;
+                }
+                Handed::LetGo => {
+                    let_go = true;
+                    break;
+                }
             }
-            sent += n;
         }
         drop(held_tx);
-        // Each write of the fast path ends within the send timeout, so
-        // this wait does too; the bound only guards against a bug.
-        let _ = held_rx.recv_timeout(req.send_timeout * 8 + Duration::from_secs(1));
-        Ok(Some(sent))
-    })();
-    let ended = s.end_snapshot();
-    let sent = sent?;
-    ended?;
-    Ok(sent)
+        self.wait_for_mapped(&held_rx, let_go);
+        if self.hand_back.asked() {
+            self.end();
+        }
+        let given_back = self.hand_back.given_back.load(Ordering::SeqCst);
+        (handed - given_back, gone)
+    }
+
+    /// Waits until every mapped piece handed over is written or given
+    /// back: asked back at once when the stream lets go, and when a writer
+    /// comes to wait past the hold time. A connection writes or gives back
+    /// each piece within the send timeout, so the bound only guards
+    /// against a bug.
+    fn wait_for_mapped(&mut self, held: &std::sync::mpsc::Receiver<()>, let_go: bool) {
+        use std::sync::mpsc::RecvTimeoutError;
+        if let_go {
+            self.hand_back.ask();
+        }
+        let guard = Instant::now() + self.feeder.send_timeout * 8 + Duration::from_secs(1);
+        loop {
+            let now = Instant::now();
+            let until = match self.hold_ends() {
+                Some(t) if t > now => t,
+                _ => now + POLL,
+            };
+            match held.recv_timeout(until.min(guard).saturating_duration_since(now)) {
+                Err(RecvTimeoutError::Timeout) if Instant::now() < guard => {
+                    if !self.hand_back.asked() && self.must_let_go() {
+                        self.hand_back.ask();
+                    }
+                }
+                _ => return,
+            }
+        }
+    }
+
+    /// Reads pieces from `at` in the snapshot held and hands them over,
+    /// until `end`, or until one cannot be handed over at once past the
+    /// hold time (then it is handed over outside the read, letting go of
+    /// the snapshot if a writer waits). None: the client went away.
+    fn send_read(&mut self, key: u64, at: &mut u64, end: u64) -> Result<Option<()>> {
+        let hold_ends = self.hold_ends();
+        let (mut kept, mut gone) = (None, false);
+        let feeder = &mut self.feeder;
+        let mut taken = 0u64;
+        self.s
+            .read_stream(key, *at, end - *at, CHUNK, &mut |piece| {
+                let n = piece.len() as u64;
+                let piece = Piece::Bytes(Bytes::from_owner(Recycled(piece)));
+                // Until the hold time runs out nothing can make the stream
+                // let go: wait in here (without a snapshot, for as long as
+                // the client takes); past it, only take a free place.
+                let now = Instant::now();
+                let until = match hold_ends {
+                    None => now + feeder.send_timeout,
+                    Some(t) => t.max(now),
+                };
+                match feeder.offer(piece, now, until) {
+                    Offer::Taken => {
+                        taken += n;
+                        true
+                    }
+                    Offer::Gone => {
+                        gone = true;
+                        false
+                    }
+                    Offer::Kept(p) => {
+                        kept = Some((p, n));
+                        false
+                    }
+                }
+            })?;
+        *at += taken;
+        if gone {
+            return Ok(None);
+        }
+        if let Some((piece, n)) = kept {
+            match self.hand_over(piece, false) {
+                Handed::Taken => *at += n,
+                Handed::Gone => return Ok(None),
+                Handed::LetGo => unreachable!("a read piece never needs the snapshot"),
+            }
+        } else if *at < end {
+            return Err(Error::usage("the blob shrank while being read"));
+        }
+        Ok(Some(()))
+    }
+
+    /// Hands `piece` over, waiting as long as the client takes (up to the
+    /// send timeout). Past the hold time, while a writer waits, the
+    /// snapshot is let go of: at once for a read piece (a copy, valid
+    /// without it); a mapped piece is given back (`LetGo`) instead.
+    fn hand_over(&mut self, mut piece: Piece, mapped: bool) -> Handed {
+        let since = Instant::now();
+        loop {
+            let now = Instant::now();
+            let until = match self.hold_ends() {
+                None => now + self.feeder.send_timeout,
+                Some(t) if t > now => t,
+                // Past the hold time: a quick look whether a writer waits
+                // before each wait, and every POLL while waiting.
+                Some(_) => {
+                    if self.must_let_go() {
+                        if mapped {
+                            return Handed::LetGo;
+                        }
+                        self.end();
+                        continue;
+                    }
+                    now + POLL
+                }
+            };
+            match self.feeder.offer(piece, since, until) {
+                Offer::Taken => return Handed::Taken,
+                Offer::Gone => return Handed::Gone,
+                Offer::Kept(p) => piece = p,
+            }
+        }
+    }
+}
+
+/// Why a stream that let go of its snapshot cannot go on.
+fn changed() -> Error {
+    Error::Failed {
+        target: "the stream".into(),
+        class: FailureClass::Conflict,
+        message: "the blob's database changed while it was sent (a write committed meanwhile)"
+            .into(),
+    }
+}
+
+/// What became of a piece offered for a while.
+enum Offer {
+    /// The connection took it.
+    Taken,
+    /// The client went away, or took nothing for the send timeout.
+    Gone,
+    /// No place for it yet: given back.
+    Kept(Piece),
 }
 
 /// The sending end of a stream, on the blocking thread.
 struct Feeder {
     /// Pieces, or the error that ends the body.
     tx: mpsc::Sender<std::io::Result<Piece>>,
-    /// Drives the send timeout while this thread waits.
+    /// Drives the timers while this thread waits.
     runtime: Handle,
     /// A client must take a piece within this time.
     send_timeout: Duration,
@@ -175,21 +599,32 @@ struct Feeder {
 }
 
 impl Feeder {
-    /// Hands over a piece; false when the client went away or stalled.
-    fn send(&mut self, piece: std::io::Result<Piece>) -> bool {
-        let send = tokio::time::timeout(self.send_timeout, self.tx.send(piece));
-        match self.runtime.block_on(send) {
-            Ok(delivered) => delivered.is_ok(),
-            Err(_) => {
-                self.stalled = true;
-                false
+    /// Offers `piece` until `until` at most; a piece not taken within the
+    /// send timeout from `since` means the client stalled.
+    fn offer(&mut self, piece: Piece, since: Instant, until: Instant) -> Offer {
+        let stall = since + self.send_timeout;
+        let wait = tokio::time::Instant::from_std(until.min(stall));
+        let place = self.runtime.block_on(async {
+            // A place first (cancel-safe), so a piece not taken is kept.
+            tokio::time::timeout_at(wait, self.tx.reserve()).await
+        });
+        match place {
+            Ok(Ok(permit)) => {
+                permit.send(Ok(piece));
+                Offer::Taken
             }
+            Ok(Err(_)) => Offer::Gone,
+            Err(_) if Instant::now() >= stall => {
+                self.stalled = true;
+                Offer::Gone
+            }
+            Err(_) => Offer::Kept(piece),
         }
     }
 
     /// Ends the body: whole, or with an error so the client cannot take a
     /// short read for the whole blob.
-    fn finish(self, sent: Result<u64>, len: u64) {
+    fn finish(&self, sent: Result<u64>, len: u64) {
         let failure = match sent {
             Ok(n) if n == len => return,
             // The client went away or stopped reading: dropping the sender

@@ -18,7 +18,7 @@ use hyper::{Response, StatusCode};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, Interest, ReadBuf};
 use tokio::net::TcpStream;
 
-use super::body::{FileSpan, Piece, ResponseBody};
+use super::body::{FileSpan, MappedPiece, Piece, ResponseBody};
 
 /// The request's HTTP version: a 1.0 client keeps its connection only when
 /// it asked to, and is told so.
@@ -73,7 +73,7 @@ pub(super) async fn send(
             write_all(stream, out, send_timeout).await?;
             let mut sent = 0;
             while let Some(piece) = s.rx.recv().await {
-                sent += write_piece(stream, piece?, send_timeout).await?;
+                sent += write_piece(stream, piece?, &mut s.rx, send_timeout).await?;
             }
             if sent == s.len {
                 Ok(())
@@ -150,11 +150,12 @@ impl DateLine {
     }
 }
 
-/// Writes one streamed piece (a mapped one straight from the map, in
-/// writev calls of at most 512 runs); returns its length.
+/// Writes one streamed piece (a mapped one straight from the map, see
+/// `write_mapped`); returns the bytes written.
 async fn write_piece(
     stream: &mut TcpStream,
     piece: Piece,
+    rx: &mut tokio::sync::mpsc::Receiver<io::Result<Piece>>,
     send_timeout: Duration,
 ) -> io::Result<u64> {
     match piece {
@@ -162,22 +163,57 @@ async fn write_piece(
             write_all(stream, &b, send_timeout).await?;
             Ok(b.len() as u64)
         }
-        Piece::Mapped(m) => {
-            let mut slices: Vec<IoSlice<'_>> = m.runs.slices().map(IoSlice::new).collect();
-            let write = async {
-                for window in slices.chunks_mut(512) {
-                    write_all_vectored(stream, window, send_timeout).await?;
-                }
-                Ok::<_, io::Error>(())
-            };
-            let written = write.await;
-            if m.release {
-                m.runs.release_pages();
-            }
-            written?;
-            Ok(m.runs.len())
-        }
+        Piece::Mapped(m) => write_mapped(stream, m, rx, send_timeout).await,
     }
+}
+
+/// Writes a mapped piece straight from the map, unless or until its
+/// reader asks for it back (it must let go of its snapshot, see
+/// stream.rs): then the piece is dropped where its writing reached, with
+/// every mapped piece queued behind it, and the bytes not written are
+/// counted as given back; the reader sends them again. Returns the bytes
+/// written.
+async fn write_mapped(
+    stream: &mut TcpStream,
+    m: MappedPiece,
+    rx: &mut tokio::sync::mpsc::Receiver<io::Result<Piece>>,
+    send_timeout: Duration,
+) -> io::Result<u64> {
+    let hand_back = m.hand_back.clone();
+    let mut slices: Vec<IoSlice<'_>> = m.runs.slices().map(IoSlice::new).collect();
+    let mut parts = &mut slices[..];
+    let mut written = 0u64;
+    while !parts.is_empty() && !hand_back.asked() {
+        let window = parts.len().min(512);
+        let write = tokio::time::timeout(send_timeout, stream.write_vectored(&parts[..window]));
+        let n = tokio::select! {
+            n = write => n.map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "client stalled"))??,
+            () = hand_back.wait() => break,
+        };
+        if n == 0 {
+            return Err(io::ErrorKind::WriteZero.into());
+        }
+        IoSlice::advance_slices(&mut parts, n);
+        written += n as u64;
+    }
+    let unwritten = m.runs.len() - written;
+    drop(slices);
+    if m.release {
+        m.runs.release_pages();
+    }
+    if unwritten > 0 {
+        // The pieces queued behind this one go back too, so the reader can
+        // end its snapshot now, not once they are written.
+        let mut given_back = unwritten;
+        while let Ok(Ok(Piece::Mapped(queued))) = rx.try_recv() {
+            given_back += queued.runs.len();
+        }
+        // Counted before the last piece is dropped: the reader reads the
+        // count once every piece is gone.
+        hand_back.gave_back(given_back);
+    }
+    drop(m);
+    Ok(written)
 }
 
 /// Writes all of `data` (a head or one piece of at most a chunk) within
