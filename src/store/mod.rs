@@ -10,6 +10,7 @@ mod copy;
 mod external;
 mod files;
 pub mod inject;
+mod map_guard;
 mod memory;
 mod mysql;
 mod postgres;
@@ -404,11 +405,12 @@ pub struct MappedBlob {
 }
 
 /// Runs of bytes of one mapped file, in order; cheap to cut into pieces
-/// and to send between threads.
+/// and to send between threads. Bytes read from them are the file's only
+/// if [`MappedRuns::check`] holds after the reading (see map_guard.rs).
 #[derive(Debug, Clone)]
 pub struct MappedRuns {
     /// The whole file, mapped read-only.
-    map: std::sync::Arc<memmap2::Mmap>,
+    map: std::sync::Arc<map_guard::GuardedMap>,
     /// Offsets into the map.
     runs: Vec<std::ops::Range<usize>>,
 }
@@ -416,7 +418,7 @@ pub struct MappedRuns {
 impl MappedRuns {
     /// `runs` of `map`, every one within it.
     pub(crate) fn new(
-        map: std::sync::Arc<memmap2::Mmap>,
+        map: std::sync::Arc<map_guard::GuardedMap>,
         runs: Vec<std::ops::Range<usize>>,
     ) -> Self {
         debug_assert!(runs.iter().all(|r| r.end <= map.len()));
@@ -431,6 +433,22 @@ impl MappedRuns {
     /// Bytes covered.
     pub fn len(&self) -> u64 {
         self.runs.iter().map(|r| r.len() as u64).sum()
+    }
+
+    /// Whether every byte read from the map so far was the file's: false
+    /// once another process has cut the file short under the map (a read
+    /// past its end then gives zeros instead of killing the process).
+    /// Ask after reading, before trusting or sending the last byte.
+    pub fn check(&self) -> Result<()> {
+        self.map.check()
+    }
+
+    /// The runs' bytes copied into one buffer, checked (see `check`).
+    pub fn to_vec(&self) -> Result<Vec<u8>> {
+        let mut bytes = Vec::with_capacity(self.len() as usize);
+        self.slices().for_each(|run| bytes.extend_from_slice(run));
+        self.check()?;
+        Ok(bytes)
     }
 
     /// Whether no bytes are covered.
@@ -485,7 +503,7 @@ impl MappedRuns {
             }
         }
         for span in spans {
-            release_mapped(&self.map, span);
+            release_mapped(self.map.mmap(), span);
         }
     }
 

@@ -122,12 +122,12 @@ pub fn serve(config: ServeConfig) -> Result<()> {
     // A write waits for readers' locks longer than a stalled reader may
     // hold one, so a stalled client delays it, never fails it.
     let lock_wait = config.send_timeout + std::time::Duration::from_secs(5);
-    let server = ServerRef::new(config.target.clone(), access, config.staleness, lock_wait);
-    let permits = Arc::new(Semaphore::new(config.max_connections));
-    let state = Arc::new(State { config, server });
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
+    let server = ServerRef::new(config.target.clone(), access, config.staleness, lock_wait);
+    let permits = Arc::new(Semaphore::new(config.max_connections));
+    let state = Arc::new(State { config, server });
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let (addr, workers) = start_workers(&state, &permits, threads, &stop_rx)?;
     let signals = runtime(&state.config)?;

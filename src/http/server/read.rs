@@ -100,9 +100,8 @@ pub(super) async fn get_blob(
                 len: span.len,
                 send_timeout: state.config.send_timeout,
             }),
-            Source::Stream => stream(
-                &state.server,
-                StreamRequest {
+            Source::Stream => {
+                let req = StreamRequest {
                     key,
                     start: span.start,
                     len: span.len,
@@ -110,8 +109,15 @@ pub(super) async fn get_blob(
                     etag: found.etag.clone(),
                     send_timeout: state.config.send_timeout,
                     mapped_ok,
-                },
-            ),
+                };
+                match stream(&state.server, req).await {
+                    Ok(body) => body,
+                    Err(why) => {
+                        let why = format!("cannot stream blob {key} now ({why}); try again");
+                        return status(StatusCode::SERVICE_UNAVAILABLE, &why);
+                    }
+                }
+            }
         }
     };
     blob_reply(body, &span, &found)
@@ -135,10 +141,7 @@ fn look_up(server: &ServerRef, key: u64, head: bool) -> Result<Option<Found>> {
         // A small blob copied straight from the mapped pages (under the
         // snapshot's lock): no read system call, no SQL statement.
         if let Some(m) = s.mapped_blob(key, CHUNK as u64)? {
-            let mut bytes = Vec::with_capacity(if head { 0 } else { m.size as usize });
-            if !head {
-                m.runs.slices().for_each(|run| bytes.extend_from_slice(run));
-            }
+            let bytes = if head { Vec::new() } else { m.runs.to_vec()? };
             return Ok(Some(Found {
                 size: m.size,
                 etag: m.etag,

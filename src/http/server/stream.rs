@@ -18,7 +18,7 @@ use tokio::sync::mpsc;
 
 use super::CHUNK;
 use super::body::{MappedPiece, Piece, ResponseBody, streamed};
-use super::session::{ServerRef, with_session};
+use super::session::{ServerRef, ensure_open, with_session};
 use crate::error::Result;
 use crate::store::Session;
 
@@ -76,9 +76,17 @@ pub(super) struct StreamRequest {
     pub(super) mapped_ok: bool,
 }
 
-/// Starts the reader on the blocking pool; the body yields its pieces.
-pub(super) fn stream(server: &ServerRef, req: StreamRequest) -> ResponseBody {
+/// Starts the reader on the blocking pool (a few threads per worker, so a
+/// stream may wait there for one to be free); the body yields its pieces.
+/// Returns once the reader has its store session: Err(why) when it cannot
+/// open one, so the reply is an error status instead of a head followed by
+/// nothing.
+pub(super) async fn stream(
+    server: &ServerRef,
+    req: StreamRequest,
+) -> std::result::Result<ResponseBody, String> {
     let (tx, rx) = mpsc::channel(1);
+    let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
     let server = server.clone();
     let len = req.len;
     let mut feeder = Feeder {
@@ -89,6 +97,13 @@ pub(super) fn stream(server: &ServerRef, req: StreamRequest) -> ResponseBody {
         stalled: false,
     };
     tokio::task::spawn_blocking(move || {
+        if let Err(e) = ensure_open(&server) {
+            let _ = ready_tx.send(Err(e.to_string()));
+            return;
+        }
+        if ready_tx.send(Ok(())).is_err() {
+            return;
+        }
         let sent = with_session(&server, |s| {
             if req.mapped_ok
                 && let Some(sent) = send_mapped(s, &req, &mut feeder)?
@@ -101,7 +116,11 @@ pub(super) fn stream(server: &ServerRef, req: StreamRequest) -> ResponseBody {
         });
         feeder.finish(sent, len);
     });
-    streamed(rx, len)
+    match ready_rx.await {
+        Ok(Ok(())) => Ok(streamed(rx, len)),
+        Ok(Err(why)) => Err(why),
+        Err(_) => Err("the stream's reader stopped before it began".to_string()),
+    }
 }
 
 /// Sends the blob as runs of the mapped file when the store can give them:

@@ -163,14 +163,7 @@ async fn write_piece(
             Ok(b.len() as u64)
         }
         Piece::Mapped(m) => {
-            let mut slices: Vec<IoSlice<'_>> = m.runs.slices().map(IoSlice::new).collect();
-            let write = async {
-                for window in slices.chunks_mut(512) {
-                    write_all_vectored(stream, window, send_timeout).await?;
-                }
-                Ok::<_, io::Error>(())
-            };
-            let written = write.await;
+            let written = write_mapped(stream, &m.runs, send_timeout).await;
             if m.release {
                 m.runs.release_pages();
             }
@@ -178,6 +171,31 @@ async fn write_piece(
             Ok(m.runs.len())
         }
     }
+}
+
+/// Writes mapped runs (in writev calls of at most 512 runs), all but their
+/// last byte first: that one goes only once the map is known to have held
+/// the file's bytes throughout (see `MappedRuns::check`), so a client whose
+/// bytes another process cut from the file meanwhile gets a cut connection,
+/// never a whole reply with zeros in it.
+async fn write_mapped(
+    stream: &mut TcpStream,
+    runs: &crate::store::MappedRuns,
+    send_timeout: Duration,
+) -> io::Result<()> {
+    let mut slices: Vec<&[u8]> = runs.slices().filter(|s| !s.is_empty()).collect();
+    let Some(last) = slices.pop() else {
+        return Ok(());
+    };
+    let (body, final_byte) = last.split_at(last.len() - 1);
+    slices.push(body);
+    let mut io: Vec<IoSlice<'_>> = slices.into_iter().map(IoSlice::new).collect();
+    for window in io.chunks_mut(512) {
+        write_all_vectored(stream, window, send_timeout).await?;
+    }
+    runs.check()
+        .map_err(|e| io::Error::other(e.to_string()))?;
+    write_all(stream, final_byte, send_timeout).await
 }
 
 /// Writes all of `data` (a head or one piece of at most a chunk) within
