@@ -23,8 +23,8 @@
 
 use std::os::fd::RawFd;
 use std::path::{Path, PathBuf};
-use std::sync::{Once, OnceLock};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Once, OnceLock};
 
 use memmap2::Mmap;
 
@@ -209,7 +209,11 @@ pub(crate) fn install() {
 /// in place of the lost one, and the map is marked damaged; any other goes
 /// to the previous action. Only atomics and system calls (mmap, sigaction)
 /// are used here.
-extern "C" fn on_sigbus(signal: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
+extern "C" fn on_sigbus(
+    signal: libc::c_int,
+    info: *mut libc::siginfo_t,
+    context: *mut libc::c_void,
+) {
     // SAFETY: the kernel passes a valid siginfo for an SA_SIGINFO handler.
     let addr = unsafe { (*info).si_addr() } as usize;
     let page = PAGE.load(Ordering::Relaxed);

@@ -521,6 +521,27 @@ impl MappedRuns {
 /// so a stream never keeps more than about a mebibyte of them resident.
 pub const MAPPED_RESIDENT_UP_TO: u64 = 8 << 20;
 
+/// Bytes of mapped blobs a process leaves resident between sweeps: past
+/// this, every page of the map is unmapped at once (the page cache keeps
+/// them), so serving a database larger than this from its map never makes
+/// the whole file count in the server's resident memory.
+pub const MAPPED_RESIDENT_BUDGET: u64 = 64 << 20;
+
+/// Bytes of mapped blobs left resident since the last sweep.
+static KEPT_MAPPED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Counts `bytes` of `map` a reader leaves mapped; past
+/// `MAPPED_RESIDENT_BUDGET` since the last sweep, unmaps all of the map's
+/// pages from this process (one call; later readers map them again from the
+/// page cache as they go).
+pub(crate) fn kept_mapped(map: &map_guard::GuardedMap, bytes: u64) {
+    use std::sync::atomic::Ordering;
+    if KEPT_MAPPED.fetch_add(bytes, Ordering::Relaxed) + bytes > MAPPED_RESIDENT_BUDGET {
+        KEPT_MAPPED.store(0, Ordering::Relaxed);
+        release_mapped(map.mmap(), 0..map.len());
+    }
+}
+
 /// Unmaps `range` of `map` from this process; the page cache keeps the
 /// pages.
 pub(crate) fn release_mapped(map: &memmap2::Mmap, range: std::ops::Range<usize>) {

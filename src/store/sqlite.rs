@@ -1230,8 +1230,12 @@ impl Session for SqliteSession<'_> {
             super::sqlite_pages::Lookup::Found(runs) => runs,
             _ => return Ok(None),
         };
-        let runs = super::MappedRuns::new(map, runs);
+        let runs = super::MappedRuns::new(map.clone(), runs);
         let size = runs.len();
+        if size <= super::MAPPED_RESIDENT_UP_TO {
+            // The walk left its pages mapped (see `Walked::over`).
+            super::kept_mapped(&map, size);
+        }
         let etag = self.etag(key, size)?;
         Ok(Some(super::MappedBlob { runs, size, etag }))
     }

@@ -25,7 +25,9 @@ fn descriptors(pid: u32) -> Vec<i32> {
 
 /// Threads of `pid`.
 fn threads(pid: u32) -> usize {
-    std::fs::read_dir(format!("/proc/{pid}/task")).unwrap().count()
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .count()
 }
 
 /// Waits (bounded) until `done` holds, polling every 50 ms; false if it
@@ -95,9 +97,11 @@ fn bursts_of_streams_give_back_their_descriptors_and_memory() {
     let fds_before = descriptors(pid).len();
     let (rss_before, _) = rss_kb(pid);
     for burst in 1..=5 {
-        let out = common::output(bin().current_dir(d).args([
-            "load", "--urls", "u.txt", "-c", "300", "-t", "2s",
-        ]));
+        let out = common::output(
+            bin()
+                .current_dir(d)
+                .args(["load", "--urls", "u.txt", "-c", "300", "-t", "2s"]),
+        );
         assert!(
             out.status.success(),
             "burst {burst}: {}",
@@ -286,13 +290,18 @@ fn a_database_truncated_mid_stream_cuts_that_reply_and_the_server_goes_on() {
     alive(&mut server, "after a truncation mid-stream");
     for key in [1, 3] {
         let mut c = connect(&server.addr);
-        c.write_all(format!("GET /blobs/{key} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").as_bytes())
-            .unwrap();
+        c.write_all(
+            format!("GET /blobs/{key} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").as_bytes(),
+        )
+        .unwrap();
         let mut all = Vec::new();
         let _ = c.read_to_end(&mut all);
         let text = String::from_utf8_lossy(&all[..all.len().min(200)]).to_string();
         let complete_200 = text.starts_with("HTTP/1.1 200") && all.len() > 24_000_000;
-        assert!(!complete_200, "key {key}: a whole blob from a truncated file");
+        assert!(
+            !complete_200,
+            "key {key}: a whole blob from a truncated file"
+        );
     }
     let mut r = BufReader::new(connect(&server.addr));
     r.get_mut()

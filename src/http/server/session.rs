@@ -77,6 +77,14 @@ impl Drop for OwnedSession {
             ManuallyDrop::drop(&mut self.session);
             drop(Box::from_raw(self.store.as_ptr()));
         }
+        // A session's page cache and buffers came from the allocator's
+        // per-thread arenas, which keep freed memory; sessions close when a
+        // burst's threads end, so that memory goes back to the system then.
+        #[cfg(target_env = "gnu")]
+        // SAFETY: malloc_trim only returns free memory to the system.
+        unsafe {
+            libc::malloc_trim(0);
+        }
     }
 }
 

@@ -193,8 +193,7 @@ async fn write_mapped(
     for window in io.chunks_mut(512) {
         write_all_vectored(stream, window, send_timeout).await?;
     }
-    runs.check()
-        .map_err(|e| io::Error::other(e.to_string()))?;
+    runs.check().map_err(|e| io::Error::other(e.to_string()))?;
     write_all(stream, final_byte, send_timeout).await
 }
 
