@@ -275,12 +275,18 @@ fn pass_on(
     }
     if previous.sa_flags & libc::SA_SIGINFO != 0 {
         // SAFETY: an SA_SIGINFO handler takes these three arguments.
-        let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
-            unsafe { std::mem::transmute(handler) };
+        let f = unsafe {
+            std::mem::transmute::<
+                libc::sighandler_t,
+                extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void),
+            >(handler)
+        };
         f(signal, info, context);
     } else {
         // SAFETY: a plain handler takes the signal number.
-        let f: extern "C" fn(libc::c_int) = unsafe { std::mem::transmute(handler) };
+        let f = unsafe {
+            std::mem::transmute::<libc::sighandler_t, extern "C" fn(libc::c_int)>(handler)
+        };
         f(signal);
     }
 }

@@ -155,9 +155,11 @@ fn set_descriptor_limit(pid: u32, soft: Option<u64>) -> u64 {
 
 #[test]
 fn a_stream_that_cannot_open_its_session_gets_503_and_the_server_recovers() {
-    // Out of descriptors, a stream's thread cannot open its session: the
-    // reply is 503 before any head, never a 200 head followed by nothing,
-    // and once descriptors are free again the same blob comes whole.
+    // Out of descriptors, a thread cannot open its session (the worker's,
+    // or the stream's on the blocking pool, whichever the request meets
+    // first without one): the reply is 503 before any head, never a 200
+    // head followed by nothing, and once descriptors are free again the
+    // same blob comes whole.
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     ok(
@@ -181,7 +183,7 @@ fn a_stream_that_cannot_open_its_session_gets_503_and_the_server_recovers() {
     let refused = get(&server.addr, "/blobs/1", "");
     let text = String::from_utf8_lossy(&refused.body);
     assert_eq!(refused.status, 503, "{text}");
-    assert!(text.contains("cannot stream blob 1 now"), "{text}");
+    assert!(text.contains("cannot serve blob 1 now ("), "{text}");
     alive(&mut server, "out of descriptors");
     set_descriptor_limit(pid, None);
     let again = get(&server.addr, "/blobs/1", "");

@@ -11,7 +11,7 @@ use hyper::{Response, StatusCode};
 use super::body::{FileSpan, ResponseBody, empty, full};
 use super::range::{RangeRequest, parse_range};
 use super::reply::status;
-use super::session::{ServerRef, with_snapshot};
+use super::session::{ServerRef, ensure_open, with_snapshot};
 use super::stream::{StreamRequest, stream};
 use super::{CHUNK, State};
 use crate::error::Result;
@@ -57,6 +57,11 @@ pub(super) async fn get_blob(
     key: u64,
     mapped_ok: bool,
 ) -> Response<ResponseBody> {
+    // This thread's session first: a store that cannot be opened now (out
+    // of descriptors, say) is a passing condition, answered as one.
+    if let Err(e) = ensure_open(&state.server) {
+        return unavailable(key, &e.to_string());
+    }
     let found = match look_up(&state.server, key, head) {
         Ok(Some(found)) => found,
         Ok(None) => return status(StatusCode::NOT_FOUND, "no such blob"),
@@ -112,15 +117,18 @@ pub(super) async fn get_blob(
                 };
                 match stream(&state.server, req).await {
                     Ok(body) => body,
-                    Err(why) => {
-                        let why = format!("cannot stream blob {key} now ({why}); try again");
-                        return status(StatusCode::SERVICE_UNAVAILABLE, &why);
-                    }
+                    Err(why) => return unavailable(key, &why),
                 }
             }
         }
     };
     blob_reply(body, &span, &found)
+}
+
+/// 503: the store session blob `key` needs cannot be opened now.
+fn unavailable(key: u64, why: &str) -> Response<ResponseBody> {
+    let text = format!("cannot serve blob {key} now ({why}); try again");
+    status(StatusCode::SERVICE_UNAVAILABLE, &text)
 }
 
 /// Size, validator and where the bytes come from, in one step on this

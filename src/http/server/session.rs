@@ -55,7 +55,9 @@ impl OwnedSession {
         };
         // SAFETY: only the trait object's lifetime bound changes; see above
         // for why the borrow it stands for outlives every use.
-        let session: Box<dyn Session + 'static> = unsafe { std::mem::transmute(session) };
+        let session = unsafe {
+            std::mem::transmute::<Box<dyn Session + '_>, Box<dyn Session + 'static>>(session)
+        };
         Ok(OwnedSession {
             session: ManuallyDrop::new(session),
             store,
