@@ -11,6 +11,8 @@ use std::time::{Duration, Instant};
 
 use crate::common::{bin, json, ok, start_serve};
 
+mod resources;
+
 /// A running `blobbench serve`, killed when dropped.
 struct Server {
     child: Child,
@@ -1453,6 +1455,10 @@ fn a_thousand_streams_of_2mb_blobs_stay_under_200mb_of_rss() {
     }
 }
 
+/// Streams each of serve's worker threads runs at once (its blocking
+/// threads: `BLOCKING_THREADS` in src/http/server/listen.rs).
+const BLOCKING_THREADS: usize = 16;
+
 /// The worker threads a `serve` banner names ("(N threads)").
 fn banner_threads(banner: &str) -> usize {
     banner
@@ -1530,25 +1536,16 @@ fn more_stalled_clients_than_threads_delay_a_writer_by_the_send_timeout_not_for_
         &["--writable", "--token", TOKEN, "--send-timeout", "2s"],
     );
     let server = Server { child, addr };
-    // Each worker thread streams 64 blobs at once (its blocking pool, see
-    // src/http/server/listen.rs); further streams wait for one to end.
-    // Eight times as many clients: seven waves of stalls queued behind the
-    // first, whatever the number of cores.
-    let slots = banner_threads(&banner) * 64;
+    // Each worker thread streams BLOCKING_THREADS blobs at once (its
+    // blocking pool, see src/http/server/listen.rs); further streams wait,
+    // their heads unsent, for one to end. Eight times as many clients:
+    // seven waves of stalls queued behind the first, whatever the number
+    // of cores.
+    let slots = banner_threads(&banner) * BLOCKING_THREADS;
     let mut stalled: Vec<StalledClient> = (0..slots * 8)
         .map(|i| StalledClient::ask(&server.addr, i as u64 % 2 + 1))
         .collect();
-    // Every reply's head (sent as its stream starts, in waves as the send
-    // timeout cuts the stalled ones off): the server has taken every
-    // request, so any queue a writer could join is already behind them.
     for c in &mut stalled {
-        while c.body_at().is_none() {
-            let mut piece = [0u8; 4096];
-            match c.stream.read(&mut piece).unwrap() {
-                0 => panic!("a reply ended after {} bytes", c.got.len()),
-                n => c.got.extend_from_slice(&piece[..n]),
-            }
-        }
         c.stream.set_nonblocking(true).unwrap();
     }
     // Then body bytes from as many streams as the server streams at once:

@@ -90,7 +90,8 @@ rounds, each write one PUT; its ratios are to the database as the files' are.")]
         after_help = "Examples:\n  blobbench serve test1.db --listen 127.0.0.1:8080\n  \
 curl -r 0-99 http://127.0.0.1:8080/blobs/42 | wc -c\n\n\
 Read-only unless --writable. Blobs larger than 256 KiB are streamed in pieces (SQLite's incremental blob \
-API, pread on files). One thread per core, each with its own connection.\n\n\
+API, pread on files). One thread per core, each with its own connection; each streams up to 16 large \
+blobs at once (more wait, unanswered, for a turn), and a stream thread idle for 2 s ends, closing its connection.\n\n\
 Speed: for a database nothing else writes while it is served, `sqlite:x.db?locking_mode=exclusive&mmap_size=2G` \
 keeps each connection's shared lock instead of taking and dropping it per request (about 2x the requests/s on \
 small blobs here). In a rollback journal (the default) that lock keeps other processes from writing the database \

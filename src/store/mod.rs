@@ -10,6 +10,7 @@ mod copy;
 mod external;
 mod files;
 pub mod inject;
+mod map_guard;
 mod memory;
 mod mysql;
 mod postgres;
@@ -405,11 +406,12 @@ pub struct MappedBlob {
 }
 
 /// Runs of bytes of one mapped file, in order; cheap to cut into pieces
-/// and to send between threads.
+/// and to send between threads. Bytes read from them are the file's only
+/// if [`MappedRuns::check`] holds after the reading (see map_guard.rs).
 #[derive(Debug, Clone)]
 pub struct MappedRuns {
     /// The whole file, mapped read-only.
-    map: std::sync::Arc<memmap2::Mmap>,
+    map: std::sync::Arc<map_guard::GuardedMap>,
     /// Offsets into the map.
     runs: Vec<std::ops::Range<usize>>,
 }
@@ -417,7 +419,7 @@ pub struct MappedRuns {
 impl MappedRuns {
     /// `runs` of `map`, every one within it.
     pub(crate) fn new(
-        map: std::sync::Arc<memmap2::Mmap>,
+        map: std::sync::Arc<map_guard::GuardedMap>,
         runs: Vec<std::ops::Range<usize>>,
     ) -> Self {
         debug_assert!(runs.iter().all(|r| r.end <= map.len()));
@@ -432,6 +434,22 @@ impl MappedRuns {
     /// Bytes covered.
     pub fn len(&self) -> u64 {
         self.runs.iter().map(|r| r.len() as u64).sum()
+    }
+
+    /// Whether every byte read from the map so far was the file's: false
+    /// once another process has cut the file short under the map (a read
+    /// past its end then gives zeros instead of killing the process).
+    /// Ask after reading, before trusting or sending the last byte.
+    pub fn check(&self) -> Result<()> {
+        self.map.check()
+    }
+
+    /// The runs' bytes copied into one buffer, checked (see `check`).
+    pub fn to_vec(&self) -> Result<Vec<u8>> {
+        let mut bytes = Vec::with_capacity(self.len() as usize);
+        self.slices().for_each(|run| bytes.extend_from_slice(run));
+        self.check()?;
+        Ok(bytes)
     }
 
     /// Whether no bytes are covered.
@@ -486,7 +504,7 @@ impl MappedRuns {
             }
         }
         for span in spans {
-            release_mapped(&self.map, span);
+            release_mapped(self.map.mmap(), span);
         }
     }
 
@@ -503,6 +521,27 @@ impl MappedRuns {
 /// pages; larger ones give their pages back as they are walked and sent,
 /// so a stream never keeps more than about a mebibyte of them resident.
 pub const MAPPED_RESIDENT_UP_TO: u64 = 8 << 20;
+
+/// Bytes of mapped blobs a process leaves resident between sweeps: past
+/// this, every page of the map is unmapped at once (the page cache keeps
+/// them), so serving a database larger than this from its map never makes
+/// the whole file count in the server's resident memory.
+pub const MAPPED_RESIDENT_BUDGET: u64 = 64 << 20;
+
+/// Bytes of mapped blobs left resident since the last sweep.
+static KEPT_MAPPED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Counts `bytes` of `map` a reader leaves mapped; past
+/// `MAPPED_RESIDENT_BUDGET` since the last sweep, unmaps all of the map's
+/// pages from this process (one call; later readers map them again from the
+/// page cache as they go).
+pub(crate) fn kept_mapped(map: &map_guard::GuardedMap, bytes: u64) {
+    use std::sync::atomic::Ordering;
+    if KEPT_MAPPED.fetch_add(bytes, Ordering::Relaxed) + bytes > MAPPED_RESIDENT_BUDGET {
+        KEPT_MAPPED.store(0, Ordering::Relaxed);
+        release_mapped(map.mmap(), 0..map.len());
+    }
+}
 
 /// Unmaps `range` of `map` from this process; the page cache keeps the
 /// pages.

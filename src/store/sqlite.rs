@@ -236,6 +236,9 @@ pub(crate) fn apply_settings(
             .map_err(err)?;
     }
     if let Some(n) = settings.mmap_size {
+        // SQLite's own map cannot be guarded; a truncation under it at
+        // least says so before the process ends (map_guard.rs).
+        super::map_guard::install();
         conn.execute_batch(&format!("PRAGMA mmap_size={n}"))
             .map_err(err)?;
     }
@@ -815,7 +818,7 @@ pub struct SqliteSession<'a> {
     /// change under it, so its tag stamps are read once per snapshot.
     in_snapshot: bool,
     /// The table's root page and the file's map, for this snapshot.
-    mapped: Option<(i64, std::sync::Arc<memmap2::Mmap>)>,
+    mapped: Option<(i64, std::sync::Arc<super::map_guard::GuardedMap>)>,
 }
 
 /// The tag of blob `key` of `size` bytes with the database's file stamps.
@@ -929,7 +932,7 @@ impl<'a> SqliteSession<'a> {
 
     /// The table's root page and a map of the file, looked up once per
     /// snapshot: under its shared lock neither can change.
-    fn snapshot_map(&mut self) -> Result<(i64, std::sync::Arc<memmap2::Mmap>)> {
+    fn snapshot_map(&mut self) -> Result<(i64, std::sync::Arc<super::map_guard::GuardedMap>)> {
         if let Some((root, map)) = &self.mapped {
             return Ok((*root, map.clone()));
         }
@@ -1214,20 +1217,31 @@ impl Session for SqliteSession<'_> {
         let mut walked = super::sqlite_pages::Walked {
             max: usize::try_from(max).unwrap_or(usize::MAX),
             over: super::MAPPED_RESIDENT_UP_TO as usize,
-            release: &mut |range| super::release_mapped(&map, range),
+            release: &mut |range| super::release_mapped(map.mmap(), range),
         };
         let key_column = match self.layout {
             SqliteLayout::Kv => super::sqlite_pages::KeyColumn::Rowid,
             SqliteLayout::Blog => super::sqlite_pages::KeyColumn::Text,
         };
+        crate::pause::at("serve-mapped-walk");
         let found =
             super::sqlite_pages::value_runs(&map, root as u64, (rowid, key_column), &mut walked);
+        // The walk read the pages it followed: they were the file's only if
+        // no other process cut it short meanwhile (see map_guard.rs).
+        if let Err(e) = map.check() {
+            self.mapped = None;
+            return Err(e);
+        }
         let runs = match found {
             super::sqlite_pages::Lookup::Found(runs) => runs,
             _ => return Ok(None),
         };
-        let runs = super::MappedRuns::new(map, runs);
+        let runs = super::MappedRuns::new(map.clone(), runs);
         let size = runs.len();
+        if size <= super::MAPPED_RESIDENT_UP_TO {
+            // The walk left its pages mapped (see `Walked::over`).
+            super::kept_mapped(&map, size);
+        }
         let etag = self.etag(key, size)?;
         Ok(Some(super::MappedBlob { runs, size, etag }))
     }

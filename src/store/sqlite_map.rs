@@ -7,10 +7,13 @@
 //! locking_mode=exclusive), which would let writers in under readers.
 
 use std::fs::File;
+use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use memmap2::Mmap;
+
+use super::map_guard::GuardedMap;
 
 use crate::error::{Error, Result};
 
@@ -21,7 +24,7 @@ struct Mapped {
     /// Kept open for the process's lifetime (see the module's comment).
     file: File,
     /// The newest map, as long as the file was when it was made.
-    map: Arc<Mmap>,
+    map: Arc<GuardedMap>,
 }
 
 /// Every database file mapped so far.
@@ -64,9 +67,11 @@ fn entry(mapped: &mut Vec<Mapped>, path: &Path) -> Result<usize> {
 }
 
 /// A map of the whole of the database file at `path`, remade when the
-/// file has grown since the last one (a read transaction's lock keeps it
-/// from shrinking or changing while the caller uses the map).
-pub(crate) fn map_of(path: &Path) -> Result<Arc<Mmap>> {
+/// file's length has changed since the last one, or a read of it faulted
+/// (a read transaction's lock keeps SQLite's writers from shrinking or
+/// changing it while the caller uses the map; a process that ignores the
+/// lock is caught by the map's guard, see map_guard.rs).
+pub(crate) fn map_of(path: &Path) -> Result<Arc<GuardedMap>> {
     let mut mapped = MAPPED.lock().unwrap_or_else(|p| p.into_inner());
     let at = entry(&mut mapped, path)?;
     let entry = &mut mapped[at];
@@ -75,20 +80,20 @@ pub(crate) fn map_of(path: &Path) -> Result<Arc<Mmap>> {
         .metadata()
         .map_err(|e| Error::io("cannot stat", path, e))?
         .len();
-    if len as usize != entry.map.len() {
+    if len as usize != entry.map.len() || !entry.map.intact() {
         entry.map = map_file(&entry.file, path)?;
     }
     Ok(entry.map.clone())
 }
 
-/// Maps `file` read-only, whole.
-fn map_file(file: &File, path: &Path) -> Result<Arc<Mmap>> {
+/// Maps `file` read-only, whole, guarded.
+fn map_file(file: &File, path: &Path) -> Result<Arc<GuardedMap>> {
     // SAFETY: the map is only read, and only for pages a read transaction
     // has locked against writers; a process that truncates the file in
-    // spite of SQLite's locks would make reads fault (SIGBUS), as it would
-    // for SQLite's own memory-mapped I/O.
+    // spite of SQLite's locks makes reads fault (SIGBUS), which the guard
+    // turns into an error. The descriptor is kept for the process's life.
     let map = unsafe { Mmap::map(file) }.map_err(|e| Error::io("cannot map", path, e))?;
-    Ok(Arc::new(map))
+    Ok(Arc::new(GuardedMap::new(map, file.as_raw_fd(), path)?))
 }
 
 /// A read-only map of the whole database file at `path`, made through a
@@ -98,7 +103,8 @@ fn map_file(file: &File, path: &Path) -> Result<Arc<Mmap>> {
 /// once the map is gone (a volume holding it can be unmounted after, which
 /// [`map_of`]'s lasting descriptor would prevent). The whole file is
 /// mapped in at once (read from the disk where it is not cached).
-pub(crate) fn map_through_open_descriptor(path: &Path) -> Result<Mmap> {
+/// Guarded (see map_guard.rs): the caller checks it after its reads.
+pub(crate) fn map_through_open_descriptor(path: &Path) -> Result<GuardedMap> {
     let Some(fd) = crate::measure::fragments::open_descriptor_of(path) else {
         return Err(Error::io(
             "cannot map",
@@ -111,6 +117,7 @@ pub(crate) fn map_through_open_descriptor(path: &Path) -> Result<Mmap> {
     // as long as the caller holds it; the map outlives no lock.
     // Populated at once: the caller walks every page, and one call that
     // maps them all costs far less than a fault per page.
-    unsafe { memmap2::MmapOptions::new().populate().map(fd) }
-        .map_err(|e| Error::io("cannot map", path, e))
+    let map = unsafe { memmap2::MmapOptions::new().populate().map(fd) }
+        .map_err(|e| Error::io("cannot map", path, e))?;
+    GuardedMap::new(map, fd, path)
 }

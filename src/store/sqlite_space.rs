@@ -227,6 +227,9 @@ fn walk_database(
                 .collect(),
         });
     }
+    // Every page walked was the file's, not zeros put in place of pages
+    // another process cut off (see map_guard.rs).
+    map.check()?;
     Ok(DiskLayout {
         blobs,
         freelist_bytes: free * page_size,

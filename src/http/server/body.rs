@@ -97,11 +97,16 @@ pub(super) struct MappedPiece {
 
 impl Piece {
     /// The piece's bytes as one buffer: a copy for a mapped piece (made
-    /// while the piece, and so its read transaction, is alive).
-    fn into_bytes(self) -> Bytes {
+    /// while the piece, and so its read transaction, is alive), checked to
+    /// be the file's (see `MappedRuns::check`).
+    fn into_bytes(self) -> std::io::Result<Bytes> {
         match self {
-            Piece::Bytes(b) => b,
-            Piece::Mapped(m) => Bytes::from(m.runs.slices().collect::<Vec<_>>().concat()),
+            Piece::Bytes(b) => Ok(b),
+            Piece::Mapped(m) => m
+                .runs
+                .to_vec()
+                .map(Bytes::from)
+                .map_err(|e| std::io::Error::other(e.to_string())),
         }
     }
 }
@@ -158,7 +163,7 @@ impl Body for ResponseBody {
             ResponseBody::Empty => Poll::Ready(None),
             ResponseBody::Full(b) => Poll::Ready(b.take().map(|b| Ok(Frame::data(b)))),
             ResponseBody::Stream(s) => match s.rx.poll_recv(cx) {
-                Poll::Ready(Some(Ok(p))) => Poll::Ready(Some(Ok(Frame::data(p.into_bytes())))),
+                Poll::Ready(Some(Ok(p))) => Poll::Ready(Some(p.into_bytes().map(Frame::data))),
                 Poll::Ready(Some(Err(e))) => Poll::Ready(Some(Err(e))),
                 Poll::Ready(None) => Poll::Ready(None),
                 Poll::Pending => Poll::Pending,

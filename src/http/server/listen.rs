@@ -106,11 +106,19 @@ async fn expire_snapshots(state: Arc<State>) {
     }
 }
 
-/// Blocking threads per worker: each streams one large blob (and holds
-/// one store session), so this bounds threads and sessions however many
-/// clients ask at once; with the send timeout a stalled client frees its
-/// thread within that time.
-const BLOCKING_THREADS: usize = 64;
+/// Blocking threads per worker: each streams one large blob and holds one
+/// store session (for SQLite, a connection with its page cache, and a
+/// descriptor SQLite keeps for reuse once it closes), or reads a file body
+/// for hyper. So this bounds the server's threads, sessions, descriptors
+/// and stream buffers however many clients ask at once; further streams
+/// wait, their heads unsent, for a thread. With the send timeout a stalled
+/// client frees its thread within that time.
+pub(super) const BLOCKING_THREADS: usize = 16;
+
+/// A blocking thread idle this long ends, and its store session (see
+/// session.rs) is closed with it: after a burst the server gives back the
+/// connections, descriptors and page caches its streams took.
+const BLOCKING_KEEP_ALIVE: Duration = Duration::from_secs(2);
 
 /// A single-threaded runtime: each thread keeps its connections, so they
 /// never need moving between threads.
@@ -118,6 +126,7 @@ pub(super) fn runtime(config: &ServeConfig) -> Result<Runtime> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .max_blocking_threads(BLOCKING_THREADS)
+        .thread_keep_alive(BLOCKING_KEEP_ALIVE)
         .build()
         .map_err(|e| Error::io("cannot start the runtime for", config.target.path(), e))
 }

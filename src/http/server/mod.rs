@@ -128,12 +128,12 @@ pub fn serve(config: ServeConfig) -> Result<()> {
     // the hold timeout), so a reader delays it, never fails it.
     let lock_wait =
         config.send_timeout.max(config.hold_timeout) + std::time::Duration::from_secs(5);
-    let server = ServerRef::new(config.target.clone(), access, config.staleness, lock_wait);
-    let permits = Arc::new(Semaphore::new(config.max_connections));
-    let state = Arc::new(State { config, server });
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
+    let server = ServerRef::new(config.target.clone(), access, config.staleness, lock_wait);
+    let permits = Arc::new(Semaphore::new(config.max_connections));
+    let state = Arc::new(State { config, server });
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let (addr, workers) = start_workers(&state, &permits, threads, &stop_rx)?;
     let signals = runtime(&state.config)?;

@@ -12,7 +12,7 @@ use hyper::{Response, StatusCode};
 use super::body::{FileSpan, ResponseBody, empty, full};
 use super::range::{RangeRequest, parse_range};
 use super::reply::status;
-use super::session::{ServerRef, with_snapshot};
+use super::session::{ServerRef, ensure_open, with_snapshot};
 use super::stream::{self, READ_LOCK_WAIT, StreamRequest};
 use super::{CHUNK, State};
 use crate::error::{Error, Result};
@@ -122,6 +122,11 @@ pub(super) async fn get_blob(
     key: u64,
     mapped_ok: bool,
 ) -> Response<ResponseBody> {
+    // This thread's session first: a store that cannot be opened now (out
+    // of descriptors, say) is a passing condition, answered as one.
+    if let Err(e) = ensure_open(&state.server) {
+        return unavailable(key, &e.to_string());
+    }
     let found = match look_up_when_free(&state.server, key, head).await {
         Ok(Some(found)) => found,
         Ok(None) => return status(StatusCode::NOT_FOUND, "no such blob"),
@@ -180,6 +185,12 @@ async fn look_up_when_free(server: &ServerRef, key: u64, head: bool) -> Result<O
     }
 }
 
+/// 503: the store session blob `key` needs cannot be opened now.
+pub(super) fn unavailable(key: u64, why: &str) -> Response<ResponseBody> {
+    let text = format!("cannot serve blob {key} now ({why}); try again");
+    status(StatusCode::SERVICE_UNAVAILABLE, &text)
+}
+
 /// Size, validator and where the bytes come from, in one step on this
 /// worker thread: a page-cache hit costs microseconds, less than a hop to
 /// the blocking pool. A blob that is a file of its own is opened (and sent
@@ -200,10 +211,7 @@ fn look_up(server: &ServerRef, key: u64, head: bool) -> Result<Option<Found>> {
         // A small blob copied straight from the mapped pages (under the
         // snapshot's lock): no read system call, no SQL statement.
         if let Some(m) = s.mapped_blob(key, CHUNK as u64)? {
-            let mut bytes = Vec::with_capacity(if head { 0 } else { m.size as usize });
-            if !head {
-                m.runs.slices().for_each(|run| bytes.extend_from_slice(run));
-            }
+            let bytes = if head { Vec::new() } else { m.runs.to_vec()? };
             return Ok(Some(Found {
                 size: m.size,
                 etag: m.etag,

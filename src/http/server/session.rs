@@ -1,8 +1,14 @@
-//! Per-thread store sessions: each worker thread opens its own session on
-//! the served target once and keeps it, so requests never share a
-//! connection or wait on a pool.
+//! Per-thread store sessions: each thread that serves requests opens its
+//! own session on the served target once and keeps it, so requests never
+//! share a connection. The session owns its store and is closed with the
+//! thread: a thread of the blocking pool that tokio retires when idle takes
+//! its SQLite connection, page cache and descriptors with it. Each worker's
+//! blocking pool is small (listen.rs), so however many clients ask at once,
+//! the sessions open are at most its threads.
 
 use std::cell::RefCell;
+use std::mem::ManuallyDrop;
+use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, OnceLock};
@@ -14,8 +20,74 @@ use crate::target::Target;
 
 thread_local! {
     /// This thread's session on the served target, opened on first use and
-    /// kept (its prepared statements with it) for the server's lifetime.
+    /// kept (its prepared statements with it) until the thread ends or
+    /// serves another server; closed then (thread-local destructors run
+    /// when a thread ends, tokio's retired blocking threads included).
     static SESSION: RefCell<Option<Slot>> = const { RefCell::new(None) };
+}
+
+/// A session that owns the store it was opened on, so dropping it closes
+/// both (a store's session borrows the store: `Store::session`).
+struct OwnedSession {
+    /// Borrows `*store`; dropped by hand, before the store.
+    session: ManuallyDrop<Box<dyn Session + 'static>>,
+    /// Made by `Box::leak`, freed in `drop` after the session: a raw
+    /// pointer, so moving this struct asserts nothing about the store's
+    /// uniqueness while the session borrows it.
+    store: NonNull<dyn Store>,
+}
+
+impl OwnedSession {
+    /// Opens `target` and a session on it with `options`.
+    fn open(target: &Target, access: Access, options: SessionOptions) -> Result<OwnedSession> {
+        let store = NonNull::from(Box::leak(store::open(target, access)?));
+        // SAFETY: `store` is a live heap allocation that nothing else
+        // reaches; the session made from it is dropped (in `drop`) before
+        // the allocation is freed, and it is never handed out with a
+        // lifetime longer than a borrow of `self`.
+        let session = match unsafe { &mut *store.as_ptr() }.session(options) {
+            Ok(s) => s,
+            Err(e) => {
+                // SAFETY: made by Box::leak above; no session borrows it.
+                drop(unsafe { Box::from_raw(store.as_ptr()) });
+                return Err(e);
+            }
+        };
+        // SAFETY: only the trait object's lifetime bound changes; see above
+        // for why the borrow it stands for outlives every use.
+        let session = unsafe {
+            std::mem::transmute::<Box<dyn Session + '_>, Box<dyn Session + 'static>>(session)
+        };
+        Ok(OwnedSession {
+            session: ManuallyDrop::new(session),
+            store,
+        })
+    }
+
+    /// The session, for as long as `self` is borrowed.
+    fn session(&mut self) -> &mut dyn Session {
+        self.session.as_mut()
+    }
+}
+
+impl Drop for OwnedSession {
+    fn drop(&mut self) {
+        // SAFETY: the session first (it borrows the store), once, here;
+        // then the store, made by Box::leak in `open`, its only borrower
+        // gone.
+        unsafe {
+            ManuallyDrop::drop(&mut self.session);
+            drop(Box::from_raw(self.store.as_ptr()));
+        }
+        // A session's page cache and buffers came from the allocator's
+        // per-thread arenas, which keep freed memory; sessions close when a
+        // burst's threads end, so that memory goes back to the system then.
+        #[cfg(target_env = "gnu")]
+        // SAFETY: malloc_trim only returns free memory to the system.
+        unsafe {
+            libc::malloc_trim(0);
+        }
+    }
 }
 
 /// A thread's session and the read snapshot it may hold.
@@ -23,7 +95,7 @@ struct Slot {
     /// The server the session was opened for.
     server_id: u64,
     /// Kept for the thread's lifetime.
-    session: Box<dyn Session>,
+    session: OwnedSession,
     /// The snapshot requests on this thread share, while fresh.
     snapshot: Option<Snapshot>,
 }
@@ -194,7 +266,7 @@ pub(super) fn with_session<T>(
     SESSION.with(|cell| {
         let mut slot = cell.borrow_mut();
         let slot = open_slot(&mut slot, server)?;
-        f(slot.session.as_mut())
+        f(slot.session.session())
     })
 }
 
@@ -229,12 +301,12 @@ pub(super) fn with_snapshot<T>(
         if !fresh {
             end_snapshot(slot);
             let began = Instant::now();
-            if slot.session.begin_snapshot()? {
+            if slot.session.session().begin_snapshot()? {
                 slot.snapshot = Some(Snapshot { began, writes });
                 SNAPSHOT_BEGUN.with(|n| n.notify_one());
             }
         }
-        let result = f(slot.session.as_mut());
+        let result = f(slot.session.session());
         if result.is_err() {
             end_snapshot(slot);
         }
@@ -277,18 +349,16 @@ pub(super) fn expire_snapshot(server: &ServerRef) -> Option<Instant> {
 /// loses nothing; the next begin reports whatever is wrong with the store.
 fn end_snapshot(slot: &mut Slot) {
     if slot.snapshot.take().is_some() {
-        let _ = slot.session.end_snapshot();
+        let _ = slot.session.session().end_snapshot();
     }
 }
 
-/// This thread's slot for `server`, its session opened on first use.
+/// This thread's slot for `server`, its session opened on first use (a
+/// session this thread kept for an earlier server is closed first).
 fn open_slot<'s>(slot: &'s mut Option<Slot>, server: &ServerRef) -> Result<&'s mut Slot> {
     if slot.as_ref().is_none_or(|s| s.server_id != server.id) {
-        // The store lives as long as the thread: leaked on purpose so the
-        // session (which borrows it) can be kept between requests. One
-        // per worker thread and server.
-        let store: &'static mut dyn Store = Box::leak(store::open(&server.target, server.access)?);
-        let session = store.session(write_options())?;
+        *slot = None;
+        let session = OwnedSession::open(&server.target, server.access, write_options())?;
         *slot = Some(Slot {
             server_id: server.id,
             session,
@@ -296,4 +366,12 @@ fn open_slot<'s>(slot: &'s mut Option<Slot>, server: &ServerRef) -> Result<&'s m
         });
     }
     Ok(slot.as_mut().expect("just set"))
+}
+
+/// Opens this thread's session for `server` unless it has one: a stream
+/// calls this before its reply's head is sent, so a store that cannot be
+/// opened now (out of descriptors, say) is answered with an error status,
+/// never a head followed by nothing.
+pub(super) fn ensure_open(server: &ServerRef) -> Result<()> {
+    SESSION.with(|cell| open_slot(&mut cell.borrow_mut(), server).map(|_| ()))
 }

@@ -33,9 +33,11 @@ use tokio::sync::{Notify, mpsc, oneshot};
 
 use super::CHUNK;
 use super::body::{MappedPiece, Piece, ResponseBody, empty, streamed};
-use super::read::{Answer, answer, blob_reply, failure, not_modified, range_not_satisfiable};
+use super::read::{
+    Answer, answer, blob_reply, failure, not_modified, range_not_satisfiable, unavailable,
+};
 use super::reply::status;
-use super::session::{ServerRef, with_session};
+use super::session::{ServerRef, ensure_open, with_session};
 use crate::error::{Error, FailureClass, Result};
 use crate::store::{MappedBlob, Session};
 
@@ -157,6 +159,13 @@ pub(super) async fn reply(server: &ServerRef, req: StreamRequest) -> Response<Re
         stalled: false,
     };
     tokio::task::spawn_blocking(move || {
+        // This thread's session first: one that cannot be opened now (out
+        // of descriptors, say) is answered as a passing condition, before
+        // any head.
+        if let Err(e) = ensure_open(&server) {
+            let _ = head_tx.send(unavailable(req.key, &e.to_string()));
+            return;
+        }
         let mut head = Some(head_tx);
         let streamed = with_session(&server, |s| {
             let mut stream = Stream {

@@ -180,7 +180,21 @@ async fn write_mapped(
     send_timeout: Duration,
 ) -> io::Result<u64> {
     let hand_back = m.hand_back.clone();
-    let mut slices: Vec<IoSlice<'_>> = m.runs.slices().map(IoSlice::new).collect();
+    // All but the piece's last byte first: that one goes only once the map
+    // is known to have held the file's bytes throughout (see
+    // `MappedRuns::check`), so a client whose bytes another process cut
+    // from the file meanwhile gets a cut connection, never a whole reply
+    // with zeros in it.
+    let mut runs: Vec<&[u8]> = m.runs.slices().filter(|s| !s.is_empty()).collect();
+    let final_byte = match runs.pop() {
+        Some(last) => {
+            let (body, final_byte) = last.split_at(last.len() - 1);
+            runs.push(body);
+            final_byte
+        }
+        None => &[][..],
+    };
+    let mut slices: Vec<IoSlice<'_>> = runs.into_iter().map(IoSlice::new).collect();
     let mut parts = &mut slices[..];
     let mut written = 0u64;
     while !parts.is_empty() && !hand_back.asked() {
@@ -195,6 +209,13 @@ async fn write_mapped(
         }
         IoSlice::advance_slices(&mut parts, n);
         written += n as u64;
+    }
+    if !final_byte.is_empty() && written + 1 == m.runs.len() && !hand_back.asked() {
+        m.runs
+            .check()
+            .map_err(|e| io::Error::other(e.to_string()))?;
+        write_all(stream, final_byte, send_timeout).await?;
+        written += 1;
     }
     let unwritten = m.runs.len() - written;
     drop(slices);
