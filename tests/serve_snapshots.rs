@@ -400,7 +400,7 @@ impl Drop for StopWhenDropped<'_> {
 /// Version `v` of the blob the next test writes: sizes on both sides of
 /// the 256 KiB a blob is streamed above, each byte `v`.
 fn version(v: u8) -> Vec<u8> {
-    let size = if v % 3 == 0 {
+    let size = if v.is_multiple_of(3) {
         100_000
     } else {
         600_000 + usize::from(v) * 1000
