@@ -225,6 +225,16 @@ struct Stream<'a, 's> {
     hold: Duration,
 }
 
+/// The blob as the stream's first snapshot sees it.
+struct Seen {
+    /// Its size.
+    size: u64,
+    /// Its tag.
+    etag: Option<String>,
+    /// Its runs in the mapped file (fast path, rollback journal).
+    mapped: Option<MappedBlob>,
+}
+
 /// What became of a piece offered to the connection.
 enum Handed {
     /// Taken.
@@ -251,8 +261,8 @@ impl Stream<'_, '_> {
         // Whether a write of this server's would make the stream let go:
         // whether its snapshot keeps writers out at all.
         self.blocks_writers = self.s.writer_waiting(true).unwrap_or(false);
-        let (size, etag, mapped) = match started {
-            Ok(Some(found)) => found,
+        let Seen { size, etag, mapped } = match started {
+            Ok(Some(seen)) => seen,
             Ok(None) => {
                 return self.answer_head(head, status(StatusCode::NOT_FOUND, "no such blob"));
             }
@@ -295,24 +305,33 @@ impl Stream<'_, '_> {
 
     /// Size, tag and (fast path, rollback journal) mapped runs of the blob
     /// in the snapshot just begun; None when it is absent.
-    fn look_up(
-        &mut self,
-        req: &StreamRequest,
-    ) -> Result<Option<(u64, Option<String>, Option<MappedBlob>)>> {
+    fn look_up(&mut self, req: &StreamRequest) -> Result<Option<Seen>> {
         if !self.snapshot.held {
             // No lock, nothing to read both under: the look-up's answer.
-            return Ok(Some((req.found.0, req.found.1.clone(), None)));
+            return Ok(Some(Seen {
+                size: req.found.0,
+                etag: req.found.1.clone(),
+                mapped: None,
+            }));
         }
         if req.mapped_ok
             && let Some(blob) = self.s.mapped_blob(req.key, u64::MAX)?
         {
-            return Ok(Some((blob.size, blob.etag.clone(), Some(blob))));
+            return Ok(Some(Seen {
+                size: blob.size,
+                etag: blob.etag.clone(),
+                mapped: Some(blob),
+            }));
         }
         let Some((size, _)) = self.s.fetch_small(req.key, 0)? else {
             return Ok(None);
         };
         let etag = self.s.etag(req.key, size)?;
-        Ok(Some((size, etag, None)))
+        Ok(Some(Seen {
+            size,
+            etag,
+            mapped: None,
+        }))
     }
 
     /// Begins a snapshot once no writer waits for the readers, trying
