@@ -174,6 +174,7 @@ impl Store for ExternalStore {
             folder_name,
             name: String::new(),
             in_transaction: false,
+            made: Vec::new(),
             access: self.access,
         }))
     }
@@ -222,6 +223,8 @@ pub struct ExternalSession<'a> {
     folder_name: String,
     name: String,
     in_transaction: bool,
+    /// Files the open transaction's inserts made, removed if it rolls back.
+    made: Vec<String>,
     /// The database refuses writes when read-only, but the files beside it
     /// would not: the session refuses before touching them.
     access: Access,
@@ -350,7 +353,7 @@ impl Session for ExternalSession<'_> {
             );
         }
         let stmt = self.insert.as_mut().expect("prepared");
-        if self.has_meta {
+        let recorded = if self.has_meta {
             stmt.execute(rusqlite::params![
                 key as i64,
                 &self.name,
@@ -359,8 +362,16 @@ impl Session for ExternalSession<'_> {
             ])
         } else {
             stmt.execute(rusqlite::params![key as i64, &self.name])
+        };
+        if let Err(e) = recorded {
+            // No row names the file: it goes, or it would stay behind
+            // under the key and refuse the next insert of it.
+            let _ = std::fs::remove_file(&self.path);
+            return Err(Error::sqlite(self.db, e));
         }
-        .map_err(|e| Error::sqlite(self.db, e))?;
+        if self.in_transaction {
+            self.made.push(self.path.clone());
+        }
         Ok(())
     }
 
@@ -398,6 +409,7 @@ impl Session for ExternalSession<'_> {
                 .execute_batch("COMMIT")
                 .map_err(|e| Error::sqlite(self.db, e))?;
             self.in_transaction = false;
+            self.made.clear();
         }
         Ok(())
     }
@@ -412,8 +424,9 @@ impl Session for ExternalSession<'_> {
         Ok(())
     }
 
-    /// The rows roll back, but a file already rewritten keeps its new
-    /// content: what the batch wrote may remain (false).
+    /// The rows roll back and the files the transaction's inserts made
+    /// go with them, but a file already rewritten keeps its new content:
+    /// what the batch wrote may remain (false).
     fn rollback(&mut self) -> Result<bool> {
         if !self.conn.is_autocommit() {
             self.conn
@@ -421,7 +434,19 @@ impl Session for ExternalSession<'_> {
                 .map_err(|e| Error::sqlite(self.db, e))?;
         }
         self.in_transaction = false;
+        self.remove_uncommitted_files();
         Ok(false)
+    }
+}
+
+impl ExternalSession<'_> {
+    /// Removes the files of inserts whose rows were rolled back: no row
+    /// names them, and left behind they would refuse the next insert of
+    /// their key ("File exists").
+    fn remove_uncommitted_files(&mut self) {
+        for path in self.made.drain(..) {
+            let _ = std::fs::remove_file(path);
+        }
     }
 }
 
@@ -429,6 +454,7 @@ impl Drop for ExternalSession<'_> {
     fn drop(&mut self) {
         if self.in_transaction {
             let _ = self.conn.execute_batch("ROLLBACK");
+            self.remove_uncommitted_files();
         }
     }
 }

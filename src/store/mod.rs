@@ -10,9 +10,11 @@ mod copy;
 mod external;
 mod files;
 pub mod inject;
+mod journal;
 mod memory;
 mod mysql;
 mod postgres;
+mod process;
 mod s3;
 mod sqlite;
 mod sqlite_layout;
@@ -29,6 +31,7 @@ use serde::{Deserialize, Serialize};
 pub use copy::{copy, create_dataset, export};
 pub use external::ExternalStore;
 pub use files::{FileLayout, FilesStore};
+pub use journal::RunJournal;
 pub use memory::MemoryStore;
 pub use mysql::MysqlStore;
 pub use postgres::PostgresStore;
@@ -879,6 +882,20 @@ pub fn check_free_space(path: &std::path::Path, needed: u64, what: &str, fix: &s
         )));
     }
     Ok(())
+}
+
+/// Starts the journal of a run that adds keys from `first_key` on to
+/// `target`'s dataset (see [`RunJournal`]): the folder of a `dir:` or
+/// `tree:` dataset, or of an `sqlite-ext:` database's files. None where
+/// `init` replaces everything a run may have added anyway (a database, a
+/// server's table, an object-store prefix, memory).
+pub fn begin_run_journal(target: &Target, first_key: u64) -> Result<Option<RunJournal>> {
+    let folder = match target {
+        Target::Dir { path } | Target::Tree { path } => path.clone(),
+        Target::SqliteExt { path, .. } => external::files_folder(path),
+        _ => return Ok(None),
+    };
+    RunJournal::begin(&folder, first_key).map(Some)
 }
 
 /// Says that this process has stopped writing `target` through stores it
