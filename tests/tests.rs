@@ -23,6 +23,7 @@ mod hostile_inputs;
 mod hostile_load;
 mod http;
 mod inject;
+mod interrupted;
 mod load_merge;
 mod parser_properties;
 mod replicate;

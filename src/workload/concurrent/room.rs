@@ -103,9 +103,9 @@ impl DiskReserve {
         let keep = self.bytes.saturating_add(owed);
         if room.free_bytes < keep {
             return Some(format!(
-                "free space on the disk holding {} fell to {}, under the {} the run keeps to put its dataset right",
+                "free space on the disk holding {} fell to {} bytes, under the {keep} bytes ({}) the run keeps to put its dataset right",
                 self.path.display(),
-                human_bytes(room.free_bytes),
+                room.free_bytes,
                 human_bytes(keep)
             ));
         }
