@@ -428,7 +428,7 @@ fn a_disk_filling_during_an_insert_run_stops_it_with_the_dataset_whole() {
                 "-t",
                 "300s",
                 "--json",
-                "../r.json",
+                result,
             ],
         );
         let err = stderr(&out);
@@ -439,7 +439,7 @@ fn a_disk_filling_during_an_insert_run_stops_it_with_the_dataset_whole() {
             "{err}"
         );
         assert!(err.contains("its dataset was put right"), "{err}");
-        let doc = json(&d.parent().unwrap().join("r.json"));
+        let doc = json(&d.join(result));
         let last = doc["tables"]["after"]["last_key"].as_u64().unwrap();
         assert!(
             last > 400,
