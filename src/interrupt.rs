@@ -105,6 +105,12 @@ impl Drop for Guard {
             // SAFETY: `old` is what sigaction returned for this signal.
             unsafe { libc::sigaction(*signal, old, std::ptr::null_mut()) };
         }
+        if *depth == 0 {
+            // The work the signal stopped has unwound past its last guard:
+            // code run later without a guard of its own (a dataset made,
+            // a run) is not stopped by a signal that is no longer its.
+            RECEIVED.store(0, Ordering::SeqCst);
+        }
     }
 }
 
@@ -150,6 +156,34 @@ mod tests {
     /// The tests change the process's handlers: one at a time.
     static HANDLERS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+    /// Runs `body` in a process of its own (this test binary again, running
+    /// only the test `name`): it installs handlers for the whole process
+    /// and raises signals, which other tests running at once in this
+    /// process would see and stop for (their runs and suites check).
+    fn alone(name: &str, body: impl FnOnce()) {
+        const CHILD: &str = "BLOBBENCH_TEST_INTERRUPT_ALONE";
+        if std::env::var_os(CHILD).is_some() {
+            body();
+            return;
+        }
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                &format!("interrupt::tests::{name}"),
+                "--nocapture",
+            ])
+            .env(CHILD, "1")
+            .output()
+            .unwrap();
+        let printed = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && printed.contains("1 passed"),
+            "{name} in its own process: {}\n{printed}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
     /// Sets each signal's handler for the life of the value and puts the
     /// inherited ones back after, so a test starts from the dispositions
     /// it names and not from whatever started the tests (`nohup` hands
@@ -176,6 +210,13 @@ mod tests {
 
     #[test]
     fn a_signal_ignored_at_the_start_stays_ignored() {
+        alone(
+            "a_signal_ignored_at_the_start_stays_ignored",
+            a_signal_ignored_at_the_start_stays_ignored_here,
+        );
+    }
+
+    fn a_signal_ignored_at_the_start_stays_ignored_here() {
         let _one = HANDLERS.lock().unwrap_or_else(|e| e.into_inner());
         let _set = dispositions(&[
             (libc::SIGHUP, libc::SIG_IGN),
@@ -199,6 +240,13 @@ mod tests {
 
     #[test]
     fn a_signal_is_recorded_twice_and_the_old_handlers_come_back() {
+        alone(
+            "a_signal_is_recorded_twice_and_the_old_handlers_come_back",
+            a_signal_is_recorded_twice_and_the_old_handlers_come_back_here,
+        );
+    }
+
+    fn a_signal_is_recorded_twice_and_the_old_handlers_come_back_here() {
         let _one = HANDLERS.lock().unwrap_or_else(|e| e.into_inner());
         let _set = dispositions(&[
             (libc::SIGHUP, libc::SIG_DFL),
@@ -225,5 +273,7 @@ mod tests {
         assert_eq!(e.exit_code(), 129, "128 + SIGHUP");
         drop(guard);
         assert_eq!(current(libc::SIGHUP), libc::SIG_DFL);
+        // Past the last guard, the signal is no longer anyone's.
+        check().unwrap();
     }
 }

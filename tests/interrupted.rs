@@ -490,3 +490,50 @@ fn remove_dataset(d: &Path, target: &str) {
         std::fs::remove_file(&path).unwrap();
     }
 }
+
+/// `serve --writable` PUTs of keys past the dataset's last are named in
+/// the server's journal too: after the server stops, the `init` that makes
+/// the dataset again removes them, and the next insert run (whose keys
+/// they were) succeeds.
+#[test]
+fn reinit_removes_the_keys_a_server_added() {
+    use std::io::{Read, Write};
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let init = ["init", "dir:g.dir", "--count", "100", "--size", "1k"];
+    ok(d, &init);
+    let (mut server, addr) =
+        crate::common::start_serve(d, "dir:g.dir", &["--writable", "--token", "t0k3n"]);
+    for key in [101, 150] {
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        s.set_read_timeout(Some(crate::common::PATIENCE)).unwrap();
+        write!(
+            s,
+            "PUT /blobs/{key} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t0k3n\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello"
+        )
+        .unwrap();
+        let mut reply = String::new();
+        let _ = s.read_to_string(&mut reply);
+        assert!(reply.starts_with("HTTP/1.1 201"), "{reply}");
+    }
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(server.id() as i32, libc::SIGTERM) };
+    crate::common::wait_bounded(&mut server);
+    assert!(d.join("g.dir/000150").exists());
+    ok(d, &init);
+    assert_eq!(blob_files(&d.join("g.dir")).len(), 100);
+    ok(
+        d,
+        &[
+            "run",
+            "dir:g.dir",
+            "--threads",
+            "2",
+            "--mix",
+            "insert=100",
+            "--count",
+            "100",
+        ],
+    );
+    ok(d, &["run", "dir:g.dir", "--verify"]);
+}

@@ -15,7 +15,7 @@ use super::sqlite::{
     apply_settings, catalog_of, check_is_database, create_database, database_files,
     integrity_check, open_connection, replace_own_database,
 };
-use super::sqlite_meta::{has_table, write_manifest_row};
+use super::sqlite_meta::{has_table, read_manifest, write_manifest_row};
 use super::unsafe_writes::{UnsafeWriter, refuse_if_damaged};
 use super::{Access, Catalog, Session, SessionOptions, Store, StoreInfo, missing_key};
 use crate::dataset::Manifest;
@@ -33,6 +33,9 @@ pub struct ExternalStore {
     has_meta: bool,
     /// Present while this connection writes without a rollback journal.
     unsafe_writer: Option<UnsafeWriter>,
+    /// The last key the manifest records: a key inserted past it is named
+    /// in the process's journal of the files folder first (see `journal`).
+    dataset_last: Option<u64>,
 }
 
 impl Drop for ExternalStore {
@@ -85,6 +88,7 @@ impl ExternalStore {
         let unsafe_writer = UnsafeWriter::mark(&conn, path, settings, access)?;
         let (_, mut map) = apply_settings(&conn, path, settings, access)?;
         map.insert("files".into(), json!(files_folder(path)));
+        let dataset_last = read_manifest(&conn, path)?.map(|m| m.last_key);
         Ok(ExternalStore {
             path: path.to_path_buf(),
             conn,
@@ -92,6 +96,7 @@ impl ExternalStore {
             access,
             has_meta,
             unsafe_writer,
+            dataset_last,
         })
     }
 
@@ -175,6 +180,7 @@ impl Store for ExternalStore {
             name: String::new(),
             in_transaction: false,
             made: Vec::new(),
+            dataset_last: self.dataset_last,
             access: self.access,
         }))
     }
@@ -225,6 +231,8 @@ pub struct ExternalSession<'a> {
     in_transaction: bool,
     /// Files the open transaction's inserts made, removed if it rolls back.
     made: Vec<String>,
+    /// The last key the manifest records (see `FilesStore`'s).
+    dataset_last: Option<u64>,
     /// The database refuses writes when read-only, but the files beside it
     /// would not: the session refuses before touching them.
     access: Access,
@@ -333,6 +341,9 @@ impl Session for ExternalSession<'_> {
 
     fn insert(&mut self, key: u64, data: &[u8]) -> Result<()> {
         refuse_read_only(self.access, self.db)?;
+        if let Some(last) = self.dataset_last {
+            super::journal::name_added_key(&files_folder(self.db), last, key)?;
+        }
         self.name.clear();
         self.name.push_str(&self.folder_name);
         self.name.push('/');

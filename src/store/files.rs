@@ -69,6 +69,10 @@ pub struct FilesStore {
     root: PathBuf,
     layout: FileLayout,
     access: Access,
+    /// The last key the folder's manifest records: a key inserted past it
+    /// is named in the process's journal first (see `journal`). None for
+    /// a folder without one (not a dataset blobbench made).
+    dataset_last: Option<u64>,
 }
 
 impl FilesStore {
@@ -89,10 +93,15 @@ impl FilesStore {
                 root.display()
             )));
         }
+        let dataset_last = fs::read_to_string(root.join(MANIFEST_FILE))
+            .ok()
+            .and_then(|text| Manifest::parse(&text))
+            .map(|m| m.last_key);
         Ok(FilesStore {
             root: root.to_path_buf(),
             layout,
             access,
+            dataset_last,
         })
     }
 
@@ -466,6 +475,7 @@ impl Store for FilesStore {
             path: prefix,
             root: &self.root,
             access: self.access,
+            dataset_last: self.dataset_last,
         }))
     }
 
@@ -815,6 +825,7 @@ pub struct FilesSession<'a> {
     prefix_len: usize,
     root: &'a Path,
     access: Access,
+    dataset_last: Option<u64>,
 }
 
 /// Refuses a write through a store opened read-only: files carry no
@@ -906,6 +917,9 @@ impl Session for FilesSession<'_> {
 
     fn insert(&mut self, key: u64, data: &[u8]) -> Result<()> {
         refuse_read_only(self.access, self.root)?;
+        if let Some(last) = self.dataset_last {
+            super::journal::name_added_key(self.root, last, key)?;
+        }
         self.locate(key);
         self.io.create(&self.path, data)
     }

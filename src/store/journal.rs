@@ -1,13 +1,16 @@
-//! The journal of a run that adds blobs to a dataset folder (`dir:`,
-//! `tree:`, and the files beside an `sqlite-ext:` database): before a
-//! worker writes a key past the dataset's last one, the key is within the
-//! range the journal names, written durably beside the manifest. A run
-//! killed before it put the dataset right (kill -9, a crash) leaves its
-//! journal, so a later `init` over the folder knows every file that run may
-//! have made, keys past the manifest's count and their temporary files
-//! included, and removes exactly those: a later insert run never meets a
-//! leftover under a key it is about to make. A run that ends cleanly
-//! removes its journal once the manifest records the dataset it left.
+//! The journal of the keys a process adds to a dataset folder (`dir:`,
+//! `tree:`, and the files beside an `sqlite-ext:` database) past the last
+//! key its manifest records: before any writer of the process (a
+//! concurrent run's workers, `serve --writable`'s PUTs) writes such a key,
+//! the key is within the range the process's journal names, written
+//! durably beside the manifest. A process killed before the manifest
+//! records its keys (kill -9, a crash), or one that never records them (a
+//! server), leaves its journal, so a later `init` over the folder knows
+//! every file it may have made, keys past the manifest's count and their
+//! temporary files included, and removes exactly those: a later insert
+//! run never meets a leftover under a key it is about to make. A run that
+//! ends cleanly removes its journal once the manifest records the dataset
+//! it left ([`end_added_keys`]).
 //!
 //! Databases, servers and object-store prefixes need none: `init` replaces
 //! a whole database or table, and removes every blob-named object under a
@@ -15,6 +18,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
@@ -47,8 +51,8 @@ struct Record {
     command: String,
 }
 
-/// A running run's journal (see the module's documentation).
-pub struct RunJournal {
+/// A process's journal of one folder (see the module's documentation).
+struct RunJournal {
     folder: PathBuf,
     name: String,
     record: Record,
@@ -57,7 +61,7 @@ pub struct RunJournal {
 impl RunJournal {
     /// Starts the journal of a run that adds keys from `first_key` on to
     /// the dataset folder `folder`, claiming the first keys at once.
-    pub(crate) fn begin(folder: &Path, first_key: u64) -> Result<RunJournal> {
+    fn begin(folder: &Path, first_key: u64) -> Result<RunJournal> {
         let mut journal = RunJournal {
             folder: folder.to_path_buf(),
             name: format!("{PREFIX}{}{SUFFIX}", ProcessStamp::current().to_text()),
@@ -73,22 +77,32 @@ impl RunJournal {
     }
 
     /// The last key the journal names: a key up to it may be written now.
-    pub fn claimed(&self) -> u64 {
+    fn claimed(&self) -> u64 {
         self.record.last_key
     }
 
     /// Makes sure `key` is named before the run writes it: extends the
-    /// range (durably) when the key lies past it.
-    pub fn claim(&mut self, key: u64) -> Result<()> {
-        if key <= self.record.last_key {
+    /// range (durably) when the key lies outside it.
+    fn claim(&mut self, key: u64) -> Result<()> {
+        if (self.record.first_key..=self.record.last_key).contains(&key) {
             return Ok(());
         }
-        let added = key - self.record.first_key + 1;
-        self.extend_to(key.saturating_add(added.max(LEAST_CLAIM)))
+        let first_key = self.record.first_key.min(key);
+        let added = key.saturating_sub(first_key) + 1;
+        let last_key = self
+            .record
+            .last_key
+            .max(key.saturating_add(added.max(LEAST_CLAIM)));
+        self.write(first_key, last_key)
     }
 
     fn extend_to(&mut self, last_key: u64) -> Result<()> {
+        self.write(self.record.first_key, last_key)
+    }
+
+    fn write(&mut self, first_key: u64, last_key: u64) -> Result<()> {
         let record = Record {
+            first_key,
             last_key,
             ..self.record.clone()
         };
@@ -100,7 +114,7 @@ impl RunJournal {
 
     /// The run has put the dataset right and its manifest says so: the
     /// journal goes.
-    pub fn end(self) -> Result<()> {
+    fn end(self) -> Result<()> {
         let path = self.folder.join(&self.name);
         match fs::remove_file(&path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
@@ -108,6 +122,40 @@ impl RunJournal {
             }
             _ => Ok(()),
         }
+    }
+}
+
+/// This process's journals, one per folder it adds keys to.
+static OPEN: Mutex<Vec<RunJournal>> = Mutex::new(Vec::new());
+
+/// Names `key` in this process's journal of `folder` before a writer adds
+/// it, when it lies past `dataset_last` (the last key the folder's
+/// manifest records); returns the last key the journal now names (keys up
+/// to it need no further write), `dataset_last` for a key within the
+/// dataset.
+pub(crate) fn name_added_key(folder: &Path, dataset_last: u64, key: u64) -> Result<u64> {
+    if key <= dataset_last {
+        return Ok(dataset_last);
+    }
+    let mut open = OPEN.lock().unwrap_or_else(|e| e.into_inner());
+    let at = match open.iter().position(|j| j.folder == folder) {
+        Some(at) => at,
+        None => {
+            open.push(RunJournal::begin(folder, dataset_last + 1)?);
+            open.len() - 1
+        }
+    };
+    open[at].claim(key)?;
+    Ok(open[at].claimed())
+}
+
+/// Ends this process's journal of `folder`: its manifest now records every
+/// key the process added there (or they are gone).
+pub(crate) fn end_added_keys(folder: &Path) -> Result<()> {
+    let mut open = OPEN.lock().unwrap_or_else(|e| e.into_inner());
+    match open.iter().position(|j| j.folder == folder) {
+        Some(at) => open.swap_remove(at).end(),
+        None => Ok(()),
     }
 }
 
@@ -205,5 +253,28 @@ mod tests {
         let journal = RunJournal::begin(dir.path(), 7).unwrap();
         journal.end().unwrap();
         assert!(journaled_keys(dir.path()).unwrap().is_empty());
+    }
+
+    /// The process's journal of a folder is begun by the first key added
+    /// past the dataset, names keys added anywhere past it (a server's PUT
+    /// of any key), and ends when told.
+    #[test]
+    fn the_process_journal_names_every_added_key_until_it_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path();
+        assert_eq!(name_added_key(folder, 100, 50).unwrap(), 100);
+        assert!(
+            journaled_keys(folder).unwrap().is_empty(),
+            "a key of the dataset"
+        );
+        let claimed = name_added_key(folder, 100, 101).unwrap();
+        assert!(claimed >= 101);
+        assert_eq!(journaled_keys(folder).unwrap(), vec![101..=claimed]);
+        let far = name_added_key(folder, 100, 1_000_000).unwrap();
+        assert!(far >= 1_000_000);
+        assert_eq!(journaled_keys(folder).unwrap(), vec![101..=far]);
+        end_added_keys(folder).unwrap();
+        assert!(journaled_keys(folder).unwrap().is_empty());
+        end_added_keys(folder).unwrap();
     }
 }

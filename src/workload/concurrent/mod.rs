@@ -11,7 +11,7 @@
 //! their batch, the dataset is put right, and what was measured until
 //! then is returned with the reason in `stopped_early`) or by a disk
 //! filling up (see `room`). A run that adds keys to a folder dataset
-//! names them first in a journal (`store::RunJournal`), so a run killed
+//! names them first in a journal (`store::name_added_key`), so a run killed
 //! outright leaves nothing a later `init` does not find.
 
 mod operations;
@@ -32,7 +32,7 @@ use crate::progress::Progress;
 use crate::result::concurrent::{
     ConcurrentPlanRecord, ConcurrentTables, DatasetAfter, KindFigures, Schedule,
 };
-use crate::store::{self, Access, RunJournal, Session, SessionOptions};
+use crate::store::{self, Access, Session, SessionOptions};
 use crate::target::Target;
 
 use super::history::History;
@@ -130,9 +130,8 @@ struct Shared<'a> {
     /// Why the run stopped before its end (`--max-errors`, a signal, the
     /// disk's reserve reached, a full disk).
     stopped_early: Mutex<Option<String>>,
-    /// The journal of the keys the run may add (folder datasets), and the
-    /// last key it names, read without its lock.
-    journal: Option<Mutex<RunJournal>>,
+    /// The last key the process's journal of the dataset's folder names
+    /// (see `store::name_added_key`): inserts up to it need no journal write.
     claimed: AtomicU64,
     /// The free space a run that inserts keeps on its disk.
     reserve: Option<DiskReserve>,
@@ -205,18 +204,15 @@ impl Shared<'_> {
         }
     }
 
-    /// Names `key` in the run's journal before it is inserted (see
-    /// `store::RunJournal`); a key already named costs one load.
+    /// Names `key` in the process's journal of the dataset's folder
+    /// before it is inserted, outside the timed insert (whose store would
+    /// otherwise do it inside); a key already named costs one load.
     fn journal_key(&self, key: u64) -> Result<()> {
-        let Some(journal) = &self.journal else {
-            return Ok(());
-        };
         if key <= self.claimed.load(Ordering::Acquire) {
             return Ok(());
         }
-        let mut journal = journal.lock().unwrap_or_else(|e| e.into_inner());
-        journal.claim(key)?;
-        self.claimed.store(journal.claimed(), Ordering::Release);
+        let claimed = store::name_added_key(&self.plan.target, self.initial_last, key)?;
+        self.claimed.fetch_max(claimed, Ordering::Release);
         Ok(())
     }
 
@@ -285,7 +281,7 @@ fn execute_wrapped(
         reserve.check_before(plan, spec)?;
     }
     let judged = plan.verify && spec.is_some() && plan.reads();
-    let mut shared = Shared {
+    let shared = Shared {
         plan,
         wrap,
         spec,
@@ -303,8 +299,7 @@ fn execute_wrapped(
         failure: Mutex::new(None),
         failed: AtomicU64::new(0),
         stopped_early: Mutex::new(None),
-        journal: None,
-        claimed: AtomicU64::new(0),
+        claimed: AtomicU64::new(catalog.last_key),
         reserve,
         owed: AtomicU64::new(0),
     };
@@ -314,11 +309,9 @@ fn execute_wrapped(
     // A signal while the versions were read: nothing has changed yet.
     crate::interrupt::check()?;
     let resizes = plan.mix.has(OpKind::Insert) || plan.mix.has(OpKind::Delete);
-    if plan.mix.has(OpKind::Insert)
-        && let Some(journal) = store::begin_run_journal(&plan.target, catalog.last_key + 1)?
-    {
-        shared.claimed = AtomicU64::new(journal.claimed());
-        shared.journal = Some(Mutex::new(journal));
+    if plan.mix.has(OpKind::Insert) {
+        // The journal is begun before the clock starts (see journal_key).
+        shared.journal_key(catalog.last_key + 1)?;
     }
     if resizes && let Some(m) = &catalog.manifest {
         // Until the run has put the dataset right, it is not whole.
@@ -338,16 +331,11 @@ fn execute_wrapped(
         all.absorb(t);
     }
     let put = put_right(&shared, &all, resizes);
-    if put.is_ok()
-        && let Some(journal) = shared.journal.take()
-    {
+    if put.is_ok() && plan.mix.has(OpKind::Insert) {
         // The manifest now records the dataset the run left. A journal
         // that cannot be removed names only keys the manifest holds or no
         // file holds: harmless, so not a failure of the run.
-        let _ = journal
-            .into_inner()
-            .unwrap_or_else(|e| e.into_inner())
-            .end();
+        let _ = store::end_added_keys(&plan.target);
     }
     if let Some(e) = shared
         .failure
