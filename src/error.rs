@@ -70,14 +70,12 @@ pub enum Error {
     /// `compare --fail-on-slower` found slower cases. Exit status 1.
     #[error("{0} case(s) slower beyond the noise (--fail-on-slower)")]
     Regression(usize),
-    /// A signal (SIGINT, SIGTERM, SIGHUP) asked the run to stop; the suite
-    /// unwound, unmounting and removing every volume it made on the way
-    /// (a volume that could not be removed is named on stderr before this
-    /// line). Exit status 130, as a shell reports a Ctrl-C.
-    #[error(
-        "interrupted ({0}): everything the suite mounted was unmounted and removed (anything left is named above)"
-    )]
-    Interrupted(String),
+    /// A signal (SIGINT, SIGTERM, SIGHUP) asked the command to stop; it
+    /// stopped cleanly and says what it did about what it had made (see
+    /// `interrupt`). Exit status 128 + the signal's number: 130 for
+    /// Ctrl-C, 143 for SIGTERM, as a shell reports a process a signal ended.
+    #[error("{0}")]
+    Interrupted(Interruption),
     /// An operation on a store failed in a way the store could classify
     /// (an S3 status, a timeout, a dropped connection). Inside a run it is
     /// an outcome to count ([`Error::class`]), not the end of the run.
@@ -106,6 +104,43 @@ pub enum Error {
         source: serde_json::Error,
     },
 }
+
+/// The signal that stopped a command, and what the command did before it
+/// stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Interruption {
+    /// The signal's number (SIGINT, SIGTERM, SIGHUP).
+    pub signal: i32,
+    /// What was done about the work in progress, as a clause ("stopped,
+    /// and removed what it had made ...").
+    pub aftermath: String,
+}
+
+impl Interruption {
+    /// The signal's name, as a user would know it.
+    pub fn signal_name(&self) -> String {
+        match self.signal {
+            libc::SIGINT => "SIGINT, Ctrl-C".into(),
+            libc::SIGTERM => "SIGTERM".into(),
+            libc::SIGHUP => "SIGHUP".into(),
+            other => format!("signal {other}"),
+        }
+    }
+}
+
+impl std::fmt::Display for Interruption {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "interrupted ({}): {}",
+            self.signal_name(),
+            self.aftermath
+        )
+    }
+}
+
+/// How [`Error::sqlite`] says SQLite found the disk full.
+const SQLITE_DISK_FULL: &str = "the disk is full";
 
 /// The library's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -139,6 +174,21 @@ impl Error {
                 .iter()
                 .any(|s| m.contains(s))
             }
+            _ => false,
+        }
+    }
+
+    /// Whether the disk (or the user's quota) is full: a file's ENOSPC or
+    /// EDQUOT, SQLite's SQLITE_FULL.
+    pub fn is_disk_full(&self) -> bool {
+        use std::io::ErrorKind::{QuotaExceeded, StorageFull};
+        match self {
+            Error::Io { source, .. } => matches!(source.kind(), StorageFull | QuotaExceeded),
+            Error::Sqlite { source, .. } => {
+                source.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull)
+            }
+            // What [`Error::sqlite`] makes of SQLITE_FULL.
+            Error::Usage(message) => message.contains(&format!(": {SQLITE_DISK_FULL} (SQLite:")),
             _ => false,
         }
     }
@@ -197,7 +247,7 @@ impl Error {
         }
         if source.sqlite_error_code() == Some(DiskFull) {
             return Error::Usage(format!(
-                "{}: the disk is full (SQLite: {source}); free some space, or put the data on a larger disk (--dir for suites)",
+                "{}: {SQLITE_DISK_FULL} (SQLite: {source}); free some space, or put the data on a larger disk (--dir for suites)",
                 path.display()
             ));
         }
@@ -252,7 +302,8 @@ impl Error {
         use std::io::ErrorKind::*;
         match self {
             Error::Usage(_) | Error::Connect { .. } | Error::MissingKey { .. } => 2,
-            Error::Interrupted(_) => 130,
+            // As a shell reports a process the signal ended.
+            Error::Interrupted(i) => 128 + i.signal,
             Error::Io { source, .. }
                 if matches!(
                     source.kind(),

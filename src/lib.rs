@@ -10,6 +10,7 @@ pub mod command;
 pub mod dataset;
 pub mod error;
 pub mod http;
+pub mod interrupt;
 pub mod measure;
 pub mod pause;
 pub mod progress;

@@ -41,6 +41,7 @@
 //! | `advise-round` | `advise`: before each round at each size (its warm-up round first) |
 //! | `lob-size` | `suite lob`: before each system's each blob size (sizes of a system in order, systems in turn) |
 //! | `lob-blob` | `suite lob`: after each timed INSERT of a size's write phase, its connection open |
+//! | `sweep-run` | `sweep`: before each run of a combination and workload |
 //! | `concurrency-round` | `suite concurrency`: before each layout's each round of each point (layouts in that round's order; a failed layout's skipped rounds are not counted) |
 
 use std::path::PathBuf;

@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 
 /// What each layer may use besides itself: (layer, allowed, why).
-/// `error`, `units` and `pause` are leaves every layer may use.
+/// `error`, `units`, `pause` and `interrupt` are leaves every layer may use.
 const ALLOWED: &[(&str, &[&str], &str)] = &[
     ("main", &["cli", "command"], "main parses and dispatches"),
     ("lib", &[], "lib.rs only declares the modules"),
@@ -80,10 +80,15 @@ const ALLOWED: &[(&str, &[&str], &str)] = &[
     ("error", &[], "errors are leaves"),
     ("units", &[], "number parsers are leaves"),
     ("pause", &[], "the test pause points are a leaf"),
+    (
+        "interrupt",
+        &[],
+        "the signal flag is a leaf: installed and checked wherever work is cleaned up",
+    ),
 ];
 
 /// Leaves any layer may use.
-const EVERYONE_MAY_USE: &[&str] = &["error", "units", "pause"];
+const EVERYONE_MAY_USE: &[&str] = &["error", "units", "pause", "interrupt"];
 
 /// Only these may name a Target variant: everything else asks the store.
 const TARGET_VARIANT_OWNERS: &[&str] = &["store", "target", "command"];

@@ -24,6 +24,7 @@ mod hostile_inputs;
 mod hostile_load;
 mod http;
 mod inject;
+mod interrupted;
 mod load_merge;
 mod options;
 mod parser_properties;

@@ -4,11 +4,11 @@
 //! instead); the table is printed and the result written after.
 
 use crate::cli::RunArgs;
-use crate::error::{Error, Result};
+use crate::error::{Error, Interruption, Result};
 use crate::result::budget::ErrorBudget;
 use crate::result::{CONCURRENT_COMMAND, ResultDocument, Tables};
 use crate::store::{ReadPath, SessionOptions, WriteStyle};
-use crate::workload::concurrent::{ConcurrentPlan, execute};
+use crate::workload::concurrent::{ConcurrentPlan, NOT_PUT_RIGHT, OUT_OF_ROOM, execute};
 use crate::workload::keys::{KeyDistribution, YCSB_THETA};
 use crate::workload::mix::Mix;
 
@@ -41,6 +41,10 @@ pub fn run(args: &RunArgs) -> Result<()> {
     }
     let mut environment = crate::store::capture_environment(plan.target.data_path());
     let bars = super::progress::Bars::new();
+    // Ctrl-C, SIGTERM or SIGHUP stop the run (its dataset put right) and
+    // its result so far is still shown and written, as fio does; the
+    // command then exits 128 + the signal's number.
+    let _signals = crate::interrupt::install();
     let mut tables = execute(&plan, &bars)?;
     tables.notes.extend(notes);
     environment.finish();
@@ -50,10 +54,34 @@ pub fn run(args: &RunArgs) -> Result<()> {
     }
     let wrong = tables.outcomes().wrong();
     let failed = crate::command::output::look_where(tables.failures_line(), args.json.as_deref());
+    let put_right = !tables.notes.iter().any(|n| n.starts_with(NOT_PUT_RIGHT));
+    let out_of_room = tables
+        .stopped_early
+        .as_deref()
+        .and_then(|why| why.strip_prefix(OUT_OF_ROOM))
+        .map(str::to_owned);
     if let Some(path) = &args.json {
         let mut doc =
             ResultDocument::new(CONCURRENT_COMMAND, environment, Tables::Concurrent(tables));
         crate::command::output::write_result(&mut doc, path)?;
+    }
+    if let Some(signal) = crate::interrupt::received() {
+        return Err(Error::Interrupted(Interruption {
+            signal,
+            aftermath: interrupted_aftermath(put_right, args.json.is_some()),
+        }));
+    }
+    if let Some(why) = out_of_room {
+        // The user's to fix, as a full disk always is (exit 2); what the
+        // run measured until then is above, its failures counted there.
+        let dataset = if put_right {
+            "its dataset was put right"
+        } else {
+            "its dataset could not be put right (see the note above)"
+        };
+        return Err(Error::usage(format!(
+            "the run stopped early, {why}; {dataset} and its result so far is above: free some space, or run fewer inserts (--count, --mix)"
+        )));
     }
     if wrong > 0 {
         return Err(Error::Verify(format!(
@@ -65,6 +93,21 @@ pub fn run(args: &RunArgs) -> Result<()> {
         Some(line) => Err(Error::OperationsFailed(line)),
         None => Ok(()),
     }
+}
+
+/// What an interrupted run did before it stopped, as a clause.
+fn interrupted_aftermath(put_right: bool, written: bool) -> String {
+    let dataset = if put_right {
+        "its dataset was put right (ready for the next run)"
+    } else {
+        "its dataset could not be put right (see the note above)"
+    };
+    let result = if written {
+        "what it measured until then is above and in the --json file"
+    } else {
+        "what it measured until then is above"
+    };
+    format!("the run stopped after its workers' current batches; {dataset}, and {result}")
 }
 
 /// The plan from the arguments; kvtest-only options are refused.

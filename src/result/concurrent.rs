@@ -184,7 +184,8 @@ pub struct ConcurrentTables {
     /// (None when the target is not a cluster).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cluster: Option<Box<ClusterRecord>>,
-    /// Why the run ended before its -t or --count (`--max-errors`), or None.
+    /// Why the run ended before its -t or --count (`--max-errors`, a
+    /// signal, the disk's reserve reached, a full disk), or None.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped_early: Option<String>,
 }

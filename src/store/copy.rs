@@ -28,6 +28,7 @@ pub fn create_dataset(
             spec.fill(key, 0, &mut buf);
             session.insert(key, &buf)?;
             crate::pause::at("dataset-blob");
+            crate::interrupt::check()?;
             if key % 256 == 0 {
                 progress.advance(256);
             }
@@ -83,6 +84,7 @@ pub fn copy(source: &Target, dest: &Target, progress: &dyn Progress) -> Result<(
         count += 1;
         bytes += data.len() as u64;
         crate::pause::at("copy-blob");
+        crate::interrupt::check()?;
         if count.is_multiple_of(256) {
             progress.advance(256);
         }

@@ -15,7 +15,7 @@ use super::sqlite::{
     apply_settings, catalog_of, check_is_database, create_database, database_files,
     integrity_check, open_connection, replace_own_database,
 };
-use super::sqlite_meta::{has_table, write_manifest_row};
+use super::sqlite_meta::{has_table, read_manifest, write_manifest_row};
 use super::unsafe_writes::{UnsafeWriter, refuse_if_damaged};
 use super::{Access, Catalog, Session, SessionOptions, Store, StoreInfo, missing_key};
 use crate::dataset::Manifest;
@@ -33,6 +33,9 @@ pub struct ExternalStore {
     has_meta: bool,
     /// Present while this connection writes without a rollback journal.
     unsafe_writer: Option<UnsafeWriter>,
+    /// The last key the manifest records: a key inserted past it is named
+    /// in the process's journal of the files folder first (see `journal`).
+    dataset_last: Option<u64>,
 }
 
 impl Drop for ExternalStore {
@@ -85,6 +88,7 @@ impl ExternalStore {
         let unsafe_writer = UnsafeWriter::mark(&conn, path, settings, access)?;
         let (_, mut map) = apply_settings(&conn, path, settings, access)?;
         map.insert("files".into(), json!(files_folder(path)));
+        let dataset_last = read_manifest(&conn, path)?.map(|m| m.last_key);
         Ok(ExternalStore {
             path: path.to_path_buf(),
             conn,
@@ -92,6 +96,7 @@ impl ExternalStore {
             access,
             has_meta,
             unsafe_writer,
+            dataset_last,
         })
     }
 
@@ -176,6 +181,8 @@ impl Store for ExternalStore {
             folder_name,
             name: String::new(),
             in_transaction: false,
+            made: Vec::new(),
+            dataset_last: self.dataset_last,
             access: self.access,
         }))
     }
@@ -224,6 +231,10 @@ pub struct ExternalSession<'a> {
     folder_name: String,
     name: String,
     in_transaction: bool,
+    /// Files the open transaction's inserts made, removed if it rolls back.
+    made: Vec<String>,
+    /// The last key the manifest records (see `FilesStore`'s).
+    dataset_last: Option<u64>,
     /// The database refuses writes when read-only, but the files beside it
     /// would not: the session refuses before touching them.
     access: Access,
@@ -332,6 +343,9 @@ impl Session for ExternalSession<'_> {
 
     fn insert(&mut self, key: u64, data: &[u8]) -> Result<()> {
         refuse_read_only(self.access, self.db)?;
+        if let Some(last) = self.dataset_last {
+            super::journal::name_added_key(&files_folder(self.db), last, key)?;
+        }
         self.name.clear();
         self.name.push_str(&self.folder_name);
         self.name.push('/');
@@ -352,7 +366,7 @@ impl Session for ExternalSession<'_> {
             );
         }
         let stmt = self.insert.as_mut().expect("prepared");
-        if self.has_meta {
+        let recorded = if self.has_meta {
             stmt.execute(rusqlite::params![
                 key as i64,
                 &self.name,
@@ -361,8 +375,16 @@ impl Session for ExternalSession<'_> {
             ])
         } else {
             stmt.execute(rusqlite::params![key as i64, &self.name])
+        };
+        if let Err(e) = recorded {
+            // No row names the file: it goes, or it would stay behind
+            // under the key and refuse the next insert of it.
+            let _ = std::fs::remove_file(&self.path);
+            return Err(Error::sqlite(self.db, e));
         }
-        .map_err(|e| Error::sqlite(self.db, e))?;
+        if self.in_transaction {
+            self.made.push(self.path.clone());
+        }
         Ok(())
     }
 
@@ -400,6 +422,7 @@ impl Session for ExternalSession<'_> {
                 .execute_batch("COMMIT")
                 .map_err(|e| Error::sqlite(self.db, e))?;
             self.in_transaction = false;
+            self.made.clear();
         }
         Ok(())
     }
@@ -414,8 +437,9 @@ impl Session for ExternalSession<'_> {
         Ok(())
     }
 
-    /// The rows roll back, but a file already rewritten keeps its new
-    /// content: what the batch wrote may remain (false).
+    /// The rows roll back and the files the transaction's inserts made
+    /// go with them, but a file already rewritten keeps its new content:
+    /// what the batch wrote may remain (false).
     fn rollback(&mut self) -> Result<bool> {
         if !self.conn.is_autocommit() {
             self.conn
@@ -423,7 +447,19 @@ impl Session for ExternalSession<'_> {
                 .map_err(|e| Error::sqlite(self.db, e))?;
         }
         self.in_transaction = false;
+        self.remove_uncommitted_files();
         Ok(false)
+    }
+}
+
+impl ExternalSession<'_> {
+    /// Removes the files of inserts whose rows were rolled back: no row
+    /// names them, and left behind they would refuse the next insert of
+    /// their key ("File exists").
+    fn remove_uncommitted_files(&mut self) {
+        for path in self.made.drain(..) {
+            let _ = std::fs::remove_file(path);
+        }
     }
 }
 
@@ -431,6 +467,7 @@ impl Drop for ExternalSession<'_> {
     fn drop(&mut self) {
         if self.in_transaction {
             let _ = self.conn.execute_batch("ROLLBACK");
+            self.remove_uncommitted_files();
         }
     }
 }

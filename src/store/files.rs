@@ -72,6 +72,10 @@ pub struct FilesStore {
     root: PathBuf,
     layout: FileLayout,
     access: Access,
+    /// The last key the folder's manifest records: a key inserted past it
+    /// is named in the process's journal first (see `journal`). None for
+    /// a folder without one (not a dataset blobbench made).
+    dataset_last: Option<u64>,
 }
 
 impl FilesStore {
@@ -92,10 +96,15 @@ impl FilesStore {
                 root.display()
             )));
         }
+        let dataset_last = fs::read_to_string(root.join(MANIFEST_FILE))
+            .ok()
+            .and_then(|text| Manifest::parse(&text))
+            .map(|m| m.last_key);
         Ok(FilesStore {
             root: root.to_path_buf(),
             layout,
             access,
+            dataset_last,
         })
     }
 
@@ -194,21 +203,24 @@ impl FilesStore {
 /// leaves the old manifest or the new one, never a torn one (which would
 /// make the folder look like a user's).
 pub(crate) fn write_manifest(root: &Path, manifest: &Manifest) -> Result<()> {
-    let path = root.join(MANIFEST_FILE);
+    write_atomically(root, MANIFEST_FILE, &manifest.to_json())
+}
+
+/// Writes `text` as the file `name` in the folder `root` atomically and
+/// durably (see [`write_manifest`]); the temporary file is `NAME.tmp-PID-N`.
+pub(crate) fn write_atomically(root: &Path, name: &str, text: &str) -> Result<()> {
+    let path = root.join(name);
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos());
-    let tmp = root.join(format!(
-        "{MANIFEST_FILE}.tmp-{}-{nanos}",
-        std::process::id()
-    ));
+    let tmp = root.join(format!("{name}.tmp-{}-{nanos}", std::process::id()));
     let result = (|| {
         let mut f = OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(&tmp)
             .map_err(|e| Error::io("cannot create", &tmp, e))?;
-        f.write_all(manifest.to_json().as_bytes())
+        f.write_all(text.as_bytes())
             .map_err(|e| Error::io("cannot write", &tmp, e))?;
         f.sync_all()
             .map_err(|e| Error::io("cannot fsync", &tmp, e))?;
@@ -295,57 +307,73 @@ fn clear_own_folder(root: &Path) -> Result<()> {
 }
 
 /// Removes from an earlier dataset folder only what blobbench wrote there:
-/// the blob files of the keys its manifest lists (flat `000042` or tree
-/// `00/00/42`), blobbench's temporary files beside them (`000042.tmp`,
-/// `000042.tmp-PID`), the tree's folders once empty, and a manifest's
-/// leftover temporary file. The manifest itself stays (the caller has
-/// marked it incomplete and replaces it). A user's file, a symbolic link,
-/// anything else stays where it is.
+/// the blob files of the keys its manifest lists and of the keys the
+/// journals of runs over it name (the keys a run killed before it put the
+/// dataset right may have added past the manifest's count; see
+/// `journal`), flat `000042` or tree `00/00/42`, blobbench's temporary
+/// files beside them (`000042.tmp`, `000042.tmp-PID-N`), the tree's
+/// folders once empty, a manifest's leftover temporary file, and the
+/// journals themselves, last. The manifest stays (the caller has marked
+/// it incomplete and replaces it). A user's file, a symbolic link, a key
+/// no journal names, anything else stays where it is.
 fn remove_own_entries(root: &Path, manifest: &Manifest) -> Result<()> {
-    fn walk(dir: &Path, depth: u32, prefix: u64, manifest: &Manifest) -> Result<()> {
-        for entry in fs::read_dir(dir).map_err(|e| Error::io("cannot list", dir, e))? {
-            let entry = entry.map_err(|e| Error::io("cannot list", dir, e))?;
-            let p = entry.path();
-            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
-                continue;
-            };
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            let blob = name.split(".tmp").next().unwrap_or_default();
-            let digits = !blob.is_empty() && blob.bytes().all(|b| b.is_ascii_digit());
-            let temp = name.len() > blob.len() && temp_owner(&name[blob.len()..]).is_some();
-            if !digits || (name.len() > blob.len() && !temp) {
-                continue;
-            }
-            let Ok(n) = blob.parse::<u64>() else { continue };
-            // Tree folders are two digits (the top one more for keys of a
-            // million and up), tree files two; flat names six or more.
-            let folder = blob.len() == 2 || (depth == 0 && blob.len() > 2);
-            if kind.is_dir() && !temp && depth < 2 && folder {
-                walk(&p, depth + 1, prefix * 100 + n, manifest)?;
-                // Removed only when nothing of anyone else's is left in it.
-                let _ = fs::remove_dir(&p);
-                continue;
-            }
-            let key = if depth == 0 { n } else { prefix * 100 + n };
-            let named = match depth {
-                0 => blob.len() >= 6,
-                _ => depth == 2 && blob.len() == 2,
-            };
-            if kind.is_file() && named && (manifest.first_key..=manifest.last_key).contains(&key) {
-                fs::remove_file(&p).map_err(|e| Error::io("cannot remove", &p, e))?;
-            }
-        }
-        Ok(())
-    }
-    walk(root, 0, 0, manifest)?;
+    let mut owned = vec![manifest.first_key..=manifest.last_key];
+    owned.extend(super::journal::journaled_keys(root)?);
+    walk_own_entries(root, 0, 0, &owned)?;
     // A manifest's own temporary file, left by a writer that was killed.
     let leftover = format!("{MANIFEST_FILE}.tmp-");
     for entry in fs::read_dir(root).map_err(|e| Error::io("cannot list", root, e))? {
         let p = entry.map_err(|e| Error::io("cannot list", root, e))?.path();
         let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
         if name.is_some_and(|n| n.starts_with(&leftover)) && p.is_file() {
+            fs::remove_file(&p).map_err(|e| Error::io("cannot remove", &p, e))?;
+        }
+    }
+    // Last: until every file they name is gone, a clearing cut short
+    // finds them again.
+    super::journal::remove_journals(root)
+}
+
+/// Removes the blob files (and their temporary files) of the keys in
+/// `owned` under `dir`, `depth` folders below the root (`prefix`: the key
+/// digits the folders above spell).
+fn walk_own_entries(
+    dir: &Path,
+    depth: u32,
+    prefix: u64,
+    owned: &[std::ops::RangeInclusive<u64>],
+) -> Result<()> {
+    for entry in fs::read_dir(dir).map_err(|e| Error::io("cannot list", dir, e))? {
+        let entry = entry.map_err(|e| Error::io("cannot list", dir, e))?;
+        let p = entry.path();
+        let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+            continue;
+        };
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        let blob = name.split(".tmp").next().unwrap_or_default();
+        let digits = !blob.is_empty() && blob.bytes().all(|b| b.is_ascii_digit());
+        let temp = name.len() > blob.len() && temp_owner(&name[blob.len()..]).is_some();
+        if !digits || (name.len() > blob.len() && !temp) {
+            continue;
+        }
+        let Ok(n) = blob.parse::<u64>() else { continue };
+        // Tree folders are two digits (the top one more for keys of a
+        // million and up), tree files two; flat names six or more.
+        let folder = blob.len() == 2 || (depth == 0 && blob.len() > 2);
+        if kind.is_dir() && !temp && depth < 2 && folder {
+            walk_own_entries(&p, depth + 1, prefix * 100 + n, owned)?;
+            // Removed only when nothing of anyone else's is left in it.
+            let _ = fs::remove_dir(&p);
+            continue;
+        }
+        let key = if depth == 0 { n } else { prefix * 100 + n };
+        let named = match depth {
+            0 => blob.len() >= 6,
+            _ => depth == 2 && blob.len() == 2,
+        };
+        if kind.is_file() && named && owned.iter().any(|keys| keys.contains(&key)) {
             fs::remove_file(&p).map_err(|e| Error::io("cannot remove", &p, e))?;
         }
     }
@@ -451,6 +479,7 @@ impl Store for FilesStore {
             path: prefix,
             root: &self.root,
             access: self.access,
+            dataset_last: self.dataset_last,
         }))
     }
 
@@ -617,8 +646,12 @@ impl FileIo {
             other => other,
         }
         .map_err(|e| Error::io("cannot create", p, e))?;
-        f.write_all(data)
-            .map_err(|e| Error::io("cannot write", p, e))
+        f.write_all(data).map_err(|e| {
+            // The file is this write's own (create_new): a blob cut short
+            // by a full disk must not stay behind as if it were one.
+            let _ = fs::remove_file(p);
+            Error::io("cannot write", p, e)
+        })
     }
 
     /// A new file that appears whole: a temporary file, linked under its
@@ -818,6 +851,7 @@ pub struct FilesSession<'a> {
     prefix_len: usize,
     root: &'a Path,
     access: Access,
+    dataset_last: Option<u64>,
 }
 
 /// Refuses a write through a store opened read-only: files carry no
@@ -909,6 +943,9 @@ impl Session for FilesSession<'_> {
 
     fn insert(&mut self, key: u64, data: &[u8]) -> Result<()> {
         refuse_read_only(self.access, self.root)?;
+        if let Some(last) = self.dataset_last {
+            super::journal::name_added_key(self.root, last, key)?;
+        }
         self.locate(key);
         self.io.create(&self.path, data)
     }

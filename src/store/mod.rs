@@ -10,10 +10,12 @@ mod copy;
 mod external;
 mod files;
 pub mod inject;
+mod journal;
 mod map_guard;
 mod memory;
 mod mysql;
 mod postgres;
+mod process;
 mod s3;
 mod sqlite;
 mod sqlite_layout;
@@ -957,6 +959,39 @@ pub fn check_free_space(path: &std::path::Path, needed: u64, what: &str, fix: &s
         )));
     }
     Ok(())
+}
+
+/// The folder whose files a process journals the keys it adds to (see
+/// `journal`): a `dir:` or `tree:` dataset's, an `sqlite-ext:` database's
+/// files. None where `init` replaces everything a writer may have added
+/// anyway (a database, a server's table, an object-store prefix, memory).
+fn journaled_folder(target: &Target) -> Option<std::path::PathBuf> {
+    match target {
+        Target::Dir { path } | Target::Tree { path } => Some(path.clone()),
+        Target::SqliteExt { path, .. } => Some(external::files_folder(path)),
+        _ => None,
+    }
+}
+
+/// Names `key`, about to be added past `dataset_last` (the dataset's last
+/// key), in this process's journal of `target`'s folder, so that an `init`
+/// after this process is killed removes it; the stores' inserts do so
+/// themselves, and a timed run calls this first, untimed. Returns the last
+/// key already named (`u64::MAX` where nothing needs naming).
+pub fn name_added_key(target: &Target, dataset_last: u64, key: u64) -> Result<u64> {
+    match journaled_folder(target) {
+        Some(folder) => journal::name_added_key(&folder, dataset_last, key),
+        None => Ok(u64::MAX),
+    }
+}
+
+/// Ends this process's journal of `target`'s folder once the manifest
+/// records every key the process added (see [`name_added_key`]).
+pub fn end_added_keys(target: &Target) -> Result<()> {
+    match journaled_folder(target) {
+        Some(folder) => journal::end_added_keys(&folder),
+        None => Ok(()),
+    }
 }
 
 /// Says that this process has stopped writing `target` through stores it

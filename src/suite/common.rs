@@ -14,7 +14,10 @@ use crate::workload::{CacheMode, KeyOrder, Operation, RunPlan, RunResult, execut
 
 /// The folder a suite creates its datasets in: `--dir` (kept) or a fresh
 /// temporary folder (removed afterwards unless `--keep`). Only the entries
-/// the suite names as its own are ever removed.
+/// the suite names as its own are ever removed. While it lives, Ctrl-C,
+/// SIGTERM and SIGHUP stop the suite at its next step instead of killing
+/// it (see `interrupt`), so the folder and its datasets are removed as
+/// after a failure.
 pub struct WorkDir {
     /// The folder itself.
     pub path: PathBuf,
@@ -27,12 +30,17 @@ pub struct WorkDir {
     /// Set when a failure removed the datasets: nothing is left to report.
     discarded: std::cell::Cell<bool>,
     _temp: Option<tempfile::TempDir>,
+    /// Last, so it is dropped last: a signal while the folder is being
+    /// removed is still caught.
+    _signals: crate::interrupt::Guard,
 }
 
 impl WorkDir {
     /// `dir` (created when missing) or a new temporary folder named
     /// `prefix...`, removed on drop unless `keep`.
     pub fn new(dir: Option<&Path>, keep: bool, prefix: &str) -> Result<WorkDir> {
+        // Caught before anything is made, so nothing is made unguarded.
+        let signals = crate::interrupt::install();
         match dir {
             Some(d) => {
                 let created = !d.exists();
@@ -52,6 +60,7 @@ impl WorkDir {
                     created,
                     discarded: Default::default(),
                     _temp: None,
+                    _signals: signals,
                 })
             }
             None => {
@@ -87,6 +96,7 @@ impl WorkDir {
                     created: false,
                     discarded: Default::default(),
                     _temp: temp,
+                    _signals: signals,
                 })
             }
         }
@@ -546,6 +556,7 @@ pub fn run_rounds_keeping(
                 }
                 // A test holds the suite here to stop a server between cases.
                 crate::pause::at("round-case");
+                crate::interrupt::check()?;
                 progress.message(&format!("{name}: {}", cases[i].name));
                 state.restore()?;
                 if let Some((current, after)) = expected.next(i) {

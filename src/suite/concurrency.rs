@@ -257,7 +257,11 @@ fn measure(
                     );
                     progress.message(&format!("{} {during}", layouts[i].name));
                     crate::pause::at("concurrency-round");
-                    match one_round(options, &layouts[i], mix, threads, each) {
+                    crate::interrupt::check()?;
+                    // A round a signal cut short is no figure: the suite stops.
+                    let round = one_round(options, &layouts[i], mix, threads, each)
+                        .and_then(|r| crate::interrupt::check().map(|()| r));
+                    match round {
                         Ok(r) => here[i].rounds.push(r),
                         Err(e) => {
                             failed[i] = Some(layout_failed(&layouts[i], &during, e, progress)?)

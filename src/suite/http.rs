@@ -314,6 +314,7 @@ fn load_all(options: &HttpOptions, systems: &mut [System], progress: &dyn Progre
             turn += 1;
             let warmup = round < options.warmup;
             for i in order {
+                crate::interrupt::check()?;
                 let s = &systems[i];
                 progress.message(&format!(
                     "-c {c}: {} {}",
@@ -337,6 +338,7 @@ fn load_all(options: &HttpOptions, systems: &mut [System], progress: &dyn Progre
                 };
                 // The level's own progress would overwrite this stage's.
                 let outcome = runtime.block_on(measure_level(plan, &Silent));
+                crate::interrupt::check()?;
                 walked[i] += outcome.requests();
                 progress.advance(1);
                 if !warmup {

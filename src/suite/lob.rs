@@ -426,6 +426,10 @@ fn measure(
             // A test holds the suite here to stop a server or break a disk
             // between two sizes.
             crate::pause::at("lob-size");
+            if let Err(e) = crate::interrupt::check() {
+                progress.finish();
+                return Err(e);
+            }
             progress.message(&format!("{} {size} bytes", system.name));
             let how = How {
                 durable: options.durable,
@@ -714,6 +718,7 @@ fn write_all(
         // Between two timed inserts, the connection open: a test holds
         // the suite here to break that connection.
         crate::pause::at("lob-blob");
+        crate::interrupt::check()?;
     }
     drop(session);
     store.finish(&manifest.completed())?;

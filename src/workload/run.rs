@@ -129,6 +129,7 @@ pub fn execute(plan: &RunPlan, progress: &dyn Progress) -> Result<RunResult> {
     let (mut failures, mut failed) = (Failures::default(), Latencies::new());
     let mut stopped_early = None;
     for iteration in 0..plan.warmup.saturating_add(plan.repeat) {
+        crate::interrupt::check()?;
         let version = fresh_version();
         let contents = (plan.operation == Operation::Update).then(|| {
             generate(
@@ -434,6 +435,11 @@ fn run_repetition(
                 error: e @ Error::MissingKey { .. },
                 ..
             }) => return Err(e),
+            // A signal: the command stops (its transaction was rolled back).
+            Err(Stopped {
+                error: e @ Error::Interrupted(_),
+                ..
+            }) => return Err(e),
             Err(stopped) => {
                 tally.fail(&stopped.error, stopped.ns);
                 from = stopped.at + 1;
@@ -608,6 +614,13 @@ fn timed_loop(
         }
         if i % 512 == 511 {
             progress.advance(512);
+            if let Err(error) = crate::interrupt::check() {
+                return Err(Stopped {
+                    at: i,
+                    error,
+                    ns: 0,
+                });
+            }
             timer.restart();
         }
     }

@@ -264,6 +264,7 @@ impl Calibrator<'_> {
     ) -> Result<()> {
         // A test holds advise here to stop a server between two rounds.
         crate::pause::at("advise-round");
+        crate::interrupt::check()?;
         let seed = self.options.seed;
         let mut order: Vec<usize> = (0..targets.len()).collect();
         if round % 2 == 1 {

@@ -22,7 +22,7 @@
 //! between layouts is taken round by round (paired) and drift on the
 //! machine favours none.
 
-pub mod interrupt;
+pub use crate::interrupt;
 mod measure;
 mod series;
 pub mod volume;

@@ -165,6 +165,8 @@ fn sweep(
     progress.start("sweeping", todo.len() as u64);
     let started = Instant::now();
     for (i, &(round, c, w)) in todo.iter().enumerate() {
+        crate::pause::at("sweep-run");
+        crate::interrupt::check()?;
         if let Some(b) = options.time_budget
             && started.elapsed() > b
         {

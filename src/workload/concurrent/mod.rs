@@ -6,9 +6,16 @@
 //! be there (see `history`; each key's version before the run is read
 //! first, untimed); a busy lock is counted and the transaction
 //! rolled back, never fatal. Inserts and deletes are put right afterwards
-//! (untimed), so the dataset stays whole for the next run.
+//! (untimed), so the dataset stays whole for the next run: also when the
+//! run is stopped by Ctrl-C, SIGTERM or SIGHUP (the workers stop after
+//! their batch, the dataset is put right, and what was measured until
+//! then is returned with the reason in `stopped_early`) or by a disk
+//! filling up (see `room`). A run that adds keys to a folder dataset
+//! names them first in a journal (`store::name_added_key`), so a run killed
+//! outright leaves nothing a later `init` does not find.
 
 mod operations;
+mod room;
 mod tally;
 #[cfg(test)]
 mod tests;
@@ -34,7 +41,15 @@ use super::mix::{Mix, OpKind};
 use crate::result::budget::ErrorBudget;
 use crate::result::faults::{ClusterRecord, ShapeChange};
 use crate::store::cluster::{self, ClusterShape};
+use room::DiskReserve;
 use tally::Tally;
+
+/// How `stopped_early` begins when the disk ran out of room (the reserve
+/// reached, or a write found the disk full).
+pub const OUT_OF_ROOM: &str = "out of room on the disk: ";
+
+/// How a run's notes begin when its dataset could not be put right.
+pub const NOT_PUT_RIGHT: &str = "the dataset could not be put right after the run";
 
 /// Keys a scan reads at most (YCSB's default maxscanlength).
 pub const MAX_SCAN: u64 = 100;
@@ -112,8 +127,17 @@ struct Shared<'a> {
     failure: Mutex<Option<Error>>,
     /// Operations failed so far (all workers).
     failed: AtomicU64,
-    /// Why the run stopped before its end (`--max-errors`).
+    /// Why the run stopped before its end (`--max-errors`, a signal, the
+    /// disk's reserve reached, a full disk).
     stopped_early: Mutex<Option<String>>,
+    /// The last key the process's journal of the dataset's folder names
+    /// (see `store::name_added_key`): inserts up to it need no journal write.
+    claimed: AtomicU64,
+    /// The free space a run that inserts keeps on its disk.
+    reserve: Option<DiskReserve>,
+    /// Bytes the run's deletes took off the disk: put back afterwards, so
+    /// kept free beside the reserve.
+    owed: AtomicU64,
 }
 
 impl Shared<'_> {
@@ -131,9 +155,18 @@ impl Shared<'_> {
         self.started.get().map_or(Duration::ZERO, Instant::elapsed)
     }
 
-    /// Claims the next `n` operations; false once the run is over.
+    /// Claims the next `n` operations; false once the run is over (or
+    /// must stop: the disk's reserve reached).
     fn claim(&self, n: u64) -> Option<u64> {
         if self.stop.load(Ordering::Relaxed) || self.deadline_passed() {
+            return None;
+        }
+        if let Some(why) = self
+            .reserve
+            .as_ref()
+            .and_then(|r| r.short(self.owed.load(Ordering::Relaxed)))
+        {
+            self.stop_early(format!("{OUT_OF_ROOM}{why}"));
             return None;
         }
         let at = self.issued.fetch_add(n, Ordering::Relaxed);
@@ -156,13 +189,31 @@ impl Shared<'_> {
         };
         // This operation is not yet in `done`.
         let tried = (self.done.load(Ordering::Relaxed) + 1).max(failed);
-        if let Some(reason) = budget.reason(failed, tried, "operations")
-            && !self.stop.swap(true, Ordering::Relaxed)
-        {
+        if let Some(reason) = budget.reason(failed, tried, "operations") {
+            self.stop_early(reason);
+        }
+    }
+
+    /// Stops the run before its end for `reason` (said with the time);
+    /// the first reason is the one kept.
+    fn stop_early(&self, reason: String) {
+        if !self.stop.swap(true, Ordering::Relaxed) {
             let at = self.since_start().as_secs_f64();
             let mut why = self.stopped_early.lock().unwrap_or_else(|e| e.into_inner());
             *why = Some(format!("{reason} at {at:.1} s"));
         }
+    }
+
+    /// Names `key` in the process's journal of the dataset's folder
+    /// before it is inserted, outside the timed insert (whose store would
+    /// otherwise do it inside); a key already named costs one load.
+    fn journal_key(&self, key: u64) -> Result<()> {
+        if key <= self.claimed.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let claimed = store::name_added_key(&self.plan.target, self.initial_last, key)?;
+        self.claimed.fetch_max(claimed, Ordering::Release);
+        Ok(())
     }
 
     /// Sleeps `wait`, or less: until the run's end or its stop.
@@ -197,6 +248,9 @@ fn execute_wrapped(
     wrap: Option<&dyn WrapSession>,
 ) -> Result<ConcurrentTables> {
     check(plan)?;
+    // Ctrl-C, SIGTERM and SIGHUP stop the workers instead of the process,
+    // so the dataset is put right (the caller may hold a guard already).
+    let _signals = crate::interrupt::install();
     let access = if plan.writes() {
         Access::ReadWrite
     } else {
@@ -220,6 +274,12 @@ fn execute_wrapped(
             plan.target, catalog.count, catalog.first_key, catalog.last_key
         )));
     }
+    let reserve = spec
+        .as_ref()
+        .and_then(|s| DiskReserve::of(plan, s, plan.target.data_path()));
+    if let (Some(reserve), Some(spec)) = (&reserve, &spec) {
+        reserve.check_before(plan, spec)?;
+    }
     let judged = plan.verify && spec.is_some() && plan.reads();
     let shared = Shared {
         plan,
@@ -239,11 +299,20 @@ fn execute_wrapped(
         failure: Mutex::new(None),
         failed: AtomicU64::new(0),
         stopped_early: Mutex::new(None),
+        claimed: AtomicU64::new(catalog.last_key),
+        reserve,
+        owed: AtomicU64::new(0),
     };
     if judged {
         learn_versions(&shared, access, progress)?;
     }
+    // A signal while the versions were read: nothing has changed yet.
+    crate::interrupt::check()?;
     let resizes = plan.mix.has(OpKind::Insert) || plan.mix.has(OpKind::Delete);
+    if plan.mix.has(OpKind::Insert) {
+        // The journal is begun before the clock starts (see journal_key).
+        shared.journal_key(catalog.last_key + 1)?;
+    }
     if resizes && let Some(m) = &catalog.manifest {
         // Until the run has put the dataset right, it is not whole.
         let pending = Manifest {
@@ -257,17 +326,25 @@ fn execute_wrapped(
     let shape = cluster::read_shape(&plan.target);
     let (tallies, changes) = run_workers(&shared, shape.as_ref(), progress);
     let elapsed = shared.since_start();
+    let mut all = Tally::default();
+    for t in tallies {
+        all.absorb(t);
+    }
+    let put = put_right(&shared, &all, resizes);
+    if put.is_ok() && plan.mix.has(OpKind::Insert) {
+        // The manifest now records the dataset the run left. A journal
+        // that cannot be removed names only keys the manifest holds or no
+        // file holds: harmless, so not a failure of the run.
+        let _ = store::end_added_keys(&plan.target);
+    }
     if let Some(e) = shared
         .failure
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .take()
     {
+        // The run never started; what it marked is put back above.
         return Err(e);
-    }
-    let mut all = Tally::default();
-    for t in tallies {
-        all.absorb(t);
     }
     let cluster = shape.map(|start| {
         Box::new(ClusterRecord {
@@ -277,13 +354,13 @@ fn execute_wrapped(
         })
     });
     let mut notes = Vec::new();
-    let after = match put_right(&shared, &all, resizes) {
+    let after = match put {
         Ok(after) => after,
         Err(e) => {
             // The manifest still says the dataset is not whole: no later
             // command mistakes it for a whole one.
             notes.push(format!(
-                "the dataset could not be put right after the run ({e}): it is marked incomplete; make it again with blobbench init"
+                "{NOT_PUT_RIGHT} ({e}): it is marked incomplete; make it again with blobbench init"
             ));
             DatasetAfter {
                 first_key: shared.first,
@@ -450,6 +527,9 @@ fn run_workers(
         let mut shown = 0u64;
         while !handles.iter().all(|h| h.is_finished()) {
             std::thread::sleep(Duration::from_millis(200));
+            if let Some(signal) = crate::interrupt::received() {
+                shared.stop_early(signal_reason(signal));
+            }
             let done = shared.done.load(Ordering::Relaxed);
             let failed = shared.failed.load(Ordering::Relaxed);
             let secs = shared.since_start().as_secs_f64();
@@ -485,6 +565,16 @@ fn run_workers(
     result
 }
 
+/// The reason a signal gives for stopping the run ("interrupted (SIGINT,
+/// Ctrl-C)").
+fn signal_reason(signal: i32) -> String {
+    let interruption = crate::error::Interruption {
+        signal,
+        aftermath: String::new(),
+    };
+    format!("interrupted ({})", interruption.signal_name())
+}
+
 /// Reads the cluster's shape every [`SHAPE_POLL`] until the workers are
 /// done; each change from the shape seen before is kept with its time.
 fn watch_shape(shared: &Shared, start: &ClusterShape, done: &AtomicBool) -> Vec<ShapeChange> {
@@ -511,16 +601,20 @@ fn watch_shape(shared: &Shared, start: &ClusterShape, done: &AtomicBool) -> Vec<
     }
 }
 
-/// Writes back, untimed, every key a delete removed or a failed insert
-/// skipped, and records the dataset's new extent in its manifest.
+/// Puts the dataset right for the next run, untimed: writes back every
+/// key of the dataset a delete removed (or a write of unknown outcome may
+/// have), ends the dataset at the last key the run added whole (writing
+/// back an added key that did not land where it can, else ending before
+/// it), removes whatever the run wrote past that end, and records the
+/// dataset's new extent in its manifest.
 fn put_right(shared: &Shared, all: &Tally, resizes: bool) -> Result<DatasetAfter> {
-    let last = shared
+    let visible = shared
         .visible_last
         .load(Ordering::Relaxed)
         .max(shared.initial_last);
     let mut after = DatasetAfter {
         first_key: shared.first,
-        last_key: last,
+        last_key: visible,
         refilled: 0,
     };
     let (true, Some(spec)) = (resizes, shared.spec.clone()) else {
@@ -532,25 +626,73 @@ fn put_right(shared: &Shared, all: &Tally, resizes: bool) -> Result<DatasetAfter
             per_op_transaction: true,
             ..shared.plan.session
         })?;
-        let mut buf = Vec::new();
-        let mut keys: Vec<u64> = all.touched.iter().copied().filter(|&k| k <= last).collect();
+        let mut back = WriteBack {
+            spec: &spec,
+            shared,
+            buf: Vec::new(),
+            written: 0,
+        };
+        let mut keys: Vec<u64> = all.touched.clone();
         keys.sort_unstable();
         keys.dedup();
-        for key in keys {
-            if session.size(key)?.is_none() {
-                spec.fill(key, shared.version(), &mut buf);
-                session.insert(key, &buf)?;
-                after.refilled += 1;
+        let (own, added): (Vec<u64>, Vec<u64>) =
+            keys.into_iter().partition(|&k| k <= shared.initial_last);
+        for key in own {
+            back.whole(session.as_mut(), key)?;
+        }
+        let mut last = visible;
+        for key in added.into_iter().filter(|&k| k <= visible) {
+            if back.whole(session.as_mut(), key).is_err() {
+                last = key - 1;
+                break;
             }
         }
+        // Past the end: every key the run tried to add (a failed insert
+        // may have left its file, a partial one, a row of unknown fate).
+        let issued = shared.next_insert.load(Ordering::Relaxed).saturating_sub(1);
+        for key in last + 1..=issued {
+            match session.delete(key) {
+                Ok(()) | Err(Error::MissingKey { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        after.last_key = last;
+        after.refilled = back.written;
     }
     let whole = DatasetSpec {
-        count: last - spec.first_key + 1,
+        count: after.last_key - spec.first_key + 1,
         ..spec
     };
     store.finish(&Manifest::new(whole))?;
-    after.last_key = last;
     Ok(after)
+}
+
+/// Blobs written back after a run.
+struct WriteBack<'a, 's> {
+    spec: &'a DatasetSpec,
+    shared: &'a Shared<'s>,
+    buf: Vec<u8>,
+    /// How many were written.
+    written: u64,
+}
+
+impl WriteBack<'_, '_> {
+    /// Makes blob `key` whole: written again when the store does not hold
+    /// it at its length (absent, or cut short).
+    fn whole(&mut self, session: &mut dyn Session, key: u64) -> Result<()> {
+        let want = self.spec.size_of(key) as u64;
+        let held = session.size(key)?;
+        if held == Some(want) {
+            return Ok(());
+        }
+        self.spec.fill(key, self.shared.version(), &mut self.buf);
+        match held {
+            Some(_) => session.update(key, &self.buf)?,
+            None => session.insert(key, &self.buf)?,
+        }
+        self.written += 1;
+        Ok(())
+    }
 }
 
 /// The run's tables from the merged tallies.

@@ -115,6 +115,12 @@ impl Worker<'_, '_, '_> {
         let class = e.class();
         self.st
             .count_failure(self.shared, kind, class, &e.to_string(), began.elapsed());
+        if e.is_disk_full() {
+            // Counted, and the end of the run: every write after it would
+            // fail too, and the dataset must still be put right.
+            self.shared
+                .stop_early(format!("{}a write failed ({e})", super::OUT_OF_ROOM));
+        }
         for p in (self.st.pending.iter_mut()).filter(|p| p.failed || kind.is_none()) {
             p.uncertain = true;
         }
@@ -184,6 +190,16 @@ impl Worker<'_, '_, '_> {
             }
             OpKind::Insert => {
                 let key = self.shared.next_insert.fetch_add(1, Ordering::Relaxed);
+                // Named in the run's journal before it is written: not
+                // part of the operation's time.
+                let journaling = Instant::now();
+                let named = self.shared.journal_key(key);
+                self.st.excluded += journaling.elapsed();
+                if named.is_err() {
+                    // Never written, but a key the run skipped: put right.
+                    self.st.tally.touched.push(key);
+                }
+                named?;
                 self.write(kind, key)
             }
             OpKind::Delete => {
@@ -293,6 +309,13 @@ impl Worker<'_, '_, '_> {
     fn delete(&mut self, key: u64) -> Result<u64> {
         let id = self.shared.history.begin_write(key, None);
         let done = self.session.delete(key);
+        if done.is_ok()
+            && let Some(spec) = &self.shared.spec
+        {
+            // Put back afterwards: the room it took stays kept.
+            let bytes = super::room::on_disk(spec.size_of(key) as u64);
+            self.shared.owed.fetch_add(bytes, Ordering::Relaxed);
+        }
         if let Err(Error::MissingKey { .. }) = done {
             // Nothing was deleted.
             self.shared.history.end_write(key, id, Outcome::RolledBack);

@@ -1,15 +1,26 @@
-//! Ctrl-C (SIGINT), SIGTERM and SIGHUP while `suite aging` has volumes
-//! mounted: the default action would kill the process and leave loop
-//! devices, mounts and images behind. Instead a handler only records the
-//! signal (a store to an atomic, the one thing a handler may safely do);
-//! the suite calls [`check`] between steps and, once a signal came, returns
-//! [`Error::Interrupted`], unwinding through the `Drop` of every volume,
-//! which unmounts and removes it.
+//! Ctrl-C (SIGINT), SIGTERM and SIGHUP while a command has made something
+//! it must not leave behind: the default action would kill the process
+//! and leave `suite aging`'s loop devices, mounts and images, a suite's
+//! temporary work folder (hundreds of MB after `quick`), or a concurrent
+//! run's dataset half-resized. Instead, while a [`Guard`] lives, a handler
+//! only records the signal (a store to an atomic, the one thing a handler
+//! may safely do); the work looks at it between steps: a suite calls
+//! [`check`] and, once a signal came, returns [`Error::Interrupted`],
+//! unwinding through the `Drop` of every volume and work folder, which
+//! removes it; a concurrent run asks [`received`], stops its workers, puts
+//! its dataset right and writes what it measured. The command then exits
+//! 128 + the signal's number (130 for Ctrl-C, 143 for SIGTERM), as a shell
+//! reports a process the signal ended.
+//!
+//! One mechanism for every command: a leaf every layer may use, installed
+//! where the things to clean up are made (`suite::common::WorkDir`, the
+//! aging suite, the concurrent executor) and checked where work is done
+//! in steps (a dataset's blobs, a run's operations, a suite's cases).
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicI32, Ordering};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Interruption, Result};
 
 /// The signals handled: the terminal's Ctrl-C, a polite kill, a closed
 /// terminal.
@@ -94,25 +105,37 @@ impl Drop for Guard {
             // SAFETY: `old` is what sigaction returned for this signal.
             unsafe { libc::sigaction(*signal, old, std::ptr::null_mut()) };
         }
+        if *depth == 0 {
+            // The work the signal stopped has unwound past its last guard:
+            // code run later without a guard of its own (a dataset made,
+            // a run) is not stopped by a signal that is no longer its.
+            RECEIVED.store(0, Ordering::SeqCst);
+        }
     }
 }
 
-/// The signal's name, for the message.
-fn name(signal: libc::c_int) -> String {
-    match signal {
-        libc::SIGINT => "SIGINT, Ctrl-C".into(),
-        libc::SIGTERM => "SIGTERM".into(),
-        libc::SIGHUP => "SIGHUP".into(),
-        other => format!("signal {other}"),
+/// The signal that came while a guard was installed, if one did: for
+/// work that stops in its own way (a concurrent run's workers) rather
+/// than by returning [`check`]'s error at once.
+pub fn received() -> Option<libc::c_int> {
+    match RECEIVED.load(Ordering::SeqCst) {
+        0 => None,
+        signal => Some(signal),
     }
 }
+
+/// What a command that unwinds on a signal has done about what it made.
+const UNWOUND: &str = "stopped, and removed what it had made for its own use (temporary folders, mounted volumes; kept with --keep), as after any failure; anything it could not remove is named above";
 
 /// Err([`Error::Interrupted`]) once one of the signals came while a guard
-/// was installed: the caller stops and lets its volumes drop.
+/// was installed: the caller stops and lets its volumes and folders drop.
 pub fn check() -> Result<()> {
-    match RECEIVED.load(Ordering::SeqCst) {
-        0 => Ok(()),
-        signal => Err(Error::Interrupted(name(signal))),
+    match received() {
+        None => Ok(()),
+        Some(signal) => Err(Error::Interrupted(Interruption {
+            signal,
+            aftermath: UNWOUND.into(),
+        })),
     }
 }
 
@@ -132,6 +155,34 @@ mod tests {
 
     /// The tests change the process's handlers: one at a time.
     static HANDLERS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    /// Runs `body` in a process of its own (this test binary again, running
+    /// only the test `name`): it installs handlers for the whole process
+    /// and raises signals, which other tests running at once in this
+    /// process would see and stop for (their runs and suites check).
+    fn alone(name: &str, body: impl FnOnce()) {
+        const CHILD: &str = "BLOBBENCH_TEST_INTERRUPT_ALONE";
+        if std::env::var_os(CHILD).is_some() {
+            body();
+            return;
+        }
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                &format!("interrupt::tests::{name}"),
+                "--nocapture",
+            ])
+            .env(CHILD, "1")
+            .output()
+            .unwrap();
+        let printed = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && printed.contains("1 passed"),
+            "{name} in its own process: {}\n{printed}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 
     /// Sets each signal's handler for the life of the value and puts the
     /// inherited ones back after, so a test starts from the dispositions
@@ -159,6 +210,13 @@ mod tests {
 
     #[test]
     fn a_signal_ignored_at_the_start_stays_ignored() {
+        alone(
+            "a_signal_ignored_at_the_start_stays_ignored",
+            a_signal_ignored_at_the_start_stays_ignored_here,
+        );
+    }
+
+    fn a_signal_ignored_at_the_start_stays_ignored_here() {
         let _one = HANDLERS.lock().unwrap_or_else(|e| e.into_inner());
         let _set = dispositions(&[
             (libc::SIGHUP, libc::SIG_IGN),
@@ -182,6 +240,13 @@ mod tests {
 
     #[test]
     fn a_signal_is_recorded_twice_and_the_old_handlers_come_back() {
+        alone(
+            "a_signal_is_recorded_twice_and_the_old_handlers_come_back",
+            a_signal_is_recorded_twice_and_the_old_handlers_come_back_here,
+        );
+    }
+
+    fn a_signal_is_recorded_twice_and_the_old_handlers_come_back_here() {
         let _one = HANDLERS.lock().unwrap_or_else(|e| e.into_inner());
         let _set = dispositions(&[
             (libc::SIGHUP, libc::SIG_DFL),
@@ -194,7 +259,7 @@ mod tests {
         // SAFETY: raise sends SIGTERM to this thread; the handler records it.
         unsafe { libc::raise(libc::SIGTERM) };
         let e = check().unwrap_err();
-        assert_eq!(e.exit_code(), 130);
+        assert_eq!(e.exit_code(), 143, "128 + SIGTERM");
         assert!(e.to_string().starts_with("interrupted (SIGTERM)"), "{e}");
         drop(inner);
         // The outer guard still handles: a second signal is recorded too.
@@ -203,8 +268,12 @@ mod tests {
             record as extern "C" fn(libc::c_int) as usize
         );
         unsafe { libc::raise(libc::SIGHUP) };
-        assert!(check().unwrap_err().to_string().contains("SIGHUP"));
+        let e = check().unwrap_err();
+        assert!(e.to_string().contains("SIGHUP"), "{e}");
+        assert_eq!(e.exit_code(), 129, "128 + SIGHUP");
         drop(guard);
         assert_eq!(current(libc::SIGHUP), libc::SIG_DFL);
+        // Past the last guard, the signal is no longer anyone's.
+        check().unwrap();
     }
 }
