@@ -502,14 +502,17 @@ fn reinit_removes_the_keys_a_server_added() {
     let d = tmp.path();
     let init = ["init", "dir:g.dir", "--count", "100", "--size", "1k"];
     ok(d, &init);
-    let (mut server, addr) =
-        crate::common::start_serve(d, "dir:g.dir", &["--writable", "--token", "t0k3n"]);
+    let (mut server, addr) = crate::common::start_serve(
+        d,
+        "dir:g.dir",
+        &["--writable", "--token", "t0k3n-long-enough-42"],
+    );
     for key in [101, 150] {
         let mut s = std::net::TcpStream::connect(&addr).unwrap();
         s.set_read_timeout(Some(crate::common::PATIENCE)).unwrap();
         write!(
             s,
-            "PUT /blobs/{key} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t0k3n\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello"
+            "PUT /blobs/{key} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t0k3n-long-enough-42\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello"
         )
         .unwrap();
         let mut reply = String::new();

@@ -71,7 +71,10 @@ blobbench run test1.dir --threads 4 --mix read=50,update=50 --rate 2000 -t 10s  
 Each thread has its own connection or session. Every read is checked: its bytes must be one whole \
 version of the blob (else torn), and that version one the key could hold while the read ran (else \
 stale). A lock held past --busy-timeout is counted as busy and the transaction rolled back; it never \
-ends the run. Deletes and inserts are written back afterwards (untimed) so the dataset stays whole."
+ends the run. Deletes and inserts are written back afterwards (untimed) so the dataset stays whole, \
+also when Ctrl-C or SIGTERM stops the run (its result so far is shown and written; exit 130 or 143) \
+or when a run that inserts finds the disk holding the dataset down to its reserve (at least 1 MiB; \
+exit 2)."
     )]
     Run(Box<RunArgs>),
     /// About a minute: SQLite vs files on this machine, one table of ratios
