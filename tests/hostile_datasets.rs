@@ -385,7 +385,7 @@ fn interrupted_database_in_a_read_only_folder_says_how_to_recover() {
     );
     fs.read_only();
     usage_error(d, &["run", "h.db"], "sqlite3 h.db 'pragma integrity_check'");
-    usage_error(d, &["run", "h.db", "--update"], "not writable");
+    usage_error(d, &["run", "h.db", "--update"], "cannot write");
     usage_error(d, &["run", "c.db"], "journal_mode=delete");
     let out = run(d, &["run", "w.db"]);
     let err = stderr(&out);
