@@ -725,7 +725,7 @@ fn load_counts_requests_checks_content_and_reports_errors() {
     common::usage_error(
         d,
         &["load", "http://x/1", "-t", "1s", "-n", "5"],
-        "not both",
+        "cannot be used with",
     );
 }
 
