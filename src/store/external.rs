@@ -490,6 +490,52 @@ mod tests {
             .unwrap()
     }
 
+    /// An insert leaves no file that no row names: not when its row
+    /// cannot be written, not when its transaction rolls back (the next
+    /// insert of the key would fail "File exists").
+    #[test]
+    fn an_insert_whose_row_does_not_stay_leaves_no_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = tmp.path().join("e.db");
+        let target = Target::parse(&format!("sqlite-ext:{}", db.display())).unwrap();
+        let spec = spec_from_options(5, 1000, 0, "fixed", 1.0, 1).unwrap();
+        let (mut store, _) = crate::store::create_dataset(&target, &spec, &Silent).unwrap();
+        let folder = files_folder(&db);
+        // A row for key 6 without its file: the insert makes the file,
+        // then its row is refused.
+        Connection::open(&db)
+            .unwrap()
+            .execute("INSERT INTO blobs(k, file) VALUES(6, 'elsewhere')", [])
+            .unwrap();
+        {
+            let mut s = store.session(SessionOptions::default()).unwrap();
+            assert!(s.insert(6, &[1u8; 10]).is_err());
+        }
+        assert!(
+            !folder.join("000006").exists(),
+            "the refused row's file went"
+        );
+        let batch = SessionOptions {
+            per_op_transaction: false,
+            ..SessionOptions::default()
+        };
+        {
+            let mut s = store.session(batch).unwrap();
+            s.begin_write().unwrap();
+            s.insert(7, &[2u8; 10]).unwrap();
+            assert!(folder.join("000007").exists());
+            s.rollback().unwrap();
+        }
+        assert!(!folder.join("000007").exists(), "rolled back with its row");
+        let mut s = store.session(batch).unwrap();
+        s.begin_write().unwrap();
+        s.insert(7, &[3u8; 10]).unwrap();
+        s.commit().unwrap();
+        let mut got = Vec::new();
+        s.read(7, &mut |d| got = d.to_vec()).unwrap();
+        assert_eq!(got, vec![3u8; 10]);
+    }
+
     #[test]
     fn an_update_writes_the_file_and_its_row_in_one_transaction() {
         let tmp = tempfile::tempdir().unwrap();
