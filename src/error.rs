@@ -116,15 +116,13 @@ pub struct Interruption {
     pub aftermath: String,
 }
 
-impl Interruption {
-    /// The signal's name, as a user would know it.
-    pub fn signal_name(&self) -> String {
-        match self.signal {
-            libc::SIGINT => "SIGINT, Ctrl-C".into(),
-            libc::SIGTERM => "SIGTERM".into(),
-            libc::SIGHUP => "SIGHUP".into(),
-            other => format!("signal {other}"),
-        }
+/// Signal `signal`'s name, as a user would know it ("SIGINT, Ctrl-C").
+pub fn signal_name(signal: i32) -> String {
+    match signal {
+        libc::SIGINT => "SIGINT, Ctrl-C".into(),
+        libc::SIGTERM => "SIGTERM".into(),
+        libc::SIGHUP => "SIGHUP".into(),
+        other => format!("signal {other}"),
     }
 }
 
@@ -133,7 +131,7 @@ impl std::fmt::Display for Interruption {
         write!(
             f,
             "interrupted ({}): {}",
-            self.signal_name(),
+            signal_name(self.signal),
             self.aftermath
         )
     }

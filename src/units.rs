@@ -23,13 +23,37 @@ const SUFFIXES: &[(&str, u64)] = &[
     ("B", 1),
 ];
 
+/// Why text is not a number [`parse_number`] takes.
+enum NumberError {
+    /// Not digits (or 0x-hex) with a known suffix.
+    Invalid,
+    /// A number, but past what 64 bits hold.
+    TooLarge,
+}
+
+impl NumberError {
+    /// The one-line usage error for `text`.
+    fn into_error(self, text: &str) -> Error {
+        match self {
+            NumberError::Invalid => Error::usage(format!(
+                "invalid number \"{text}\": use digits or 0x-hex with an optional K, M, G (x1000) or KiB, MiB, GiB (x1024) suffix, e.g. 10k"
+            )),
+            NumberError::TooLarge => Error::usage(format!(
+                "number \"{}\" is too large (at most {})",
+                text.trim(),
+                u64::MAX
+            )),
+        }
+    }
+}
+
 /// Parses a non-negative integer with an optional kvtest-style suffix.
 pub fn parse_number(text: &str) -> Result<u64, Error> {
-    let bad = || {
-        Error::usage(format!(
-            "invalid number \"{text}\": use digits or 0x-hex with an optional K, M, G (x1000) or KiB, MiB, GiB (x1024) suffix, e.g. 10k"
-        ))
-    };
+    number(text).map_err(|e| e.into_error(text))
+}
+
+/// [`parse_number`]'s reading, with why it failed as a value.
+fn number(text: &str) -> Result<u64, NumberError> {
     let trimmed = text.trim();
     let trimmed = trimmed.strip_prefix('+').unwrap_or(trimmed);
     let (digits, suffix, radix) = if let Some(hex) = trimmed
@@ -47,10 +71,10 @@ pub fn parse_number(text: &str) -> Result<u64, Error> {
         (&trimmed[..end], &trimmed[end..], 10)
     };
     if digits.is_empty() {
-        return Err(bad());
+        return Err(NumberError::Invalid);
     }
     // Digits alone fail only by overflowing: a number, but too large.
-    let value = u64::from_str_radix(digits, radix).map_err(|_| too_large(text))?;
+    let value = u64::from_str_radix(digits, radix).map_err(|_| NumberError::TooLarge)?;
     let multiplier = if suffix.is_empty() {
         1
     } else {
@@ -58,18 +82,9 @@ pub fn parse_number(text: &str) -> Result<u64, Error> {
             .iter()
             .find(|(name, _)| name.eq_ignore_ascii_case(suffix))
             .map(|&(_, m)| m)
-            .ok_or_else(bad)?
+            .ok_or(NumberError::Invalid)?
     };
-    value.checked_mul(multiplier).ok_or_else(|| too_large(text))
-}
-
-/// A number beyond what 64 bits hold, said so with the limit.
-fn too_large(text: &str) -> Error {
-    Error::usage(format!(
-        "number \"{}\" is too large (at most {})",
-        text.trim(),
-        u64::MAX
-    ))
+    value.checked_mul(multiplier).ok_or(NumberError::TooLarge)
 }
 
 /// A plain whole number (digits only) from 0 to `max`; the error says
@@ -122,18 +137,16 @@ where
 {
     move |text| {
         let out_of_range = || format!("{} is out of range: use {min} to {max}", text.trim());
-        let n = parse_number(text).map_err(|e| match e {
+        let n = match number(text) {
+            Ok(n) => n,
             // Past 64 bits is past `max` too: the range is the news.
-            Error::Usage(m) if m.contains("too large") => out_of_range(),
-            e => e.to_string(),
-        })?;
+            Err(NumberError::TooLarge) => return Err(out_of_range()),
+            Err(e @ NumberError::Invalid) => return Err(e.into_error(text).to_string()),
+        };
         if n < min || n > max {
-            return Err(format!(
-                "{} is out of range: use {min} to {max}",
-                text.trim()
-            ));
+            return Err(out_of_range());
         }
-        T::try_from(n).map_err(|_| format!("{} is out of range: use {min} to {max}", text.trim()))
+        T::try_from(n).map_err(|_| out_of_range())
     }
 }
 

@@ -14,13 +14,13 @@ use crate::common::{bin, json, ok, start_serve};
 mod resources;
 
 /// A running `blobbench serve`, killed when dropped.
-struct Server {
+pub(crate) struct Server {
     child: Child,
-    addr: String,
+    pub(crate) addr: String,
 }
 
 impl Server {
-    fn start(dir: &Path, target: &str, extra: &[&str]) -> Server {
+    pub(crate) fn start(dir: &Path, target: &str, extra: &[&str]) -> Server {
         let (child, addr) = start_serve(dir, target, extra);
         Server { child, addr }
     }
@@ -92,7 +92,7 @@ fn read_reply(r: &mut BufReader<TcpStream>, head: bool) -> Reply {
 
 /// A connection to `addr` whose reads give up after [`common::PATIENCE`]:
 /// a server that never answers fails the test instead of hanging it.
-fn connect(addr: &str) -> TcpStream {
+pub(crate) fn connect(addr: &str) -> TcpStream {
     let s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(common::PATIENCE)).unwrap();
     s
@@ -133,8 +133,13 @@ fn raise_fd_limit() {
 /// reading then stalls the server's stream of a large blob for certain,
 /// the blob's bytes no longer fitting in the sockets' buffers.
 fn small_receive_buffer(s: &TcpStream) {
+    receive_buffer(s, 128 * 1024);
+}
+
+/// Caps the connection's receive buffer at `size` bytes and stops the
+/// kernel growing it.
+pub(crate) fn receive_buffer(s: &TcpStream, size: libc::c_int) {
     use std::os::fd::AsRawFd;
-    let size: libc::c_int = 128 * 1024;
     // SAFETY: setsockopt on this stream's open socket with an int option.
     let set = unsafe {
         libc::setsockopt(
@@ -166,7 +171,7 @@ fn read_head_and_body(s: &mut TcpStream, body: usize) -> Vec<u8> {
     }
 }
 
-fn blob_from_db(db: &Path, key: i64) -> Vec<u8> {
+pub(crate) fn blob_from_db(db: &Path, key: i64) -> Vec<u8> {
     rusqlite::Connection::open(db)
         .unwrap()
         .query_row("SELECT v FROM kv WHERE k = ?1", [key], |r| r.get(0))
@@ -1197,7 +1202,7 @@ fn get_loop(addr: &str, stop: &std::sync::atomic::AtomicBool) -> Vec<(Instant, V
 /// Sets its flag when dropped, by a panic too: readers looping until it is
 /// set (`get_loop`) then stop, so a failed assertion fails the test instead
 /// of leaving `std::thread::scope` waiting for them for ever.
-struct StopWhenDropped<'a>(&'a std::sync::atomic::AtomicBool);
+pub(crate) struct StopWhenDropped<'a>(pub(crate) &'a std::sync::atomic::AtomicBool);
 
 impl Drop for StopWhenDropped<'_> {
     fn drop(&mut self) {

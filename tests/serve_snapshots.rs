@@ -10,11 +10,11 @@ use crate::common;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::Child;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::common::{ok, start_serve};
+use crate::common::ok;
+use crate::http::{Server, StopWhenDropped, blob_from_db, connect, receive_buffer};
 
 const TOKEN: &str = "0123456789abcdef0123";
 
@@ -26,26 +26,6 @@ const LOADED_MACHINE_SLACK: Duration = Duration::from_secs(3);
 
 /// The default `--hold-timeout`.
 const HOLD: Duration = Duration::from_secs(1);
-
-/// A running `blobbench serve`, killed when dropped.
-struct Server {
-    child: Child,
-    addr: String,
-}
-
-impl Server {
-    fn start(dir: &Path, target: &str, extra: &[&str]) -> Server {
-        let (child, addr) = start_serve(dir, target, extra);
-        Server { child, addr }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// A reply read whole, or as far as the connection went.
 struct Reply {
@@ -61,12 +41,6 @@ impl Reply {
     fn whole(&self) -> bool {
         self.length == Some(self.body.len())
     }
-}
-
-fn connect(addr: &str) -> TcpStream {
-    let s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(common::PATIENCE)).unwrap();
-    s
 }
 
 /// Reads one reply from `s`: its head, then its body up to Content-Length
@@ -133,13 +107,6 @@ fn put(addr: &str, key: u64, body: &[u8]) -> u16 {
     read_reply(&mut s, false).status
 }
 
-fn blob_from_db(db: &Path, key: i64) -> Vec<u8> {
-    rusqlite::Connection::open(db)
-        .unwrap()
-        .query_row("SELECT v FROM kv WHERE k = ?1", [key], |r| r.get(0))
-        .unwrap()
-}
-
 /// An outside writer (another process's connection, as `sqlite3` is) that
 /// waits up to `busy` for locks: replaces blob `key`, returns how long it
 /// took, or the error.
@@ -158,24 +125,6 @@ fn outside_write(db: &Path, key: i64, byte: u8, busy: Duration) -> Result<Durati
     Ok(started.elapsed())
 }
 
-/// Caps the socket's receive buffer (and stops the kernel growing it), so
-/// a slowly reading client keeps the server's stream waiting on it.
-fn small_receive_buffer(s: &TcpStream) {
-    use std::os::fd::AsRawFd;
-    let size: libc::c_int = 64 * 1024;
-    // SAFETY: setsockopt on this stream's open socket with an int option.
-    let set = unsafe {
-        libc::setsockopt(
-            s.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_RCVBUF,
-            (&size as *const libc::c_int).cast(),
-            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-        )
-    };
-    assert_eq!(set, 0, "SO_RCVBUF: {}", std::io::Error::last_os_error());
-}
-
 /// A client that reads a large blob at about 200 kB/s (20 kB every
 /// 100 ms) on a thread of its own, until told to stop; then it reads what
 /// is left at full speed and returns all it got (head and body).
@@ -189,7 +138,7 @@ struct SlowReader {
 impl SlowReader {
     fn start(addr: &str, path: &str) -> SlowReader {
         let mut s = connect(addr);
-        small_receive_buffer(&s);
+        receive_buffer(&s, 64 * 1024);
         s.write_all(
             format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").as_bytes(),
         )
@@ -386,15 +335,6 @@ fn outside_writers_get_in_under_a_read_load_of_large_blobs() {
         assert!(whole > 0, "the readers got no blob");
         eprintln!("writers waited {waits:?} beside {whole} whole replies");
     });
-}
-
-/// Sets its flag when dropped, by a panic too, so looping readers stop.
-struct StopWhenDropped<'a>(&'a AtomicBool);
-
-impl Drop for StopWhenDropped<'_> {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::SeqCst);
-    }
 }
 
 /// Version `v` of the blob the next test writes: sizes on both sides of

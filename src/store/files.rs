@@ -96,10 +96,7 @@ impl FilesStore {
                 root.display()
             )));
         }
-        let dataset_last = fs::read_to_string(root.join(MANIFEST_FILE))
-            .ok()
-            .and_then(|text| Manifest::parse(&text))
-            .map(|m| m.last_key);
+        let dataset_last = folder_manifest(root).map(|m| m.last_key);
         Ok(FilesStore {
             root: root.to_path_buf(),
             layout,
@@ -113,11 +110,6 @@ impl FilesStore {
         slots::check_free(root, layout, manifest)?;
         prepare_own_folder(root, manifest)?;
         FilesStore::open(root, layout, Access::ReadWrite)
-    }
-
-    fn read_manifest(&self) -> Option<Manifest> {
-        let text = fs::read_to_string(self.root.join(MANIFEST_FILE)).ok()?;
-        Manifest::parse(&text)
     }
 
     fn key_path(&self, key: u64) -> PathBuf {
@@ -206,6 +198,13 @@ pub(crate) fn write_manifest(root: &Path, manifest: &Manifest) -> Result<()> {
     write_atomically(root, MANIFEST_FILE, &manifest.to_json())
 }
 
+/// The manifest of the dataset folder `root`, or None where there is none
+/// (or it is not one blobbench wrote).
+pub(crate) fn folder_manifest(root: &Path) -> Option<Manifest> {
+    let text = fs::read_to_string(root.join(MANIFEST_FILE)).ok()?;
+    Manifest::parse(&text)
+}
+
 /// Writes `text` as the file `name` in the folder `root` atomically and
 /// durably (see [`write_manifest`]); the temporary file is `NAME.tmp-PID-N`.
 pub(crate) fn write_atomically(root: &Path, name: &str, text: &str) -> Result<()> {
@@ -272,10 +271,7 @@ fn clear_own_folder(root: &Path) -> Result<()> {
             )));
         }
         let mut entries = fs::read_dir(root).map_err(|e| Error::io("cannot list", root, e))?;
-        let ours = fs::read_to_string(root.join(MANIFEST_FILE))
-            .ok()
-            .and_then(|t| Manifest::parse(&t));
-        let Some(manifest) = ours else {
+        let Some(manifest) = folder_manifest(root) else {
             if entries.next().is_some() {
                 return Err(Error::usage(format!(
                     "refusing to write into \"{}\": the folder is not empty and was not made by blobbench; choose an empty or new folder",
@@ -424,7 +420,7 @@ impl Store for FilesStore {
     }
 
     fn catalog(&mut self) -> Result<Catalog> {
-        if let Some(m) = self.read_manifest() {
+        if let Some(m) = folder_manifest(&self.root) {
             m.require_complete(&self.root.display().to_string())?;
             let first_ok = fs::metadata(self.key_path(m.first_key)).is_ok();
             let last = fs::metadata(self.key_path(m.last_key));

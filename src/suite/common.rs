@@ -305,6 +305,27 @@ impl Drop for RemoteDatasets {
     }
 }
 
+/// Refuses at once (exit 2) a server among `targets` that cannot be
+/// reached or refuses the login, before a suite makes or measures
+/// anything: the user's to fix, not a system skipped or failed after the
+/// others ran. Each server is asked once. Any other error is left to the
+/// measurement, which records the system as failed.
+pub fn refuse_unreachable<'a>(targets: impl IntoIterator<Item = &'a Target>) -> Result<()> {
+    let mut asked: Vec<&Path> = Vec::new();
+    for target in targets {
+        if asked.contains(&target.path()) {
+            continue;
+        }
+        asked.push(target.path());
+        if let Err(e) = store::reach(target)
+            && e.exit_code() == 2
+        {
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
 /// Disk space a dataset takes in a database and `file_layouts` folders of
 /// one file per blob: the content once per layout, each file rounded up to
 /// 4 KiB blocks, and a fifth more for pages, folders and journals.

@@ -58,13 +58,7 @@ struct Layout {
 /// Runs the suite.
 pub fn run(options: &ConcurrencyOptions, progress: &dyn Progress) -> Result<ResultDocument> {
     // A server out of reach is refused before any local dataset is made.
-    for (_, target) in &options.servers {
-        if let Err(e) = store::reach(target)
-            && e.exit_code() == 2
-        {
-            return Err(e);
-        }
-    }
+    super::common::refuse_unreachable(options.servers.iter().map(|(_, target)| target))?;
     let work = WorkDir::new(
         options.dir.as_deref(),
         options.keep,

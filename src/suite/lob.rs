@@ -295,7 +295,12 @@ fn apply_logging(target: &mut Target, durable: bool) {
 
 /// Runs the suite: every reachable system at every size; returns the result.
 pub fn run(options: &LobOptions, progress: &dyn Progress) -> Result<ResultDocument> {
-    reach_servers(&options.servers)?;
+    // As `quick`, `advise` and `suite concurrency` refuse one: before
+    // anything is measured, not as a system skipped after the others ran.
+    super::common::refuse_unreachable(options.servers.iter().filter_map(|s| match &s.reach {
+        Reach::Target(target) => Some(target),
+        _ => None,
+    }))?;
     let work = WorkDir::new(options.dir.as_deref(), options.keep, "blobbench-lob-")?;
     let environment = store::capture_environment(Some(&work.path));
     let entries: Vec<std::path::PathBuf> =
@@ -375,31 +380,6 @@ pub fn run(options: &LobOptions, progress: &dyn Progress) -> Result<ResultDocume
         environment,
         Tables::Lob(tables),
     ))
-}
-
-/// Refuses at once (exit 2) a server that cannot be reached or refuses
-/// the login, before anything is measured: the user's to fix, as `quick`,
-/// `advise` and `suite concurrency` refuse it, not a system skipped after
-/// every other one ran. Each server is asked once, whatever its tables.
-fn reach_servers(servers: &[Server]) -> Result<()> {
-    let mut asked: Vec<&std::path::Path> = Vec::new();
-    for server in servers {
-        let Reach::Target(target) = &server.reach else {
-            continue;
-        };
-        if asked.contains(&target.path()) {
-            continue;
-        }
-        asked.push(target.path());
-        // Anything else is the system failing, found and recorded when
-        // it is measured.
-        if let Err(e) = store::reach(target)
-            && e.exit_code() == 2
-        {
-            return Err(e);
-        }
-    }
-    Ok(())
 }
 
 /// Measures every size on every system that has a target. A system that

@@ -109,10 +109,22 @@ impl Mix {
         }
     }
 
+    /// The weights' sum: each kind's share is its weight over this.
+    pub fn total_weight(&self) -> u32 {
+        self.shares.iter().map(|(_, w)| w).sum()
+    }
+
+    /// The weight of `kind` (0 when it is not in the mix).
+    pub fn weight(&self, kind: OpKind) -> u32 {
+        self.shares
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .map_or(0, |&(_, w)| w)
+    }
+
     /// The kind of the next operation.
     pub fn draw(&self, rng: &mut impl Rng) -> OpKind {
-        let total: u32 = self.shares.iter().map(|(_, w)| w).sum();
-        let mut x = rng.random_range(0..total);
+        let mut x = rng.random_range(0..self.total_weight());
         for &(kind, w) in &self.shares {
             if x < w {
                 return kind;

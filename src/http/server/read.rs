@@ -47,30 +47,27 @@ pub(super) struct Span {
     pub(super) len: u64,
 }
 
-/// What a GET or HEAD of a blob of `size` bytes tagged `etag` answers.
-pub(super) enum Answer {
-    /// 304: the client's copy (this tag) is current.
-    NotModified(String),
-    /// 416: no byte of the range is in a blob of this size.
-    Unsatisfiable(u64),
-    /// 200 or 206 with these bytes.
-    Send(Span),
-}
-
-/// The answer to the request's conditional and range headers for one
-/// version of a blob: the same whether decided at look-up or again inside
-/// a stream's own snapshot.
-pub(super) fn answer(headers: &HeaderMap, size: u64, etag: Option<&str>) -> Answer {
+/// The bytes a GET or HEAD of a blob of `size` bytes tagged `etag` sends
+/// (200 or 206), or the reply that answers it without them (304: the
+/// client's copy is current; 416: no byte of the range is in the blob):
+/// the same whether decided at look-up or again inside a stream's own
+/// snapshot. The reply is boxed: it is the rare case, and a response is
+/// large beside a span.
+pub(super) fn answer(
+    headers: &HeaderMap,
+    size: u64,
+    etag: Option<&str>,
+) -> std::result::Result<Span, Box<Response<ResponseBody>>> {
     if let Some(tag) = etag
         && none_match_hits(headers, tag)
     {
-        return Answer::NotModified(tag.to_string());
+        return Err(Box::new(not_modified(tag)));
     }
     let range_header = headers
         .get(header::RANGE)
         .and_then(|v| v.to_str().ok())
         .filter(|_| if_range_holds(headers, etag));
-    Answer::Send(match parse_range(range_header, size) {
+    Ok(match parse_range(range_header, size) {
         RangeRequest::Whole => Span {
             code: StatusCode::OK,
             start: 0,
@@ -81,7 +78,7 @@ pub(super) fn answer(headers: &HeaderMap, size: u64, etag: Option<&str>) -> Answ
             start,
             len: end - start + 1,
         },
-        RangeRequest::Unsatisfiable => return Answer::Unsatisfiable(size),
+        RangeRequest::Unsatisfiable => return Err(Box::new(range_not_satisfiable(size))),
     })
 }
 
@@ -133,9 +130,8 @@ pub(super) async fn get_blob(
         Err(e) => return failure(&e),
     };
     let span = match answer(headers, found.size, found.etag.as_deref()) {
-        Answer::NotModified(tag) => return not_modified(&tag),
-        Answer::Unsatisfiable(size) => return range_not_satisfiable(size),
-        Answer::Send(span) => span,
+        Ok(span) => span,
+        Err(reply) => return *reply,
     };
     let body = if head || span.len == 0 {
         empty()
@@ -263,7 +259,7 @@ fn if_range_matches(if_range: &str, current: Option<&str>) -> bool {
 }
 
 /// 304: the client's copy is current; the tag confirms which one.
-pub(super) fn not_modified(tag: &str) -> Response<ResponseBody> {
+fn not_modified(tag: &str) -> Response<ResponseBody> {
     let mut r = Response::new(empty());
     *r.status_mut() = StatusCode::NOT_MODIFIED;
     r.headers_mut()
@@ -272,7 +268,7 @@ pub(super) fn not_modified(tag: &str) -> Response<ResponseBody> {
 }
 
 /// 416, with the size the client should have asked within.
-pub(super) fn range_not_satisfiable(size: u64) -> Response<ResponseBody> {
+fn range_not_satisfiable(size: u64) -> Response<ResponseBody> {
     let mut r = status(StatusCode::RANGE_NOT_SATISFIABLE, "range not satisfiable");
     r.headers_mut().insert(
         header::CONTENT_RANGE,

@@ -33,9 +33,7 @@ use tokio::sync::{Notify, mpsc, oneshot};
 
 use super::CHUNK;
 use super::body::{MappedPiece, Piece, ResponseBody, empty, streamed};
-use super::read::{
-    Answer, answer, blob_reply, failure, not_modified, range_not_satisfiable, unavailable,
-};
+use super::read::{answer, blob_reply, failure, unavailable};
 use super::reply::status;
 use super::session::{ServerRef, ensure_open, with_session};
 use crate::error::{Error, FailureClass, Result};
@@ -269,11 +267,8 @@ impl Stream<'_, '_> {
             Err(e) => return self.answer_head(head, failure(&e)),
         };
         let span = match answer(&req.conditions, size, etag.as_deref()) {
-            Answer::NotModified(tag) => return self.answer_head(head, not_modified(&tag)),
-            Answer::Unsatisfiable(size) => {
-                return self.answer_head(head, range_not_satisfiable(size));
-            }
-            Answer::Send(span) => span,
+            Ok(span) => span,
+            Err(reply) => return self.answer_head(head, *reply),
         };
         let body = if span.len == 0 {
             empty()

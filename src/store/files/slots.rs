@@ -10,7 +10,7 @@ use std::fs;
 use std::ops::RangeInclusive;
 use std::path::Path;
 
-use super::{FileLayout, MANIFEST_FILE, canonical_key};
+use super::{FileLayout, canonical_key, folder_manifest};
 use crate::dataset::Manifest;
 use crate::error::{Error, Result};
 
@@ -19,10 +19,7 @@ use crate::error::{Error, Result};
 /// leaves. A folder that does not exist, or that blobbench did not make
 /// (refused by the clearing itself unless empty), passes.
 pub(crate) fn check_free(root: &Path, layout: FileLayout, manifest: &Manifest) -> Result<()> {
-    let Some(earlier) = fs::read_to_string(root.join(MANIFEST_FILE))
-        .ok()
-        .and_then(|t| Manifest::parse(&t))
-    else {
+    let Some(earlier) = folder_manifest(root) else {
         return Ok(());
     };
     let slots = Slots {

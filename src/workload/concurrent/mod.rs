@@ -568,11 +568,7 @@ fn run_workers(
 /// The reason a signal gives for stopping the run ("interrupted (SIGINT,
 /// Ctrl-C)").
 fn signal_reason(signal: i32) -> String {
-    let interruption = crate::error::Interruption {
-        signal,
-        aftermath: String::new(),
-    };
-    format!("interrupted ({})", interruption.signal_name())
+    format!("interrupted ({})", crate::error::signal_name(signal))
 }
 
 /// Reads the cluster's shape every [`SHAPE_POLL`] until the workers are

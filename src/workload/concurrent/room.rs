@@ -63,14 +63,8 @@ impl DiskReserve {
             return Ok(());
         };
         let inserts = plan.count.map_or(0, |count| {
-            let total: u64 = plan.mix.shares.iter().map(|(_, w)| u64::from(*w)).sum();
-            let share: u64 = plan
-                .mix
-                .shares
-                .iter()
-                .filter(|(k, _)| *k == OpKind::Insert)
-                .map(|(_, w)| u64::from(*w))
-                .sum();
+            let share = u64::from(plan.mix.weight(OpKind::Insert));
+            let total = u64::from(plan.mix.total_weight());
             (count.saturating_mul(share)).div_ceil(total.max(1))
         });
         let needed = inserts
