@@ -13,6 +13,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::process::ProcessStamp;
 use crate::units::{MAX_BLOB_SIZE, MAX_KEY};
 
 /// How blob sizes are spread around `size`.
@@ -92,6 +93,12 @@ pub struct Manifest {
     /// found incomplete ("run ... again").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
+    /// The process writing the dataset while it is incomplete
+    /// ([`ProcessStamp::to_text`]): another blobbench that finds the
+    /// dataset incomplete while that process still runs is told to wait
+    /// for it, not that it was interrupted. Absent once complete.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub writer: Option<String>,
 }
 
 fn complete_by_default() -> bool {
@@ -123,15 +130,24 @@ impl Manifest {
             spec: None,
             complete: true,
             command: None,
+            writer: None,
         }
     }
 
     /// This manifest as written when a command starts making its dataset:
     /// marked incomplete, with the command line that can make it again.
     pub fn started(&self) -> Manifest {
+        self.in_progress(Some(current_command()))
+    }
+
+    /// This manifest as written while this process makes or changes the
+    /// dataset: incomplete, stamped with this process, and naming
+    /// `command` as the fix should the process not finish.
+    pub fn in_progress(&self, command: Option<String>) -> Manifest {
         Manifest {
             complete: false,
-            command: Some(current_command()),
+            command,
+            writer: Some(ProcessStamp::current().to_text()),
             ..self.clone()
         }
     }
@@ -140,8 +156,16 @@ impl Manifest {
     pub fn completed(&self) -> Manifest {
         Manifest {
             complete: true,
+            writer: None,
             ..self.clone()
         }
+    }
+
+    /// Another process that is still running and writing this dataset
+    /// now, if the manifest names one.
+    fn running_writer(&self) -> Option<ProcessStamp> {
+        let stamp = ProcessStamp::parse(self.writer.as_deref()?)?;
+        (stamp != ProcessStamp::current() && stamp.is_running()).then_some(stamp)
     }
 
     /// Refuses a dataset whose making was interrupted, naming the command
@@ -149,6 +173,12 @@ impl Manifest {
     pub fn require_complete(&self, target: &str) -> Result<()> {
         if self.complete {
             return Ok(());
+        }
+        if let Some(writer) = self.running_writer() {
+            return Err(Error::usage(format!(
+                "dataset {target} is being made or changed by another blobbench now (process {}): wait for it to end, or stop it and make the dataset again",
+                writer.pid
+            )));
         }
         let fix = match &self.command {
             Some(c) => format!("run `{c}` again"),
@@ -699,6 +729,49 @@ mod tests {
                 .unwrap()
                 .complete
         );
+        // Completed, the writer's stamp goes with the flag.
+        assert!(!back.completed().to_json().contains("writer"));
+    }
+
+    #[test]
+    fn an_incomplete_dataset_another_running_process_writes_is_waited_for_not_called_interrupted() {
+        let m = Manifest::for_keys(1, 2, 2).started();
+        let with_writer = |stamp: ProcessStamp| {
+            let text = m
+                .to_json()
+                .replace(&ProcessStamp::current().to_text(), &stamp.to_text());
+            Manifest::parse(&text).unwrap()
+        };
+        let message = |m: &Manifest| m.require_complete("x.db").unwrap_err().to_string();
+        // The parent process (it started the tests) runs: wait for it.
+        let parent = std::os::unix::process::parent_id();
+        let start = std::fs::read_to_string(format!("/proc/{parent}/stat")).unwrap();
+        let start: u64 = start[start.rfind(')').unwrap() + 1..]
+            .split_whitespace()
+            .nth(19)
+            .unwrap()
+            .parse()
+            .unwrap();
+        let running = with_writer(ProcessStamp { pid: parent, start });
+        let text = message(&running);
+        assert!(
+            text.contains("being made or changed by another blobbench now")
+                && text.contains(&format!("process {parent}")),
+            "{text}"
+        );
+        assert_eq!(running.require_complete("x").unwrap_err().exit_code(), 2);
+        // The same pid started at another time has ended: interrupted.
+        let ended = with_writer(ProcessStamp {
+            pid: parent,
+            start: start + 1,
+        });
+        assert!(
+            message(&ended).contains("is incomplete"),
+            "{}",
+            message(&ended)
+        );
+        // This process's own stamp is no other writer to wait for.
+        assert!(message(&m).contains("is incomplete"), "{}", message(&m));
     }
 
     fn spec(distribution: SizeDistribution) -> DatasetSpec {

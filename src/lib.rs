@@ -13,6 +13,7 @@ pub mod http;
 pub mod interrupt;
 pub mod measure;
 pub mod pause;
+pub mod process;
 pub mod progress;
 pub mod report;
 pub mod result;

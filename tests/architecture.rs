@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 
 /// What each layer may use besides itself: (layer, allowed, why).
-/// `error`, `units`, `pause` and `interrupt` are leaves every layer may use.
+/// `error`, `units`, `pause`, `interrupt` and `process` are leaves every layer may use.
 const ALLOWED: &[(&str, &[&str], &str)] = &[
     ("main", &["cli", "command"], "main parses and dispatches"),
     ("lib", &[], "lib.rs only declares the modules"),
@@ -85,10 +85,15 @@ const ALLOWED: &[(&str, &[&str], &str)] = &[
         &[],
         "the signal flag is a leaf: installed and checked wherever work is cleaned up",
     ),
+    (
+        "process",
+        &[],
+        "a process stamp is a leaf: records and manifests name the process that wrote them",
+    ),
 ];
 
 /// Leaves any layer may use.
-const EVERYONE_MAY_USE: &[&str] = &["error", "units", "pause", "interrupt"];
+const EVERYONE_MAY_USE: &[&str] = &["error", "units", "pause", "interrupt", "process"];
 
 /// Only these may name a Target variant: everything else asks the store.
 const TARGET_VARIANT_OWNERS: &[&str] = &["store", "target", "command"];

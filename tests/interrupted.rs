@@ -402,6 +402,53 @@ fn a_signal_stops_a_resizing_run_with_its_dataset_whole() {
     }
 }
 
+/// A dataset that a running resizing run has marked incomplete is not
+/// called interrupted: a second run, resizing or reading, is told another
+/// blobbench is changing it now and to wait (exit 2, nothing changed), and
+/// once the first has put it right both work.
+#[test]
+fn a_dataset_another_run_is_changing_now_is_waited_for_not_called_interrupted() {
+    for target in ["dir:g.dir", "g.db"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path();
+        ok(d, &["init", target, "--count", "200", "--size", "2k"]);
+        let resizing = [
+            "run",
+            target,
+            "--threads",
+            "2",
+            "--mix",
+            "insert=50,delete=50",
+            "-t",
+            "300s",
+        ];
+        let held = Held::start(command(d, &resizing), "concurrent-batch@20");
+        let needle = format!(
+            "being made or changed by another blobbench now (process {})",
+            held.child.id()
+        );
+        usage_error(
+            d,
+            &[
+                "run",
+                target,
+                "--threads",
+                "2",
+                "--mix",
+                "insert=50,delete=50",
+                "--count",
+                "50",
+            ],
+            &needle,
+        );
+        usage_error(d, &["run", target, "--verify"], &needle);
+        held.signal(libc::SIGINT);
+        let out = held.release_output();
+        assert_eq!(out.status.code(), Some(130), "{target}: {}", stderr(&out));
+        ok(d, &["run", target, "--verify"]);
+    }
+}
+
 // Item 10 (c): a disk that fills during an insert run.
 
 /// An insert run on a small disk with no end but time: it stops when free

@@ -283,10 +283,7 @@ fn clear_own_folder(root: &Path) -> Result<()> {
         // Ours: mark it incomplete first, so that an interrupted clear is
         // still recognised as ours and never taken for a whole dataset; then
         // remove only what blobbench wrote.
-        let clearing = Manifest {
-            complete: false,
-            ..manifest.clone()
-        };
+        let clearing = manifest.in_progress(manifest.command.clone());
         write_manifest(root, &clearing)?;
         return remove_own_entries(root, &manifest);
     }

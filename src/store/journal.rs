@@ -23,8 +23,8 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 
 use super::files::write_atomically;
-use super::process::ProcessStamp;
 use crate::error::{Error, Result};
+use crate::process::ProcessStamp;
 
 /// Journals are named `blobbench-run-PID-START.json` in the folder.
 const PREFIX: &str = "blobbench-run-";

@@ -15,7 +15,6 @@ mod map_guard;
 mod memory;
 mod mysql;
 mod postgres;
-mod process;
 mod s3;
 mod sqlite;
 mod sqlite_layout;

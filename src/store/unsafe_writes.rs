@@ -18,9 +18,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rusqlite::Connection;
 
 use super::Access;
-use super::process::ProcessStamp;
 use super::sqlite_meta::{META_TABLE, has_table, read_manifest};
 use crate::error::{Error, Result};
+use crate::process::ProcessStamp;
 use crate::target::SqliteSettings;
 
 /// The names of the records in `blobbench_meta` start with this.

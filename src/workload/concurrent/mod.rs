@@ -315,11 +315,7 @@ fn execute_wrapped(
     }
     if resizes && let Some(m) = &catalog.manifest {
         // Until the run has put the dataset right, it is not whole.
-        let pending = Manifest {
-            complete: false,
-            command: None,
-            ..m.clone()
-        };
+        let pending = m.in_progress(None);
         probe.finish(&pending)?;
     }
     drop(probe);

@@ -5,7 +5,7 @@
 
 /// A process as it can be recognised later: pid and start time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct ProcessStamp {
+pub struct ProcessStamp {
     /// The process id.
     pub pid: u32,
     /// When it started: field 22 of `/proc/PID/stat`.
