@@ -342,6 +342,22 @@ fn a_signal_removes_a_suites_temporary_folder() {
 
 // Item 10 (b): a signal stops a resizing run with its dataset whole.
 
+/// A concurrent run of `target` that inserts and deletes (it resizes its
+/// dataset), ended by `end` (`-t 300s`, `--count N`), then `extra`.
+fn resizing_run<'a>(target: &'a str, end: [&'a str; 2], extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "run",
+        target,
+        "--threads",
+        "2",
+        "--mix",
+        "insert=50,delete=50",
+    ];
+    args.extend(end);
+    args.extend(extra);
+    args
+}
+
 /// Ctrl-C or SIGTERM of a concurrent run that inserts and deletes, held
 /// between batches: the workers stop, the dataset is put right, the
 /// result so far is shown and written with the reason, the command exits
@@ -358,18 +374,7 @@ fn a_signal_stops_a_resizing_run_with_its_dataset_whole() {
         let tmp = tempfile::tempdir().unwrap();
         let d = tmp.path();
         ok(d, &["init", target, "--count", "1000", "--size", "2k"]);
-        let args = [
-            "run",
-            target,
-            "--threads",
-            "2",
-            "--mix",
-            "insert=50,delete=50",
-            "-t",
-            "300s",
-            "--json",
-            "r.json",
-        ];
+        let args = resizing_run(target, ["-t", "300s"], &["--json", "r.json"]);
         let held = Held::start(command(d, &args), "concurrent-batch@200");
         held.signal(signal);
         let out = held.release_output();
@@ -385,19 +390,7 @@ fn a_signal_stops_a_resizing_run_with_its_dataset_whole() {
         assert!(last > 1000, "{target}: inserts landed: last key {last}");
         // Whole: every key there and right, and the next resizing run works.
         ok(d, &["run", target, "--verify"]);
-        ok(
-            d,
-            &[
-                "run",
-                target,
-                "--threads",
-                "2",
-                "--mix",
-                "insert=50,delete=50",
-                "--count",
-                "200",
-            ],
-        );
+        ok(d, &resizing_run(target, ["--count", "200"], &[]));
         ok(d, &["run", target, "--verify"]);
     }
 }
@@ -412,35 +405,13 @@ fn a_dataset_another_run_is_changing_now_is_waited_for_not_called_interrupted() 
         let tmp = tempfile::tempdir().unwrap();
         let d = tmp.path();
         ok(d, &["init", target, "--count", "200", "--size", "2k"]);
-        let resizing = [
-            "run",
-            target,
-            "--threads",
-            "2",
-            "--mix",
-            "insert=50,delete=50",
-            "-t",
-            "300s",
-        ];
+        let resizing = resizing_run(target, ["-t", "300s"], &[]);
         let held = Held::start(command(d, &resizing), "concurrent-batch@20");
         let needle = format!(
             "being made or changed by another blobbench now (process {})",
             held.child.id()
         );
-        usage_error(
-            d,
-            &[
-                "run",
-                target,
-                "--threads",
-                "2",
-                "--mix",
-                "insert=50,delete=50",
-                "--count",
-                "50",
-            ],
-            &needle,
-        );
+        usage_error(d, &resizing_run(target, ["--count", "50"], &[]), &needle);
         usage_error(d, &["run", target, "--verify"], &needle);
         held.signal(libc::SIGINT);
         let out = held.release_output();
