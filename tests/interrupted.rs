@@ -342,14 +342,20 @@ fn a_signal_removes_a_suites_temporary_folder() {
 
 // Item 10 (b): a signal stops a resizing run with its dataset whole.
 
-/// A concurrent run of `target` that inserts and deletes (it resizes its
-/// dataset), ended by `end` (`-t 300s`, `--count N`), then `extra`.
-fn resizing_run<'a>(target: &'a str, end: [&'a str; 2], extra: &[&'a str]) -> Vec<&'a str> {
+/// A concurrent run of `target` with `threads` workers that insert and
+/// delete (it resizes its dataset), ended by `end` (`-t 300s`,
+/// `--count N`), then `extra`.
+fn resizing_run<'a>(
+    target: &'a str,
+    threads: &'a str,
+    end: [&'a str; 2],
+    extra: &[&'a str],
+) -> Vec<&'a str> {
     let mut args = vec![
         "run",
         target,
         "--threads",
-        "2",
+        threads,
         "--mix",
         "insert=50,delete=50",
     ];
@@ -374,7 +380,7 @@ fn a_signal_stops_a_resizing_run_with_its_dataset_whole() {
         let tmp = tempfile::tempdir().unwrap();
         let d = tmp.path();
         ok(d, &["init", target, "--count", "1000", "--size", "2k"]);
-        let args = resizing_run(target, ["-t", "300s"], &["--json", "r.json"]);
+        let args = resizing_run(target, "2", ["-t", "300s"], &["--json", "r.json"]);
         let held = Held::start(command(d, &args), "concurrent-batch@200");
         held.signal(signal);
         let out = held.release_output();
@@ -390,7 +396,7 @@ fn a_signal_stops_a_resizing_run_with_its_dataset_whole() {
         assert!(last > 1000, "{target}: inserts landed: last key {last}");
         // Whole: every key there and right, and the next resizing run works.
         ok(d, &["run", target, "--verify"]);
-        ok(d, &resizing_run(target, ["--count", "200"], &[]));
+        ok(d, &resizing_run(target, "2", ["--count", "200"], &[]));
         ok(d, &["run", target, "--verify"]);
     }
 }
@@ -405,13 +411,20 @@ fn a_dataset_another_run_is_changing_now_is_waited_for_not_called_interrupted() 
         let tmp = tempfile::tempdir().unwrap();
         let d = tmp.path();
         ok(d, &["init", target, "--count", "200", "--size", "2k"]);
-        let resizing = resizing_run(target, ["-t", "300s"], &[]);
+        // One worker: held between its batches, it holds no lock of the
+        // database while the other runs look (a second worker would go on
+        // writing, and a reader might find the database locked).
+        let resizing = resizing_run(target, "1", ["-t", "300s"], &[]);
         let held = Held::start(command(d, &resizing), "concurrent-batch@20");
         let needle = format!(
             "being made or changed by another blobbench now (process {})",
             held.child.id()
         );
-        usage_error(d, &resizing_run(target, ["--count", "50"], &[]), &needle);
+        usage_error(
+            d,
+            &resizing_run(target, "2", ["--count", "50"], &[]),
+            &needle,
+        );
         usage_error(d, &["run", target, "--verify"], &needle);
         held.signal(libc::SIGINT);
         let out = held.release_output();

@@ -178,9 +178,14 @@ pub fn kill_at(dir: &Path, args: &[&str], step: &str) {
 /// a thread of its own, so a chatty child never blocks on a full pipe
 /// while the test waits for it.
 pub fn collect(child: &mut Child) -> Output {
+    collect_within(child, PATIENCE)
+}
+
+/// [`collect`], the wait bounded by `patience`.
+pub fn collect_within(child: &mut Child, patience: Duration) -> Output {
     let stdout = drain(child.stdout.take());
     let stderr = drain(child.stderr.take());
-    let status = wait_bounded(child);
+    let status = wait_within(child, patience);
     Output {
         status,
         stdout: stdout.join().unwrap(),
@@ -210,15 +215,20 @@ impl Drop for Held {
 
 /// Waits for `child` to end, killing it and panicking after [`PATIENCE`].
 pub fn wait_bounded(child: &mut Child) -> ExitStatus {
+    wait_within(child, PATIENCE)
+}
+
+/// Waits for `child` to end, killing it and panicking after `patience`.
+fn wait_within(child: &mut Child, patience: Duration) -> ExitStatus {
     let start = Instant::now();
     loop {
         if let Some(status) = child.try_wait().unwrap() {
             return status;
         }
-        if start.elapsed() > PATIENCE {
+        if start.elapsed() > patience {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("the command did not end within {PATIENCE:?}");
+            panic!("the command did not end within {patience:?}");
         }
         std::thread::sleep(Duration::from_millis(5));
     }
