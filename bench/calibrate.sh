@@ -145,15 +145,17 @@ def share(k, n):
     return k / n if n else float("nan")
 
 aa = {"comparisons": 0, "flagged": 0, "flagged_corrected": 0, "pairs_with_any": 0,
-      "rerun_checks": 0, "rerun_inside": 0}
+      "pairs_with_any_corrected": 0, "rerun_checks": 0, "rerun_inside": 0}
 for i in range(1, pairs + 1):
     changes = load(f"{work}/aa-{i}.cmp.json")
     tested = [c for c in changes if c["verdict"] in TESTED]
     flagged = sum(c["verdict"] in FLAGGED for c in tested)
     aa["comparisons"] += len(tested)
     aa["flagged"] += flagged
-    aa["flagged_corrected"] += sum(corrected(c) in FLAGGED for c in tested)
+    flagged_corrected = sum(corrected(c) in FLAGGED for c in tested)
+    aa["flagged_corrected"] += flagged_corrected
     aa["pairs_with_any"] += flagged > 0
+    aa["pairs_with_any_corrected"] += flagged_corrected > 0
     for c in changes:
         interval = c["before"].get("interval")
         if interval:
@@ -163,7 +165,8 @@ for i in range(1, pairs + 1):
 ab = []
 for k, factor in enumerate(factors, start=1):
     row = {"factor": float(factor), "pairs": pairs, "found": 0, "found_corrected": 0,
-           "missing": 0, "others": 0, "others_flagged": 0, "others_pairs_with_any": 0}
+           "missing": 0, "others": 0, "others_flagged": 0, "others_pairs_with_any": 0,
+           "others_pairs_with_any_corrected": 0}
     for i in range(1, pairs + 1):
         changes = load(f"{work}/ab{k}-{i}.cmp.json")
         hit = [c for c in changes if c.get("injected")]
@@ -176,6 +179,7 @@ for k, factor in enumerate(factors, start=1):
         flagged = sum(c["verdict"] in FLAGGED for c in others)
         row["others_flagged"] += flagged
         row["others_pairs_with_any"] += flagged > 0
+        row["others_pairs_with_any_corrected"] += any(corrected(c) in FLAGGED for c in others)
     ab.append(row)
 
 extra = os.environ.get("ARGS", "")
@@ -184,7 +188,8 @@ print(f"\ncalibration: {pairs} pair(s) of {runs}, compare at its defaults, injec
 print(f"A/A: {aa['flagged']} of {aa['comparisons']} case comparisons flagged "
       f"({100 * share(aa['flagged'], aa['comparisons']):.1f}% false alarms; "
       f"{100 * share(aa['flagged_corrected'], aa['comparisons']):.1f}% by the drift-corrected verdicts); "
-      f"{aa['pairs_with_any']} of {pairs} pairs had any")
+      f"{aa['pairs_with_any']} of {pairs} pairs had any "
+      f"({aa['pairs_with_any_corrected']} by the drift-corrected verdicts)")
 print(f"rerun coverage: one run's interval held the rerun's median in {aa['rerun_inside']} of "
       f"{aa['rerun_checks']} cases ({100 * share(aa['rerun_inside'], aa['rerun_checks']):.0f}%)")
 print(f"{'injected':>9}  {'found (power)':>14}  {'corrected':>10}  {'other cases flagged':>20}")

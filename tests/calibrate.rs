@@ -63,17 +63,22 @@ fn the_small_calibration_finds_an_injected_slowdown_every_time() {
     // comparison are a family, and Holm holds a family's chance of any
     // false alarm to 5% when the runs are exchangeable. One drift between a
     // run and its rerun flags several cases of a family at once, so the
-    // families are counted, not the cases. A CI machine is not a quiet one:
-    // the bound is half the families, which a compare that calls noise a
-    // change exceeds (one without Holm flags ~43% of 11-case families) and
-    // an honest one on any machine meets; the rate itself is the full
-    // bench's figure on a quiet machine (README, Calibration).
+    // families are counted, not the cases. A CI machine is not a quiet one,
+    // and beside two CPU hogs the machine itself moves between a run and
+    // its rerun (the reference probes see it: 1.2x to 3x); compare says so
+    // and gives such cases a drift-corrected verdict, the one to read on a
+    // moving machine (`--allow-drift`). So each case is judged by that
+    // verdict where it has one. The bound is half the families, which a
+    // compare that calls noise a change exceeds (one without Holm flags
+    // ~43% of 11-case families) and an honest one on any machine meets;
+    // the rate itself is the full bench's figure on a quiet machine
+    // (README, Calibration).
     let aa = &tally["a_a"];
     let comparisons = aa["comparisons"].as_u64().unwrap() + found["others"].as_u64().unwrap();
     assert!(comparisons >= 60, "{tally}");
     let families = tally["pairs"].as_u64().unwrap() + found["pairs"].as_u64().unwrap();
-    let alarmed =
-        aa["pairs_with_any"].as_u64().unwrap() + found["others_pairs_with_any"].as_u64().unwrap();
+    let alarmed = aa["pairs_with_any_corrected"].as_u64().unwrap()
+        + found["others_pairs_with_any_corrected"].as_u64().unwrap();
     assert_eq!(families, 6, "{tally}");
     assert!(
         alarmed * 2 <= families,
