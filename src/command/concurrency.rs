@@ -8,9 +8,9 @@ use crate::dataset::spec_from_options;
 use crate::error::{Error, Result};
 use crate::report::terminal;
 use crate::result::Tables;
+use crate::result::concurrent::KeyDistribution;
 use crate::suite::concurrency::ConcurrencyOptions;
 use crate::target::Target;
-use crate::workload::keys::KeyDistribution;
 use crate::workload::mix::Mix;
 
 /// Runs `suite concurrency`. A layout that failed while it was measured

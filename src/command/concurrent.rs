@@ -3,20 +3,19 @@
 //! plan before any work (kvtest-only options are refused with what to use
 //! instead); the table is printed and the result written after.
 
+use super::run_settings::{DEFAULT_SEED, refuse_write_options, target_from_args, write_style};
 use crate::cli::RunArgs;
 use crate::error::{Error, Interruption, Result};
 use crate::result::budget::ErrorBudget;
+use crate::result::concurrent::KeyDistribution;
 use crate::result::{CONCURRENT_COMMAND, ResultDocument, Tables};
 use crate::store::{ReadPath, SessionOptions, WriteStyle};
 use crate::workload::concurrent::{ConcurrentPlan, NOT_PUT_RIGHT, OUT_OF_ROOM, execute};
-use crate::workload::keys::{KeyDistribution, YCSB_THETA};
+use crate::workload::keys::YCSB_THETA;
 use crate::workload::mix::Mix;
 
 /// How long a lock is waited for when --busy-timeout is not given.
 const DEFAULT_BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
-
-/// The seed of keys and operations when --order-seed is not given.
-pub const DEFAULT_SEED: u64 = 1;
 
 /// Whether the arguments ask for a concurrent run.
 pub fn asked(args: &RunArgs) -> bool {
@@ -119,7 +118,7 @@ pub fn plan_from_args(args: &RunArgs) -> Result<ConcurrentPlan> {
 /// database's settings given for files, ...), printed with the table.
 fn plan_and_notes(args: &RunArgs) -> Result<(ConcurrentPlan, Vec<String>)> {
     refuse_kvtest_options(args)?;
-    let (target, notes) = super::run::target_from_args(args)?;
+    let (target, notes) = target_from_args(args)?;
     let (preset_mix, preset_keys) = match args.workload.as_deref() {
         Some(w) => {
             let (mix, keys) = ycsb(w);
@@ -161,7 +160,7 @@ fn plan_and_notes(args: &RunArgs) -> Result<(ConcurrentPlan, Vec<String>)> {
             },
             per_op_transaction: true,
             // A reader never sees a blob half replaced unless asked for.
-            write_style: super::run::write_style(args, WriteStyle::TempRename),
+            write_style: write_style(args, WriteStyle::TempRename),
             fsync: args.fsync,
         },
         verify: !args.no_verify,
@@ -174,7 +173,7 @@ fn plan_and_notes(args: &RunArgs) -> Result<(ConcurrentPlan, Vec<String>)> {
             .transpose()?,
     };
     if !plan.writes() {
-        super::run::refuse_write_options(
+        refuse_write_options(
             args,
             "give a --mix that writes (update, rmw, insert, delete) or --writers N",
         )?;

@@ -22,6 +22,7 @@ pub mod quick;
 pub mod replicate;
 pub mod report;
 pub mod run;
+pub mod run_settings;
 pub mod serve;
 pub mod stat;
 pub mod sweep;

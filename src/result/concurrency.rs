@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::dataset::DatasetSpec;
 use crate::measure::estimate::{Estimate, median_estimate, paired_ratio};
+use crate::result::concurrent::KeyDistribution;
 use crate::result::faults::{SystemFailure, failed_layouts_line};
-use crate::workload::keys::KeyDistribution;
 
 /// One store layout the suite loaded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

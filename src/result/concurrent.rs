@@ -10,8 +10,92 @@ use super::faults::{
 };
 use crate::measure::latency::{EncodedHistogram, LatencySummary};
 use crate::store::StoreInfo;
-use crate::workload::keys::KeyDistribution;
-use crate::workload::mix::OpKind;
+
+/// One kind of operation of a mixed run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OpKind {
+    /// Read one blob whole.
+    Read,
+    /// Replace one blob with a new version of the same size.
+    Update,
+    /// Add a blob under a new key past the last one.
+    Insert,
+    /// Remove one blob.
+    Delete,
+    /// Read a blob, then write its next version (YCSB's read-modify-write).
+    #[serde(rename = "rmw")]
+    ReadModifyWrite,
+    /// Read a run of consecutive keys (YCSB's short scan).
+    Scan,
+}
+
+impl OpKind {
+    /// Every kind, in the order tables list them.
+    pub const ALL: [OpKind; 6] = [
+        OpKind::Read,
+        OpKind::Update,
+        OpKind::Insert,
+        OpKind::Delete,
+        OpKind::ReadModifyWrite,
+        OpKind::Scan,
+    ];
+
+    /// The name `--mix` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            OpKind::Read => "read",
+            OpKind::Update => "update",
+            OpKind::Insert => "insert",
+            OpKind::Delete => "delete",
+            OpKind::ReadModifyWrite => "rmw",
+            OpKind::Scan => "scan",
+        }
+    }
+
+    /// Whether the operation changes the store.
+    pub fn writes(self) -> bool {
+        !matches!(self, OpKind::Read | OpKind::Scan)
+    }
+}
+
+/// How keys are drawn, as `--keys` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum KeyDistribution {
+    /// Every key equally likely.
+    Uniform,
+    /// Rank r (from 1) drawn with probability proportional to 1/r^theta,
+    /// ranks scattered over the keys by a fixed permutation.
+    Zipf {
+        /// The skew: 0 is uniform, 0.99 YCSB's default; below 1.
+        theta: f64,
+    },
+    /// Zipfian over recency: the last key is rank 1.
+    Latest {
+        /// The skew, as for `Zipf`.
+        theta: f64,
+    },
+    /// The first `keys` fraction of the range takes `ops` of the draws.
+    Hotspot {
+        /// Fraction of the keys that are hot (0..1).
+        keys: f64,
+        /// Fraction of the operations that go to them (0..=1).
+        ops: f64,
+    },
+}
+
+impl KeyDistribution {
+    /// The distribution as `--keys` takes it back.
+    pub fn describe(&self) -> String {
+        match self {
+            KeyDistribution::Uniform => "uniform".into(),
+            KeyDistribution::Zipf { theta } => format!("zipf:{theta}"),
+            KeyDistribution::Latest { theta } => format!("latest:{theta}"),
+            KeyDistribution::Hotspot { keys, ops } => format!("hotspot:{keys}:{ops}"),
+        }
+    }
+}
 
 /// What a concurrent run was asked to do.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

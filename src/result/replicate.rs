@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::dataset::DatasetSpec;
 use crate::error::FailureClass;
 use crate::measure::estimate::{Estimate, median_estimate, paired_ratio};
-use crate::workload::keys::KeyDistribution;
+use crate::result::concurrent::KeyDistribution;
 
 /// The two arms every round measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

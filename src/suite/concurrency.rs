@@ -11,13 +11,13 @@ use crate::dataset::DatasetSpec;
 use crate::error::{Error, Result};
 use crate::progress::{Progress, Silent};
 use crate::result::concurrency::{ConcurrencyPoint, ConcurrencyTables, LayoutInfo, PointRound};
+use crate::result::concurrent::KeyDistribution;
 use crate::result::faults::SystemFailure;
 use crate::result::{ResultDocument, Tables};
 use crate::store::{self, ReadPath, SessionOptions, WriteStyle};
 use crate::target::{SqliteSettings, Target};
 use crate::units::human_bytes;
 use crate::workload::concurrent::{ConcurrentPlan, execute};
-use crate::workload::keys::KeyDistribution;
 use crate::workload::mix::Mix;
 
 use super::common::WorkDir;

@@ -9,5 +9,5 @@ mod order;
 pub mod run;
 pub mod timer;
 
-pub use order::{KeyOrder, key_sequence};
+pub use order::key_sequence;
 pub use run::{CacheMode, Operation, Repetition, RunPlan, RunResult, execute};

@@ -14,12 +14,12 @@ use crate::result::advise::{
     AgainstDefault, Band, ConcurrencyAdjustment, ConcurrentLayout, Durability, JournalComparison,
     LayoutKind, LayoutResult, PointResult, Spread,
 };
+use crate::result::concurrent::{KeyDistribution, OpKind};
 use crate::result::faults::SystemFailure;
 use crate::store::{ReadPath, SessionOptions, StoreInfo, WriteStyle};
 use crate::target::{SqliteSettings, Target};
 use crate::workload::concurrent::ConcurrentPlan;
-use crate::workload::keys::KeyDistribution;
-use crate::workload::mix::{Mix, OpKind};
+use crate::workload::mix::Mix;
 use crate::workload::{Operation, RunResult, execute};
 
 use super::super::common::{RemoteDatasets, WorkDir, per_op_ns, plan, remove_entry, session};

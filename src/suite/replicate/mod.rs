@@ -22,6 +22,7 @@ use litestream::{Litestream, Setup};
 use crate::dataset::DatasetSpec;
 use crate::error::{Error, Result};
 use crate::progress::{Progress, Silent};
+use crate::result::concurrent::{KeyDistribution, OpKind};
 use crate::result::replicate::{
     Arm, ArmRound, LitestreamInfo, LitestreamRound, ReplicateFailure, ReplicateRound,
     ReplicateTables, RestoreCheck,
@@ -32,8 +33,7 @@ use crate::suite::concurrency::{round_plan, session};
 use crate::target::{S3Location, SqliteSettings, Target};
 use crate::units::human_bytes;
 use crate::workload::concurrent::execute;
-use crate::workload::keys::KeyDistribution;
-use crate::workload::mix::{Mix, OpKind};
+use crate::workload::mix::Mix;
 
 use super::common::WorkDir;
 

@@ -30,14 +30,14 @@ use crate::error::{Error, Result};
 use crate::measure::latency::Latencies;
 use crate::progress::Progress;
 use crate::result::concurrent::{
-    ConcurrentPlanRecord, ConcurrentTables, DatasetAfter, KindFigures, Schedule,
+    ConcurrentPlanRecord, ConcurrentTables, DatasetAfter, KeyDistribution, KindFigures, OpKind,
+    Schedule,
 };
 use crate::store::{self, Access, Session, SessionOptions};
 use crate::target::Target;
 
 use super::history::History;
-use super::keys::KeyDistribution;
-use super::mix::{Mix, OpKind};
+use super::mix::Mix;
 use crate::result::budget::ErrorBudget;
 use crate::result::faults::{ClusterRecord, ShapeChange};
 use crate::store::cluster::{self, ClusterShape};

@@ -12,8 +12,8 @@ use super::ConcurrentPlan;
 use crate::dataset::DatasetSpec;
 use crate::error::{Error, Result};
 use crate::measure::space;
+use crate::result::concurrent::OpKind;
 use crate::units::human_bytes;
-use crate::workload::mix::OpKind;
 
 /// The least the reserve is: room for the manifest, a database's journal
 /// and a few blobs.

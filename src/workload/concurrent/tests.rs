@@ -9,10 +9,10 @@ use crate::dataset::DatasetSpec;
 use crate::error::{Error, FailureClass, Result};
 use crate::progress::Silent;
 use crate::result::concurrent::{ConcurrentTables, Outcomes};
+use crate::result::concurrent::{KeyDistribution, OpKind};
 use crate::store::{self, Access, Session, SessionOptions};
 use crate::target::Target;
-use crate::workload::keys::KeyDistribution;
-use crate::workload::mix::{Mix, OpKind};
+use crate::workload::mix::Mix;
 
 /// A memory dataset `name` of `count` blobs of 1000 bytes, as init makes
 /// it (every blob at version 0), then rewritten at `version` unless that

@@ -12,10 +12,10 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use super::tally::Tally;
 use super::{ConcurrentPlan, Shared};
 use crate::error::{Error, FailureClass, Result};
+use crate::result::concurrent::OpKind;
 use crate::result::faults::Reconnect;
 use crate::store::{self, Access, Session, Store};
 use crate::workload::keys::KeyChooser;
-use crate::workload::mix::OpKind;
 
 /// How long before an operation falls due an open-loop worker stops
 /// sleeping and spins.
