@@ -12,7 +12,7 @@ use crate::dataset::spec_from_options;
 use crate::error::{Error, Result};
 use crate::report::terminal;
 use crate::result::Tables;
-use crate::result::concurrent::KeyDistribution;
+use crate::result::mixed_run::KeyDistribution;
 use crate::suite::replicate::{Bounds, ReplicateOptions, litestream_version};
 use crate::target::Target;
 use crate::workload::mix::Mix;

@@ -1,4 +1,6 @@
-//! `blobbench run TARGET`: kvtest's run, measured properly.
+//! `blobbench run TARGET`: kvtest's run, measured properly. Any of the
+//! mixed run's options (`--threads`, `--mix`, `--keys`, ...) hands the
+//! arguments to mixed_run.rs instead.
 
 use super::run_settings::{
     DEFAULT_SEED, injection, refuse_write_options, target_with_options, write_style,
@@ -118,13 +120,13 @@ fn plan_with(
 /// environment is captured before measuring and finished right after, so
 /// its load average and CPU steal cover the run; a busy machine is said.
 pub fn run(args: &RunArgs) -> Result<()> {
-    if super::concurrent::asked(args) {
+    if super::mixed_run::asked(args) {
         if let (_, Some(i)) = injection(args)? {
             return Err(Error::usage(format!(
                 "inject={i} is a testing aid for single-thread runs (one timed loop); drop it, or drop --threads, --mix, --keys, --workload, --writers, --batch, -t and --rate"
             )));
         }
-        return super::concurrent::run(args);
+        return super::mixed_run::run(args);
     }
     let (plan, notes) = plan_from_args(args)?;
     if let Some(j) = &args.json {

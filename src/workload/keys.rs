@@ -3,13 +3,13 @@
 //! over the range), latest (zipfian over recency: the newest keys are the
 //! hottest) and hotspot (a fraction of the keys takes a fraction of the
 //! operations). The distribution itself is part of a mixed run's
-//! recorded plan (`result::concurrent::KeyDistribution`); here it is
+//! recorded plan (`result::mixed_run::KeyDistribution`); here it is
 //! parsed from `--keys` and drawn from.
 
 use rand::Rng;
 
 use crate::error::{Error, Result};
-use crate::result::concurrent::KeyDistribution;
+use crate::result::mixed_run::KeyDistribution;
 
 /// YCSB's default zipfian constant.
 pub const YCSB_THETA: f64 = 0.99;

@@ -1,12 +1,12 @@
-//! The operations a concurrent run mixes, and their shares
+//! The operations a mixed run draws from, and their shares
 //! (`--mix read=90,update=8,insert=1,delete=1`). The kinds themselves are
-//! named in results (`result::concurrent::OpKind`).
+//! named in results (`result::mixed_run::OpKind`).
 
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::result::concurrent::OpKind;
+use crate::result::mixed_run::OpKind;
 
 /// The operations' shares, as whole weights (`read=95,update=5`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,9 +1,10 @@
 //! The keys each key order visits ([`key_sequence`]; the order itself,
-//! [`KeyOrder`], is part of a run's recorded plan). Random is a permutation (each key once per pass, unlike
-//! kvtest's draws with replacement) so a run covers the whole dataset.
-//! KvtestDraws reproduces kvtest's own sequence (first key, then draws with
-//! replacement from its generator) for like-for-like comparisons with it:
-//! keys drawn twice find their pages already mapped or cached.
+//! [`KeyOrder`], is part of a run's recorded plan). Random is a permutation
+//! (each key once per pass, unlike kvtest's draws with replacement) so a run
+//! covers the whole dataset. KvtestDraws reproduces kvtest's own sequence
+//! (first key, then draws with replacement from its generator) for
+//! like-for-like comparisons with it: keys drawn twice find their pages already
+//! mapped or cached.
 
 use rand::seq::SliceRandom;
 use rand_core::SeedableRng;

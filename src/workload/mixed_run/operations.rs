@@ -11,7 +11,7 @@ use rand::Rng;
 use super::MAX_SCAN;
 use super::worker::{Pending, Worker};
 use crate::error::{Error, Result};
-use crate::result::concurrent::OpKind;
+use crate::result::mixed_run::OpKind;
 use crate::workload::history::{Outcome, Seen, Verdict};
 
 impl Worker<'_, '_, '_> {

@@ -1,7 +1,8 @@
-//! The result of a concurrent run (`run --threads N --mix ...`): per kind
-//! of operation, what was done, how long each took, and every outcome that
-//! was not a plain success (a busy lock, a key deleted meanwhile, a torn or
-//! stale read).
+//! The result of a mixed run (`run --threads N --mix ...`, its `command`
+//! "run concurrent"): what it was asked to do (with the kinds of operation
+//! it mixes and how it draws keys), and per kind of operation what was
+//! done, how long each took, and every outcome that was not a plain
+//! success (a busy lock, a key deleted meanwhile, a torn or stale read).
 
 use serde::{Deserialize, Serialize};
 
@@ -97,9 +98,9 @@ impl KeyDistribution {
     }
 }
 
-/// What a concurrent run was asked to do.
+/// What a mixed run was asked to do.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ConcurrentPlanRecord {
+pub struct MixedRunPlanRecord {
     /// The target string as given.
     pub target: String,
     /// Worker threads, each with its own connection or session.
@@ -233,9 +234,9 @@ pub struct DatasetAfter {
 
 /// The kind-specific part of a `run --threads/--mix` result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ConcurrentTables {
+pub struct MixedRunTables {
     /// What was asked.
-    pub plan: ConcurrentPlanRecord,
+    pub plan: MixedRunPlanRecord,
     /// The store as opened (settings read back).
     pub store: StoreInfo,
     /// The machine's cores, to say when threads exceed them.
@@ -282,7 +283,7 @@ fn is_true(b: &bool) -> bool {
     *b
 }
 
-impl ConcurrentTables {
+impl MixedRunTables {
     /// Completed operations per second, every kind together (commits aside).
     pub fn ops_per_s(&self) -> f64 {
         let ops: u64 = self
@@ -317,7 +318,7 @@ impl ConcurrentTables {
     /// The run as a figure a suite can use: an error naming what failed
     /// when any operation did (throughput over only the operations that
     /// worked is no figure of the case).
-    pub fn without_failures(self) -> crate::error::Result<ConcurrentTables> {
+    pub fn without_failures(self) -> crate::error::Result<MixedRunTables> {
         match self.failures_line() {
             None => Ok(self),
             Some(line) => Err(whole_figure_error(
