@@ -1,20 +1,20 @@
 //! Ctrl-C (SIGINT), SIGTERM and SIGHUP while a command has made something
 //! it must not leave behind: the default action would kill the process
 //! and leave `suite aging`'s loop devices, mounts and images, a suite's
-//! temporary work folder (hundreds of MB after `quick`), or a concurrent
+//! temporary work folder (hundreds of MB after `quick`), or a mixed
 //! run's dataset half-resized. Instead, while a [`Guard`] lives, a handler
 //! only records the signal (a store to an atomic, the one thing a handler
 //! may safely do); the work looks at it between steps: a suite calls
 //! [`check`] and, once a signal came, returns [`Error::Interrupted`],
 //! unwinding through the `Drop` of every volume and work folder, which
-//! removes it; a concurrent run asks [`received`], stops its workers, puts
+//! removes it; a mixed run asks [`received`], stops its workers, puts
 //! its dataset right and writes what it measured. The command then exits
 //! 128 + the signal's number (130 for Ctrl-C, 143 for SIGTERM), as a shell
 //! reports a process the signal ended.
 //!
 //! One mechanism for every command: a leaf every layer may use, installed
 //! where the things to clean up are made (`suite::common::WorkDir`, the
-//! aging suite, the concurrent executor) and checked where work is done
+//! aging suite, the mixed-run executor) and checked where work is done
 //! in steps (a dataset's blobs, a run's operations, a suite's cases).
 
 use std::sync::Mutex;
@@ -115,7 +115,7 @@ impl Drop for Guard {
 }
 
 /// The signal that came while a guard was installed, if one did: for
-/// work that stops in its own way (a concurrent run's workers) rather
+/// work that stops in its own way (a mixed run's workers) rather
 /// than by returning [`check`]'s error at once.
 pub fn received() -> Option<libc::c_int> {
     match RECEIVED.load(Ordering::SeqCst) {

@@ -62,11 +62,9 @@ const ALLOWED: &[(&str, &[&str], &str)] = &[
         &["result", "measure", "dataset"],
         "reports render results (and the dataset specs they hold) only, never live state",
     ),
-    // result -> workload is the one arrow that runs back up (KeyOrder,
-    // KeyDistribution and OpKind live in workload/); issue 30 moves them.
     (
         "result",
-        &["measure", "store", "target", "dataset", "workload"],
+        &["measure", "store", "target", "dataset"],
         "the result contract holds data types; it depends on nothing that renders or runs it",
     ),
     ("measure", &[], "measurement primitives know no backend"),

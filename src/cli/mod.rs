@@ -440,6 +440,7 @@ blobbench suite http --count 20k --size 10k --variance 0 -c 1,8,64    \
     Http(HttpSuiteArgs),
     /// Many threads at once: throughput and p50/p99 against threads, SQLite (WAL, rollback) vs files vs sqlite-ext
     #[command(
+        name = "concurrency",
         after_help = "For each mix and thread count, every layout runs a concurrent run (as `run --threads N \
 --mix ... --keys zipf`) in --rounds rounds of -t/rounds, the layouts' order reversed every round, every \
 read checked. Layouts: sqlite-wal (journal_mode=wal, synchronous=normal), sqlite-rollback (delete, full), \
@@ -449,7 +450,7 @@ Examples:\n  blobbench suite concurrency                        (3 mixes x 6 thr
 blobbench suite concurrency --threads 1,2,4 --mixes read=100 -t 2s\n  \
 blobbench suite concurrency --pg postgres://postgres@127.0.0.1:5432/bench"
     )]
-    Concurrency(ConcurrencyArgs),
+    Scaling(ScalingArgs),
     /// SQLite replicated to an object store by Litestream: what it costs the writers, and a verified restore
     #[command(
         after_help = "One WAL database (journal_mode=wal, synchronous=normal) is written by --threads workers \
@@ -622,7 +623,7 @@ pub struct ReplicateArgs {
 
 /// The arguments of `blobbench suite concurrency`.
 #[derive(Args, Debug)]
-pub struct ConcurrencyArgs {
+pub struct ScalingArgs {
     /// Number of blobs in each layout
     #[arg(long, default_value = "10k", value_parser = number_in::<u64>(1, MAX_KEY))]
     pub count: u64,
@@ -960,7 +961,7 @@ pub enum ColdArg {
 }
 
 /// The options that make `run` a concurrent run (any of them).
-pub const CONCURRENT_RUN_OPTIONS: [&str; 8] = [
+pub const MIXED_RUN_OPTIONS: [&str; 8] = [
     "threads", "mix", "keys", "workload", "writers", "batch", "duration", "rate",
 ];
 
@@ -968,7 +969,7 @@ pub const CONCURRENT_RUN_OPTIONS: [&str; 8] = [
 /// the other, and options that contradict each other, are refused by clap
 /// (exit 2, one line naming both) instead of being ignored.
 #[derive(Args, Debug)]
-#[command(group(ArgGroup::new("concurrent").multiple(true).args(CONCURRENT_RUN_OPTIONS)))]
+#[command(group(ArgGroup::new("concurrent").multiple(true).args(MIXED_RUN_OPTIONS)))]
 pub struct RunArgs {
     /// Database or folder to measure (see `blobbench --help` for target syntax). On any target, ?inject=+20us (a fixed extra: ns, us, ms) or ?inject=x1.10 (each operation's own time scaled) spins that much more in every timed operation: a testing aid for the calibration bench (bench/calibrate.sh), recorded in the result
     #[arg(value_parser = Utf8Arg)]

@@ -5,8 +5,6 @@
 pub mod advise;
 pub mod aging;
 pub mod compare;
-pub mod concurrency;
-pub mod concurrent;
 pub mod export;
 pub mod fasterthanfs;
 pub mod http;
@@ -15,6 +13,7 @@ pub mod internal_external;
 pub mod load;
 pub mod lob;
 pub mod merge;
+pub mod mixed_run;
 pub mod object_store;
 pub mod output;
 pub mod progress;
@@ -22,6 +21,8 @@ pub mod quick;
 pub mod replicate;
 pub mod report;
 pub mod run;
+pub mod run_settings;
+pub mod scaling;
 pub mod serve;
 pub mod stat;
 pub mod sweep;
@@ -41,7 +42,7 @@ pub fn dispatch(command: &Command) -> Result<()> {
         Command::Suite(SuiteCommand::InternalExternal(a)) => internal_external::run(a),
         Command::Suite(SuiteCommand::Lob(a)) => lob::run(a),
         Command::Suite(SuiteCommand::Http(a)) => http::run(a),
-        Command::Suite(SuiteCommand::Concurrency(a)) => concurrency::run(a),
+        Command::Suite(SuiteCommand::Scaling(a)) => scaling::run(a),
         Command::Suite(SuiteCommand::Replicate(a)) => replicate::run(a),
         Command::Suite(SuiteCommand::Aging(a)) => aging::run(a),
         Command::Sweep(a) => sweep::run(a),

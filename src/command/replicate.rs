@@ -12,9 +12,9 @@ use crate::dataset::spec_from_options;
 use crate::error::{Error, Result};
 use crate::report::terminal;
 use crate::result::Tables;
+use crate::result::mixed_run::KeyDistribution;
 use crate::suite::replicate::{Bounds, ReplicateOptions, litestream_version};
 use crate::target::Target;
-use crate::workload::keys::KeyDistribution;
 use crate::workload::mix::Mix;
 
 /// Runs `suite replicate`.

@@ -1,17 +1,21 @@
-//! `blobbench run TARGET`: kvtest's run, measured properly.
+//! `blobbench run TARGET`: kvtest's run, measured properly. Any of the
+//! mixed run's options (`--threads`, `--mix`, `--keys`, ...) hands the
+//! arguments to mixed_run.rs instead.
 
-use crate::cli::{ColdArg, RunArgs, WriteStyleArg};
+use super::run_settings::{
+    DEFAULT_SEED, injection, refuse_write_options, target_with_options, write_style,
+};
+use crate::cli::{ColdArg, RunArgs};
 use crate::error::{Error, Result};
 use crate::measure::cache::WHOLE_MACHINE;
 use crate::measure::environment::busy_warning;
 use crate::progress::Progress;
 use crate::result::ResultDocument;
-use crate::result::run::RunTables;
-use crate::store::inject::Injection;
+use crate::result::run::{KeyOrder, RunTables};
 use crate::store::{ReadPath, WriteStyle};
-use crate::target::{JOURNAL_MODES, Target, one_of, parse_cache_size, split_injection};
+use crate::target::Target;
 use crate::workload::run::SessionOptionsRecord;
-use crate::workload::{CacheMode, KeyOrder, Operation, RunPlan, execute};
+use crate::workload::{CacheMode, Operation, RunPlan, execute};
 
 /// Turns `run`'s arguments into the executor's plan, and notes on options
 /// that do not apply to the target.
@@ -26,103 +30,6 @@ pub fn plan_from_args(args: &RunArgs) -> Result<(RunPlan, Vec<String>)> {
     let (mut plan, notes) = plan_with(args, target, operation, notes)?;
     plan.session.inject = inject;
     Ok((plan, notes))
-}
-
-/// The target string without its `?inject=SPEC` (a testing aid: a known
-/// extra cost per timed operation), and the injection parsed.
-fn injection(args: &RunArgs) -> Result<(String, Option<Injection>)> {
-    let (text, spec) = split_injection(&args.target)?;
-    Ok((text, spec.as_deref().map(Injection::parse).transpose()?))
-}
-
-/// The target with the SQLite settings `run`'s kvtest options ask for
-/// (--cache-size, --mmap, --nosync, --jmode, --nocheckpoint), and notes on
-/// those that do not apply to it.
-pub fn target_from_args(args: &RunArgs) -> Result<(Target, Vec<String>)> {
-    target_with_options(args, &args.target)
-}
-
-/// As [`target_from_args`], for the target string `text`.
-fn target_with_options(args: &RunArgs, text: &str) -> Result<(Target, Vec<String>)> {
-    let mut target = Target::parse(text)?;
-    let mut notes = Vec::new();
-    match target.sqlite_settings_mut() {
-        Some(s) => {
-            s.cache_size = Some(parse_cache_size("--cache-size", &args.cache_size)?);
-            if args.mmap > 0 || s.mmap_size.is_none() {
-                s.mmap_size = Some(args.mmap);
-            }
-            if args.nosync {
-                s.synchronous = Some("off".into());
-            }
-            if let Some(j) = &args.jmode {
-                s.journal_mode = Some(one_of("--jmode", j, JOURNAL_MODES)?);
-            }
-            if args.nocheckpoint {
-                // As kvtest: no checkpoint inside the timed COMMIT; the
-                // executor times the one after it on its own.
-                s.wal_autocheckpoint = Some(0);
-            }
-        }
-        None => {
-            for (given, name) in [
-                (args.blob_api, "--blob-api"),
-                (args.mmap > 0, "--mmap"),
-                (args.nosync, "--nosync"),
-                (args.jmode.is_some(), "--jmode"),
-                (args.integrity_check, "--integrity-check"),
-            ] {
-                if given {
-                    notes.push(format!("{name} ignored: it applies to database targets"));
-                }
-            }
-        }
-    }
-    if args.fsync && matches!(target, Target::Sqlite { .. }) {
-        notes.push(
-            "--fsync ignored: SQLite durability is set by synchronous (--nosync or ?synchronous=)"
-                .into(),
-        );
-    }
-    if args.write_style.is_some()
-        && !matches!(
-            target,
-            Target::Dir { .. } | Target::Tree { .. } | Target::SqliteExt { .. }
-        )
-    {
-        notes.push(
-            "--write-style ignored: it says how files are rewritten (dir:, tree:, sqlite-ext: targets)"
-                .into(),
-        );
-    }
-    Ok((target, notes))
-}
-
-/// Refuses --fsync and --write-style for a run that writes nothing (they
-/// say how writes are made); `fix` says how to make it write.
-pub fn refuse_write_options(args: &RunArgs, fix: &str) -> Result<()> {
-    let given = [
-        (args.fsync, "--fsync"),
-        (args.write_style.is_some(), "--write-style"),
-    ];
-    for (given, name) in given {
-        if given {
-            return Err(Error::usage(format!(
-                "{name} says how blobs are written, and this run only reads: {fix}, or leave {name} out"
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// How `--write-style` rewrites files (`default` when not given).
-pub fn write_style(args: &RunArgs, default: WriteStyle) -> WriteStyle {
-    match args.write_style {
-        None => default,
-        Some(WriteStyleArg::Truncate) => WriteStyle::Truncate,
-        Some(WriteStyleArg::InPlace) => WriteStyle::InPlace,
-        Some(WriteStyleArg::Rename) => WriteStyle::TempRename,
-    }
 }
 
 fn plan_with(
@@ -198,7 +105,7 @@ fn plan_with(
         },
         verify: args.verify,
         exclude_checkpoint: args.nocheckpoint,
-        order_seed: args.order_seed.unwrap_or(super::concurrent::DEFAULT_SEED),
+        order_seed: args.order_seed.unwrap_or(DEFAULT_SEED),
         max_errors: args
             .max_errors
             .as_deref()
@@ -213,13 +120,13 @@ fn plan_with(
 /// environment is captured before measuring and finished right after, so
 /// its load average and CPU steal cover the run; a busy machine is said.
 pub fn run(args: &RunArgs) -> Result<()> {
-    if super::concurrent::asked(args) {
+    if super::mixed_run::asked(args) {
         if let (_, Some(i)) = injection(args)? {
             return Err(Error::usage(format!(
                 "inject={i} is a testing aid for single-thread runs (one timed loop); drop it, or drop --threads, --mix, --keys, --workload, --writers, --batch, -t and --rate"
             )));
         }
-        return super::concurrent::run(args);
+        return super::mixed_run::run(args);
     }
     let (plan, notes) = plan_from_args(args)?;
     if let Some(j) = &args.json {

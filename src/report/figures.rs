@@ -33,9 +33,9 @@ pub fn strip_round(name: &str) -> &str {
     }
 }
 
-/// One kind of a concurrent run as table cells: operation, done, per s,
+/// One kind of a mixed run as table cells: operation, done, per s,
 /// p50, p99, p99.9, max, busy, missing, torn, stale.
-pub fn concurrent_kind_cells(k: &crate::result::concurrent::KindFigures) -> Vec<String> {
+pub fn mixed_run_kind_cells(k: &crate::result::mixed_run::KindFigures) -> Vec<String> {
     let l = &k.latency;
     let o = &k.outcomes;
     let t = |ns: u64| crate::units::human_duration_ns(ns as f64);
@@ -57,9 +57,7 @@ pub fn concurrent_kind_cells(k: &crate::result::concurrent::KindFigures) -> Vec<
 
 /// One row per kind of operation and class of failure: operation, class,
 /// count, the first message.
-pub fn concurrent_failure_rows(
-    t: &crate::result::concurrent::ConcurrentTables,
-) -> Vec<Vec<String>> {
+pub fn mixed_run_failure_rows(t: &crate::result::mixed_run::MixedRunTables) -> Vec<Vec<String>> {
     t.kinds
         .iter()
         .flat_map(|k| {
@@ -75,12 +73,12 @@ pub fn concurrent_failure_rows(
         .collect()
 }
 
-/// The headers of [`concurrent_failure_rows`].
-pub const CONCURRENT_FAILURE_HEADERS: [&str; 4] =
+/// The headers of [`mixed_run_failure_rows`].
+pub const MIXED_RUN_FAILURE_HEADERS: [&str; 4] =
     ["operation", "failed as", "count", "first message"];
 
-/// The headers of [`concurrent_kind_cells`].
-pub const CONCURRENT_KIND_HEADERS: [&str; 12] = [
+/// The headers of [`mixed_run_kind_cells`].
+pub const MIXED_RUN_KIND_HEADERS: [&str; 12] = [
     "operation",
     "done",
     "per s",

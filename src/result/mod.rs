@@ -10,8 +10,6 @@ pub mod advise;
 pub mod aging;
 pub mod budget;
 pub mod compare;
-pub mod concurrency;
-pub mod concurrent;
 pub mod fasterthanfs;
 pub mod faults;
 pub mod http;
@@ -19,9 +17,11 @@ pub mod init;
 pub mod internal_external;
 pub mod load;
 pub mod lob;
+pub mod mixed_run;
 pub mod quick;
 pub mod replicate;
 pub mod run;
+pub mod scaling;
 pub mod sweep;
 
 use std::path::Path;
@@ -88,10 +88,10 @@ pub enum Tables {
     Advise(advise::AdviseTables),
     /// `compare`: what changed between two results.
     Compare(compare::CompareTables),
-    /// `run --threads/--mix`: a concurrent run, per kind of operation.
-    Concurrent(concurrent::ConcurrentTables),
-    /// `suite concurrency`: throughput and tails against threads.
-    Concurrency(concurrency::ConcurrencyTables),
+    /// `run --threads/--mix`: a mixed run, per kind of operation.
+    MixedRun(mixed_run::MixedRunTables),
+    /// `suite concurrency`, the scaling suite: throughput and tails against threads.
+    Scaling(scaling::ScalingTables),
     /// `suite replicate`: writes alone and with Litestream, and the restore.
     Replicate(replicate::ReplicateTables),
     /// `suite aging`: reads, fragments and space against storage age.
@@ -107,13 +107,13 @@ impl Tables {
     /// none did.
     pub fn failures_line(&self) -> Option<String> {
         match self {
-            Tables::Concurrent(t) => t.failures_line(),
+            Tables::MixedRun(t) => t.failures_line(),
             Tables::Load(t) => t.failures_line(),
             Tables::Lob(t) => t.failures_line(),
             Tables::Quick(t) => t.failures_line(),
             Tables::Advise(t) => t.failures_line(),
             Tables::Replicate(t) => t.failures_line(),
-            Tables::Concurrency(t) => t.failures_line(),
+            Tables::Scaling(t) => t.failures_line(),
             _ => None,
         }
     }
@@ -133,8 +133,8 @@ impl Tables {
             "sweep" => Tables::Sweep(v(value)?),
             "advise" => Tables::Advise(v(value)?),
             "compare" => Tables::Compare(v(value)?),
-            CONCURRENT_COMMAND => Tables::Concurrent(v(value)?),
-            "suite concurrency" => Tables::Concurrency(v(value)?),
+            MIXED_RUN_COMMAND => Tables::MixedRun(v(value)?),
+            "suite concurrency" => Tables::Scaling(v(value)?),
             "suite replicate" => Tables::Replicate(v(value)?),
             "suite aging" => Tables::Aging(v(value)?),
             _ => Tables::Other(value),
@@ -142,8 +142,8 @@ impl Tables {
     }
 }
 
-/// The `command` of a concurrent run's result (`run --threads/--mix`).
-pub const CONCURRENT_COMMAND: &str = "run concurrent";
+/// The `command` of a mixed run's result (`run --threads/--mix`).
+pub const MIXED_RUN_COMMAND: &str = "run concurrent";
 
 /// The document as stored, before its tables are typed by its command.
 #[derive(Deserialize)]

@@ -1,5 +1,5 @@
 //! The result of `suite replicate`: a WAL SQLite blob database written by
-//! the concurrent executor, alone and while Litestream replicates it to an
+//! the mixed-run executor, alone and while Litestream replicates it to an
 //! S3 bucket, in paired rounds; what Litestream cost (CPU, bytes uploaded,
 //! the WAL it let grow), and whether a restore from the replica holds
 //! exactly the source's blobs.
@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::dataset::DatasetSpec;
 use crate::error::FailureClass;
 use crate::measure::estimate::{Estimate, median_estimate, paired_ratio};
-use crate::workload::keys::KeyDistribution;
+use crate::result::mixed_run::KeyDistribution;
 
 /// The two arms every round measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

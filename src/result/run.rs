@@ -16,8 +16,6 @@ use crate::store::{Catalog, SessionOptions, StoreInfo};
 /// How a run reads and writes, recorded in its plan.
 pub use crate::store::{ReadPath, WriteStyle};
 use crate::target::Target;
-/// The order a run visits keys in, recorded in its plan.
-pub use crate::workload::KeyOrder;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -41,6 +39,20 @@ pub enum CacheMode {
     /// Only the target's files evicted (posix_fadvise DONTNEED), even as
     /// root (`--cold=file`).
     ColdFiles,
+}
+
+/// The order a run visits keys in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum KeyOrder {
+    /// Ascending from the start key (kvtest's --asc, its default).
+    Asc,
+    /// Descending from the last key (kvtest's --desc).
+    Desc,
+    /// A seeded random permutation: every key once per pass.
+    Random,
+    /// kvtest's --random exactly: draws with replacement from its generator.
+    KvtestDraws,
 }
 
 /// Everything the executor needs to run one workload on one target.

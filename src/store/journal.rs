@@ -1,7 +1,7 @@
 //! The journal of the keys a process adds to a dataset folder (`dir:`,
 //! `tree:`, and the files beside an `sqlite-ext:` database) past the last
 //! key its manifest records: before any writer of the process (a
-//! concurrent run's workers, `serve --writable`'s PUTs) writes such a key,
+//! mixed run's workers, `serve --writable`'s PUTs) writes such a key,
 //! the key is within the range the process's journal names, written
 //! durably beside the manifest. A process killed before the manifest
 //! records its keys (kill -9, a crash), or one that never records them (a

@@ -7,10 +7,11 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::measure::stats::summarize;
 use crate::progress::Progress;
+use crate::result::run::KeyOrder;
 use crate::store::{self, Access, ReadPath, WriteStyle};
 use crate::target::{SqliteSettings, Target};
 use crate::workload::run::SessionOptionsRecord;
-use crate::workload::{CacheMode, KeyOrder, Operation, RunPlan, RunResult, execute};
+use crate::workload::{CacheMode, Operation, RunPlan, RunResult, execute};
 
 /// The folder a suite creates its datasets in: `--dir` (kept) or a fresh
 /// temporary folder (removed afterwards unless `--keep`). Only the entries

@@ -27,12 +27,13 @@ use crate::result::lob::{
     BestSize, Failed, GROWTH_FACTOR, Growth, LobTables, Order, ReadGb, Samples, SizeSummary,
     Skipped, Spike, StoreEntry, growth_size,
 };
+use crate::result::run::KeyOrder;
 use crate::result::{ResultDocument, Tables};
 use crate::store::cluster::{self, ClusterShape};
 use crate::store::{self, Access, CacheControl, SessionOptions, StoreInfo};
 use crate::target::Target;
+use crate::workload::key_sequence;
 use crate::workload::timer::OpTimer;
-use crate::workload::{KeyOrder, key_sequence};
 
 use super::common::{WorkDir, remove_entry};
 

@@ -4,11 +4,11 @@
 pub mod advise;
 pub mod aging;
 pub mod common;
-pub mod concurrency;
 pub mod fasterthanfs;
 pub mod http;
 pub mod internal_external;
 pub mod lob;
 pub mod quick;
 pub mod replicate;
+pub mod scaling;
 pub mod sweep;

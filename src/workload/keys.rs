@@ -2,41 +2,17 @@
 //! zipfian (YCSB's generator, theta 0.99 by default, the hot keys scattered
 //! over the range), latest (zipfian over recency: the newest keys are the
 //! hottest) and hotspot (a fraction of the keys takes a fraction of the
-//! operations).
+//! operations). The distribution itself is part of a mixed run's
+//! recorded plan (`result::mixed_run::KeyDistribution`); here it is
+//! parsed from `--keys` and drawn from.
 
 use rand::Rng;
-use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::result::mixed_run::KeyDistribution;
 
 /// YCSB's default zipfian constant.
 pub const YCSB_THETA: f64 = 0.99;
-
-/// How keys are drawn, as `--keys` names it.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
-pub enum KeyDistribution {
-    /// Every key equally likely.
-    Uniform,
-    /// Rank r (from 1) drawn with probability proportional to 1/r^theta,
-    /// ranks scattered over the keys by a fixed permutation.
-    Zipf {
-        /// The skew: 0 is uniform, 0.99 YCSB's default; below 1.
-        theta: f64,
-    },
-    /// Zipfian over recency: the last key is rank 1.
-    Latest {
-        /// The skew, as for `Zipf`.
-        theta: f64,
-    },
-    /// The first `keys` fraction of the range takes `ops` of the draws.
-    Hotspot {
-        /// Fraction of the keys that are hot (0..1).
-        keys: f64,
-        /// Fraction of the operations that go to them (0..=1).
-        ops: f64,
-    },
-}
 
 impl KeyDistribution {
     /// Parses `uniform`, `zipf`, `zipf:0.8`, `latest`, `latest:0.9`,
@@ -87,16 +63,6 @@ impl KeyDistribution {
                 Ok(KeyDistribution::Hotspot { keys, ops })
             }
             _ => Err(bad("unknown distribution")),
-        }
-    }
-
-    /// The distribution as `--keys` takes it back.
-    pub fn describe(&self) -> String {
-        match self {
-            KeyDistribution::Uniform => "uniform".into(),
-            KeyDistribution::Zipf { theta } => format!("zipf:{theta}"),
-            KeyDistribution::Latest { theta } => format!("latest:{theta}"),
-            KeyDistribution::Hotspot { keys, ops } => format!("hotspot:{keys}:{ops}"),
         }
     }
 }

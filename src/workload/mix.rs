@@ -1,58 +1,12 @@
-//! The operations a concurrent run mixes, and their shares
-//! (`--mix read=90,update=8,insert=1,delete=1`).
+//! The operations a mixed run draws from, and their shares
+//! (`--mix read=90,update=8,insert=1,delete=1`). The kinds themselves are
+//! named in results (`result::mixed_run::OpKind`).
 
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-
-/// One kind of operation of a mixed run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum OpKind {
-    /// Read one blob whole.
-    Read,
-    /// Replace one blob with a new version of the same size.
-    Update,
-    /// Add a blob under a new key past the last one.
-    Insert,
-    /// Remove one blob.
-    Delete,
-    /// Read a blob, then write its next version (YCSB's read-modify-write).
-    #[serde(rename = "rmw")]
-    ReadModifyWrite,
-    /// Read a run of consecutive keys (YCSB's short scan).
-    Scan,
-}
-
-impl OpKind {
-    /// Every kind, in the order tables list them.
-    pub const ALL: [OpKind; 6] = [
-        OpKind::Read,
-        OpKind::Update,
-        OpKind::Insert,
-        OpKind::Delete,
-        OpKind::ReadModifyWrite,
-        OpKind::Scan,
-    ];
-
-    /// The name `--mix` takes.
-    pub fn name(self) -> &'static str {
-        match self {
-            OpKind::Read => "read",
-            OpKind::Update => "update",
-            OpKind::Insert => "insert",
-            OpKind::Delete => "delete",
-            OpKind::ReadModifyWrite => "rmw",
-            OpKind::Scan => "scan",
-        }
-    }
-
-    /// Whether the operation changes the store.
-    pub fn writes(self) -> bool {
-        !matches!(self, OpKind::Read | OpKind::Scan)
-    }
-}
+use crate::result::mixed_run::OpKind;
 
 /// The operations' shares, as whole weights (`read=95,update=5`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

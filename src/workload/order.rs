@@ -1,27 +1,16 @@
-//! Key orders. Random is a permutation (each key once per pass, unlike
-//! kvtest's draws with replacement) so a run covers the whole dataset.
-//! KvtestDraws reproduces kvtest's own sequence (first key, then draws with
-//! replacement from its generator) for like-for-like comparisons with it:
-//! keys drawn twice find their pages already mapped or cached.
+//! The keys each key order visits ([`key_sequence`]; the order itself,
+//! [`KeyOrder`], is part of a run's recorded plan). Random is a permutation
+//! (each key once per pass, unlike kvtest's draws with replacement) so a run
+//! covers the whole dataset. KvtestDraws reproduces kvtest's own sequence
+//! (first key, then draws with replacement from its generator) for
+//! like-for-like comparisons with it: keys drawn twice find their pages already
+//! mapped or cached.
 
 use rand::seq::SliceRandom;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use serde::{Deserialize, Serialize};
 
-/// The order a run visits keys in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum KeyOrder {
-    /// Ascending from the start key (kvtest's --asc, its default).
-    Asc,
-    /// Descending from the last key (kvtest's --desc).
-    Desc,
-    /// A seeded random permutation: every key once per pass.
-    Random,
-    /// kvtest's --random exactly: draws with replacement from its generator.
-    KvtestDraws,
-}
+use crate::result::run::KeyOrder;
 
 /// kvtest.c's randInt(): a shift register xor a linear congruential
 /// generator, seeded with kvtest's constants.

@@ -794,8 +794,8 @@ mod tests {
     use super::*;
     use crate::dataset::SizeDistribution;
     use crate::progress::Silent;
+    use crate::result::run::KeyOrder;
     use crate::target::Target;
-    use crate::workload::KeyOrder;
 
     /// A memory dataset of `count` blobs with distinct sizes; returns its target and spec.
     fn dataset(name: &str, count: u64) -> (Target, DatasetSpec) {

@@ -13,7 +13,7 @@ use hyper::body::{Body, Frame, SizeHint};
 use tokio::sync::mpsc;
 
 use super::CHUNK;
-use super::stream::HandBack;
+use super::hand_back::HandBack;
 use crate::store::MappedRuns;
 
 /// Every response's body. The fast path (wire.rs) writes each kind its

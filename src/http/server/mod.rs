@@ -8,8 +8,10 @@
 //! streamed chunk by chunk (SQLite's incremental blob API, pread on files),
 //! never loaded whole.
 
+mod answer;
 mod body;
 mod fast;
+mod hand_back;
 mod listen;
 mod range;
 mod read;
@@ -39,6 +41,11 @@ pub use write::constant_time_eq;
 
 /// Pieces a large blob is streamed in.
 pub const CHUNK: usize = 256 * 1024;
+
+/// How long a request waits for writers to get through (no snapshot
+/// begins while one waits) before it is answered 503: SQLite's own
+/// default busy timeout.
+const READ_LOCK_WAIT: Duration = Duration::from_secs(5);
 
 /// Everything `serve` needs, already checked by the command line.
 #[derive(Debug, Clone)]

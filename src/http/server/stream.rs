@@ -22,20 +22,21 @@
 //! send timeout is cut off as well.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use hyper::header::HeaderMap;
 use hyper::{Response, StatusCode};
 use tokio::runtime::Handle;
-use tokio::sync::{Notify, mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot};
 
-use super::CHUNK;
+use super::answer::{answer, blob_reply};
 use super::body::{MappedPiece, Piece, ResponseBody, empty, streamed};
-use super::read::{answer, blob_reply, failure, unavailable};
-use super::reply::status;
+use super::hand_back::HandBack;
+use super::reply::{failure, status, unavailable};
 use super::session::{ServerRef, ensure_open, with_session};
+use super::{CHUNK, READ_LOCK_WAIT};
 use crate::error::{Error, FailureClass, Result};
 use crate::store::{MappedBlob, Session};
 
@@ -51,11 +52,6 @@ const MAPPED_RESIDENT_STREAMS: usize = 16;
 
 /// How often a stream past its hold time asks whether a writer waits.
 const POLL: Duration = Duration::from_millis(10);
-
-/// How long a request waits for writers to get through (no snapshot
-/// begins while one waits) before it is answered 503: SQLite's own
-/// default busy timeout.
-pub(super) const READ_LOCK_WAIT: Duration = Duration::from_secs(5);
 
 /// Mapped streams in progress, all servers of the process together.
 static MAPPED_IN_FLIGHT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -79,47 +75,6 @@ impl InFlight {
 impl Drop for InFlight {
     fn drop(&mut self) {
         MAPPED_IN_FLIGHT.fetch_sub(1, Ordering::Relaxed);
-    }
-}
-
-/// Asked by a stream's reader that must end its snapshot while mapped
-/// pieces are still unwritten: the connection drops them (the one being
-/// written where its writing reached) and counts the bytes it gave back,
-/// which the reader then sends again from a new snapshot. Once asked, for
-/// good.
-#[derive(Default)]
-pub(super) struct HandBack {
-    /// Asked.
-    asked: AtomicBool,
-    /// Wakes a connection waiting to write a mapped piece.
-    notify: Notify,
-    /// Bytes of mapped pieces the connection dropped unwritten.
-    given_back: AtomicU64,
-}
-
-impl HandBack {
-    /// Asks for it.
-    fn ask(&self) {
-        self.asked.store(true, Ordering::SeqCst);
-        self.notify.notify_waiters();
-    }
-
-    /// Whether it was asked.
-    pub(super) fn asked(&self) -> bool {
-        self.asked.load(Ordering::SeqCst)
-    }
-
-    /// Resolves once it is asked.
-    pub(super) async fn wait(&self) {
-        let notified = self.notify.notified();
-        if !self.asked() {
-            notified.await;
-        }
-    }
-
-    /// The connection dropped `bytes` of mapped pieces unwritten.
-    pub(super) fn gave_back(&self, bytes: u64) {
-        self.given_back.fetch_add(bytes, Ordering::SeqCst);
     }
 }
 
@@ -472,7 +427,7 @@ impl Stream<'_, '_> {
         if self.hand_back.asked() {
             self.end();
         }
-        let given_back = self.hand_back.given_back.load(Ordering::SeqCst);
+        let given_back = self.hand_back.given_back();
         (handed - given_back, gone)
     }
 

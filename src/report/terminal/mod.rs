@@ -4,14 +4,14 @@
 pub mod advise;
 pub mod aging;
 pub mod compare;
-pub mod concurrency;
-pub mod concurrent;
 pub mod fasterthanfs;
 pub mod http;
 pub mod internal_external;
 pub mod load;
 pub mod lob;
+pub mod mixed_run;
 pub mod quick;
 pub mod replicate;
 pub mod run;
+pub mod scaling;
 pub mod sweep;

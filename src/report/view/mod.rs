@@ -9,14 +9,14 @@ use std::path::Path;
 mod advise;
 mod aging;
 mod compare;
-mod concurrency;
-mod concurrent;
 mod fasterthanfs;
 mod http;
 mod internal_external;
 mod lob;
+mod mixed_run;
 mod quick;
 mod replicate;
+mod scaling;
 mod sweep;
 
 use serde_json::Value;
@@ -185,8 +185,8 @@ pub fn section(typed: &ResultDocument, source: &str, index: usize) -> Section {
         Tables::Sweep(t) => sweep::sweep(t, &mut s),
         Tables::Advise(t) => advise::advise(t, &mut s),
         Tables::Compare(t) => compare::compare(t, &mut s),
-        Tables::Concurrent(t) => concurrent::concurrent(t, &mut s),
-        Tables::Concurrency(t) => concurrency::concurrency(t, &mut s),
+        Tables::MixedRun(t) => mixed_run::mixed_run(t, &mut s),
+        Tables::Scaling(t) => scaling::scaling(t, &mut s),
         Tables::Replicate(t) => replicate::replicate(t, &mut s),
         Tables::Aging(t) => aging::aging(t, &mut s),
         Tables::Run(_) | Tables::Init(_) | Tables::Other(_) => {}

@@ -15,11 +15,11 @@ use crate::result::advise::{
     LayoutKind, LayoutResult, PointResult, Spread,
 };
 use crate::result::faults::SystemFailure;
+use crate::result::mixed_run::{KeyDistribution, OpKind};
 use crate::store::{ReadPath, SessionOptions, StoreInfo, WriteStyle};
 use crate::target::{SqliteSettings, Target};
-use crate::workload::concurrent::ConcurrentPlan;
-use crate::workload::keys::KeyDistribution;
-use crate::workload::mix::{Mix, OpKind};
+use crate::workload::mix::Mix;
+use crate::workload::mixed_run::MixedRunPlan;
 use crate::workload::{Operation, RunResult, execute};
 
 use super::super::common::{RemoteDatasets, WorkDir, per_op_ns, plan, remove_entry, session};
@@ -375,7 +375,7 @@ impl Calibrator<'_> {
 }
 
 /// Seconds each layout runs per round at the application's concurrency.
-const CONCURRENT_ROUND: std::time::Duration = std::time::Duration::from_secs(1);
+const MIXED_RUN_ROUND: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl Calibrator<'_> {
     /// Every layout at `size` (the database at `page`) with the
@@ -432,7 +432,7 @@ impl Calibrator<'_> {
                     continue;
                 }
                 let (style, fsync) = writes_of(targets[i].kind, o.durability);
-                let plan = ConcurrentPlan {
+                let plan = MixedRunPlan {
                     target_text: targets[i].target.to_string(),
                     target: targets[i].target.clone(),
                     threads: o.threads,
@@ -440,7 +440,7 @@ impl Calibrator<'_> {
                     mix: Mix::read_only(),
                     keys: KeyDistribution::Uniform,
                     batch: 1,
-                    duration: Some(CONCURRENT_ROUND),
+                    duration: Some(MIXED_RUN_ROUND),
                     count: None,
                     rate: None,
                     busy_timeout: std::time::Duration::from_secs(5),
@@ -455,8 +455,8 @@ impl Calibrator<'_> {
                     workload: None,
                     max_errors: None,
                 };
-                let t = match crate::workload::concurrent::execute(&plan, &Silent)
-                    .and_then(crate::result::concurrent::ConcurrentTables::without_failures)
+                let t = match crate::workload::mixed_run::execute(&plan, &Silent)
+                    .and_then(crate::result::mixed_run::MixedRunTables::without_failures)
                 {
                     Ok(t) => t,
                     Err(e) => {

@@ -1,6 +1,6 @@
 //! `blobbench suite replicate`: what replicating a SQLite blob database to
 //! an object store with Litestream costs its writers. One WAL database is
-//! written by the concurrent executor in rounds, each round measuring two
+//! written by the mixed-run executor in rounds, each round measuring two
 //! arms in alternating order: alone (no Litestream process) and with
 //! Litestream replicating to `s3://BUCKET/PREFIX/...`. Litestream is
 //! started for each round with it and has caught up (its first sync is a
@@ -22,18 +22,18 @@ use litestream::{Litestream, Setup};
 use crate::dataset::DatasetSpec;
 use crate::error::{Error, Result};
 use crate::progress::{Progress, Silent};
+use crate::result::mixed_run::{KeyDistribution, OpKind};
 use crate::result::replicate::{
     Arm, ArmRound, LitestreamInfo, LitestreamRound, ReplicateFailure, ReplicateRound,
     ReplicateTables, RestoreCheck,
 };
 use crate::result::{ResultDocument, Tables};
 use crate::store::{self, Access};
-use crate::suite::concurrency::{round_plan, session};
+use crate::suite::scaling::{round_plan, session};
 use crate::target::{S3Location, SqliteSettings, Target};
 use crate::units::human_bytes;
-use crate::workload::concurrent::execute;
-use crate::workload::keys::KeyDistribution;
-use crate::workload::mix::{Mix, OpKind};
+use crate::workload::mix::Mix;
+use crate::workload::mixed_run::execute;
 
 use super::common::WorkDir;
 
@@ -371,7 +371,7 @@ fn wal_path(target: &Target) -> PathBuf {
     PathBuf::from(p)
 }
 
-/// One timed arm: a concurrent run of one round's length, every read
+/// One timed arm: a mixed run of one round's length, every read
 /// checked, the WAL's size sampled meanwhile.
 fn timed(options: &ReplicateOptions, target: &Target) -> Result<ArmRound> {
     let plan = round_plan(
@@ -393,7 +393,7 @@ fn timed(options: &ReplicateOptions, target: &Target) -> Result<ArmRound> {
             }
         });
         let t = execute(&plan, &Silent)
-            .and_then(crate::result::concurrent::ConcurrentTables::without_failures);
+            .and_then(crate::result::mixed_run::MixedRunTables::without_failures);
         done.store(true, Ordering::Relaxed);
         t
     })?;

@@ -313,7 +313,7 @@ impl Run<'_> {
         Ok(match *w {
             Workload::BlobRead { count, .. } | Workload::BlobUpdate { count, .. } => {
                 crate::workload::key_sequence(
-                    crate::workload::KeyOrder::Random,
+                    crate::result::run::KeyOrder::Random,
                     1,
                     count,
                     count,

@@ -1,24 +1,25 @@
-//! `blobbench run TARGET --threads N --mix ... --keys ...`: the edge of a
-//! concurrent run. Arguments are checked and turned into the executor's
-//! plan before any work (kvtest-only options are refused with what to use
-//! instead); the table is printed and the result written after.
+//! `blobbench run TARGET --threads N --mix ... --keys ...`: the edge of a mixed
+//! run (worker threads mixing operations on one target, YCSB-style; `run
+//! --help` lists its options under "Concurrent runs"). Arguments are checked
+//! and turned into the executor's plan before any work (kvtest-only options are
+//! refused with what to use instead); the table is printed and the result
+//! written after.
 
+use super::run_settings::{DEFAULT_SEED, refuse_write_options, target_from_args, write_style};
 use crate::cli::RunArgs;
 use crate::error::{Error, Interruption, Result};
 use crate::result::budget::ErrorBudget;
-use crate::result::{CONCURRENT_COMMAND, ResultDocument, Tables};
+use crate::result::mixed_run::KeyDistribution;
+use crate::result::{MIXED_RUN_COMMAND, ResultDocument, Tables};
 use crate::store::{ReadPath, SessionOptions, WriteStyle};
-use crate::workload::concurrent::{ConcurrentPlan, NOT_PUT_RIGHT, OUT_OF_ROOM, execute};
-use crate::workload::keys::{KeyDistribution, YCSB_THETA};
+use crate::workload::keys::YCSB_THETA;
 use crate::workload::mix::Mix;
+use crate::workload::mixed_run::{MixedRunPlan, NOT_PUT_RIGHT, OUT_OF_ROOM, execute};
 
 /// How long a lock is waited for when --busy-timeout is not given.
 const DEFAULT_BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// The seed of keys and operations when --order-seed is not given.
-pub const DEFAULT_SEED: u64 = 1;
-
-/// Whether the arguments ask for a concurrent run.
+/// Whether the arguments ask for a mixed run.
 pub fn asked(args: &RunArgs) -> bool {
     args.threads.is_some()
         || args.mix.is_some()
@@ -30,7 +31,7 @@ pub fn asked(args: &RunArgs) -> bool {
         || args.writers.is_some()
 }
 
-/// Runs the concurrent run the arguments describe.
+/// Runs the mixed run the arguments describe.
 pub fn run(args: &RunArgs) -> Result<()> {
     let (plan, notes) = plan_and_notes(args)?;
     if let Some(j) = &args.json {
@@ -48,7 +49,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let mut tables = execute(&plan, &bars)?;
     tables.notes.extend(notes);
     environment.finish();
-    print!("{}", crate::report::terminal::concurrent::render(&tables));
+    print!("{}", crate::report::terminal::mixed_run::render(&tables));
     if let Some(w) = crate::measure::environment::busy_warning(&environment) {
         println!("warning: {w}");
     }
@@ -61,8 +62,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         .and_then(|why| why.strip_prefix(OUT_OF_ROOM))
         .map(str::to_owned);
     if let Some(path) = &args.json {
-        let mut doc =
-            ResultDocument::new(CONCURRENT_COMMAND, environment, Tables::Concurrent(tables));
+        let mut doc = ResultDocument::new(MIXED_RUN_COMMAND, environment, Tables::MixedRun(tables));
         crate::command::output::write_result(&mut doc, path)?;
     }
     if let Some(signal) = crate::interrupt::received() {
@@ -111,15 +111,15 @@ fn interrupted_aftermath(put_right: bool, written: bool) -> String {
 }
 
 /// The plan from the arguments; kvtest-only options are refused.
-pub fn plan_from_args(args: &RunArgs) -> Result<ConcurrentPlan> {
+pub fn plan_from_args(args: &RunArgs) -> Result<MixedRunPlan> {
     plan_and_notes(args).map(|(plan, _)| plan)
 }
 
 /// The plan, and notes on options that do not apply to its target (a
 /// database's settings given for files, ...), printed with the table.
-fn plan_and_notes(args: &RunArgs) -> Result<(ConcurrentPlan, Vec<String>)> {
+fn plan_and_notes(args: &RunArgs) -> Result<(MixedRunPlan, Vec<String>)> {
     refuse_kvtest_options(args)?;
-    let (target, notes) = super::run::target_from_args(args)?;
+    let (target, notes) = target_from_args(args)?;
     let (preset_mix, preset_keys) = match args.workload.as_deref() {
         Some(w) => {
             let (mix, keys) = ycsb(w);
@@ -137,7 +137,7 @@ fn plan_and_notes(args: &RunArgs) -> Result<(ConcurrentPlan, Vec<String>)> {
     };
     let count = args.count;
     let duration = args.duration.map(|d| *d);
-    let plan = ConcurrentPlan {
+    let plan = MixedRunPlan {
         target_text: args.target.clone(),
         target,
         threads: args.threads.unwrap_or(1),
@@ -161,7 +161,7 @@ fn plan_and_notes(args: &RunArgs) -> Result<(ConcurrentPlan, Vec<String>)> {
             },
             per_op_transaction: true,
             // A reader never sees a blob half replaced unless asked for.
-            write_style: super::run::write_style(args, WriteStyle::TempRename),
+            write_style: write_style(args, WriteStyle::TempRename),
             fsync: args.fsync,
         },
         verify: !args.no_verify,
@@ -174,7 +174,7 @@ fn plan_and_notes(args: &RunArgs) -> Result<(ConcurrentPlan, Vec<String>)> {
             .transpose()?,
     };
     if !plan.writes() {
-        super::run::refuse_write_options(
+        refuse_write_options(
             args,
             "give a --mix that writes (update, rmw, insert, delete) or --writers N",
         )?;
@@ -199,7 +199,7 @@ fn ycsb(name: &str) -> (&'static str, KeyDistribution) {
     }
 }
 
-/// kvtest-style options have no meaning in a concurrent run: each is
+/// kvtest-style options have no meaning in a mixed run: each is
 /// refused with what does the same there.
 fn refuse_kvtest_options(args: &RunArgs) -> Result<()> {
     let refused: [(bool, &str, &str); 8] = [

@@ -1,19 +1,18 @@
-//! The terminal table of a concurrent run: per kind of operation, how many
+//! The terminal table of a mixed run: per kind of operation, how many
 //! completed and how fast, p50/p99/p99.9, and every outcome that was not a
 //! plain success (busy, missing, torn, stale).
 
 use std::fmt::Write as _;
 
 use crate::report::figures::{
-    CONCURRENT_FAILURE_HEADERS, CONCURRENT_KIND_HEADERS, concurrent_failure_rows,
-    concurrent_kind_cells,
+    MIXED_RUN_FAILURE_HEADERS, MIXED_RUN_KIND_HEADERS, mixed_run_failure_rows, mixed_run_kind_cells,
 };
 use crate::report::table::Table;
-use crate::result::concurrent::ConcurrentTables;
+use crate::result::mixed_run::MixedRunTables;
 use crate::units::human_duration_ns;
 
 /// The whole report, lines ending in "\n".
-pub fn render(t: &ConcurrentTables) -> String {
+pub fn render(t: &MixedRunTables) -> String {
     let p = &t.plan;
     let mut out = String::new();
     let end = match (p.duration_ns, p.count) {
@@ -59,9 +58,9 @@ pub fn render(t: &ConcurrentTables) -> String {
     } else {
         writeln!(out, "writes: {}", p.writes)
     };
-    let mut table = Table::new(CONCURRENT_KIND_HEADERS);
+    let mut table = Table::new(MIXED_RUN_KIND_HEADERS);
     for k in &t.kinds {
-        table.row(concurrent_kind_cells(k));
+        table.row(mixed_run_kind_cells(k));
     }
     out.push_str(&table.render());
     failures(t, &mut out);
@@ -134,10 +133,10 @@ pub fn render(t: &ConcurrentTables) -> String {
 
 /// What failed, by kind and class, with the tails beside and without the
 /// failures, the reconnections and an early stop; nothing when all went well.
-fn failures(t: &ConcurrentTables, out: &mut String) {
-    let rows = concurrent_failure_rows(t);
+fn failures(t: &MixedRunTables, out: &mut String) {
+    let rows = mixed_run_failure_rows(t);
     if !rows.is_empty() {
-        let mut table = Table::new(CONCURRENT_FAILURE_HEADERS);
+        let mut table = Table::new(MIXED_RUN_FAILURE_HEADERS);
         for r in rows {
             table.row(r);
         }

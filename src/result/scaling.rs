@@ -1,13 +1,13 @@
-//! The result of `suite concurrency`: throughput and tail latency against
-//! threads, per store layout and operation mix, each point measured in
-//! rounds.
+//! The result of `suite concurrency`, the scaling suite: throughput and tail
+//! latency against threads, per store layout and operation mix, each point
+//! measured in rounds.
 
 use serde::{Deserialize, Serialize};
 
 use crate::dataset::DatasetSpec;
 use crate::measure::estimate::{Estimate, median_estimate, paired_ratio};
 use crate::result::faults::{SystemFailure, failed_layouts_line};
-use crate::workload::keys::KeyDistribution;
+use crate::result::mixed_run::KeyDistribution;
 
 /// One store layout the suite loaded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -43,7 +43,7 @@ pub struct PointRound {
 
 /// One layout, mix and thread count, over its rounds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ConcurrencyPoint {
+pub struct ScalingPoint {
     /// The layout's name.
     pub layout: String,
     /// The mix, as `--mix` takes it.
@@ -54,7 +54,7 @@ pub struct ConcurrencyPoint {
     pub rounds: Vec<PointRound>,
 }
 
-impl ConcurrencyPoint {
+impl ScalingPoint {
     /// Operations per second: the median of the rounds and its interval.
     pub fn rate(&self) -> Estimate {
         let v: Vec<f64> = self.rounds.iter().map(|r| r.ops_per_s).collect();
@@ -78,15 +78,15 @@ impl ConcurrencyPoint {
     }
 
     /// This point's throughput over `base`'s, paired round by round.
-    pub fn speedup_over(&self, base: &ConcurrencyPoint) -> Estimate {
-        let rate = |p: &ConcurrencyPoint| p.rounds.iter().map(|r| r.ops_per_s).collect::<Vec<_>>();
+    pub fn speedup_over(&self, base: &ScalingPoint) -> Estimate {
+        let rate = |p: &ScalingPoint| p.rounds.iter().map(|r| r.ops_per_s).collect::<Vec<_>>();
         paired_ratio(&rate(self), &rate(base))
     }
 }
 
 /// The kind-specific part of a `suite concurrency` result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ConcurrencyTables {
+pub struct ScalingTables {
     /// The blobs every layout held.
     pub dataset: DatasetSpec,
     /// How keys were drawn.
@@ -102,7 +102,7 @@ pub struct ConcurrencyTables {
     /// The thread counts, in order.
     pub threads: Vec<usize>,
     /// Every (layout, mix, threads) point.
-    pub points: Vec<ConcurrencyPoint>,
+    pub points: Vec<ScalingPoint>,
     /// Layouts that failed (while their dataset was made, or in a round:
     /// where and why): their points from the one that failed on are left
     /// out (a partial point would not pair with the others' rounds) and
@@ -112,7 +112,7 @@ pub struct ConcurrencyTables {
     pub failed: Vec<SystemFailure>,
 }
 
-impl ConcurrencyTables {
+impl ScalingTables {
     /// What ran, in words: `10000 blobs of 10000 bytes per layout, keys
     /// zipf:0.99, 5s per point in 5 rounds, 2 core(s)`.
     pub fn describe(&self) -> String {
@@ -140,7 +140,7 @@ impl ConcurrencyTables {
     }
 
     /// The point of `layout`, `mix` and `threads`, if it ran.
-    pub fn point(&self, layout: &str, mix: &str, threads: usize) -> Option<&ConcurrencyPoint> {
+    pub fn point(&self, layout: &str, mix: &str, threads: usize) -> Option<&ScalingPoint> {
         self.points
             .iter()
             .find(|p| p.layout == layout && p.mix == mix && p.threads == threads)

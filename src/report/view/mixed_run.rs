@@ -1,15 +1,14 @@
-//! How a concurrent run (`run --threads/--mix`) is shown: what ran, then one
+//! How a mixed run (`run --threads/--mix`) is shown: what ran, then one
 //! row per kind of operation with its rate, tails and outcomes.
 
 use super::{DataTable, Section};
 use crate::report::figures::{
-    CONCURRENT_FAILURE_HEADERS, CONCURRENT_KIND_HEADERS, concurrent_failure_rows,
-    concurrent_kind_cells,
+    MIXED_RUN_FAILURE_HEADERS, MIXED_RUN_KIND_HEADERS, mixed_run_failure_rows, mixed_run_kind_cells,
 };
-use crate::result::concurrent::ConcurrentTables;
+use crate::result::mixed_run::MixedRunTables;
 
 /// The summary lines and the per-kind table.
-pub(super) fn concurrent(t: &ConcurrentTables, s: &mut Section) {
+pub(super) fn mixed_run(t: &MixedRunTables, s: &mut Section) {
     let p = &t.plan;
     s.summary.push(format!(
         "{} thread(s) on {} core(s), mix {}, keys {}, {} operation(s) per transaction; {:.0} operations/s in all.",
@@ -41,18 +40,18 @@ pub(super) fn concurrent(t: &ConcurrentTables, s: &mut Section) {
     let mut table = DataTable::new(
         "concurrent",
         "Per kind of operation",
-        &CONCURRENT_KIND_HEADERS,
+        &MIXED_RUN_KIND_HEADERS,
     );
     for k in &t.kinds {
-        table.rows.push(concurrent_kind_cells(k));
+        table.rows.push(mixed_run_kind_cells(k));
     }
     s.tables.push(table);
-    let failures = concurrent_failure_rows(t);
+    let failures = mixed_run_failure_rows(t);
     if !failures.is_empty() {
         let mut table = DataTable::new(
             "concurrent-failures",
             "Failed operations by class",
-            &CONCURRENT_FAILURE_HEADERS,
+            &MIXED_RUN_FAILURE_HEADERS,
         );
         table.rows = failures;
         s.tables.push(table);

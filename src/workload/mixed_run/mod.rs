@@ -1,4 +1,4 @@
-//! The concurrent executor: `--threads N` workers, each with its own store
+//! The mixed-run executor: `--threads N` workers, each with its own store
 //! and session, over one dataset, mixing operations (`--mix`) on keys drawn
 //! from a distribution (`--keys`), in transactions of `--batch`
 //! operations, for a time or a count, closed loop or open loop at
@@ -29,15 +29,15 @@ use crate::dataset::{DatasetSpec, Manifest, SizeDistribution};
 use crate::error::{Error, Result};
 use crate::measure::latency::Latencies;
 use crate::progress::Progress;
-use crate::result::concurrent::{
-    ConcurrentPlanRecord, ConcurrentTables, DatasetAfter, KindFigures, Schedule,
+use crate::result::mixed_run::{
+    DatasetAfter, KeyDistribution, KindFigures, MixedRunPlanRecord, MixedRunTables, OpKind,
+    Schedule,
 };
 use crate::store::{self, Access, Session, SessionOptions};
 use crate::target::Target;
 
 use super::history::History;
-use super::keys::KeyDistribution;
-use super::mix::{Mix, OpKind};
+use super::mix::Mix;
 use crate::result::budget::ErrorBudget;
 use crate::result::faults::{ClusterRecord, ShapeChange};
 use crate::store::cluster::{self, ClusterShape};
@@ -54,9 +54,9 @@ pub const NOT_PUT_RIGHT: &str = "the dataset could not be put right after the ru
 /// Keys a scan reads at most (YCSB's default maxscanlength).
 pub const MAX_SCAN: u64 = 100;
 
-/// What a concurrent run does.
+/// What a mixed run does.
 #[derive(Debug, Clone)]
-pub struct ConcurrentPlan {
+pub struct MixedRunPlan {
     /// The target string as given (recorded).
     pub target_text: String,
     /// What is measured.
@@ -101,7 +101,7 @@ trait WrapSession: Sync {
 
 /// What every worker shares.
 struct Shared<'a> {
-    plan: &'a ConcurrentPlan,
+    plan: &'a MixedRunPlan,
     /// Wraps each worker's session (tests).
     wrap: Option<&'a dyn WrapSession>,
     spec: Option<DatasetSpec>,
@@ -237,16 +237,16 @@ impl Shared<'_> {
 }
 
 /// Runs the plan and returns its tables.
-pub fn execute(plan: &ConcurrentPlan, progress: &dyn Progress) -> Result<ConcurrentTables> {
+pub fn execute(plan: &MixedRunPlan, progress: &dyn Progress) -> Result<MixedRunTables> {
     execute_wrapped(plan, progress, None)
 }
 
 /// [`execute`], each worker's session wrapped by `wrap`.
 fn execute_wrapped(
-    plan: &ConcurrentPlan,
+    plan: &MixedRunPlan,
     progress: &dyn Progress,
     wrap: Option<&dyn WrapSession>,
-) -> Result<ConcurrentTables> {
+) -> Result<MixedRunTables> {
     check(plan)?;
     // Ctrl-C, SIGTERM and SIGHUP stop the workers instead of the process,
     // so the dataset is put right (the caller may hold a guard already).
@@ -377,7 +377,7 @@ fn execute_wrapped(
     Ok(t)
 }
 
-impl ConcurrentPlan {
+impl MixedRunPlan {
     /// Whether any thread writes.
     pub fn writes(&self) -> bool {
         self.writers > 0 || self.mix.writes()
@@ -397,7 +397,7 @@ impl ConcurrentPlan {
 }
 
 /// Refuses plans that cannot run as asked.
-fn check(plan: &ConcurrentPlan) -> Result<()> {
+fn check(plan: &MixedRunPlan) -> Result<()> {
     if plan.threads == 0 {
         return Err(Error::usage("--threads 0: at least one worker is needed"));
     }
@@ -689,14 +689,14 @@ impl WriteBack<'_, '_> {
 
 /// The run's tables from the merged tallies.
 fn tables(
-    plan: &ConcurrentPlan,
+    plan: &MixedRunPlan,
     shared: &Shared,
     all: Tally,
     elapsed: Duration,
     info: crate::store::StoreInfo,
     writes: String,
     after: DatasetAfter,
-) -> ConcurrentTables {
+) -> MixedRunTables {
     let secs = elapsed.as_secs_f64().max(1e-9);
     let figures = |kind: Option<OpKind>, t: &tally::KindTally| {
         let failed = t.failures.total() > 0;
@@ -749,8 +749,8 @@ fn tables(
             start_lag: all.lag.summary(),
         }
     });
-    ConcurrentTables {
-        plan: ConcurrentPlanRecord {
+    MixedRunTables {
+        plan: MixedRunPlanRecord {
             target: plan.target_text.clone(),
             threads: plan.threads,
             writers: plan.writers,

@@ -1,8 +1,8 @@
-//! What one worker of a concurrent run counted, and the merge of all.
+//! What one worker of a mixed run counted, and the merge of all.
 
 use crate::measure::latency::Latencies;
-use crate::result::concurrent::Outcomes;
 use crate::result::faults::{Activity, Failures, Reconnect};
+use crate::result::mixed_run::Outcomes;
 
 /// One kind's figures in one worker.
 #[derive(Default)]

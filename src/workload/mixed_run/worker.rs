@@ -1,4 +1,4 @@
-//! One worker of a concurrent run: its own store and session, batches of
+//! One worker of a mixed run: its own store and session, batches of
 //! operations drawn from the mix (see `operations`), and, when a failure
 //! broke its connection, a new one opened before its next operation (to
 //! another node where the target names several), so the run goes on.
@@ -10,12 +10,12 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::tally::Tally;
-use super::{ConcurrentPlan, Shared};
+use super::{MixedRunPlan, Shared};
 use crate::error::{Error, FailureClass, Result};
 use crate::result::faults::Reconnect;
+use crate::result::mixed_run::OpKind;
 use crate::store::{self, Access, Session, Store};
 use crate::workload::keys::KeyChooser;
-use crate::workload::mix::OpKind;
 
 /// How long before an operation falls due an open-loop worker stops
 /// sleeping and spins.
@@ -115,7 +115,7 @@ pub(super) fn run(shared: &Shared, id: usize) -> Result<Tally> {
 }
 
 /// Read-write when the plan writes.
-fn access(plan: &ConcurrentPlan) -> Access {
+fn access(plan: &MixedRunPlan) -> Access {
     if plan.writes() {
         Access::ReadWrite
     } else {
@@ -225,7 +225,7 @@ impl State {
 
     /// The next operation's kind: an update for a writer thread, else
     /// drawn from the mix.
-    pub fn draw(&mut self, plan: &ConcurrentPlan) -> OpKind {
+    pub fn draw(&mut self, plan: &MixedRunPlan) -> OpKind {
         if self.writer {
             OpKind::Update
         } else {

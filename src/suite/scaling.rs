@@ -1,8 +1,9 @@
-//! `blobbench suite concurrency`: throughput and p50/p99 against threads
-//! for read-only, 95/5 and 50/50 mixes on zipf keys, SQLite (WAL and
-//! rollback journal) against a folder of files and sqlite-ext (and servers
-//! when their URLs are given). Every point runs in rounds, the layouts'
-//! order reversed every round, every read checked.
+//! `blobbench suite concurrency`, the scaling suite: how each layout scales
+//! with threads. Throughput and p50/p99 against threads, each point a mixed run
+//! (workload/mixed_run/), for read-only, 95/5 and 50/50 mixes on zipf keys,
+//! SQLite (WAL and rollback journal) against a folder of files and sqlite-ext
+//! (and servers when their URLs are given). Every point runs in rounds, the
+//! layouts' order reversed every round, every read checked.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -10,21 +11,21 @@ use std::time::Duration;
 use crate::dataset::DatasetSpec;
 use crate::error::{Error, Result};
 use crate::progress::{Progress, Silent};
-use crate::result::concurrency::{ConcurrencyPoint, ConcurrencyTables, LayoutInfo, PointRound};
 use crate::result::faults::SystemFailure;
+use crate::result::mixed_run::KeyDistribution;
+use crate::result::scaling::{LayoutInfo, PointRound, ScalingPoint, ScalingTables};
 use crate::result::{ResultDocument, Tables};
 use crate::store::{self, ReadPath, SessionOptions, WriteStyle};
 use crate::target::{SqliteSettings, Target};
 use crate::units::human_bytes;
-use crate::workload::concurrent::{ConcurrentPlan, execute};
-use crate::workload::keys::KeyDistribution;
 use crate::workload::mix::Mix;
+use crate::workload::mixed_run::{MixedRunPlan, execute};
 
 use super::common::WorkDir;
 
 /// What `suite concurrency` measures, checked by the command first.
 #[derive(Debug, Clone)]
-pub struct ConcurrencyOptions {
+pub struct ScalingOptions {
     /// The blobs every layout holds.
     pub dataset: DatasetSpec,
     /// Thread counts, in order.
@@ -56,7 +57,7 @@ struct Layout {
 }
 
 /// Runs the suite.
-pub fn run(options: &ConcurrencyOptions, progress: &dyn Progress) -> Result<ResultDocument> {
+pub fn run(options: &ScalingOptions, progress: &dyn Progress) -> Result<ResultDocument> {
     // A server out of reach is refused before any local dataset is made.
     super::common::refuse_unreachable(options.servers.iter().map(|(_, target)| target))?;
     let work = WorkDir::new(
@@ -73,7 +74,7 @@ pub fn run(options: &ConcurrencyOptions, progress: &dyn Progress) -> Result<Resu
 }
 
 /// The local layouts in the work folder, then the servers.
-fn layouts(work: &WorkDir, options: &ConcurrencyOptions) -> Vec<Layout> {
+fn layouts(work: &WorkDir, options: &ScalingOptions) -> Vec<Layout> {
     let sqlite = |name: &str, file: &str, wal: bool| Layout {
         name: name.into(),
         target: Target::sqlite(
@@ -109,7 +110,7 @@ fn layouts(work: &WorkDir, options: &ConcurrencyOptions) -> Vec<Layout> {
 }
 
 fn run_in(
-    options: &ConcurrencyOptions,
+    options: &ScalingOptions,
     work: &WorkDir,
     layouts: &[Layout],
     progress: &dyn Progress,
@@ -155,7 +156,7 @@ fn run_in(
         });
     }
     let points = measure(options, layouts, &mut failed, progress)?;
-    let tables = ConcurrencyTables {
+    let tables = ScalingTables {
         dataset: spec.clone(),
         keys: options.keys,
         duration_ns: options.duration.as_nanos() as u64,
@@ -169,7 +170,7 @@ fn run_in(
     Ok(ResultDocument::new(
         "suite concurrency",
         environment,
-        Tables::Concurrency(tables),
+        Tables::Scaling(tables),
     ))
 }
 
@@ -211,11 +212,11 @@ fn layout_failed(
 /// (a dead server is not asked again at every point); the point it failed
 /// in is left out, its earlier points are kept.
 fn measure(
-    options: &ConcurrencyOptions,
+    options: &ScalingOptions,
     layouts: &[Layout],
     failed: &mut [Option<SystemFailure>],
     progress: &dyn Progress,
-) -> Result<Vec<ConcurrencyPoint>> {
+) -> Result<Vec<ScalingPoint>> {
     let rounds = options.rounds.max(1);
     let each = options.duration / rounds;
     let total = options.mixes.len() * options.threads.len() * rounds as usize * layouts.len();
@@ -224,9 +225,9 @@ fn measure(
     let mut turn = 0usize;
     for mix in &options.mixes {
         for &threads in &options.threads {
-            let mut here: Vec<ConcurrencyPoint> = layouts
+            let mut here: Vec<ScalingPoint> = layouts
                 .iter()
-                .map(|l| ConcurrencyPoint {
+                .map(|l| ScalingPoint {
                     layout: l.name.clone(),
                     mix: mix.describe(),
                     threads,
@@ -280,8 +281,8 @@ pub(crate) fn round_plan(
     keys: KeyDistribution,
     duration: Duration,
     busy_timeout: Duration,
-) -> ConcurrentPlan {
-    ConcurrentPlan {
+) -> MixedRunPlan {
+    MixedRunPlan {
         target_text: target.to_string(),
         target: target.clone(),
         threads,
@@ -301,9 +302,9 @@ pub(crate) fn round_plan(
     }
 }
 
-/// One round of one point: a concurrent run of `each`.
+/// One round of one point: a mixed run of `each`.
 fn one_round(
-    options: &ConcurrencyOptions,
+    options: &ScalingOptions,
     layout: &Layout,
     mix: &Mix,
     threads: usize,

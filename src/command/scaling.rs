@@ -1,27 +1,27 @@
-//! `blobbench suite concurrency`: the edge. Thread counts, mixes, keys and
-//! server URLs are checked before any work; the table is printed and the
-//! result written after.
+//! `blobbench suite concurrency` (the scaling suite): the edge. Thread counts,
+//! mixes, keys and server URLs are checked before any work; the table is
+//! printed and the result written after.
 
-use crate::cli::ConcurrencyArgs;
+use crate::cli::ScalingArgs;
 use crate::command::progress::Bars;
 use crate::dataset::spec_from_options;
 use crate::error::{Error, Result};
 use crate::report::terminal;
 use crate::result::Tables;
-use crate::suite::concurrency::ConcurrencyOptions;
+use crate::result::mixed_run::KeyDistribution;
+use crate::suite::scaling::ScalingOptions;
 use crate::target::Target;
-use crate::workload::keys::KeyDistribution;
 use crate::workload::mix::Mix;
 
 /// Runs `suite concurrency`. A layout that failed while it was measured
 /// is in the tables and the result; the command then exits 1 with one line.
-pub fn run(args: &ConcurrencyArgs) -> Result<()> {
+pub fn run(args: &ScalingArgs) -> Result<()> {
     let options = options(args)?;
     crate::command::output::check_outputs(&args.json, args.report.as_deref(), args.dir.as_deref())?;
-    let mut doc = crate::suite::concurrency::run(&options, &Bars::new())?;
+    let mut doc = crate::suite::scaling::run(&options, &Bars::new())?;
     crate::command::output::finish_environment(&mut doc.environment);
-    if let Tables::Concurrency(t) = &doc.tables {
-        print!("{}", terminal::concurrency::render(t));
+    if let Tables::Scaling(t) = &doc.tables {
+        print!("{}", terminal::scaling::render(t));
     }
     crate::command::output::write_result_with_report(&mut doc, &args.json, args.report.as_deref())?;
     println!("result written to {}", args.json.display());
@@ -32,7 +32,7 @@ pub fn run(args: &ConcurrencyArgs) -> Result<()> {
 }
 
 /// The suite's options from the command line.
-fn options(args: &ConcurrencyArgs) -> Result<ConcurrencyOptions> {
+fn options(args: &ScalingArgs) -> Result<ScalingOptions> {
     let dataset = spec_from_options(args.count, args.size, 0, "uniform", 1.0, 1)?;
     let threads = args
         .threads
@@ -88,7 +88,7 @@ fn options(args: &ConcurrencyArgs) -> Result<ConcurrencyOptions> {
         let t = Target::parse(url)?.in_folder("concurrency");
         servers.push(("s3".to_string(), t));
     }
-    Ok(ConcurrencyOptions {
+    Ok(ScalingOptions {
         dataset,
         threads,
         mixes,

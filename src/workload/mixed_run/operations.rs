@@ -11,8 +11,8 @@ use rand::Rng;
 use super::MAX_SCAN;
 use super::worker::{Pending, Worker};
 use crate::error::{Error, Result};
+use crate::result::mixed_run::OpKind;
 use crate::workload::history::{Outcome, Seen, Verdict};
-use crate::workload::mix::OpKind;
 
 impl Worker<'_, '_, '_> {
     /// One batch: its operations drawn, a transaction around them when

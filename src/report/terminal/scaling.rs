@@ -1,16 +1,17 @@
-//! The terminal tables of `suite concurrency`: per mix, operations/s with
-//! its interval and p99 per layout against threads, then each layout's
-//! speedup over one thread and what the busy column says about writers.
+//! The terminal tables of `suite concurrency` (the scaling suite): per mix,
+//! operations/s with its interval and p99 per layout against threads, then each
+//! layout's speedup over one thread and what the busy column says about
+//! writers.
 
 use std::fmt::Write as _;
 
 use super::sweep::time_text;
 use crate::measure::estimate::NOISY_ADVICE;
 use crate::report::table::Table;
-use crate::result::concurrency::ConcurrencyTables;
+use crate::result::scaling::ScalingTables;
 
 /// The whole report, lines ending in "\n".
-pub fn render(t: &ConcurrencyTables) -> String {
+pub fn render(t: &ScalingTables) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "blobbench suite concurrency: {}", t.describe());
     for l in &t.layouts {
@@ -76,7 +77,7 @@ pub fn render(t: &ConcurrencyTables) -> String {
 
 /// Each layout's throughput at the most threads the cores can run at once
 /// over the fewest threads, paired round by round.
-fn speedups(t: &ConcurrencyTables, mix: &str, out: &mut String) {
+fn speedups(t: &ScalingTables, mix: &str, out: &mut String) {
     let Some(&first) = t.threads.first() else {
         return;
     };
@@ -108,7 +109,7 @@ fn speedups(t: &ConcurrencyTables, mix: &str, out: &mut String) {
 
 /// A missing point's cell: "-", or for a layout that failed why, cut to a
 /// table's width (the whole reason is printed below the tables).
-fn failed_cell(t: &ConcurrencyTables, layout: &str) -> String {
+fn failed_cell(t: &ScalingTables, layout: &str) -> String {
     let Some(f) = t.failure(layout) else {
         return "-".to_string();
     };

@@ -1,12 +1,12 @@
-//! How `suite concurrency` is drawn: throughput and p99 against threads,
-//! one line per layout and mix, and the table of every point.
+//! How `suite concurrency` (the scaling suite) is drawn: throughput and p99
+//! against threads, one line per layout and mix, and the table of every point.
 
 use super::{DataTable, Figure, Section, ns};
 use crate::report::chart::{AxisSpec, Chart, LineChart, Point, Scale, Series, Unit};
-use crate::result::concurrency::ConcurrencyTables;
+use crate::result::scaling::ScalingTables;
 
 /// The summary, the two charts and the table.
-pub(super) fn concurrency(t: &ConcurrencyTables, s: &mut Section) {
+pub(super) fn scaling(t: &ScalingTables, s: &mut Section) {
     s.summary.push(format!(
         "{}: beyond that, threads share the cores.",
         t.describe()
@@ -36,7 +36,7 @@ pub(super) fn concurrency(t: &ConcurrencyTables, s: &mut Section) {
                 .iter()
                 .filter_map(|&n| t.point(&l.name, mix, n))
                 .collect();
-            let line = |f: &dyn Fn(&crate::result::concurrency::ConcurrencyPoint) -> f64| {
+            let line = |f: &dyn Fn(&crate::result::scaling::ScalingPoint) -> f64| {
                 points
                     .iter()
                     .map(|p| Point::new(p.threads as f64, f(p)))

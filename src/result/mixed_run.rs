@@ -1,7 +1,8 @@
-//! The result of a concurrent run (`run --threads N --mix ...`): per kind
-//! of operation, what was done, how long each took, and every outcome that
-//! was not a plain success (a busy lock, a key deleted meanwhile, a torn or
-//! stale read).
+//! The result of a mixed run (`run --threads N --mix ...`, its `command`
+//! "run concurrent"): what it was asked to do (with the kinds of operation
+//! it mixes and how it draws keys), and per kind of operation what was
+//! done, how long each took, and every outcome that was not a plain
+//! success (a busy lock, a key deleted meanwhile, a torn or stale read).
 
 use serde::{Deserialize, Serialize};
 
@@ -10,12 +11,96 @@ use super::faults::{
 };
 use crate::measure::latency::{EncodedHistogram, LatencySummary};
 use crate::store::StoreInfo;
-use crate::workload::keys::KeyDistribution;
-use crate::workload::mix::OpKind;
 
-/// What a concurrent run was asked to do.
+/// One kind of operation of a mixed run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OpKind {
+    /// Read one blob whole.
+    Read,
+    /// Replace one blob with a new version of the same size.
+    Update,
+    /// Add a blob under a new key past the last one.
+    Insert,
+    /// Remove one blob.
+    Delete,
+    /// Read a blob, then write its next version (YCSB's read-modify-write).
+    #[serde(rename = "rmw")]
+    ReadModifyWrite,
+    /// Read a run of consecutive keys (YCSB's short scan).
+    Scan,
+}
+
+impl OpKind {
+    /// Every kind, in the order tables list them.
+    pub const ALL: [OpKind; 6] = [
+        OpKind::Read,
+        OpKind::Update,
+        OpKind::Insert,
+        OpKind::Delete,
+        OpKind::ReadModifyWrite,
+        OpKind::Scan,
+    ];
+
+    /// The name `--mix` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            OpKind::Read => "read",
+            OpKind::Update => "update",
+            OpKind::Insert => "insert",
+            OpKind::Delete => "delete",
+            OpKind::ReadModifyWrite => "rmw",
+            OpKind::Scan => "scan",
+        }
+    }
+
+    /// Whether the operation changes the store.
+    pub fn writes(self) -> bool {
+        !matches!(self, OpKind::Read | OpKind::Scan)
+    }
+}
+
+/// How keys are drawn, as `--keys` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum KeyDistribution {
+    /// Every key equally likely.
+    Uniform,
+    /// Rank r (from 1) drawn with probability proportional to 1/r^theta,
+    /// ranks scattered over the keys by a fixed permutation.
+    Zipf {
+        /// The skew: 0 is uniform, 0.99 YCSB's default; below 1.
+        theta: f64,
+    },
+    /// Zipfian over recency: the last key is rank 1.
+    Latest {
+        /// The skew, as for `Zipf`.
+        theta: f64,
+    },
+    /// The first `keys` fraction of the range takes `ops` of the draws.
+    Hotspot {
+        /// Fraction of the keys that are hot (0..1).
+        keys: f64,
+        /// Fraction of the operations that go to them (0..=1).
+        ops: f64,
+    },
+}
+
+impl KeyDistribution {
+    /// The distribution as `--keys` takes it back.
+    pub fn describe(&self) -> String {
+        match self {
+            KeyDistribution::Uniform => "uniform".into(),
+            KeyDistribution::Zipf { theta } => format!("zipf:{theta}"),
+            KeyDistribution::Latest { theta } => format!("latest:{theta}"),
+            KeyDistribution::Hotspot { keys, ops } => format!("hotspot:{keys}:{ops}"),
+        }
+    }
+}
+
+/// What a mixed run was asked to do.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ConcurrentPlanRecord {
+pub struct MixedRunPlanRecord {
     /// The target string as given.
     pub target: String,
     /// Worker threads, each with its own connection or session.
@@ -149,9 +234,9 @@ pub struct DatasetAfter {
 
 /// The kind-specific part of a `run --threads/--mix` result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ConcurrentTables {
+pub struct MixedRunTables {
     /// What was asked.
-    pub plan: ConcurrentPlanRecord,
+    pub plan: MixedRunPlanRecord,
     /// The store as opened (settings read back).
     pub store: StoreInfo,
     /// The machine's cores, to say when threads exceed them.
@@ -198,7 +283,7 @@ fn is_true(b: &bool) -> bool {
     *b
 }
 
-impl ConcurrentTables {
+impl MixedRunTables {
     /// Completed operations per second, every kind together (commits aside).
     pub fn ops_per_s(&self) -> f64 {
         let ops: u64 = self
@@ -233,7 +318,7 @@ impl ConcurrentTables {
     /// The run as a figure a suite can use: an error naming what failed
     /// when any operation did (throughput over only the operations that
     /// worked is no figure of the case).
-    pub fn without_failures(self) -> crate::error::Result<ConcurrentTables> {
+    pub fn without_failures(self) -> crate::error::Result<MixedRunTables> {
         match self.failures_line() {
             None => Ok(self),
             Some(line) => Err(whole_figure_error(

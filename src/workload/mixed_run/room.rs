@@ -8,12 +8,12 @@
 
 use std::path::{Path, PathBuf};
 
-use super::ConcurrentPlan;
+use super::MixedRunPlan;
 use crate::dataset::DatasetSpec;
 use crate::error::{Error, Result};
 use crate::measure::space;
+use crate::result::mixed_run::OpKind;
 use crate::units::human_bytes;
-use crate::workload::mix::OpKind;
 
 /// The least the reserve is: room for the manifest, a database's journal
 /// and a few blobs.
@@ -42,7 +42,7 @@ pub(super) fn on_disk(len: u64) -> u64 {
 impl DiskReserve {
     /// The reserve of a run of `plan` over `spec` at `path`, or None when
     /// the run adds nothing (no inserts) or its data is not on a local disk.
-    pub fn of(plan: &ConcurrentPlan, spec: &DatasetSpec, path: Option<&Path>) -> Option<Self> {
+    pub fn of(plan: &MixedRunPlan, spec: &DatasetSpec, path: Option<&Path>) -> Option<Self> {
         let path = path?;
         if !plan.mix.has(OpKind::Insert) {
             return None;
@@ -58,7 +58,7 @@ impl DiskReserve {
     /// Refuses a run the disk has no room for: less free than the
     /// reserve, plus what the inserts of a run of `--count` operations
     /// take.
-    pub fn check_before(&self, plan: &ConcurrentPlan, spec: &DatasetSpec) -> Result<()> {
+    pub fn check_before(&self, plan: &MixedRunPlan, spec: &DatasetSpec) -> Result<()> {
         let Some(free) = space::free_bytes(&self.path) else {
             return Ok(());
         };

@@ -1,18 +1,18 @@
-//! Concurrent runs on the memory store, some through a session that
+//! Mixed runs on the memory store, some through a session that
 //! misbehaves on purpose: the read checker must call what it serves stale,
 //! and nothing else.
 
 use std::time::Duration;
 
-use super::{ConcurrentPlan, WrapSession, execute, execute_wrapped, heads};
+use super::{MixedRunPlan, WrapSession, execute, execute_wrapped, heads};
 use crate::dataset::DatasetSpec;
 use crate::error::{Error, FailureClass, Result};
 use crate::progress::Silent;
-use crate::result::concurrent::{ConcurrentTables, Outcomes};
+use crate::result::mixed_run::{KeyDistribution, OpKind};
+use crate::result::mixed_run::{MixedRunTables, Outcomes};
 use crate::store::{self, Access, Session, SessionOptions};
 use crate::target::Target;
-use crate::workload::keys::KeyDistribution;
-use crate::workload::mix::{Mix, OpKind};
+use crate::workload::mix::Mix;
 
 /// A memory dataset `name` of `count` blobs of 1000 bytes, as init makes
 /// it (every blob at version 0), then rewritten at `version` unless that
@@ -35,8 +35,8 @@ fn dataset(name: &str, count: u64, version: u64) -> (Target, DatasetSpec) {
 
 /// `count` operations of `mix` on `threads` threads, in transactions of
 /// `batch`, every read checked.
-fn plan(target: &Target, threads: usize, mix: &str, batch: u32, count: u64) -> ConcurrentPlan {
-    ConcurrentPlan {
+fn plan(target: &Target, threads: usize, mix: &str, batch: u32, count: u64) -> MixedRunPlan {
+    MixedRunPlan {
         target_text: target.to_string(),
         target: target.clone(),
         threads,
@@ -57,7 +57,7 @@ fn plan(target: &Target, threads: usize, mix: &str, batch: u32, count: u64) -> C
 }
 
 /// Every kind's outcomes added up, the commits' too.
-fn outcomes(t: &ConcurrentTables) -> Outcomes {
+fn outcomes(t: &MixedRunTables) -> Outcomes {
     let mut all = Outcomes::default();
     for k in &t.kinds {
         all.add(&k.outcomes);
@@ -66,7 +66,7 @@ fn outcomes(t: &ConcurrentTables) -> Outcomes {
 }
 
 /// Operations of `kind` done (None: commits).
-fn done(t: &ConcurrentTables, kind: Option<OpKind>) -> u64 {
+fn done(t: &MixedRunTables, kind: Option<OpKind>) -> u64 {
     t.kinds
         .iter()
         .filter(|k| k.kind == kind)
@@ -171,7 +171,7 @@ impl WrapSession for Fault {
 }
 
 /// A run of `plan` whose workers' sessions have `fault`.
-fn faulty_run(plan: &ConcurrentPlan, fault: Fault) -> ConcurrentTables {
+fn faulty_run(plan: &MixedRunPlan, fault: Fault) -> MixedRunTables {
     execute_wrapped(plan, &Silent, Some(&fault)).unwrap()
 }
 
