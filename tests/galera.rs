@@ -422,7 +422,8 @@ impl Drop for Revive {
 
 /// The cluster's shape through a target naming all three nodes.
 fn shape() -> blobbench::store::cluster::ClusterShape {
-    use blobbench::store::cluster::{READ_BOUND, read_shape};
+    use blobbench::store::cluster::READ_BOUND;
+    use blobbench::store::read_shape;
     let n = nodes();
     let target =
         blobbench::target::Target::parse(&format!("mysql://root@{}/blobbench", n.join(",")))

@@ -1236,7 +1236,7 @@ fn a_commit_by_another_process_is_seen_within_the_staleness_bound() {
             // Under load, a rollback-journal writer can wait long for a
             // moment when no server thread holds the shared lock (the
             // server's connections share one OS-level lock; see the note in
-            // store/sqlite.rs). Visibility, not the writer's wait, is
+            // store/sqlite/session.rs). Visibility, not the writer's wait, is
             // tested: only a writer that never gets in fails.
             writer.busy_timeout(common::PATIENCE).unwrap();
             let mut commits = Vec::new();

@@ -994,7 +994,8 @@ impl Drop for ReviveS3 {
 #[test]
 #[ignore = "needs the S3 cluster: run scripts/test.sh"]
 fn the_s3_clusters_shape_follows_a_killed_volume_server() {
-    use blobbench::store::cluster::{READ_BOUND, read_shape};
+    use blobbench::store::cluster::READ_BOUND;
+    use blobbench::store::read_shape;
     use blobbench::target::Target;
     use std::time::{Duration, Instant};
 

@@ -6,11 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::target::Target;
-
-mod seaweedfs;
-
-/// The longest a [`read_shape`] takes: nodes that have not answered by
+/// The longest a `store::read_shape` takes: nodes that have not answered by
 /// then are listed "unreachable".
 pub const READ_BOUND: std::time::Duration = std::time::Duration::from_secs(3);
 
@@ -68,30 +64,6 @@ impl ClusterShape {
             }
         }
         changes
-    }
-}
-
-/// The shape of the cluster behind `target`, or None when the target is
-/// not a cluster (or names no way to read its shape). Never fails and
-/// returns within [`READ_BOUND`] (3 s): a node that does not answer within
-/// its bounds is listed as "unreachable". Cheap enough to call every
-/// second while a run goes on (a few milliseconds on loopback: a
-/// connection and two queries per Galera node, one request per SeaweedFS
-/// server).
-///
-/// - Galera (`mysql://`): every node the target names and every member a
-///   node lists in `wsrep_incoming_addresses`, each with its own
-///   `wsrep_local_state_comment`; the size is `wsrep_cluster_size` as a
-///   node of the primary component reports it. None for a server without
-///   wsrep.
-/// - SeaweedFS (`s3://...?topology=URL`): the master, the S3 gateway and
-///   every volume server the master lists, each "up" when it answers
-///   HTTP itself; the size is the number of volume servers the master lists.
-pub fn read_shape(target: &Target) -> Option<ClusterShape> {
-    match target {
-        Target::Mysql { server, .. } => super::mysql::galera_shape(server),
-        Target::S3 { bucket } => seaweedfs::shape(bucket),
-        _ => None,
     }
 }
 

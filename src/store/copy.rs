@@ -3,7 +3,9 @@
 use std::path::Path;
 use std::time::Instant;
 
-use super::{FileLayout, SessionOptions, Store};
+use super::contract::{SessionOptions, Store};
+use super::files::FileLayout;
+use super::open::{check_free_space, check_room, create, inspect};
 use crate::dataset::{DatasetSpec, Manifest};
 use crate::error::{Error, Result};
 use crate::progress::Progress;
@@ -15,9 +17,9 @@ pub fn create_dataset(
     spec: &DatasetSpec,
     progress: &dyn Progress,
 ) -> Result<(Box<dyn Store>, u64)> {
-    super::check_room(target, spec)?;
+    check_room(target, spec)?;
     let manifest = Manifest::new(spec.clone()).started();
-    let mut store = super::create(target, &manifest)?;
+    let mut store = create(target, &manifest)?;
     progress.start(&format!("creating {}", target.kind_name()), spec.count);
     let started = Instant::now();
     {
@@ -52,7 +54,7 @@ pub fn create_dataset(
 /// or one describing its keys when the source has none.
 pub fn copy(source: &Target, dest: &Target, progress: &dyn Progress) -> Result<(u64, u64)> {
     refuse_same(source, dest)?;
-    let mut from = super::inspect(source)?;
+    let mut from = inspect(source)?;
     let catalog = from.catalog()?;
     from.check_scan(&catalog)?;
     // The copy takes about what the source takes on disk: refused before
@@ -60,7 +62,7 @@ pub fn copy(source: &Target, dest: &Target, progress: &dyn Progress) -> Result<(
     // server's space is not the blobs' alone).
     if let (Some(_), Some(to)) = (source.data_path(), dest.data_path()) {
         let needed = from.space_used().unwrap_or(0);
-        super::check_free_space(
+        check_free_space(
             to,
             needed,
             &format!("a copy of the {} blobs of {source}", catalog.count),
@@ -72,7 +74,7 @@ pub fn copy(source: &Target, dest: &Target, progress: &dyn Progress) -> Result<(
         .clone()
         .unwrap_or_else(|| Manifest::for_keys(catalog.first_key, catalog.last_key, catalog.count))
         .started();
-    let mut to = super::create(dest, &manifest)?;
+    let mut to = create(dest, &manifest)?;
     progress.start("exporting", catalog.count);
     let mut session = to.session(SessionOptions::default())?;
     // One transaction for a database destination, as init loads one.

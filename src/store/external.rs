@@ -10,14 +10,17 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, Statement};
 use serde_json::{Map, Value, json};
 
-use super::files::{FileIo, FileLayout, prepare_own_folder, refuse_read_only};
-use super::sqlite::{
-    apply_settings, catalog_of, check_is_database, create_database, database_files,
-    integrity_check, open_connection, replace_own_database,
+use super::contract::{
+    Access, Catalog, DiskLayout, Engine, Reclaim, Serving, Session, SessionCore, SessionOptions,
+    Snapshots, Space, StoreCore, StoreInfo, missing_key,
 };
-use super::sqlite_meta::{has_table, read_manifest, write_manifest_row};
-use super::unsafe_writes::{UnsafeWriter, refuse_if_damaged};
-use super::{Access, Catalog, Session, SessionOptions, Store, StoreInfo, missing_key};
+use super::files::{FileIo, FileLayout, prepare_own_folder, refuse_read_only};
+use super::journal;
+use super::sqlite::{
+    UnsafeWriter, apply_settings, catalog_of, check_is_database, create_database, database_files,
+    external_layout, has_table, integrity_check, open_connection, read_manifest, reclaim_database,
+    refuse_if_damaged, replace_own_database, write_manifest_row,
+};
 use crate::dataset::Manifest;
 use crate::error::{Error, Result};
 use crate::target::SqliteSettings;
@@ -115,7 +118,7 @@ impl ExternalStore {
     }
 }
 
-impl Store for ExternalStore {
+impl StoreCore for ExternalStore {
     fn info(&self) -> StoreInfo {
         StoreInfo {
             kind: "sqlite-ext".into(),
@@ -141,11 +144,6 @@ impl Store for ExternalStore {
                 "the transaction of all writes"
             }
         )
-    }
-
-    /// The database's check; the files beside it are not looked at.
-    fn integrity_check(&mut self) -> Result<Option<String>> {
-        integrity_check(&self.conn, &self.path).map(Some)
     }
 
     /// The files beside the database made durable, then the mark.
@@ -187,16 +185,6 @@ impl Store for ExternalStore {
         }))
     }
 
-    /// Each blob's file, whole; the database's free pages.
-    fn disk_layout(&mut self) -> Result<Option<super::DiskLayout>> {
-        super::sqlite_space::external_layout(&self.conn, &self.path).map(Some)
-    }
-
-    /// On the database of names, as for blobs inside one.
-    fn reclaim(&mut self, how: super::Reclaim) -> Result<Option<String>> {
-        super::sqlite_space::reclaim_database(&self.conn, &self.path, how)
-    }
-
     fn files(&self) -> Result<Vec<PathBuf>> {
         let mut files = database_files(&self.path);
         let folder = files_folder(&self.path);
@@ -212,6 +200,25 @@ impl Store for ExternalStore {
             }
         }
         Ok(files)
+    }
+}
+
+impl Engine for ExternalStore {
+    /// The database's check; the files beside it are not looked at.
+    fn integrity_check(&mut self) -> Result<Option<String>> {
+        integrity_check(&self.conn, &self.path).map(Some)
+    }
+}
+
+impl Space for ExternalStore {
+    /// Each blob's file, whole; the database's free pages.
+    fn disk_layout(&mut self) -> Result<Option<DiskLayout>> {
+        external_layout(&self.conn, &self.path).map(Some)
+    }
+
+    /// On the database of names, as for blobs inside one.
+    fn reclaim(&mut self, how: Reclaim) -> Result<Option<String>> {
+        reclaim_database(&self.conn, &self.path, how)
     }
 }
 
@@ -314,7 +321,7 @@ impl ExternalSession<'_> {
     }
 }
 
-impl Session for ExternalSession<'_> {
+impl SessionCore for ExternalSession<'_> {
     fn read(&mut self, key: u64, sink: &mut dyn FnMut(&[u8])) -> Result<()> {
         self.locate(key)?;
         self.io.read(&self.path, key, self.db, sink)
@@ -344,7 +351,7 @@ impl Session for ExternalSession<'_> {
     fn insert(&mut self, key: u64, data: &[u8]) -> Result<()> {
         refuse_read_only(self.access, self.db)?;
         if let Some(last) = self.dataset_last {
-            super::journal::name_added_key(&files_folder(self.db), last, key)?;
+            journal::name_added_key(&files_folder(self.db), last, key)?;
         }
         self.name.clear();
         self.name.push_str(&self.folder_name);
@@ -451,6 +458,10 @@ impl Session for ExternalSession<'_> {
         Ok(false)
     }
 }
+
+impl Serving for ExternalSession<'_> {}
+
+impl Snapshots for ExternalSession<'_> {}
 
 impl ExternalSession<'_> {
     /// Removes the files of inserts whose rows were rolled back: no row

@@ -8,7 +8,15 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, json};
 
-use super::{Access, Catalog, Session, SessionOptions, Store, StoreInfo, WriteStyle, missing_key};
+use super::atomic_file::{sync_dir, write_atomically};
+use super::contract::{
+    Access, BlobFile, BlobPlacement, Catalog, DiskLayout, Engine, Serving, Session, SessionCore,
+    SessionOptions, Snapshots, Space, StoreCore, StoreInfo, WriteStyle, first_key_from_one,
+    missing_key, whole_file,
+};
+use super::etag::{file_stamp, fingerprint, stamp_of};
+use super::journal;
+use super::pieces::stream_pieces;
 use crate::dataset::Manifest;
 use crate::error::{Error, Result};
 
@@ -205,33 +213,6 @@ pub(crate) fn folder_manifest(root: &Path) -> Option<Manifest> {
     Manifest::parse(&text)
 }
 
-/// Writes `text` as the file `name` in the folder `root` atomically and
-/// durably (see [`write_manifest`]); the temporary file is `NAME.tmp-PID-N`.
-pub(crate) fn write_atomically(root: &Path, name: &str, text: &str) -> Result<()> {
-    let path = root.join(name);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    let tmp = root.join(format!("{name}.tmp-{}-{nanos}", std::process::id()));
-    let result = (|| {
-        let mut f = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-            .map_err(|e| Error::io("cannot create", &tmp, e))?;
-        f.write_all(text.as_bytes())
-            .map_err(|e| Error::io("cannot write", &tmp, e))?;
-        f.sync_all()
-            .map_err(|e| Error::io("cannot fsync", &tmp, e))?;
-        fs::rename(&tmp, &path).map_err(|e| Error::io("cannot rename over", &path, e))
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result?;
-    sync_dir(root)
-}
-
 /// Flushes every file of the filesystem holding `root` to disk (syncfs):
 /// one call instead of an fsync per blob file, before a dataset is marked
 /// complete.
@@ -311,7 +292,7 @@ fn clear_own_folder(root: &Path) -> Result<()> {
 /// no journal names, anything else stays where it is.
 fn remove_own_entries(root: &Path, manifest: &Manifest) -> Result<()> {
     let mut owned = vec![manifest.first_key..=manifest.last_key];
-    owned.extend(super::journal::journaled_keys(root)?);
+    owned.extend(journal::journaled_keys(root)?);
     walk_own_entries(root, 0, 0, &owned)?;
     // A manifest's own temporary file, left by a writer that was killed.
     let leftover = format!("{MANIFEST_FILE}.tmp-");
@@ -324,7 +305,7 @@ fn remove_own_entries(root: &Path, manifest: &Manifest) -> Result<()> {
     }
     // Last: until every file they name is gone, a clearing cut short
     // finds them again.
-    super::journal::remove_journals(root)
+    journal::remove_journals(root)
 }
 
 /// Removes the blob files (and their temporary files) of the keys in
@@ -373,7 +354,7 @@ fn walk_own_entries(
     Ok(())
 }
 
-impl Store for FilesStore {
+impl StoreCore for FilesStore {
     fn info(&self) -> StoreInfo {
         let mut settings = Map::new();
         settings.insert(
@@ -393,10 +374,6 @@ impl Store for FilesStore {
             settings,
             version: None,
         }
-    }
-
-    fn has_transactions(&self) -> bool {
-        false
     }
 
     fn describe_writes(&self, options: &SessionOptions) -> String {
@@ -449,7 +426,7 @@ impl Store for FilesStore {
             )));
         };
         if first == 0 {
-            super::first_key_from_one(&self.root, 0)?;
+            first_key_from_one(&self.root, 0)?;
         }
         Ok(Catalog {
             first_key: first,
@@ -479,26 +456,34 @@ impl Store for FilesStore {
     fn files(&self) -> Result<Vec<PathBuf>> {
         self.walk(false)
     }
+}
 
+impl Engine for FilesStore {
+    fn has_transactions(&self) -> bool {
+        false
+    }
+}
+
+impl Space for FilesStore {
     fn space_used(&self) -> Result<u64> {
         crate::measure::space::allocated_bytes(&self.walk(true)?)
     }
 
     /// Every blob file found in the folder, whole (`0..len`).
-    fn disk_layout(&mut self) -> Result<Option<super::DiskLayout>> {
+    fn disk_layout(&mut self) -> Result<Option<DiskLayout>> {
         let mut blobs = Vec::new();
         for key in self.scan_keys()? {
             let file = self.key_path(key);
             let len = fs::metadata(&file)
                 .map_err(|e| Error::io("cannot stat", &file, e))?
                 .len();
-            blobs.push(super::BlobPlacement {
+            blobs.push(BlobPlacement {
                 key,
                 file,
-                ranges: super::whole_file(len),
+                ranges: whole_file(len),
             });
         }
-        Ok(Some(super::DiskLayout {
+        Ok(Some(DiskLayout {
             blobs,
             freelist_bytes: 0,
         }))
@@ -829,13 +814,6 @@ fn read_up_to(file: &mut impl Read, buf: &mut Vec<u8>, expected: usize) -> std::
     Ok(done)
 }
 
-/// fsync of a folder: makes a created, renamed or removed name durable.
-fn sync_dir(dir: &Path) -> Result<()> {
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| Error::io("cannot fsync folder", dir, e))
-}
-
 pub struct FilesSession<'a> {
     io: FileIo,
     layout: FileLayout,
@@ -866,7 +844,7 @@ impl FilesSession<'_> {
     }
 }
 
-impl Session for FilesSession<'_> {
+impl SessionCore for FilesSession<'_> {
     fn read(&mut self, key: u64, sink: &mut dyn FnMut(&[u8])) -> Result<()> {
         self.locate(key);
         self.io.read(&self.path, key, self.root, sink)
@@ -878,29 +856,6 @@ impl Session for FilesSession<'_> {
         self.io.update(&self.path, key, self.root, data)
     }
 
-    /// One open: size and tag from its descriptor (fstat), as nginx does.
-    fn blob_file(&mut self, key: u64) -> Result<Option<super::BlobFile>> {
-        self.locate(key);
-        let (file, meta) = match open_blob_file_with_metadata(&self.path, key, self.root) {
-            Ok(opened) => opened,
-            Err(Error::MissingKey { .. }) => return Ok(None),
-            Err(e) => return Err(e),
-        };
-        let [size, mtime, ino] = super::stamp_of(&meta);
-        Ok(Some(super::BlobFile {
-            file,
-            size,
-            etag: super::fingerprint(&[key, size, mtime, ino]),
-        }))
-    }
-
-    /// The file's size, modification time and inode, as nginx's ETag.
-    fn etag(&mut self, key: u64, _size: u64) -> Result<Option<String>> {
-        self.locate(key);
-        let [size, mtime, ino] = super::file_stamp(Path::new(&self.path));
-        Ok(Some(super::fingerprint(&[key, size, mtime, ino])))
-    }
-
     fn size(&mut self, key: u64) -> Result<Option<u64>> {
         self.locate(key);
         match std::fs::metadata(&self.path) {
@@ -908,24 +863,6 @@ impl Session for FilesSession<'_> {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(Error::io("cannot stat", Path::new(&self.path), e)),
         }
-    }
-
-    /// One open descriptor for the whole stream: a replacement by rename
-    /// (how blobbench and most applications rewrite files) does not reach it.
-    fn read_stream(
-        &mut self,
-        key: u64,
-        offset: u64,
-        len: u64,
-        piece: usize,
-        sink: &mut dyn FnMut(Vec<u8>) -> bool,
-    ) -> Result<u64> {
-        self.locate(key);
-        let f = open_blob_file(&self.path, key, self.root)?;
-        let path = &self.path;
-        super::stream_pieces(offset, len, piece, sink, |at, buf| {
-            fill_at(&f, buf, at, path)
-        })
     }
 
     fn read_at(&mut self, key: u64, offset: u64, buf: &mut [u8]) -> Result<usize> {
@@ -937,7 +874,7 @@ impl Session for FilesSession<'_> {
     fn insert(&mut self, key: u64, data: &[u8]) -> Result<()> {
         refuse_read_only(self.access, self.root)?;
         if let Some(last) = self.dataset_last {
-            super::journal::name_added_key(self.root, last, key)?;
+            journal::name_added_key(self.root, last, key)?;
         }
         self.locate(key);
         self.io.create(&self.path, data)
@@ -957,6 +894,51 @@ impl Session for FilesSession<'_> {
         Ok(())
     }
 }
+
+impl Serving for FilesSession<'_> {
+    /// One open: size and tag from its descriptor (fstat), as nginx does.
+    fn blob_file(&mut self, key: u64) -> Result<Option<BlobFile>> {
+        self.locate(key);
+        let (file, meta) = match open_blob_file_with_metadata(&self.path, key, self.root) {
+            Ok(opened) => opened,
+            Err(Error::MissingKey { .. }) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let [size, mtime, ino] = stamp_of(&meta);
+        Ok(Some(BlobFile {
+            file,
+            size,
+            etag: fingerprint(&[key, size, mtime, ino]),
+        }))
+    }
+
+    /// The file's size, modification time and inode, as nginx's ETag.
+    fn etag(&mut self, key: u64, _size: u64) -> Result<Option<String>> {
+        self.locate(key);
+        let [size, mtime, ino] = file_stamp(Path::new(&self.path));
+        Ok(Some(fingerprint(&[key, size, mtime, ino])))
+    }
+
+    /// One open descriptor for the whole stream: a replacement by rename
+    /// (how blobbench and most applications rewrite files) does not reach it.
+    fn read_stream(
+        &mut self,
+        key: u64,
+        offset: u64,
+        len: u64,
+        piece: usize,
+        sink: &mut dyn FnMut(Vec<u8>) -> bool,
+    ) -> Result<u64> {
+        self.locate(key);
+        let f = open_blob_file(&self.path, key, self.root)?;
+        let path = &self.path;
+        stream_pieces(offset, len, piece, sink, |at, buf| {
+            fill_at(&f, buf, at, path)
+        })
+    }
+}
+
+impl Snapshots for FilesSession<'_> {}
 
 #[cfg(test)]
 mod tests {

@@ -16,7 +16,9 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::{BlobFile, MappedBlob, Session as StoreSession};
+use super::contract::{
+    BlobFile, MappedBlob, Serving, Session as StoreSession, SessionCore, Snapshots,
+};
 use crate::error::{Error, Result};
 
 /// The largest fixed extra: one second per operation.
@@ -218,7 +220,7 @@ impl Session<'_> {
     }
 }
 
-impl StoreSession for Session<'_> {
+impl SessionCore for Session<'_> {
     fn read(&mut self, key: u64, sink: &mut dyn FnMut(&[u8])) -> Result<()> {
         self.timed_read(sink, |s, sink| s.read(key, sink))
     }
@@ -252,6 +254,15 @@ impl StoreSession for Session<'_> {
     fn read_at(&mut self, key: u64, offset: u64, buf: &mut [u8]) -> Result<usize> {
         self.inner.read_at(key, offset, buf)
     }
+    fn checkpoint(&mut self) -> Result<()> {
+        self.inner.checkpoint()
+    }
+    fn wait_for_locks(&mut self, wait: std::time::Duration) -> Result<()> {
+        self.inner.wait_for_locks(wait)
+    }
+}
+
+impl Serving for Session<'_> {
     fn read_stream(
         &mut self,
         key: u64,
@@ -268,18 +279,15 @@ impl StoreSession for Session<'_> {
     fn fetch_small(&mut self, key: u64, max: u64) -> Result<Option<(u64, Option<Vec<u8>>)>> {
         self.inner.fetch_small(key, max)
     }
-    fn checkpoint(&mut self) -> Result<()> {
-        self.inner.checkpoint()
-    }
     fn blob_file(&mut self, key: u64) -> Result<Option<BlobFile>> {
         self.inner.blob_file(key)
     }
     fn mapped_blob(&mut self, key: u64, max: u64) -> Result<Option<MappedBlob>> {
         self.inner.mapped_blob(key, max)
     }
-    fn wait_for_locks(&mut self, wait: std::time::Duration) -> Result<()> {
-        self.inner.wait_for_locks(wait)
-    }
+}
+
+impl Snapshots for Session<'_> {
     fn begin_snapshot(&mut self) -> Result<bool> {
         self.inner.begin_snapshot()
     }
@@ -409,7 +417,7 @@ mod tests {
         }
     }
 
-    impl StoreSession for Recording {
+    impl SessionCore for Recording {
         fn read(&mut self, _key: u64, sink: &mut dyn FnMut(&[u8])) -> Result<()> {
             self.op("read");
             sink(b"blob");
@@ -457,6 +465,17 @@ mod tests {
             self.op("read_at");
             Ok(0)
         }
+        fn checkpoint(&mut self) -> Result<()> {
+            self.op("checkpoint");
+            Ok(())
+        }
+        fn wait_for_locks(&mut self, _wait: Duration) -> Result<()> {
+            self.op("wait_for_locks");
+            Ok(())
+        }
+    }
+
+    impl Serving for Recording {
         fn read_stream(
             &mut self,
             _key: u64,
@@ -476,10 +495,6 @@ mod tests {
             self.op("fetch_small");
             Ok(None)
         }
-        fn checkpoint(&mut self) -> Result<()> {
-            self.op("checkpoint");
-            Ok(())
-        }
         fn blob_file(&mut self, _key: u64) -> Result<Option<BlobFile>> {
             self.op("blob_file");
             Ok(None)
@@ -488,10 +503,9 @@ mod tests {
             self.op("mapped_blob");
             Ok(None)
         }
-        fn wait_for_locks(&mut self, _wait: Duration) -> Result<()> {
-            self.op("wait_for_locks");
-            Ok(())
-        }
+    }
+
+    impl Snapshots for Recording {
         fn begin_snapshot(&mut self) -> Result<bool> {
             self.op("begin_snapshot");
             Ok(true)

@@ -22,7 +22,7 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
-use super::files::write_atomically;
+use super::atomic_file::write_atomically;
 use crate::error::{Error, Result};
 use crate::process::ProcessStamp;
 

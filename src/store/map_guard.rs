@@ -77,7 +77,7 @@ pub(crate) struct GuardedMap {
     /// Its slot in `GUARDED`.
     slot: usize,
     /// A descriptor of the mapped file, open for the map's lifetime (the
-    /// caller's: see `sqlite_map`), to ask its size.
+    /// caller's: see `sqlite/map`), to ask its size.
     fd: RawFd,
     /// The file, for errors.
     path: PathBuf,

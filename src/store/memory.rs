@@ -14,8 +14,9 @@ use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
 
 use serde_json::{Map, json};
 
-use super::{
-    Access, CacheControl, Catalog, Session, SessionOptions, Store, StoreInfo, missing_key,
+use super::contract::{
+    Access, CacheControl, Catalog, Engine, Serving, Session, SessionCore, SessionOptions,
+    Snapshots, Space, StoreCore, StoreInfo, first_key_from_one, missing_key,
 };
 use crate::dataset::Manifest;
 use crate::error::{Error, Result};
@@ -84,7 +85,7 @@ impl MemoryStore {
     }
 }
 
-impl Store for MemoryStore {
+impl StoreCore for MemoryStore {
     fn info(&self) -> StoreInfo {
         let mut settings = Map::new();
         settings.insert("access".into(), json!(self.access.label()));
@@ -114,7 +115,7 @@ impl Store for MemoryStore {
                 self.name.display()
             )));
         };
-        super::first_key_from_one(&self.name, i64::try_from(first).unwrap_or(i64::MAX))?;
+        first_key_from_one(&self.name, i64::try_from(first).unwrap_or(i64::MAX))?;
         let count = data.blobs.len() as u64;
         // The manifest drives --verify only while it still describes the blobs.
         let manifest = data.manifest.clone().filter(|m| {
@@ -141,14 +142,18 @@ impl Store for MemoryStore {
         Ok(Vec::new())
     }
 
-    fn cache_control(&self) -> Result<CacheControl> {
-        Ok(CacheControl::Process)
-    }
-
     fn describe_writes(&self, _options: &SessionOptions) -> String {
         "the blob's bytes replaced in this process's memory".into()
     }
+}
 
+impl Engine for MemoryStore {
+    fn cache_control(&self) -> Result<CacheControl> {
+        Ok(CacheControl::Process)
+    }
+}
+
+impl Space for MemoryStore {
     fn space_used(&self) -> Result<u64> {
         Ok(lock(&self.data)
             .blobs
@@ -177,7 +182,7 @@ impl MemorySession<'_> {
     }
 }
 
-impl Session for MemorySession<'_> {
+impl SessionCore for MemorySession<'_> {
     fn read(&mut self, key: u64, sink: &mut dyn FnMut(&[u8])) -> Result<()> {
         let data = lock(self.data);
         let blob = data
@@ -234,3 +239,7 @@ impl Session for MemorySession<'_> {
         Ok(())
     }
 }
+
+impl Serving for MemorySession<'_> {}
+
+impl Snapshots for MemorySession<'_> {}

@@ -17,7 +17,10 @@ use mysql::Statement;
 use mysql::prelude::Queryable;
 use serde_json::{Map, Value};
 
-use super::{Access, CacheControl, Catalog, Session, SessionOptions, Store, StoreInfo};
+use super::contract::{
+    Access, CacheControl, Catalog, Engine, Serving, Session, SessionCore, SessionOptions,
+    Snapshots, Space, StoreCore, StoreInfo, first_key_from_one, missing_key,
+};
 use crate::dataset::Manifest;
 use crate::error::{Error, Result};
 use crate::target::{MysqlEngine, ServerUrl, seconds};
@@ -307,7 +310,7 @@ impl MysqlStore {
     }
 }
 
-impl Store for MysqlStore {
+impl StoreCore for MysqlStore {
     fn info(&self) -> StoreInfo {
         let mut settings = Map::new();
         settings.insert("engine".into(), Value::from(self.engine.sql_name()));
@@ -348,30 +351,6 @@ impl Store for MysqlStore {
         }
     }
 
-    fn ascending_inserts_only(&self) -> Option<String> {
-        (self.engine == MysqlEngine::Archive).then(|| {
-            "ARCHIVE takes no id below one it already holds, so its rows are written in ascending id order"
-                .to_string()
-        })
-    }
-
-    fn can_modify(&self) -> Result<()> {
-        if self.engine.can_modify() {
-            return Ok(());
-        }
-        Err(Error::usage(format!(
-            "mysql-{} {} table {}: this store cannot update rows (MySQL's ARCHIVE engine only inserts and reads); \
-use engine=innodb, myisam or aria for --update",
-            self.engine.sql_name().to_ascii_lowercase(),
-            self.display.display(),
-            self.table
-        )))
-    }
-
-    fn cache_control(&self) -> Result<CacheControl> {
-        Ok(CacheControl::Server)
-    }
-
     /// The engine's statement, the transactions, and what a commit waits
     /// for, from the settings read back from the server.
     fn describe_writes(&self, options: &SessionOptions) -> String {
@@ -381,26 +360,6 @@ use engine=innodb, myisam or aria for --update",
             self.galera.as_ref(),
             options.per_op_transaction,
         )
-    }
-
-    /// InnoDB's innodb_flush_log_at_trx_commit is global (MariaDB has no
-    /// per-session form): set only when `server_wide` allows it, and a
-    /// refusal (no privilege) is said, not raised. The other engines have
-    /// no redo log to turn on or off.
-    fn set_durability(&mut self, durable: bool, server_wide: bool) -> Result<Option<String>> {
-        let words = match self.engine {
-            MysqlEngine::Innodb => self.set_flush_log(durable, server_wide)?,
-            MysqlEngine::Myisam => "MyISAM has no redo log: each INSERT is handed to the OS and \
-                                    not fsynced by the server; --logging changes nothing here"
-                .to_string(),
-            MysqlEngine::Aria => "Aria has no redo log that --logging turns on or off (its \
-                                  crash-recovery log follows the server's own Aria settings, unchanged)"
-                .to_string(),
-            MysqlEngine::Archive => "ARCHIVE has no redo log: rows are compressed into the \
-                                     table file, not fsynced at commit; --logging changes nothing here"
-                .to_string(),
-        };
-        Ok(Some(words))
     }
 
     fn finish(&mut self, manifest: &Manifest) -> Result<()> {
@@ -439,7 +398,7 @@ use engine=innodb, myisam or aria for --update",
                 self.table
             )));
         };
-        let min = super::first_key_from_one(&self.display, min)? as i64;
+        let min = first_key_from_one(&self.display, min)? as i64;
         let manifest = manifest
             .filter(|m| m.first_key == min as u64 && m.last_key == max as u64 && m.count == count);
         Ok(Catalog::found(min as u64, max as u64, count, manifest))
@@ -488,7 +447,55 @@ use engine=innodb, myisam or aria for --update",
     fn files(&self) -> Result<Vec<PathBuf>> {
         Ok(Vec::new())
     }
+}
 
+impl Engine for MysqlStore {
+    fn ascending_inserts_only(&self) -> Option<String> {
+        (self.engine == MysqlEngine::Archive).then(|| {
+            "ARCHIVE takes no id below one it already holds, so its rows are written in ascending id order"
+                .to_string()
+        })
+    }
+
+    fn can_modify(&self) -> Result<()> {
+        if self.engine.can_modify() {
+            return Ok(());
+        }
+        Err(Error::usage(format!(
+            "mysql-{} {} table {}: this store cannot update rows (MySQL's ARCHIVE engine only inserts and reads); \
+use engine=innodb, myisam or aria for --update",
+            self.engine.sql_name().to_ascii_lowercase(),
+            self.display.display(),
+            self.table
+        )))
+    }
+
+    fn cache_control(&self) -> Result<CacheControl> {
+        Ok(CacheControl::Server)
+    }
+
+    /// InnoDB's innodb_flush_log_at_trx_commit is global (MariaDB has no
+    /// per-session form): set only when `server_wide` allows it, and a
+    /// refusal (no privilege) is said, not raised. The other engines have
+    /// no redo log to turn on or off.
+    fn set_durability(&mut self, durable: bool, server_wide: bool) -> Result<Option<String>> {
+        let words = match self.engine {
+            MysqlEngine::Innodb => self.set_flush_log(durable, server_wide)?,
+            MysqlEngine::Myisam => "MyISAM has no redo log: each INSERT is handed to the OS and \
+                                    not fsynced by the server; --logging changes nothing here"
+                .to_string(),
+            MysqlEngine::Aria => "Aria has no redo log that --logging turns on or off (its \
+                                  crash-recovery log follows the server's own Aria settings, unchanged)"
+                .to_string(),
+            MysqlEngine::Archive => "ARCHIVE has no redo log: rows are compressed into the \
+                                     table file, not fsynced at commit; --logging changes nothing here"
+                .to_string(),
+        };
+        Ok(Some(words))
+    }
+}
+
+impl Space for MysqlStore {
     fn space_used(&self) -> Result<u64> {
         let mut link = self.link.borrow_mut();
         let table = &self.table;
@@ -592,7 +599,7 @@ raise it, e.g. SET GLOBAL max_allowed_packet={} (or mariadbd --max-allowed-packe
     }
 }
 
-impl Session for MysqlSession<'_> {
+impl SessionCore for MysqlSession<'_> {
     fn read(&mut self, key: u64, sink: &mut dyn FnMut(&[u8])) -> Result<()> {
         let read = &self.read;
         let row: Option<Option<Vec<u8>>> =
@@ -602,7 +609,7 @@ impl Session for MysqlSession<'_> {
                 sink(data.as_deref().unwrap_or_default());
                 Ok(())
             }
-            None => Err(super::missing_key(key, &self.display)),
+            None => Err(missing_key(key, &self.display)),
         }
     }
 
@@ -621,7 +628,7 @@ impl Session for MysqlSession<'_> {
             Ok(c.affected_rows())
         })?;
         if changed == 0 {
-            return Err(super::missing_key(key, &self.display));
+            return Err(missing_key(key, &self.display));
         }
         Ok(())
     }
@@ -651,7 +658,7 @@ impl Session for MysqlSession<'_> {
             Ok(c.affected_rows())
         })?;
         if changed == 0 {
-            return Err(super::missing_key(key, &self.display));
+            return Err(missing_key(key, &self.display));
         }
         Ok(())
     }
@@ -689,6 +696,10 @@ impl Session for MysqlSession<'_> {
         Ok(true)
     }
 }
+
+impl Serving for MysqlSession<'_> {}
+
+impl Snapshots for MysqlSession<'_> {}
 
 /// How writes reach the disk on this server, in words: the engine's
 /// statement, the transactions, what a commit waits for (from the

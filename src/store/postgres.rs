@@ -17,7 +17,10 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 use tokio_postgres::Statement;
 
-use super::{Access, CacheControl, Catalog, Session, SessionOptions, Store, StoreInfo};
+use super::contract::{
+    Access, CacheControl, Catalog, Engine, Serving, Session, SessionCore, SessionOptions,
+    Snapshots, Space, StoreCore, StoreInfo, first_key_from_one, missing_key,
+};
 use crate::dataset::Manifest;
 use crate::error::{Error, Result};
 use crate::target::{PgMode, ServerUrl, seconds};
@@ -250,7 +253,7 @@ fn column_is_oid(client: &mut PgClient, table: &str) -> Result<bool> {
     Ok(t.as_deref() == Some("oid"))
 }
 
-impl Store for PostgresStore {
+impl StoreCore for PostgresStore {
     fn info(&self) -> StoreInfo {
         let mut settings = Map::new();
         settings.insert(
@@ -284,46 +287,10 @@ impl Store for PostgresStore {
         }
     }
 
-    fn cache_control(&self) -> Result<CacheControl> {
-        Ok(CacheControl::Server)
-    }
-
     /// The statement, the transactions and what a commit waits for, from
     /// the settings read back from the server.
     fn describe_writes(&self, options: &SessionOptions) -> String {
         describe_writes(self.mode, &self.server_settings, options.per_op_transaction)
-    }
-
-    /// synchronous_commit for this connection only (the server's other
-    /// sessions keep theirs), read back with fsync, which decides whether
-    /// "on" reaches the disk at all.
-    fn set_durability(&mut self, durable: bool, _server_wide: bool) -> Result<Option<String>> {
-        let level = if durable { "on" } else { "off" };
-        let client = self.client.get_mut();
-        client.batch_execute(
-            client.op_bound(0),
-            &format!("SET synchronous_commit = {level}"),
-        )?;
-        self.server_settings = read_settings(client)?;
-        let get = |name: &str| {
-            self.server_settings
-                .iter()
-                .find(|(k, _)| k == name)
-                .map_or("?", |(_, v)| v.as_str())
-        };
-        let commit = get("synchronous_commit");
-        let mut words = match commit {
-            "off" => "synchronous_commit=off (this session): a commit returns before its WAL is \
-                      flushed; the WAL writer flushes it within wal_writer_delay"
-                .to_string(),
-            other => format!(
-                "synchronous_commit={other} (this session): each commit waits until its WAL is flushed to disk"
-            ),
-        };
-        if get("fsync") == "off" {
-            words.push_str("; but the server runs with fsync=off: nothing is flushed to disk");
-        }
-        Ok(Some(words))
     }
 
     fn finish(&mut self, manifest: &Manifest) -> Result<()> {
@@ -366,7 +333,7 @@ impl Store for PostgresStore {
                 self.table
             )));
         };
-        let min = super::first_key_from_one(&self.display, min)? as i64;
+        let min = first_key_from_one(&self.display, min)? as i64;
         let manifest = manifest.filter(|m| {
             m.first_key == min as u64 && m.last_key == max as u64 && m.count == count as u64
         });
@@ -429,7 +396,47 @@ impl Store for PostgresStore {
     fn files(&self) -> Result<Vec<PathBuf>> {
         Ok(Vec::new())
     }
+}
 
+impl Engine for PostgresStore {
+    fn cache_control(&self) -> Result<CacheControl> {
+        Ok(CacheControl::Server)
+    }
+
+    /// synchronous_commit for this connection only (the server's other
+    /// sessions keep theirs), read back with fsync, which decides whether
+    /// "on" reaches the disk at all.
+    fn set_durability(&mut self, durable: bool, _server_wide: bool) -> Result<Option<String>> {
+        let level = if durable { "on" } else { "off" };
+        let client = self.client.get_mut();
+        client.batch_execute(
+            client.op_bound(0),
+            &format!("SET synchronous_commit = {level}"),
+        )?;
+        self.server_settings = read_settings(client)?;
+        let get = |name: &str| {
+            self.server_settings
+                .iter()
+                .find(|(k, _)| k == name)
+                .map_or("?", |(_, v)| v.as_str())
+        };
+        let commit = get("synchronous_commit");
+        let mut words = match commit {
+            "off" => "synchronous_commit=off (this session): a commit returns before its WAL is \
+                      flushed; the WAL writer flushes it within wal_writer_delay"
+                .to_string(),
+            other => format!(
+                "synchronous_commit={other} (this session): each commit waits until its WAL is flushed to disk"
+            ),
+        };
+        if get("fsync") == "off" {
+            words.push_str("; but the server runs with fsync=off: nothing is flushed to disk");
+        }
+        Ok(Some(words))
+    }
+}
+
+impl Space for PostgresStore {
     fn space_used(&self) -> Result<u64> {
         let mut client = self.client.borrow_mut();
         let sql = match self.mode {
@@ -519,7 +526,7 @@ impl PostgresSession<'_> {
     }
 }
 
-impl Session for PostgresSession<'_> {
+impl SessionCore for PostgresSession<'_> {
     fn read(&mut self, key: u64, sink: &mut dyn FnMut(&[u8])) -> Result<()> {
         match self.read_row(key)? {
             Some(r) => {
@@ -527,7 +534,7 @@ impl Session for PostgresSession<'_> {
                 sink(data.unwrap_or_default());
                 Ok(())
             }
-            None => Err(super::missing_key(key, &self.display)),
+            None => Err(missing_key(key, &self.display)),
         }
     }
 
@@ -535,7 +542,7 @@ impl Session for PostgresSession<'_> {
         let stmt = self.writable(&self.update)?.clone();
         let n = self.write(&stmt, &[&(key as i64), &data], data.len())?;
         if n == 0 {
-            return Err(super::missing_key(key, &self.display));
+            return Err(missing_key(key, &self.display));
         }
         Ok(())
     }
@@ -550,7 +557,7 @@ impl Session for PostgresSession<'_> {
         let stmt = self.writable(&self.delete)?.clone();
         let n = self.write(&stmt, &[&(key as i64)], 0)?;
         if n == 0 {
-            return Err(super::missing_key(key, &self.display));
+            return Err(missing_key(key, &self.display));
         }
         Ok(())
     }
@@ -587,6 +594,10 @@ impl Session for PostgresSession<'_> {
         Ok(true)
     }
 }
+
+impl Serving for PostgresSession<'_> {}
+
+impl Snapshots for PostgresSession<'_> {}
 
 fn table_exists(client: &mut PgClient, table: &str) -> Result<bool> {
     let found: Option<String> = client

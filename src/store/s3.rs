@@ -17,8 +17,9 @@
 
 mod client;
 mod exec;
+pub(crate) mod seaweedfs;
 mod session;
-pub(crate) mod topology;
+mod topology;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -29,7 +30,10 @@ use object_store::path::Path as ObjectPath;
 use object_store::{ObjectStore, ObjectStoreExt};
 use serde_json::{Map, Value};
 
-use super::{Access, CacheControl, Catalog, Session, SessionOptions, Store, StoreInfo};
+use super::contract::{
+    Access, CacheControl, Catalog, Engine, Session, SessionOptions, Space, StoreCore, StoreInfo,
+    first_key_from_one,
+};
 use crate::dataset::Manifest;
 use crate::error::{Error, FailureClass, Result};
 use crate::target::S3Location;
@@ -285,7 +289,7 @@ fn blob_key(name: &str) -> Option<u64> {
     (format!("{key:06}") == name).then_some(key)
 }
 
-impl Store for S3Store {
+impl StoreCore for S3Store {
     fn info(&self) -> StoreInfo {
         let location = &self.bucket.location;
         let mut settings = Map::new();
@@ -344,7 +348,7 @@ impl Store for S3Store {
             )));
         };
         let count = listing.keys.len() as u64;
-        let min = super::first_key_from_one(self.bucket.display(), min as i64)?;
+        let min = first_key_from_one(self.bucket.display(), min as i64)?;
         let manifest =
             manifest.filter(|m| m.first_key == min && m.last_key == max && m.count == count);
         Ok(Catalog::found(min, max, count, manifest))
@@ -363,16 +367,6 @@ impl Store for S3Store {
         Ok(Vec::new())
     }
 
-    fn cache_control(&self) -> Result<CacheControl> {
-        Ok(CacheControl::Server)
-    }
-
-    /// S3 has no transactions and no locks: what a write is, and how long
-    /// a request may wait (the only wait an S3 run has).
-    fn has_transactions(&self) -> bool {
-        false
-    }
-
     fn describe_writes(&self, _options: &SessionOptions) -> String {
         format!(
             "each write is one PUT of the whole object (multipart above {}), after a HEAD that \
@@ -381,6 +375,22 @@ impl Store for S3Store {
             client::part_size_words(self.bucket.location.part_size),
             client::waits_words(&self.bucket.location.waits)
         )
+    }
+
+    fn finish(&mut self, manifest: &Manifest) -> Result<()> {
+        self.put_manifest(manifest)
+    }
+}
+
+impl Engine for S3Store {
+    fn cache_control(&self) -> Result<CacheControl> {
+        Ok(CacheControl::Server)
+    }
+
+    /// S3 has no transactions and no locks: what a write is, and how long
+    /// a request may wait (the only wait an S3 run has).
+    fn has_transactions(&self) -> bool {
+        false
     }
 
     /// S3 has no durability setting a client can change: a PUT returns
@@ -392,11 +402,9 @@ impl Store for S3Store {
             client::part_size_words(self.bucket.location.part_size)
         )))
     }
+}
 
-    fn finish(&mut self, manifest: &Manifest) -> Result<()> {
-        self.put_manifest(manifest)
-    }
-
+impl Space for S3Store {
     fn space_used(&self) -> Result<u64> {
         Ok(self.list()?.keys.iter().map(|k| k.1).sum())
     }

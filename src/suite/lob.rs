@@ -29,7 +29,7 @@ use crate::result::lob::{
 };
 use crate::result::run::KeyOrder;
 use crate::result::{ResultDocument, Tables};
-use crate::store::cluster::{self, ClusterShape};
+use crate::store::cluster::ClusterShape;
 use crate::store::{self, Access, CacheControl, SessionOptions, StoreInfo};
 use crate::target::Target;
 use crate::workload::key_sequence;
@@ -341,7 +341,7 @@ pub fn run(options: &LobOptions, progress: &dyn Progress) -> Result<ResultDocume
     let started = std::time::Instant::now();
     let shapes: Vec<Option<ClusterShape>> = systems
         .iter()
-        .map(|s| s.target.as_ref().and_then(cluster::read_shape))
+        .map(|s| s.target.as_ref().and_then(store::read_shape))
         .collect();
     let outcome = measure(options, &mut systems, progress);
     // Read again at the end: a node that left during the suite is recorded
@@ -350,7 +350,7 @@ pub fn run(options: &LobOptions, progress: &dyn Progress) -> Result<ResultDocume
         let (Some(start), Some(target)) = (start, system.target.as_ref()) else {
             continue;
         };
-        let end = cluster::read_shape(target);
+        let end = store::read_shape(target);
         let at_ns = started.elapsed().as_nanos() as u64;
         let changes = end
             .as_ref()

@@ -14,7 +14,10 @@ use super::client::within;
 use super::exec::Exec;
 use super::{Bucket, PARTS_IN_FLIGHT};
 use crate::error::{Error, FailureClass, Result};
-use crate::store::{Access, Session, SessionOptions};
+use crate::store::contract::{
+    Access, Serving, SessionCore, SessionOptions, Snapshots, missing_key,
+};
+use crate::store::etag::fingerprint;
 
 type S3Result<T> = std::result::Result<T, object_store::Error>;
 
@@ -77,9 +80,7 @@ impl S3Session {
     /// else classified.
     fn failure(&self, key: u64, e: object_store::Error) -> Error {
         match e {
-            object_store::Error::NotFound { .. } => {
-                crate::store::missing_key(key, self.bucket.display())
-            }
+            object_store::Error::NotFound { .. } => missing_key(key, self.bucket.display()),
             e => self.bucket.failure(e),
         }
     }
@@ -142,7 +143,7 @@ fn validator(e_tag: &str) -> String {
         None if !e_tag.is_empty() && e_tag.chars().all(etagc) => format!("\"{e_tag}\""),
         _ => {
             let words: Vec<u64> = e_tag.bytes().map(u64::from).collect();
-            crate::store::fingerprint(&words)
+            fingerprint(&words)
         }
     }
 }
@@ -207,7 +208,7 @@ async fn get_range(
     bucket.client.get_opts(&path, options).await
 }
 
-impl Session for S3Session {
+impl SessionCore for S3Session {
     /// One GET, its body gathered into the session's buffer as it arrives.
     fn read(&mut self, key: u64, sink: &mut dyn FnMut(&[u8])) -> Result<()> {
         let buffer = std::mem::take(&mut self.buffer);
@@ -246,7 +247,7 @@ impl Session for S3Session {
     fn update(&mut self, key: u64, data: &[u8]) -> Result<()> {
         self.writable()?;
         if self.head(key)?.is_none() {
-            return Err(crate::store::missing_key(key, self.bucket.display()));
+            return Err(missing_key(key, self.bucket.display()));
         }
         self.put(key, data)
     }
@@ -261,7 +262,7 @@ impl Session for S3Session {
     fn delete(&mut self, key: u64) -> Result<()> {
         self.writable()?;
         if self.head(key)?.is_none() {
-            return Err(crate::store::missing_key(key, self.bucket.display()));
+            return Err(missing_key(key, self.bucket.display()));
         }
         self.request(key, |b, path| async move { b.client.delete(&path).await })
     }
@@ -279,6 +280,37 @@ impl Session for S3Session {
         self.head(key)
     }
 
+    /// One ranged GET into `buf`.
+    fn read_at(&mut self, key: u64, offset: u64, buf: &mut [u8]) -> Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        let end = offset + buf.len() as u64;
+        let got = self.request(key, move |b, path| async move {
+            get_range(b, path, offset, end).await?.bytes().await
+        });
+        match got {
+            Ok(bytes) => {
+                let n = bytes.len().min(buf.len());
+                buf[..n].copy_from_slice(&bytes[..n]);
+                Ok(n)
+            }
+            // S3 refuses a range that starts at or past the end (416).
+            Err(
+                e @ Error::Failed {
+                    class: FailureClass::ServerStatus { code: 416 },
+                    ..
+                },
+            ) => match self.head(key)? {
+                Some(size) if offset >= size => Ok(0),
+                _ => Err(e),
+            },
+            Err(e) => Err(e),
+        }
+    }
+}
+
+impl Serving for S3Session {
     /// A HEAD, then for a blob of at most `max` bytes one GET, whose own
     /// answer gives the size and tag of the bytes it brought.
     fn fetch_small(&mut self, key: u64, max: u64) -> Result<Option<(u64, Option<Vec<u8>>)>> {
@@ -317,35 +349,6 @@ impl Session for S3Session {
         }
         self.head(key)?;
         Ok(known(&self.tagged))
-    }
-
-    /// One ranged GET into `buf`.
-    fn read_at(&mut self, key: u64, offset: u64, buf: &mut [u8]) -> Result<usize> {
-        if buf.is_empty() {
-            return Ok(0);
-        }
-        let end = offset + buf.len() as u64;
-        let got = self.request(key, move |b, path| async move {
-            get_range(b, path, offset, end).await?.bytes().await
-        });
-        match got {
-            Ok(bytes) => {
-                let n = bytes.len().min(buf.len());
-                buf[..n].copy_from_slice(&bytes[..n]);
-                Ok(n)
-            }
-            // S3 refuses a range that starts at or past the end (416).
-            Err(
-                e @ Error::Failed {
-                    class: FailureClass::ServerStatus { code: 416 },
-                    ..
-                },
-            ) => match self.head(key)? {
-                Some(size) if offset >= size => Ok(0),
-                _ => Err(e),
-            },
-            Err(e) => Err(e),
-        }
     }
 
     /// One ranged GET, streamed: pieces go to `sink` as they arrive, all
@@ -398,3 +401,5 @@ impl Session for S3Session {
         Ok(delivered)
     }
 }
+
+impl Snapshots for S3Session {}

@@ -40,7 +40,7 @@ use super::history::History;
 use super::mix::Mix;
 use crate::result::budget::ErrorBudget;
 use crate::result::faults::{ClusterRecord, ShapeChange};
-use crate::store::cluster::{self, ClusterShape};
+use crate::store::cluster::ClusterShape;
 use room::DiskReserve;
 use tally::Tally;
 
@@ -319,7 +319,7 @@ fn execute_wrapped(
         probe.finish(&pending)?;
     }
     drop(probe);
-    let shape = cluster::read_shape(&plan.target);
+    let shape = store::read_shape(&plan.target);
     let (tallies, changes) = run_workers(&shared, shape.as_ref(), progress);
     let elapsed = shared.since_start();
     let mut all = Tally::default();
@@ -345,7 +345,7 @@ fn execute_wrapped(
     let cluster = shape.map(|start| {
         Box::new(ClusterRecord {
             start,
-            end: cluster::read_shape(&plan.target),
+            end: store::read_shape(&plan.target),
             changes,
         })
     });
@@ -580,7 +580,7 @@ fn watch_shape(shared: &Shared, start: &ClusterShape, done: &AtomicBool) -> Vec<
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        let Some(now) = cluster::read_shape(&shared.plan.target) else {
+        let Some(now) = store::read_shape(&shared.plan.target) else {
             continue;
         };
         let at_ns = shared.since_start().as_nanos() as u64;

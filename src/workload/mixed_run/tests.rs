@@ -10,7 +10,7 @@ use crate::error::{Error, FailureClass, Result};
 use crate::progress::Silent;
 use crate::result::mixed_run::{KeyDistribution, OpKind};
 use crate::result::mixed_run::{MixedRunTables, Outcomes};
-use crate::store::{self, Access, Session, SessionOptions};
+use crate::store::{self, Access, Serving, Session, SessionCore, SessionOptions, Snapshots};
 use crate::target::Target;
 use crate::workload::mix::Mix;
 
@@ -113,7 +113,7 @@ impl Faulty<'_> {
     }
 }
 
-impl Session for Faulty<'_> {
+impl SessionCore for Faulty<'_> {
     fn read(&mut self, key: u64, sink: &mut dyn FnMut(&[u8])) -> Result<()> {
         match &self.fault {
             Fault::ServesInitVersion(spec) => {
@@ -158,6 +158,10 @@ impl Session for Faulty<'_> {
         }
     }
 }
+
+impl Serving for Faulty<'_> {}
+
+impl Snapshots for Faulty<'_> {}
 
 impl WrapSession for Fault {
     fn wrap<'s>(&self, inner: Box<dyn Session + 's>) -> Box<dyn Session + 's> {

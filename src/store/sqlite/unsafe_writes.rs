@@ -17,10 +17,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rusqlite::Connection;
 
-use super::Access;
-use super::sqlite_meta::{META_TABLE, has_table, read_manifest};
+use super::meta::{META_TABLE, has_table, read_manifest};
 use crate::error::{Error, Result};
 use crate::process::ProcessStamp;
+use crate::store::contract::Access;
 use crate::target::SqliteSettings;
 
 /// The names of the records in `blobbench_meta` start with this.

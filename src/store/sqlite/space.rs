@@ -1,16 +1,17 @@
 //! Space inside an SQLite database: giving its free pages back or
-//! rewriting it in order (`Store::reclaim`), and where each blob's pages
-//! lie in the file (`Store::disk_layout`), for the aging suite, which
+//! rewriting it in order (`Space::reclaim`), and where each blob's pages
+//! lie in the file (`Space::disk_layout`), for the aging suite, which
 //! counts a blob's fragments as the runs its pages make on the disk.
 
 use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 
-use super::sqlite_layout::SqliteLayout;
-use super::sqlite_pages::{KeyColumn, overflow_pages};
-use super::{BlobPlacement, DiskLayout, Reclaim};
+use super::layout::SqliteLayout;
+use super::pages::{KeyColumn, overflow_pages};
+use super::settings::auto_vacuum_of;
 use crate::error::{Error, Result};
+use crate::store::contract::{BlobPlacement, DiskLayout, Reclaim, first_key_from_one, whole_file};
 
 /// One integer a PRAGMA or query returns.
 fn int(conn: &Connection, path: &Path, sql: &str) -> Result<i64> {
@@ -50,7 +51,7 @@ fn checkpoint_truncate(conn: &Connection, path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// `Store::reclaim` for the database at `path`.
+/// `Space::reclaim` for the database at `path`.
 ///
 /// Incremental: `PRAGMA incremental_vacuum` on a database made with
 /// auto_vacuum=incremental (every free page given back, the file
@@ -68,7 +69,7 @@ pub(crate) fn reclaim_database(
     let before = file_len(path);
     let done = match how {
         Reclaim::Incremental => {
-            if super::sqlite::auto_vacuum_of(conn, path)? != "incremental" {
+            if auto_vacuum_of(conn, path)? != "incremental" {
                 return Ok(None);
             }
             let free = int(conn, path, "PRAGMA freelist_count")?;
@@ -143,10 +144,10 @@ fn rows(conn: &Connection, path: &Path, layout: SqliteLayout) -> Result<Vec<(u64
     let mut out = Vec::new();
     while let Some(row) = q.next().map_err(err)? {
         let key = if key_column {
-            super::sqlite_layout::key_of_id(path, row.get_ref(0).map_err(err)?)?
+            super::layout::key_of_id(path, row.get_ref(0).map_err(err)?)?
         } else {
             let k: i64 = row.get(0).map_err(err)?;
-            super::first_key_from_one(path, k)?
+            first_key_from_one(path, k)?
         };
         out.push((key, row.get(1).map_err(err)?));
     }
@@ -154,7 +155,7 @@ fn rows(conn: &Connection, path: &Path, layout: SqliteLayout) -> Result<Vec<(u64
     Ok(out)
 }
 
-/// `Store::disk_layout` for blobs inside the database at `path`: each
+/// `Space::disk_layout` for blobs inside the database at `path`: each
 /// blob's overflow pages in chain order, each as its whole page's bytes,
 /// found by walking the b-tree and the chains on one map of the file
 /// (a WAL is checkpointed into the file first). All inside one read
@@ -201,7 +202,7 @@ fn walk_database(
         .map_err(|e| Error::sqlite(path, e))?;
     let page_size = int(conn, path, "PRAGMA page_size")? as u64;
     let free = int(conn, path, "PRAGMA freelist_count")? as u64;
-    let map = super::sqlite_map::map_through_open_descriptor(path)?;
+    let map = super::map::map_through_open_descriptor(path)?;
     let key_column = match layout {
         SqliteLayout::Kv => KeyColumn::Rowid,
         SqliteLayout::Blog => KeyColumn::Text,
@@ -236,7 +237,7 @@ fn walk_database(
     })
 }
 
-/// `Store::disk_layout` for files named in a database (sqlite-ext): each
+/// `Space::disk_layout` for files named in a database (sqlite-ext): each
 /// blob's own file, whole, and the database's free pages.
 pub(crate) fn external_layout(conn: &Connection, db: &Path) -> Result<DiskLayout> {
     let err = |e| Error::sqlite(db, e);
@@ -257,9 +258,9 @@ pub(crate) fn external_layout(conn: &Connection, db: &Path) -> Result<DiskLayout
             .map_err(|e| Error::io("cannot stat", &file, e))?
             .len();
         blobs.push(BlobPlacement {
-            key: super::first_key_from_one(db, k)?,
+            key: first_key_from_one(db, k)?,
             file,
-            ranges: super::whole_file(len),
+            ranges: whole_file(len),
         });
     }
     let page_size = int(conn, db, "PRAGMA page_size")? as u64;

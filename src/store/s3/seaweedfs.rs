@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::{ClusterShape, NodeState};
+use crate::store::cluster::{ClusterShape, NodeState};
 use crate::target::S3Location;
 
 /// The bound of each request (connection and answer).
@@ -129,7 +129,7 @@ async fn answers(client: &reqwest::Client, url: String) -> bool {
 /// Every volume server the master lists (`DataNodes` > `Url`), each once,
 /// in address order.
 fn volume_servers(json: &Value) -> Vec<String> {
-    let mut out: Vec<String> = crate::store::s3::topology::data_node_urls(json)
+    let mut out: Vec<String> = super::topology::data_node_urls(json)
         .into_iter()
         .flatten()
         .collect();

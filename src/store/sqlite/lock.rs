@@ -23,7 +23,7 @@ const PENDING_BYTE: i64 = 0x4000_0000;
 /// This process's own locks are never reported (POSIX locks do not
 /// conflict with their own process's).
 pub(crate) fn writer_pending(path: &Path) -> Result<bool> {
-    super::sqlite_map::with_lasting_file(path, |file| {
+    super::map::with_lasting_file(path, |file| {
         // SAFETY: fcntl(F_GETLK) on an open descriptor with a zeroed,
         // then filled, flock; it only reads the kernel's lock table.
         let mut probe: libc::flock = unsafe { std::mem::zeroed() };

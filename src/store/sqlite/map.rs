@@ -1,5 +1,5 @@
 //! Read-only maps of SQLite database files, for sending blobs straight
-//! from their pages (see sqlite_pages.rs).
+//! from their pages (see pages.rs).
 //!
 //! Each file is opened once per process and its descriptor never closed:
 //! closing any descriptor of a file drops every POSIX lock the process
@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use memmap2::Mmap;
 
-use super::map_guard::GuardedMap;
+use crate::store::map_guard::GuardedMap;
 
 use crate::error::{Error, Result};
 

@@ -9,9 +9,9 @@ use std::path::Path;
 use rusqlite::Connection;
 use rusqlite::types::{Value, ValueRef};
 
-use super::files::{FileLayout, canonical_key};
-use super::sqlite_meta::has_table;
+use super::meta::has_table;
 use crate::error::{Error, Result};
+use crate::store::files::{FileLayout, canonical_key};
 pub use crate::target::SqliteLayout;
 
 /// Every statement the store and its sessions run, for one layout.
