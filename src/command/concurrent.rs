@@ -6,7 +6,7 @@
 use crate::cli::RunArgs;
 use crate::error::{Error, Interruption, Result};
 use crate::result::budget::ErrorBudget;
-use crate::result::{CONCURRENT_COMMAND, ResultDocument, Tables};
+use crate::result::{ResultDocument, ResultKind, Tables};
 use crate::store::{ReadPath, SessionOptions, WriteStyle};
 use crate::workload::concurrent::{ConcurrentPlan, NOT_PUT_RIGHT, OUT_OF_ROOM, execute};
 use crate::workload::keys::{KeyDistribution, YCSB_THETA};
@@ -61,8 +61,11 @@ pub fn run(args: &RunArgs) -> Result<()> {
         .and_then(|why| why.strip_prefix(OUT_OF_ROOM))
         .map(str::to_owned);
     if let Some(path) = &args.json {
-        let mut doc =
-            ResultDocument::new(CONCURRENT_COMMAND, environment, Tables::Concurrent(tables));
+        let mut doc = ResultDocument::new(
+            ResultKind::Concurrent,
+            environment,
+            Tables::Concurrent(tables),
+        );
         crate::command::output::write_result(&mut doc, path)?;
     }
     if let Some(signal) = crate::interrupt::received() {

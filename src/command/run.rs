@@ -5,8 +5,8 @@ use crate::error::{Error, Result};
 use crate::measure::cache::WHOLE_MACHINE;
 use crate::measure::environment::busy_warning;
 use crate::progress::Progress;
-use crate::result::ResultDocument;
 use crate::result::run::RunTables;
+use crate::result::{ResultDocument, ResultKind};
 use crate::store::inject::Injection;
 use crate::store::{ReadPath, WriteStyle};
 use crate::target::{JOURNAL_MODES, Target, one_of, parse_cache_size, split_injection};
@@ -261,7 +261,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let failed = crate::command::output::look_where(r.failures_line(), args.json.as_deref());
     if let Some(path) = &args.json {
         let mut doc = ResultDocument::new(
-            "run",
+            ResultKind::Run,
             environment,
             crate::result::Tables::Run(RunTables {
                 integrity_check: integrity.clone(),

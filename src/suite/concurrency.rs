@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::progress::{Progress, Silent};
 use crate::result::concurrency::{ConcurrencyPoint, ConcurrencyTables, LayoutInfo, PointRound};
 use crate::result::faults::SystemFailure;
-use crate::result::{ResultDocument, Tables};
+use crate::result::{ResultDocument, ResultKind, Tables};
 use crate::store::{self, ReadPath, SessionOptions, WriteStyle};
 use crate::target::{SqliteSettings, Target};
 use crate::units::human_bytes;
@@ -120,7 +120,7 @@ fn run_in(
     super::common::check_free_space(
         &work.path,
         super::common::layouts_bytes(spec, 2) * local / 2,
-        "suite concurrency",
+        ResultKind::Concurrency.command(),
     )?;
     progress.note(&format!(
         "blobbench suite concurrency: {} blobs of {}, {} in all, per layout, in {}",
@@ -167,7 +167,7 @@ fn run_in(
         failed: failed.into_iter().flatten().collect(),
     };
     Ok(ResultDocument::new(
-        "suite concurrency",
+        ResultKind::Concurrency,
         environment,
         Tables::Concurrency(tables),
     ))

@@ -17,7 +17,7 @@ use crate::result::load::{
     ERROR_EVENTS_KEPT, Errors, LevelMerge, LevelResult, LoadTables, MergeRecord, MergeSource,
     OpenLoopStats, ProcessSpan, Timeline, WallSpan,
 };
-use crate::result::{ResultDocument, Tables};
+use crate::result::{ResultDocument, ResultKind, Tables};
 
 /// One load result to merge.
 #[derive(Debug, Clone, Copy)]
@@ -852,7 +852,7 @@ mod tests {
         ]));
         assert!(m.starts_with("m.json: already a merge of 2"), "{m}");
         let doc = ResultDocument::new(
-            "run",
+            ResultKind::Run,
             crate::measure::environment::Environment::default(),
             Tables::Other(serde_json::Value::Null),
         );

@@ -6,7 +6,7 @@ use crate::report::chart::{AxisSpec, Chart, LineChart, Point, Scale, Series, Uni
 use crate::result::concurrency::ConcurrencyTables;
 
 /// The summary, the two charts and the table.
-pub(super) fn concurrency(t: &ConcurrencyTables, s: &mut Section) {
+pub(in crate::report) fn concurrency(t: &ConcurrencyTables, s: &mut Section) {
     s.summary.push(format!(
         "{}: beyond that, threads share the cores.",
         t.describe()

@@ -9,7 +9,7 @@ use crate::report::figures::{
 use crate::result::concurrent::ConcurrentTables;
 
 /// The summary lines and the per-kind table.
-pub(super) fn concurrent(t: &ConcurrentTables, s: &mut Section) {
+pub(in crate::report) fn concurrent(t: &ConcurrentTables, s: &mut Section) {
     let p = &t.plan;
     s.summary.push(format!(
         "{} thread(s) on {} core(s), mix {}, keys {}, {} operation(s) per transaction; {:.0} operations/s in all.",
