@@ -18,7 +18,7 @@ use crate::measure::stats::summarize;
 pub use crate::result::compare::{
     Adjusted, Change, CompareMethod, Comparison, Drift, Side, Verdict,
 };
-use crate::result::{ResultDocument, ResultKind, Tables};
+use crate::result::{ResultDocument, Tables};
 
 /// The median, spread and count of one side's samples.
 fn side_of(samples: &[f64]) -> Side {
@@ -765,6 +765,8 @@ fn notes(changes: &[Change], family: &Family, drift: &[Drift], results: usize) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::figures::AGING_READ_FIGURE;
+    use crate::result::ResultKind;
     use serde_json::json;
 
     /// A document from its JSON form, with the fields every result has.

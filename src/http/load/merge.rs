@@ -17,7 +17,7 @@ use crate::result::load::{
     ERROR_EVENTS_KEPT, Errors, LevelMerge, LevelResult, LoadTables, MergeRecord, MergeSource,
     OpenLoopStats, ProcessSpan, Timeline, WallSpan,
 };
-use crate::result::{ResultDocument, ResultKind, Tables};
+use crate::result::{ResultDocument, Tables};
 
 /// One load result to merge.
 #[derive(Debug, Clone, Copy)]
@@ -528,6 +528,7 @@ fn overlap_warning(record: &LevelMerge, concurrency: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::result::ResultKind;
     use crate::result::load::{Order, TIMELINE_BUCKET_NS};
 
     const T0: u64 = 1_700_000_000_000_000_000;
