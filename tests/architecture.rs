@@ -694,6 +694,102 @@ pub(super) fn g() { super::common::h(); }
     assert!(violations(Path::new("command/quick.rs"), edge).is_empty());
 }
 
+/// Where a suite reads `Instant::now` itself, and why each is no
+/// operation's time: (file under src/, how many reads, why). No suite times
+/// an operation itself: an operation's latency goes through the one timing
+/// path (`workload::timer::OpTimer`, as `workload::run` times run's
+/// operations); a deadline, a budget or the wall time of a whole step is
+/// not an operation.
+const SUITE_CLOCKS: &[(&str, usize, &str)] = &[
+    (
+        "suite/common.rs",
+        1,
+        "a case's wall time, for the progress bar's estimate of the time left",
+    ),
+    (
+        "suite/lob.rs",
+        2,
+        "a server restart's --restart-timeout deadline; when a cluster's change was seen, from the suite's start",
+    ),
+    ("suite/sweep/mod.rs", 1, "the sweep's --time-budget"),
+    (
+        "suite/replicate/mod.rs",
+        2,
+        "when a round failed, from the suite's start; Litestream's start and first sync, a step of another process",
+    ),
+    (
+        "suite/replicate/litestream.rs",
+        7,
+        "bounds on waits for Litestream, and how long its sync and restore took: steps of another process, not store operations",
+    ),
+];
+
+/// The lines of `text` that read `Instant::now` (comments and strings left out).
+fn clock_reads(text: &str) -> Vec<usize> {
+    tokens(text)
+        .windows(3)
+        .filter_map(|w| match (&w[0].0, &w[1].0, &w[2].0) {
+            (Token::Ident(clock), Token::PathSep, Token::Ident(now))
+                if clock == "Instant" && now == "now" =>
+            {
+                Some(w[0].1)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Every file under `src/suite` whose reads of `Instant::now` are not the
+/// ones SUITE_CLOCKS allows, one line each.
+fn suite_clock_violations(src: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    rust_files(&src.join("suite"), &mut files);
+    files.sort();
+    let mut found = Vec::new();
+    for path in &files {
+        let relative = path.strip_prefix(src).expect("under src");
+        let name = relative.to_string_lossy().replace('\\', "/");
+        let lines = clock_reads(&std::fs::read_to_string(path).expect("read"));
+        let allowed = SUITE_CLOCKS
+            .iter()
+            .find(|(file, _, _)| *file == name)
+            .map_or(0, |(_, count, _)| *count);
+        if lines.len() != allowed {
+            found.push(format!(
+                "src/{name}:{lines:?}: {} read(s) of Instant::now where SUITE_CLOCKS allows {allowed} (no suite times an operation itself: time it with workload::timer::OpTimer; a deadline or a whole step's wall time goes into SUITE_CLOCKS with why)",
+                lines.len()
+            ));
+        }
+    }
+    for (file, _, _) in SUITE_CLOCKS {
+        assert!(
+            src.join(file).exists(),
+            "SUITE_CLOCKS names src/{file}, which is gone"
+        );
+    }
+    found
+}
+
+#[test]
+fn no_suite_times_an_operation_itself() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let found = suite_clock_violations(&src);
+    assert!(found.is_empty(), "{}", found.join("\n"));
+    // A clock planted in the aging suite's reads is caught, naming the file.
+    let copy = tempfile::tempdir().unwrap();
+    copy_tree(&src, copy.path());
+    let planted = copy.path().join("suite/aging/measure.rs");
+    let mut text = std::fs::read_to_string(&planted).unwrap();
+    text.push_str("fn planted() -> std::time::Instant { std::time::Instant::now() }\n");
+    std::fs::write(&planted, text).unwrap();
+    let found = suite_clock_violations(copy.path());
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with("src/suite/aging/measure.rs:["),
+        "{found:?}"
+    );
+}
+
 fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {

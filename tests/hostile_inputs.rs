@@ -431,7 +431,7 @@ fn a_closed_standard_output_ends_the_command_quietly() {
         let out = common::collect(&mut child);
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!err.contains("internal error"), "{args:?}: {err}");
-        // Killed by SIGPIPE (print_run's println!), or done quietly (stat
+        // Killed by SIGPIPE (print_run's print!), or done quietly (stat
         // writes its fields and ignores the error, as kvtest does).
         assert!(
             out.status.signal() == Some(libc::SIGPIPE) || out.status.success(),

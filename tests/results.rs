@@ -1,9 +1,11 @@
 //! The result contract: documents written by earlier versions keep loading
-//! into the typed result, lose nothing on the way, and still render.
+//! into the typed result, lose nothing on the way, and still render; every
+//! kind of result (`ResultKind::ALL`) has such a document.
 
 use std::path::{Path, PathBuf};
 
-use blobbench::result::{self, Tables};
+use blobbench::report::{html, kinds, sections};
+use blobbench::result::{self, ResultKind};
 
 fn fixtures() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results");
@@ -21,21 +23,10 @@ fn fixtures() -> Vec<PathBuf> {
 fn results_from_version_0_1_load_into_their_typed_tables() {
     for path in fixtures() {
         let doc = result::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let expected = match doc.command.as_str() {
-            "quick" => matches!(doc.tables, Tables::Quick(_)),
-            "run" => matches!(doc.tables, Tables::Run(_)),
-            "init" => matches!(doc.tables, Tables::Init(_)),
-            "suite fasterthanfs" => matches!(doc.tables, Tables::FasterThanFs(_)),
-            "suite internal-external" => matches!(doc.tables, Tables::InternalExternal(_)),
-            "suite lob" => matches!(doc.tables, Tables::Lob(_)),
-            "suite http" => matches!(doc.tables, Tables::Http(_)),
-            "load" => matches!(doc.tables, Tables::Load(_)),
-            "sweep" => matches!(doc.tables, Tables::Sweep(_)),
-            "advise" => matches!(doc.tables, Tables::Advise(_)),
-            "compare" => matches!(doc.tables, Tables::Compare(_)),
-            "suite aging" => matches!(doc.tables, Tables::Aging(_)),
-            other => panic!("{}: unexpected command {other}", path.display()),
+        let Some(kind) = doc.kind() else {
+            panic!("{}: unexpected command {}", path.display(), doc.command)
         };
+        let expected = doc.tables.kind() == Some(kind);
         assert!(expected, "{}: tables of the wrong kind", path.display());
     }
 }
@@ -62,7 +53,7 @@ fn results_from_version_0_1_render() {
         .iter()
         .map(|p| (result::load(p).expect("load"), p.display().to_string()))
         .collect();
-    let sections = blobbench::report::view::sections(&docs);
+    let sections = sections::sections(&docs);
     assert_eq!(sections.len(), docs.len());
     // `init` results carry no figures; every other kind draws something.
     for s in sections.iter().filter(|s| !s.source.ends_with("init.json")) {
@@ -71,5 +62,45 @@ fn results_from_version_0_1_render() {
             "{}: nothing drawn",
             s.source
         );
+    }
+}
+
+#[test]
+fn every_kind_of_result_has_a_fixture() {
+    let commands: Vec<String> = fixtures()
+        .iter()
+        .map(|p| result::load(p).expect("load").command)
+        .collect();
+    for kind in ResultKind::ALL {
+        assert!(
+            commands.iter().any(|c| c == kind.command()),
+            "no fixture of `{}` in tests/fixtures/results: run it small with --json there",
+            kind.command()
+        );
+    }
+}
+
+#[test]
+fn every_fixture_renders_as_html_and_for_the_terminal() {
+    for path in fixtures() {
+        let doc = result::load(&path).expect("load");
+        let kind = doc.kind().expect("a kind this version knows");
+        let section = sections::section(&doc, &path.display().to_string(), 0);
+        let page = html::render(std::slice::from_ref(&section));
+        assert!(
+            page.contains(&format!("<section class=\"result\" id=\"{}\">", section.id)),
+            "{}: no section in the page",
+            path.display()
+        );
+        // `init` prints its one line as it loads; its result holds nothing
+        // more to show.
+        if kind != ResultKind::Init {
+            let text = (kinds::of(kind).terminal)(&doc);
+            assert!(
+                !text.trim().is_empty(),
+                "{}: no terminal text",
+                path.display()
+            );
+        }
     }
 }

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use crate::report::compare::{compare_many, inconsistent_side};
 use crate::report::terminal;
 use crate::result::compare::{CompareTables, Verdict};
-use crate::result::{ResultDocument, Tables};
+use crate::result::{ResultDocument, ResultKind, Tables};
 
 /// Runs `compare`: prints every case found in both results with its
 /// verdict; fails with a regression exit code under `--fail-on-slower` only
@@ -80,7 +80,7 @@ pub fn run(args: &CompareArgs) -> Result<()> {
     if let Some(j) = &args.json {
         environment.finish();
         let mut doc = ResultDocument::new(
-            "compare",
+            ResultKind::Compare,
             environment,
             Tables::Compare(CompareTables {
                 compare: c,

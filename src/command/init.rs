@@ -3,8 +3,8 @@
 use crate::cli::InitArgs;
 use crate::dataset::spec_from_options;
 use crate::error::{Error, Result};
-use crate::result::ResultDocument;
 use crate::result::init::{InitRecord, InitTables};
+use crate::result::{ResultDocument, ResultKind};
 use crate::target::{JOURNAL_MODES, Target, one_of, parse_page_size};
 use crate::units::{human_bytes, human_duration_ns};
 
@@ -97,7 +97,11 @@ pub fn run(args: &InitArgs) -> Result<()> {
                 load_ns,
             },
         };
-        let mut doc = ResultDocument::new("init", environment, crate::result::Tables::Init(tables));
+        let mut doc = ResultDocument::new(
+            ResultKind::Init,
+            environment,
+            crate::result::Tables::Init(tables),
+        );
         crate::command::output::write_result(&mut doc, path)?;
     }
     Ok(())

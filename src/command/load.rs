@@ -9,7 +9,7 @@ use crate::http::load::{LoadPlan, Order, Url, parse_url, run_level};
 use crate::progress::Progress;
 use crate::report::terminal;
 use crate::result::load::LoadTables;
-use crate::result::{ResultDocument, Tables};
+use crate::result::{ResultDocument, ResultKind, Tables};
 use crate::store::{self, Access};
 use crate::target::Target;
 
@@ -126,7 +126,7 @@ pub fn run(args: &LoadArgs) -> Result<()> {
     let failure = failure(&tables, &urls, verify.is_some());
     let warnings = rate_warnings(&tables);
     if let Some(j) = &args.json {
-        let mut doc = ResultDocument::new("load", environment, Tables::Load(tables));
+        let mut doc = ResultDocument::new(ResultKind::Load, environment, Tables::Load(tables));
         crate::command::output::write_result(&mut doc, j)?;
         println!("result written to {}", j.display());
     }

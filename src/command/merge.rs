@@ -7,7 +7,7 @@ use crate::cli::MergeArgs;
 use crate::error::{Error, Result};
 use crate::http::load::merge::{self, Input};
 use crate::report::terminal;
-use crate::result::{ResultDocument, Tables};
+use crate::result::{ResultDocument, ResultKind, Tables};
 
 /// Runs `merge`: destinations checked, every file read and lined up, the
 /// levels merged, the table printed and the files asked for written.
@@ -52,7 +52,7 @@ pub fn run(args: &MergeArgs) -> Result<()> {
     // The machine of the first process stands for the document's; the
     // merge record names every process's.
     let environment = docs[0].environment.clone();
-    let mut doc = ResultDocument::new("load", environment, Tables::Load(merged.tables));
+    let mut doc = ResultDocument::new(ResultKind::Load, environment, Tables::Load(merged.tables));
     if let Some(j) = &args.json {
         crate::command::output::write_result(&mut doc, j)?;
         println!("result written to {}", j.display());

@@ -10,7 +10,7 @@ use crate::cli::RunArgs;
 use crate::error::{Error, Interruption, Result};
 use crate::result::budget::ErrorBudget;
 use crate::result::mixed_run::KeyDistribution;
-use crate::result::{MIXED_RUN_COMMAND, ResultDocument, Tables};
+use crate::result::{ResultDocument, ResultKind, Tables};
 use crate::store::{ReadPath, SessionOptions, WriteStyle};
 use crate::workload::keys::YCSB_THETA;
 use crate::workload::mix::Mix;
@@ -62,7 +62,11 @@ pub fn run(args: &RunArgs) -> Result<()> {
         .and_then(|why| why.strip_prefix(OUT_OF_ROOM))
         .map(str::to_owned);
     if let Some(path) = &args.json {
-        let mut doc = ResultDocument::new(MIXED_RUN_COMMAND, environment, Tables::MixedRun(tables));
+        let mut doc = ResultDocument::new(
+            ResultKind::MixedRun,
+            environment,
+            Tables::MixedRun(tables),
+        );
         crate::command::output::write_result(&mut doc, path)?;
     }
     if let Some(signal) = crate::interrupt::received() {

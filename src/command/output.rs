@@ -12,7 +12,7 @@ use std::time::SystemTime;
 
 use crate::error::{Error, Result};
 use crate::measure::environment::{Environment, busy_warning};
-use crate::report::{html, text, view};
+use crate::report::{html, sections, text};
 use crate::result::{self, ResultDocument};
 
 /// A file may be written when it is new (in an existing, writable folder)
@@ -267,7 +267,7 @@ pub fn write_result(doc: &mut ResultDocument, path: &Path) -> Result<()> {
 /// file; an earlier report at `path` is kept beside it.
 pub fn write_html(path: &Path, docs: &[(ResultDocument, String)]) -> Result<()> {
     check_html_target("--report", path)?;
-    let page = html::render(&view::sections(docs));
+    let page = html::render(&sections::sections(docs));
     write_keeping_earlier(path, page.as_bytes(), "report", modified)
 }
 

@@ -5,7 +5,8 @@ use std::path::Path;
 
 use crate::cli::ReportArgs;
 use crate::error::{Error, Result};
-use crate::report::{html, png, text, view};
+use crate::report::sections::sections;
+use crate::report::{html, png, text};
 
 /// Marks a folder blobbench filled with charts or tables; only such a folder
 /// (or an empty or new one) is written into.
@@ -43,7 +44,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         .iter()
         .map(|p| Ok((crate::result::load(p)?, p.display().to_string())))
         .collect::<Result<_>>()?;
-    let sections = view::sections(&docs);
+    let sections = sections(&docs);
     // The rasterizer needs fonts; find out before writing anything.
     let rasterizer = args
         .png

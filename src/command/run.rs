@@ -10,8 +10,8 @@ use crate::error::{Error, Result};
 use crate::measure::cache::WHOLE_MACHINE;
 use crate::measure::environment::busy_warning;
 use crate::progress::Progress;
-use crate::result::ResultDocument;
 use crate::result::run::{KeyOrder, RunTables};
+use crate::result::{ResultDocument, ResultKind};
 use crate::store::{ReadPath, WriteStyle};
 use crate::target::Target;
 use crate::workload::run::SessionOptionsRecord;
@@ -168,7 +168,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let failed = crate::command::output::look_where(r.failures_line(), args.json.as_deref());
     if let Some(path) = &args.json {
         let mut doc = ResultDocument::new(
-            "run",
+            ResultKind::Run,
             environment,
             crate::result::Tables::Run(RunTables {
                 integrity_check: integrity.clone(),

@@ -6,7 +6,8 @@
 
 use serde_json::Value;
 
-use super::figures::{http_systems, strip_round, text};
+use super::figures::{median_text, p_text, percent_text, ratio_text, single_valued};
+use super::measures::{Measure, run_measures};
 use crate::measure::estimate::median_estimate;
 use crate::measure::reference::MachineReference;
 use crate::measure::significance::{
@@ -17,36 +18,7 @@ use crate::measure::stats::summarize;
 pub use crate::result::compare::{
     Adjusted, Change, CompareMethod, Comparison, Drift, Side, Verdict,
 };
-use crate::result::run::{RunPlan, RunResult};
 use crate::result::{ResultDocument, Tables};
-
-/// One figure of one case, with every sample behind it.
-#[derive(Debug, Clone)]
-pub struct Measure {
-    /// Identity across machines and versions: command, case and settings.
-    pub key: String,
-    /// What a reader sees.
-    pub label: String,
-    /// What is measured: "time per op", "time", "requests/s" or "writes/s".
-    pub figure: &'static str,
-    /// Whether more is better (requests/s) or less (times).
-    pub higher_is_better: bool,
-    /// Whether the case waits for the disk to flush (a write that fsyncs
-    /// or commits durably): both reference probes bound it; every other
-    /// case answers to the CPU probe only.
-    pub flushes: bool,
-    /// Every sample of the figure (repetitions, rounds, blobs).
-    pub samples: Vec<f64>,
-    /// What must be equal on both sides for the figures to mean the same
-    /// thing, though it is not part of the case's name: (field, value).
-    pub conditions: Vec<(&'static str, String)>,
-    /// The cases compared together (one Holm family): the cases of one
-    /// dataset and page size for runs, of one level for HTTP, of one
-    /// figure for replicate, every case otherwise.
-    pub section: String,
-    /// The cost injected into this case's operations (a testing aid), if any.
-    pub injected: Option<String>,
-}
 
 /// The median, spread and count of one side's samples.
 fn side_of(samples: &[f64]) -> Side {
@@ -59,293 +31,6 @@ fn side_of(samples: &[f64]) -> Side {
         n: samples.len(),
         interval: e.has_interval().then_some((e.low, e.high)),
         coverage: e.coverage.filter(|_| e.has_interval()),
-    }
-}
-
-/// Settings of a run that define the case, leaving out paths. The target
-/// and session are read in their recorded JSON form, so every setting they
-/// record joins the key without code here knowing each kind of target.
-fn run_settings(plan: &RunPlan) -> String {
-    let t = json(&plan.target);
-    let mut parts = vec![
-        text(&t, "kind").to_string(),
-        name_of(&json(&plan.operation)),
-        name_of(&json(&plan.order)),
-        name_of(&json(&plan.cache)),
-    ];
-    for obj in [&t["settings"], &json(&plan.session)] {
-        if let Some(o) = obj.as_object() {
-            for (k, v) in o {
-                // An injected cost is the case under test made slower on
-                // purpose, not another case: shown apart, not keyed.
-                if !v.is_null() && k != "inject" {
-                    parts.push(format!("{k}={v}"));
-                }
-            }
-        }
-    }
-    for k in ["mode", "engine"] {
-        if let Some(v) = t.get(k).filter(|v| !v.is_null()) {
-            parts.push(format!("{k}={v}"));
-        }
-    }
-    parts.join(" ")
-}
-
-/// A recorded value's JSON form (null if it cannot be written).
-fn json<T: serde::Serialize>(v: &T) -> Value {
-    serde_json::to_value(v).unwrap_or_default()
-}
-
-/// A unit enum variant's recorded name ("read", "random", "warm").
-fn name_of(v: &Value) -> String {
-    v.as_str().unwrap_or("").to_string()
-}
-
-/// What a run's figure depends on beyond its settings: the data it read
-/// and how much of it each round touched.
-fn run_conditions(r: &RunResult) -> Vec<(&'static str, String)> {
-    let catalog = json(&r.catalog);
-    vec![
-        ("blob count", r.catalog.count.to_string()),
-        ("dataset", catalog["manifest"]["spec"].to_string()),
-        (
-            "operations per round",
-            r.plan
-                .count
-                .map_or_else(|| "every key".to_string(), |c| c.to_string()),
-        ),
-        ("checkpoint excluded", r.plan.exclude_checkpoint.to_string()),
-    ]
-}
-
-/// The cases a run is compared together with: those of its dataset and
-/// page size (internal-external's cells, fasterthanfs's and quick's whole
-/// table), so Holm's family is what a reader compares at a glance.
-fn run_section(r: &RunResult) -> String {
-    let page = r
-        .plan
-        .target
-        .sqlite_settings()
-        .and_then(|s| s.page_size)
-        .map(|p| format!(", page size {p}"))
-        .unwrap_or_default();
-    format!("{} blobs{page}", r.catalog.count)
-}
-
-/// The figures of every run: time per operation of each repetition.
-fn run_measures(command: &str, runs: &[RunResult], push: &mut impl FnMut(Measure)) {
-    for r in runs {
-        let name = strip_round(&r.name);
-        let samples: Vec<f64> = r
-            .repetitions
-            .iter()
-            .map(|rep| rep.elapsed_ns as f64 / (rep.ops as f64).max(1.0))
-            .collect();
-        push(Measure {
-            key: format!("{command} | {name} | {}", run_settings(&r.plan)),
-            label: name.to_string(),
-            figure: "time per op",
-            higher_is_better: false,
-            flushes: r.plan.operation == crate::result::run::Operation::Update
-                && (r.plan.session.fsync || r.plan.target.commit_waits_for_disk()),
-            samples,
-            conditions: run_conditions(r),
-            section: run_section(r),
-            injected: r.plan.session.inject.map(|i| i.to_string()),
-        });
-    }
-}
-
-/// The lob rows as (system, size, write samples, read samples).
-fn lob_rows(tables: &Tables) -> Vec<(String, f64, Vec<f64>, Vec<f64>)> {
-    let Tables::Lob(t) = tables else {
-        return Vec::new();
-    };
-    let floats = |v: &[u64]| v.iter().map(|&x| x as f64).collect();
-    t.lob
-        .iter()
-        .map(|x| {
-            // With `--order both` a system has a row per order: random ones
-            // are keyed apart (sequential keeps the key it always had).
-            let system = match x.order {
-                crate::result::lob::Order::Sequential => x.system.clone(),
-                crate::result::lob::Order::Random => format!("{} (random order)", x.system),
-            };
-            (
-                system,
-                x.size as f64,
-                floats(&x.write_ns),
-                floats(&x.read_ns),
-            )
-        })
-        .collect()
-}
-
-/// The figures of a `suite lob` result: write and read time per system and size.
-fn lob_measures(command: &str, tables: &Tables, push: &mut impl FnMut(Measure)) {
-    let (per_size, durable) = match tables {
-        Tables::Lob(t) => (t.per_size.to_string(), t.logging != "off"),
-        _ => (String::new(), true),
-    };
-    for (sys, size, write, read) in lob_rows(tables) {
-        for (samples, what) in [(write, "write"), (read, "read")] {
-            push(Measure {
-                key: format!("{command} | {sys} | {size} | {what}"),
-                label: format!("{sys} {} {what}", super::chart::size_label(size)),
-                figure: "time per op",
-                higher_is_better: false,
-                flushes: what == "write" && durable,
-                samples,
-                conditions: vec![("blobs per size", per_size.clone())],
-                section: String::new(),
-                injected: None,
-            });
-        }
-    }
-}
-
-/// The figures of a `suite http` or `load` result: requests/s per system
-/// and level, one sample per round where the suite ran rounds.
-fn http_measures(command: &str, tables: &Tables, push: &mut impl FnMut(Measure)) {
-    let rounds = |system: &str, i: usize| -> Option<Vec<f64>> {
-        let Tables::Http(t) = tables else {
-            return None;
-        };
-        let s = t.http.iter().find(|s| s.system == system)?;
-        let r: Vec<f64> = s.rounds.get(i)?.iter().map(|f| f.requests_per_s).collect();
-        (!r.is_empty()).then_some(r)
-    };
-    for (system, levels) in http_systems(tables) {
-        for (i, l) in levels.iter().enumerate() {
-            // The rate as its JSON number reads ("200.0"), as keys always had it.
-            let rate_text = l
-                .rate
-                .map(|r| format!(" rate {}", Value::from(r)))
-                .unwrap_or_default();
-            let name = format!("{system} c={}{rate_text}", l.concurrency);
-            push(Measure {
-                key: format!("{command} | {name}"),
-                label: name,
-                figure: "requests/s",
-                higher_is_better: true,
-                flushes: true,
-                samples: rounds(system, i).unwrap_or_else(|| vec![l.requests_per_s]),
-                conditions: Vec::new(),
-                section: format!("c={}{rate_text}", l.concurrency),
-                injected: None,
-            });
-        }
-    }
-}
-
-/// The figures of a `suite replicate` result: each arm's writes/s and p99
-/// write time, one sample per round.
-fn replicate_measures(command: &str, tables: &Tables, push: &mut impl FnMut(Measure)) {
-    use crate::result::replicate::Arm;
-    let Tables::Replicate(t) = tables else {
-        return;
-    };
-    let conditions = vec![
-        ("mix", t.mix.clone()),
-        ("threads", t.threads.to_string()),
-        ("keys", t.keys.describe()),
-        ("round", t.round_ns.to_string()),
-        ("sync interval", t.litestream.sync_interval_ns.to_string()),
-    ];
-    for arm in [Arm::Alone, Arm::WithLitestream] {
-        let name = arm.name();
-        push(Measure {
-            key: format!("{command} | {name} | writes/s"),
-            label: format!("{name} writes/s"),
-            figure: "writes/s",
-            higher_is_better: true,
-            flushes: true,
-            samples: t.samples(arm, |r| r.writes_per_s),
-            conditions: conditions.clone(),
-            section: "writes/s".into(),
-            injected: None,
-        });
-        push(Measure {
-            key: format!("{command} | {name} | p99"),
-            label: format!("{name} p99 write"),
-            figure: "time",
-            higher_is_better: false,
-            flushes: true,
-            samples: t.samples(arm, |r| r.p99_ns as f64),
-            conditions: conditions.clone(),
-            section: "p99".into(),
-            injected: None,
-        });
-    }
-}
-
-/// The figure of an aging point's reads, as compare names it.
-pub const AGING_READ_FIGURE: &str = "read MB/s";
-
-/// The figure of an aging point's fragments per blob.
-pub const AGING_FRAGMENTS_FIGURE: &str = "fragments per blob";
-
-/// Whether a figure is one value per result by its nature (a count over
-/// every blob, not a sampled rate): compare shows its ratio and does not
-/// test it, and more rounds would not give it more samples.
-pub fn single_valued(figure: &str) -> bool {
-    figure == AGING_FRAGMENTS_FIGURE
-}
-
-/// A median as the compare report writes it for its figure: rates whole,
-/// fragment counts with two decimals, times with their unit.
-pub fn median_text(figure: &str, v: f64) -> String {
-    match figure {
-        AGING_FRAGMENTS_FIGURE => format!("{v:.2}"),
-        AGING_READ_FIGURE => format!("{v:.1}"),
-        "requests/s" | "writes/s" => format!("{v:.0}"),
-        _ => crate::units::human_duration_ns(v),
-    }
-}
-
-/// The figures of a `suite aging` result, per series and age (and the
-/// point after a VACUUM apart): read MB/s with each cold round a sample,
-/// and fragments per blob, one value.
-fn aging_measures(command: &str, tables: &Tables, push: &mut impl FnMut(Measure)) {
-    let Tables::Aging(t) = tables else {
-        return;
-    };
-    for s in &t.series {
-        for p in &s.points {
-            let vacuum = if p.vacuumed { " after VACUUM" } else { "" };
-            let at = format!("age {}{vacuum}", p.target_age);
-            let key = format!(
-                "{command} | {} | {} | {}-{} | fill {} | {at}",
-                s.fs, s.layout, s.sizes.min, s.sizes.max, s.fill_target
-            );
-            let label = format!("{} {at}", s.name());
-            push(Measure {
-                key: format!("{key} | read"),
-                label: format!("{label} read"),
-                figure: AGING_READ_FIGURE,
-                higher_is_better: true,
-                flushes: false,
-                samples: p.read_mb_s.clone(),
-                conditions: Vec::new(),
-                section: String::new(),
-                injected: None,
-            });
-            let f = &p.fragments;
-            if f.blobs > 0 && f.unavailable.is_none() {
-                push(Measure {
-                    key: format!("{key} | fragments"),
-                    label: format!("{label} fragments"),
-                    figure: AGING_FRAGMENTS_FIGURE,
-                    higher_is_better: false,
-                    flushes: false,
-                    samples: vec![f.mean],
-                    conditions: Vec::new(),
-                    section: String::new(),
-                    injected: None,
-                });
-            }
-        }
     }
 }
 
@@ -394,29 +79,6 @@ fn aging_conditions(tables: &Tables) -> Vec<(&'static str, String)> {
     ]
 }
 
-/// Each sweep record as (key, label, time in ns).
-fn sweep_records(command: &str, tables: &Tables) -> Vec<(String, String, f64)> {
-    let Tables::Sweep(t) = tables else {
-        return Vec::new();
-    };
-    t.sweep
-        .records
-        .iter()
-        .map(|r| {
-            let case: Vec<String> = r.case.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            // The workload as written in the result: its key must match
-            // results written before the tables were typed.
-            let w = serde_json::to_value(r.workload).unwrap_or_default();
-            let workload = serde_json::to_string(&w).unwrap_or_default();
-            (
-                format!("{command} | {workload} | {}", case.join(" ")),
-                format!("{} {}", text(&w, "kind"), case.join(" ")),
-                r.timing.ns as f64,
-            )
-        })
-        .collect()
-}
-
 /// Every comparable figure a result holds.
 pub fn measures(doc: &ResultDocument) -> Vec<Measure> {
     let command = doc.command.as_str();
@@ -434,22 +96,8 @@ pub fn measures(doc: &ResultDocument) -> Vec<Measure> {
         }
     };
     run_measures(command, &doc.runs, &mut push);
-    lob_measures(command, &doc.tables, &mut push);
-    http_measures(command, &doc.tables, &mut push);
-    replicate_measures(command, &doc.tables, &mut push);
-    aging_measures(command, &doc.tables, &mut push);
-    for (key, label, ns) in sweep_records(command, &doc.tables) {
-        push(Measure {
-            key,
-            label,
-            figure: "time",
-            higher_is_better: false,
-            flushes: true,
-            samples: vec![ns],
-            conditions: Vec::new(),
-            section: String::new(),
-            injected: None,
-        });
+    if let Some(kind) = doc.kind() {
+        (super::kinds::of(kind).measures)(doc, &mut push);
     }
     out
 }
@@ -522,39 +170,6 @@ fn document_conditions(d: &ResultDocument) -> Vec<(&'static str, String)> {
     ];
     out.extend(aging_conditions(&d.tables));
     out
-}
-
-/// A number as the reports write ratios: two decimals, three below 0.1.
-pub fn factor(v: f64) -> String {
-    if v.abs() >= 0.1 || v == 0.0 || !v.is_finite() {
-        format!("{v:.2}")
-    } else {
-        format!("{v:.3}")
-    }
-}
-
-/// A ratio with its interval, as every report writes it: `1.52x [1.30-1.68]`
-/// (just `1.52x` when there is no interval).
-pub fn ratio_text(ratio: f64, low: Option<f64>, high: Option<f64>) -> String {
-    match (low, high) {
-        (Some(l), Some(h)) => format!("{}x [{}-{}]", factor(ratio), factor(l), factor(h)),
-        _ => format!("{}x", factor(ratio)),
-    }
-}
-
-/// A fraction as a percentage without float noise: 0.05 -> "5", 0.125 -> "12.5".
-pub fn percent_text(fraction: f64) -> String {
-    let text = format!("{:.2}", fraction * 100.0);
-    text.trim_end_matches('0').trim_end_matches('.').to_string()
-}
-
-/// A p value as the reports write it: four decimals, or "<0.0001".
-pub fn p_text(p: f64) -> String {
-    if p < 1e-4 {
-        "<0.0001".into()
-    } else {
-        format!("{p:.4}")
-    }
 }
 
 /// A stable seed for a case's bootstrap (FNV-1a of its key), so the same
@@ -1150,6 +765,8 @@ fn notes(changes: &[Change], family: &Family, drift: &[Drift], results: usize) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::figures::AGING_READ_FIGURE;
+    use crate::result::ResultKind;
     use serde_json::json;
 
     /// A document from its JSON form, with the fields every result has.
@@ -1186,7 +803,11 @@ mod tests {
 
     /// A `quick` document holding just these runs.
     fn quick(runs: Vec<Value>) -> ResultDocument {
-        let mut d = ResultDocument::new("quick", Default::default(), Tables::Other(Value::Null));
+        let mut d = ResultDocument::new(
+            ResultKind::Quick,
+            Default::default(),
+            Tables::Other(Value::Null),
+        );
         d.runs = runs
             .into_iter()
             .map(|r| serde_json::from_value(r).unwrap())
@@ -1558,7 +1179,7 @@ mod tests {
             series("sqlite", 100_000, vec![p.clone()]),
             series("dir", 100_000, vec![p]),
         ]);
-        ResultDocument::new("suite aging", Default::default(), Tables::Aging(t))
+        ResultDocument::new(ResultKind::Aging, Default::default(), Tables::Aging(t))
     }
 
     #[test]

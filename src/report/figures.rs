@@ -1,5 +1,6 @@
-//! Reading figures out of results: shared by the views and by compare,
-//! so neither imports the other for them.
+//! Reading figures out of results, and writing them as the reports do:
+//! shared by the views, the terminal tables and compare, so none imports
+//! another for them.
 
 use serde_json::Value;
 
@@ -92,3 +93,60 @@ pub const MIXED_RUN_KIND_HEADERS: [&str; 12] = [
     "torn",
     "stale",
 ];
+
+/// The figure of an aging point's reads, as compare names it.
+pub const AGING_READ_FIGURE: &str = "read MB/s";
+
+/// The figure of an aging point's fragments per blob.
+pub const AGING_FRAGMENTS_FIGURE: &str = "fragments per blob";
+
+/// Whether a figure is one value per result by its nature (a count over
+/// every blob, not a sampled rate): compare shows its ratio and does not
+/// test it, and more rounds would not give it more samples.
+pub fn single_valued(figure: &str) -> bool {
+    figure == AGING_FRAGMENTS_FIGURE
+}
+
+/// A median as the compare report writes it for its figure: rates whole,
+/// fragment counts with two decimals, times with their unit.
+pub fn median_text(figure: &str, v: f64) -> String {
+    match figure {
+        AGING_FRAGMENTS_FIGURE => format!("{v:.2}"),
+        AGING_READ_FIGURE => format!("{v:.1}"),
+        "requests/s" | "writes/s" => format!("{v:.0}"),
+        _ => crate::units::human_duration_ns(v),
+    }
+}
+
+/// A number as the reports write ratios: two decimals, three below 0.1.
+pub fn factor(v: f64) -> String {
+    if v.abs() >= 0.1 || v == 0.0 || !v.is_finite() {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+/// A ratio with its interval, as every report writes it: `1.52x [1.30-1.68]`
+/// (just `1.52x` when there is no interval).
+pub fn ratio_text(ratio: f64, low: Option<f64>, high: Option<f64>) -> String {
+    match (low, high) {
+        (Some(l), Some(h)) => format!("{}x [{}-{}]", factor(ratio), factor(l), factor(h)),
+        _ => format!("{}x", factor(ratio)),
+    }
+}
+
+/// A fraction as a percentage without float noise: 0.05 -> "5", 0.125 -> "12.5".
+pub fn percent_text(fraction: f64) -> String {
+    let text = format!("{:.2}", fraction * 100.0);
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// A p value as the reports write it: four decimals, or "<0.0001".
+pub fn p_text(p: f64) -> String {
+    if p < 1e-4 {
+        "<0.0001".into()
+    } else {
+        format!("{p:.4}")
+    }
+}

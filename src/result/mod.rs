@@ -47,6 +47,7 @@ pub struct ResultDocument {
     /// The version of the contract the document follows.
     pub schema_version: u32,
     /// The command that produced it: "quick", "run", "suite lob", ...
+    /// ([`ResultKind::command`]).
     pub command: String,
     /// The exact command line, so a reader can rerun it.
     pub argv: Vec<String>,
@@ -62,42 +63,105 @@ pub struct ResultDocument {
     pub tables: Tables,
 }
 
-/// The kind-specific part of a result, chosen by its `command`.
-#[derive(Debug, Clone, Serialize)]
-#[serde(untagged)]
-pub enum Tables {
+/// Declares every kind of result from one row each: its [`Tables`]
+/// variant, the type of its tables and the `command` string its documents
+/// carry. From the rows come [`Tables`] (a variant per kind, and `Other`),
+/// [`ResultKind`] (the kinds without their data: what suites name and
+/// report/ keys its renderers by) and the maps between them, so a new kind
+/// is one row here (and its renderers' one line in `report::kinds`).
+macro_rules! result_kinds {
+    ($($(#[doc = $doc:literal])+ $kind:ident($tables:ty) = $command:literal,)+) => {
+        /// The kind-specific part of a result, chosen by its `command`.
+        #[derive(Debug, Clone, Serialize)]
+        #[serde(untagged)]
+        pub enum Tables {
+            $($(#[doc = $doc])+ $kind($tables),)+
+            /// No kind-specific part (or a command this version does not know).
+            Other(serde_json::Value),
+        }
+
+        /// Every kind of result blobbench writes, named without its data.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum ResultKind {
+            $($(#[doc = $doc])+ $kind,)+
+        }
+
+        impl ResultKind {
+            /// Every kind, in the order declared.
+            pub const ALL: &'static [ResultKind] = &[$(ResultKind::$kind,)+];
+
+            /// The `command` a document of this kind carries ("suite lob").
+            pub const fn command(self) -> &'static str {
+                match self {
+                    $(ResultKind::$kind => $command,)+
+                }
+            }
+        }
+
+        impl Tables {
+            /// The kind these tables are of (None for `Other`).
+            pub fn kind(&self) -> Option<ResultKind> {
+                match self {
+                    $(Tables::$kind(_) => Some(ResultKind::$kind),)+
+                    Tables::Other(_) => None,
+                }
+            }
+
+            /// Reads the kind-specific part of a document of `kind`.
+            fn of_kind(
+                kind: ResultKind,
+                value: serde_json::Value,
+            ) -> Result<Tables, serde_json::Error> {
+                Ok(match kind {
+                    $(ResultKind::$kind => Tables::$kind(serde_json::from_value(value)?),)+
+                })
+            }
+        }
+    };
+}
+
+result_kinds! {
     /// `quick`: file/db ratios and disk space.
-    Quick(quick::QuickTables),
+    Quick(quick::QuickTables) = "quick",
     /// `run`: the integrity check, when asked.
-    Run(run::RunTables),
+    Run(run::RunTables) = "run",
     /// `init` with `--json`: the load of a dataset.
-    Init(init::InitTables),
+    Init(init::InitTables) = "init",
     /// `suite fasterthanfs`: each chart's ratio beside the page's claim.
-    FasterThanFs(fasterthanfs::FasterThanFsTables),
+    FasterThanFs(fasterthanfs::FasterThanFsTables) = "suite fasterthanfs",
     /// `suite internal-external`: the blob size x page size matrix.
-    InternalExternal(internal_external::InternalExternalTables),
+    InternalExternal(internal_external::InternalExternalTables) = "suite internal-external",
     /// `suite lob`: every write and read sample per system and size.
-    Lob(lob::LobTables),
+    Lob(lob::LobTables) = "suite lob",
     /// `suite http`: requests/s and latency per system and concurrency.
-    Http(http::HttpTables),
+    Http(http::HttpTables) = "suite http",
     /// `load`: one server under load, per concurrency level.
-    Load(load::LoadTables),
+    Load(load::LoadTables) = "load",
     /// `sweep`: every case of the parameter grid.
-    Sweep(sweep::SweepTables),
+    Sweep(sweep::SweepTables) = "sweep",
     /// `advise`: the calibration and the recommendation.
-    Advise(advise::AdviseTables),
+    Advise(advise::AdviseTables) = "advise",
     /// `compare`: what changed between two results.
-    Compare(compare::CompareTables),
+    Compare(compare::CompareTables) = "compare",
     /// `run --threads/--mix`: a mixed run, per kind of operation.
-    MixedRun(mixed_run::MixedRunTables),
+    MixedRun(mixed_run::MixedRunTables) = "run concurrent",
     /// `suite concurrency`, the scaling suite: throughput and tails against threads.
-    Scaling(scaling::ScalingTables),
+    Scaling(scaling::ScalingTables) = "suite concurrency",
     /// `suite replicate`: writes alone and with Litestream, and the restore.
-    Replicate(replicate::ReplicateTables),
+    Replicate(replicate::ReplicateTables) = "suite replicate",
     /// `suite aging`: reads, fragments and space against storage age.
-    Aging(aging::AgingTables),
-    /// No kind-specific part (or a command this version does not know).
-    Other(serde_json::Value),
+    Aging(aging::AgingTables) = "suite aging",
+}
+
+impl ResultKind {
+    /// The kind whose documents carry `command`; None for a command this
+    /// version does not know.
+    pub fn from_command(command: &str) -> Option<ResultKind> {
+        ResultKind::ALL
+            .iter()
+            .copied()
+            .find(|k| k.command() == command)
+    }
 }
 
 impl Tables {
@@ -118,32 +182,15 @@ impl Tables {
         }
     }
 
-    /// Reads the kind-specific part of a document of `command`.
+    /// Reads the kind-specific part of a document of `command` (a command
+    /// this version does not know keeps its tables as JSON).
     fn from_value(command: &str, value: serde_json::Value) -> Result<Tables, serde_json::Error> {
-        use serde_json::from_value as v;
-        Ok(match command {
-            "quick" => Tables::Quick(v(value)?),
-            "run" => Tables::Run(v(value)?),
-            "init" => Tables::Init(v(value)?),
-            "suite fasterthanfs" => Tables::FasterThanFs(v(value)?),
-            "suite internal-external" => Tables::InternalExternal(v(value)?),
-            "suite lob" => Tables::Lob(v(value)?),
-            "suite http" => Tables::Http(v(value)?),
-            "load" => Tables::Load(v(value)?),
-            "sweep" => Tables::Sweep(v(value)?),
-            "advise" => Tables::Advise(v(value)?),
-            "compare" => Tables::Compare(v(value)?),
-            MIXED_RUN_COMMAND => Tables::MixedRun(v(value)?),
-            "suite concurrency" => Tables::Scaling(v(value)?),
-            "suite replicate" => Tables::Replicate(v(value)?),
-            "suite aging" => Tables::Aging(v(value)?),
-            _ => Tables::Other(value),
-        })
+        match ResultKind::from_command(command) {
+            Some(kind) => Tables::of_kind(kind, value),
+            None => Ok(Tables::Other(value)),
+        }
     }
 }
-
-/// The `command` of a mixed run's result (`run --threads/--mix`).
-pub const MIXED_RUN_COMMAND: &str = "run concurrent";
 
 /// The document as stored, before its tables are typed by its command.
 #[derive(Deserialize)]
@@ -191,12 +238,12 @@ pub fn now_rfc3339() -> String {
 }
 
 impl ResultDocument {
-    /// A new document for `command`, started now, with the process's argv.
-    pub fn new(command: &str, environment: Environment, tables: Tables) -> Self {
+    /// A new document of `kind`, started now, with the process's argv.
+    pub fn new(kind: ResultKind, environment: Environment, tables: Tables) -> Self {
         ResultDocument {
             schema: SCHEMA.into(),
             schema_version: SCHEMA_VERSION,
-            command: command.to_string(),
+            command: kind.command().to_string(),
             // Lossy: a result is text, and an argument that is not UTF-8
             // (a file name) must not stop the command.
             argv: std::env::args_os()
@@ -208,6 +255,12 @@ impl ResultDocument {
             runs: Vec::new(),
             tables,
         }
+    }
+
+    /// The kind its `command` names; None for a command this version does
+    /// not know.
+    pub fn kind(&self) -> Option<ResultKind> {
+        ResultKind::from_command(&self.command)
     }
 
     /// The document as pretty JSON with a final newline, stamped finished now.

@@ -27,7 +27,7 @@ use crate::result::fasterthanfs::{
     Claim, FasterThanFsRow, FasterThanFsTables, ReadWriteRow, SpaceBytes, SpaceRow, TimedRow,
     judge_write_over_read,
 };
-use crate::result::{ResultDocument, Tables};
+use crate::result::{ResultDocument, ResultKind, Tables};
 use crate::store::inject::Injection;
 use crate::store::{ReadPath, WriteStyle};
 use crate::target::{SqliteSettings, Target};
@@ -154,7 +154,7 @@ fn run_in(
     let mut grid = grid(&layouts, options, mmap);
     inject_into(&mut grid.cases, options.inject.as_ref())?;
     let mut doc = ResultDocument::new(
-        "suite fasterthanfs",
+        ResultKind::FasterThanFs,
         environment,
         Tables::Other(serde_json::Value::Null),
     );

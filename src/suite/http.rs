@@ -18,7 +18,7 @@ use crate::http::load::{LevelOutcome, LoadPlan, Order, Url, measure_level, parse
 use crate::measure::cache;
 use crate::progress::{Progress, Silent};
 use crate::result::http::{HttpSystem, HttpTables, RoundFigures, describe_order, describe_sizes};
-use crate::result::{ResultDocument, Tables};
+use crate::result::{ResultDocument, ResultKind, Tables};
 use crate::store::{self, Access, FileLayout};
 use crate::target::{SqliteLayout, Target};
 use crate::units::human_bytes;
@@ -166,7 +166,7 @@ fn run_in(
     super::common::check_free_space(
         &work.path,
         super::common::layouts_bytes(spec, 1) + more_dbs,
-        "suite http",
+        ResultKind::Http.command(),
     )?;
     progress.note(&format!(
         "blobbench suite http: {} blobs of {}, {} in all, in {}, {}",
@@ -236,7 +236,7 @@ fn run_in(
         warmup_rounds: Some(options.warmup),
     };
     Ok(ResultDocument::new(
-        "suite http",
+        ResultKind::Http,
         environment,
         Tables::Http(tables),
     ))

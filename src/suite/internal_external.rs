@@ -19,7 +19,7 @@ use crate::result::internal_external::{
     Cell, InternalExternalTables, PageCrossover, RowPoint, cache_pages, crossings, crossover_of,
     page_choice_of,
 };
-use crate::result::{ResultDocument, Tables};
+use crate::result::{ResultDocument, ResultKind, Tables};
 use crate::store::{ReadPath, WriteStyle};
 use crate::target::{SqliteSettings, Target};
 use crate::units::human_bytes;
@@ -133,7 +133,7 @@ fn run_in(
             .unwrap_or_else(|| "?".into())
     ));
     let mut doc = ResultDocument::new(
-        "suite internal-external",
+        ResultKind::InternalExternal,
         crate::store::capture_environment(Some(&work.path)),
         Tables::Other(serde_json::Value::Null),
     );

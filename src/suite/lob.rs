@@ -28,7 +28,7 @@ use crate::result::lob::{
     Skipped, Spike, StoreEntry, growth_size,
 };
 use crate::result::run::KeyOrder;
-use crate::result::{ResultDocument, Tables};
+use crate::result::{ResultDocument, ResultKind, Tables};
 use crate::store::cluster::ClusterShape;
 use crate::store::{self, Access, CacheControl, SessionOptions, StoreInfo};
 use crate::target::Target;
@@ -377,7 +377,7 @@ pub fn run(options: &LobOptions, progress: &dyn Progress) -> Result<ResultDocume
     tables.orders = options.orders.clone();
     tables.order_effect = order::order_effects(&tables);
     Ok(ResultDocument::new(
-        "suite lob",
+        ResultKind::Lob,
         environment,
         Tables::Lob(tables),
     ))

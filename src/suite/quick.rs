@@ -21,7 +21,7 @@ use crate::result::faults::SystemFailure;
 use crate::result::quick::{
     DURABLE_CASE, ObjectStoreColumn, QuickEstimates, QuickRow, QuickTables, SpaceBytes,
 };
-use crate::result::{ResultDocument, Tables};
+use crate::result::{ResultDocument, ResultKind, Tables};
 use crate::store::inject::Injection;
 use crate::store::{Access, ReadPath, WriteStyle};
 use crate::target::{SqliteSettings, Target};
@@ -166,7 +166,11 @@ fn run_in(
     let read_cases = cases.len();
     cases.extend(update_cases(&layouts, &others, spec.count));
     inject_into(&mut cases, options.inject.as_ref())?;
-    let mut doc = ResultDocument::new("quick", environment, Tables::Other(serde_json::Value::Null));
+    let mut doc = ResultDocument::new(
+        ResultKind::Quick,
+        environment,
+        Tables::Other(serde_json::Value::Null),
+    );
     // Reads first, then updates, each group in alternating order; every
     // case meets the database as it was made (rollback journal, no WAL).
     let mut reference = ProbedReference::new(&work.path);

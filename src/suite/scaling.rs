@@ -14,7 +14,7 @@ use crate::progress::{Progress, Silent};
 use crate::result::faults::SystemFailure;
 use crate::result::mixed_run::KeyDistribution;
 use crate::result::scaling::{LayoutInfo, PointRound, ScalingPoint, ScalingTables};
-use crate::result::{ResultDocument, Tables};
+use crate::result::{ResultDocument, ResultKind, Tables};
 use crate::store::{self, ReadPath, SessionOptions, WriteStyle};
 use crate::target::{SqliteSettings, Target};
 use crate::units::human_bytes;
@@ -121,7 +121,7 @@ fn run_in(
     super::common::check_free_space(
         &work.path,
         super::common::layouts_bytes(spec, 2) * local / 2,
-        "suite concurrency",
+        ResultKind::Scaling.command(),
     )?;
     progress.note(&format!(
         "blobbench suite concurrency: {} blobs of {}, {} in all, per layout, in {}",
@@ -168,7 +168,7 @@ fn run_in(
         failed: failed.into_iter().flatten().collect(),
     };
     Ok(ResultDocument::new(
-        "suite concurrency",
+        ResultKind::Scaling,
         environment,
         Tables::Scaling(tables),
     ))

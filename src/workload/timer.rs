@@ -84,6 +84,19 @@ impl OpTimer {
         out
     }
 
+    /// Times `op` alone on a timer of its own: its output and how long it
+    /// ran, ns (a step timed once, such as a sync).
+    pub fn once<T>(op: impl FnOnce() -> T) -> (T, u64) {
+        let mut timer = OpTimer::with_capacity(1);
+        let out = timer.time(op);
+        (out, timer.total_ns())
+    }
+
+    /// The sum of the intervals recorded, ns.
+    pub fn total_ns(&self) -> u64 {
+        self.nanos().iter().sum()
+    }
+
     /// How many intervals were recorded.
     pub fn len(&self) -> usize {
         self.ticks.len()
@@ -157,6 +170,7 @@ mod tests {
         let (lat, total) = t.latencies();
         assert_eq!(lat.count(), 4);
         assert_eq!(total, 12 * MS);
+        assert_eq!(t.total_ns(), 12 * MS);
         // clear forgets the intervals and starts the next one now.
         clock.increment(MS);
         t.clear();

@@ -528,6 +528,7 @@ fn overlap_warning(record: &LevelMerge, concurrency: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::result::ResultKind;
     use crate::result::load::{Order, TIMELINE_BUCKET_NS};
 
     const T0: u64 = 1_700_000_000_000_000_000;
@@ -852,7 +853,7 @@ mod tests {
         ]));
         assert!(m.starts_with("m.json: already a merge of 2"), "{m}");
         let doc = ResultDocument::new(
-            "run",
+            ResultKind::Run,
             crate::measure::environment::Environment::default(),
             Tables::Other(serde_json::Value::Null),
         );

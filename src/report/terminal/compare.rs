@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use crate::report::compare::{median_text, p_text, percent_text, ratio_text};
+use crate::report::figures::{median_text, p_text, percent_text, ratio_text};
 use crate::report::table::Table;
 use crate::result::ResultDocument;
 use crate::result::compare::{Change, Comparison, Verdict};
@@ -211,7 +211,7 @@ fn verdict_text(ch: &Change, ratio: f64, verdict: Verdict) -> String {
         Verdict::Better => format!("{speed:.2}x faster"),
         Verdict::Worse => format!("{:.2}x slower", 1.0 / speed),
         Verdict::WithinNoise => "within noise".into(),
-        Verdict::InsufficientData if crate::report::compare::single_valued(&ch.figure) => {
+        Verdict::InsufficientData if crate::report::figures::single_valued(&ch.figure) => {
             "one value a side: not tested".into()
         }
         Verdict::InsufficientData => format!(

@@ -1,6 +1,8 @@
 //! The terminal report of a `run` result: the summary line, settings, the
 //! statistics table, latency, and kvtest's closing lines.
 
+use std::fmt::Write as _;
+
 use crate::measure::stats::Summary;
 use crate::report::table::Table;
 use crate::result::run::{CacheMode, KeyOrder, Operation, ReadPath, RunResult};
@@ -10,36 +12,49 @@ fn us(ns: f64) -> String {
     format!("{:.3}", ns / 1000.0)
 }
 
-/// The human report of one run.
+/// Prints the human report of one run.
 pub fn print_run(r: &RunResult, stats: bool) {
+    print!("{}", render_run(r, stats));
+}
+
+/// The human report of one run (with each repetition's counters when
+/// `stats`).
+pub fn render_run(r: &RunResult, stats: bool) -> String {
     let op = if r.plan.operation == Operation::Update {
         "write"
     } else {
         "read"
     };
-    print_header(r, op);
+    let mut out = String::new();
+    header(&mut out, r, op);
     for line in injection_lines(std::slice::from_ref(r)) {
-        println!("{line}");
+        let _ = writeln!(out, "{line}");
     }
-    print_settings(r);
-    print!("{}", summary_table(r, op).render());
-    print_latency(r, op);
-    println!("disk space: {}", human_bytes(r.space_bytes));
+    settings(&mut out, r);
+    out.push_str(&summary_table(r, op).render());
+    latency(&mut out, r, op);
+    let _ = writeln!(out, "disk space: {}", human_bytes(r.space_bytes));
     for line in failure_lines(r) {
-        println!("{line}");
+        let _ = writeln!(out, "{line}");
     }
     if stats {
-        print_repetitions(r);
+        repetitions(&mut out, r);
     }
     for n in &r.notes {
-        println!("note: {n}");
+        let _ = writeln!(out, "note: {n}");
     }
     // kvtest's closing lines, so scripts that parse kvtest output parse ours.
-    println!(
+    let _ = writeln!(
+        out,
         "Microseconds per BLOB {op}: {:.3}",
         r.summary.time_per_op_ns.median / 1000.0
     );
-    println!("Content {op} rate: {:.1} MB/s", r.summary.mb_per_sec.median);
+    let _ = writeln!(
+        out,
+        "Content {op} rate: {:.1} MB/s",
+        r.summary.mb_per_sec.median
+    );
+    out
 }
 
 /// What failed, class by class with the first message, how long the
@@ -95,7 +110,7 @@ pub fn injection_lines(runs: &[RunResult]) -> Vec<String> {
 }
 
 /// What was run: target, operations, order, read path, transactions, cache.
-fn print_header(r: &RunResult, op: &str) {
+fn header(out: &mut String, r: &RunResult, op: &str) {
     let p = &r.plan;
     let path = if r.plan.target.is_files() {
         "file".to_string()
@@ -104,7 +119,8 @@ fn print_header(r: &RunResult, op: &str) {
     } else {
         "SQL".to_string()
     };
-    println!(
+    let _ = writeln!(
+        out,
         "{}: {} {op}s per repetition, {} order, via {path}, {}, {} cache ({}), {} measured + {} warm-up",
         r.target,
         r.repetitions.first().map(|x| x.ops).unwrap_or(0),
@@ -133,7 +149,7 @@ fn print_header(r: &RunResult, op: &str) {
 }
 
 /// The settings read back from the store and how writes reach the disk.
-fn print_settings(r: &RunResult) {
+fn settings(out: &mut String, r: &RunResult) {
     if !r.store.settings.is_empty() {
         let s: Vec<String> = r
             .store
@@ -146,10 +162,10 @@ fn print_settings(r: &RunResult) {
                 )
             })
             .collect();
-        println!("settings: {}", s.join(" "));
+        let _ = writeln!(out, "settings: {}", s.join(" "));
     }
     if let Some(w) = &r.write_method {
-        println!("writes: {w}");
+        let _ = writeln!(out, "writes: {w}");
     }
 }
 
@@ -181,9 +197,10 @@ fn summary_table(r: &RunResult, op: &str) -> Table {
 }
 
 /// Latency percentiles, and where the last repetition's time went.
-fn print_latency(r: &RunResult, op: &str) {
+fn latency(out: &mut String, r: &RunResult, op: &str) {
     let l = &r.latency;
-    println!(
+    let _ = writeln!(
+        out,
         "latency per {op}: p50 {}  p90 {}  p99 {}  p99.9 {}  max {}  spikes >10x median: {}",
         human_duration_ns(l.p50_ns as f64),
         human_duration_ns(l.p90_ns as f64),
@@ -193,7 +210,8 @@ fn print_latency(r: &RunResult, op: &str) {
         l.spikes_over_10x_median
     );
     if let Some(rep) = r.repetitions.last() {
-        println!(
+        let _ = writeln!(
+            out,
             "last repetition: ops {}; commit {}; checkpoint {}{}; CPU user {} system {}",
             human_duration_ns(rep.ops_ns as f64),
             human_duration_ns(rep.commit_ns as f64),
@@ -210,9 +228,10 @@ fn print_latency(r: &RunResult, op: &str) {
 }
 
 /// Each repetition's counters (`--stats`).
-fn print_repetitions(r: &RunResult) {
+fn repetitions(out: &mut String, r: &RunResult) {
     for (i, rep) in r.repetitions.iter().enumerate() {
-        println!(
+        let _ = writeln!(
+            out,
             "repetition {}: {} ops in {}, open {}, close {}; read() calls {}, write() calls {}, bytes from storage {}, to storage {}",
             i + 1,
             rep.ops,
@@ -226,7 +245,7 @@ fn print_repetitions(r: &RunResult) {
         );
         if !rep.engine.is_empty() {
             let e: Vec<String> = rep.engine.iter().map(|(k, v)| format!("{k} {v}")).collect();
-            println!("  SQLite: {}", e.join(", "));
+            let _ = writeln!(out, "  SQLite: {}", e.join(", "));
         }
     }
 }

@@ -33,6 +33,10 @@ fn unsafe_note(case: &Case) -> String {
     }
 }
 
+/// The cases shown at each end of a ranking when not told otherwise (as
+/// `sweep --top` by default).
+pub const DEFAULT_TOP: u64 = 10;
+
 /// The whole text `sweep` prints, from its result; `top` cases are shown at
 /// each end of every ranking.
 pub fn render(doc: &ResultDocument, sweep: &SweepState, top: u64) -> String {

@@ -19,7 +19,7 @@ fn spread(v: &Spread) -> String {
 
 /// The summary lines, the layouts and page-size charts and the table of
 /// every measurement.
-pub(super) fn advise(tables: &AdviseTables, s: &mut Section) {
+pub(in crate::report) fn advise(tables: &AdviseTables, s: &mut Section) {
     let a = &tables.advise;
     summary(a, s);
     s.summary
@@ -305,7 +305,7 @@ mod tests {
         let c = AgainstDefault::decide(4096, vec![(16384, vs), (65536, slower)]);
         t.advise.decision.page_size = c.chosen;
         t.advise.decision.page_choice = Some(c);
-        super::super::section(&doc, "advise.json", 0).summary
+        crate::report::sections::section(&doc, "advise.json", 0).summary
     }
 
     #[test]

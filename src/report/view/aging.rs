@@ -14,7 +14,7 @@ use crate::report::terminal::aging::{
 use crate::result::aging::{AgePoint, AgingTables, LAYOUTS, PAIRING_MEANING, PAPER_RULE, Verdict};
 
 /// The summary, two charts per group, a table per group and the verdicts.
-pub(super) fn aging(t: &AgingTables, s: &mut Section) {
+pub(in crate::report) fn aging(t: &AgingTables, s: &mut Section) {
     s.summary.push(format!("{}.", describe(t)));
     s.summary
         .push(format!("writes: {}; cold reads: {}.", t.writes, t.cold));

@@ -5,12 +5,12 @@
 
 use super::{DataTable, Figure, Section};
 use crate::report::chart::{AxisSpec, Bar, BarChart, BarGroup, Chart, Scale, Unit};
-use crate::report::compare::{p_text, percent_text, ratio_text};
+use crate::report::figures::{p_text, percent_text, ratio_text};
 use crate::result::compare::{Change, CompareTables};
 
 /// The speed factor per case as bars (whiskers: the ratio's interval) and
 /// the cases as a table.
-pub(super) fn compare(tables: &CompareTables, s: &mut Section) {
+pub(in crate::report) fn compare(tables: &CompareTables, s: &mut Section) {
     let c = &tables.compare;
     s.summary.push(format!(
         "before: {}; after: {}; threshold {}%",
@@ -131,7 +131,7 @@ fn cases_table(changes: &[Change]) -> DataTable {
             Some(how) => format!("{} (injected: {how})", ch.label),
             None => ch.label.clone(),
         };
-        let f = |v: f64| crate::report::compare::median_text(&ch.figure, v);
+        let f = |v: f64| crate::report::figures::median_text(&ch.figure, v);
         let p = |v: Option<f64>| v.map(p_text).unwrap_or_else(|| "-".into());
         let [corrected_ratio, corrected_verdict] = corrected;
         t.rows.push(vec![

@@ -7,7 +7,11 @@ use crate::report::chart::{AxisSpec, Bar, BarChart, BarGroup, Chart, Scale, Unit
 use crate::result::ResultDocument;
 use crate::result::fasterthanfs::{Claim, FasterThanFsRow, FasterThanFsTables, Ratio};
 
-pub(super) fn fasterthanfs(tables: &FasterThanFsTables, _doc: &ResultDocument, s: &mut Section) {
+pub(in crate::report) fn fasterthanfs(
+    tables: &FasterThanFsTables,
+    _doc: &ResultDocument,
+    s: &mut Section,
+) {
     let rows = &tables.fasterthanfs;
     // Whiskers: the interval over this run's rounds where the result has one, else min..max.
     let ratio_bar = |r: &Ratio| {

@@ -13,7 +13,7 @@ use crate::result::load::LevelResult;
 
 /// What a `suite http` run served and how it asked, as the summary's first
 /// lines: the sizes (the blog's or not), the URL order, the time per level.
-pub(super) fn what_ran(t: &HttpTables, s: &mut Section) {
+pub(in crate::report) fn what_ran(t: &HttpTables, s: &mut Section) {
     let spec = &t.dataset;
     let rounds = match t.http.first().and_then(|s| s.rounds.first()).map(Vec::len) {
         Some(n) => format!(
@@ -87,7 +87,7 @@ fn blog(t: &HttpTables, s: &mut Section) {
 /// Requests/s, the ratio to the first system and the mean response time,
 /// each the median of the rounds with its interval (nothing for
 /// results from before rounds).
-pub(super) fn intervals(t: &HttpTables, s: &mut Section) {
+pub(in crate::report) fn intervals(t: &HttpTables, s: &mut Section) {
     let Some(base) = t.http.first().filter(|b| !b.rounds.is_empty()) else {
         return;
     };
@@ -120,7 +120,7 @@ pub(super) fn intervals(t: &HttpTables, s: &mut Section) {
 /// Requests/s, mean response time and latency-tail charts and the
 /// per-level table of every system (name and levels, as
 /// `view::http_systems` lists them).
-pub(super) fn http(systems: &[(&str, &[LevelResult])], s: &mut Section) {
+pub(in crate::report) fn http(systems: &[(&str, &[LevelResult])], s: &mut Section) {
     let mut rps = Vec::new();
     let mut lat = Vec::new();
     let mut mean = Vec::new();
@@ -316,7 +316,7 @@ fn schedule(systems: &[(&str, &[LevelResult])]) -> Option<DataTable> {
 #[cfg(test)]
 mod tests {
     use crate::result::http::BLOG_FILES_OVER_SQLITE_WORDS;
-    use crate::result::{ResultDocument, Tables};
+    use crate::result::{ResultDocument, ResultKind, Tables};
 
     #[test]
     fn an_open_loop_load_with_one_request_not_sent_warns_in_the_report() {
@@ -325,7 +325,7 @@ mod tests {
             Some("1 of 100 due requests (1.0%) not sent (generator behind)"),
         );
         let doc = ResultDocument::new(
-            "load",
+            ResultKind::Load,
             crate::measure::environment::Environment::default(),
             Tables::Load(crate::result::load::LoadTables {
                 levels: vec![level],
@@ -337,7 +337,7 @@ mod tests {
                 merged: None,
             }),
         );
-        let section = super::super::section(&doc, "load.json", 0);
+        let section = crate::report::sections::section(&doc, "load.json", 0);
         assert!(
             section
                 .summary
@@ -370,7 +370,7 @@ mod tests {
         let text = include_str!("../../../tests/fixtures/results/http.json");
         let doc: ResultDocument = serde_json::from_str(text).expect("fixture");
         assert!(matches!(doc.tables, Tables::Http(_)));
-        let section = super::super::section(&doc, "http.json", 0);
+        let section = crate::report::sections::section(&doc, "http.json", 0);
         let table = section
             .tables
             .iter()

@@ -6,7 +6,7 @@ use crate::report::chart::{Chart, Heatmap};
 use crate::report::terminal::internal_external::describe_row;
 use crate::result::internal_external::{InternalExternalTables, crossings};
 
-pub(super) fn internal_external(tables: &InternalExternalTables, s: &mut Section) {
+pub(in crate::report) fn internal_external(tables: &InternalExternalTables, s: &mut Section) {
     s.figures.push(matrix_figure(tables));
     s.tables.push(cells_table(tables));
     summary(tables, s);

@@ -18,7 +18,7 @@ fn phase(x: &Samples, write: bool) -> &[u64] {
     if write { &x.write_ns } else { &x.read_ns }
 }
 
-pub(super) fn lob(tables: &LobTables, s: &mut Section) {
+pub(in crate::report) fn lob(tables: &LobTables, s: &mut Section) {
     // With --order both, the figures are of the first order; the other is
     // compared in its own table.
     let samples: Vec<Samples> = tables.primary().cloned().collect();
@@ -340,7 +340,7 @@ mod tests {
     fn the_report_sets_the_papers_sizes_beside_the_measured_ones() {
         let text = include_str!("../../../tests/fixtures/results/lob.json");
         let doc: ResultDocument = serde_json::from_str(text).expect("fixture");
-        let section = super::super::section(&doc, "lob.json", 0);
+        let section = crate::report::sections::section(&doc, "lob.json", 0);
         let t = section
             .tables
             .iter()

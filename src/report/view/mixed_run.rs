@@ -8,7 +8,7 @@ use crate::report::figures::{
 use crate::result::mixed_run::MixedRunTables;
 
 /// The summary lines and the per-kind table.
-pub(super) fn mixed_run(t: &MixedRunTables, s: &mut Section) {
+pub(in crate::report) fn mixed_run(t: &MixedRunTables, s: &mut Section) {
     let p = &t.plan;
     s.summary.push(format!(
         "{} thread(s) on {} core(s), mix {}, keys {}, {} operation(s) per transaction; {:.0} operations/s in all.",

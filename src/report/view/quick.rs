@@ -9,7 +9,7 @@ use crate::result::ResultDocument;
 use crate::result::quick::{QuickTables, SpaceBytes};
 use crate::units::human_bytes;
 
-pub(super) fn quick(tables: &QuickTables, _doc: &ResultDocument, s: &mut Section) {
+pub(in crate::report) fn quick(tables: &QuickTables, _doc: &ResultDocument, s: &mut Section) {
     let rows = &tables.quick;
     let s3 = tables.has_object_store();
     let s3_failed = tables.failure("s3").map(|f| f.cell());
@@ -177,14 +177,16 @@ mod tests {
     fn the_reports_durable_row_says_whether_its_checkpoint_is_counted() {
         let text = include_str!("../../../tests/fixtures/results/quick.json");
         let mut doc: ResultDocument = serde_json::from_str(text).expect("fixture");
-        let html = crate::report::html::render(&[super::super::section(&doc, "quick.json", 0)]);
+        let html =
+            crate::report::html::render(&[crate::report::sections::section(&doc, "quick.json", 0)]);
         assert!(html.contains("without the WAL checkpoint"));
         let Tables::Quick(t) = &mut doc.tables else {
             panic!("not a quick result");
         };
         let row = t.quick.iter_mut().find(|r| r.case == DURABLE_CASE).unwrap();
         row.detail = "db: WAL+FULL txn per write, WAL checkpoint included; files: x".into();
-        let html = crate::report::html::render(&[super::super::section(&doc, "quick.json", 0)]);
+        let html =
+            crate::report::html::render(&[crate::report::sections::section(&doc, "quick.json", 0)]);
         assert!(html.contains("WAL checkpoint included; files: x"));
         assert!(!html.contains("without the WAL checkpoint"));
     }

@@ -9,7 +9,7 @@ use crate::result::replicate::{Arm, ReplicateTables};
 use crate::units::{human_bytes, human_duration_ns};
 
 /// The summary, the chart and the two tables.
-pub(super) fn replicate(t: &ReplicateTables, s: &mut Section) {
+pub(in crate::report) fn replicate(t: &ReplicateTables, s: &mut Section) {
     s.summary.push(format!("{}.", t.describe()));
     s.summary.push(format!("{}: {}.", t.target, t.writes));
     s.summary.push(format!(

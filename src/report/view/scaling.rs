@@ -6,7 +6,7 @@ use crate::report::chart::{AxisSpec, Chart, LineChart, Point, Scale, Series, Uni
 use crate::result::scaling::ScalingTables;
 
 /// The summary, the two charts and the table.
-pub(super) fn scaling(t: &ScalingTables, s: &mut Section) {
+pub(in crate::report) fn scaling(t: &ScalingTables, s: &mut Section) {
     s.summary.push(format!(
         "{}: beyond that, threads share the cores.",
         t.describe()

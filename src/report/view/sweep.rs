@@ -10,7 +10,7 @@ use crate::result::sweep::{
 /// Cases shown at each end of a ranking chart.
 const TOP: usize = 10;
 
-pub(super) fn sweep(tables: &SweepTables, s: &mut Section) {
+pub(in crate::report) fn sweep(tables: &SweepTables, s: &mut Section) {
     let sw = &tables.sweep;
     let (plan, records) = (&sw.plan, &sw.records);
     let cases = product(&plan.params);

@@ -28,7 +28,7 @@ use crate::result::advise::{
     Advice, AdviseInput, AdviseTables, AgingAdjustment, Band, Decision, Durability, LayoutKind,
     PointResult, SizeSample,
 };
-use crate::result::{ResultDocument, Tables};
+use crate::result::{ResultDocument, ResultKind, Tables};
 use crate::target::Target;
 use crate::units::human_bytes;
 
@@ -183,7 +183,7 @@ impl Calibration<'_> {
     fn measure(&self, progress: &dyn Progress) -> Result<ResultDocument> {
         let o = self.options;
         let mut doc = ResultDocument::new(
-            "advise",
+            ResultKind::Advise,
             crate::store::capture_environment(Some(&self.work.path)),
             Tables::Other(serde_json::Value::Null),
         );

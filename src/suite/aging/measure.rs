@@ -14,6 +14,7 @@ use crate::measure::fragments::{self, Extent};
 use crate::result::aging::{AgePoint, Fragments, SpaceUse, WritePass};
 use crate::store::{self, Access, DiskLayout, SessionOptions, Store};
 use crate::target::Target;
+use crate::workload::timer::OpTimer;
 
 use super::AgingOptions;
 use super::volume::Volume;
@@ -168,18 +169,20 @@ pub fn read_round(
         per_op_transaction: true,
         ..SessionOptions::default()
     })?;
-    let (mut ns, mut bytes, mut read) = (0u64, 0u64, 0u64);
+    let mut timer = OpTimer::with_capacity(keys.len());
+    let (mut bytes, mut read) = (0u64, 0u64);
     for &key in keys {
-        let started = std::time::Instant::now();
-        session.read(key, &mut |d| {
-            buf.clear();
-            buf.extend_from_slice(d);
+        timer.time(|| {
+            session.read(key, &mut |d| {
+                buf.clear();
+                buf.extend_from_slice(d);
+            })
         })?;
-        ns += started.elapsed().as_nanos() as u64;
         spec.verify(key, buf, Some(0))?;
         bytes += buf.len() as u64;
         read += 1;
     }
+    let ns = timer.total_ns();
     Ok((bytes as f64 * 1e3 / ns.max(1) as f64, read, cold))
 }
 

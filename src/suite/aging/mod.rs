@@ -34,7 +34,7 @@ use crate::progress::Progress;
 use crate::result::aging::{
     AgingSeries, AgingTables, RoundPairing, SizeRange, SkippedSeries, VolumeInfo,
 };
-use crate::result::{ResultDocument, Tables};
+use crate::result::{ResultDocument, ResultKind, Tables};
 
 pub use series::Layout;
 use series::Running;
@@ -177,7 +177,7 @@ pub fn run(options: &AgingOptions, progress: &dyn Progress) -> Result<ResultDocu
     }
     tables.pairing = RoundPairing::Paired;
     Ok(ResultDocument::new(
-        "suite aging",
+        ResultKind::Aging,
         environment,
         Tables::Aging(tables),
     ))

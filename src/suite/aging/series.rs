@@ -11,6 +11,7 @@ use crate::progress::Progress;
 use crate::result::aging::{AgePoint, AgingSeries, SizeRange, WritePass};
 use crate::store::{self, Reclaim, SessionOptions, Store};
 use crate::target::{SqliteSettings, Target};
+use crate::workload::timer::OpTimer;
 
 use super::volume::Volume;
 use super::{AgingOptions, Case, interrupt, measure};
@@ -301,18 +302,19 @@ impl Running {
         if !(options.vacuum && self.layout == Layout::Sqlite && self.going()) {
             return Ok(());
         }
-        let started = std::time::Instant::now();
         // VACUUM's rollback journal holds every page of the database: on a
         // volume with less free space than that it cannot run, and an
         // application in that place would keep the journal in memory for it.
-        let done = match self.store.reclaim(Reclaim::Full) {
-            Err(e) if e.to_string().contains("no room") => {
-                self.store.reclaim(Reclaim::FullJournalInMemory)
-            }
-            other => other,
-        };
-        volume.sync()?;
-        let ns = started.elapsed().as_nanos() as u64;
+        let (synced, ns) = OpTimer::once(|| {
+            let done = match self.store.reclaim(Reclaim::Full) {
+                Err(e) if e.to_string().contains("no room") => {
+                    self.store.reclaim(Reclaim::FullJournalInMemory)
+                }
+                other => other,
+            };
+            volume.sync().map(|()| done)
+        });
+        let done = synced?;
         let done = match done {
             Ok(done) => done,
             Err(e) => {
@@ -399,6 +401,7 @@ fn fill(
         goal.saturating_sub(usage.used),
     );
     let mut pass = WritePass::default();
+    let mut writes = OpTimer::with_capacity(0);
     let mut buf = Vec::new();
     let mut session = store.session(write_session(options))?;
     let mut synced = usage.used;
@@ -417,11 +420,11 @@ fn fill(
             }
         }
         spec.fill(key, 0, &mut buf);
-        let started = std::time::Instant::now();
-        session.begin_write()?;
-        session.insert(key, &buf)?;
-        session.commit()?;
-        pass.ns += started.elapsed().as_nanos() as u64;
+        writes.time(|| {
+            session.begin_write()?;
+            session.insert(key, &buf)?;
+            session.commit()
+        })?;
         pass.blobs += 1;
         pass.bytes += size;
         live.keys.push(key);
@@ -432,7 +435,7 @@ fn fill(
     }
     drop(session);
     pass.sync_ns += timed_sync(volume)?;
-    pass.ns += pass.sync_ns;
+    pass.ns = writes.total_ns() + pass.sync_ns;
     let total = volume.usage()?.total.max(1);
     let reached = data_used(volume, &open_files)? as f64 / total as f64;
     progress.finish();
@@ -454,9 +457,8 @@ fn data_used(volume: &Volume, files: &[std::path::PathBuf]) -> Result<u64> {
 
 /// Syncs the volume; returns how long it took, ns.
 fn timed_sync(volume: &Volume) -> Result<u64> {
-    let started = std::time::Instant::now();
-    volume.sync()?;
-    Ok(started.elapsed().as_nanos() as u64)
+    let (synced, ns) = OpTimer::once(|| volume.sync());
+    synced.map(|()| ns)
 }
 
 /// Replaces random blobs by new ones (a new key, so a new size) until the
@@ -475,6 +477,7 @@ fn age_pass(
     progress: &dyn Progress,
 ) -> Result<WritePass> {
     let mut pass = WritePass::default();
+    let mut writes = OpTimer::with_capacity(0);
     let mut buf = Vec::new();
     let mut session = store.session(write_session(options))?;
     while live.replaced < goal && !live.keys.is_empty() {
@@ -483,17 +486,17 @@ fn age_pass(
         let old = live.keys[slot];
         let new = live.next;
         spec.fill(new, 0, &mut buf);
-        let started = std::time::Instant::now();
-        session.begin_write()?;
-        if layout.frees_first() {
-            session.delete(old)?;
-            session.insert(new, &buf)?;
-        } else {
-            session.insert(new, &buf)?;
-            session.delete(old)?;
-        }
-        session.commit()?;
-        pass.ns += started.elapsed().as_nanos() as u64;
+        writes.time(|| {
+            session.begin_write()?;
+            if layout.frees_first() {
+                session.delete(old)?;
+                session.insert(new, &buf)?;
+            } else {
+                session.insert(new, &buf)?;
+                session.delete(old)?;
+            }
+            session.commit()
+        })?;
         let size = buf.len() as u64;
         live.keys[slot] = new;
         live.next += 1;
@@ -505,12 +508,14 @@ fn age_pass(
         crate::pause::at("aging-replaced");
     }
     drop(session);
-    let started = std::time::Instant::now();
-    if layout == Layout::SqliteIncremental {
-        store.reclaim(Reclaim::Incremental)?;
-    }
-    volume.sync()?;
-    pass.sync_ns = started.elapsed().as_nanos() as u64;
-    pass.ns += pass.sync_ns;
+    let (reclaimed, sync_ns) = OpTimer::once(|| {
+        if layout == Layout::SqliteIncremental {
+            store.reclaim(Reclaim::Incremental)?;
+        }
+        volume.sync()
+    });
+    reclaimed?;
+    pass.sync_ns = sync_ns;
+    pass.ns = writes.total_ns() + pass.sync_ns;
     Ok(pass)
 }

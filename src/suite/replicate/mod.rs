@@ -27,7 +27,7 @@ use crate::result::replicate::{
     Arm, ArmRound, LitestreamInfo, LitestreamRound, ReplicateFailure, ReplicateRound,
     ReplicateTables, RestoreCheck,
 };
-use crate::result::{ResultDocument, Tables};
+use crate::result::{ResultDocument, ResultKind, Tables};
 use crate::store::{self, Access};
 use crate::suite::scaling::{round_plan, session};
 use crate::target::{S3Location, SqliteSettings, Target};
@@ -114,7 +114,7 @@ fn run_in(
     super::common::check_free_space(
         &work.path,
         super::common::layouts_bytes(spec, 0) * 2 + wal,
-        "suite replicate",
+        ResultKind::Replicate.command(),
     )?;
     let db = work.join(DB);
     let target = Target::sqlite(
@@ -202,7 +202,7 @@ fn run_in(
         failure,
     };
     Ok(ResultDocument::new(
-        "suite replicate",
+        ResultKind::Replicate,
         environment,
         Tables::Replicate(tables),
     ))

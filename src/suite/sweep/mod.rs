@@ -22,7 +22,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::error::Result;
 use crate::progress::Progress;
 use crate::result::sweep::{Experiment, FirstDisk, SweepState, SweepTables, all_param_effects};
-use crate::result::{ResultDocument, Tables};
+use crate::result::{ResultDocument, ResultKind, Tables};
 
 use super::common::{WorkDir, remove_entry};
 use params::Case;
@@ -66,7 +66,7 @@ pub fn run(
     let db = work.join("sweep.db");
     let copy_db = work.join("sweep-copy.db");
     let mut doc = ResultDocument::new(
-        "sweep",
+        ResultKind::Sweep,
         crate::store::capture_environment(Some(&work.path)),
         Tables::Sweep(SweepTables {
             sweep: SweepState {
