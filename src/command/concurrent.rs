@@ -4,8 +4,8 @@
 //! instead); the table is printed and the result written after.
 
 use crate::cli::RunArgs;
+use crate::cli::values::{YcsbWorkload, choice_name};
 use crate::error::{Error, Interruption, Result};
-use crate::result::budget::ErrorBudget;
 use crate::result::{CONCURRENT_COMMAND, ResultDocument, Tables};
 use crate::store::{ReadPath, SessionOptions, WriteStyle};
 use crate::workload::concurrent::{ConcurrentPlan, NOT_PUT_RIGHT, OUT_OF_ROOM, execute};
@@ -120,7 +120,7 @@ pub fn plan_from_args(args: &RunArgs) -> Result<ConcurrentPlan> {
 fn plan_and_notes(args: &RunArgs) -> Result<(ConcurrentPlan, Vec<String>)> {
     refuse_kvtest_options(args)?;
     let (target, notes) = super::run::target_from_args(args)?;
-    let (preset_mix, preset_keys) = match args.workload.as_deref() {
+    let (preset_mix, preset_keys) = match args.workload {
         Some(w) => {
             let (mix, keys) = ycsb(w);
             (Some(Mix::parse(mix)?), Some(keys))
@@ -128,13 +128,13 @@ fn plan_and_notes(args: &RunArgs) -> Result<(ConcurrentPlan, Vec<String>)> {
         None => (None, None),
     };
     let mix = match &args.mix {
-        Some(m) => Mix::parse(m)?,
+        Some(m) => m.clone(),
         None => preset_mix.unwrap_or_else(Mix::read_only),
     };
-    let keys = match &args.keys {
-        Some(k) => KeyDistribution::parse(k)?,
-        None => preset_keys.unwrap_or(KeyDistribution::Uniform),
-    };
+    let keys = args
+        .keys
+        .or(preset_keys)
+        .unwrap_or(KeyDistribution::Uniform);
     let count = args.count;
     let duration = args.duration.map(|d| *d);
     let plan = ConcurrentPlan {
@@ -166,12 +166,8 @@ fn plan_and_notes(args: &RunArgs) -> Result<(ConcurrentPlan, Vec<String>)> {
         },
         verify: !args.no_verify,
         seed: args.order_seed.unwrap_or(DEFAULT_SEED),
-        workload: args.workload.clone(),
-        max_errors: args
-            .max_errors
-            .as_deref()
-            .map(ErrorBudget::parse)
-            .transpose()?,
+        workload: args.workload.map(choice_name),
+        max_errors: args.max_errors,
     };
     if !plan.writes() {
         super::run::refuse_write_options(
@@ -184,18 +180,18 @@ fn plan_and_notes(args: &RunArgs) -> Result<(ConcurrentPlan, Vec<String>)> {
 
 /// YCSB's core workloads: (mix, key distribution), as its workload files
 /// define them (workloads a-f; zipfian request distribution unless said).
-fn ycsb(name: &str) -> (&'static str, KeyDistribution) {
+fn ycsb(workload: YcsbWorkload) -> (&'static str, KeyDistribution) {
     let zipf = KeyDistribution::Zipf { theta: YCSB_THETA };
-    match name {
-        "ycsb-a" => ("read=50,update=50", zipf),
-        "ycsb-b" => ("read=95,update=5", zipf),
-        "ycsb-c" => ("read=100", zipf),
-        "ycsb-d" => (
+    match workload {
+        YcsbWorkload::YcsbA => ("read=50,update=50", zipf),
+        YcsbWorkload::YcsbB => ("read=95,update=5", zipf),
+        YcsbWorkload::YcsbC => ("read=100", zipf),
+        YcsbWorkload::YcsbD => (
             "read=95,insert=5",
             KeyDistribution::Latest { theta: YCSB_THETA },
         ),
-        "ycsb-e" => ("scan=95,insert=5", zipf),
-        _ => ("read=50,rmw=50", zipf),
+        YcsbWorkload::YcsbE => ("scan=95,insert=5", zipf),
+        YcsbWorkload::YcsbF => ("read=50,rmw=50", zipf),
     }
 }
 

@@ -9,7 +9,7 @@ use crate::result::ResultDocument;
 use crate::result::run::RunTables;
 use crate::store::inject::Injection;
 use crate::store::{ReadPath, WriteStyle};
-use crate::target::{JOURNAL_MODES, Target, one_of, parse_cache_size, split_injection};
+use crate::target::{Target, split_injection};
 use crate::workload::run::SessionOptionsRecord;
 use crate::workload::{CacheMode, KeyOrder, Operation, RunPlan, execute};
 
@@ -48,7 +48,7 @@ fn target_with_options(args: &RunArgs, text: &str) -> Result<(Target, Vec<String
     let mut notes = Vec::new();
     match target.sqlite_settings_mut() {
         Some(s) => {
-            s.cache_size = Some(parse_cache_size("--cache-size", &args.cache_size)?);
+            s.cache_size = Some(args.cache_size);
             if args.mmap > 0 || s.mmap_size.is_none() {
                 s.mmap_size = Some(args.mmap);
             }
@@ -56,7 +56,7 @@ fn target_with_options(args: &RunArgs, text: &str) -> Result<(Target, Vec<String
                 s.synchronous = Some("off".into());
             }
             if let Some(j) = &args.jmode {
-                s.journal_mode = Some(one_of("--jmode", j, JOURNAL_MODES)?);
+                s.journal_mode = Some(j.clone());
             }
             if args.nocheckpoint {
                 // As kvtest: no checkpoint inside the timed COMMIT; the
@@ -199,11 +199,7 @@ fn plan_with(
         verify: args.verify,
         exclude_checkpoint: args.nocheckpoint,
         order_seed: args.order_seed.unwrap_or(super::concurrent::DEFAULT_SEED),
-        max_errors: args
-            .max_errors
-            .as_deref()
-            .map(crate::result::budget::ErrorBudget::parse)
-            .transpose()?,
+        max_errors: args.max_errors,
     };
     Ok((plan, notes))
 }
