@@ -16,11 +16,7 @@ use crate::suite::advise::{self as suite, AdviseOptions};
 /// Runs `advise`.
 pub fn run(args: &AdviseArgs) -> Result<()> {
     // Destinations first: sampling --sample-dir can take a while.
-    crate::command::output::check_outputs(
-        &args.outputs.json,
-        args.outputs.report.as_deref(),
-        args.folder.dir.as_deref(),
-    )?;
+    crate::command::output::check_result_files(&args.outputs, args.folder.dir.as_deref())?;
     let options = options(args)?;
     if let (Some(sample_dir), Some(dir)) = (&args.sample_dir, &args.folder.dir)
         && resolved(dir).starts_with(resolved(sample_dir))
@@ -48,12 +44,7 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
     if let Tables::Advise(t) = &doc.tables {
         print!("{}", terminal::outcome(&t.advise));
     }
-    crate::command::output::write_result_with_report(
-        &mut doc,
-        &args.outputs.json,
-        args.outputs.report.as_deref(),
-    )?;
-    println!("result written to {}", args.outputs.json.display());
+    crate::command::output::write_result_files(&mut doc, &args.outputs)?;
     // A layout that failed is in the tables and the result; then exit 1.
     match doc.tables.failures_line() {
         Some(line) => Err(Error::OperationsFailed(line)),

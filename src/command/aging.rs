@@ -17,11 +17,7 @@ use crate::suite::aging::{AgingOptions, Place};
 /// Runs `suite aging`.
 pub fn run(args: &AgingArgs) -> Result<()> {
     let options = options(args)?;
-    crate::command::output::check_outputs(
-        &args.outputs.json,
-        args.outputs.report.as_deref(),
-        None,
-    )?;
+    crate::command::output::check_result_files(&args.outputs, None)?;
     let created = match &options.place {
         Place::Loop { work, .. } => create_work(work)?,
         Place::Dir { .. } => None,
@@ -36,12 +32,7 @@ pub fn run(args: &AgingArgs) -> Result<()> {
     if let Tables::Aging(t) = &doc.tables {
         print!("{}", terminal::aging::render(t));
     }
-    crate::command::output::write_result_with_report(
-        &mut doc,
-        &args.outputs.json,
-        args.outputs.report.as_deref(),
-    )?;
-    println!("result written to {}", args.outputs.json.display());
+    crate::command::output::write_result_files(&mut doc, &args.outputs)?;
     Ok(())
 }
 

@@ -15,22 +15,13 @@ use crate::target::Target;
 /// is in the tables and the result; the command then exits 1 with one line.
 pub fn run(args: &ConcurrencyArgs) -> Result<()> {
     let options = options(args)?;
-    crate::command::output::check_outputs(
-        &args.outputs.json,
-        args.outputs.report.as_deref(),
-        args.folder.dir.as_deref(),
-    )?;
+    crate::command::output::check_result_files(&args.outputs, args.folder.dir.as_deref())?;
     let mut doc = crate::suite::concurrency::run(&options, &Bars::new())?;
     crate::command::output::finish_environment(&mut doc.environment);
     if let Tables::Concurrency(t) = &doc.tables {
         print!("{}", terminal::concurrency::render(t));
     }
-    crate::command::output::write_result_with_report(
-        &mut doc,
-        &args.outputs.json,
-        args.outputs.report.as_deref(),
-    )?;
-    println!("result written to {}", args.outputs.json.display());
+    crate::command::output::write_result_files(&mut doc, &args.outputs)?;
     match doc.tables.failures_line() {
         Some(line) => Err(Error::OperationsFailed(line)),
         None => Ok(()),

@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::result::Tables;
 use crate::suite::fasterthanfs::FasterThanFsOptions;
 
-use super::output::{check_outputs, finish_environment, write_result_with_report};
+use super::output::finish_environment;
 use super::progress::Bars;
 
 /// Runs `suite fasterthanfs`: checks the options and destinations,
@@ -23,8 +23,7 @@ pub fn run(args: &FasterThanFsArgs) -> Result<()> {
     for line in crate::report::terminal::run::injection_lines(&doc.runs) {
         println!("{line}");
     }
-    write_result_with_report(&mut doc, &args.outputs.json, args.outputs.report.as_deref())?;
-    println!("result written to {}", args.outputs.json.display());
+    crate::command::output::write_result_files(&mut doc, &args.outputs)?;
     Ok(())
 }
 
@@ -38,11 +37,7 @@ fn options(args: &FasterThanFsArgs) -> Result<FasterThanFsOptions> {
         .as_deref()
         .map(crate::store::inject::parse_case)
         .transpose()?;
-    check_outputs(
-        &args.outputs.json,
-        args.outputs.report.as_deref(),
-        args.folder.dir.as_deref(),
-    )?;
+    crate::command::output::check_result_files(&args.outputs, args.folder.dir.as_deref())?;
     let spec = spec_from_options(
         args.count,
         args.size,

@@ -16,11 +16,7 @@ use crate::target::SqliteLayout;
 /// Runs `suite http`.
 pub fn run(args: &HttpSuiteArgs) -> Result<()> {
     let options = options(args)?;
-    crate::command::output::check_outputs(
-        &args.outputs.json,
-        args.outputs.report.as_deref(),
-        args.folder.dir.as_deref(),
-    )?;
+    crate::command::output::check_result_files(&args.outputs, args.folder.dir.as_deref())?;
     // compare tests the systems of one level together: the databases, the folder, the extras.
     let systems = options.layouts.len() + 1 + options.extras.len();
     crate::command::output::warn_if_never_judged(u64::from(options.rounds), systems);
@@ -29,12 +25,7 @@ pub fn run(args: &HttpSuiteArgs) -> Result<()> {
     if let Tables::Http(t) = &doc.tables {
         print!("{}", terminal::http::render(t));
     }
-    crate::command::output::write_result_with_report(
-        &mut doc,
-        &args.outputs.json,
-        args.outputs.report.as_deref(),
-    )?;
-    println!("result written to {}", args.outputs.json.display());
+    crate::command::output::write_result_files(&mut doc, &args.outputs)?;
     Ok(())
 }
 

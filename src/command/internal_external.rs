@@ -7,18 +7,14 @@ use crate::error::{Error, Result};
 use crate::result::Tables;
 use crate::suite::internal_external::InternalExternalOptions;
 
-use super::output::{check_outputs, finish_environment, write_result_with_report};
+use super::output::finish_environment;
 use super::progress::Bars;
 
 /// Runs `suite internal-external`: checks the options and destinations,
 /// measures, prints both matrices and the rules, writes the result (and report).
 pub fn run(args: &InternalExternalArgs) -> Result<()> {
     let options = options(args)?;
-    check_outputs(
-        &args.outputs.json,
-        args.outputs.report.as_deref(),
-        args.folder.dir.as_deref(),
-    )?;
+    crate::command::output::check_result_files(&args.outputs, args.folder.dir.as_deref())?;
     // compare tests each cell's internal and external case together.
     crate::command::output::warn_if_never_judged(args.rounds, 2);
     let mut doc = crate::suite::internal_external::run(&options, &Bars::new())?;
@@ -31,8 +27,7 @@ pub fn run(args: &InternalExternalArgs) -> Result<()> {
             crate::report::terminal::internal_external::render(&doc, t, colors)
         );
     }
-    write_result_with_report(&mut doc, &args.outputs.json, args.outputs.report.as_deref())?;
-    println!("result written to {}", args.outputs.json.display());
+    crate::command::output::write_result_files(&mut doc, &args.outputs)?;
     Ok(())
 }
 

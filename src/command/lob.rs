@@ -4,7 +4,7 @@
 
 use crate::cli::LobArgs;
 use crate::cli::values::{LobOrderChoice, Logging};
-use crate::command::output::{check_outputs, finish_environment, write_result_with_report};
+use crate::command::output::finish_environment;
 use crate::command::progress::Bars;
 use crate::error::{Error, Result};
 use crate::report::terminal;
@@ -22,8 +22,7 @@ pub fn run(args: &LobArgs) -> Result<()> {
     if let Tables::Lob(t) = &doc.tables {
         print!("{}", terminal::lob::render(t));
     }
-    write_result_with_report(&mut doc, &args.outputs.json, args.outputs.report.as_deref())?;
-    println!("result written to {}", args.outputs.json.display());
+    crate::command::output::write_result_files(&mut doc, &args.outputs)?;
     match doc.tables.failures_line() {
         Some(line) => Err(Error::OperationsFailed(line)),
         None => Ok(()),
@@ -52,11 +51,7 @@ fn options(args: &LobArgs) -> Result<LobOptions> {
         )));
     }
     // Destinations before the servers, as before: each is checked before any work.
-    check_outputs(
-        &args.outputs.json,
-        args.outputs.report.as_deref(),
-        args.folder.dir.as_deref(),
-    )?;
+    crate::command::output::check_result_files(&args.outputs, args.folder.dir.as_deref())?;
     let bound = *args.restart_timeout;
     let pg_restart = restart(args.pg.as_deref(), "PostgreSQL", "PG", bound);
     let mysql_restart = restart(args.mysql.as_deref(), "MariaDB", "MYSQL", bound);

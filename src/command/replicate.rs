@@ -18,11 +18,7 @@ use crate::target::Target;
 /// Runs `suite replicate`.
 pub fn run(args: &ReplicateArgs) -> Result<()> {
     let options = options(args)?;
-    crate::command::output::check_outputs(
-        &args.outputs.json,
-        args.outputs.report.as_deref(),
-        args.folder.dir.as_deref(),
-    )?;
+    crate::command::output::check_result_files(&args.outputs, args.folder.dir.as_deref())?;
     // compare tests one figure of both arms together.
     crate::command::output::warn_if_never_judged(u64::from(args.rounds), 2);
     let mut doc = crate::suite::replicate::run(&options, &Bars::new())?;
@@ -41,12 +37,7 @@ pub fn run(args: &ReplicateArgs) -> Result<()> {
             ));
         }
     }
-    crate::command::output::write_result_with_report(
-        &mut doc,
-        &args.outputs.json,
-        args.outputs.report.as_deref(),
-    )?;
-    println!("result written to {}", args.outputs.json.display());
+    crate::command::output::write_result_files(&mut doc, &args.outputs)?;
     // Litestream killed or frozen: the rounds before are in the result,
     // then exit 1 with one line.
     if let Some(line) = doc.tables.failures_line() {

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use crate::cli::SweepArgs;
-use crate::command::output::{check_outputs, warn_if_busy, write_result, write_result_with_report};
+use crate::command::output::{warn_if_busy, write_result, write_result_with_report};
 use crate::command::progress::Bars;
 use crate::error::{Error, Result};
 use crate::report::terminal;
@@ -20,11 +20,7 @@ use crate::suite::sweep::{self, Record, SweepOptions, SweepPlan};
 /// Runs `sweep`.
 pub fn run(args: &SweepArgs) -> Result<()> {
     let options = options(args)?;
-    check_outputs(
-        &args.outputs.json,
-        args.outputs.report.as_deref(),
-        args.folder.dir.as_deref(),
-    )?;
+    crate::command::output::check_result_files(&args.outputs, args.folder.dir.as_deref())?;
     let earlier = if args.resume {
         resume_records(&args.outputs.json, &options.plan)?
     } else {
