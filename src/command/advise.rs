@@ -12,15 +12,13 @@ use crate::report::terminal::advise as terminal;
 use crate::result::Tables;
 use crate::result::advise::Durability;
 use crate::suite::advise::{self as suite, AdviseOptions};
-use crate::suite::common::parse_list;
-use crate::target::parse_page_size;
 
 /// Runs `advise`.
 pub fn run(args: &AdviseArgs) -> Result<()> {
     // Destinations first: sampling --sample-dir can take a while.
-    crate::command::output::check_outputs(&args.json, args.report.as_deref(), args.dir.as_deref())?;
+    crate::command::output::check_result_files(&args.outputs, args.folder.dir.as_deref())?;
     let options = options(args)?;
-    if let (Some(sample_dir), Some(dir)) = (&args.sample_dir, &args.dir)
+    if let (Some(sample_dir), Some(dir)) = (&args.sample_dir, &args.folder.dir)
         && resolved(dir).starts_with(resolved(sample_dir))
     {
         return Err(Error::usage(format!(
@@ -46,8 +44,7 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
     if let Tables::Advise(t) = &doc.tables {
         print!("{}", terminal::outcome(&t.advise));
     }
-    crate::command::output::write_result_with_report(&mut doc, &args.json, args.report.as_deref())?;
-    println!("result written to {}", args.json.display());
+    crate::command::output::write_result_files(&mut doc, &args.outputs)?;
     // A layout that failed is in the tables and the result; then exit 1.
     match doc.tables.failures_line() {
         Some(line) => Err(Error::OperationsFailed(line)),
@@ -57,7 +54,7 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
 
 /// The arguments checked and typed, the sizes sampled: nothing is created.
 fn options(args: &AdviseArgs) -> Result<AdviseOptions> {
-    let durability = durability(&args.durability)?;
+    let durability = Durability::from(args.durability);
     if args.reads > 100 {
         return Err(Error::usage(format!(
             "--reads {}: a percentage from 0 to 100, e.g. --reads 90",
@@ -76,7 +73,7 @@ fn options(args: &AdviseArgs) -> Result<AdviseOptions> {
     if args.total == 0 {
         return Err(Error::usage("--total must be positive, e.g. --total 32M"));
     }
-    let page_sizes = parse_list("--page-sizes", &args.page_sizes, parse_page_size)?;
+    let page_sizes = args.page_sizes.clone();
     let sample = match (&args.sample_dir, &args.sizes) {
         (Some(d), _) => suite::sample_dir(d)?,
         (None, Some(s)) => suite::sample_spec(s, args.seed)?,
@@ -106,8 +103,8 @@ fn options(args: &AdviseArgs) -> Result<AdviseOptions> {
         points: args.points,
         total: args.total,
         rounds: args.rounds,
-        dir: args.dir.clone(),
-        keep: args.keep,
+        dir: args.folder.dir.clone(),
+        keep: args.folder.keep,
         seed: args.seed,
         threads: args.threads,
         writers: args.writers,
@@ -157,19 +154,6 @@ fn aging(args: &AdviseArgs) -> Result<Option<suite::AgingInput>> {
         tables,
         age,
     }))
-}
-
-/// `--durability`: power, crash or none.
-fn durability(text: &str) -> Result<Durability> {
-    match text {
-        "power" => Ok(Durability::Power),
-        "crash" => Ok(Durability::Crash),
-        "none" => Ok(Durability::None),
-        other => Err(Error::usage(format!(
-            "--durability {other}: use power (every commit on disk), crash (no corruption on power loss, \
-             may lose the last writes) or none (data you can rebuild)"
-        ))),
-    }
 }
 
 /// The path with symbolic links and `..` resolved as far as it exists, the

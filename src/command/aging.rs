@@ -11,16 +11,13 @@ use crate::command::progress::Bars;
 use crate::error::{Error, Result};
 use crate::report::terminal;
 use crate::result::Tables;
-use crate::result::aging::SizeRange;
 use crate::suite::aging::volume::Fs;
-use crate::suite::aging::{AgingOptions, Layout, Place};
-use crate::suite::common::parse_list;
-use crate::units::{MAX_BLOB_SIZE, parse_number};
+use crate::suite::aging::{AgingOptions, Place};
 
 /// Runs `suite aging`.
 pub fn run(args: &AgingArgs) -> Result<()> {
     let options = options(args)?;
-    crate::command::output::check_outputs(&args.json, args.report.as_deref(), None)?;
+    crate::command::output::check_result_files(&args.outputs, None)?;
     let created = match &options.place {
         Place::Loop { work, .. } => create_work(work)?,
         Place::Dir { .. } => None,
@@ -35,17 +32,14 @@ pub fn run(args: &AgingArgs) -> Result<()> {
     if let Tables::Aging(t) = &doc.tables {
         print!("{}", terminal::aging::render(t));
     }
-    crate::command::output::write_result_with_report(&mut doc, &args.json, args.report.as_deref())?;
-    println!("result written to {}", args.json.display());
+    crate::command::output::write_result_files(&mut doc, &args.outputs)?;
     Ok(())
 }
 
 /// The suite's options from the command line.
 fn options(args: &AgingArgs) -> Result<AgingOptions> {
-    let fills = parse_list("--fill", &args.fill, parse_fill)?;
-    let sizes = parse_list("--sizes", &args.sizes, parse_size_range)?;
-    let ages = parse_ages(&args.ages)?;
-    let layouts = parse_list("--layouts", &args.layouts, Layout::parse)?;
+    check_ascending(&args.ages)?;
+    let (fills, sizes) = (&args.fill, &args.sizes);
     let place = match (&args.dir, args.capacity) {
         (Some(dir), Some(capacity)) => {
             check_work_dir("--dir", dir)?;
@@ -60,7 +54,7 @@ fn options(args: &AgingArgs) -> Result<AgingOptions> {
                     "suite aging makes loop-mounted volumes, which needs root: run it with sudo, or give --dir FOLDER --capacity SIZE to age blobs in a folder (occupancy then approximate)",
                 ));
             }
-            let fs = parse_list("--fs", &args.fs, Fs::parse)?;
+            let fs = args.fs.clone();
             check_volume_size(&fs, args.volume_size)?;
             let work = args.work.clone().unwrap_or_else(std::env::temp_dir);
             check_work_dir("--work", &work)?;
@@ -75,8 +69,8 @@ fn options(args: &AgingArgs) -> Result<AgingOptions> {
         Place::Loop { size, .. } => *size,
         Place::Dir { capacity, .. } => *capacity,
     };
-    for s in &sizes {
-        for f in &fills {
+    for s in sizes {
+        for f in fills {
             if (s.max as f64) > volume as f64 * f / 4.0 {
                 return Err(Error::usage(format!(
                     "--sizes {}: a blob of up to {} fills more than a quarter of {:.0}% of the {} volume; raise --volume-size (or --capacity) or give smaller sizes",
@@ -90,13 +84,13 @@ fn options(args: &AgingArgs) -> Result<AgingOptions> {
     }
     Ok(AgingOptions {
         place,
-        fills,
-        sizes,
-        ages,
-        layouts,
+        fills: fills.clone(),
+        sizes: sizes.clone(),
+        ages: args.ages.clone(),
+        layouts: args.layouts.clone(),
         vacuum: !args.no_vacuum,
         read_rounds: args.read_rounds,
-        page_size: crate::target::parse_page_size(&args.page_size.to_string())?,
+        page_size: args.page_size,
         durable: args.durable,
         seed: args.seed,
     })
@@ -144,67 +138,19 @@ fn is_root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
-/// "50%" or "0.5" -> 0.5; between 1% and 98%.
-fn parse_fill(text: &str) -> Result<f64> {
-    let value = match text.strip_suffix('%') {
-        Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
-        None => text.parse::<f64>(),
-    };
-    match value {
-        Ok(v) if (0.01..=0.98).contains(&v) => Ok(v),
-        _ => Err(Error::usage(format!(
-            "--fill {text}: give an occupancy between 1% and 98%, e.g. 50% or 0.9"
-        ))),
-    }
-}
-
-/// "256KiB" (constant) or "256KiB-1MiB" (uniform).
-fn parse_size_range(text: &str) -> Result<SizeRange> {
-    let bad = |why: &str| {
-        Error::usage(format!(
-            "--sizes {text}: {why}; give a size (256KiB) or a range (256KiB-1MiB)"
-        ))
-    };
-    let (min, max) = match text.split_once('-') {
-        Some((a, b)) => (parse_number(a)?, parse_number(b)?),
-        None => {
-            let v = parse_number(text)?;
-            (v, v)
-        }
-    };
-    if min == 0 || max < min {
-        return Err(bad("sizes must be positive and a range low-high"));
-    }
-    if max > MAX_BLOB_SIZE {
-        return Err(bad("larger than a blob can be"));
-    }
-    Ok(SizeRange { min, max })
-}
-
-/// The largest storage age: a thousand times the volume's content
-/// rewritten is already far past any store's life.
-const MAX_AGE: f64 = 1000.0;
-
-/// Positive, strictly ascending storage ages.
-fn parse_ages(text: &str) -> Result<Vec<f64>> {
-    let ages = parse_list("--ages", text, |a| {
-        let why = match a.parse::<f64>() {
-            Ok(v) if v > 0.0 && v <= MAX_AGE => return Ok(v),
-            Ok(v) if v > MAX_AGE => format!("too large (at most {MAX_AGE})"),
-            Ok(v) if v.is_nan() => "not a number".to_string(),
-            Ok(_) => "a storage age is above 0".to_string(),
-            Err(_) => "not a number".to_string(),
-        };
-        Err(Error::usage(format!(
-            "--ages {a}: {why}; give storage ages (bytes overwritten / bytes stored) from above 0 to {MAX_AGE}, e.g. 1,2,4,8"
-        )))
-    })?;
+/// Storage ages each measured once, in ascending order.
+fn check_ascending(ages: &[f64]) -> Result<()> {
     if ages.windows(2).any(|w| w[1] <= w[0]) {
+        let text = ages
+            .iter()
+            .map(f64::to_string)
+            .collect::<Vec<_>>()
+            .join(",");
         return Err(Error::usage(format!(
             "--ages {text}: give the ages in ascending order, each once, e.g. 1,2,4,8"
         )));
     }
-    Ok(ages)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -212,43 +158,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lists_parse_and_bad_values_name_themselves() {
-        assert_eq!(parse_fill("50%").unwrap(), 0.5);
-        assert_eq!(parse_fill("0.9").unwrap(), 0.9);
+    fn ages_must_ascend() {
+        assert!(check_ascending(&[1.0, 2.0, 4.0]).is_ok());
         assert!(
-            parse_fill("100%")
-                .unwrap_err()
-                .to_string()
-                .contains("--fill 100%")
-        );
-        assert_eq!(
-            parse_size_range("256KiB-1MiB").unwrap(),
-            SizeRange {
-                min: 256 << 10,
-                max: 1 << 20
-            }
-        );
-        assert!(parse_size_range("1MiB-256KiB").is_err());
-        assert_eq!(parse_ages("1,2,4").unwrap(), vec![1.0, 2.0, 4.0]);
-        assert!(
-            parse_ages("2,1")
+            check_ascending(&[2.0, 1.0])
                 .unwrap_err()
                 .to_string()
                 .contains("ascending")
         );
-        assert!(parse_ages("0").unwrap_err().to_string().contains("above 0"));
-        for (text, why) in [
-            ("1000000", "too large (at most 1000)"),
-            ("inf", "too large (at most 1000)"),
-            ("x", "not a number"),
-            ("-1", "above 0"),
-            ("NaN", "not a number"),
-        ] {
-            let e = parse_ages(text).unwrap_err().to_string();
-            assert!(
-                e.contains(why) && e.contains(&format!("--ages {text}")),
-                "{text}: {e}"
-            );
-        }
     }
 }

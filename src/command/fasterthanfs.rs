@@ -1,12 +1,12 @@
 //! `blobbench suite fasterthanfs`: SQLite's "35% Faster Than The Filesystem" page.
 
 use crate::cli::FasterThanFsArgs;
-use crate::dataset::spec_from_options;
+use crate::dataset::{SizeShape, spec_from_options};
 use crate::error::{Error, Result};
 use crate::result::Tables;
 use crate::suite::fasterthanfs::FasterThanFsOptions;
 
-use super::output::{check_outputs, finish_environment, write_result_with_report};
+use super::output::finish_environment;
 use super::progress::Bars;
 
 /// Runs `suite fasterthanfs`: checks the options and destinations,
@@ -23,8 +23,7 @@ pub fn run(args: &FasterThanFsArgs) -> Result<()> {
     for line in crate::report::terminal::run::injection_lines(&doc.runs) {
         println!("{line}");
     }
-    write_result_with_report(&mut doc, &args.json, args.report.as_deref())?;
-    println!("result written to {}", args.json.display());
+    crate::command::output::write_result_files(&mut doc, &args.outputs)?;
     Ok(())
 }
 
@@ -38,8 +37,14 @@ fn options(args: &FasterThanFsArgs) -> Result<FasterThanFsOptions> {
         .as_deref()
         .map(crate::store::inject::parse_case)
         .transpose()?;
-    check_outputs(&args.json, args.report.as_deref(), args.dir.as_deref())?;
-    let spec = spec_from_options(args.count, args.size, args.variance(), "uniform", 1.0, 1)?;
+    crate::command::output::check_result_files(&args.outputs, args.folder.dir.as_deref())?;
+    let spec = spec_from_options(
+        args.count,
+        args.size,
+        args.variance(),
+        SizeShape::Uniform,
+        1,
+    )?;
     let updates = args.updates.unwrap_or((spec.count / 10).max(1));
     let durable = args.durable_updates.unwrap_or((spec.count / 100).max(1));
     for (name, n) in [("--updates", updates), ("--durable-updates", durable)] {
@@ -51,8 +56,8 @@ fn options(args: &FasterThanFsArgs) -> Result<FasterThanFsOptions> {
         }
     }
     let options = FasterThanFsOptions {
-        dir: args.dir.clone(),
-        keep: args.keep,
+        dir: args.folder.dir.clone(),
+        keep: args.folder.keep,
         spec,
         updates,
         durable_updates: durable,

@@ -1,37 +1,46 @@
 //! `blobbench init`: create a dataset, as kvtest init does.
 
 use crate::cli::InitArgs;
-use crate::dataset::spec_from_options;
+use crate::cli::values::{DistChoice, choice_name};
+use crate::dataset::{SizeShape, spec_from_options};
 use crate::error::{Error, Result};
 use crate::result::init::{InitRecord, InitTables};
 use crate::result::{ResultDocument, ResultKind};
-use crate::target::{JOURNAL_MODES, Target, one_of, parse_page_size};
+use crate::target::Target;
 use crate::units::{human_bytes, human_duration_ns};
 
 /// --pagesize when not given (SQLite's own default).
-const DEFAULT_PAGE_SIZE: u64 = 4096;
+const DEFAULT_PAGE_SIZE: u32 = 4096;
 /// --sigma when not given.
 const DEFAULT_SIGMA: f64 = 1.0;
 
 /// --variance shapes the uniform distribution and --sigma the log-normal
 /// one: either given with another --dist would be ignored, so it is refused.
 fn refuse_other_distributions(args: &InitArgs) -> Result<()> {
-    if args.variance > 0 && matches!(args.dist.as_str(), "fixed" | "lognormal") {
+    let dist = choice_name(args.dist);
+    if args.variance > 0 && args.dist != DistChoice::Uniform {
         return Err(Error::usage(format!(
-            "--variance {} with --dist {}: --variance varies uniform sizes (--dist uniform); leave one out",
-            args.variance, args.dist
+            "--variance {} with --dist {dist}: --variance varies uniform sizes (--dist uniform); leave one out",
+            args.variance
         )));
     }
-    if let Some(sigma) = args
-        .sigma
-        .filter(|_| matches!(args.dist.as_str(), "uniform" | "fixed"))
-    {
+    if let Some(sigma) = args.sigma.filter(|_| args.dist != DistChoice::Lognormal) {
         return Err(Error::usage(format!(
-            "--sigma {sigma} with --dist {}: --sigma shapes --dist lognormal; add --dist lognormal, or leave --sigma out",
-            args.dist
+            "--sigma {sigma} with --dist {dist}: --sigma shapes --dist lognormal; add --dist lognormal, or leave --sigma out"
         )));
     }
     Ok(())
+}
+
+/// The dataset's size shape from --dist (and --sigma for lognormal).
+fn size_shape(args: &InitArgs) -> SizeShape {
+    match args.dist {
+        DistChoice::Uniform => SizeShape::Uniform,
+        DistChoice::Fixed => SizeShape::Fixed,
+        DistChoice::Lognormal => SizeShape::LogNormal {
+            sigma: args.sigma.unwrap_or(DEFAULT_SIGMA),
+        },
+    }
 }
 
 /// Creates the dataset the arguments describe, says so, and writes the
@@ -43,16 +52,15 @@ pub fn run(args: &InitArgs) -> Result<()> {
         args.count,
         args.size,
         args.variance,
-        &args.dist,
-        args.sigma.unwrap_or(DEFAULT_SIGMA),
+        size_shape(args),
         args.seed,
     )?;
-    let page_size = parse_page_size(&args.pagesize.unwrap_or(DEFAULT_PAGE_SIZE).to_string())?;
+    let page_size = args.pagesize.unwrap_or(DEFAULT_PAGE_SIZE);
     match target.sqlite_settings_mut() {
         Some(s) => {
             s.page_size = Some(page_size);
             if let Some(j) = &args.jmode {
-                s.journal_mode = Some(one_of("--jmode", j, JOURNAL_MODES)?);
+                s.journal_mode = Some(j.clone());
             }
         }
         None if args.jmode.is_some() || args.pagesize.is_some() => {

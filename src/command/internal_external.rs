@@ -5,19 +5,16 @@ use std::io::IsTerminal;
 use crate::cli::InternalExternalArgs;
 use crate::error::{Error, Result};
 use crate::result::Tables;
-use crate::suite::common::parse_list;
 use crate::suite::internal_external::InternalExternalOptions;
-use crate::target::parse_page_size;
-use crate::units::parse_number;
 
-use super::output::{check_outputs, finish_environment, write_result_with_report};
+use super::output::finish_environment;
 use super::progress::Bars;
 
 /// Runs `suite internal-external`: checks the options and destinations,
 /// measures, prints both matrices and the rules, writes the result (and report).
 pub fn run(args: &InternalExternalArgs) -> Result<()> {
     let options = options(args)?;
-    check_outputs(&args.json, args.report.as_deref(), args.dir.as_deref())?;
+    crate::command::output::check_result_files(&args.outputs, args.folder.dir.as_deref())?;
     // compare tests each cell's internal and external case together.
     crate::command::output::warn_if_never_judged(args.rounds, 2);
     let mut doc = crate::suite::internal_external::run(&options, &Bars::new())?;
@@ -30,8 +27,7 @@ pub fn run(args: &InternalExternalArgs) -> Result<()> {
             crate::report::terminal::internal_external::render(&doc, t, colors)
         );
     }
-    write_result_with_report(&mut doc, &args.json, args.report.as_deref())?;
-    println!("result written to {}", args.json.display());
+    crate::command::output::write_result_files(&mut doc, &args.outputs)?;
     Ok(())
 }
 
@@ -40,18 +36,13 @@ fn options(args: &InternalExternalArgs) -> Result<InternalExternalOptions> {
     if args.rounds == 0 {
         return Err(Error::usage("--rounds 0: at least one round is needed"));
     }
-    let sizes = parse_list("--sizes", &args.sizes, |v| {
-        let n = parse_number(v)?;
-        // Internal blobs are single SQLite values: its limit, asked of the library.
-        let max = crate::store::max_blob_bytes();
-        if n == 0 || n > max {
-            return Err(Error::usage(format!(
-                "--sizes {v}: a blob size from 1 to {max} (SQLite's limit per value), e.g. 10k"
-            )));
-        }
-        Ok(n)
-    })?;
-    let page_sizes = parse_list("--page-sizes", &args.page_sizes, parse_page_size)?;
+    // Internal blobs are single SQLite values: its limit, asked of the library.
+    let max = crate::store::max_blob_bytes();
+    if let Some(n) = args.sizes.iter().find(|&&n| n == 0 || n > max) {
+        return Err(Error::usage(format!(
+            "--sizes {n}: a blob size from 1 to {max} (SQLite's limit per value), e.g. 10k"
+        )));
+    }
     if args.total == 0 {
         return Err(Error::usage("--total must be positive, e.g. --total 100M"));
     }
@@ -61,10 +52,10 @@ fn options(args: &InternalExternalArgs) -> Result<InternalExternalOptions> {
         ));
     }
     Ok(InternalExternalOptions {
-        dir: args.dir.clone(),
-        keep: args.keep,
-        sizes,
-        page_sizes,
+        dir: args.folder.dir.clone(),
+        keep: args.folder.keep,
+        sizes: args.sizes.clone(),
+        page_sizes: args.page_sizes.clone(),
         total: args.total,
         cache_bytes: args.cache_bytes,
         rounds: args.rounds,

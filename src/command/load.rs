@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use crate::cli::LoadArgs;
+use crate::cli::values::choice_name;
 use crate::command::progress::Bars;
 use crate::error::{Error, Result};
 use crate::http::load::{LoadPlan, Order, Url, parse_url, run_level};
@@ -50,21 +51,9 @@ pub fn read_url_file(option: &str, f: &std::path::Path) -> Result<String> {
     })
 }
 
-fn levels(text: &str) -> Result<Vec<usize>> {
-    text.split(',')
-        .map(|c| match c.trim().parse::<usize>() {
-            Ok(n) if (1..=100_000).contains(&n) => Ok(n),
-            _ => Err(Error::usage(format!(
-                "-c {text}: concurrency levels are numbers from 1 to 100000, e.g. -c 1,2,4,8"
-            ))),
-        })
-        .collect()
-}
-
 /// Runs `load`: every level against the URLs, one table row per level.
 pub fn run(args: &LoadArgs) -> Result<()> {
     let urls = read_urls(args)?;
-    let levels = levels(&args.concurrency)?;
     let duration = duration_of(args)?;
     let verify = verify_spec(args)?;
     if let Some(j) = &args.json {
@@ -75,22 +64,14 @@ pub fn run(args: &LoadArgs) -> Result<()> {
         .enable_all()
         .build()
         .map_err(|e| Error::io("cannot start the runtime", std::path::Path::new("load"), e))?;
-    let order = if args.order == "sequential" {
-        Order::Sequential
-    } else {
-        Order::Random
-    };
+    let order = Order::from(args.order);
     // Captured before the first request, so its load average and CPU steal
     // cover the load (the client competes for the same CPUs as the server).
     let mut environment = crate::store::capture_environment(None);
     let bars = Bars::new();
     let mut results = Vec::new();
-    let max_errors = args
-        .max_errors
-        .as_deref()
-        .map(crate::result::budget::ErrorBudget::parse)
-        .transpose()?;
-    for &c in &levels {
+    let max_errors = args.max_errors;
+    for &c in &args.concurrency {
         let plan = LoadPlan {
             urls: urls.clone(),
             order,
@@ -246,7 +227,7 @@ fn print_tables(args: &LoadArgs, tables: &LoadTables, duration: Option<Duration>
     println!(
         "blobbench load: {} URL(s), {} order, {}{}",
         tables.urls,
-        args.order,
+        choice_name(args.order),
         match (duration, args.requests) {
             (Some(d), _) => format!("{} per level", humantime::format_duration(d)),
             (None, Some(n)) => format!("{n} requests per level"),

@@ -3,15 +3,15 @@
 //! the suite's tables and writes its result (and report).
 
 use crate::cli::LobArgs;
-use crate::command::output::{check_outputs, finish_environment, write_result_with_report};
+use crate::cli::values::{LobOrderChoice, Logging};
+use crate::command::output::finish_environment;
 use crate::command::progress::Bars;
 use crate::error::{Error, Result};
 use crate::report::terminal;
 use crate::result::Tables;
-use crate::result::lob::{Order, PAPER_SIZES};
+use crate::result::lob::Order;
 use crate::suite::lob::{self, LobOptions, Local, Restart};
 use crate::target::Target;
-use crate::units::parse_number;
 
 /// Runs `suite lob`. A system that failed while it was measured is in
 /// the tables and the result; the command then exits 1 with one line.
@@ -22,8 +22,7 @@ pub fn run(args: &LobArgs) -> Result<()> {
     if let Tables::Lob(t) = &doc.tables {
         print!("{}", terminal::lob::render(t));
     }
-    write_result_with_report(&mut doc, &args.json, args.report.as_deref())?;
-    println!("result written to {}", args.json.display());
+    crate::command::output::write_result_files(&mut doc, &args.outputs)?;
     match doc.tables.failures_line() {
         Some(line) => Err(Error::OperationsFailed(line)),
         None => Ok(()),
@@ -36,26 +35,7 @@ const MEMORY_LIMIT: u64 = 4 << 30;
 /// The arguments as typed options, the destinations checked; every mistake
 /// is a usage error here, before anything runs.
 fn options(args: &LobArgs) -> Result<LobOptions> {
-    let sizes: Vec<u64> = args
-        .sizes
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| {
-            let n = parse_number(s)?;
-            if n == 0 || n > 1 << 30 {
-                return Err(Error::usage(format!(
-                    "--sizes {s}: a blob size from 1 byte to 1G"
-                )));
-            }
-            Ok(n)
-        })
-        .collect::<Result<_>>()?;
-    if sizes.is_empty() {
-        return Err(Error::usage(format!(
-            "--sizes is empty: give a comma-separated list such as {PAPER_SIZES}"
-        )));
-    }
+    let sizes = args.sizes.clone();
     if args.per_size == 0 {
         return Err(Error::usage("--per-size must be at least 1"));
     }
@@ -71,7 +51,7 @@ fn options(args: &LobArgs) -> Result<LobOptions> {
         )));
     }
     // Destinations before the servers, as before: each is checked before any work.
-    check_outputs(&args.json, args.report.as_deref(), args.dir.as_deref())?;
+    crate::command::output::check_result_files(&args.outputs, args.folder.dir.as_deref())?;
     let bound = *args.restart_timeout;
     let pg_restart = restart(args.pg.as_deref(), "PostgreSQL", "PG", bound);
     let mysql_restart = restart(args.mysql.as_deref(), "MariaDB", "MYSQL", bound);
@@ -110,26 +90,21 @@ fn options(args: &LobArgs) -> Result<LobOptions> {
             pg_restart,
             mysql_restart,
         )?,
-        dir: args.dir.clone(),
-        keep: args.keep,
-        durable: args.logging == "on",
+        dir: args.folder.dir.clone(),
+        keep: args.folder.keep,
+        durable: args.logging == Logging::On,
         cold: args.cold,
-        orders: orders(&args.order)?,
+        orders: orders(args.order),
     })
 }
 
 /// The orders `--order` names, the first being the one the tables are drawn from.
-fn orders(order: &str) -> Result<Vec<Order>> {
-    Ok(match order {
-        "sequential" => vec![Order::Sequential],
-        "random" => vec![Order::Random],
-        "both" => vec![Order::Sequential, Order::Random],
-        other => {
-            return Err(Error::usage(format!(
-                "--order {other}: use sequential, random or both"
-            )));
-        }
-    })
+fn orders(order: LobOrderChoice) -> Vec<Order> {
+    match order {
+        LobOrderChoice::Sequential => vec![Order::Sequential],
+        LobOrderChoice::Random => vec![Order::Random],
+        LobOrderChoice::Both => vec![Order::Sequential, Order::Random],
+    }
 }
 
 /// How to restart the server at `url`, if blobbench's own start script

@@ -7,8 +7,8 @@
 
 use super::run_settings::{DEFAULT_SEED, refuse_write_options, target_from_args, write_style};
 use crate::cli::RunArgs;
+use crate::cli::values::{YcsbWorkload, choice_name};
 use crate::error::{Error, Interruption, Result};
-use crate::result::budget::ErrorBudget;
 use crate::result::mixed_run::KeyDistribution;
 use crate::result::{ResultDocument, ResultKind, Tables};
 use crate::store::{ReadPath, SessionOptions, WriteStyle};
@@ -62,11 +62,8 @@ pub fn run(args: &RunArgs) -> Result<()> {
         .and_then(|why| why.strip_prefix(OUT_OF_ROOM))
         .map(str::to_owned);
     if let Some(path) = &args.json {
-        let mut doc = ResultDocument::new(
-            ResultKind::MixedRun,
-            environment,
-            Tables::MixedRun(tables),
-        );
+        let mut doc =
+            ResultDocument::new(ResultKind::MixedRun, environment, Tables::MixedRun(tables));
         crate::command::output::write_result(&mut doc, path)?;
     }
     if let Some(signal) = crate::interrupt::received() {
@@ -124,7 +121,7 @@ pub fn plan_from_args(args: &RunArgs) -> Result<MixedRunPlan> {
 fn plan_and_notes(args: &RunArgs) -> Result<(MixedRunPlan, Vec<String>)> {
     refuse_kvtest_options(args)?;
     let (target, notes) = target_from_args(args)?;
-    let (preset_mix, preset_keys) = match args.workload.as_deref() {
+    let (preset_mix, preset_keys) = match args.workload {
         Some(w) => {
             let (mix, keys) = ycsb(w);
             (Some(Mix::parse(mix)?), Some(keys))
@@ -132,13 +129,13 @@ fn plan_and_notes(args: &RunArgs) -> Result<(MixedRunPlan, Vec<String>)> {
         None => (None, None),
     };
     let mix = match &args.mix {
-        Some(m) => Mix::parse(m)?,
+        Some(m) => m.clone(),
         None => preset_mix.unwrap_or_else(Mix::read_only),
     };
-    let keys = match &args.keys {
-        Some(k) => KeyDistribution::parse(k)?,
-        None => preset_keys.unwrap_or(KeyDistribution::Uniform),
-    };
+    let keys = args
+        .keys
+        .or(preset_keys)
+        .unwrap_or(KeyDistribution::Uniform);
     let count = args.count;
     let duration = args.duration.map(|d| *d);
     let plan = MixedRunPlan {
@@ -170,12 +167,8 @@ fn plan_and_notes(args: &RunArgs) -> Result<(MixedRunPlan, Vec<String>)> {
         },
         verify: !args.no_verify,
         seed: args.order_seed.unwrap_or(DEFAULT_SEED),
-        workload: args.workload.clone(),
-        max_errors: args
-            .max_errors
-            .as_deref()
-            .map(ErrorBudget::parse)
-            .transpose()?,
+        workload: args.workload.map(choice_name),
+        max_errors: args.max_errors,
     };
     if !plan.writes() {
         refuse_write_options(
@@ -188,18 +181,18 @@ fn plan_and_notes(args: &RunArgs) -> Result<(MixedRunPlan, Vec<String>)> {
 
 /// YCSB's core workloads: (mix, key distribution), as its workload files
 /// define them (workloads a-f; zipfian request distribution unless said).
-fn ycsb(name: &str) -> (&'static str, KeyDistribution) {
+fn ycsb(workload: YcsbWorkload) -> (&'static str, KeyDistribution) {
     let zipf = KeyDistribution::Zipf { theta: YCSB_THETA };
-    match name {
-        "ycsb-a" => ("read=50,update=50", zipf),
-        "ycsb-b" => ("read=95,update=5", zipf),
-        "ycsb-c" => ("read=100", zipf),
-        "ycsb-d" => (
+    match workload {
+        YcsbWorkload::YcsbA => ("read=50,update=50", zipf),
+        YcsbWorkload::YcsbB => ("read=95,update=5", zipf),
+        YcsbWorkload::YcsbC => ("read=100", zipf),
+        YcsbWorkload::YcsbD => (
             "read=95,insert=5",
             KeyDistribution::Latest { theta: YCSB_THETA },
         ),
-        "ycsb-e" => ("scan=95,insert=5", zipf),
-        _ => ("read=50,rmw=50", zipf),
+        YcsbWorkload::YcsbE => ("scan=95,insert=5", zipf),
+        YcsbWorkload::YcsbF => ("read=50,rmw=50", zipf),
     }
 }
 

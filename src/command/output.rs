@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::SystemTime;
 
+use crate::cli::shared::ResultFileArgs;
 use crate::error::{Error, Result};
 use crate::measure::environment::{Environment, busy_warning};
 use crate::report::{html, sections, text};
@@ -419,6 +420,20 @@ pub fn write_result_with_report(
         eprintln!("report written to {}", report.display());
     }
     Ok(())
+}
+
+/// Writes a suite's result and report where `--json` and `--report` say,
+/// and says where the result went.
+pub fn write_result_files(doc: &mut ResultDocument, files: &ResultFileArgs) -> Result<()> {
+    write_result_with_report(doc, &files.json, files.report.as_deref())?;
+    println!("result written to {}", files.json.display());
+    Ok(())
+}
+
+/// Checks a suite's `--json` and `--report` destinations (and its work
+/// folder, when it has one) before any work.
+pub fn check_result_files(files: &ResultFileArgs, dir: Option<&Path>) -> Result<()> {
+    check_outputs(&files.json, files.report.as_deref(), dir)
 }
 
 /// Says at the start, before anything is measured, when `compare` could

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use crate::cli::QuickArgs;
-use crate::dataset::spec_from_options;
+use crate::dataset::{SizeShape, spec_from_options};
 use crate::error::{Error, Result};
 use crate::result::Tables;
 use crate::suite::quick::QuickOptions;
@@ -32,7 +32,7 @@ pub fn run(args: &QuickArgs) -> Result<()> {
         )));
     }
     let report = report_path(args);
-    check_outputs(&args.json, report, args.dir.as_deref())?;
+    check_outputs(&args.json, report, args.folder.dir.as_deref())?;
     // compare tests quick's cases together: 11, and 3 more with --s3.
     let cases = if args.s3.is_some() { 14 } else { 11 };
     crate::command::output::warn_if_never_judged(args.rounds, cases);
@@ -41,9 +41,15 @@ pub fn run(args: &QuickArgs) -> Result<()> {
         None => None,
     };
     let options = QuickOptions {
-        dir: args.dir.clone(),
-        keep: args.keep,
-        spec: spec_from_options(args.count, args.size, args.variance(), "uniform", 1.0, 1)?,
+        dir: args.folder.dir.clone(),
+        keep: args.folder.keep,
+        spec: spec_from_options(
+            args.count,
+            args.size,
+            args.variance(),
+            SizeShape::Uniform,
+            1,
+        )?,
         rounds: args.rounds,
         object_store,
         inject,

@@ -8,19 +8,17 @@ use std::path::{Path, PathBuf};
 
 use crate::cli::ReplicateArgs;
 use crate::command::progress::Bars;
-use crate::dataset::spec_from_options;
+use crate::dataset::{SizeShape, spec_from_options};
 use crate::error::{Error, Result};
 use crate::report::terminal;
 use crate::result::Tables;
-use crate::result::mixed_run::KeyDistribution;
 use crate::suite::replicate::{Bounds, ReplicateOptions, litestream_version};
 use crate::target::Target;
-use crate::workload::mix::Mix;
 
 /// Runs `suite replicate`.
 pub fn run(args: &ReplicateArgs) -> Result<()> {
     let options = options(args)?;
-    crate::command::output::check_outputs(&args.json, args.report.as_deref(), args.dir.as_deref())?;
+    crate::command::output::check_result_files(&args.outputs, args.folder.dir.as_deref())?;
     // compare tests one figure of both arms together.
     crate::command::output::warn_if_never_judged(u64::from(args.rounds), 2);
     let mut doc = crate::suite::replicate::run(&options, &Bars::new())?;
@@ -39,8 +37,7 @@ pub fn run(args: &ReplicateArgs) -> Result<()> {
             ));
         }
     }
-    crate::command::output::write_result_with_report(&mut doc, &args.json, args.report.as_deref())?;
-    println!("result written to {}", args.json.display());
+    crate::command::output::write_result_files(&mut doc, &args.outputs)?;
     // Litestream killed or frozen: the rounds before are in the result,
     // then exit 1 with one line.
     if let Some(line) = doc.tables.failures_line() {
@@ -65,7 +62,7 @@ fn options(args: &ReplicateArgs) -> Result<ReplicateOptions> {
     };
     let litestream = find_litestream(args.litestream.as_deref())?;
     litestream_version(&litestream)?;
-    let mix = Mix::parse(&args.mix)?;
+    let mix = args.mix.clone();
     if mix
         .shares
         .iter()
@@ -101,10 +98,10 @@ fn options(args: &ReplicateArgs) -> Result<ReplicateOptions> {
         bucket: replica.clone(),
     })?;
     Ok(ReplicateOptions {
-        dataset: spec_from_options(args.count, args.size, 0, "uniform", 1.0, 1)?,
+        dataset: spec_from_options(args.count, args.size, 0, SizeShape::Uniform, 1)?,
         threads: args.threads,
         mix,
-        keys: KeyDistribution::parse(&args.keys)?,
+        keys: args.keys,
         round,
         rounds: args.rounds,
         warmup: args.warmup,
@@ -117,8 +114,8 @@ fn options(args: &ReplicateArgs) -> Result<ReplicateOptions> {
             sync: *args.sync_timeout,
             restore: *args.restore_timeout,
         },
-        dir: args.dir.clone(),
-        keep: args.keep,
+        dir: args.folder.dir.clone(),
+        keep: args.folder.keep,
     })
 }
 

@@ -106,11 +106,7 @@ fn plan_with(
         verify: args.verify,
         exclude_checkpoint: args.nocheckpoint,
         order_seed: args.order_seed.unwrap_or(DEFAULT_SEED),
-        max_errors: args
-            .max_errors
-            .as_deref()
-            .map(crate::result::budget::ErrorBudget::parse)
-            .transpose()?,
+        max_errors: args.max_errors,
     };
     Ok((plan, notes))
 }

@@ -7,7 +7,7 @@ use crate::cli::{RunArgs, WriteStyleArg};
 use crate::error::{Error, Result};
 use crate::store::WriteStyle;
 use crate::store::inject::Injection;
-use crate::target::{JOURNAL_MODES, Target, one_of, parse_cache_size, split_injection};
+use crate::target::{Target, split_injection};
 
 /// The seed of the random key order (kvtest-style run) or of a mixed
 /// run's keys and operations when --order-seed is not given.
@@ -33,7 +33,7 @@ pub fn target_with_options(args: &RunArgs, text: &str) -> Result<(Target, Vec<St
     let mut notes = Vec::new();
     match target.sqlite_settings_mut() {
         Some(s) => {
-            s.cache_size = Some(parse_cache_size("--cache-size", &args.cache_size)?);
+            s.cache_size = Some(args.cache_size);
             if args.mmap > 0 || s.mmap_size.is_none() {
                 s.mmap_size = Some(args.mmap);
             }
@@ -41,7 +41,7 @@ pub fn target_with_options(args: &RunArgs, text: &str) -> Result<(Target, Vec<St
                 s.synchronous = Some("off".into());
             }
             if let Some(j) = &args.jmode {
-                s.journal_mode = Some(one_of("--jmode", j, JOURNAL_MODES)?);
+                s.journal_mode = Some(j.clone());
             }
             if args.nocheckpoint {
                 // As kvtest: no checkpoint inside the timed COMMIT; the

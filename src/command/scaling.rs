@@ -4,27 +4,24 @@
 
 use crate::cli::ScalingArgs;
 use crate::command::progress::Bars;
-use crate::dataset::spec_from_options;
+use crate::dataset::{SizeShape, spec_from_options};
 use crate::error::{Error, Result};
 use crate::report::terminal;
 use crate::result::Tables;
-use crate::result::mixed_run::KeyDistribution;
 use crate::suite::scaling::ScalingOptions;
 use crate::target::Target;
-use crate::workload::mix::Mix;
 
 /// Runs `suite concurrency`. A layout that failed while it was measured
 /// is in the tables and the result; the command then exits 1 with one line.
 pub fn run(args: &ScalingArgs) -> Result<()> {
     let options = options(args)?;
-    crate::command::output::check_outputs(&args.json, args.report.as_deref(), args.dir.as_deref())?;
+    crate::command::output::check_result_files(&args.outputs, args.folder.dir.as_deref())?;
     let mut doc = crate::suite::scaling::run(&options, &Bars::new())?;
     crate::command::output::finish_environment(&mut doc.environment);
     if let Tables::Scaling(t) = &doc.tables {
         print!("{}", terminal::scaling::render(t));
     }
-    crate::command::output::write_result_with_report(&mut doc, &args.json, args.report.as_deref())?;
-    println!("result written to {}", args.json.display());
+    crate::command::output::write_result_files(&mut doc, &args.outputs)?;
     match doc.tables.failures_line() {
         Some(line) => Err(Error::OperationsFailed(line)),
         None => Ok(()),
@@ -33,29 +30,8 @@ pub fn run(args: &ScalingArgs) -> Result<()> {
 
 /// The suite's options from the command line.
 fn options(args: &ScalingArgs) -> Result<ScalingOptions> {
-    let dataset = spec_from_options(args.count, args.size, 0, "uniform", 1.0, 1)?;
-    let threads = args
-        .threads
-        .split(',')
-        .map(|t| match t.trim().parse::<usize>() {
-            Ok(n) if (1..=1024).contains(&n) => Ok(n),
-            _ => Err(Error::usage(format!(
-                "--threads {}: thread counts are numbers from 1 to 1024, e.g. --threads 1,2,4,8",
-                args.threads
-            ))),
-        })
-        .collect::<Result<Vec<_>>>()?;
-    let mixes = args
-        .mixes
-        .split(';')
-        .filter(|m| !m.trim().is_empty())
-        .map(Mix::parse)
-        .collect::<Result<Vec<_>>>()?;
-    if mixes.is_empty() {
-        return Err(Error::usage(
-            "--mixes is empty: give mixes separated by ';', e.g. --mixes 'read=100;read=50,update=50'",
-        ));
-    }
+    let dataset = spec_from_options(args.count, args.size, 0, SizeShape::Uniform, 1)?;
+    let mixes = args.mixes.clone();
     if let Some(m) = mixes.iter().find(|m| {
         m.shares
             .iter()
@@ -90,15 +66,15 @@ fn options(args: &ScalingArgs) -> Result<ScalingOptions> {
     }
     Ok(ScalingOptions {
         dataset,
-        threads,
+        threads: args.threads.clone(),
         mixes,
-        keys: KeyDistribution::parse(&args.keys)?,
+        keys: args.keys,
         duration: *args.duration,
         rounds: args.rounds,
         busy_timeout: *args.busy_timeout,
         servers,
-        dir: args.dir.clone(),
-        keep: args.keep,
+        dir: args.folder.dir.clone(),
+        keep: args.folder.keep,
     })
 }
 

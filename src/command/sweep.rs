@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use crate::cli::SweepArgs;
-use crate::command::output::{check_outputs, warn_if_busy, write_result, write_result_with_report};
+use crate::command::output::{warn_if_busy, write_result, write_result_with_report};
 use crate::command::progress::Bars;
 use crate::error::{Error, Result};
 use crate::report::terminal;
@@ -20,9 +20,9 @@ use crate::suite::sweep::{self, Record, SweepOptions, SweepPlan};
 /// Runs `sweep`.
 pub fn run(args: &SweepArgs) -> Result<()> {
     let options = options(args)?;
-    check_outputs(&args.json, args.report.as_deref(), args.dir.as_deref())?;
+    crate::command::output::check_result_files(&args.outputs, args.folder.dir.as_deref())?;
     let earlier = if args.resume {
-        resume_records(&args.json, &options.plan)?
+        resume_records(&args.outputs.json, &options.plan)?
     } else {
         Vec::new()
     };
@@ -32,18 +32,18 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     // interrupted after hours still says how busy the machine was.
     let mut save = |doc: &mut ResultDocument| {
         doc.environment.finish();
-        write_result(doc, &args.json)
+        write_result(doc, &args.outputs.json)
     };
     let mut doc = sweep::run(&options, earlier, &Bars::new(), &mut save)?;
     warn_if_busy(&doc.environment);
-    if args.report.is_some() {
+    if args.outputs.report.is_some() {
         // The document as saved last, with the report drawn from it.
-        write_result_with_report(&mut doc, &args.json, args.report.as_deref())?;
+        write_result_with_report(&mut doc, &args.outputs.json, args.outputs.report.as_deref())?;
     }
     if let Tables::Sweep(t) = &doc.tables {
         print!("{}", terminal::sweep::render(&doc, &t.sweep, args.top));
     }
-    println!("result written to {}", args.json.display());
+    println!("result written to {}", args.outputs.json.display());
     Ok(())
 }
 
@@ -59,10 +59,7 @@ fn options(args: &SweepArgs) -> Result<SweepOptions> {
         None => None,
     };
     let workloads: Vec<Workload> = if !args.workload.is_empty() {
-        args.workload
-            .iter()
-            .map(|w| Workload::parse(w))
-            .collect::<Result<_>>()?
+        args.workload.clone()
     } else if let Some((e, _)) = &preset {
         vec![e.article_workload]
     } else {
@@ -99,14 +96,7 @@ fn options(args: &SweepArgs) -> Result<SweepOptions> {
             "no case is left after --filter and --exclude; loosen one of them",
         ));
     }
-    let time_budget = match &args.time_budget {
-        Some(t) => Some(humantime::parse_duration(t).map_err(|_| {
-            Error::usage(format!(
-                "--time-budget {t}: not a duration; use e.g. 90s, 10m, 1h30m"
-            ))
-        })?),
-        None => None,
-    };
+    let time_budget = args.time_budget.map(|t| *t);
     if time_budget.is_some_and(|b| b.is_zero()) {
         return Err(Error::usage(
             "--time-budget 0s: no case could run; give e.g. --time-budget 10m, or leave it out",
@@ -116,8 +106,8 @@ fn options(args: &SweepArgs) -> Result<SweepOptions> {
         plan,
         rounds: args.rounds,
         time_budget,
-        dir: args.dir.clone(),
-        keep: args.keep,
+        dir: args.folder.dir.clone(),
+        keep: args.folder.keep,
         experiment: preset.map(|(e, _)| e),
         first_disk,
     })
@@ -160,7 +150,7 @@ fn preset(n: u8, args: &SweepArgs) -> Result<(Experiment, Vec<&'static str>)> {
             experiments::COUNT
         ))
     })?;
-    if n == experiments::OTHER_DISK && args.dir.is_none() {
+    if n == experiments::OTHER_DISK && args.folder.dir.is_none() {
         return Err(Error::usage(format!(
             "--experiment {n} repeats experiment 6 on another disk (the article's HDD): \
 give --dir DIR on that disk, e.g. --dir /mnt/hdd/bench"

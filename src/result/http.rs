@@ -222,25 +222,26 @@ pub fn size_variance(spec: &DatasetSpec) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dataset::spec_from_options;
+    use crate::dataset::{SizeShape, spec_from_options};
 
     #[test]
     fn the_blogs_sizes_are_200_to_4000_kib() {
-        let spec = spec_from_options(2000, BLOG_SIZE, BLOG_VARIANCE, "uniform", 1.0, 1).unwrap();
+        let spec =
+            spec_from_options(2000, BLOG_SIZE, BLOG_VARIANCE, SizeShape::Uniform, 1).unwrap();
         let sizes: Vec<usize> = (1..=2000).map(|k| spec.size_of(k)).collect();
         let (min, max) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
         assert!((200 * 1024..210 * 1024).contains(min), "{min}");
         assert!((3990 * 1024..=4000 * 1024).contains(max), "{max}");
         assert!(blog_sizes(&spec));
         assert!(describe_sizes(&spec).starts_with("200..4000 KiB"));
-        let kb = spec_from_options(2000, 2_100_000, 1_900_000, "uniform", 1.0, 1).unwrap();
+        let kb = spec_from_options(2000, 2_100_000, 1_900_000, SizeShape::Uniform, 1).unwrap();
         assert!(!blog_sizes(&kb));
         assert_eq!(describe_sizes(&kb), "2100000 +/- 1900000 bytes");
     }
 
     #[test]
     fn results_before_order_read_as_random() {
-        let spec = spec_from_options(1, 10, 0, "uniform", 1.0, 1).unwrap();
+        let spec = spec_from_options(1, 10, 0, SizeShape::Uniform, 1).unwrap();
         let t = HttpTables {
             http: Vec::new(),
             dataset: spec,
@@ -277,7 +278,7 @@ mod tests {
 
     #[test]
     fn the_blogs_figure_is_set_beside_dir_over_the_blogs_table_at_the_files_peak() {
-        let spec = spec_from_options(1, 10, 0, "uniform", 1.0, 1).unwrap();
+        let spec = spec_from_options(1, 10, 0, SizeShape::Uniform, 1).unwrap();
         let mut t = HttpTables {
             http: vec![
                 system("sqlite-kv", &[(1, 100.0), (8, 300.0)]),

@@ -486,7 +486,7 @@ impl Drop for ExternalSession<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dataset::spec_from_options;
+    use crate::dataset::{SizeShape, spec_from_options};
     use crate::progress::Silent;
     use crate::store::WriteStyle;
     use crate::target::Target;
@@ -509,7 +509,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let db = tmp.path().join("e.db");
         let target = Target::parse(&format!("sqlite-ext:{}", db.display())).unwrap();
-        let spec = spec_from_options(5, 1000, 0, "fixed", 1.0, 1).unwrap();
+        let spec = spec_from_options(5, 1000, 0, SizeShape::Fixed, 1).unwrap();
         let (mut store, _) = crate::store::create_dataset(&target, &spec, &Silent).unwrap();
         let folder = files_folder(&db);
         // A row for key 6 without its file: the insert makes the file,
@@ -553,7 +553,7 @@ mod tests {
         let db = tmp.path().join("e.db");
         let target =
             Target::parse(&format!("sqlite-ext:{}?journal_mode=wal", db.display())).unwrap();
-        let spec = spec_from_options(5, 1000, 0, "fixed", 1.0, 1).unwrap();
+        let spec = spec_from_options(5, 1000, 0, SizeShape::Fixed, 1).unwrap();
         let (mut store, _) = crate::store::create_dataset(&target, &spec, &Silent).unwrap();
         let (size, created) = row(&db, 1);
         assert_eq!(size, 1000, "insert records the size");

@@ -773,7 +773,9 @@ mod tests {
     /// made on a server go, unless --keep asked for them.
     #[test]
     fn remote_datasets_go_when_dropped_unless_kept() {
-        let spec = crate::dataset::spec_from_options(3, 100, 0, "fixed", 1.0, 1).unwrap();
+        let spec =
+            crate::dataset::spec_from_options(3, 100, 0, crate::dataset::SizeShape::Fixed, 1)
+                .unwrap();
         let exists = |t: &Target| store::open(t, Access::ReadOnly).is_ok();
         for (keep, name) in [(false, "memory:remote-go"), (true, "memory:remote-keep")] {
             let t = Target::parse(name).unwrap();

@@ -12,7 +12,7 @@
 
 use std::path::PathBuf;
 
-use crate::dataset::spec_from_options;
+use crate::dataset::{SizeShape, spec_from_options};
 use crate::error::{Error, Result};
 use crate::progress::Progress;
 use crate::result::internal_external::{
@@ -171,7 +171,7 @@ fn create_cases(
     progress: &dyn Progress,
 ) -> Result<(Vec<Pair>, Vec<String>)> {
     let count = (options.total / size).max(1);
-    let spec = spec_from_options(count, size, 0, "fixed", 1.0, options.seed)?;
+    let spec = spec_from_options(count, size, 0, SizeShape::Fixed, options.seed)?;
     let mut names = Vec::new();
     let mut pairs = Vec::new();
     for &page_size in &options.page_sizes {

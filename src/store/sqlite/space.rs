@@ -276,7 +276,7 @@ pub(crate) fn external_layout(conn: &Connection, db: &Path) -> Result<DiskLayout
 #[allow(clippy::single_range_in_vec_init)]
 mod tests {
     use super::*;
-    use crate::dataset::spec_from_options;
+    use crate::dataset::{SizeShape, spec_from_options};
     use crate::measure::fragments::contiguous_ranges;
     use crate::progress::Silent;
     use crate::store::{SessionOptions, Store, create_dataset};
@@ -284,7 +284,7 @@ mod tests {
 
     /// A dataset of `count` blobs of `size` bytes at `target`.
     fn made(target: &str, count: u64, size: u64) -> Box<dyn Store> {
-        let spec = spec_from_options(count, size, 0, "fixed", 1.0, 1).unwrap();
+        let spec = spec_from_options(count, size, 0, SizeShape::Fixed, 1).unwrap();
         create_dataset(&Target::parse(target).unwrap(), &spec, &Silent)
             .unwrap()
             .0

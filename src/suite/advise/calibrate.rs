@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use crate::dataset::spec_from_options;
+use crate::dataset::{SizeShape, spec_from_options};
 use crate::error::{Error, Result};
 use crate::progress::{Progress, Silent};
 use crate::result::advise::{
@@ -206,8 +206,7 @@ impl Calibrator<'_> {
             blobs,
             size,
             0,
-            "fixed",
-            1.0,
+            SizeShape::Fixed,
             o.seed.wrapping_add(index as u64),
         )?;
         let (mut results, names) = self.create(&targets, &spec)?;
@@ -322,7 +321,7 @@ impl Calibrator<'_> {
         let (wal_sync, rollback_sync) = synchronous(o.durability);
         let blobs = blobs_for(size, o.total);
         let writes = blobs.min(MAX_WRITES);
-        let spec = spec_from_options(blobs, size, 0, "fixed", 1.0, o.seed)?;
+        let spec = spec_from_options(blobs, size, 0, SizeShape::Fixed, o.seed)?;
         let path = self.work.join(&format!("advise-journal-{size}.db"));
         let target = |mode: &str, sync: &str| {
             Target::sqlite(
@@ -404,7 +403,7 @@ impl Calibrator<'_> {
             object_store.map(|t| (t, "-threads")),
         );
         let blobs = blobs_for(size, o.total);
-        let spec = spec_from_options(blobs, size, 0, "fixed", 1.0, o.seed ^ 0xc0)?;
+        let spec = spec_from_options(blobs, size, 0, SizeShape::Fixed, o.seed ^ 0xc0)?;
         let (created, names) = self.create(&targets, &spec)?;
         let targets: Vec<Layout> = targets
             .into_iter()

@@ -53,7 +53,7 @@ impl Layout {
     pub fn parse(text: &str) -> Result<Layout> {
         Layout::ALL
             .into_iter()
-            .find(|l| l.name() == text)
+            .find(|l| l.name() == text.trim())
             .ok_or_else(|| {
                 Error::usage(format!(
                     "--layouts {text}: unknown layout; choose from {}",

@@ -1,0 +1,32 @@
+//! Groups of options several commands share, each defined once and
+//! flattened into its commands. A command whose wording differs (what its
+//! folder holds, its result file's default name) says so with `mut_arg`
+//! on its own struct, so every --help stays as specific as before.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+/// `--dir` and `--keep`: where a command that makes its own data puts it,
+/// and whether it stays afterwards.
+#[derive(Args, Debug)]
+pub struct WorkFolderArgs {
+    /// Folder for the datasets [default: a new temporary folder, removed afterwards]
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Keep the datasets after the run
+    #[arg(long)]
+    pub keep: bool,
+}
+
+/// `--json` and `--report`: the result file every suite writes (its
+/// default name set by each command) and the HTML report it may add.
+#[derive(Args, Debug)]
+pub struct ResultFileArgs {
+    /// Where to write the JSON result
+    #[arg(long, value_name = "FILE")]
+    pub json: PathBuf,
+    /// Also write an HTML report with charts to FILE
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+}
