@@ -774,16 +774,6 @@ fn export_destination_is_a_target() {
     assert_eq!(std::fs::read(d.join("photos/cat.jpg")).unwrap(), b"meow");
 }
 
-/// The files in a folder, sorted.
-fn listing(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
-
 /// A second `quick` in the same folder keeps the first's result and report
 /// beside the new ones, named by the time the first finished, and says so
 /// on stderr; the first run, with nothing to replace, keeps nothing.
@@ -807,7 +797,7 @@ fn a_second_quick_keeps_the_first_result_by_its_time() {
     let first = common::run(d, &args);
     assert!(first.status.success(), "{first:?}");
     assert!(!String::from_utf8_lossy(&first.stderr).contains("kept the earlier"));
-    assert_eq!(listing(d), ["data", "quick.json", "report.html"]);
+    assert_eq!(common::names_in(d), ["data", "quick.json", "report.html"]);
     let first_json = std::fs::read(d.join("quick.json")).unwrap();
     let first_html = std::fs::read(d.join("report.html")).unwrap();
     let finished = json(&d.join("quick.json"))["finished_at"]
@@ -837,7 +827,7 @@ fn a_second_quick_keeps_the_first_result_by_its_time() {
         "{err}"
     );
     assert_eq!(std::fs::read(d.join(&kept)).unwrap(), first_json);
-    let names = listing(d);
+    let names = common::names_in(d);
     let kept_html = names
         .iter()
         .find(|n| n.starts_with("report.") && *n != "report.html")
@@ -875,7 +865,7 @@ fn a_sweeps_own_saves_keep_nothing() {
     );
     assert!(out.status.success(), "{out:?}");
     assert!(!String::from_utf8_lossy(&out.stderr).contains("kept the earlier"));
-    assert_eq!(listing(d), ["data", "s.json"]);
+    assert_eq!(common::names_in(d), ["data", "s.json"]);
     let records = json(&d.join("s.json"))["tables"]["sweep"]["records"]
         .as_array()
         .unwrap()

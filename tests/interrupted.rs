@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use crate::common::tmpfs::Tmpfs;
-use crate::common::{Held, bin, dead_pid, json, ok, run, usage_error};
+use crate::common::{self, Held, bin, dead_pid, json, ok, run, usage_error};
 use rusqlite::Connection;
 
 fn stderr(out: &Output) -> String {
@@ -257,16 +257,6 @@ fn a_killed_concurrent_writer_without_a_journal_is_refused() {
 
 // Item 10 (a): a signal removes a suite's temporary folder.
 
-/// What is left in `tmpdir` (the suites' TMPDIR).
-fn entries(tmpdir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(tmpdir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
-
 /// `quick`, `advise` and `sweep` held part-way, in their temporary work
 /// folder, and sent SIGINT, SIGTERM or SIGHUP: each stops, removes the
 /// folder and exits 128 + the signal's number with one line saying so.
@@ -316,7 +306,7 @@ fn a_signal_removes_a_suites_temporary_folder() {
             c.arg("--keep");
         }
         let held = Held::start(c, step);
-        let during = entries(&tmpdir);
+        let during = common::names_in(&tmpdir);
         assert_eq!(during.len(), 1, "{args:?}: its work folder {during:?}");
         held.signal(signal);
         let out = held.release_output();
@@ -329,12 +319,12 @@ fn a_signal_removes_a_suites_temporary_folder() {
         assert!(err.contains("blobbench: error: interrupted ("), "{err}");
         assert!(!err.contains("panicked"), "{err}");
         if keep {
-            assert_eq!(entries(&tmpdir), during, "--keep keeps the folder");
+            assert_eq!(common::names_in(&tmpdir), during, "--keep keeps the folder");
         } else {
             assert!(
-                entries(&tmpdir).is_empty(),
+                common::names_in(&tmpdir).is_empty(),
                 "{args:?}: {:?}",
-                entries(&tmpdir)
+                common::names_in(&tmpdir)
             );
         }
     }

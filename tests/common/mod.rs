@@ -488,3 +488,13 @@ pub fn unprivileged<'a>(command: &'a mut Command, dir: &Path) -> &'a mut Command
     std::os::unix::fs::chown(dir, Some(NOBODY), Some(NOBODY)).unwrap();
     command.uid(NOBODY).gid(NOBODY)
 }
+
+/// The names in folder `dir` (not below it), sorted.
+pub fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
