@@ -13,7 +13,7 @@
 //! ignored in a plain `cargo test` and `scripts/test.sh` runs it alone,
 //! after every other test.
 
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use crate::common;
@@ -41,12 +41,7 @@ fn the_small_calibration_finds_an_injected_slowdown_every_time() {
     // machine, 259 s on CI's fresh 2-core one, and past 300 s there beside
     // two CPU hogs, which halve the CPU it gets. The bound catches a hang,
     // so it is sized for the slowest of those with room to spare.
-    let mut child = command
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("bash runs");
-    let run = common::collect_within(&mut child, Duration::from_secs(1200));
+    let run = common::output_within(&mut command, Duration::from_secs(1200));
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert!(
         run.status.success(),

@@ -182,7 +182,7 @@ pub fn collect(child: &mut Child) -> Output {
 }
 
 /// [`collect`], the wait bounded by `patience`.
-pub fn collect_within(child: &mut Child, patience: Duration) -> Output {
+fn collect_within(child: &mut Child, patience: Duration) -> Output {
     let stdout = drain(child.stdout.take());
     let stderr = drain(child.stderr.take());
     let status = wait_within(child, patience);
@@ -344,12 +344,17 @@ pub fn run(dir: &Path, args: &[&str]) -> Output {
 /// regression that makes a command hang fails its test instead of holding
 /// the whole suite.
 pub fn output(command: &mut Command) -> Output {
+    output_within(command, PATIENCE)
+}
+
+/// [`output`], killed and failed after `patience` instead.
+pub fn output_within(command: &mut Command, patience: Duration) -> Output {
     let mut child = command
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("binary runs");
-    collect(&mut child)
+    collect_within(&mut child, patience)
 }
 
 pub fn ok(dir: &Path, args: &[&str]) -> String {
