@@ -266,6 +266,13 @@ impl ResultDocument {
     /// The document as pretty JSON with a final newline, stamped finished now.
     pub fn to_json(&mut self) -> Result<Vec<u8>, serde_json::Error> {
         self.finished_at = now_rfc3339();
+        self.json_bytes()
+    }
+
+    /// The document as pretty JSON with a final newline, as it stands: a
+    /// document loaded from a file writes back that file byte for byte
+    /// (floats round-trip exactly: serde_json's `float_roundtrip`).
+    pub fn json_bytes(&self) -> Result<Vec<u8>, serde_json::Error> {
         let mut bytes = serde_json::to_vec_pretty(self)?;
         bytes.push(b'\n');
         Ok(bytes)
