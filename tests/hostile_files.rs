@@ -8,29 +8,12 @@
 
 use crate::common;
 
-use std::collections::BTreeSet;
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStringExt;
 use std::path::Path;
 use std::process::Output;
 
 use crate::common::{bin, ok, usage_error};
-
-/// Every name in `dir`, recursively, as relative paths.
-fn listing(dir: &Path) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            out.insert(p.strip_prefix(dir).unwrap().to_string_lossy().into_owned());
-            if p.is_dir() && !p.is_symlink() {
-                stack.push(p);
-            }
-        }
-    }
-    out
-}
 
 fn dataset_and_result(d: &Path) {
     ok(
@@ -47,7 +30,7 @@ fn every_destination_is_checked_before_any_work() {
     let d = tmp.path();
     std::fs::write(d.join("notes.txt"), "a user's notes").unwrap();
     dataset_and_result(d);
-    let before = listing(d);
+    let before = common::everything_under(d);
     // The checks come before any connection; were one tried, it is refused.
     let closed = common::closed_port();
     let url = format!("http://{}/x", closed.addr());
@@ -92,7 +75,11 @@ fn every_destination_is_checked_before_any_work() {
             .chain(folders.into_iter().filter(|_| blocked))
         {
             usage_error(d, &args, p.split('/').next().unwrap());
-            assert_eq!(listing(d), before, "{args:?} left something behind");
+            assert_eq!(
+                common::everything_under(d),
+                before,
+                "{args:?} left something behind"
+            );
         }
     }
     // The report and the result cannot be one file.
@@ -225,7 +212,7 @@ fn writes_never_clobber_follow_or_delete_a_users_files() {
     assert!(d.join("report.html.tmp").is_symlink());
     // The earlier result was kept beside the new one, and no temporary
     // file of ours is left.
-    let names = listing(d);
+    let names = common::everything_under(d);
     assert!(
         names
             .iter()
@@ -380,7 +367,7 @@ fn re_exporting_over_a_name_blobbench_did_not_make_is_refused_before_anything_ch
 /// Every name under `dir` (links not followed) with its bytes, or the
 /// link's destination.
 fn contents(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out: Vec<(String, Vec<u8>)> = listing(dir)
+    let mut out: Vec<(String, Vec<u8>)> = common::everything_under(dir)
         .into_iter()
         .map(|name| {
             let p = dir.join(&name);
@@ -443,9 +430,9 @@ fn damaged_inputs_are_usage_errors_with_a_fix() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        !d.join("work").exists() || listing(&d.join("work")).is_empty(),
+        !d.join("work").exists() || common::everything_under(&d.join("work")).is_empty(),
         "{:?}",
-        listing(d)
+        common::everything_under(d)
     );
 }
 
@@ -567,7 +554,11 @@ fn quick_on_a_small_disk_is_refused_up_front_and_leaves_nothing() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("free"), "{err}");
-    assert!(listing(&disk.path).is_empty(), "{:?}", listing(&disk.path));
+    assert!(
+        common::everything_under(&disk.path).is_empty(),
+        "{:?}",
+        common::everything_under(&disk.path)
+    );
     let work = disk.path.join("work");
     usage_error(
         d,
@@ -586,9 +577,11 @@ fn quick_on_a_small_disk_is_refused_up_front_and_leaves_nothing() {
     );
     // At most the empty --dir itself.
     assert!(
-        listing(&disk.path).iter().all(|n| n == "work"),
+        common::everything_under(&disk.path)
+            .iter()
+            .all(|n| n == "work"),
         "{:?}",
-        listing(&disk.path)
+        common::everything_under(&disk.path)
     );
     assert!(!d.join("quick.json").exists());
 }

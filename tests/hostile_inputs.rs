@@ -5,32 +5,15 @@
 
 use crate::common;
 
-use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::common::{ok, run};
-
-/// Every path under `dir`, to show that a refused command wrote nothing.
-fn listing(dir: &Path) -> BTreeSet<PathBuf> {
-    let mut all = BTreeSet::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                todo.push(p.clone());
-            }
-            all.insert(p);
-        }
-    }
-    all
-}
 
 /// Asserts a clean refusal: exit 2, one line on stderr naming `needle`, no
 /// panic or backtrace (even with RUST_BACKTRACE set), and nothing new or
 /// changed under `dir`.
 fn refused(dir: &Path, args: &[&str], needle: &str) {
-    let before = listing(dir);
+    let before = common::everything_under(dir);
     let out = common::output(
         common::bin()
             .current_dir(dir)
@@ -49,7 +32,11 @@ fn refused(dir: &Path, args: &[&str], needle: &str) {
     ] {
         assert!(!err.contains(bad), "{args:?}: {err}");
     }
-    assert_eq!(listing(dir), before, "{args:?} wrote something");
+    assert_eq!(
+        common::everything_under(dir),
+        before,
+        "{args:?} wrote something"
+    );
 }
 
 /// A kv table as kvtest (or anyone) might make it, with these keys.

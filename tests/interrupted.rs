@@ -30,28 +30,9 @@ fn command(dir: &Path, args: &[&str]) -> Command {
     c
 }
 
-/// Every file under `folder`, relative, sorted.
-fn files_under(folder: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut stack = vec![folder.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let p = entry.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p.strip_prefix(folder).unwrap();
-                out.push(rel.to_string_lossy().into_owned());
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 /// The blob files (names of digits only, `/`-separated in a tree).
 fn blob_files(folder: &Path) -> Vec<String> {
-    files_under(folder)
+    common::files_under(folder)
         .into_iter()
         .filter(|f| f.split('/').all(|p| p.bytes().all(|b| b.is_ascii_digit())))
         .collect()
@@ -120,7 +101,7 @@ fn reinit_after_a_killed_insert_run_removes_everything_the_run_made() {
             "{target}: 2000 blobs and the foreign one"
         );
         assert!(blobs.contains(&foreign_blob.to_string()), "{target}");
-        let left = files_under(&folder);
+        let left = common::files_under(&folder);
         assert!(
             left.contains(&"notes.txt".to_string()),
             "{target}: {left:?}"

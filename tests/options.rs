@@ -4,31 +4,7 @@
 //! works in are made when missing; short reads under a truncating writer
 //! are torn reads, not failures (issue 29, items 11, 15 and 17).
 
-use std::path::Path;
-
 use crate::common::{self, json, ok, usage_error};
-
-/// Every file and folder under `dir`, to show a refusal wrote nothing.
-fn listing(dir: &Path) -> Vec<String> {
-    let mut all: Vec<String> = walkdir(dir)
-        .into_iter()
-        .map(|p| p.strip_prefix(dir).unwrap().display().to_string())
-        .collect();
-    all.sort();
-    all
-}
-
-fn walkdir(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(walkdir(&p));
-        }
-        out.push(p);
-    }
-    out
-}
 
 /// Each contradictory pair, in every command that has one, is refused
 /// before anything runs: exit 2, one line that names both options, and
@@ -203,7 +179,11 @@ fn contradictory_options_are_refused_naming_both() {
             "{args:?}: {err} should name {first} and {second}"
         );
         assert!(!err.contains("panicked"), "{args:?}: {err}");
-        assert!(listing(d).is_empty(), "{args:?} wrote {:?}", listing(d));
+        assert!(
+            common::everything_under(d).is_empty(),
+            "{args:?} wrote {:?}",
+            common::everything_under(d)
+        );
     }
 }
 
@@ -308,7 +288,11 @@ fn aging_refuses_a_volume_too_small_for_its_filesystem() {
         ],
         "--volume-size 300MiB",
     );
-    assert!(listing(d).is_empty(), "{:?}", listing(d));
+    assert!(
+        common::everything_under(d).is_empty(),
+        "{:?}",
+        common::everything_under(d)
+    );
 }
 
 /// A --work folder that does not exist is made (as mkdir -p), as every

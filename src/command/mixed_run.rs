@@ -111,12 +111,7 @@ fn interrupted_aftermath(put_right: bool, written: bool) -> String {
     format!("the run stopped after its workers' current batches; {dataset}, and {result}")
 }
 
-/// The plan from the arguments; kvtest-only options are refused.
-pub fn plan_from_args(args: &RunArgs) -> Result<MixedRunPlan> {
-    plan_and_notes(args).map(|(plan, _)| plan)
-}
-
-/// The plan, and notes on options that do not apply to its target (a
+/// The plan from the arguments (kvtest-only options are refused), and notes on options that do not apply to its target (a
 /// database's settings given for files, ...), printed with the table.
 fn plan_and_notes(args: &RunArgs) -> Result<(MixedRunPlan, Vec<String>)> {
     refuse_kvtest_options(args)?;

@@ -494,6 +494,37 @@ pub fn unprivileged<'a>(command: &'a mut Command, dir: &Path) -> &'a mut Command
     command.uid(NOBODY).gid(NOBODY)
 }
 
+/// Every file and folder under `dir`, recursively, as sorted relative paths;
+/// a link is listed, never followed (a link to a folder could loop). Tests
+/// compare it before and after a command to show the command wrote nothing.
+pub fn everything_under(dir: &Path) -> Vec<String> {
+    walk(dir, true)
+}
+
+/// Every file (and link) under `dir`, recursively, as sorted relative paths.
+pub fn files_under(dir: &Path) -> Vec<String> {
+    walk(dir, false)
+}
+
+fn walk(dir: &Path, with_folders: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let p = entry.unwrap().path();
+            let folder = p.is_dir() && !p.is_symlink();
+            if with_folders || !folder {
+                out.push(p.strip_prefix(dir).unwrap().to_string_lossy().into_owned());
+            }
+            if folder {
+                todo.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 /// The names in folder `dir` (not below it), sorted.
 pub fn names_in(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
