@@ -229,6 +229,22 @@ blobbench sweep --experiment 6 --json first.json && \
 blobbench sweep --experiment 7 --dir /mnt/hdd/bench --against first.json   (experiment 6 on another disk)"
     )]
     Sweep(SweepArgs),
+    /// Every published claim of the five documents, measured here: a ledger of verdicts
+    #[command(
+        after_help = "Runs the five documents' experiments (suite fasterthanfs, internal-external, lob, http, \
+sweep) and, as root, the aging study, each at a scale chosen to fit --budget (under 5m: a smoke test; \
+5m-30m: about a tenth of the documents' counts; 30m-2h: about half; 2h or more: the documents' own), \
+then prints every claim with the document's figure, this machine's figure with its interval, and a \
+verdict: holds when the whole interval lies on the claim's side, does not hold when it lies wholly on \
+the other side, inconclusive otherwise. Servers not given are listed as not run, with what to pass; \
+an experiment that fails is recorded and the others go on.\n\n\
+Examples:\n  blobbench reproduce                                   (--budget 20m)\n  \
+blobbench reproduce --budget 2h --pg postgres://postgres@127.0.0.1:5432/bench --mysql mysql://root@127.0.0.1:3306/bench\n  \
+blobbench reproduce --budget 30s --markdown ledger.md  (a smoke test; paste the ledger into an issue)\n  \
+blobbench report a/reproduce.json b/reproduce.json -o machines.html   (machines x claims)\n  \
+blobbench compare a/reproduce.json b/reproduce.json  (claims whose verdict differs first)"
+    )]
+    Reproduce(ReproduceArgs),
 }
 
 /// The arguments of `blobbench serve`.
@@ -1234,6 +1250,35 @@ impl clap::builder::TypedValueParser for Utf8Arg {
             )
         })
     }
+}
+
+/// The arguments of `blobbench reproduce`.
+#[derive(Args, Debug)]
+#[command(
+    mut_arg("json", |a| a.required(false).default_value("reproduce.json").help("Where to write the JSON result (the ledger and every experiment's result)")),
+)]
+pub struct ReproduceArgs {
+    /// The time the whole should fit in: picks each experiment's counts, rounds and sizes (2h: the documents' own scale)
+    #[arg(long, default_value = "20m", value_name = "DURATION", value_parser = duration_in(std::time::Duration::from_secs(1), MAX_WAIT))]
+    pub budget: humantime::Duration,
+    /// PostgreSQL URL for suite lob, e.g. postgres://USER@HOST:PORT/DB (bytea and large objects)
+    #[arg(long, value_name = "URL")]
+    pub pg: Option<String>,
+    /// MariaDB/MySQL URL for suite lob, e.g. mysql://USER:PASS@HOST:PORT/DB (InnoDB, MyISAM, Aria, ARCHIVE)
+    #[arg(long, value_name = "URL")]
+    pub mysql: Option<String>,
+    /// S3 bucket for suite lob, e.g. s3://BUCKET/PREFIX?endpoint=http://127.0.0.1:8333 (an object-store column; no claim depends on it)
+    #[arg(long, value_name = "URL")]
+    pub s3: Option<String>,
+    /// Also write the ledger as Markdown to FILE (- for standard output), for pasting into an issue
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Where the command keeps its data
+    #[command(flatten)]
+    pub folder: WorkFolderArgs,
+    /// Where the result and its report go
+    #[command(flatten)]
+    pub outputs: ResultFileArgs,
 }
 
 /// The arguments of `blobbench report`.

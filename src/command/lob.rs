@@ -136,7 +136,7 @@ fn restart(
 
 /// The systems in the work folder: SQLite with its default settings, and
 /// one file per blob in one folder.
-fn local() -> Vec<Local> {
+pub(super) fn local() -> Vec<Local> {
     vec![
         Local {
             name: "sqlite".into(),

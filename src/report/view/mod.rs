@@ -18,6 +18,7 @@ pub(super) mod lob;
 pub(super) mod mixed_run;
 pub(super) mod quick;
 pub(super) mod replicate;
+pub(super) mod reproduce;
 pub(super) mod scaling;
 pub(super) mod sweep;
 
