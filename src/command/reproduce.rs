@@ -26,8 +26,10 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
     super::output::write_result_files(&mut doc, &args.outputs)?;
     if let Some(md) = &args.markdown {
         let source = args.outputs.json.display().to_string();
-        let text =
-            crate::report::text::markdown(&crate::report::sections::sections(&[(doc, source)]));
+        // The ledger only, for pasting into an issue: the experiments'
+        // tables are in the report and the JSON.
+        let ledger = crate::report::sections::section(&doc, &source, 0);
+        let text = crate::report::text::markdown(std::slice::from_ref(&ledger));
         if md == Path::new("-") {
             print!("{text}");
         } else {

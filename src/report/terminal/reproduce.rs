@@ -28,7 +28,7 @@ pub fn render(t: &ReproduceTables) -> String {
     documents.dedup();
     for (doc, title) in documents {
         let _ = writeln!(out, "\n{doc} {title}");
-        let mut table = Table::new(["claim", "document", "here", "rule", "verdict"]);
+        let mut table = Table::new(["claim", "document", "here", "rule", "verdict"]).left_aligned();
         for c in t.ledger.iter().filter(|c| c.document == doc) {
             table.row([
                 c.id.clone(),
@@ -94,7 +94,8 @@ pub fn compare(before: &ReproduceTables, after: &ReproduceTables) -> String {
         "\nreproduce: {differs} of {} claims differ in verdict (listed first)\n",
         rows.len()
     );
-    let mut table = Table::new(["claim", "before", "verdict", "after", "verdict", ""]);
+    let mut table =
+        Table::new(["claim", "before", "verdict", "after", "verdict", ""]).left_aligned();
     for r in rows {
         table.row([
             r.id,

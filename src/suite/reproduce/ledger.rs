@@ -866,8 +866,16 @@ fn paired_samples(
 
 fn lob_pg_over_mysql(t: &Tables, phases: &[&str]) -> Result<Figure, String> {
     let t = lob(t)?;
-    let pg = fastest_of(t, PG).ok_or("PostgreSQL not measured: give --pg URL")?;
-    let my = fastest_of(t, MYSQL).ok_or("MariaDB/MySQL not measured: give --mysql URL")?;
+    let (pg, my) = match (fastest_of(t, PG), fastest_of(t, MYSQL)) {
+        (Some(pg), Some(my)) => (pg, my),
+        (None, None) => {
+            return Err(
+                "PostgreSQL and MariaDB/MySQL not measured: give --pg URL and --mysql URL".into(),
+            );
+        }
+        (None, _) => return Err("PostgreSQL not measured: give --pg URL".into()),
+        (_, None) => return Err("MariaDB/MySQL not measured: give --mysql URL".into()),
+    };
     paired_samples(t, &pg, &my, phases, |_| true)
         .map(Figure::Number)
         .ok_or_else(|| format!("{pg} and {my} share no size"))

@@ -100,7 +100,7 @@ pub fn run(options: &ReproduceOptions, progress: &dyn Progress) -> Result<Result
             e.command(),
             humantime::format_duration(Duration::from_secs(left.as_secs()))
         );
-        progress.note(&format!("{prefix} at {} scale", scale_words(e, scale)));
+        progress.note(&format!("{prefix} scale: {}", scale_words(e, scale)));
         let step = Prefixed {
             inner: progress,
             prefix,
@@ -109,7 +109,12 @@ pub fn run(options: &ReproduceOptions, progress: &dyn Progress) -> Result<Result
         let outcome = run_one(e, scale, options, &step);
         let seconds = (started.elapsed() - before).as_secs_f64();
         let (status, reason, result) = match outcome {
-            Ok(Outcome::Ran(doc)) => (ExperimentStatus::Ran, String::new(), Some(doc)),
+            Ok(Outcome::Ran(mut doc)) => {
+                // Finished as its own command would finish it.
+                doc.environment.finish();
+                doc.finished_at = crate::result::now_rfc3339();
+                (ExperimentStatus::Ran, String::new(), Some(doc))
+            }
             Ok(Outcome::NotRun(why)) => (ExperimentStatus::NotRun, why, None),
             Err(e @ Error::Interrupted(_)) => return Err(e),
             Err(e) => (ExperimentStatus::Failed, e.to_string(), None),
