@@ -215,33 +215,7 @@ fn the_reproduce_report_renders_in_a_browser() {
         .unwrap_or_else(|| d.to_path_buf());
     for (width, name) in [(1280, "reproduce-wide.png"), (390, "reproduce-phone.png")] {
         let shot = shots.join(name);
-        let log = d.join(format!("chromium-{width}.log"));
-        let mut command = std::process::Command::new(&chromium);
-        command
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--hide-scrollbars",
-                "--enable-logging=stderr",
-                "--v=0",
-                &format!("--window-size={width},2400"),
-                &format!("--screenshot={}", shot.display()),
-            ])
-            .arg(format!("file://{}", d.join("reproduce.html").display()))
-            .env("HOME", d)
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::fs::File::create(&log).unwrap());
-        common::default_signals(&mut command);
-        let mut child = command.spawn().expect("chromium runs");
-        let status = common::wait_bounded(&mut child);
-        let stderr = std::fs::read_to_string(&log).unwrap();
-        assert!(status.success(), "{status}: {stderr}");
-        let console: Vec<&str> = stderr
-            .lines()
-            .filter(|l| l.contains("CONSOLE") || l.contains("Uncaught"))
-            .collect();
+        let console = common::browse(&chromium, d, "reproduce.html", &shot, width);
         assert!(console.is_empty(), "console messages: {console:?}");
         let img = resvg::tiny_skia::Pixmap::decode_png(&std::fs::read(&shot).unwrap()).unwrap();
         assert_eq!(img.width(), width);

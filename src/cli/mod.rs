@@ -21,7 +21,7 @@ use crate::units::{
     MAX_BLOB_SIZE, MAX_KEY, MAX_ROUNDS, MAX_TOTAL, duration_in, float_in, number_arg, number_in,
 };
 use crate::workload::mix::Mix;
-use shared::{ResultFileArgs, WorkFolderArgs};
+use shared::{LobServerArgs, ResultFileArgs, WorkFolderArgs};
 use values::{
     DistChoice, DurabilityChoice, LobOrderChoice, Logging, TableChoice, UrlOrder, YcsbWorkload,
 };
@@ -755,16 +755,9 @@ pub struct HttpSuiteArgs {
     mut_arg("json", |a| a.required(false).default_value("lob.json").help("Where to write the JSON result (every sample)")),
 )]
 pub struct LobArgs {
-    /// PostgreSQL URL, e.g. postgres://USER@HOST:PORT/DB (tables lob_bytea, lob_lo)
-    #[arg(long, value_name = "URL")]
-    pub pg: Option<String>,
-    /// MariaDB/MySQL URL, e.g. mysql://USER:PASS@HOST:PORT/DB (tables lob_innodb, ...)
-    #[arg(long, value_name = "URL")]
-    pub mysql: Option<String>,
-    /// S3 bucket, e.g. s3://BUCKET/PREFIX?endpoint=http://127.0.0.1:8333 (objects under PREFIX/lob;
-    /// credentials from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or AWS_PROFILE)
-    #[arg(long, value_name = "URL")]
-    pub s3: Option<String>,
+    /// The servers measured beside sqlite and dir
+    #[command(flatten)]
+    pub servers: LobServerArgs,
     /// Blob sizes, comma-separated (kvtest units: 1K = 1000 bytes)
     #[arg(long, default_value = crate::result::lob::PAPER_SIZES, value_delimiter = ',', action = ArgAction::Set, value_parser = number_in::<u64>(1, 1 << 30))]
     pub sizes: Vec<u64>,
@@ -1261,15 +1254,9 @@ pub struct ReproduceArgs {
     /// The time the whole should fit in: picks each experiment's counts, rounds and sizes (2h: the documents' own scale)
     #[arg(long, default_value = "20m", value_name = "DURATION", value_parser = duration_in(std::time::Duration::from_secs(1), MAX_WAIT))]
     pub budget: humantime::Duration,
-    /// PostgreSQL URL for suite lob, e.g. postgres://USER@HOST:PORT/DB (bytea and large objects)
-    #[arg(long, value_name = "URL")]
-    pub pg: Option<String>,
-    /// MariaDB/MySQL URL for suite lob, e.g. mysql://USER:PASS@HOST:PORT/DB (InnoDB, MyISAM, Aria, ARCHIVE)
-    #[arg(long, value_name = "URL")]
-    pub mysql: Option<String>,
-    /// S3 bucket for suite lob, e.g. s3://BUCKET/PREFIX?endpoint=http://127.0.0.1:8333 (an object-store column; no claim depends on it)
-    #[arg(long, value_name = "URL")]
-    pub s3: Option<String>,
+    /// The servers suite lob measures beside sqlite and dir
+    #[command(flatten)]
+    pub servers: LobServerArgs,
     /// Also write the ledger as Markdown to FILE (- for standard output), for pasting into an issue
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,

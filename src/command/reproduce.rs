@@ -48,24 +48,24 @@ fn options(args: &ReproduceArgs) -> Result<ReproduceOptions> {
         super::output::check_markdown_target("--markdown", md)?;
     }
     let servers = lob::servers(
-        args.pg.as_deref(),
-        args.mysql.as_deref(),
-        args.s3.as_deref(),
+        args.servers.pg.as_deref(),
+        args.servers.mysql.as_deref(),
+        args.servers.s3.as_deref(),
         None,
         None,
     )?;
     let mut servers_missing = Vec::new();
     for (given, what) in [
         (
-            args.pg.is_some(),
+            args.servers.pg.is_some(),
             "--pg URL: PostgreSQL (bytea, large objects) in suite lob, for document 002's claims on PostgreSQL",
         ),
         (
-            args.mysql.is_some(),
+            args.servers.mysql.is_some(),
             "--mysql URL: MariaDB/MySQL (InnoDB, MyISAM, ARCHIVE) in suite lob, for document 002's claims on MySQL",
         ),
         (
-            args.s3.is_some(),
+            args.servers.s3.is_some(),
             "--s3 URL: an object-store column in suite lob (no claim depends on it)",
         ),
     ] {

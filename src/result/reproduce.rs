@@ -116,6 +116,17 @@ pub struct ExperimentRecord {
     pub result: Option<Box<ResultDocument>>,
 }
 
+impl ExperimentRecord {
+    /// Its status as printed: "ran", "not run: WHY", "failed: ERROR".
+    pub fn status_text(&self) -> String {
+        match self.status {
+            ExperimentStatus::Ran => "ran".into(),
+            ExperimentStatus::NotRun => format!("not run: {}", self.reason),
+            ExperimentStatus::Failed => format!("failed: {}", self.reason),
+        }
+    }
+}
+
 /// The kind-specific part of a `reproduce` result.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ReproduceTables {
@@ -147,6 +158,17 @@ impl ReproduceTables {
             n(ClaimVerdict::Inconclusive),
             n(ClaimVerdict::NotRun),
         ]
+    }
+
+    /// The documents the ledger covers, in its order: (number, title).
+    pub fn documents(&self) -> Vec<(&str, &str)> {
+        let mut documents: Vec<(&str, &str)> = self
+            .ledger
+            .iter()
+            .map(|c| (c.document.as_str(), c.title.as_str()))
+            .collect();
+        documents.dedup();
+        documents
     }
 
     /// The claim with `id`.

@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use crate::report::table::Table;
-use crate::result::reproduce::{ClaimRow, ExperimentStatus, ReproduceTables};
+use crate::result::reproduce::{ClaimRow, ReproduceTables};
 
 /// The whole ledger as `reproduce` prints it.
 pub fn render(t: &ReproduceTables) -> String {
@@ -20,13 +20,7 @@ pub fn render(t: &ReproduceTables) -> String {
         t.ledger.len(),
         t.scale
     );
-    let mut documents: Vec<(&str, &str)> = t
-        .ledger
-        .iter()
-        .map(|c| (c.document.as_str(), c.title.as_str()))
-        .collect();
-    documents.dedup();
-    for (doc, title) in documents {
+    for (doc, title) in t.documents() {
         let _ = writeln!(out, "\n{doc} {title}");
         let mut table = Table::new(["claim", "document", "here", "rule", "verdict"]).left_aligned();
         for c in t.ledger.iter().filter(|c| c.document == doc) {
@@ -68,15 +62,10 @@ fn experiments(t: &ReproduceTables) -> String {
         "documents' scale",
     ]);
     for e in &t.experiments {
-        let status = match e.status {
-            ExperimentStatus::Ran => "ran".to_string(),
-            ExperimentStatus::NotRun => format!("not run: {}", e.reason),
-            ExperimentStatus::Failed => format!("failed: {}", e.reason),
-        };
         table.row([
             e.experiment.clone(),
             e.documents.clone(),
-            status,
+            e.status_text(),
             e.scale.clone(),
             format!("{:.0} s", e.seconds),
             e.full_scale.clone(),

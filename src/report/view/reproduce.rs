@@ -7,7 +7,7 @@
 
 use super::{DataTable, Section};
 use crate::result::ResultDocument;
-use crate::result::reproduce::{ExperimentStatus, ReproduceTables};
+use crate::result::reproduce::ReproduceTables;
 
 /// The ledger's section: summary, one table per document, the experiments.
 pub fn reproduce(t: &ReproduceTables, s: &mut Section) {
@@ -22,13 +22,7 @@ pub fn reproduce(t: &ReproduceTables, s: &mut Section) {
     for n in &t.not_given {
         s.summary.push(format!("not given: {n}"));
     }
-    let mut documents: Vec<(&str, &str)> = t
-        .ledger
-        .iter()
-        .map(|c| (c.document.as_str(), c.title.as_str()))
-        .collect();
-    documents.dedup();
-    for (doc, title) in documents {
+    for (doc, title) in t.documents() {
         let mut table = DataTable::new(
             &format!("ledger-{doc}"),
             format!("{doc} {title}"),
@@ -83,15 +77,10 @@ pub fn reproduce(t: &ReproduceTables, s: &mut Section) {
         ],
     );
     for e in &t.experiments {
-        let status = match e.status {
-            ExperimentStatus::Ran => "ran".to_string(),
-            ExperimentStatus::NotRun => format!("not run: {}", e.reason),
-            ExperimentStatus::Failed => format!("failed: {}", e.reason),
-        };
         experiments.rows.push(vec![
             e.experiment.clone(),
             e.documents.clone(),
-            status,
+            e.status_text(),
             format!("{:.0} s", e.seconds),
             e.scale.clone(),
             e.full_scale.clone(),
@@ -149,37 +138,14 @@ pub fn machines(docs: &[(ResultDocument, String)]) -> Option<Section> {
             t.scale
         ));
     }
-    Some(Section {
-        id: "reproduce-machines".into(),
-        title: "reproduce: the ledger, machines side by side".into(),
-        source: runs.iter().map(|r| r.2).collect::<Vec<_>>().join(", "),
-        command_line: runs
-            .iter()
-            .map(|r| super::command_line(&r.0.argv))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        started_at: runs
-            .iter()
-            .map(|r| r.0.started_at.as_str())
-            .collect::<Vec<_>>()
-            .join(", "),
-        summary,
-        figures: Vec::new(),
-        tables: vec![table],
-        environment: runs
-            .iter()
-            .zip(&labels)
-            .map(|((doc, _, _), label)| {
-                let e = &doc.environment;
-                (
-                    label.clone(),
-                    format!(
-                        "{} ({} logical CPUs), kernel {}, SQLite {}",
-                        e.cpu_model, e.logical_cpus, e.kernel, e.sqlite_version
-                    ),
-                )
-            })
-            .collect(),
-        compile_options: Vec::new(),
-    })
+    let docs: Vec<(&ResultDocument, &str)> = runs.iter().map(|r| (r.0, r.2)).collect();
+    let mut s = super::machines_section(
+        "reproduce-machines",
+        "reproduce: the ledger, machines side by side",
+        &docs,
+        &labels,
+    );
+    s.summary = summary;
+    s.tables.push(table);
+    Some(s)
 }
