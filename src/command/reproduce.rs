@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use crate::cli::ReproduceArgs;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::result::Tables;
 use crate::result::lob::Order;
 use crate::suite::lob::{self, LobOptions};
@@ -37,7 +37,15 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
             println!("markdown -> {}", md.display());
         }
     }
-    Ok(())
+    // Failures are outcomes: everything is written first, then the exit
+    // status says one happened.
+    match doc.tables.failures_line() {
+        Some(line) => Err(Error::OperationsFailed(format!(
+            "{line}; see {}",
+            args.outputs.json.display()
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// Every option checked, and every destination, before any work; a

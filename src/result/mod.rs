@@ -181,6 +181,7 @@ impl Tables {
             Tables::Advise(t) => t.failures_line(),
             Tables::Replicate(t) => t.failures_line(),
             Tables::Scaling(t) => t.failures_line(),
+            Tables::Reproduce(t) => t.failures_line(),
             _ => None,
         }
     }

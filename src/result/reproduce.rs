@@ -171,6 +171,32 @@ impl ReproduceTables {
         documents
     }
 
+    /// The one line `reproduce` exits 1 with after writing its result when
+    /// an experiment failed, or one it ran counted failed operations
+    /// ("1 of 6 experiments failed: suite http (...)"); None when none did.
+    pub fn failures_line(&self) -> Option<String> {
+        let failed: Vec<String> = self
+            .experiments
+            .iter()
+            .filter_map(|e| match (&e.status, &e.result) {
+                (ExperimentStatus::Failed, _) => Some(format!("{} ({})", e.experiment, e.reason)),
+                (_, Some(r)) => r
+                    .tables
+                    .failures_line()
+                    .map(|l| format!("{} ({l})", e.experiment)),
+                _ => None,
+            })
+            .collect();
+        (!failed.is_empty()).then(|| {
+            format!(
+                "{} of {} experiments failed: {}",
+                failed.len(),
+                self.experiments.len(),
+                failed.join("; ")
+            )
+        })
+    }
+
     /// The claim with `id`.
     pub fn claim(&self, id: &str) -> Option<&ClaimRow> {
         self.ledger.iter().find(|c| c.id == id)
