@@ -163,7 +163,7 @@ fn two_ledgers_compare_and_draw_side_by_side() {
     let ledger = other["tables"]["ledger"].as_array_mut().unwrap();
     let last = ledger.last_mut().unwrap();
     let flipped = if last["verdict"] == "holds" {
-        "does not hold"
+        "does-not-hold"
     } else {
         "holds"
     };
