@@ -713,6 +713,11 @@ const SUITE_CLOCKS: &[(&str, usize, &str)] = &[
     ),
     ("suite/sweep/mod.rs", 1, "the sweep's --time-budget"),
     (
+        "suite/reproduce/mod.rs",
+        1,
+        "reproduce's --budget: the time left, shown with each experiment, and each experiment's wall time",
+    ),
+    (
         "suite/replicate/mod.rs",
         2,
         "when a round failed, from the suite's start; Litestream's start and first sync, a step of another process",

@@ -513,40 +513,8 @@ fn the_report_renders_in_a_browser() {
     let shots = std::env::var_os("BLOBBENCH_SCREENSHOT_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| d.to_path_buf());
-    let browse = |page: &str, shot: &Path, width: u32| {
-        // Its log to a file rather than a pipe: a helper process chromium
-        // leaves behind for a moment cannot hold the test waiting for the
-        // pipe to close. Default signals and no input, whatever started
-        // the tests; bounded by PATIENCE.
-        let log = d.join(format!("chromium-{width}.log"));
-        let mut command = std::process::Command::new(&chromium);
-        command
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--hide-scrollbars",
-                "--enable-logging=stderr",
-                "--v=0",
-                &format!("--window-size={width},2400"),
-                &format!("--screenshot={}", shot.display()),
-            ])
-            .arg(format!("file://{}", d.join(page).display()))
-            .env("HOME", d)
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::fs::File::create(&log).unwrap());
-        common::default_signals(&mut command);
-        let mut child = command.spawn().expect("chromium runs");
-        let status = common::wait_bounded(&mut child);
-        let stderr = std::fs::read_to_string(&log).unwrap();
-        assert!(status.success(), "{status}: {stderr}");
-        stderr
-            .lines()
-            .filter(|l| l.contains("CONSOLE") || l.contains("Uncaught"))
-            .map(String::from)
-            .collect::<Vec<_>>()
-    };
+    let browse =
+        |page: &str, shot: &Path, width: u32| common::browse(&chromium, d, page, shot, width);
     let console = browse("broken.html", &d.join("broken.png"), 800);
     assert!(
         console.iter().any(|l| l.contains("deliberate failure")),

@@ -30,6 +30,7 @@ mod options;
 mod parser_properties;
 mod replicate;
 mod report;
+mod reproduce;
 mod results;
 mod s3;
 mod s3_suites;

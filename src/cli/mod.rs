@@ -21,7 +21,7 @@ use crate::units::{
     MAX_BLOB_SIZE, MAX_KEY, MAX_ROUNDS, MAX_TOTAL, duration_in, float_in, number_arg, number_in,
 };
 use crate::workload::mix::Mix;
-use shared::{ResultFileArgs, WorkFolderArgs};
+use shared::{LobServerArgs, ResultFileArgs, WorkFolderArgs};
 use values::{
     DistChoice, DurabilityChoice, LobOrderChoice, Logging, TableChoice, UrlOrder, YcsbWorkload,
 };
@@ -229,6 +229,22 @@ blobbench sweep --experiment 6 --json first.json && \
 blobbench sweep --experiment 7 --dir /mnt/hdd/bench --against first.json   (experiment 6 on another disk)"
     )]
     Sweep(SweepArgs),
+    /// Every published claim of the five documents, measured here: a ledger of verdicts
+    #[command(
+        after_help = "Runs the five documents' experiments (suite fasterthanfs, internal-external, lob, http, \
+sweep) and, as root, the aging study, each at a scale chosen to fit --budget (under 5m: a smoke test; \
+5m-30m: about a tenth of the documents' counts; 30m-2h: about half; 2h or more: the documents' own), \
+then prints every claim with the document's figure, this machine's figure with its interval, and a \
+verdict: holds when the whole interval lies on the claim's side, does not hold when it lies wholly on \
+the other side, inconclusive otherwise. Servers not given are listed as not run, with what to pass; \
+an experiment that fails is recorded and the others go on.\n\n\
+Examples:\n  blobbench reproduce                                   (--budget 20m)\n  \
+blobbench reproduce --budget 2h --pg postgres://postgres@127.0.0.1:5432/bench --mysql mysql://root@127.0.0.1:3306/bench\n  \
+blobbench reproduce --budget 30s --markdown ledger.md  (a smoke test; paste the ledger into an issue)\n  \
+blobbench report a/reproduce.json b/reproduce.json -o machines.html   (machines x claims)\n  \
+blobbench compare a/reproduce.json b/reproduce.json  (claims whose verdict differs first)"
+    )]
+    Reproduce(ReproduceArgs),
 }
 
 /// The arguments of `blobbench serve`.
@@ -739,16 +755,9 @@ pub struct HttpSuiteArgs {
     mut_arg("json", |a| a.required(false).default_value("lob.json").help("Where to write the JSON result (every sample)")),
 )]
 pub struct LobArgs {
-    /// PostgreSQL URL, e.g. postgres://USER@HOST:PORT/DB (tables lob_bytea, lob_lo)
-    #[arg(long, value_name = "URL")]
-    pub pg: Option<String>,
-    /// MariaDB/MySQL URL, e.g. mysql://USER:PASS@HOST:PORT/DB (tables lob_innodb, ...)
-    #[arg(long, value_name = "URL")]
-    pub mysql: Option<String>,
-    /// S3 bucket, e.g. s3://BUCKET/PREFIX?endpoint=http://127.0.0.1:8333 (objects under PREFIX/lob;
-    /// credentials from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or AWS_PROFILE)
-    #[arg(long, value_name = "URL")]
-    pub s3: Option<String>,
+    /// The servers measured beside sqlite and dir
+    #[command(flatten)]
+    pub servers: LobServerArgs,
     /// Blob sizes, comma-separated (kvtest units: 1K = 1000 bytes)
     #[arg(long, default_value = crate::result::lob::PAPER_SIZES, value_delimiter = ',', action = ArgAction::Set, value_parser = number_in::<u64>(1, 1 << 30))]
     pub sizes: Vec<u64>,
@@ -1234,6 +1243,29 @@ impl clap::builder::TypedValueParser for Utf8Arg {
             )
         })
     }
+}
+
+/// The arguments of `blobbench reproduce`.
+#[derive(Args, Debug)]
+#[command(
+    mut_arg("json", |a| a.required(false).default_value("reproduce.json").help("Where to write the JSON result (the ledger and every experiment's result)")),
+)]
+pub struct ReproduceArgs {
+    /// The time the whole should fit in: picks each experiment's counts, rounds and sizes (2h: the documents' own scale)
+    #[arg(long, default_value = "20m", value_name = "DURATION", value_parser = duration_in(std::time::Duration::from_secs(1), MAX_WAIT))]
+    pub budget: humantime::Duration,
+    /// The servers suite lob measures beside sqlite and dir
+    #[command(flatten)]
+    pub servers: LobServerArgs,
+    /// Also write the ledger as Markdown to FILE (- for standard output), for pasting into an issue
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Where the command keeps its data
+    #[command(flatten)]
+    pub folder: WorkFolderArgs,
+    /// Where the result and its report go
+    #[command(flatten)]
+    pub outputs: ResultFileArgs,
 }
 
 /// The arguments of `blobbench report`.

@@ -30,3 +30,19 @@ pub struct ResultFileArgs {
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
 }
+
+/// `--pg`, `--mysql` and `--s3`: the servers `suite lob` measures beside
+/// sqlite and dir (`reproduce` passes them on to it).
+#[derive(Args, Debug)]
+pub struct LobServerArgs {
+    /// PostgreSQL URL, e.g. postgres://USER@HOST:PORT/DB (tables lob_bytea, lob_lo)
+    #[arg(long, value_name = "URL")]
+    pub pg: Option<String>,
+    /// MariaDB/MySQL URL, e.g. mysql://USER:PASS@HOST:PORT/DB (tables lob_innodb, ...)
+    #[arg(long, value_name = "URL")]
+    pub mysql: Option<String>,
+    /// S3 bucket, e.g. s3://BUCKET/PREFIX?endpoint=http://127.0.0.1:8333 (objects under PREFIX/lob;
+    /// credentials from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or AWS_PROFILE)
+    #[arg(long, value_name = "URL")]
+    pub s3: Option<String>,
+}

@@ -37,6 +37,9 @@ pub fn run(args: &CompareArgs) -> Result<()> {
             return Err(Error::usage(why));
         }
     }
+    if let Some(done) = compare_ledgers(&before, &after, args)? {
+        return Ok(done);
+    }
     let c = compare_many(&before, &after, args.threshold / 100.0);
     print!(
         "{}",
@@ -94,4 +97,46 @@ pub fn run(args: &CompareArgs) -> Result<()> {
         return Err(Error::Regression(worse));
     }
     Ok(())
+}
+
+/// Two `reproduce` results: the claims whose verdict differs first, then
+/// each experiment both ran, compared as its own results would be. None
+/// when the sides are not one reproduce result each.
+fn compare_ledgers(
+    before: &[ResultDocument],
+    after: &[ResultDocument],
+    args: &CompareArgs,
+) -> Result<Option<()>> {
+    let ([b], [a]) = (before, after) else {
+        return Ok(None);
+    };
+    let (Tables::Reproduce(tb), Tables::Reproduce(ta)) = (&b.tables, &a.tables) else {
+        return Ok(None);
+    };
+    if args.json.is_some() {
+        return Err(Error::usage(
+            "--json: compare of two reproduce results prints the ledgers side by side only; \
+             leave out --json, or compare one experiment's results (each reproduce.json holds them)",
+        ));
+    }
+    print!("{}", terminal::reproduce::compare(tb, ta));
+    for eb in &tb.experiments {
+        let ea = ta
+            .experiments
+            .iter()
+            .find(|e| e.experiment == eb.experiment);
+        let (Some(rb), Some(ra)) = (&eb.result, ea.and_then(|e| e.result.as_ref())) else {
+            continue;
+        };
+        let c = compare_many(
+            std::slice::from_ref(&**rb),
+            std::slice::from_ref(&**ra),
+            args.threshold / 100.0,
+        );
+        if !c.changes.is_empty() {
+            println!("\n{}:", eb.experiment);
+            print!("{}", terminal::compare::render(&c, args.threshold));
+        }
+    }
+    Ok(Some(()))
 }

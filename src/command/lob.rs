@@ -53,17 +53,17 @@ fn options(args: &LobArgs) -> Result<LobOptions> {
     // Destinations before the servers, as before: each is checked before any work.
     crate::command::output::check_result_files(&args.outputs, args.folder.dir.as_deref())?;
     let bound = *args.restart_timeout;
-    let pg_restart = restart(args.pg.as_deref(), "PostgreSQL", "PG", bound);
-    let mysql_restart = restart(args.mysql.as_deref(), "MariaDB", "MYSQL", bound);
-    if args.cold && args.s3.is_some() {
+    let pg_restart = restart(args.servers.pg.as_deref(), "PostgreSQL", "PG", bound);
+    let mysql_restart = restart(args.servers.mysql.as_deref(), "MariaDB", "MYSQL", bound);
+    if args.cold && args.servers.s3.is_some() {
         return Err(Error::usage(
             "--cold with --s3: blobbench cannot restart an S3 server or empty its cache; leave out --cold (or --s3)",
         ));
     }
     if args.cold {
         for (url, restart, script) in [
-            (&args.pg, &pg_restart, "postgres"),
-            (&args.mysql, &mysql_restart, "mariadb"),
+            (&args.servers.pg, &pg_restart, "postgres"),
+            (&args.servers.mysql, &mysql_restart, "mariadb"),
         ] {
             if url.is_some() && restart.is_none() {
                 let name = if script == "postgres" {
@@ -84,9 +84,9 @@ fn options(args: &LobArgs) -> Result<LobOptions> {
         per_size: args.per_size,
         local: local(),
         servers: lob::servers(
-            args.pg.as_deref(),
-            args.mysql.as_deref(),
-            args.s3.as_deref(),
+            args.servers.pg.as_deref(),
+            args.servers.mysql.as_deref(),
+            args.servers.s3.as_deref(),
             pg_restart,
             mysql_restart,
         )?,
@@ -136,7 +136,7 @@ fn restart(
 
 /// The systems in the work folder: SQLite with its default settings, and
 /// one file per blob in one folder.
-fn local() -> Vec<Local> {
+pub(super) fn local() -> Vec<Local> {
     vec![
         Local {
             name: "sqlite".into(),

@@ -20,6 +20,7 @@ pub mod progress;
 pub mod quick;
 pub mod replicate;
 pub mod report;
+pub mod reproduce;
 pub mod run;
 pub mod run_settings;
 pub mod scaling;
@@ -50,6 +51,7 @@ pub fn dispatch(command: &Command) -> Result<()> {
         Command::Load(a) => load::run(a),
         Command::Merge(a) => merge::run(a),
         Command::Report(a) => report::run(a),
+        Command::Reproduce(a) => reproduce::run(a),
         Command::Advise(a) => advise::run(a),
         Command::Compare(a) => compare::run(a),
     }

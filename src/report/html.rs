@@ -33,6 +33,7 @@ figcaption { color: #555; font-size: .9em; max-width: 860px; }
 table { border-collapse: collapse; margin: 8px 0 16px; font-size: .88em; }
 th, td { padding: 3px 8px; border-bottom: 1px solid #e3e3e3; text-align: right; white-space: nowrap; }
 th:first-child, td:first-child, td.t { text-align: left; }
+td.w { white-space: normal; min-width: 14em; max-width: 32em; }
 th { background: #f0f2f5; }
 h3 { font-size: 1.05em; margin: 18px 0 4px; }
 details > summary { cursor: pointer; font-weight: 600; margin: 14px 0 4px; }
@@ -172,12 +173,13 @@ fn table(out: &mut String, t: &DataTable) {
                 .chars()
                 .next()
                 .is_some_and(|ch| ch.is_ascii_digit() || "+-.".contains(ch));
-            let _ = write!(
-                out,
-                "<td{}>{}</td>",
-                if numeric { "" } else { " class=\"t\"" },
-                escape(c)
-            );
+            // Sentences (a claim's words) wrap instead of widening the table.
+            let class = match (numeric, c.len() > 60) {
+                (_, true) => " class=\"t w\"",
+                (false, false) => " class=\"t\"",
+                (true, false) => "",
+            };
+            let _ = write!(out, "<td{class}>{}</td>", escape(c));
         }
         out.push_str("</tr>");
     }

@@ -51,6 +51,7 @@ pub fn of(kind: ResultKind) -> KindReport {
         ResultKind::Scaling => SCALING,
         ResultKind::Replicate => REPLICATE,
         ResultKind::Aging => AGING,
+        ResultKind::Reproduce => REPRODUCE,
     }
 }
 
@@ -290,6 +291,23 @@ const AGING: KindReport = KindReport {
 };
 
 /// For a kind with no charts or tables of its own.
+/// `reproduce`: the ledger; each experiment's result is a section of its
+/// own (`sections`), so its runs are drawn there.
+const REPRODUCE: KindReport = KindReport {
+    title: "reproduce: the five documents' claims on this machine",
+    run_figures: false,
+    html: |doc, s| {
+        if let Tables::Reproduce(t) = &doc.tables {
+            view::reproduce::reproduce(t, s)
+        }
+    },
+    terminal: |doc| match &doc.tables {
+        Tables::Reproduce(t) => terminal::reproduce::render(t),
+        _ => String::new(),
+    },
+    measures: no_measures,
+};
+
 fn no_html(_: &ResultDocument, _: &mut Section) {}
 
 /// For a kind whose only figures are its runs'.

@@ -12,12 +12,22 @@ use crate::units::human_bytes;
 
 /// Sections for result documents, each with the file it came from.
 pub fn sections(docs: &[(ResultDocument, String)]) -> Vec<Section> {
-    let mut out: Vec<Section> = docs
-        .iter()
-        .enumerate()
-        .map(|(i, (doc, source))| section(doc, source, i))
-        .collect();
+    let mut out: Vec<Section> = Vec::new();
+    for (doc, source) in docs {
+        out.push(section(doc, source, out.len()));
+        // A reproduce result's experiments follow its ledger, each drawn
+        // as its own result would be.
+        if let Tables::Reproduce(t) = &doc.tables {
+            for e in &t.experiments {
+                if let Some(r) = &e.result {
+                    let from = format!("{source}: {}", e.experiment);
+                    out.push(section(r, &from, out.len()));
+                }
+            }
+        }
+    }
     out.extend(super::view::fasterthanfs::machines(docs));
+    out.extend(super::view::reproduce::machines(docs));
     out
 }
 

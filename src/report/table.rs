@@ -22,6 +22,12 @@ impl Table {
         }
     }
 
+    /// Every column left-aligned (a table of words, not of numbers).
+    pub fn left_aligned(mut self) -> Self {
+        self.numeric = false;
+        self
+    }
+
     /// Appends a row; cells beyond the headers' count are not shown, missing
     /// ones are blank.
     pub fn row<S: Into<String>>(&mut self, cells: impl IntoIterator<Item = S>) {

@@ -20,6 +20,7 @@ pub mod lob;
 pub mod mixed_run;
 pub mod quick;
 pub mod replicate;
+pub mod reproduce;
 pub mod run;
 pub mod scaling;
 pub mod sweep;
@@ -151,6 +152,8 @@ result_kinds! {
     Replicate(replicate::ReplicateTables) = "suite replicate",
     /// `suite aging`: reads, fragments and space against storage age.
     Aging(aging::AgingTables) = "suite aging",
+    /// `reproduce`: the ledger of the five documents' claims, with the experiments' results.
+    Reproduce(reproduce::ReproduceTables) = "reproduce",
 }
 
 impl ResultKind {
@@ -178,6 +181,7 @@ impl Tables {
             Tables::Advise(t) => t.failures_line(),
             Tables::Replicate(t) => t.failures_line(),
             Tables::Scaling(t) => t.failures_line(),
+            Tables::Reproduce(t) => t.failures_line(),
             _ => None,
         }
     }

@@ -10,5 +10,6 @@ pub mod internal_external;
 pub mod lob;
 pub mod quick;
 pub mod replicate;
+pub mod reproduce;
 pub mod scaling;
 pub mod sweep;

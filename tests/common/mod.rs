@@ -534,3 +534,41 @@ pub fn names_in(dir: &Path) -> Vec<String> {
     names.sort();
     names
 }
+
+/// Opens `page` (a file in `dir`) in headless Chromium `width` pixels
+/// wide, saves a screenshot to `shot`, and returns the console lines the
+/// page logged (errors, uncaught exceptions).
+pub fn browse(chromium: &str, dir: &Path, page: &str, shot: &Path, width: u32) -> Vec<String> {
+    // Its log to a file rather than a pipe: a helper process chromium
+    // leaves behind for a moment cannot hold the test waiting for the
+    // pipe to close. Default signals and no input, whatever started
+    // the tests; bounded by PATIENCE.
+    let log = dir.join(format!("chromium-{width}.log"));
+    let mut command = std::process::Command::new(chromium);
+    command
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--enable-logging=stderr",
+            "--v=0",
+            &format!("--window-size={width},2400"),
+            &format!("--screenshot={}", shot.display()),
+        ])
+        .arg(format!("file://{}", dir.join(page).display()))
+        .env("HOME", dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap());
+    default_signals(&mut command);
+    let mut child = command.spawn().expect("chromium runs");
+    let status = wait_bounded(&mut child);
+    let stderr = std::fs::read_to_string(&log).unwrap();
+    assert!(status.success(), "{status}: {stderr}");
+    stderr
+        .lines()
+        .filter(|l| l.contains("CONSOLE") || l.contains("Uncaught"))
+        .map(String::from)
+        .collect()
+}

@@ -12,6 +12,7 @@ pub mod lob;
 pub mod mixed_run;
 pub mod quick;
 pub mod replicate;
+pub mod reproduce;
 pub mod run;
 pub mod scaling;
 pub mod sweep;

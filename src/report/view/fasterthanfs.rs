@@ -180,40 +180,17 @@ pub fn machines(docs: &[(ResultDocument, String)]) -> Option<Section> {
     if runs.len() < 2 {
         return None;
     }
-    let mut s = Section {
-        id: "fasterthanfs-machines".into(),
-        title: "suite fasterthanfs: machines side by side, with the page's published figures"
-            .into(),
-        source: runs.iter().map(|r| r.2).collect::<Vec<_>>().join(", "),
-        // Each machine's own command, one a line: any of them reruns its group.
-        command_line: runs
-            .iter()
-            .map(|r| super::command_line(&r.0.argv))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        started_at: runs
-            .iter()
-            .map(|r| r.0.started_at.as_str())
-            .collect::<Vec<_>>()
-            .join(", "),
-        summary: Vec::new(),
-        figures: Vec::new(),
-        tables: Vec::new(),
-        environment: runs
-            .iter()
-            .map(|(doc, _, source)| {
-                let e = &doc.environment;
-                (
-                    machine_label(doc, source),
-                    format!(
-                        "{} ({} logical CPUs), kernel {}, SQLite {}",
-                        e.cpu_model, e.logical_cpus, e.kernel, e.sqlite_version
-                    ),
-                )
-            })
-            .collect(),
-        compile_options: Vec::new(),
-    };
+    let labels: Vec<String> = runs
+        .iter()
+        .map(|(doc, _, source)| machine_label(doc, source))
+        .collect();
+    let docs: Vec<(&ResultDocument, &str)> = runs.iter().map(|r| (r.0, r.2)).collect();
+    let mut s = super::machines_section(
+        "fasterthanfs-machines",
+        "suite fasterthanfs: machines side by side, with the page's published figures",
+        &docs,
+        &labels,
+    );
     let mut table = DataTable::new(
         "machines",
         "Flat folder time / database time per chart, per machine (median of this run's rounds [interval])",

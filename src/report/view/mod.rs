@@ -18,6 +18,7 @@ pub(super) mod lob;
 pub(super) mod mixed_run;
 pub(super) mod quick;
 pub(super) mod replicate;
+pub(super) mod reproduce;
 pub(super) mod scaling;
 pub(super) mod sweep;
 
@@ -85,6 +86,51 @@ pub struct Section {
     pub environment: Vec<(String, String)>,
     /// SQLite's compile options, shown folded.
     pub compile_options: Vec<String>,
+}
+
+/// A section that sets several machines' results side by side: their
+/// files, each machine's own command (one a line: any of them reruns its
+/// part), start times, and one line of environment per machine, under
+/// `labels` (one per result); the caller adds what it draws.
+pub(super) fn machines_section(
+    id: &str,
+    title: &str,
+    runs: &[(&crate::result::ResultDocument, &str)],
+    labels: &[String],
+) -> Section {
+    Section {
+        id: id.into(),
+        title: title.into(),
+        source: runs.iter().map(|r| r.1).collect::<Vec<_>>().join(", "),
+        command_line: runs
+            .iter()
+            .map(|r| command_line(&r.0.argv))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        started_at: runs
+            .iter()
+            .map(|r| r.0.started_at.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        summary: Vec::new(),
+        figures: Vec::new(),
+        tables: Vec::new(),
+        environment: runs
+            .iter()
+            .zip(labels)
+            .map(|((doc, _), label)| {
+                let e = &doc.environment;
+                (
+                    label.clone(),
+                    format!(
+                        "{} ({} logical CPUs), kernel {}, SQLite {}",
+                        e.cpu_model, e.logical_cpus, e.kernel, e.sqlite_version
+                    ),
+                )
+            })
+            .collect(),
+        compile_options: Vec::new(),
+    }
 }
 
 /// A number as the result's JSON holds it: NaN and infinities are written

@@ -1,0 +1,152 @@
+//! `--budget` to scale: each experiment's counts, rounds and sizes at four
+//! steps, the largest whose whole fits the budget chosen. The documents'
+//! own scale is the last step (`--budget 2h`); the smallest (`--budget 30s`
+//! and up) keeps every experiment but at counts that answer within a
+//! minute on a loaded 2-core machine, where most verdicts will be
+//! inconclusive: that is what a small sample honestly gives.
+
+use std::time::Duration;
+
+/// One step of scale.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Scale {
+    /// Under 5 minutes: a smoke test of every claim (about a minute).
+    Tiny,
+    /// 5 to 30 minutes (the default 20m): a tenth of the documents' counts.
+    Small,
+    /// 30 minutes to 2 hours: about half the documents' counts.
+    Medium,
+    /// 2 hours or more: the documents' own counts and sizes.
+    Documents,
+}
+
+impl Scale {
+    /// The largest step whose whole run fits `budget` (its nominal time on
+    /// a 2-core machine: about 1, 12, 45 and 110 minutes).
+    pub fn for_budget(budget: Duration) -> Scale {
+        let minutes = budget.as_secs_f64() / 60.0;
+        if minutes >= 120.0 {
+            Scale::Documents
+        } else if minutes >= 30.0 {
+            Scale::Medium
+        } else if minutes >= 5.0 {
+            Scale::Small
+        } else {
+            Scale::Tiny
+        }
+    }
+
+    /// The step in words, as the ledger prints it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scale::Tiny => "tiny (budget under 5m: a smoke test, most figures wide)",
+            Scale::Small => "small (budget 5m-30m: about a tenth of the documents' counts)",
+            Scale::Medium => "medium (budget 30m-2h: about half the documents' counts)",
+            Scale::Documents => "the documents' (budget 2h or more)",
+        }
+    }
+
+    /// fasterthanfs: blobs (10k +/- 2k each) and rounds.
+    pub fn fasterthanfs(self) -> (u64, u64) {
+        match self {
+            Scale::Tiny => (400, 3),
+            Scale::Small => (10_000, 5),
+            Scale::Medium => (50_000, 7),
+            Scale::Documents => (100_000, 7),
+        }
+    }
+
+    /// internal-external: blob sizes, page sizes, content per case, rounds.
+    pub fn internal_external(self) -> (Vec<u64>, Vec<u32>, u64, u64) {
+        let all_sizes = vec![10_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000];
+        let all_pages = vec![1024, 2048, 4096, 8192, 16384, 32768, 65536];
+        match self {
+            Scale::Tiny => (
+                vec![10_000, 50_000, 200_000, 1_000_000],
+                vec![4096, 8192, 16384],
+                2_000_000,
+                3,
+            ),
+            Scale::Small => (all_sizes, all_pages, 10_000_000, 3),
+            Scale::Medium => (all_sizes, all_pages, 50_000_000, 5),
+            Scale::Documents => (all_sizes, all_pages, 100_000_000, 5),
+        }
+    }
+
+    /// lob: blob sizes and blobs per size.
+    pub fn lob(self) -> (Vec<u64>, u64) {
+        let paper = vec![
+            1_000, 2_000, 3_999, 5_000, 10_000, 50_000, 100_000, 500_000, 1_000_000, 5_000_000,
+            10_000_000,
+        ];
+        match self {
+            Scale::Tiny => (vec![1_000, 10_000, 50_000, 100_000, 1_000_000], 5),
+            Scale::Small => (paper, 6),
+            Scale::Medium | Scale::Documents => (paper, 10),
+        }
+    }
+
+    /// http: blobs (the blog's 200..4000 KiB), concurrency levels, load
+    /// per level, rounds.
+    pub fn http(self) -> (u64, Vec<usize>, Duration, u32) {
+        match self {
+            Scale::Tiny => (12, vec![1, 4], Duration::from_millis(900), 3),
+            Scale::Small => (200, vec![1, 2, 4, 8], Duration::from_secs(5), 5),
+            Scale::Medium => (1000, vec![1, 2, 4, 8, 16, 32], Duration::from_secs(10), 5),
+            Scale::Documents => (2000, vec![1, 2, 4, 8, 16, 32], Duration::from_secs(10), 5),
+        }
+    }
+
+    /// sweep: the parameters varied (`name=a,b`), rows per insert, copies,
+    /// rounds. Tiny leaves out cache size and transaction mode (their
+    /// claims say "not run at this budget").
+    pub fn sweep(self) -> (Vec<&'static str>, u64, u64, u64) {
+        let mut params = vec![
+            "open_mode=nomutex,fullmutex",
+            "page_size=1024,8192",
+            "locking_mode=normal,exclusive",
+            "synchronous=full,normal",
+            "journal_mode=wal,truncate",
+        ];
+        if self != Scale::Tiny {
+            params.extend(["cache_size=1000,8000", "transaction=immediate,exclusive"]);
+        }
+        match self {
+            Scale::Tiny => (params, 300, 2, 3),
+            Scale::Small => (params, 5_000, 2, 3),
+            Scale::Medium => (params, 20_000, 5, 3),
+            Scale::Documents => (params, 50_000, 10, 3),
+        }
+    }
+
+    /// aging (root only): None at Tiny (its volumes take minutes); else
+    /// storage ages and read rounds, on one 1 GiB ext4 volume at 50% with
+    /// the Sears et al. sizes 256 KiB and 1 MiB.
+    pub fn aging(self) -> Option<(Vec<f64>, u64)> {
+        match self {
+            Scale::Tiny => None,
+            Scale::Small => Some((vec![1.0, 2.0], 3)),
+            Scale::Medium => Some((vec![1.0, 2.0, 4.0], 5)),
+            Scale::Documents => Some((vec![1.0, 2.0, 4.0, 8.0], 10)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budgets_pick_steps_and_two_hours_is_the_documents_scale() {
+        let m = |n: u64| Scale::for_budget(Duration::from_secs(n * 60));
+        assert_eq!(Scale::for_budget(Duration::from_secs(30)), Scale::Tiny);
+        assert_eq!(m(20), Scale::Small);
+        assert_eq!(m(45), Scale::Medium);
+        assert_eq!(m(120), Scale::Documents);
+        assert_eq!(Scale::Documents.fasterthanfs(), (100_000, 7));
+        assert_eq!(Scale::Documents.internal_external().2, 100_000_000);
+        assert_eq!(Scale::Documents.lob().0.len(), 11);
+        assert_eq!(Scale::Documents.http().0, 2000);
+        assert!(Scale::Tiny.aging().is_none());
+    }
+}
