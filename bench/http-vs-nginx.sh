@@ -10,15 +10,16 @@
 # serves a copy of the database in the blog's table files(id, data) under
 # /sqlite/NNNNNN and the folder under /dir/NNNNNN. Then, PAIRS times, every
 # column once, in an order rotated by one per pair so drift is shared:
-#   A  wrk             -> nginx                    /blobs/NNNNNN (files, sendfile)
+#   A  wrk             -> nginx                    /blobs/NNNNNN (files, sendfile,
+#                         open_file_cache max=4000 as static sites set it)
 #   B  wrk             -> blobbench serve sqlite:DB  (default settings, + SERVE_OPTS)
 #   D  wrk             -> blobbench serve dir:DIR    (the exported folder)
 #   G  wrk             -> Go server /sqlite/NNNNNN   (only when go is found)
 #   H  wrk             -> Go server /dir/NNNNNN      (only when go is found)
 #   C  blobbench load  -> nginx
 # Each column is the median requests/s of its runs; the table gives the ratios
-# to A and the issue's targets:
-#   10k: B/A >= 1.0      2M: D/A >= 0.95, B/A >= 0.8      C/A >= 1.0 at 10k
+# to A and the targets (issues 14 and 31):
+#   10k: B/A >= 1.0, D/A >= 0.9      2M: D/A >= 1.0, B/A >= 0.95      C/A >= 1.0 at 10k
 # Keys are random, over keep-alive connections. A run with any error (wrk's
 # non-2xx or socket errors, a response shorter than the blob, blobbench
 # load's error counts) stops the bench rather than being compared.
@@ -179,6 +180,12 @@ http {
     sendfile on;
     tcp_nopush on;
     keepalive_requests 1000000;
+    # nginx as people run it for static files: open descriptors, sizes and
+    # mtimes kept (serve keeps descriptors too, see --open-file-valid).
+    open_file_cache max=4000 inactive=20s;
+    open_file_cache_valid 30s;
+    open_file_cache_min_uses 2;
+    open_file_cache_errors on;
     default_type application/octet-stream;
     client_body_temp_path $WORK/nginx;
     proxy_temp_path $WORK/nginx;
@@ -294,8 +301,8 @@ for size in dict.fromkeys(r[0] for r in rows):
           + "".join(f" {m[c] / m['A']:5.2f}" for c in cols if c != "A"))
 if go_skip:
     print(f"G, H skipped: {go_skip}")
-targets = [("10k", "B", 1.0), ("2M", "D", 0.95), ("2M", "B", 0.8), ("10k", "C", 1.0)]
-print("targets: 10k: B/A >= 1.0; 2M: D/A >= 0.95, B/A >= 0.8; C/A >= 1.0 at 10k  ->  "
+targets = [("10k", "B", 1.0), ("10k", "D", 0.9), ("2M", "D", 1.0), ("2M", "B", 0.95), ("10k", "C", 1.0)]
+print("targets: 10k: B/A >= 1.0, D/A >= 0.9; 2M: D/A >= 1.0, B/A >= 0.95; C/A >= 1.0 at 10k  ->  "
       + ", ".join(f"{s} {c}/A {med[s][c] / med[s]['A']:.2f} {'met' if med[s][c] / med[s]['A'] >= t else 'NOT met'}"
                   for s, c, t in targets if s in med))
 PY

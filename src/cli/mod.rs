@@ -289,6 +289,14 @@ pub struct ServeArgs {
     /// seen at once. 0 gives each request its own snapshot (slower)
     #[arg(long, default_value = "2ms", value_parser = duration_in(std::time::Duration::ZERO, std::time::Duration::from_secs(1)))]
     pub staleness: humantime::Duration,
+    /// dir and tree targets: how long a blob file's open descriptor, size
+    /// and tag are reused (as nginx's open_file_cache, at most 4000 files
+    /// per thread; contents are never kept) before its name is stat'ed
+    /// again. A file replaced (renamed over), changed or removed by another
+    /// process is served as it was for at most this long; writes through
+    /// this server are seen at once. 0 opens the file for every request
+    #[arg(long, default_value = "1s", value_parser = duration_in(std::time::Duration::ZERO, std::time::Duration::from_secs(60)))]
+    pub open_file_valid: humantime::Duration,
     /// One access-log line per request on stderr
     #[arg(long)]
     pub log: bool,

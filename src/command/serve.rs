@@ -87,6 +87,7 @@ for ever; drop ?locking_mode=exclusive to serve writes",
         send_timeout: *args.send_timeout,
         hold_timeout: *args.hold_timeout,
         staleness: *args.staleness,
+        open_file_valid: *args.open_file_valid,
         log: args.log,
         writable,
     })

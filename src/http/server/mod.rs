@@ -13,6 +13,7 @@ mod body;
 mod fast;
 mod hand_back;
 mod listen;
+mod open_files;
 mod range;
 mod read;
 mod reply;
@@ -73,6 +74,11 @@ pub struct ServeConfig {
     /// process is seen by every request arriving later than this after it.
     /// Zero: a snapshot per request.
     pub staleness: Duration,
+    /// How long a blob file's descriptor, size and tag may be reused
+    /// before the file's name is stat'ed again (dir and tree targets; see
+    /// open_files.rs): a file replaced by another process is served stale
+    /// for at most this long. Zero: every request opens the file.
+    pub open_file_valid: Duration,
     /// One access-log line per request on stderr.
     pub log: bool,
     /// PUT and DELETE allowed (bearer token, size limit); None: read-only.

@@ -4,7 +4,7 @@
 
 use std::fs::File;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use hyper::header::HeaderMap;
@@ -12,6 +12,7 @@ use hyper::{Response, StatusCode};
 
 use super::answer::{answer, blob_reply, conditions};
 use super::body::{FileSpan, ResponseBody, empty, full};
+use super::open_files::{Cached, OpenFile, with_cache};
 use super::reply::{failure, status, unavailable};
 use super::session::{ServerRef, ensure_open, with_snapshot};
 use super::stream::{self, StreamRequest};
@@ -54,7 +55,8 @@ pub(super) async fn get_blob(
     if let Err(e) = ensure_open(&state.server) {
         return unavailable(key, &e.to_string());
     }
-    let found = match look_up_when_free(&state.server, key, head).await {
+    let valid = state.config.open_file_valid;
+    let found = match look_up_when_free(&state.server, key, head, valid).await {
         Ok(Some(found)) => found,
         Ok(None) => return status(StatusCode::NOT_FOUND, "no such blob"),
         Err(e) => return failure(&e),
@@ -99,10 +101,15 @@ pub(super) async fn get_blob(
 /// `look_up`, waiting while a writer waits for the store's readers: the
 /// worker thread never sleeps on a lock (it serves every other connection
 /// too), it tries again every millisecond for up to `READ_LOCK_WAIT`.
-async fn look_up_when_free(server: &ServerRef, key: u64, head: bool) -> Result<Option<Found>> {
+async fn look_up_when_free(
+    server: &ServerRef,
+    key: u64,
+    head: bool,
+    valid: Duration,
+) -> Result<Option<Found>> {
     let deadline = tokio::time::Instant::now() + READ_LOCK_WAIT;
     loop {
-        match look_up(server, key, head) {
+        match look_up(server, key, head, valid) {
             Err(e) if e.is_busy() && tokio::time::Instant::now() < deadline => {
                 tokio::time::sleep(Duration::from_millis(1)).await;
             }
@@ -117,16 +124,31 @@ async fn look_up_when_free(server: &ServerRef, key: u64, head: bool) -> Result<O
 /// from that descriptor); otherwise a small blob is read here and a large
 /// one streamed from the blocking pool. Inside the thread's shared read
 /// snapshot (see `with_snapshot`), failing at once rather than waiting
-/// when a lock is taken (see `look_up_when_free`).
-fn look_up(server: &ServerRef, key: u64, head: bool) -> Result<Option<Found>> {
+/// when a lock is taken (see `look_up_when_free`). A blob file opened
+/// within `valid` (or found unchanged since) is sent from its kept
+/// descriptor (open_files.rs); zero keeps none.
+fn look_up(server: &ServerRef, key: u64, head: bool, valid: Duration) -> Result<Option<Found>> {
+    // Read before the open, so an entry opened before a write through the
+    // server is never kept as if opened after it.
+    let writes = server.writes();
+    let now = Instant::now();
+    if !valid.is_zero()
+        && let Some(open) = kept_file(server, key, writes, now, valid)?
+    {
+        return Ok(Some(Found::file(open)));
+    }
     with_snapshot(server, |s| {
         s.wait_for_locks(Duration::ZERO)?;
         if let Some(f) = s.blob_file(key)? {
-            return Ok(Some(Found {
+            let open = OpenFile {
+                file: Arc::new(f.file),
                 size: f.size,
-                etag: Some(f.etag),
-                source: Source::File(Arc::new(f.file)),
-            }));
+                etag: f.etag,
+            };
+            if !valid.is_zero() {
+                with_cache(server.id(), writes, |c| c.insert(key, open.clone(), now));
+            }
+            return Ok(Some(Found::file(open)));
         }
         // A small blob copied straight from the mapped pages (under the
         // snapshot's lock): no read system call, no SQL statement.
@@ -149,4 +171,44 @@ fn look_up(server: &ServerRef, key: u64, head: bool) -> Result<Option<Found>> {
             source: small.map_or(Source::Stream, |b| Source::Small(Bytes::from(b))),
         }))
     })
+}
+
+/// Blob `key`'s kept descriptor, when there is one and its file is the one
+/// it was opened on: checked within `valid`, or its name's tag found the
+/// same now (the stat a look-up costs once per `valid`). A file changed or
+/// gone loses its entry, and the caller opens it afresh.
+fn kept_file(
+    server: &ServerRef,
+    key: u64,
+    writes: u64,
+    now: Instant,
+    valid: Duration,
+) -> Result<Option<OpenFile>> {
+    match with_cache(server.id(), writes, |c| c.get(key, now, valid)) {
+        Cached::Missing => Ok(None),
+        Cached::Fresh(open) => Ok(Some(open)),
+        Cached::Stale(open) => {
+            let tag = with_snapshot(server, |s| s.etag(key, open.size))?;
+            let same = tag.as_deref() == Some(open.etag.as_str());
+            with_cache(server.id(), writes, |c| {
+                if same {
+                    c.confirm(key, now);
+                } else {
+                    c.remove(key);
+                }
+            });
+            Ok(same.then_some(open))
+        }
+    }
+}
+
+impl Found {
+    /// A blob sent from its file's open descriptor.
+    fn file(open: OpenFile) -> Self {
+        Found {
+            size: open.size,
+            etag: Some(open.etag),
+            source: Source::File(open.file),
+        }
+    }
 }

@@ -200,6 +200,16 @@ impl ServerRef {
         self.writes.fetch_add(1, Ordering::SeqCst);
     }
 
+    /// Tells this server from the others of the process.
+    pub(super) fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// Writes this server has committed so far.
+    pub(super) fn writes(&self) -> u64 {
+        self.writes.load(Ordering::SeqCst)
+    }
+
     /// How long requests may share a snapshot (zero: they never do).
     pub(super) fn staleness(&self) -> Duration {
         self.staleness
