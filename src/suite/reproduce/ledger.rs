@@ -909,8 +909,18 @@ fn lob_best_size(
             }
         ),
         in_claim: (low..=high).contains(&best.size),
-        firm: true,
+        firm: best_size_decides(best.size, &sizes, low, high),
     })
+}
+
+/// Whether a best size decides a claim of a best between `low` and `high`.
+/// A best at an edge of the sizes measured may only be the best of those
+/// tried: where the claim's range reaches past that edge, the sizes beyond
+/// it were never measured and the choice decides nothing.
+fn best_size_decides(best: u64, sizes: &[u64], low: u64, high: u64) -> bool {
+    let largest = sizes.iter().max() == Some(&best);
+    let smallest = sizes.iter().min() == Some(&best);
+    !((largest && high > best) || (smallest && low < best))
 }
 
 /// Whether a growth size is "about 50K": above the paper's 10K, at most 100K.
@@ -1155,6 +1165,21 @@ fn aging_fragments(t: &Tables) -> Result<Figure, String> {
 mod tests {
     use super::*;
     use crate::measure::estimate::Method;
+
+    #[test]
+    fn a_best_size_at_an_edge_the_claim_reaches_past_decides_nothing() {
+        let sizes = [100_000, 1_000_000];
+        // PostgreSQL "best 1M-10M": 1 MB is the largest tried; 10 MB never was.
+        assert!(!best_size_decides(1_000_000, &sizes, 1_000_000, 10_000_000));
+        // The same best decides a claim that ends at the edge...
+        assert!(best_size_decides(1_000_000, &sizes, 100_000, 1_000_000));
+        // ...and a best inside the sizes decides either way.
+        let wide = [10_000, 100_000, 1_000_000, 10_000_000];
+        assert!(best_size_decides(100_000, &wide, 1_000_000, 10_000_000));
+        assert!(best_size_decides(1_000_000, &wide, 1_000_000, 10_000_000));
+        // The smallest tried, under a claim reaching below it, decides nothing.
+        assert!(!best_size_decides(100_000, &sizes, 10_000, 100_000));
+    }
 
     fn e(low: f64, value: f64, high: f64) -> Figure {
         Figure::Number(Estimate {
