@@ -64,6 +64,8 @@ fn subcommands_in_help(args: &[&str]) -> Vec<String> {
         .skip_while(|l| !l.starts_with("Commands:"))
         .skip(1)
         .take_while(|l| l.starts_with("  "))
+        // A name starts its line; a wrapped description is indented further.
+        .filter(|l| !l.starts_with("   "))
         .filter_map(|l| l.split_whitespace().next())
         .filter(|name| *name != "help")
         .map(str::to_string)
@@ -199,8 +201,12 @@ fn examples_in(help: &str) -> Vec<String> {
     let mut commands = Vec::new();
     let mut inside = false;
     for line in help.lines() {
-        if line.starts_with("Example") {
+        if let Some(rest) = line.strip_prefix("Example") {
             inside = true;
+            // "Example: blobbench init ..." holds its one command on the line.
+            if let Some((_, command)) = rest.split_once(": blobbench ") {
+                commands.push(format!("blobbench {}", command.trim()));
+            }
             continue;
         }
         if !line.starts_with("  ") {
