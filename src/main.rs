@@ -3,9 +3,10 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::FromArgMatches as _;
 
-use blobbench::cli::{Cli, normalize_kvtest_args};
+use blobbench::cli::{Cli, Command, normalize_kvtest_args};
+use blobbench::command::streams;
 
 /// Exit status for an internal error (a panic): EX_SOFTWARE from sysexits.h.
 const EXIT_INTERNAL: i32 = 70;
@@ -59,8 +60,11 @@ fn main() -> ExitCode {
     install_panic_hook();
     blobbench::pause::enable_from_env();
     let args = normalize_kvtest_args(std::env::args_os().collect());
-    let cli = match Cli::try_parse_from(args) {
-        Ok(cli) => cli,
+    let parsed = blobbench::command::about::command()
+        .try_get_matches_from(args)
+        .and_then(|matches| Cli::from_arg_matches(&matches).map(|cli| (cli, matches)));
+    let (cli, matches) = match parsed {
+        Ok(parsed) => parsed,
         Err(e) => {
             use clap::error::ErrorKind::*;
             if matches!(
@@ -90,12 +94,38 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if cli.quiet
+        && let Err(e) = streams::go_quiet()
+    {
+        eprintln!("blobbench: error: {e}");
+        return ExitCode::from(e.exit_code() as u8);
+    }
+    let started = std::time::Instant::now();
     let outcome = blobbench::command::dispatch(&cli.command);
     match outcome {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => {
+            if cli.quiet && !matches!(cli.command, Command::Completions(_) | Command::Man) {
+                streams::summary_line(&streams::summary(
+                    &subcommand_path(&matches),
+                    started.elapsed(),
+                ));
+            }
+            ExitCode::SUCCESS
+        }
         Err(e) => {
-            eprintln!("blobbench: error: {e}");
+            streams::error_line(&format!("blobbench: error: {e}"));
             ExitCode::from(e.exit_code() as u8)
         }
     }
+}
+
+/// The subcommand as typed, for the summary line: `quick`, `suite lob`.
+fn subcommand_path(matches: &clap::ArgMatches) -> String {
+    let mut names = Vec::new();
+    let mut at = matches;
+    while let Some((name, sub)) = at.subcommand() {
+        names.push(name);
+        at = sub;
+    }
+    names.join(" ")
 }

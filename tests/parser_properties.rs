@@ -178,7 +178,7 @@ proptest! {
     #[test]
     fn run_cache_size_is_range_checked(value in prop_oneof![numberish(), anything()]) {
         let argv = ["blobbench", "run", "x.db", &format!("--cache-size={value}")];
-        if let Ok(Cli { command: Command::Run(args) }) = Cli::try_parse_from(argv)
+        if let Ok(Cli { command: Command::Run(args), .. }) = Cli::try_parse_from(argv)
             && let Ok((plan, _)) = blobbench::command::run::plan_from_args(&args)
         {
             let c = plan.target.sqlite_settings().and_then(|s| s.cache_size).unwrap();

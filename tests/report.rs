@@ -594,3 +594,120 @@ fn results_without_intervals_print_their_figures_alone() {
     let out = terminal::advise::outcome(&t.advise);
     assert!(out.contains("expected time per operation"), "{out}");
 }
+
+/// Every ratio bar of quick's chart draws its interval as a whisker, a
+/// noisy figure carries the terminal's `~`, and the caption says how many
+/// rounds and which interval; in headless Chromium the page fits a phone's
+/// width (no horizontal scrolling) and is drawn at desktop width too, the
+/// screenshots kept in BLOBBENCH_SCREENSHOT_DIR.
+#[test]
+#[ignore = "needs chromium: run scripts/test.sh"]
+fn charts_draw_their_intervals_on_desktop_and_phone() {
+    let chromium =
+        std::env::var("BLOBBENCH_CHROMIUM").expect("BLOBBENCH_CHROMIUM: path to chromium");
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    ok(
+        d,
+        &[
+            "quick", "--count", "300", "--size", "4k", "--rounds", "3", "--dir", "data", "--json",
+            "q.json",
+        ],
+    );
+    let doc = common::json(&d.join("q.json"));
+    // The figures the chart draws, and which have an interval or are noisy,
+    // read from the result itself.
+    let mut with_interval = 0;
+    let mut noisy = 0;
+    for row in doc["tables"]["quick"].as_array().unwrap() {
+        for side in ["dir_over_db", "tree_over_db"] {
+            let e = &row["estimates"][side];
+            if e["method"] == "none" {
+                continue;
+            }
+            with_interval += 1;
+            let (v, lo, hi) = (
+                e["value"].as_f64().unwrap(),
+                e["low"].as_f64().unwrap(),
+                e["high"].as_f64().unwrap(),
+            );
+            if ((hi - v).max(v - lo) / v).abs() > 0.25 {
+                noisy += 1;
+            }
+        }
+    }
+    assert!(
+        with_interval >= 10,
+        "3 rounds give intervals: {with_interval}"
+    );
+    let html = std::fs::read_to_string(d.join("report.html")).unwrap();
+    let bars = common::figure(&html, "1-quick-ratios");
+    assert_eq!(
+        common::count(&bars, "class=\"whisker\""),
+        with_interval,
+        "{bars}"
+    );
+    assert_eq!(common::count(&bars, "class=\"noisy\""), noisy, "{bars}");
+    assert!(
+        bars.contains("Median of 3 rounds; whiskers: 75% sign-test interval over this run"),
+        "{bars}"
+    );
+    // The page measures itself once drawn: its width against the window's.
+    let measured = html.replace(
+        "</body>",
+        "<script>document.body.setAttribute('data-widths', \
+         document.documentElement.scrollWidth + ' ' + window.innerWidth)</script></body>",
+    );
+    std::fs::write(d.join("measured.html"), measured).unwrap();
+    let shots = std::env::var_os("BLOBBENCH_SCREENSHOT_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| d.to_path_buf());
+    let chrome = |width: u32, mode: &str, page: &str| -> String {
+        let mut command = std::process::Command::new(&chromium);
+        command
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--hide-scrollbars",
+                &format!("--window-size={width},2400"),
+                mode,
+            ])
+            .arg(format!("file://{}", d.join(page).display()))
+            .env("HOME", d)
+            .current_dir(d);
+        common::default_signals(&mut command);
+        let out = common::output(&mut command);
+        assert!(
+            out.status.success(),
+            "chromium: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    for (width, name) in [
+        (1280, "intervals-desktop.png"),
+        (390, "intervals-phone.png"),
+    ] {
+        let shot = shots.join(name);
+        chrome(
+            width,
+            &format!("--screenshot={}", shot.display()),
+            "report.html",
+        );
+        let img = resvg::tiny_skia::Pixmap::decode_png(&std::fs::read(&shot).unwrap()).unwrap();
+        assert_eq!(img.width(), width);
+        let dom = chrome(width, "--dump-dom", "measured.html");
+        let widths = dom
+            .split("data-widths=\"")
+            .nth(1)
+            .and_then(|s| s.split('"').next())
+            .unwrap_or_else(|| panic!("the page did not measure itself at {width}"));
+        let (scroll, inner) = widths.split_once(' ').unwrap();
+        let (scroll, inner): (u32, u32) = (scroll.parse().unwrap(), inner.parse().unwrap());
+        assert!(
+            scroll <= inner,
+            "at {width} px the page scrolls sideways: {scroll} > {inner}"
+        );
+    }
+}

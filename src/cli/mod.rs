@@ -43,11 +43,16 @@ as files in a folder or tree, or as files named by a database. blobbench reprodu
 kvtest experiments (init / export / run take kvtest's options) with per-operation latency \
 histograms, repetitions, cache control and a JSON result that records the environment.\n\n\
 Start with `blobbench quick` (about a minute, no setup).",
-    after_help = "Targets:\n  x.db | sqlite:PATH[?journal_mode=wal&synchronous=normal&page_size=4096&cache_size=N&mmap_size=N&locking_mode=exclusive&wal_autocheckpoint=N&auto_vacuum=incremental]\n  sqlite-ext:PATH   database of file names, content in PATH.files/\n  dir:PATH          one file per blob (000001, 000002, ...)\n  tree:PATH         one file per blob in 00/00/01 folders\n  postgres://USER@HOST:PORT/DB[?mode=bytea|lo&table=NAME&timeout=10s&connect_timeout=5s]\n  mysql://USER:PASS@HOST:PORT/DB[?engine=innodb|myisam|aria|archive&table=NAME&timeout=10s&connect_timeout=5s]\n  mysql://USER@H1:PORT,H2:PORT,H3:PORT/DB or ?nodes=H2:PORT,H3:PORT\n                    a Galera cluster: connects to the first node that answers and is ready\n  Servers: timeout= (default 10s) fails an operation the server does not answer for that long,\n  as a timeout; connect_timeout= (default 5s) bounds the connection, the greeting and the login.\n  s3://BUCKET/PREFIX?endpoint=URL[&region=R&part_size=8MiB&topology=URL&timeout=10s&connect_timeout=2s&retries=0]\n                    one object per blob; a request not done within timeout (10 s), or not connected within \
+    after_help = "Targets:\n  x.db | sqlite:PATH[?journal_mode=wal&synchronous=normal&page_size=4096&cache_size=N&mmap_size=N&locking_mode=exclusive&wal_autocheckpoint=N&auto_vacuum=incremental&layout=blog]\n  sqlite-ext:PATH   database of file names, content in PATH.files/\n  dir:PATH          one file per blob (000001, 000002, ...)\n  tree:PATH         one file per blob in 00/00/01 folders\n  postgres://USER@HOST:PORT/DB[?mode=bytea|lo&table=NAME&timeout=10s&connect_timeout=5s]\n  mysql://USER:PASS@HOST:PORT/DB[?engine=innodb|myisam|aria|archive&table=NAME&timeout=10s&connect_timeout=5s]\n  mysql://USER@H1:PORT,H2:PORT,H3:PORT/DB or ?nodes=H2:PORT,H3:PORT\n                    a Galera cluster: connects to the first node that answers and is ready\n  Servers: timeout= (default 10s) fails an operation the server does not answer for that long,\n  as a timeout; connect_timeout= (default 5s) bounds the connection, the greeting and the login.\n  s3://BUCKET/PREFIX?endpoint=URL[&region=R&part_size=8MiB&topology=URL&timeout=10s&connect_timeout=2s&retries=0]\n                    one object per blob; a request not done within timeout (10 s), or not connected within \
 connect_timeout (2 s), fails as a timeout; retries=N retries a failed request up to N times (default 0: a benchmark \
-sees every failure), never past its timeout\n\nNumbers take kvtest's suffixes: 10k = 10000, 2KiB = 2048, 1M = 1000000, 0x1000 = 4096."
+sees every failure), never past its timeout\n  memory:NAME       blobs in this process's memory, gone when the command ends (no settings; for tests)\n  \
+Any target takes ?inject=+20us or ?inject=x1.10 with blobbench run: a known extra cost per timed operation (a testing aid)\n\n\
+Suites (blobbench suite NAME --help):\n  fasterthanfs, internal-external, lob, http, concurrency, replicate, aging\n\nNumbers take kvtest's suffixes: 10k = 10000, 2KiB = 2048, 1M = 1000000, 0x1000 = 4096."
 )]
 pub struct Cli {
+    /// Print only errors and the one-line summary: no tables, notes or progress
+    #[arg(long, short = 'q', global = true)]
+    pub quiet: bool,
     /// The subcommand to run.
     #[command(subcommand)]
     pub command: Command,
@@ -245,6 +250,25 @@ blobbench report a/reproduce.json b/reproduce.json -o machines.html   (machines 
 blobbench compare a/reproduce.json b/reproduce.json  (claims whose verdict differs first)"
     )]
     Reproduce(ReproduceArgs),
+    /// Print a shell completion script to standard output
+    #[command(
+        after_help = "Examples:\n  blobbench completions bash > ~/.local/share/bash-completion/completions/blobbench\n  \
+blobbench completions zsh > ~/.zfunc/_blobbench          (with fpath+=~/.zfunc before compinit in ~/.zshrc)\n  \
+blobbench completions fish > ~/.config/fish/completions/blobbench.fish"
+    )]
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff) to standard output
+    #[command(after_help = "Examples:\n  blobbench man | man -l -\n  \
+blobbench man > ~/.local/share/man/man1/blobbench.1      (then: man blobbench)")]
+    Man,
+}
+
+/// The arguments of `blobbench completions`.
+#[derive(Args, Debug)]
+pub struct CompletionsArgs {
+    /// The shell to complete for
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// The arguments of `blobbench serve`.

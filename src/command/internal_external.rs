@@ -1,7 +1,5 @@
 //! `blobbench suite internal-external`: SQLite's internal vs external blobs study.
 
-use std::io::IsTerminal;
-
 use crate::cli::InternalExternalArgs;
 use crate::error::{Error, Result};
 use crate::result::Tables;
@@ -21,7 +19,7 @@ pub fn run(args: &InternalExternalArgs) -> Result<()> {
     finish_environment(&mut doc.environment);
     if let Tables::InternalExternal(t) = &doc.tables {
         // Colors only for a person at a terminal who has not opted out.
-        let colors = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+        let colors = super::streams::colors_on_stdout();
         print!(
             "{}",
             crate::report::terminal::internal_external::render(&doc, t, colors)

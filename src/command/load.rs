@@ -109,7 +109,7 @@ pub fn run(args: &LoadArgs) -> Result<()> {
     if let Some(j) = &args.json {
         let mut doc = ResultDocument::new(ResultKind::Load, environment, Tables::Load(tables));
         crate::command::output::write_result(&mut doc, j)?;
-        println!("result written to {}", j.display());
+        println!("result written to {}", crate::command::streams::shown(j));
     }
     for w in warnings {
         eprintln!("blobbench: warning: {w}");

@@ -55,7 +55,7 @@ pub fn run(args: &MergeArgs) -> Result<()> {
     let mut doc = ResultDocument::new(ResultKind::Load, environment, Tables::Load(merged.tables));
     if let Some(j) = &args.json {
         crate::command::output::write_result(&mut doc, j)?;
-        println!("result written to {}", j.display());
+        println!("result written to {}", crate::command::streams::shown(j));
     }
     if let Some(r) = &args.report {
         if doc.finished_at.is_empty() {

@@ -2,6 +2,7 @@
 //! typed options once, calls the library, prints the human table and writes
 //! the files asked for. Nothing below this layer prints or parses arguments.
 
+pub mod about;
 pub mod advise;
 pub mod aging;
 pub mod compare;
@@ -26,6 +27,7 @@ pub mod run_settings;
 pub mod scaling;
 pub mod serve;
 pub mod stat;
+pub mod streams;
 pub mod sweep;
 
 use crate::cli::{Command, SuiteCommand};
@@ -54,5 +56,7 @@ pub fn dispatch(command: &Command) -> Result<()> {
         Command::Reproduce(a) => reproduce::run(a),
         Command::Advise(a) => advise::run(a),
         Command::Compare(a) => compare::run(a),
+        Command::Completions(a) => about::completions(a),
+        Command::Man => about::man(),
     }
 }

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::SystemTime;
 
+use super::streams;
 use crate::cli::shared::ResultFileArgs;
 use crate::error::{Error, Result};
 use crate::measure::environment::{Environment, busy_warning};
@@ -230,7 +231,12 @@ pub fn check_markdown_target(option: &str, path: &Path) -> Result<()> {
 }
 
 /// Refuses to replace a file unless it is an earlier blobbench result.
+/// `--json -` takes standard output for the result from here on, before
+/// the command prints anything (see [`streams`]).
 pub fn check_result_target(path: &Path) -> Result<()> {
+    if streams::is_stdout(path) {
+        return streams::reserve_stdout_for_result();
+    }
     check_replaceable("--json", path, "result", result::is_result)
 }
 
@@ -261,6 +267,10 @@ pub fn write_result(doc: &mut ResultDocument, path: &Path) -> Result<()> {
         path: path.to_path_buf(),
         source: e,
     })?;
+    streams::note_result(path);
+    if streams::is_stdout(path) {
+        return streams::write_to_stdout(&bytes);
+    }
     write_keeping_earlier(path, &bytes, "result", result_time)
 }
 
@@ -415,8 +425,17 @@ pub fn write_result_with_report(
 ) -> Result<()> {
     write_result(doc, json_path)?;
     if let Some(report) = report {
-        let written = result::load(json_path)?;
-        write_html(report, &[(written, json_path.display().to_string())])?;
+        let written = if streams::is_stdout(json_path) {
+            // What was written, read back as a file would be.
+            let bytes = doc.to_json().map_err(|e| Error::Json {
+                path: json_path.to_path_buf(),
+                source: e,
+            })?;
+            result::from_json(&bytes, "standard output")?
+        } else {
+            result::load(json_path)?
+        };
+        write_html(report, &[(written, streams::shown(json_path))])?;
         eprintln!("report written to {}", report.display());
     }
     Ok(())
@@ -426,7 +445,7 @@ pub fn write_result_with_report(
 /// and says where the result went.
 pub fn write_result_files(doc: &mut ResultDocument, files: &ResultFileArgs) -> Result<()> {
     write_result_with_report(doc, &files.json, files.report.as_deref())?;
-    println!("result written to {}", files.json.display());
+    println!("result written to {}", streams::shown(&files.json));
     Ok(())
 }
 
@@ -451,7 +470,7 @@ pub fn warn_if_never_judged(rounds: u64, cases: usize) {
 /// when one was written, else the table printed above.
 pub fn look_where(line: Option<String>, json: Option<&Path>) -> Option<String> {
     line.map(|line| match json {
-        Some(path) => format!("{line}; see {}", path.display()),
+        Some(path) => format!("{line}; see {}", streams::shown(path)),
         None => format!("{line}; see the table above"),
     })
 }

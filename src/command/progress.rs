@@ -1,4 +1,5 @@
-//! Progress bars on stderr; hidden automatically when stderr is not a terminal.
+//! Progress bars on stderr; drawn only on a terminal, without NO_COLOR or
+//! --quiet ([`super::streams::progress_shown`]).
 //! A bar shows its stage, how far it is, the time left, and what it is doing
 //! (the round and case; the message is cut first on a narrow terminal). The
 //! time left is counted down from the stage's expected time once
@@ -8,7 +9,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressState, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 use crate::progress::Progress;
 
@@ -106,11 +107,17 @@ fn styled(len: u64, stage: &str, shared: Shared) -> ProgressBar {
                 };
             },
         );
-    let pb = ProgressBar::new(len);
+    // Drawn only where streams allows: a terminal, no NO_COLOR, no --quiet.
+    let target = if super::streams::progress_shown() {
+        ProgressDrawTarget::stderr()
+    } else {
+        ProgressDrawTarget::hidden()
+    };
+    let pb = ProgressBar::with_draw_target(Some(len), target);
     pb.set_style(style);
     pb.set_prefix(stage.to_string());
     // Redrawn twice a second, so the time left counts down during a long
-    // case; a hidden bar (stderr not a terminal) needs no ticking thread.
+    // case; a hidden bar needs no ticking thread.
     if !pb.is_hidden() {
         pb.enable_steady_tick(Duration::from_millis(500));
     }

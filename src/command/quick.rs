@@ -61,7 +61,7 @@ pub fn run(args: &QuickArgs) -> Result<()> {
         print!("{}", crate::report::terminal::quick::render(&doc, t));
     }
     write_result_with_report(&mut doc, &args.json, report)?;
-    println!("result written to {}", args.json.display());
+    println!("result written to {}", super::streams::shown(&args.json));
     // A side that failed is in the table and the result; then exit 1.
     match doc.tables.failures_line() {
         Some(line) => Err(Error::OperationsFailed(line)),

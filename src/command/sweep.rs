@@ -21,6 +21,12 @@ use crate::suite::sweep::{self, Record, SweepOptions, SweepPlan};
 pub fn run(args: &SweepArgs) -> Result<()> {
     let options = options(args)?;
     crate::command::output::check_result_files(&args.outputs, args.folder.dir.as_deref())?;
+    let to_stdout = crate::command::streams::is_stdout(&args.outputs.json);
+    if args.resume && to_stdout {
+        return Err(Error::usage(
+            "--resume with --json -: a sweep resumes from its result file; name one with --json FILE",
+        ));
+    }
     let earlier = if args.resume {
         resume_records(&args.outputs.json, &options.plan)?
     } else {
@@ -30,20 +36,27 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     crate::command::output::warn_if_never_judged(options.rounds, options.plan.cases().len());
     // Every save records the load and CPU steal up to then: a sweep
     // interrupted after hours still says how busy the machine was.
+    // Standard output takes one document: the last, written once below.
     let mut save = |doc: &mut ResultDocument| {
         doc.environment.finish();
+        if to_stdout {
+            return Ok(());
+        }
         write_result(doc, &args.outputs.json)
     };
     let mut doc = sweep::run(&options, earlier, &Bars::new(), &mut save)?;
     warn_if_busy(&doc.environment);
-    if args.outputs.report.is_some() {
+    if args.outputs.report.is_some() || to_stdout {
         // The document as saved last, with the report drawn from it.
         write_result_with_report(&mut doc, &args.outputs.json, args.outputs.report.as_deref())?;
     }
     if let Tables::Sweep(t) = &doc.tables {
         print!("{}", terminal::sweep::render(&doc, &t.sweep, args.top));
     }
-    println!("result written to {}", args.outputs.json.display());
+    println!(
+        "result written to {}",
+        crate::command::streams::shown(&args.outputs.json)
+    );
     Ok(())
 }
 

@@ -300,17 +300,22 @@ pub fn load(path: &Path) -> Result<ResultDocument> {
         )));
     }
     let bytes = std::fs::read(path).map_err(|e| Error::io("cannot read", path, e))?;
+    from_json(&bytes, &path.display().to_string())
+}
+
+/// Reads a result document from its JSON (`source` names where it came
+/// from in errors), refusing anything that is not a blobbench result of a
+/// version this blobbench understands.
+pub fn from_json(bytes: &[u8], source: &str) -> Result<ResultDocument> {
     // A binary file is as much "not JSON" as text that does not parse.
-    let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|_| {
+    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|_| {
         Error::usage(format!(
-            "{}: not JSON; give result files written by --json",
-            path.display()
+            "{source}: not JSON; give result files written by --json"
         ))
     })?;
     if value.get("schema").and_then(serde_json::Value::as_str) != Some(SCHEMA) {
         return Err(Error::usage(format!(
-            "{}: not a blobbench result (no \"schema\": \"blobbench-result\"); give files written by --json",
-            path.display()
+            "{source}: not a blobbench result (no \"schema\": \"blobbench-result\"); give files written by --json"
         )));
     }
     let version = value
@@ -319,14 +324,12 @@ pub fn load(path: &Path) -> Result<ResultDocument> {
         .unwrap_or(0);
     if version > u64::from(SCHEMA_VERSION) {
         return Err(Error::usage(format!(
-            "{}: result schema version {version} is newer than this blobbench understands ({SCHEMA_VERSION}); update blobbench",
-            path.display()
+            "{source}: result schema version {version} is newer than this blobbench understands ({SCHEMA_VERSION}); update blobbench"
         )));
     }
     serde_json::from_value(value).map_err(|e| {
         Error::usage(format!(
-            "{}: a blobbench result this version cannot read ({e}); give a result written by blobbench {}",
-            path.display(),
+            "{source}: a blobbench result this version cannot read ({e}); give a result written by blobbench {}",
             env!("CARGO_PKG_VERSION")
         ))
     })

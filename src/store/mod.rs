@@ -51,6 +51,6 @@ pub use open::{
 pub use pieces::{piece_buffer, recycle_piece, stream_pieces};
 pub use postgres::PostgresStore;
 pub use s3::S3Store;
-pub use sqlite::{SqliteStore, max_blob_bytes, read_sqlite_info};
+pub use sqlite::{SqliteStore, max_blob_bytes, read_sqlite_info, sqlite_version};
 /// For `blobbench stat`, which reads SQLite's own statistics of a dataset.
 pub(crate) use sqlite::{check_is_database, open_connection};

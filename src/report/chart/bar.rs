@@ -16,6 +16,9 @@ pub struct Bar {
     pub value: f64,
     /// Spread of the value (e.g. min and max over rounds), drawn as a whisker.
     pub spread: Option<(f64, f64)>,
+    /// The figure is noisy (its interval wider than +/-25%): drawn with a
+    /// `~` after its whisker, as the terminal marks it.
+    pub noisy: bool,
 }
 
 /// The bars sharing one label, e.g. one blob size with a bar per system.
@@ -246,6 +249,16 @@ impl BarChart {
                 a = fmt(mx.at(lo)),
                 b = fmt(mx.at(hi)),
                 cy = fmt(cy),
+            );
+        }
+        if bar.noisy {
+            // After the whisker's far end, so the mark never hides it.
+            let end = bar.spread.map_or(bar.value, |(_, hi)| hi.max(bar.value));
+            let _ = write!(
+                out,
+                r##"<text class="noisy" x="{x}" y="{y}" font-size="12" fill="#a40000"><title>noisy: the interval is wider than +/-25% of the figure</title>~</text>"##,
+                x = fmt(mx.at(end) + 3.0),
+                y = fmt(y + bar_h - 3.0),
             );
         }
     }

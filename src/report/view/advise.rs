@@ -230,6 +230,7 @@ fn page_sizes_figure(decision: &Decision) -> Figure {
                     Some(e) if e.has_interval() => (e.low, e.high),
                     _ => (sp.min, sp.max),
                 }),
+                noisy: sp.interval.is_some_and(|e| e.noisy()),
             })],
             marker: None,
         })

@@ -76,6 +76,7 @@ fn speed_figure(changes: &[Change]) -> Figure {
                 bars: vec![Some(Bar {
                     value: speed(ch, ch.ratio),
                     spread: (lo.is_finite() && hi.is_finite()).then(|| (lo.min(hi), lo.max(hi))),
+                    noisy: false,
                 })],
                 marker: None,
             }

@@ -2,7 +2,7 @@
 
 use super::quick::{ratio_estimate, time_us};
 use super::{DataTable, Figure, Section, finite, ratio_text};
-use crate::measure::estimate::notes;
+use crate::measure::estimate::{Estimate, notes};
 use crate::report::chart::{AxisSpec, Bar, BarChart, BarGroup, Chart, Scale, Unit};
 use crate::result::ResultDocument;
 use crate::result::fasterthanfs::{Claim, FasterThanFsRow, FasterThanFsTables, Ratio};
@@ -23,6 +23,7 @@ pub(in crate::report) fn fasterthanfs(
             } else {
                 finite(r.min).zip(finite(r.max))
             },
+            noisy: e.noisy(),
         })
     };
     let groups: Vec<BarGroup> = rows
@@ -40,11 +41,26 @@ pub(in crate::report) fn fasterthanfs(
             },
         })
         .collect();
+    let drawn: Vec<Estimate> = rows
+        .iter()
+        .filter_map(|r| match r {
+            FasterThanFsRow::Timed(r) => Some(r),
+            FasterThanFsRow::Space(_) => None,
+        })
+        .flat_map(|r| {
+            [
+                r.dir_over_db.ratio(tables.rounds),
+                r.tree_over_db.ratio(tables.rounds),
+            ]
+        })
+        .collect();
     s.figures.push(Figure {
         name: "ratios".into(),
-        caption: "File time / database time per case, median of this run's rounds with interval whiskers (exact sign-test order statistics); the dashed \
-                  mark is the ratio the fasterthanfs page claims. Right of 1x the database is faster."
-            .into(),
+        caption: format!(
+            "File time / database time per case. {} The dashed mark is the ratio the fasterthanfs \
+             page claims. Right of 1x the database is faster.",
+            super::interval_caption(&drawn)
+        ),
         chart: Chart::Bars(BarChart {
             title: "35% faster than the filesystem? file time / database time".into(),
             value_axis: AxisSpec::new(
@@ -233,6 +249,7 @@ pub fn machines(docs: &[(ResultDocument, String)]) -> Option<Section> {
                     f.map(|value| Bar {
                         value,
                         spread: None,
+                        noisy: false,
                     })
                 })
                 .collect(),
@@ -304,6 +321,7 @@ fn machine_bar(r: &Ratio, rounds: u64) -> Option<Bar> {
         } else {
             finite(r.min).zip(finite(r.max))
         },
+        noisy: e.noisy(),
     })
 }
 

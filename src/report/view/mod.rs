@@ -6,6 +6,8 @@
 //! renders the same way.
 
 pub use super::figures::{http_systems, strip_round, text};
+use crate::measure::estimate::{Estimate, Method, coverage_text};
+use crate::report::chart::Bar;
 use std::path::Path;
 
 pub(super) mod advise;
@@ -137,6 +139,47 @@ pub(super) fn machines_section(
 /// as null, and a null is drawn as missing.
 pub fn finite(v: f64) -> Option<f64> {
     v.is_finite().then_some(v)
+}
+
+/// A bar for an estimate: its median, its interval as the whisker (where
+/// the result has one) and the terminal's noisy mark.
+pub(in crate::report) fn estimate_bar(e: &Estimate) -> Option<Bar> {
+    finite(e.value).map(|value| Bar {
+        value,
+        spread: e
+            .has_interval()
+            .then(|| finite(e.low).zip(finite(e.high)))
+            .flatten(),
+        noisy: e.noisy(),
+    })
+}
+
+/// What a chart's whiskers are, for its caption: "median of 15 rounds;
+/// whiskers: 95% sign-test interval over this run's rounds", from the
+/// estimates drawn (their rounds and the coverage their interval has).
+pub(in crate::report) fn interval_caption<'a>(
+    estimates: impl IntoIterator<Item = &'a Estimate>,
+) -> String {
+    let drawn: Vec<&Estimate> = estimates.into_iter().collect();
+    let rounds = drawn.iter().map(|e| e.n).max().unwrap_or(0);
+    let with_interval = drawn.iter().find(|e| e.has_interval());
+    let whiskers = match with_interval {
+        Some(e) => {
+            let coverage = e.coverage.map_or("95%".to_string(), coverage_text);
+            let kind = match e.method {
+                Method::Bootstrap | Method::PairedLogBootstrap => "bootstrap interval (nominal)",
+                _ => "sign-test interval",
+            };
+            format!("whiskers: {coverage} {kind} over this run's rounds")
+        }
+        None => "no interval (too few rounds)".to_string(),
+    };
+    let noisy = if drawn.iter().any(|e| e.noisy()) {
+        "; ~ marks a noisy figure (interval wider than +/-25%)"
+    } else {
+        ""
+    };
+    format!("Median of {rounds} rounds; {whiskers}{noisy}.")
 }
 
 /// The number at `key` of a JSON object (for kinds still read as JSON).

@@ -4,7 +4,7 @@
 use super::{DataTable, Figure, Section};
 use crate::dataset::{DatasetSpec, SizeDistribution};
 use crate::measure::estimate::{Estimate, notes};
-use crate::report::chart::{AxisSpec, Bar, BarChart, BarGroup, Chart, Scale, Unit};
+use crate::report::chart::{AxisSpec, BarChart, BarGroup, Chart, Scale, Unit};
 use crate::result::ResultDocument;
 use crate::result::quick::{QuickTables, SpaceBytes};
 use crate::units::human_bytes;
@@ -13,33 +13,33 @@ pub(in crate::report) fn quick(tables: &QuickTables, _doc: &ResultDocument, s: &
     let rows = &tables.quick;
     let s3 = tables.has_object_store();
     let s3_failed = tables.failure("s3").map(|f| f.cell());
-    let bar = |v: f64| {
-        super::finite(v).map(|value| Bar {
-            value,
-            spread: None,
-        })
-    };
+    let mut drawn: Vec<Estimate> = Vec::new();
     let groups: Vec<BarGroup> = rows
         .iter()
-        .map(|r| BarGroup {
-            label: r.case.trim().to_string(),
-            bars: if s3 {
-                vec![
-                    bar(r.dir_over_db),
-                    bar(r.tree_over_db),
-                    r.s3_over_db.and_then(bar),
-                ]
-            } else {
-                vec![bar(r.dir_over_db), bar(r.tree_over_db)]
-            },
-            marker: None,
+        .map(|r| {
+            let e = r.estimates(tables.rounds);
+            let mut ratios = vec![Some(e.dir_over_db), Some(e.tree_over_db)];
+            if s3 {
+                ratios.push(e.s3_over_db);
+            }
+            drawn.extend(ratios.iter().flatten());
+            BarGroup {
+                label: r.case.trim().to_string(),
+                bars: ratios
+                    .iter()
+                    .map(|e| e.as_ref().and_then(super::estimate_bar))
+                    .collect(),
+                marker: None,
+            }
         })
         .collect();
     s.figures.push(Figure {
         name: "ratios".into(),
-        caption: "File time / database time for each case (median of rounds). Right of the line at 1x the \
-                  database is faster; left of it the files are."
-            .into(),
+        caption: format!(
+            "File time / database time for each case. {} Right of the line at 1x the database is \
+             faster; left of it the files are.",
+            super::interval_caption(&drawn)
+        ),
         chart: Chart::Bars(BarChart {
             title: "files vs SQLite: file time / database time".into(),
             value_axis: AxisSpec::new(

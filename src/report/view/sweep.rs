@@ -99,7 +99,11 @@ fn ranked_figure(
                     bracketed(c, &plan.params),
                     if power_safe(c) { "" } else { " *" }
                 ),
-                bars: vec![Some(Bar { value: *t, spread })],
+                bars: vec![Some(Bar {
+                    value: *t,
+                    spread,
+                    noisy: false,
+                })],
                 marker: None,
             }
         })
@@ -149,6 +153,7 @@ fn effect_figure(wi: usize, w: &Workload, effects: &[ParamEffect]) -> Option<Fig
                     bars: vec![Some(Bar {
                         value: vs.map_or(1.0, |r| r.value),
                         spread: vs.filter(|r| r.has_interval()).map(|r| (r.low, r.high)),
+                        noisy: vs.is_some_and(|r| r.noisy()),
                     })],
                     marker: None,
                 }

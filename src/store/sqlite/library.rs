@@ -25,6 +25,12 @@ pub fn max_blob_bytes() -> u64 {
         .unwrap_or(0)
 }
 
+/// The version of the SQLite library linked into this binary (the bundled
+/// amalgamation), as `blobbench --version` says it.
+pub fn sqlite_version() -> &'static str {
+    rusqlite::version()
+}
+
 /// SQLite's version and compile options, for the environment record.
 pub fn read_sqlite_info() -> (String, Vec<String>) {
     let version = rusqlite::version().to_string();
