@@ -63,7 +63,9 @@ pub struct Cli {
 pub enum Command {
     /// Create a dataset of N random blobs (kvtest init)
     #[command(
-        after_help = "Example: blobbench init test1.db --count 100k --size 10k --variance 2k"
+        after_help = "Examples:\n  blobbench init test1.db --count 100k --size 10k --variance 2k   (the kvtest page's dataset)\n  \
+blobbench init test1.dir --count 10k --size 100k               (files: one per blob)\n  \
+blobbench init test2.db --count 1k --size 1m --pagesize 16384"
     )]
     Init(InitArgs),
     /// Copy every blob of a dataset into another target: one file each, as kvtest export
@@ -136,7 +138,7 @@ found a body of the wrong length or bytes; 2 for a mistake in the options."
     Load(LoadArgs),
     /// Merge the results of several `load` processes (one per machine) into one load result
     #[command(
-        after_help = "Example, two machines loading one server, started together (clocks synchronized, e.g. by NTP):\n  \
+        after_help = "Examples, two machines loading one server, started together (clocks synchronized, e.g. by NTP):\n  \
 host1$ blobbench load --urls urls.txt -c 16 -t 30s --json host1.json\n  \
 host2$ blobbench load --urls urls.txt -c 16 -t 30s --json host2.json\n  \
 blobbench merge host1.json host2.json --json all.json --report all.html\n\n\
