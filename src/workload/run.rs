@@ -906,6 +906,40 @@ mod tests {
     }
 
     #[test]
+    fn a_folder_run_warms_only_its_keys_and_records_its_start_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = Target::parse(&format!("dir:{}", dir.path().join("d").display())).unwrap();
+        let spec = DatasetSpec {
+            first_key: 1,
+            count: 300,
+            size: 100,
+            distribution: SizeDistribution::Fixed,
+            seed: 7,
+        };
+        store::create_dataset(&target, &spec, &Silent).unwrap();
+        let mut p = plan(&target, Operation::Read);
+        p.count = Some(20);
+        let begun = Instant::now();
+        let r = execute(&p, &Counting::default()).unwrap();
+        let whole = ns(begun);
+        let cache = &r.repetitions[0].cache;
+        // The 20 keys' files and the manifest: not the folder's 300 files.
+        assert_eq!(cache.files, 21);
+        assert!(
+            cache.bytes > 20 * 100 && cache.bytes < 300 * 100,
+            "{cache:?}"
+        );
+        let startup = r.startup.expect("a run records its start-up");
+        // No binary marked a process start here: the clock is the run's.
+        assert_eq!(startup.from, "run start");
+        assert!(
+            startup.ns + startup.cache_ns < whole,
+            "{startup:?} vs {whole} ns"
+        );
+        assert!(startup.ns > 0);
+    }
+
+    #[test]
     fn reads_every_key_verified_and_counts_only_measured_repetitions() {
         let (target, spec) = dataset("read", 1200);
         let mut p = plan(&target, Operation::Read);
