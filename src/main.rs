@@ -57,6 +57,7 @@ fn die_of_sigpipe() -> ! {
 }
 
 fn main() -> ExitCode {
+    blobbench::process::mark_start();
     install_panic_hook();
     blobbench::pause::enable_from_env();
     let args = normalize_kvtest_args(std::env::args_os().collect());

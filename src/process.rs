@@ -3,6 +3,22 @@
 //! process keeps is told from one a process that has ended left behind,
 //! even once the ended process's pid has been given to another process.
 
+/// When `main` began, if it marked it ([`mark_start`]): the zero of the
+/// start-up cost a run records (time before its first timed operation).
+static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
+/// Marks now as this process's start; the first call wins. `main` calls
+/// it before parsing its arguments.
+pub fn mark_start() {
+    let _ = STARTED.set(std::time::Instant::now());
+}
+
+/// The instant [`mark_start`] recorded, or None where nothing marked it
+/// (a library caller, a unit test).
+pub fn started() -> Option<std::time::Instant> {
+    STARTED.get().copied()
+}
+
 /// A process as it can be recognised later: pid and start time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProcessStamp {

@@ -59,7 +59,7 @@ pub fn warm(files: &[PathBuf]) -> Result<CacheAction> {
     }
     Ok(CacheAction {
         state: "warm".into(),
-        method: "read every file of the target right before timing".into(),
+        method: "read every file of the target the run reads (a database whole, a folder's blob files of the run's keys) right before timing".into(),
         files: count,
         bytes,
     })

@@ -165,6 +165,23 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
+/// A run's start-up cost: the time before its first timed operation
+/// (process start, opening the target, reading its catalog, drawing the
+/// keys, for updates generating their contents), all of it but the cache
+/// preparation, so a user can tell a fixed cost from a per-read one.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Startup {
+    /// From `from` to the first timed operation of the first repetition
+    /// (warm-up included), less `cache_ns`.
+    pub ns: u64,
+    /// Where the clock started: "process start" (the binary's `main`) or
+    /// "run start" (a caller that is not the binary).
+    pub from: String,
+    /// The first repetition's cache preparation (warm or evict), left out
+    /// of `ns`: it grows with the keys the run visits, by design.
+    pub cache_ns: u64,
+}
+
 /// Statistics over the measured repetitions of a run.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunSummary {
@@ -225,6 +242,10 @@ pub struct RunResult {
     /// Why the run ended before its last repetition's end (`--max-errors`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped_early: Option<String>,
+    /// The fixed cost before the first timed operation; None in results
+    /// written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub startup: Option<Startup>,
     /// Operations in the latency histogram (not written to results).
     #[serde(skip)]
     pub histogram_count: u64,

@@ -225,6 +225,15 @@ fn latency(out: &mut String, r: &RunResult, op: &str) {
             human_duration_ns(rep.cpu_system_ns as f64),
         );
     }
+    if let Some(s) = &r.startup {
+        let _ = writeln!(
+            out,
+            "start-up before the first timed {op}: {} from {} (cache preparation of {} left out)",
+            human_duration_ns(s.ns as f64),
+            s.from,
+            human_duration_ns(s.cache_ns as f64),
+        );
+    }
 }
 
 /// Each repetition's counters (`--stats`).

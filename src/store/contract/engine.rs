@@ -29,6 +29,17 @@ pub trait Engine: StoreCore {
     fn cache_control(&self) -> Result<CacheControl> {
         Ok(CacheControl::Files(self.files()?))
     }
+    /// How its cache is warmed or emptied before a run that visits only
+    /// `keys` (ascending, each once). The default: as [`cache_control`]
+    /// (a database's blobs may lie anywhere in its files). A store of one
+    /// file per key names only those keys' files, so that preparing a
+    /// run costs what the run visits, not what the dataset holds.
+    ///
+    /// [`cache_control`]: Engine::cache_control
+    fn cache_control_for(&self, keys: &[u64]) -> Result<CacheControl> {
+        let _ = keys;
+        self.cache_control()
+    }
     /// Why inserts must come in ascending key order, when they must (an
     /// engine that only appends, such as MySQL's ARCHIVE, refuses a key
     /// below one it holds); None when any order is accepted.

@@ -1,0 +1,219 @@
+#!/usr/bin/env bash
+# How blobbench's costs grow with the number of blobs: sqlite (x.db), dir
+# (dir:) and tree (tree:) datasets at each scale, each as time per blob and
+# in total, with every process's peak RSS (/usr/bin/time):
+#   init; export sqlite -> dir/tree and back (dir/tree -> sqlite);
+#   a warm random-read run (blobbench warms the run's keys right before each
+#   repetition): its median time per read and its start-up cost (the
+#   result's `startup`: process start to the first timed read, cache
+#   preparation left out);
+#   serve: from exec until it answers its first GET, and its RSS then;
+#   kvtest's own init and export of the same count and size, the peer.
+# Then a table of how each grows: the per-blob time at N over the per-blob
+# time at the smallest scale (1.00 = grows exactly with N), and RSS as
+# bytes per added blob.
+#
+# Usage: bench/scale.sh                         (SCALES="10k 100k 1M 10M")
+#        SCALES="10k 100k 1M" LOCK=/path/bench.lock bench/scale.sh
+#        SMOKE=1 bench/scale.sh                  (tiny scales, a check of the script)
+# SIZE: blob bytes (default 1000); SIZE_10M: at 10M and above (default 100,
+#   so 10M fits the disk). FILES_UPTO: the largest scale dir and tree run at
+#   (default 1M: 10M files of 100 B take ~40 GB of 4 KB blocks and 20M inodes
+#   for both, more than this machine's 16M; sqlite runs every scale).
+# READS: reads per repetition of the read run (default 100k, or N if fewer).
+# KVTEST: a kvtest binary (built as bench/vs-kvtest.sh builds it); without
+#   one the kvtest rows are skipped and the table says so.
+# LOCK: a lock file; each timed command runs under `flock LOCK`, so only one
+#   process on the machine times at a time.
+# WORK: where the datasets go (default a new folder under /var/tmp, removed
+#   at the end unless KEEP=1).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ -n "${SMOKE:-}" ]; then
+    SCALES=${SCALES:-"1k 3k"}
+    READS=${READS:-500}
+fi
+SCALES=${SCALES:-"10k 100k 1M 10M"}
+SIZE=${SIZE:-1000}
+SIZE_10M=${SIZE_10M:-100}
+FILES_UPTO=${FILES_UPTO:-1M}
+READS=${READS:-100k}
+PORT=${PORT:-18931}
+WORK=${WORK:-$(mktemp -d "${TMPDIR:-/var/tmp}/scale.XXXXXX")}
+mkdir -p "$WORK"
+echo "work folder: $WORK" >&2
+BB=${BB:-}
+if [ -z "$BB" ]; then
+    cargo build --release --quiet
+    BB=$PWD/target/release/blobbench
+fi
+ROWS=$WORK/rows.tsv
+: >"$ROWS"
+SERVER=
+cleanup() {
+    if [ -n "$SERVER" ]; then kill "$SERVER" 2>/dev/null || true; fi
+    if [ -z "${KEEP:-}" ]; then rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+
+# A count with k/M suffix as a number.
+number() {
+    case $1 in
+        *k) echo $((${1%k} * 1000)) ;;
+        *M) echo $((${1%M} * 1000000)) ;;
+        *) echo "$1" ;;
+    esac
+}
+
+# One row: store, scale (blobs), measure, value.
+row() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >>"$ROWS"; }
+
+# Runs a command under the lock (if any) and /usr/bin/time; records its wall
+# seconds and peak RSS as STORE N NAME. Its output goes to $WORK/last.out.
+timed() {
+    local store=$1 n=$2 name=$3
+    shift 3
+    local lock=()
+    if [ -n "${LOCK:-}" ]; then lock=(flock "$LOCK"); fi
+    "${lock[@]}" /usr/bin/time -f '%e %M' -o "$WORK/time.txt" "$@" >"$WORK/last.out" 2>&1 || {
+        echo "failed: $* (see below)" >&2
+        cat "$WORK/last.out" >&2
+        exit 1
+    }
+    read -r wall rss <"$WORK/time.txt"
+    row "$store" "$n" "$name s" "$wall"
+    row "$store" "$n" "$name peak RSS KB" "$rss"
+}
+
+# The warm random-read run of a target: per-read median and start-up cost.
+read_run() {
+    local store=$1 n=$2 target=$3
+    local reads
+    reads=$(number "$READS")
+    if [ "$reads" -gt "$n" ]; then reads=$n; fi
+    timed "$store" "$n" "run" "$BB" run "$target" --count "$reads" --random --repeat 3 \
+        --json "$WORK/run.json"
+    python3 - "$WORK/run.json" "$store" "$n" >>"$ROWS" <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+run = doc["runs"][0]
+store, n = sys.argv[2], sys.argv[3]
+print(f"{store}\t{n}\tread us\t{run['summary']['time_per_op_ns']['median'] / 1000:.3f}")
+print(f"{store}\t{n}\trun start-up s\t{run['startup']['ns'] / 1e9:.4f}")
+EOF
+}
+
+# serve's start-up: from exec until GET /blobs/1 answers 200, and its RSS
+# (and peak RSS) then.
+serve_start() {
+    local store=$1 n=$2 target=$3
+    local lock=()
+    if [ -n "${LOCK:-}" ]; then lock=(flock "$LOCK"); fi
+    "${lock[@]}" python3 - "$BB" "$target" "$PORT" >>"$ROWS" "$store" "$n" <<'EOF'
+import subprocess, sys, time, urllib.request
+bb, target, port = sys.argv[1], sys.argv[2], sys.argv[3]
+store, n = sys.argv[4], sys.argv[5]
+started = time.monotonic()
+server = subprocess.Popen([bb, "serve", target, "--listen", f"127.0.0.1:{port}"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+try:
+    while True:
+        if server.poll() is not None:
+            sys.exit(f"serve {target} exited with {server.returncode} before answering")
+        if time.monotonic() - started > 120:
+            sys.exit(f"serve {target} did not answer within 120 s")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/blobs/1", timeout=5) as r:
+                if r.status == 200:
+                    r.read()
+                    break
+        except OSError:
+            time.sleep(0.005)
+    answered = time.monotonic() - started
+    status = dict(line.split(":", 1) for line in open(f"/proc/{server.pid}/status"))
+    kb = lambda field: int(status[field].split()[0])
+    print(f"{store}\t{n}\tserve start-up s\t{answered:.4f}")
+    print(f"{store}\t{n}\tserve RSS KB\t{kb('VmRSS')}")
+    print(f"{store}\t{n}\tserve peak RSS KB\t{kb('VmHWM')}")
+finally:
+    server.terminate()
+    server.wait()
+EOF
+}
+
+for scale in $SCALES; do
+    n=$(number "$scale")
+    size=$SIZE
+    if [ "$n" -ge 10000000 ]; then size=$SIZE_10M; fi
+    files=1
+    if [ "$n" -gt "$(number "$FILES_UPTO")" ]; then files=; fi
+    echo "== $scale blobs of $size bytes$([ -z "$files" ] && echo ', sqlite only')" >&2
+    row all "$n" "blob bytes" "$size"
+    db=$WORK/x-$scale.db
+    timed sqlite "$n" init "$BB" init "$db" --count "$n" --size "$size"
+    read_run sqlite "$n" "$db"
+    serve_start sqlite "$n" "$db"
+    if [ -n "${KVTEST:-}" ]; then
+        timed kvtest "$n" init "$KVTEST" init "$WORK/kv-$scale.db" --count "$n" --size "$size"
+        rm -f "$WORK/kv-$scale.db"
+    fi
+    if [ -n "$files" ]; then
+        for kind in dir tree; do
+            folder=$WORK/$kind-$scale
+            timed "$kind" "$n" init "$BB" init "$kind:$folder" --count "$n" --size "$size"
+            read_run "$kind" "$n" "$kind:$folder"
+            serve_start "$kind" "$n" "$kind:$folder"
+            rm -rf "$folder"
+            timed "$kind" "$n" "export from sqlite" "$BB" export "$db" "$kind:$folder"
+            timed "$kind" "$n" "export to sqlite" "$BB" export "$kind:$folder" "$WORK/back.db"
+            rm -rf "$folder" "$WORK/back.db"
+        done
+        if [ -n "${KVTEST:-}" ]; then
+            # kvtest export writes into an existing folder, flat, as ours.
+            mkdir -p "$WORK/kv-dir"
+            timed kvtest "$n" "export from sqlite" "$KVTEST" export "$db" "$WORK/kv-dir"
+            rm -rf "$WORK/kv-dir"
+        fi
+    fi
+    rm -f "$db"
+done
+
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+python3 - "$ROWS" "${KVTEST:+kvtest}" <<'EOF'
+import collections, sys
+rows = collections.defaultdict(dict)
+for line in open(sys.argv[1]):
+    store, n, measure, value = line.rstrip("\n").split("\t")
+    rows[(store, measure)][int(n)] = float(value)
+if not sys.argv[2]:
+    print("kvtest: not run (set KVTEST to a kvtest binary built as bench/vs-kvtest.sh builds it)")
+scales = sorted({n for cells in rows.values() for n in cells})
+label = lambda n: f"{n // 1000000}M" if n % 1000000 == 0 else f"{n // 1000}k" if n % 1000 == 0 else str(n)
+print(f"{'store':7} {'measure':22}" + "".join(f"{label(n):>20}" for n in scales) + "   growth")
+per_blob = lambda measure: measure.endswith(" s") and not measure.endswith("start-up s")
+for (store, measure), cells in sorted(rows.items()):
+    if store == "all":
+        continue
+    out = []
+    for n in scales:
+        v = cells.get(n)
+        if v is None:
+            out.append("-")
+        elif per_blob(measure):
+            out.append(f"{v:.2f}s {v / n * 1e6:.2f}us")
+        else:
+            out.append(f"{v:g}")
+    ns = [n for n in scales if n in cells]
+    growth = ""
+    if len(ns) >= 2:
+        a, b = ns[0], ns[-1]
+        if per_blob(measure):
+            growth = f"per blob {label(b)}/{label(a)}: {(cells[b] / b) / (cells[a] / a):.2f}x"
+        elif measure == "read us":
+            growth = f"{label(b)}/{label(a)}: {cells[b] / cells[a]:.2f}x"
+        elif measure.endswith("KB"):
+            growth = f"{(cells[b] - cells[a]) * 1024 / (b - a):.1f} B per added blob"
+        else:
+            growth = f"{label(b)}/{label(a)}: {cells[b] / max(cells[a], 1e-9):.2f}x"
+    print(f"{store:7} {measure:22}" + "".join(f"{c:>20}" for c in out) + f"   {growth}")
+EOF
