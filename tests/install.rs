@@ -219,7 +219,12 @@ fn examples_in(help: &str) -> Vec<String> {
             let part = part.split(" | ").next().unwrap_or_default();
             let part = part.split(" > ").next().unwrap_or_default();
             // A comment follows the command after two or more spaces.
-            let part = part.trim_start().split("  ").next().unwrap_or_default().trim();
+            let part = part
+                .trim_start()
+                .split("  ")
+                .next()
+                .unwrap_or_default()
+                .trim();
             let part = part.split_once("$ ").map_or(part, |(_, c)| c);
             if part.starts_with("blobbench ") {
                 commands.push(part.to_string());
