@@ -63,7 +63,10 @@ fn commands() -> BTreeMap<String, BTreeSet<String>> {
         }
     }
     let mut out = BTreeMap::new();
-    walk(&blobbench::cli::Cli::command(), "", &mut out);
+    // Built, so global options (--quiet) are every subcommand's too.
+    let mut cli = blobbench::cli::Cli::command();
+    cli.build();
+    walk(&cli, "", &mut out);
     out
 }
 
