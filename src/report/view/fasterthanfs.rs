@@ -186,16 +186,11 @@ const PUBLISHED: [(&str, [Option<f64>; 5], &str); 4] = [
 /// time / database time per chart), and the page's published figures as
 /// reference groups labelled as the page's.
 pub fn machines(docs: &[(ResultDocument, String)]) -> Option<Section> {
-    let runs: Vec<(&ResultDocument, &FasterThanFsTables, &str)> = docs
-        .iter()
-        .filter_map(|(d, src)| match &d.tables {
-            crate::result::Tables::FasterThanFs(t) => Some((d, t, src.as_str())),
+    let runs: Vec<(&ResultDocument, &FasterThanFsTables, &str)> =
+        super::side_by_side(docs, |t| match t {
+            crate::result::Tables::FasterThanFs(t) => Some(t),
             _ => None,
-        })
-        .collect();
-    if runs.len() < 2 {
-        return None;
-    }
+        })?;
     let labels: Vec<String> = runs
         .iter()
         .map(|(doc, _, source)| machine_label(doc, source))

@@ -135,6 +135,20 @@ pub(super) fn machines_section(
     }
 }
 
+/// The results of one kind among `docs`, each with its tables and the file
+/// it came from: what a "machines side by side" section draws. None for
+/// fewer than two, where there is nothing to set side by side.
+pub fn side_by_side<T>(
+    docs: &[(crate::result::ResultDocument, String)],
+    tables: fn(&crate::result::Tables) -> Option<&T>,
+) -> Option<Vec<(&crate::result::ResultDocument, &T, &str)>> {
+    let runs: Vec<_> = docs
+        .iter()
+        .filter_map(|(d, src)| tables(&d.tables).map(|t| (d, t, src.as_str())))
+        .collect();
+    (runs.len() >= 2).then_some(runs)
+}
+
 /// A number as the result's JSON holds it: NaN and infinities are written
 /// as null, and a null is drawn as missing.
 pub fn finite(v: f64) -> Option<f64> {

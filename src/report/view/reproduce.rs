@@ -92,16 +92,11 @@ pub fn reproduce(t: &ReproduceTables, s: &mut Section) {
 /// The ledgers of two or more machines as one table: a row per claim, a
 /// column per machine (its verdict and figure). None for fewer than two.
 pub fn machines(docs: &[(ResultDocument, String)]) -> Option<Section> {
-    let runs: Vec<(&ResultDocument, &ReproduceTables, &str)> = docs
-        .iter()
-        .filter_map(|(d, src)| match &d.tables {
-            crate::result::Tables::Reproduce(t) => Some((d, t, src.as_str())),
+    let runs: Vec<(&ResultDocument, &ReproduceTables, &str)> =
+        super::side_by_side(docs, |t| match t {
+            crate::result::Tables::Reproduce(t) => Some(t),
             _ => None,
-        })
-        .collect();
-    if runs.len() < 2 {
-        return None;
-    }
+        })?;
     let labels: Vec<String> = runs
         .iter()
         .map(|(doc, _, source)| format!("{} ({source})", doc.environment.hostname))
