@@ -663,20 +663,8 @@ fn charts_draw_their_intervals_on_desktop_and_phone() {
         .map(PathBuf::from)
         .unwrap_or_else(|| d.to_path_buf());
     let chrome = |width: u32, mode: &str, page: &str| -> String {
-        let mut command = std::process::Command::new(&chromium);
-        command
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--hide-scrollbars",
-                &format!("--window-size={width},2400"),
-                mode,
-            ])
-            .arg(format!("file://{}", d.join(page).display()))
-            .env("HOME", d)
-            .current_dir(d);
-        common::default_signals(&mut command);
+        let mut command = common::headless_chromium(&chromium, d, page, width, mode);
+        command.current_dir(d);
         let out = common::output(&mut command);
         assert!(
             out.status.success(),

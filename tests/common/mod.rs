@@ -535,6 +535,32 @@ pub fn names_in(dir: &Path) -> Vec<String> {
     names
 }
 
+/// Headless Chromium opening `dir/page` at `width` pixels, doing `mode`
+/// (`--screenshot=FILE`, `--dump-dom`), with default signals and `dir` as
+/// its home, whatever started the tests.
+pub fn headless_chromium(
+    chromium: &str,
+    dir: &Path,
+    page: &str,
+    width: u32,
+    mode: &str,
+) -> std::process::Command {
+    let mut command = std::process::Command::new(chromium);
+    command
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            &format!("--window-size={width},2400"),
+            mode,
+        ])
+        .arg(format!("file://{}", dir.join(page).display()))
+        .env("HOME", dir);
+    default_signals(&mut command);
+    command
+}
+
 /// Opens `page` (a file in `dir`) in headless Chromium `width` pixels
 /// wide, saves a screenshot to `shot`, and returns the console lines the
 /// page logged (errors, uncaught exceptions).
@@ -544,24 +570,13 @@ pub fn browse(chromium: &str, dir: &Path, page: &str, shot: &Path, width: u32) -
     // pipe to close. Default signals and no input, whatever started
     // the tests; bounded by PATIENCE.
     let log = dir.join(format!("chromium-{width}.log"));
-    let mut command = std::process::Command::new(chromium);
+    let screenshot = format!("--screenshot={}", shot.display());
+    let mut command = headless_chromium(chromium, dir, page, width, &screenshot);
     command
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--hide-scrollbars",
-            "--enable-logging=stderr",
-            "--v=0",
-            &format!("--window-size={width},2400"),
-            &format!("--screenshot={}", shot.display()),
-        ])
-        .arg(format!("file://{}", dir.join(page).display()))
-        .env("HOME", dir)
+        .args(["--enable-logging=stderr", "--v=0"])
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::fs::File::create(&log).unwrap());
-    default_signals(&mut command);
     let mut child = command.spawn().expect("chromium runs");
     let status = wait_bounded(&mut child);
     let stderr = std::fs::read_to_string(&log).unwrap();
