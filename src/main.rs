@@ -27,11 +27,13 @@ fn install_panic_hook() {
             .location()
             .map(|l| format!("{}:{}", l.file(), l.line()))
             .unwrap_or_else(|| "an unknown place".into());
-        eprintln!(
+        // Through the original standard error: --quiet points descriptor 2
+        // at /dev/null, and a bug must still be seen.
+        streams::panic_line(&format!(
             "blobbench: internal error: {message} at {location} (this is a bug; please report it)"
-        );
+        ));
         if want_backtrace {
-            eprintln!("{}", std::backtrace::Backtrace::force_capture());
+            streams::panic_line(&std::backtrace::Backtrace::force_capture().to_string());
         }
         std::process::exit(EXIT_INTERNAL);
     }));

@@ -595,6 +595,69 @@ fn results_without_intervals_print_their_figures_alone() {
     assert!(out.contains("expected time per operation"), "{out}");
 }
 
+/// Every chart of every kind says what its marks are: a figure that draws
+/// whiskers names them in its caption (an interval with its rounds, or the
+/// percentiles they span), a figure with the noisy mark explains `~`, and a
+/// figure of points or bars without whiskers says why it has none. Checked
+/// on a report of every result fixture (reproduce's holds every suite's).
+#[test]
+fn every_chart_says_what_its_whiskers_and_marks_are() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&fixtures)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    let mut args = vec!["report".to_string()];
+    args.extend(files.iter().map(|p| p.display().to_string()));
+    args.extend(["-o".into(), "all.html".into()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    ok(tmp.path(), &args);
+    let html = std::fs::read_to_string(tmp.path().join("all.html")).unwrap();
+    let figures: Vec<&str> = html.split("<figure id=\"").skip(1).collect();
+    assert!(figures.len() >= 20, "{} figures", figures.len());
+    let mut with_whiskers = 0;
+    for f in &figures {
+        let f = &f[..f.find("</figure>").expect("figure closes")];
+        let id = &f[..f.find('"').unwrap()];
+        let caption = &f[f.find("<figcaption>").expect("every figure has a caption")..];
+        let lower = caption.to_lowercase();
+        let marks = count(f, "<circle") + count(f, "class=\"bar\"");
+        if f.contains("class=\"whisker\"") {
+            with_whiskers += 1;
+            assert!(lower.contains("whiskers"), "{id} draws whiskers: {caption}");
+            assert!(
+                lower.contains("interval") || lower.contains("percentile"),
+                "{id}: what the whiskers span: {caption}"
+            );
+        } else if marks > 0 {
+            assert!(
+                ["no whiskers", "no interval", "no whisker", "published"]
+                    .iter()
+                    .any(|w| lower.contains(w)),
+                "{id} draws {marks} points or bars without whiskers and does not say why: {caption}"
+            );
+        }
+        if f.contains("class=\"noisy\"") {
+            assert!(
+                caption.contains("~ marks a noisy figure"),
+                "{id}: {caption}"
+            );
+        }
+        if lower.contains("median of ") {
+            // "Median of 5 rounds" / "of 100 blobs of each size": a count.
+            let after = &lower[lower.find("median of ").unwrap() + 10..];
+            assert!(
+                after.starts_with(|c: char| c.is_ascii_digit()),
+                "{id}: {caption}"
+            );
+        }
+    }
+    assert!(with_whiskers >= 8, "{with_whiskers} figures with whiskers");
+}
+
 /// Every ratio bar of quick's chart draws its interval as a whisker, a
 /// noisy figure carries the terminal's `~`, and the caption says how many
 /// rounds and which interval; in headless Chromium the page fits a phone's

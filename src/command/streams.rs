@@ -176,6 +176,21 @@ pub fn error_line(line: &str) {
     };
 }
 
+/// [`error_line`] for the panic hook: the panic may have struck while this
+/// thread held the lock, so it never waits for it (standard error then, as
+/// before any redirection).
+pub fn panic_line(line: &str) {
+    let mut held = match ORIGINALS.try_lock() {
+        Ok(o) => Some(o),
+        Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
+        Err(std::sync::TryLockError::WouldBlock) => None,
+    };
+    let _ = match held.as_mut().and_then(|o| o.stderr.as_mut()) {
+        Some(f) => writeln!(f, "{line}"),
+        None => writeln!(std::io::stderr(), "{line}"),
+    };
+}
+
 /// Whether `--quiet` is in force.
 pub fn quiet() -> bool {
     originals().quiet

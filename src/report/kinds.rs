@@ -150,7 +150,7 @@ const HTTP: KindReport = KindReport {
     html: |doc, s| {
         if let Tables::Http(t) = &doc.tables {
             view::http::what_ran(t, s);
-            view::http::http(&http_systems(&doc.tables), s);
+            view::http::http(&http_systems(&doc.tables), Some(t), s);
             view::http::intervals(t, s);
         }
     },
@@ -168,7 +168,7 @@ const LOAD: KindReport = KindReport {
     html: |doc, s| {
         if let Tables::Load(t) = &doc.tables {
             s.summary.extend(terminal::load::merge_lines(t));
-            view::http::http(&http_systems(&doc.tables), s);
+            view::http::http(&http_systems(&doc.tables), None, s);
         }
     },
     terminal: |doc| match &doc.tables {

@@ -5,8 +5,11 @@
 use serde_json::Value;
 
 use super::chart::{AxisSpec, Chart, LineChart, Point, Scale, Series, Unit};
-use super::view::{DataTable, Figure, Section, command_line, finite, ns, strip_round};
-use crate::measure::stats::summarize;
+use super::view::{
+    DataTable, Figure, Section, command_line, estimate_point, finite, interval_caption, ns,
+    strip_round,
+};
+use crate::measure::estimate::{Estimate, median_estimate};
 use crate::result::{ResultDocument, RunResult, Tables};
 use crate::units::human_bytes;
 
@@ -181,11 +184,12 @@ fn latency_figures(runs: &[RunResult], s: &mut Section) {
         }
     }
     for (op, names) in by_op {
+        let mut drawn = Vec::new();
         let series: Vec<Series> = names
             .iter()
             .enumerate()
             .filter_map(|(i, (name, rs))| {
-                let points = percentile_points(rs);
+                let points = percentile_points(rs, &mut drawn);
                 (!points.is_empty()).then(|| Series {
                     name: name.clone(),
                     points,
@@ -200,8 +204,10 @@ fn latency_figures(runs: &[RunResult], s: &mut Section) {
         s.figures.push(Figure {
             name: format!("latency-{op}"),
             caption: format!(
-                "Latency of each {op} by percentile (HDR histogram; median over rounds). A curve that turns up \
-                 steeply at the right shows rare slow operations (spikes)."
+                "Latency of each {op} by percentile (HDR histogram), each percentile taken per \
+                 round. {} A curve that turns up steeply at the right shows rare slow operations \
+                 (spikes).",
+                interval_caption(&drawn)
             ),
             chart: Chart::Line(LineChart {
                 title: format!("{op} latency by percentile"),
@@ -222,8 +228,9 @@ fn operation_name(r: &RunResult) -> &'static str {
 }
 
 /// One run name's percentile curve: at each percentile of the first
-/// round's curve, the median over its rounds.
-fn percentile_points(rs: &[&RunResult]) -> Vec<Point> {
+/// round's curve, the median over its rounds with its interval (each kept
+/// in `drawn` too, for the caption).
+fn percentile_points(rs: &[&RunResult], drawn: &mut Vec<Estimate>) -> Vec<Point> {
     // Beyond 1 - 1/count every percentile is the slowest operation.
     let count = rs[0].latency.count as f64;
     let last_distinct = 100.0 * (1.0 - 1.0 / count.max(1.0));
@@ -241,7 +248,11 @@ fn percentile_points(rs: &[&RunResult]) -> Vec<Point> {
                 .iter()
                 .filter_map(|r| r.latency.percentiles.get(k).map(|&(_, v)| v as f64))
                 .collect();
-            (!vals.is_empty()).then(|| Point::new(p, summarize(&vals).median))
+            (!vals.is_empty()).then(|| {
+                let e = median_estimate(&vals);
+                drawn.push(e);
+                estimate_point(p, &e)
+            })
         })
         .collect()
 }

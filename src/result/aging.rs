@@ -268,6 +268,16 @@ impl AgePoint {
     }
 }
 
+/// The read estimate of every point that read, over these series.
+pub fn read_estimates<'a>(series: impl IntoIterator<Item = &'a AgingSeries>) -> Vec<Estimate> {
+    series
+        .into_iter()
+        .flat_map(|s| &s.points)
+        .filter(|p| !p.read_mb_s.is_empty())
+        .map(AgePoint::read_estimate)
+        .collect()
+}
+
 /// The writes of one pass (the fill, or the replacements up to an age).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct WritePass {

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::axis::{Mapping, min_max, ticks, x_axis};
-use super::svg::{LegendItem, PALETTE, WIDTH, escape, fmt, legend, svg_open};
+use super::svg::{LegendItem, PALETTE, WIDTH, escape, fmt, legend, noisy_mark, svg_open};
 use super::{AxisSpec, Scale};
 
 /// One bar's value in the value axis' unit.
@@ -254,12 +254,7 @@ impl BarChart {
         if bar.noisy {
             // After the whisker's far end, so the mark never hides it.
             let end = bar.spread.map_or(bar.value, |(_, hi)| hi.max(bar.value));
-            let _ = write!(
-                out,
-                r##"<text class="noisy" x="{x}" y="{y}" font-size="12" fill="#a40000"><title>noisy: the interval is wider than +/-25% of the figure</title>~</text>"##,
-                x = fmt(mx.at(end) + 3.0),
-                y = fmt(y + bar_h - 3.0),
-            );
+            noisy_mark(out, mx.at(end) + 3.0, y + bar_h - 3.0);
         }
     }
 }

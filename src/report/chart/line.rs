@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::axis::{Mapping, axes, min_max, ticks};
-use super::svg::{LegendItem, PALETTE, WIDTH, escape, fmt, legend, svg_open};
+use super::svg::{LegendItem, PALETTE, WIDTH, escape, fmt, legend, noisy_mark, svg_open};
 use super::{AxisSpec, Point, Scale, Series};
 
 /// Lines over two axes, e.g. time vs blob size or latency by percentile.
@@ -20,8 +20,9 @@ pub struct LineChart {
     pub series: Vec<Series>,
 }
 
-/// A point placed on the canvas: x, y and the whisker's ends.
-type Placed = (f64, f64, Option<(f64, f64)>);
+/// A point placed on the canvas: x, y, the whisker's ends and whether it
+/// is marked noisy.
+type Placed = (f64, f64, Option<(f64, f64)>, bool);
 
 /// An axis range in data units and the tick values inside it.
 type Ticks = (f64, f64, Vec<f64>);
@@ -116,13 +117,14 @@ impl LineChart {
                     mx.at(p.x),
                     my.at(p.y),
                     p.spread.map(|(lo, hi)| (my.at(lo), my.at(hi))),
+                    p.noisy,
                 )
             })
             .collect();
         let _ = write!(out, r#"<g class="series" data-name="{}">"#, escape(&s.name));
         let path: Vec<String> = pts
             .iter()
-            .map(|(x, y, _)| format!("{},{}", fmt(*x), fmt(*y)))
+            .map(|(x, y, ..)| format!("{},{}", fmt(*x), fmt(*y)))
             .collect();
         let _ = write!(
             out,
@@ -134,7 +136,7 @@ impl LineChart {
             },
             path.join(" ")
         );
-        for (x, y, spread) in &pts {
+        for (x, y, spread, noisy) in &pts {
             if let Some((lo, hi)) = spread {
                 let _ = write!(
                     out,
@@ -150,6 +152,9 @@ impl LineChart {
                 fmt(*x),
                 fmt(*y)
             );
+            if *noisy {
+                noisy_mark(out, *x + 5.0, *y - 4.0);
+            }
         }
         out.push_str("</g>");
     }

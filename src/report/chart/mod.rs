@@ -84,14 +84,22 @@ pub struct Point {
     pub x: f64,
     /// Position along the y axis (e.g. the median over rounds).
     pub y: f64,
-    /// Spread of y (e.g. min and max over rounds), drawn as a whisker.
+    /// Spread of y (e.g. its interval over rounds), drawn as a whisker.
     pub spread: Option<(f64, f64)>,
+    /// The figure is noisy (its interval wider than +/-25%): drawn with a
+    /// `~` beside its dot, as the terminal marks it.
+    pub noisy: bool,
 }
 
 impl Point {
     /// A point without a whisker.
     pub fn new(x: f64, y: f64) -> Self {
-        Point { x, y, spread: None }
+        Point {
+            x,
+            y,
+            spread: None,
+            noisy: false,
+        }
     }
     /// A point whose y varied between `lo` and `hi` (drawn as a whisker).
     pub fn with_spread(x: f64, y: f64, lo: f64, hi: f64) -> Self {
@@ -99,6 +107,7 @@ impl Point {
             x,
             y,
             spread: Some((lo, hi)),
+            noisy: false,
         }
     }
 }

@@ -104,6 +104,17 @@ fn mix(a: (u8, u8, u8), b: (u8, u8, u8), t: f64) -> (u8, u8, u8) {
     (f(a.0, b.0), f(a.1, b.1), f(a.2, b.2))
 }
 
+/// The terminal's noisy mark `~` at (x, y), with a tooltip saying what it
+/// means: the figure's interval is wider than +/-25% of it.
+pub fn noisy_mark(out: &mut String, x: f64, y: f64) {
+    let _ = write!(
+        out,
+        r##"<text class="noisy" x="{x}" y="{y}" font-size="12" fill="#a40000"><title>noisy: the interval is wider than +/-25% of the figure</title>~</text>"##,
+        x = fmt(x),
+        y = fmt(y),
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,7 @@ use crate::measure::estimate::{self, Estimate};
 use crate::report::table::Table;
 use crate::result::aging::{
     AgePoint, AgingSeries, AgingTables, Duel, Kind, PAIRING_MEANING, PAPER_RULE, SizeRange,
-    Verdict, VolumeInfo,
+    Verdict, VolumeInfo, read_estimates,
 };
 use crate::units::human_bytes;
 
@@ -121,13 +121,7 @@ pub fn render(t: &AgingTables) -> String {
     out.push('\n');
     wrap(&mut out, &format!("the paper: \"{PAPER_RULE}\""), "");
     verdicts(t, &mut out);
-    let reads: Vec<Estimate> = t
-        .series
-        .iter()
-        .flat_map(|s| &s.points)
-        .filter(|p| !p.read_mb_s.is_empty())
-        .map(AgePoint::read_estimate)
-        .collect();
+    let reads = read_estimates(&t.series);
     // Aging's rounds are --read-rounds; its disk is --work's (or --dir's).
     for note in estimate::notes_naming(&reads, "--read-rounds", "--work (or --dir)") {
         wrap(&mut out, &note, "");

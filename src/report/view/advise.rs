@@ -1,10 +1,11 @@
 //! How an `advise` result is drawn: time per operation vs blob size for
 //! each layout, the page sizes side by side, and the recommendation.
 
-use super::{DataTable, Figure, Section};
+use super::{DataTable, Figure, Section, estimate_bar, estimate_point, interval_caption};
+use crate::measure::estimate::median_estimate;
 use crate::measure::stats::summarize;
 use crate::report::chart::{
-    AxisSpec, Bar, BarChart, BarGroup, Chart, LineChart, Point, Scale, Series, Unit, size_label,
+    AxisSpec, Bar, BarChart, BarGroup, Chart, LineChart, Scale, Series, Unit, size_label,
 };
 use crate::report::terminal::advise::band_cells;
 use crate::result::advise::{
@@ -166,52 +167,57 @@ fn layouts_figure(a: &Advice) -> Figure {
     let reads = a.input.reads_percent as f64 / 100.0;
     let page = a.decision.page_size;
     let points = &a.points;
-    let layout_series = |kind: LayoutKind, page: Option<u32>, name: &str, color: usize| Series {
-        name: name.into(),
-        dashed: false,
-        color,
-        points: points
-            .iter()
-            .filter_map(|p| {
-                let l = p.layout(kind, page)?;
-                let mix: Vec<f64> = l
-                    .read_ns
-                    .iter()
-                    .zip(&l.write_ns)
-                    .map(|(r, w)| reads * r + (1.0 - reads) * w)
-                    .collect();
-                let m = summarize(&mix);
-                Some(Point::with_spread(p.size as f64, m.median, m.min, m.max))
-            })
-            .collect(),
-    };
+    let mut drawn = Vec::new();
+    let mut layout_series =
+        |kind: LayoutKind, page: Option<u32>, name: &str, color: usize| Series {
+            name: name.into(),
+            dashed: false,
+            color,
+            points: points
+                .iter()
+                .filter_map(|p| {
+                    let l = p.layout(kind, page)?;
+                    let mix: Vec<f64> = l
+                        .read_ns
+                        .iter()
+                        .zip(&l.write_ns)
+                        .map(|(r, w)| reads * r + (1.0 - reads) * w)
+                        .collect();
+                    let e = median_estimate(&mix);
+                    drawn.push(e);
+                    Some(estimate_point(p.size as f64, &e))
+                })
+                .collect(),
+        };
+    let series: Vec<Series> = vec![
+        layout_series(
+            LayoutKind::Db,
+            Some(page),
+            &format!("inside the database (page {page})"),
+            0,
+        ),
+        layout_series(LayoutKind::DbFiles, None, "files named in the database", 1),
+        layout_series(LayoutKind::Files, None, "plain files", 2),
+        layout_series(LayoutKind::ObjectStore, None, "object store", 3),
+    ]
+    .into_iter()
+    // Only the layouts measured (the object store with --s3).
+    .filter(|s| !s.points.is_empty())
+    .collect();
     Figure {
         name: "layouts".into(),
         caption: format!(
-            "Time per operation ({:.0}% reads, {:.0}% writes) at each measured size: median over rounds with \
-             min..max whiskers. Where the database line is lowest, blobs of that size belong inside it.",
+            "Time per operation ({:.0}% reads, {:.0}% writes) at each measured size. {} Where the \
+             database line is lowest, blobs of that size belong inside it.",
             reads * 100.0,
-            (1.0 - reads) * 100.0
+            (1.0 - reads) * 100.0,
+            interval_caption(&drawn)
         ),
         chart: Chart::Line(LineChart {
             title: "time per operation vs blob size".into(),
             x: AxisSpec::new("blob size (bytes)", Scale::Log, Unit::Bytes),
             y: AxisSpec::new("time per operation", Scale::Log, Unit::Nanos),
-            series: vec![
-                layout_series(
-                    LayoutKind::Db,
-                    Some(page),
-                    &format!("inside the database (page {page})"),
-                    0,
-                ),
-                layout_series(LayoutKind::DbFiles, None, "files named in the database", 1),
-                layout_series(LayoutKind::Files, None, "plain files", 2),
-                layout_series(LayoutKind::ObjectStore, None, "object store", 3),
-            ]
-            .into_iter()
-            // Only the layouts measured (the object store with --s3).
-            .filter(|s| !s.points.is_empty())
-            .collect(),
+            series,
         }),
     }
 }
@@ -223,23 +229,30 @@ fn page_sizes_figure(decision: &Decision) -> Figure {
         .iter()
         .map(|(p, sp)| BarGroup {
             label: format!("page size {p}"),
-            bars: vec![Some(Bar {
-                value: sp.median,
-                // The 95% interval where the result has one, else min..max.
-                spread: Some(match sp.interval {
-                    Some(e) if e.has_interval() => (e.low, e.high),
-                    _ => (sp.min, sp.max),
-                }),
-                noisy: sp.interval.is_some_and(|e| e.noisy()),
-            })],
+            // The interval where the result has one; results from before
+            // intervals draw the bare median.
+            bars: vec![Some(sp.interval.as_ref().and_then(estimate_bar).unwrap_or(
+                Bar {
+                    value: sp.median,
+                    spread: None,
+                    noisy: false,
+                },
+            ))],
             marker: None,
         })
         .collect();
     Figure {
         name: "page-sizes".into(),
-        caption: "Expected time per operation with every blob inside the database, relative to the recommended page \
-                  size (1x), median over rounds with 95% interval whiskers."
-            .into(),
+        caption: format!(
+            "Expected time per operation with every blob inside the database, relative to the \
+             recommended page size (1x). {}",
+            interval_caption(
+                decision
+                    .page_sizes
+                    .iter()
+                    .filter_map(|(_, sp)| sp.interval.as_ref())
+            )
+        ),
         chart: Chart::Bars(BarChart {
             title: "page size: expected time relative to the recommended".into(),
             value_axis: AxisSpec::new("time / recommended page size's", Scale::Linear, Unit::Ratio),

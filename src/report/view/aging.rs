@@ -4,14 +4,16 @@
 //! every point as the terminal prints it; the verdicts beside the paper's
 //! rule, quoted.
 
-use super::{DataTable, Figure, Section};
+use super::{DataTable, Figure, Section, estimate_point, interval_caption};
 use crate::measure::estimate::Estimate;
 use crate::report::chart::{AxisSpec, Chart, LineChart, Point, Scale, Series, Unit};
 use crate::report::terminal::aging::{
     Group, HEADERS, LEGEND, decimals, describe, groups, rows, series_notes, skipped_line,
     verdict_line, volume, volume_line,
 };
-use crate::result::aging::{AgePoint, AgingTables, LAYOUTS, PAIRING_MEANING, PAPER_RULE, Verdict};
+use crate::result::aging::{
+    AgePoint, AgingTables, LAYOUTS, PAIRING_MEANING, PAPER_RULE, Verdict, read_estimates,
+};
 
 /// The summary, two charts per group, a table per group and the verdicts.
 pub(in crate::report) fn aging(t: &AgingTables, s: &mut Section) {
@@ -98,18 +100,16 @@ fn lines(g: &Group, y: impl Fn(&AgePoint) -> Option<Point>) -> Vec<Series> {
 /// Read MB/s against storage age, whiskers the interval over this run's rounds.
 fn reads_figure(g: &Group, id: &str) -> Figure {
     let series = lines(g, |p| {
-        (!p.read_mb_s.is_empty()).then(|| {
-            let e = p.read_estimate();
-            Point::with_spread(p.age, e.value, e.low, e.high)
-        })
+        (!p.read_mb_s.is_empty()).then(|| estimate_point(p.age, &p.read_estimate()))
     });
+    let drawn = read_estimates(g.series.iter().copied());
     Figure {
         name: format!("read-{id}"),
         caption: format!(
             "{}: cold reads of whole blobs in random order, MB/s against storage age (bytes \
-             overwritten / bytes stored); median of this run's rounds, whiskers its interval (exact sign-test order statistics). \
-             Dashed: sqlite after a full VACUUM.",
-            g.title()
+             overwritten / bytes stored). {} Dashed: sqlite after a full VACUUM.",
+            g.title(),
+            interval_caption(&drawn)
         ),
         chart: Chart::Line(LineChart {
             title: format!("read MB/s vs storage age: {}", g.title()),

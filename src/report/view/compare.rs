@@ -57,6 +57,16 @@ fn speed(ch: &Change, v: f64) -> f64 {
 
 /// One bar per case with a finite ratio; whiskers are the interval, or for
 /// older results the worst and best ratios both sides' ranges allow.
+/// The rounds each side had, for a caption: "5", or "3-5" when cases differ.
+fn rounds_a_side(changes: &[Change]) -> String {
+    let ns = changes.iter().flat_map(|ch| [ch.before.n, ch.after.n]);
+    match (ns.clone().min(), ns.max()) {
+        (Some(lo), Some(hi)) if lo < hi => format!("{lo}-{hi}"),
+        (Some(n), _) => n.to_string(),
+        _ => "no".into(),
+    }
+}
+
 fn speed_figure(changes: &[Change]) -> Figure {
     let groups: Vec<BarGroup> = changes
         .iter()
@@ -84,10 +94,12 @@ fn speed_figure(changes: &[Change]) -> Figure {
         .collect();
     Figure {
         name: "speed".into(),
-        caption: "How many times faster the after side is per case (right of 1x: faster, left: slower); \
-                  whiskers span the 95% interval of after/before (the rank test's own; results written before \
-                  it: the ratios the two sides' min..max allow)."
-            .into(),
+        caption: format!(
+            "How many times faster the after side is per case (right of 1x: faster, left: slower), \
+             from {} rounds a side; whiskers span the 95% interval of after/before (the rank test's \
+             own; results written before it: the ratios the two sides' min..max allow).",
+            rounds_a_side(changes)
+        ),
         chart: Chart::Bars(BarChart {
             title: "after vs before: speed factor".into(),
             value_axis: AxisSpec::new("speed factor (log scale)", Scale::Log, Unit::Ratio),

@@ -13,17 +13,17 @@ pub(in crate::report) fn fasterthanfs(
     s: &mut Section,
 ) {
     let rows = &tables.fasterthanfs;
-    // Whiskers: the interval over this run's rounds where the result has one, else min..max.
+    // Whiskers: the interval over this run's rounds where the result has
+    // one; too few rounds draw the bare median (the caption says so).
     let ratio_bar = |r: &Ratio| {
         let e = r.ratio(tables.rounds);
-        finite(r.median).map(|m| Bar {
-            value: m,
-            spread: if e.has_interval() {
-                finite(e.low).zip(finite(e.high))
-            } else {
-                finite(r.min).zip(finite(r.max))
+        finite(r.median).map(|value| match super::estimate_bar(&e) {
+            Some(bar) => Bar { value, ..bar },
+            None => Bar {
+                value,
+                spread: None,
+                noisy: false,
             },
-            noisy: e.noisy(),
         })
     };
     let groups: Vec<BarGroup> = rows
@@ -215,9 +215,11 @@ pub fn machines(docs: &[(ResultDocument, String)]) -> Option<Section> {
         ],
     );
     let mut groups = Vec::new();
+    let mut drawn = Vec::new();
     for (doc, t, source) in &runs {
         let label = machine_label(doc, source);
         let ratios: Vec<Option<&Ratio>> = CHARTS.iter().map(|c| chart_ratio(t, c.1)).collect();
+        drawn.extend(ratios.iter().flatten().map(|r| r.ratio(t.rounds)));
         groups.push(BarGroup {
             label: label.clone(),
             bars: ratios
@@ -269,10 +271,13 @@ pub fn machines(docs: &[(ResultDocument, String)]) -> Option<Section> {
     );
     s.figures.push(Figure {
         name: "machines".into(),
-        caption: "One group per machine, as the page's charts have one bar per platform: flat folder time / \
-database time for each of the page's charts, median of this run's rounds with interval whiskers. The last groups \
-are the page's own published figures (from its text, 2017), not measured here. Right of 1x the database is faster."
-            .into(),
+        caption: format!(
+            "One group per machine, as the page's charts have one bar per platform: flat folder \
+             time / database time for each of the page's charts. {} The last groups are the page's \
+             own published figures (from its text, 2017), not measured here: no whiskers. Right of \
+             1x the database is faster.",
+            super::interval_caption(&drawn)
+        ),
         chart: Chart::Bars(BarChart {
             title: "35% faster than the filesystem? per machine".into(),
             value_axis: AxisSpec::new(
@@ -308,16 +313,7 @@ fn chart_ratio<'a>(t: &'a FasterThanFsTables, case: &str) -> Option<&'a Ratio> {
 }
 
 fn machine_bar(r: &Ratio, rounds: u64) -> Option<Bar> {
-    let e = r.ratio(rounds);
-    finite(e.value).map(|value| Bar {
-        value,
-        spread: if e.has_interval() {
-            finite(e.low).zip(finite(e.high))
-        } else {
-            finite(r.min).zip(finite(r.max))
-        },
-        noisy: e.noisy(),
-    })
+    super::estimate_bar(&r.ratio(rounds))
 }
 
 #[cfg(test)]

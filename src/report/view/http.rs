@@ -2,12 +2,13 @@
 //! response time (the blog's two plots, siege's two figures) and the
 //! latency tails vs concurrency.
 
-use super::{DataTable, Figure, Section, ns};
+use super::{DataTable, Figure, Section, estimate_point, interval_caption, ns};
+use crate::measure::estimate::Estimate;
 use crate::report::chart::{AxisSpec, Chart, LineChart, Point, Scale, Series, Unit};
 use crate::report::terminal::sweep::time_text;
 use crate::result::http::{
-    BLOG_FILES_OVER_SQLITE, BLOG_FILES_OVER_SQLITE_WORDS, BLOG_SETUP, HttpTables, describe_order,
-    describe_sizes,
+    BLOG_FILES_OVER_SQLITE, BLOG_FILES_OVER_SQLITE_WORDS, BLOG_SETUP, HttpSystem, HttpTables,
+    describe_order, describe_sizes,
 };
 use crate::result::load::LevelResult;
 
@@ -119,11 +120,18 @@ pub(in crate::report) fn intervals(t: &HttpTables, s: &mut Section) {
 
 /// Requests/s, mean response time and latency-tail charts and the
 /// per-level table of every system (name and levels, as
-/// `view::http_systems` lists them).
-pub(in crate::report) fn http(systems: &[(&str, &[LevelResult])], s: &mut Section) {
+/// `view::http_systems` lists them). `rounds`: suite http's result, whose
+/// rounds give the requests/s and mean points their intervals (load
+/// measures each level once).
+pub(in crate::report) fn http(
+    systems: &[(&str, &[LevelResult])],
+    rounds: Option<&HttpTables>,
+    s: &mut Section,
+) {
     let mut rps = Vec::new();
     let mut lat = Vec::new();
     let mut mean = Vec::new();
+    let (mut drawn_rates, mut drawn_means) = (Vec::new(), Vec::new());
     let mut t = DataTable::new(
         "http",
         format!("Requests per concurrency level{}", open_loop_label(systems)),
@@ -148,15 +156,33 @@ pub(in crate::report) fn http(systems: &[(&str, &[LevelResult])], s: &mut Sectio
                 .map(|l| Point::new(l.concurrency as f64, f(l)))
                 .collect()
         };
+        let system = rounds.and_then(|t| t.http.get(i));
+        // Each level's estimate over the rounds, or its one figure.
+        let estimated = |over_rounds: &dyn Fn(&HttpSystem, usize) -> Option<Estimate>,
+                         one: fn(&LevelResult) -> f64,
+                         drawn: &mut Vec<Estimate>|
+         -> Vec<Point> {
+            levels
+                .iter()
+                .enumerate()
+                .map(|(li, l)| {
+                    let e = system
+                        .and_then(|sys| over_rounds(sys, li))
+                        .unwrap_or_else(|| Estimate::point(one(l), 1));
+                    drawn.push(e);
+                    estimate_point(l.concurrency as f64, &e)
+                })
+                .collect()
+        };
         rps.push(Series {
             name: name.to_string(),
-            points: point(&|l| l.requests_per_s),
+            points: estimated(&HttpSystem::rate, |l| l.requests_per_s, &mut drawn_rates),
             dashed: false,
             color: i,
         });
         mean.push(Series {
             name: name.to_string(),
-            points: point(&|l| l.latency.mean_ns),
+            points: estimated(&HttpSystem::mean, |l| l.latency.mean_ns, &mut drawn_means),
             dashed: false,
             color: i,
         });
@@ -198,9 +224,11 @@ pub(in crate::report) fn http(systems: &[(&str, &[LevelResult])], s: &mut Sectio
     };
     s.figures.push(Figure {
         name: "requests".into(),
-        caption: "Requests per second at each concurrency level (closed loop: each connection sends its next \
-                  request when the answer arrives)."
-            .into(),
+        caption: format!(
+            "Requests per second at each concurrency level (closed loop: each connection sends its \
+             next request when the answer arrives). {}",
+            interval_caption(&drawn_rates)
+        ),
         chart: Chart::Line(LineChart {
             title: "requests/s vs concurrency".into(),
             x: x(),
@@ -210,10 +238,11 @@ pub(in crate::report) fn http(systems: &[(&str, &[LevelResult])], s: &mut Sectio
     });
     s.figures.push(Figure {
         name: "mean".into(),
-        caption: "Mean response time of the answered requests at each concurrency level (siege's \
-                  \"response time\", the blog's second plot), over all of a level's rounds; \
-                  suite http's intervals are in the table over the rounds."
-            .into(),
+        caption: format!(
+            "Mean response time of the answered requests at each concurrency level (siege's \
+             \"response time\", the blog's second plot), each round's mean taken apart. {}",
+            interval_caption(&drawn_means)
+        ),
         chart: Chart::Line(LineChart {
             title: "mean response time vs concurrency".into(),
             x: x(),
@@ -223,9 +252,11 @@ pub(in crate::report) fn http(systems: &[(&str, &[LevelResult])], s: &mut Sectio
     });
     s.figures.push(Figure {
         name: "latency".into(),
-        caption:
-            "Response time at each concurrency level: median (solid) and 99th percentile (dashed)."
-                .into(),
+        caption: "Response time at each concurrency level: median (solid) and 99th percentile \
+                  (dashed) of every answered request of the level, all its rounds pooled: \
+                  percentiles of one distribution, so no whiskers (the charts above have the \
+                  rounds' intervals)."
+            .into(),
         chart: Chart::Line(LineChart {
             title: "response time vs concurrency".into(),
             x: x(),

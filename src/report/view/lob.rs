@@ -2,7 +2,8 @@
 //! (median), time to read 1 GB (from the mean, as the paper's Figure 22),
 //! what each system ran with, and where time starts to grow with size.
 
-use super::{DataTable, Figure, Section, ns};
+use super::{DataTable, Figure, Section, estimate_point, interval_caption_over, ns};
+use crate::measure::estimate::{Estimate, median_estimate};
 use crate::measure::stats::{Summary, summarize};
 use crate::report::chart::{AxisSpec, Chart, LineChart, Point, Scale, Series, Unit};
 use crate::result::lob::{LobTables, OrderCall, PAPER_STATED, PaperHere, PaperWhat, Samples};
@@ -29,7 +30,9 @@ pub(in crate::report) fn lob(tables: &LobTables, s: &mut Section) {
             systems.push(x.system.clone());
         }
     }
-    let series_of = |write: bool, scale: f64| -> Vec<Series> {
+    // Each point: the median over the blobs of its size, with the
+    // sign-test interval of that median (as rounds' medians have theirs).
+    let series_of = |write: bool, drawn: &mut Vec<Estimate>| -> Vec<Series> {
         systems
             .iter()
             .enumerate()
@@ -39,29 +42,31 @@ pub(in crate::report) fn lob(tables: &LobTables, s: &mut Section) {
                 color: i,
                 points: samples
                     .iter()
-                    .filter(|x| x.system == *sys)
-                    .filter_map(|x| {
-                        let size = x.size as f64;
-                        summary(phase(x, write)).map(|m| {
-                            Point::with_spread(size, m.median * scale, m.min * scale, m.max * scale)
-                        })
+                    .filter(|x| x.system == *sys && !phase(x, write).is_empty())
+                    .map(|x| {
+                        let times: Vec<f64> = phase(x, write).iter().map(|&t| t as f64).collect();
+                        let e = median_estimate(&times);
+                        drawn.push(e);
+                        estimate_point(x.size as f64, &e)
                     })
                     .collect(),
             })
             .collect()
     };
     for (write, what) in [(true, "write"), (false, "read")] {
+        let mut drawn = Vec::new();
+        let series = series_of(write, &mut drawn);
         s.figures.push(Figure {
             name: what.into(),
             caption: format!(
-                "Time to {what} one blob vs blob size, log-log, median with min..max whiskers over the \
-                 blobs of each size."
+                "Time to {what} one blob vs blob size, log-log. {}",
+                interval_caption_over(&drawn, "blobs of each size")
             ),
             chart: Chart::Line(LineChart {
                 title: format!("{what} time per blob vs blob size"),
                 x: AxisSpec::new("blob size (bytes)", Scale::Log, Unit::Bytes),
                 y: AxisSpec::new(format!("time per {what}"), Scale::Log, Unit::Nanos),
-                series: series_of(write, 1.0),
+                series,
             }),
         });
     }
@@ -83,7 +88,8 @@ pub(in crate::report) fn lob(tables: &LobTables, s: &mut Section) {
     s.figures.push(Figure {
         name: "read-1gb".into(),
         caption: "Time to read 1 GB of content stored as blobs of each size (MEAN read time x blobs per GB: \
-                  the paper averaged its blobs, spikes included), as in the 2008 comparative LOB benchmark."
+                  the paper averaged its blobs, spikes included), as in the 2008 comparative LOB benchmark. \
+                  A mean of one run's blobs: no whiskers; the read chart above has the medians' intervals."
             .into(),
         chart: Chart::Line(LineChart {
             title: "time to read 1 GB vs blob size".into(),

@@ -7,7 +7,7 @@
 
 pub use super::figures::{http_systems, strip_round, text};
 use crate::measure::estimate::{Estimate, Method, coverage_text};
-use crate::report::chart::Bar;
+use crate::report::chart::{Bar, Point};
 use std::path::Path;
 
 pub(super) mod advise;
@@ -168,14 +168,43 @@ pub(in crate::report) fn estimate_bar(e: &Estimate) -> Option<Bar> {
     })
 }
 
+/// A line chart's point for an estimate at `x`: its median, its interval
+/// as the whisker (where the result has one) and the terminal's noisy mark.
+pub(in crate::report) fn estimate_point(x: f64, e: &Estimate) -> Point {
+    Point {
+        x,
+        y: e.value,
+        spread: e
+            .has_interval()
+            .then(|| finite(e.low).zip(finite(e.high)))
+            .flatten(),
+        noisy: e.noisy(),
+    }
+}
+
 /// What a chart's whiskers are, for its caption: "median of 15 rounds;
 /// whiskers: 95% sign-test interval over this run's rounds", from the
 /// estimates drawn (their rounds and the coverage their interval has).
 pub(in crate::report) fn interval_caption<'a>(
     estimates: impl IntoIterator<Item = &'a Estimate>,
 ) -> String {
+    interval_caption_over(estimates, "rounds")
+}
+
+/// [`interval_caption`] for medians over something else than rounds (the
+/// blobs of each size): "median of 100 blobs; whiskers: 95% sign-test
+/// interval over this run's blobs".
+pub(in crate::report) fn interval_caption_over<'a>(
+    estimates: impl IntoIterator<Item = &'a Estimate>,
+    over: &str,
+) -> String {
     let drawn: Vec<&Estimate> = estimates.into_iter().collect();
     let rounds = drawn.iter().map(|e| e.n).max().unwrap_or(0);
+    match rounds {
+        0 => return "No interval: this result has none.".into(),
+        1 => return "One measurement per point: no interval.".into(),
+        _ => {}
+    }
     let with_interval = drawn.iter().find(|e| e.has_interval());
     let whiskers = match with_interval {
         Some(e) => {
@@ -184,16 +213,16 @@ pub(in crate::report) fn interval_caption<'a>(
                 Method::Bootstrap | Method::PairedLogBootstrap => "bootstrap interval (nominal)",
                 _ => "sign-test interval",
             };
-            format!("whiskers: {coverage} {kind} over this run's rounds")
+            format!("whiskers: {coverage} {kind} over this run's {over}")
         }
-        None => "no interval (too few rounds)".to_string(),
+        None => format!("no interval (too few {over})"),
     };
     let noisy = if drawn.iter().any(|e| e.noisy()) {
         "; ~ marks a noisy figure (interval wider than +/-25%)"
     } else {
         ""
     };
-    format!("Median of {rounds} rounds; {whiskers}{noisy}.")
+    format!("Median of {rounds} {over}; {whiskers}{noisy}.")
 }
 
 /// The number at `key` of a JSON object (for kinds still read as JSON).
@@ -252,6 +281,41 @@ pub(super) fn ratio_text(v: Option<f64>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::measure::estimate::median_estimate;
+    use crate::report::chart::{AxisSpec, LineChart, Scale, Series, Unit};
+
+    /// A line chart's point drawn from an estimate carries its interval as
+    /// the whisker and the terminal's `~` when noisy, as bars do.
+    #[test]
+    fn estimate_points_draw_their_interval_and_noisy_mark() {
+        let steady = median_estimate(&[100.0, 101.0, 99.0, 100.0, 102.0, 98.0, 100.0]);
+        let noisy = median_estimate(&[100.0, 300.0, 30.0, 100.0, 250.0, 40.0, 100.0]);
+        assert!(steady.has_interval() && !steady.noisy() && noisy.noisy());
+        let chart = LineChart {
+            title: "t".into(),
+            x: AxisSpec::new("x", Scale::Linear, Unit::Plain),
+            y: AxisSpec::new("y", Scale::Linear, Unit::Plain),
+            series: vec![Series {
+                name: "s".into(),
+                points: vec![estimate_point(1.0, &steady), estimate_point(2.0, &noisy)],
+                dashed: false,
+                color: 0,
+            }],
+        };
+        let svg = chart.to_svg();
+        assert_eq!(svg.matches("class=\"whisker\"").count(), 2, "{svg}");
+        assert_eq!(svg.matches("class=\"noisy\"").count(), 1, "{svg}");
+        let caption = interval_caption(&[steady, noisy]);
+        assert!(
+            caption.starts_with("Median of 7 rounds; whiskers: ")
+                && caption.contains("~ marks a noisy figure"),
+            "{caption}"
+        );
+        assert_eq!(
+            interval_caption(&[Estimate::point(5.0, 1)]),
+            "One measurement per point: no interval."
+        );
+    }
 
     #[test]
     fn command_lines_are_quoted_for_a_shell() {

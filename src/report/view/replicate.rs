@@ -35,7 +35,9 @@ pub(in crate::report) fn replicate(t: &ReplicateTables, s: &mut Section) {
     s.figures.push(Figure {
         name: "writes".into(),
         caption:
-            "Writes per second of each arm, round by round (the arms ran in alternating order)."
+            "Writes per second of each arm, round by round (the arms ran in alternating order): \
+             each point is one round's figure, so no whiskers; the table below gives each arm's \
+             median with its interval."
                 .into(),
         chart: Chart::Line(LineChart {
             title: "writes/s alone and with litestream".into(),

@@ -1,9 +1,10 @@
 //! How `suite concurrency` (the scaling suite) is drawn: throughput and p99
 //! against threads, one line per layout and mix, and the table of every point.
 
-use super::{DataTable, Figure, Section, ns};
-use crate::report::chart::{AxisSpec, Chart, LineChart, Point, Scale, Series, Unit};
-use crate::result::scaling::ScalingTables;
+use super::{DataTable, Figure, Section, estimate_point, interval_caption, ns};
+use crate::measure::estimate::Estimate;
+use crate::report::chart::{AxisSpec, Chart, LineChart, Scale, Series, Unit};
+use crate::result::scaling::{ScalingPoint, ScalingTables};
 
 /// The summary, the two charts and the table.
 pub(in crate::report) fn scaling(t: &ScalingTables, s: &mut Section) {
@@ -24,6 +25,7 @@ pub(in crate::report) fn scaling(t: &ScalingTables, s: &mut Section) {
     }
     let mut rate = Vec::new();
     let mut p99 = Vec::new();
+    let (mut drawn_rates, mut drawn_p99s) = (Vec::new(), Vec::new());
     let mut table = DataTable::new(
         "concurrency",
         "Every point: median of this run's rounds [interval: exact sign-test order statistics, 95% unless another coverage is printed beside it]",
@@ -36,21 +38,25 @@ pub(in crate::report) fn scaling(t: &ScalingTables, s: &mut Section) {
                 .iter()
                 .filter_map(|&n| t.point(&l.name, mix, n))
                 .collect();
-            let line = |f: &dyn Fn(&crate::result::scaling::ScalingPoint) -> f64| {
+            let line = |f: &dyn Fn(&ScalingPoint) -> Estimate, drawn: &mut Vec<Estimate>| {
                 points
                     .iter()
-                    .map(|p| Point::new(p.threads as f64, f(p)))
+                    .map(|p| {
+                        let e = f(p);
+                        drawn.push(e);
+                        estimate_point(p.threads as f64, &e)
+                    })
                     .collect()
             };
             rate.push(Series {
                 name: format!("{} {mix}", l.name),
-                points: line(&|p| p.rate().value),
+                points: line(&ScalingPoint::rate, &mut drawn_rates),
                 dashed: mi > 0,
                 color: li,
             });
             p99.push(Series {
                 name: format!("{} {mix}", l.name),
-                points: line(&|p| p.p99().value),
+                points: line(&ScalingPoint::p99, &mut drawn_p99s),
                 dashed: mi > 0,
                 color: li,
             });
@@ -83,8 +89,11 @@ pub(in crate::report) fn scaling(t: &ScalingTables, s: &mut Section) {
     let x = || AxisSpec::new("threads (log scale)", Scale::Log2, Unit::Plain);
     s.figures.push(Figure {
         name: "throughput".into(),
-        caption: "Operations per second against threads, one line per layout (color) and mix (solid: the first mix; dashed: the others)."
-            .into(),
+        caption: format!(
+            "Operations per second against threads, one line per layout (color) and mix (solid: the \
+             first mix; dashed: the others). {}",
+            interval_caption(&drawn_rates)
+        ),
         chart: Chart::Line(LineChart {
             title: "operations/s vs threads".into(),
             x: x(),
@@ -94,7 +103,11 @@ pub(in crate::report) fn scaling(t: &ScalingTables, s: &mut Section) {
     });
     s.figures.push(Figure {
         name: "p99".into(),
-        caption: "99th percentile of every operation's time against threads.".into(),
+        caption: format!(
+            "99th percentile of every operation's time against threads, each round's p99 taken \
+             apart. {}",
+            interval_caption(&drawn_p99s)
+        ),
         chart: Chart::Line(LineChart {
             title: "p99 vs threads".into(),
             x: x(),

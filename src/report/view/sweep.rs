@@ -1,6 +1,7 @@
 //! How a `sweep` result is drawn: ranked cases and each parameter's effect.
 
-use super::{DataTable, Figure, Section};
+use super::{DataTable, Figure, Section, interval_caption};
+use crate::measure::estimate::Estimate;
 use crate::report::chart::{AxisSpec, Bar, BarChart, BarGroup, Chart, Scale, Unit};
 use crate::result::sweep::{
     ParamEffect, RankedCase, Record, SweepState, SweepTables, Workload, bracketed, power_safe,
@@ -102,7 +103,7 @@ fn ranked_figure(
                 bars: vec![Some(Bar {
                     value: *t,
                     spread,
-                    noisy: false,
+                    noisy: e.noisy(),
                 })],
                 marker: None,
             }
@@ -111,8 +112,7 @@ fn ranked_figure(
     Figure {
         name: format!("ranked-{}", wi + 1),
         caption: format!(
-            "{}: cases ranked fastest first (median over rounds, 95% interval whiskers){}. * = not power-safe. \
-             Cases are written [{}].",
+            "{}: cases ranked fastest first{}. {} * = not power-safe. Cases are written [{}].",
             w.describe(),
             if ranked.len() > 2 * TOP {
                 format!(
@@ -122,6 +122,7 @@ fn ranked_figure(
             } else {
                 String::new()
             },
+            interval_caption(shown.iter().map(|&i| &standings[i].time)),
             plan.params
                 .iter()
                 .filter(|p| p.values.len() > 1)
@@ -143,6 +144,14 @@ fn ranked_figure(
 /// Each parameter value's time over its parameter's default's, paired
 /// round by round, with interval whiskers; None when no parameter varies.
 fn effect_figure(wi: usize, w: &Workload, effects: &[ParamEffect]) -> Option<Figure> {
+    let drawn: Vec<Estimate> = effects
+        .iter()
+        .flat_map(|e| {
+            e.values
+                .iter()
+                .filter_map(|v| e.decision.vs_default(&v.value))
+        })
+        .collect();
     let groups: Vec<BarGroup> = effects
         .iter()
         .flat_map(|e| {
@@ -164,9 +173,10 @@ fn effect_figure(wi: usize, w: &Workload, effects: &[ParamEffect]) -> Option<Fig
         name: format!("effect-{}", wi + 1),
         caption: format!(
             "{}: each parameter value's time (per round the median over the cases having it) over its \
-             parameter's default's (1x), paired round by round, with interval whiskers. A whisker across \
-             1x is within noise: no effect is claimed and the default is kept.",
-            w.describe()
+             parameter's default's (1x), paired round by round. {} A whisker across 1x is within \
+             noise: no effect is claimed and the default is kept.",
+            w.describe(),
+            interval_caption(&drawn)
         ),
         chart: Chart::Bars(BarChart {
             title: format!("{}: effect of each parameter", w.describe()),
