@@ -124,8 +124,20 @@ n, size, pairs = sys.argv[2], sys.argv[3], sys.argv[4]
 print(f"blobbench vs kvtest: {n} blobs of {size}, warm cache, {pairs} pairs run A B, B A, ...")
 print("ratio = kvtest time per blob / blobbench time per blob, per pair; >= 1.00 means blobbench is no slower")
 print("(µs/blob columns: median over pairs; best ratio = kvtest's fastest run / blobbench's fastest run)")
-print(f"{'order':8} {'mode':10} {'kvtest µs/blob':>15} {'blobbench µs/blob':>18} {'median ratio':>13} {'pair ratios min..max':>21} {'best ratio':>11} {'bb per-op µs':>13}")
-worst = None
+print("(interval: the median ratio's sign-test interval over the pairs, its exact coverage beside it;")
+print(" verdict: slower/faster only when the whole interval lies below/above 1, else within noise)")
+print(f"{'order':8} {'mode':10} {'kvtest µs/blob':>15} {'blobbench µs/blob':>18} {'median ratio':>13} {'interval':>17} {'verdict':>13} {'best ratio':>11} {'bb per-op µs':>13}")
+from math import comb
+def sign_test(values):
+    """[x(k), x(n+1-k)] with the largest k whose coverage is >= 95%
+    (k = 1, min..max, with its own coverage when even that falls short)."""
+    v, n = sorted(values), len(values)
+    cover = lambda k: 1 - 2 * sum(comb(n, i) for i in range(k)) / 2 ** n
+    k = 1
+    while k < n // 2 and cover(k + 1) >= 0.95:
+        k += 1
+    return v[k - 1], v[n - k], cover(k)
+worst, slower = None, 0
 for order in ("random", "asc"):
     for mode in ("sql", "blob-api", "mmap", "dir"):
         sel = [r for r in rows if r[0] == order and r[1] == mode]
@@ -137,8 +149,12 @@ for order in ("random", "asc"):
         ratios = [float(r[3]) / float(r[4]) for r in sel]
         ratio = st.median(ratios)
         worst = ratio if worst is None else min(worst, ratio)
-        spread = f"{min(ratios):.2f}..{max(ratios):.2f}"
+        lo, hi, cover = sign_test(ratios) if len(ratios) > 1 else (ratio, ratio, 0.0)
+        spread = f"{lo:.2f}..{hi:.2f} {cover:.0%}"
+        verdict = "slower" if hi < 1 else "faster" if lo > 1 else "within noise"
+        slower += verdict == "slower"
         best = min(float(r[3]) for r in sel) / min(float(r[4]) for r in sel)
-        print(f"{order:8} {mode:10} {kv:15.3f} {bb:18.3f} {ratio:13.2f} {spread:>21} {best:11.2f} {po:13.3f}")
-print(f"lowest median ratio: {worst:.2f} (target >= 1.00: blobbench per blob no slower than kvtest)")
+        print(f"{order:8} {mode:10} {kv:15.3f} {bb:18.3f} {ratio:13.2f} {spread:>17} {verdict:>13} {best:11.2f} {po:13.3f}")
+print(f"lowest median ratio: {worst:.2f} (target >= 1.00: blobbench per blob no slower than kvtest); "
+      f"modes where blobbench is slower beyond the noise: {slower}")
 PY
