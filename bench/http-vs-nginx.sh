@@ -299,6 +299,29 @@ for size in dict.fromkeys(r[0] for r in rows):
     med[size] = m
     print(f"{size:5}" + "".join(f" {m[c]:12.0f}" for c in cols)
           + "".join(f" {m[c] / m['A']:5.2f}" for c in cols if c != "A"))
+# Each column's ratio to A pair by pair (same rotation), and the median's
+# sign-test interval over the pairs with its exact coverage (3 pairs: min..max, 75%).
+from math import comb
+def sign_test(values):
+    v, n = sorted(values), len(values)
+    cover = lambda k: 1 - 2 * sum(comb(n, i) for i in range(k)) / 2 ** n
+    k = 1
+    while k < n // 2 and cover(k + 1) >= 0.95:
+        k += 1
+    return v[k - 1], v[n - k], cover(k)
+print("ratio to A paired by rotation: median [sign-test interval, coverage]")
+for size in med:
+    cells = []
+    for c in cols:
+        if c == "A":
+            continue
+        by_pair = {r[1]: float(r[3]) for r in rows if r[0] == size and r[2] == c}
+        a = {r[1]: float(r[3]) for r in rows if r[0] == size and r[2] == "A"}
+        ratios = [by_pair[p] / a[p] for p in by_pair if p in a]
+        if len(ratios) > 1:
+            lo, hi, cover = sign_test(ratios)
+            cells.append(f"{c}/A {st.median(ratios):.2f} [{lo:.2f}-{hi:.2f}, {cover:.0%}]")
+    print(f"{size:5} " + "  ".join(cells))
 if go_skip:
     print(f"G, H skipped: {go_skip}")
 targets = [("10k", "B", 1.0), ("10k", "D", 0.9), ("2M", "D", 1.0), ("2M", "B", 0.95), ("10k", "C", 1.0)]
