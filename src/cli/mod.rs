@@ -240,7 +240,7 @@ blobbench sweep --experiment 7 --dir /mnt/hdd/bench --against first.json   (expe
     #[command(
         after_help = "Runs the five documents' experiments (suite fasterthanfs, internal-external, lob, http, \
 sweep) and, as root, the aging study, each at a scale chosen to fit --budget (under 5m: a smoke test; \
-5m-30m: about a tenth of the documents' counts; 30m-2h: about half; 2h or more: the documents' own), \
+5m-30m: about a fifth of the documents' counts; 30m-2h: about half; 2h or more: the documents' own), \
 then prints every claim with the document's figure, this machine's figure with its interval, and a \
 verdict: holds when the whole interval lies on the claim's side, does not hold when it lies wholly on \
 the other side, inconclusive otherwise. Servers not given are listed as not run, with what to pass; \

@@ -9,6 +9,9 @@ pub struct Table {
     rows: Vec<Vec<String>>,
     /// Right-align every column but the first (numbers line up).
     numeric: bool,
+    /// Per column, the widest a cell is printed: longer ones wrap at spaces
+    /// onto lines of their own, the row's other cells blank there.
+    max_width: Vec<Option<usize>>,
 }
 
 impl Table {
@@ -19,7 +22,19 @@ impl Table {
             headers: headers.into_iter().map(Into::into).collect(),
             rows: Vec::new(),
             numeric: true,
+            max_width: Vec::new(),
         }
+    }
+
+    /// Cells of `column` wider than `width` wrap at spaces (a word longer
+    /// than `width` keeps its own line), so one long cell does not widen the
+    /// whole table past the terminal.
+    pub fn wrap_column(mut self, column: usize, width: usize) -> Self {
+        if self.max_width.len() <= column {
+            self.max_width.resize(column + 1, None);
+        }
+        self.max_width[column] = Some(width);
+        self
     }
 
     /// Every column left-aligned (a table of words, not of numbers).
@@ -38,8 +53,9 @@ impl Table {
     /// widths ignore ANSI color codes.
     pub fn render(&self) -> String {
         let cols = self.headers.len();
+        let rows: Vec<Vec<String>> = self.rows.iter().flat_map(|r| self.wrapped(r)).collect();
         let mut width = vec![0; cols];
-        for r in std::iter::once(&self.headers).chain(&self.rows) {
+        for r in std::iter::once(&self.headers).chain(&rows) {
             for (i, c) in r.iter().enumerate().take(cols) {
                 width[i] = width[i].max(visible_len(c));
             }
@@ -67,11 +83,50 @@ impl Table {
         line(&mut out, &self.headers);
         let total: usize = width.iter().sum::<usize>() + 2 * (cols.saturating_sub(1));
         let _ = writeln!(out, "{}", "-".repeat(total));
-        for r in &self.rows {
+        for r in &rows {
             line(&mut out, r);
         }
         out
     }
+
+    /// A row as the lines it prints on: one, or more where a cell of a
+    /// wrapped column is too wide.
+    fn wrapped(&self, row: &[String]) -> Vec<Vec<String>> {
+        let cells: Vec<Vec<String>> = row
+            .iter()
+            .enumerate()
+            .map(|(i, c)| match self.max_width.get(i).copied().flatten() {
+                Some(w) if visible_len(c) > w => wrap_words(c, w),
+                _ => vec![c.clone()],
+            })
+            .collect();
+        let height = cells.iter().map(Vec::len).max().unwrap_or(1);
+        (0..height)
+            .map(|k| {
+                cells
+                    .iter()
+                    .map(|lines| lines.get(k).cloned().unwrap_or_default())
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+/// `text` in lines of at most `width` characters, broken at spaces.
+fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut current = String::new();
+    for word in text.split(' ') {
+        if !current.is_empty() && visible_len(&current) + 1 + visible_len(word) > width {
+            lines.push(std::mem::take(&mut current));
+        }
+        if !current.is_empty() {
+            current.push(' ');
+        }
+        current.push_str(word);
+    }
+    lines.push(current);
+    lines
 }
 
 /// Characters a terminal shows: ANSI colour sequences (ESC [ ... m) take no room.
@@ -104,5 +159,21 @@ mod tests {
         assert_eq!(lines[0], "mode      µs/op");
         assert_eq!(lines[2], "sql        4.25");
         assert_eq!(lines[3], "blob api   12.5");
+    }
+
+    #[test]
+    fn a_wrapped_column_breaks_long_cells_at_spaces() {
+        let mut t = Table::new(["claim", "here", "verdict"])
+            .left_aligned()
+            .wrap_column(1, 12);
+        t.row(["a", "one two three four five", "holds"]);
+        t.row(["b", "short", "no"]);
+        let s = t.render();
+        let lines: Vec<&str> = s.lines().collect();
+        assert_eq!(lines[2], "a      one two     holds");
+        assert_eq!(lines[3], "       three four");
+        assert_eq!(lines[4], "       five");
+        assert_eq!(lines[5], "b      short       no");
+        assert!(lines.iter().all(|l| l.len() <= 26), "{s}");
     }
 }

@@ -22,7 +22,11 @@ pub fn render(t: &ReproduceTables) -> String {
     );
     for (doc, title) in t.documents() {
         let _ = writeln!(out, "\n{doc} {title}");
-        let mut table = Table::new(["claim", "document", "here", "rule", "verdict"]).left_aligned();
+        // The document's words and a list of sizes can run long: they wrap.
+        let mut table = Table::new(["claim", "document", "here", "rule", "verdict"])
+            .left_aligned()
+            .wrap_column(1, 56)
+            .wrap_column(2, 44);
         for c in t.ledger.iter().filter(|c| c.document == doc) {
             table.row([
                 c.id.clone(),
