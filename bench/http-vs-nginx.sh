@@ -301,14 +301,8 @@ for size in dict.fromkeys(r[0] for r in rows):
           + "".join(f" {m[c] / m['A']:5.2f}" for c in cols if c != "A"))
 # Each column's ratio to A pair by pair (same rotation), and the median's
 # sign-test interval over the pairs with its exact coverage (3 pairs: min..max, 75%).
-from math import comb
-def sign_test(values):
-    v, n = sorted(values), len(values)
-    cover = lambda k: 1 - 2 * sum(comb(n, i) for i in range(k)) / 2 ** n
-    k = 1
-    while k < n // 2 and cover(k + 1) >= 0.95:
-        k += 1
-    return v[k - 1], v[n - k], cover(k)
+sys.path.insert(0, "bench")  # the scripts run from the repository's root
+from sign_test import sign_test
 print("ratio to A paired by rotation: median [sign-test interval, coverage]")
 for size in med:
     cells = []

@@ -127,16 +127,8 @@ print("(µs/blob columns: median over pairs; best ratio = kvtest's fastest run /
 print("(interval: the median ratio's sign-test interval over the pairs, its exact coverage beside it;")
 print(" verdict: slower/faster only when the whole interval lies below/above 1, else within noise)")
 print(f"{'order':8} {'mode':10} {'kvtest µs/blob':>15} {'blobbench µs/blob':>18} {'median ratio':>13} {'interval':>17} {'verdict':>13} {'best ratio':>11} {'bb per-op µs':>13}")
-from math import comb
-def sign_test(values):
-    """[x(k), x(n+1-k)] with the largest k whose coverage is >= 95%
-    (k = 1, min..max, with its own coverage when even that falls short)."""
-    v, n = sorted(values), len(values)
-    cover = lambda k: 1 - 2 * sum(comb(n, i) for i in range(k)) / 2 ** n
-    k = 1
-    while k < n // 2 and cover(k + 1) >= 0.95:
-        k += 1
-    return v[k - 1], v[n - k], cover(k)
+sys.path.insert(0, "bench")  # the scripts run from the repository's root
+from sign_test import sign_test
 worst, slower = None, 0
 for order in ("random", "asc"):
     for mode in ("sql", "blob-api", "mmap", "dir"):
