@@ -96,7 +96,7 @@ fn follow_fixes(dir: &Path, args: &[&str], context: &str, depth: u32) {
         .find(|c| c.starts_with("blobbench "))
     {
         Some(fix) => {
-            let words = shell_words(fix.trim_start_matches("blobbench "));
+            let words = common::shell_words(fix.trim_start_matches("blobbench "));
             let words: Vec<&str> = words.iter().map(String::as_str).collect();
             let fixed = run(dir, &words);
             if !fixed.status.success() {
@@ -133,37 +133,6 @@ fn clear_error(out: &Output, context: &str, args: &[&str]) -> String {
         "{context}: {err}"
     );
     line.to_string()
-}
-
-/// Splits a command as a POSIX shell would for the quoting blobbench
-/// writes (plain words and 'single-quoted' ones).
-fn shell_words(text: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut quoted = false;
-    let mut started = false;
-    for c in text.chars() {
-        match c {
-            '\'' => {
-                quoted = !quoted;
-                started = true;
-            }
-            ' ' if !quoted => {
-                if started {
-                    words.push(std::mem::take(&mut word));
-                    started = false;
-                }
-            }
-            _ => {
-                word.push(c);
-                started = true;
-            }
-        }
-    }
-    if started {
-        words.push(word);
-    }
-    words
 }
 
 /// `PRAGMA integrity_check` through a read-write connection, which rolls a

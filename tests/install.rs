@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::common::{bin, output, succeeded};
+use crate::common::{self, bin, output, succeeded};
 
 /// Copies the built binary into `root/bin`, as `cargo install --path .
 /// --root ROOT --locked` would put it. That is the same thing: cargo
@@ -234,34 +234,6 @@ fn examples_in(help: &str) -> Vec<String> {
     commands
 }
 
-/// Splits a command as sh does for these examples: words, single quotes.
-fn words(command: &str) -> Vec<String> {
-    let mut all = Vec::new();
-    let (mut word, mut quoted, mut any) = (String::new(), false, false);
-    for c in command.chars() {
-        match c {
-            '\'' => {
-                quoted = !quoted;
-                any = true;
-            }
-            ' ' if !quoted => {
-                if any {
-                    all.push(std::mem::take(&mut word));
-                }
-                any = false;
-            }
-            _ => {
-                word.push(c);
-                any = true;
-            }
-        }
-    }
-    if any {
-        all.push(word);
-    }
-    all
-}
-
 /// Every subcommand's --help has examples, and every example parses as
 /// written: the exact words given to blobbench's own parser (kvtest's
 /// single-dash spellings normalised as main does).
@@ -284,7 +256,10 @@ fn every_help_has_examples_that_parse() {
             path.join(" ")
         );
         for example in examples {
-            let argv = words(&example).into_iter().map(Into::into).collect();
+            let argv = common::shell_words(&example)
+                .into_iter()
+                .map(Into::into)
+                .collect();
             let argv = blobbench::cli::normalize_kvtest_args(argv);
             if let Err(e) = blobbench::command::about::command().try_get_matches_from(argv) {
                 panic!("example `{example}` does not parse:\n{e}");

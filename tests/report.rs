@@ -468,8 +468,7 @@ fn advise_checks_its_input_before_measuring() {
 #[test]
 #[ignore = "needs chromium: run scripts/test.sh"]
 fn the_report_renders_in_a_browser() {
-    let chromium =
-        std::env::var("BLOBBENCH_CHROMIUM").expect("BLOBBENCH_CHROMIUM: path to chromium");
+    let chromium = common::chromium();
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     results(d);
@@ -666,8 +665,7 @@ fn every_chart_says_what_its_whiskers_and_marks_are() {
 #[test]
 #[ignore = "needs chromium: run scripts/test.sh"]
 fn charts_draw_their_intervals_on_desktop_and_phone() {
-    let chromium =
-        std::env::var("BLOBBENCH_CHROMIUM").expect("BLOBBENCH_CHROMIUM: path to chromium");
+    let chromium = common::chromium();
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     ok(

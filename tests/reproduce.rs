@@ -201,8 +201,7 @@ fn two_ledgers_compare_and_draw_side_by_side() {
 #[test]
 #[ignore = "needs chromium: run scripts/test.sh"]
 fn the_reproduce_report_renders_in_a_browser() {
-    let chromium =
-        std::env::var("BLOBBENCH_CHROMIUM").expect("BLOBBENCH_CHROMIUM: path to chromium");
+    let chromium = common::chromium();
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     let fixture =

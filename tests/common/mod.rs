@@ -535,6 +535,12 @@ pub fn names_in(dir: &Path) -> Vec<String> {
     names
 }
 
+/// The Chromium the browser tests drive: BLOBBENCH_CHROMIUM, which
+/// scripts/test.sh sets.
+pub fn chromium() -> String {
+    std::env::var("BLOBBENCH_CHROMIUM").expect("BLOBBENCH_CHROMIUM: path to chromium")
+}
+
 /// Headless Chromium opening `dir/page` at `width` pixels, doing `mode`
 /// (`--screenshot=FILE`, `--dump-dom`), with default signals and `dir` as
 /// its home, whatever started the tests.
@@ -586,4 +592,35 @@ pub fn browse(chromium: &str, dir: &Path, page: &str, shot: &Path, width: u32) -
         .filter(|l| l.contains("CONSOLE") || l.contains("Uncaught"))
         .map(String::from)
         .collect()
+}
+
+/// Splits a command as a POSIX shell would for the quoting blobbench
+/// writes (plain words and 'single-quoted' ones).
+pub fn shell_words(text: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut quoted = false;
+    let mut started = false;
+    for c in text.chars() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                started = true;
+            }
+            ' ' if !quoted => {
+                if started {
+                    words.push(std::mem::take(&mut word));
+                    started = false;
+                }
+            }
+            _ => {
+                word.push(c);
+                started = true;
+            }
+        }
+    }
+    if started {
+        words.push(word);
+    }
+    words
 }
