@@ -155,29 +155,30 @@ pub fn finite(v: f64) -> Option<f64> {
     v.is_finite().then_some(v)
 }
 
+/// An estimate's interval as a whisker's ends, where it has one.
+fn whisker(e: &Estimate) -> Option<(f64, f64)> {
+    e.has_interval()
+        .then(|| finite(e.low).zip(finite(e.high)))
+        .flatten()
+}
+
 /// A bar for an estimate: its median, its interval as the whisker (where
 /// the result has one) and the terminal's noisy mark.
 pub(in crate::report) fn estimate_bar(e: &Estimate) -> Option<Bar> {
     finite(e.value).map(|value| Bar {
         value,
-        spread: e
-            .has_interval()
-            .then(|| finite(e.low).zip(finite(e.high)))
-            .flatten(),
+        spread: whisker(e),
         noisy: e.noisy(),
     })
 }
 
-/// A line chart's point for an estimate at `x`: its median, its interval
-/// as the whisker (where the result has one) and the terminal's noisy mark.
+/// A line chart's point for an estimate at `x`: as [`estimate_bar`] draws
+/// a bar.
 pub(in crate::report) fn estimate_point(x: f64, e: &Estimate) -> Point {
     Point {
         x,
         y: e.value,
-        spread: e
-            .has_interval()
-            .then(|| finite(e.low).zip(finite(e.high)))
-            .flatten(),
+        spread: whisker(e),
         noisy: e.noisy(),
     }
 }
