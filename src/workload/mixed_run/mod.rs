@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Barrier, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use crate::dataset::{DatasetSpec, Manifest, SizeDistribution};
+use crate::dataset::{CheckedDigests, DatasetSpec, Manifest, SizeDistribution};
 use crate::error::{Error, Result};
 use crate::measure::latency::Latencies;
 use crate::progress::Progress;
@@ -105,6 +105,8 @@ struct Shared<'a> {
     /// Wraps each worker's session (tests).
     wrap: Option<&'a dyn WrapSession>,
     spec: Option<DatasetSpec>,
+    /// Digests of blobs whose bytes every thread's reads have checked.
+    checked: CheckedDigests,
     history: History,
     first: u64,
     /// The dataset's last key before the run.
@@ -285,6 +287,7 @@ fn execute_wrapped(
         plan,
         wrap,
         spec,
+        checked: CheckedDigests::new(),
         history: History::new(catalog.first_key, catalog.last_key, judged),
         first: catalog.first_key,
         initial_last: catalog.last_key,

@@ -232,7 +232,7 @@ impl Worker<'_, '_, '_> {
         let mut checking = Duration::ZERO;
         // The check takes the blob piece by piece as the store hands it
         // over, so a store whose bytes arrive in pieces never gathers them.
-        let mut check = spec.map(|s| s.check_pieces(key));
+        let mut check = spec.map(|s| s.check_pieces_remembering(key, &shared.checked));
         let read = self.session.read_pieces(key, &mut |d| {
             let c = Instant::now();
             n += d.len() as u64;
