@@ -142,7 +142,7 @@ impl S3Store {
         // Reaches the server now, so a wrong endpoint, bucket or key fails
         // here with its fix, not in the middle of a run (and before the
         // server's name is asked, which would wait as long again).
-        store.list().map_err(|e| opening_error(e, location))?;
+        store.reach().map_err(|e| opening_error(e, location))?;
         store.server = client::server_name_once(&store.exec, location);
         Ok(store)
     }
@@ -174,6 +174,23 @@ impl S3Store {
         store.remove(objects)?;
         store.put_manifest(manifest)?;
         Ok(store)
+    }
+
+    /// Asks for the first page of the prefix's listing: one request that
+    /// fails as a whole listing would (no server, no bucket, a wrong key),
+    /// whatever the number of objects; each thread of a run opens the
+    /// store, and a million objects are a thousand pages.
+    fn reach(&self) -> Result<()> {
+        let bucket = self.bucket.clone();
+        self.exec
+            .run(async move {
+                use futures_util::TryStreamExt;
+                let prefix = bucket.prefix();
+                let mut stream = bucket.client.list(prefix.as_ref());
+                client::within(bucket.limit(), stream.try_next()).await?;
+                Ok(())
+            })
+            .map_err(|e| self.bucket.failure(e))
     }
 
     /// Every object under the prefix, sorted into blobs, the manifest and
