@@ -19,6 +19,9 @@ pub struct Latencies {
     hist: Histogram<u64>,
 }
 
+/// The longest duration recorded as itself: longer ones count as an hour.
+const HOUR_NS: u64 = 3_600_000_000_000;
+
 /// The latency distribution of a run as stored in results; every duration
 /// in nanoseconds, accurate to 3 significant digits.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -65,10 +68,13 @@ impl Default for Latencies {
 }
 
 impl Latencies {
-    /// An empty histogram covering 1 ns to one hour.
+    /// An empty histogram from 1 ns, which grows to the longest duration
+    /// recorded (up to an hour): a histogram sized for an hour up front is
+    /// 256 KB to clear and fault in, and a 16-thread run keeps fifteen a
+    /// thread, most of them for kinds of operation it never does.
     pub fn new() -> Self {
         Latencies {
-            hist: Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid bounds"),
+            hist: Histogram::new(3).expect("valid precision"),
         }
     }
 
@@ -76,20 +82,19 @@ impl Latencies {
     /// beyond an hour as an hour).
     #[inline]
     pub fn record(&mut self, ns: u64) {
-        self.hist.saturating_record(ns.max(1));
+        let _ = self.hist.record(ns.clamp(1, HOUR_NS));
     }
 
     /// Adds every operation recorded in `other` (e.g. another thread's, or
-    /// another run's decoded from its result). Values beyond this
-    /// histogram's hour are counted as an hour rather than refused.
+    /// another run's decoded from its result); the histogram grows to hold
+    /// them. Values no histogram can hold are counted as an hour rather
+    /// than refused.
     pub fn merge(&mut self, other: &Latencies) {
         if self.hist.add(&other.hist).is_err() {
-            // Only a histogram decoded with wider bounds gets here.
+            // Only a decoded histogram of values past i64::MAX / 2 gets here.
             for v in other.hist.iter_recorded() {
                 let value = v.value_iterated_to();
-                let _ = self
-                    .hist
-                    .record_n(value.min(self.hist.high()), v.count_at_value());
+                let _ = self.hist.record_n(value.min(HOUR_NS), v.count_at_value());
             }
         }
     }
@@ -118,9 +123,11 @@ impl Latencies {
         let bytes = STANDARD
             .decode(text.trim())
             .map_err(|e| format!("latency histogram is not base64: {e}"))?;
-        let hist: Histogram<u64> = Deserializer::new()
+        let mut hist: Histogram<u64> = Deserializer::new()
             .deserialize(&mut bytes.as_slice())
             .map_err(|e| format!("latency histogram is not HdrHistogram V2: {e:?}"))?;
+        // Grows as a new one does when other runs are merged into it.
+        hist.auto(true);
         Ok(Latencies { hist })
     }
 
