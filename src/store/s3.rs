@@ -176,18 +176,24 @@ impl S3Store {
         Ok(store)
     }
 
-    /// Asks for the first page of the prefix's listing: one request that
-    /// fails as a whole listing would (no server, no bucket, a wrong key),
-    /// whatever the number of objects; each thread of a run opens the
-    /// store, and a million objects are a thousand pages.
+    /// Asks for one name of the prefix's listing: one request with a
+    /// one-entry answer, which fails as a whole listing would (no server,
+    /// no bucket, a wrong key) whatever the number of objects. Each thread
+    /// of a run opens the store: a million objects are a thousand pages,
+    /// and even one page of 1000 names costs each thread a share of a
+    /// short run's CPU to parse.
     fn reach(&self) -> Result<()> {
         let bucket = self.bucket.clone();
         self.exec
             .run(async move {
-                use futures_util::TryStreamExt;
-                let prefix = bucket.prefix();
-                let mut stream = bucket.client.list(prefix.as_ref());
-                client::within(bucket.limit(), stream.try_next()).await?;
+                use object_store::list::{PaginatedListOptions, PaginatedListStore};
+                let prefix = bucket.prefix().map(|p| format!("{p}/"));
+                let options = PaginatedListOptions {
+                    max_keys: Some(1),
+                    ..PaginatedListOptions::default()
+                };
+                let list = bucket.client.list_paginated(prefix.as_deref(), options);
+                client::within(bucket.limit(), list).await?;
                 Ok(())
             })
             .map_err(|e| self.bucket.failure(e))
