@@ -437,10 +437,9 @@ pub struct PieceCheck<'a> {
     word_len: usize,
     /// Where the content first differed.
     differs: Option<usize>,
-    /// Digests of blobs already checked, when the caller keeps them.
-    memo: Option<&'a CheckedDigests>,
-    /// This blob's digest so far, when it is worth remembering.
-    digest: Option<RunningDigest>,
+    /// Digests of blobs already checked, when the caller keeps them and
+    /// this blob is worth remembering, with this blob's digest so far.
+    memo: Option<(&'a CheckedDigests, RunningDigest)>,
     /// The memo's digest of this version: its bytes are hashed, not
     /// regenerated.
     vouched: Option<u128>,
@@ -461,7 +460,6 @@ impl DatasetSpec {
             word_len: 0,
             differs: None,
             memo: None,
-            digest: None,
             vouched: None,
         }
     }
@@ -477,8 +475,7 @@ impl DatasetSpec {
     ) -> PieceCheck<'a> {
         let mut check = self.check_pieces(key);
         if check.want >= REMEMBERED_FROM_BYTES {
-            check.memo = Some(memo);
-            check.digest = Some(RunningDigest::new());
+            check.memo = Some((memo, RunningDigest::new()));
         }
         check
     }
@@ -487,7 +484,7 @@ impl DatasetSpec {
 impl PieceCheck<'_> {
     /// The next piece of the blob.
     pub fn feed(&mut self, mut piece: &[u8]) {
-        if let Some(digest) = self.digest.as_mut() {
+        if let Some((_, digest)) = self.memo.as_mut() {
             digest.write(piece);
         }
         while !piece.is_empty() {
@@ -538,7 +535,10 @@ impl PieceCheck<'_> {
         // The word under the head, drawn and overwritten by `fill`.
         rng.next_u64();
         self.rng = Some(rng);
-        self.vouched = self.memo.and_then(|m| m.digest(self.key, self.version));
+        self.vouched = self
+            .memo
+            .as_ref()
+            .and_then(|(memo, _)| memo.digest(self.key, self.version));
     }
 
     /// Compares the word that starts at byte `start` of the blob.
@@ -559,8 +559,11 @@ impl PieceCheck<'_> {
                 self.seen
             )));
         }
-        if let Some(vouched) = self.vouched {
-            let digest = self.digest.as_ref().expect("vouched checks hash").finish();
+        let digest = self
+            .memo
+            .as_ref()
+            .map(|(memo, digest)| (*memo, digest.finish()));
+        if let (Some(vouched), Some((_, digest))) = (self.vouched, digest) {
             if digest == vouched {
                 return Ok(self.version);
             }
@@ -596,8 +599,8 @@ impl PieceCheck<'_> {
                 "key {key}: content differs from the dataset at byte {at}"
             ))),
             None => {
-                if let (Some(memo), Some(digest)) = (self.memo, &self.digest) {
-                    memo.remember(key, self.version, digest.finish());
+                if let Some((memo, digest)) = digest {
+                    memo.remember(key, self.version, digest);
                 }
                 Ok(self.version)
             }
