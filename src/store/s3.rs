@@ -16,6 +16,7 @@
 //! upload), several at once.
 
 mod client;
+mod direct_get;
 mod exec;
 pub(crate) mod seaweedfs;
 mod session;

@@ -31,6 +31,31 @@ pub(crate) fn region(location: &S3Location) -> String {
 
 /// A signed client for the target's bucket.
 pub(crate) fn connect(location: &S3Location) -> Result<Bucket> {
+    let (builder, credentials) = configured(location)?;
+    let client = builder.build().map_err(|e| {
+        Error::usage(format!(
+            "{}: cannot configure the S3 client: {}",
+            location.display.display(),
+            one_line(&e.to_string())
+        ))
+    })?;
+    Ok(Bucket {
+        location: location.clone(),
+        client: Arc::new(client),
+        credentials,
+    })
+}
+
+/// The direct path for whole-object GETs on the target, configured as
+/// object_store's client is (endpoint, keys, region), where it applies.
+pub(crate) fn direct_get(location: &S3Location) -> Option<super::direct_get::DirectGet> {
+    let (builder, _) = configured(location).ok()?;
+    super::direct_get::DirectGet::new(location, &builder)
+}
+
+/// object_store's builder for the target, checked, and where its
+/// credentials come from in words.
+fn configured(location: &S3Location) -> Result<(AmazonS3Builder, String)> {
     // rustls is built without a default crypto provider (the default one
     // builds a large C library); ring's is installed once per process.
     static PROVIDER: Once = Once::new();
@@ -90,18 +115,7 @@ pub(crate) fn connect(location: &S3Location) -> Result<Bucket> {
         }
     };
     check_settings(&builder, location)?;
-    let client = builder.build().map_err(|e| {
-        Error::usage(format!(
-            "{}: cannot configure the S3 client: {}",
-            location.display.display(),
-            one_line(&e.to_string())
-        ))
-    })?;
-    Ok(Bucket {
-        location: location.clone(),
-        client: Arc::new(client),
-        credentials,
-    })
+    Ok((builder, credentials))
 }
 
 /// Refuses, as a usage error naming the value and where it came from, a
@@ -298,6 +312,34 @@ impl std::fmt::Display for Deadline {
 
 impl std::error::Error for Deadline {}
 
+/// No connection made within the target's `connect_timeout=`.
+#[derive(Debug)]
+pub(crate) struct ConnectTimeout(pub(crate) Duration);
+
+impl std::fmt::Display for ConnectTimeout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "no connection made within {}", wait_words(self.0))
+    }
+}
+
+impl std::error::Error for ConnectTimeout {}
+
+/// The server refused the connection or could not be reached.
+#[derive(Debug)]
+pub(crate) struct CannotConnect(pub(crate) std::io::Error);
+
+impl std::fmt::Display for CannotConnect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cannot connect")
+    }
+}
+
+impl std::error::Error for CannotConnect {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.0)
+    }
+}
+
 /// Runs one request and fails it as a timeout once `limit` has passed.
 /// The client's own timeout bounds each attempt; this bounds the request
 /// with its retries (`retries=N`), and any wait the client leaves open.
@@ -379,8 +421,14 @@ fn transport(waits: &S3Waits, e: &object_store::Error) -> Option<(FailureClass, 
     let mut kind = None;
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(s) = source {
-        if s.downcast_ref::<Deadline>().is_some() {
+        if s.is::<Deadline>() {
             return Some(timed_out(waits, false));
+        }
+        if s.is::<ConnectTimeout>() {
+            return Some(timed_out(waits, true));
+        }
+        if s.is::<CannotConnect>() {
+            return Some(lost(e, "cannot connect"));
         }
         if let Some(r) = s.downcast_ref::<reqwest::Error>() {
             if r.is_timeout() {
@@ -443,7 +491,7 @@ fn lost(e: &object_store::Error, what: &str) -> (FailureClass, String) {
 }
 
 /// How object_store's error type starts the words on an HTTP status.
-const STATUS: &str = "Server returned non-2xx status code: ";
+pub(crate) const STATUS: &str = "Server returned non-2xx status code: ";
 
 /// The HTTP status of a refused request. object_store keeps the status in
 /// an error type it does not export, so it is read from the words that
@@ -574,24 +622,45 @@ mod tests {
             connect(&bucket).unwrap()
         }
 
-        /// A GET (or HEAD) of one object, its error as blobbench's, and
-        /// how long it took.
-        fn failed_request(bucket: Bucket, head: bool) -> (Error, Duration) {
+        /// How a request goes: object_store's HEAD or GET, or the direct
+        /// GET of the run's readers (`direct_get.rs`).
+        #[derive(Clone, Copy, Debug)]
+        enum Via {
+            Head,
+            Get,
+            Direct,
+        }
+
+        /// Both ways a GET goes: every failure is named the same on each.
+        const GETS: [Via; 2] = [Via::Get, Via::Direct];
+
+        /// A request for one object, its error as blobbench's, and how
+        /// long it took.
+        fn failed_request(bucket: Bucket, via: Via) -> (Error, Duration) {
             let exec = Exec::for_this_thread(bucket.display()).unwrap();
             let bucket = Arc::new(bucket);
-            let b = bucket.clone();
             let started = Instant::now();
-            let got = exec.run(async move {
-                let path = ObjectPath::from("p/000001");
-                let request = async {
-                    if head {
-                        b.client.head(&path).await.map(|_| ())
-                    } else {
-                        b.client.get(&path).await?.bytes().await.map(|_| ())
-                    }
-                };
-                within(b.limit(), request).await
-            });
+            let got = match via {
+                Via::Direct => {
+                    let mut direct =
+                        direct_get(&bucket.location).expect("the direct path for http://");
+                    let mut sink = |_: &[u8]| {};
+                    exec.run_here(direct.get("000001", &mut sink)).unwrap()
+                }
+                Via::Head | Via::Get => {
+                    let b = bucket.clone();
+                    exec.run(async move {
+                        let path = ObjectPath::from("p/000001");
+                        let request = async {
+                            match via {
+                                Via::Head => b.client.head(&path).await.map(|_| ()),
+                                _ => b.client.get(&path).await?.bytes().await.map(|_| ()),
+                            }
+                        };
+                        within(b.limit(), request).await
+                    })
+                }
+            };
             let e = got.expect_err("the request fails");
             (bucket.failure(e), started.elapsed())
         }
@@ -656,8 +725,8 @@ mod tests {
                 let held: Vec<TcpStream> = listener.incoming().map_while(|s| s.ok()).collect();
                 drop(held);
             });
-            for head in [false, true] {
-                let (e, took) = failed_request(bucket(port, "&timeout=400ms"), head);
+            for via in [Via::Get, Via::Direct, Via::Head] {
+                let (e, took) = failed_request(bucket(port, "&timeout=400ms"), via);
                 let (class, message) = class_and_message(&e);
                 assert_eq!(class, FailureClass::Timeout, "{message}");
                 assert!(message.starts_with("timeout after 400 ms"), "{message}");
@@ -672,24 +741,34 @@ mod tests {
 
         #[test]
         fn retries_end_within_the_timeout_too() {
-            // Each answer (a 500) comes after 1.8 s: the first within the
-            // 2 s timeout, so it is retried, and the retry would end at
-            // 3.7 s. It is cut off at 2 s instead, as a timeout.
-            let reply = s3_reply("500 Internal Server Error", "InternalError", "slow");
-            let (port, asked) = answering_after(Duration::from_millis(1800), reply);
-            let (e, took) = failed_request(bucket(port, "&timeout=2s&retries=3"), false);
-            assert_eq!(e.class(), FailureClass::Timeout, "{e}");
-            assert!(e.to_string().contains("timeout after 2 s"), "{e}");
-            assert!(took < Duration::from_millis(3500), "{took:?}");
-            assert!(asked.load(Ordering::SeqCst) >= 1);
-            // A quick server error is retried as asked: 1 + 2 requests.
-            let (port, asked) = answering(reply);
-            let (e, _) = failed_request(bucket(port, "&timeout=5s&retries=2"), false);
-            assert_eq!(e.class(), FailureClass::ServerStatus { code: 500 }, "{e}");
-            assert_eq!(asked.load(Ordering::SeqCst), 3);
-            let (port, asked) = answering(reply);
-            failed_request(bucket(port, ""), false);
-            assert_eq!(asked.load(Ordering::SeqCst), 1, "no retry unless asked");
+            for via in GETS {
+                // Each answer (a 500) comes after 1.8 s: the first within
+                // the 2 s timeout, so it is retried, and the retry would
+                // end at 3.7 s. It is cut off at 2 s instead, as a timeout.
+                let reply = s3_reply("500 Internal Server Error", "InternalError", "slow");
+                let (port, asked) = answering_after(Duration::from_millis(1800), reply);
+                let (e, took) = failed_request(bucket(port, "&timeout=2s&retries=3"), via);
+                assert_eq!(e.class(), FailureClass::Timeout, "{via:?}: {e}");
+                assert!(e.to_string().contains("timeout after 2 s"), "{via:?}: {e}");
+                assert!(took < Duration::from_millis(3500), "{via:?}: {took:?}");
+                assert!(asked.load(Ordering::SeqCst) >= 1);
+                // A quick server error is retried as asked: 1 + 2 requests.
+                let (port, asked) = answering(reply);
+                let (e, _) = failed_request(bucket(port, "&timeout=5s&retries=2"), via);
+                assert_eq!(
+                    e.class(),
+                    FailureClass::ServerStatus { code: 500 },
+                    "{via:?}: {e}"
+                );
+                assert_eq!(asked.load(Ordering::SeqCst), 3, "{via:?}");
+                let (port, asked) = answering(reply);
+                failed_request(bucket(port, ""), via);
+                assert_eq!(
+                    asked.load(Ordering::SeqCst),
+                    1,
+                    "{via:?}: no retry unless asked"
+                );
+            }
         }
 
         #[test]
@@ -704,18 +783,20 @@ mod tests {
             socket.listen(0).unwrap();
             let port = socket.local_addr().unwrap().as_socket().unwrap().port();
             let _queued = TcpStream::connect(("127.0.0.1", port)).unwrap();
-            let (e, took) =
-                failed_request(bucket(port, "&timeout=5s&connect_timeout=300ms"), false);
-            let (class, message) = class_and_message(&e);
-            assert_eq!(class, FailureClass::Timeout, "{message}");
-            assert!(
-                message.starts_with("timeout after 300 ms connecting"),
-                "{message}"
-            );
-            assert!(
-                took < Duration::from_secs(5),
-                "the connect timeout, not the request's: {took:?}"
-            );
+            for via in GETS {
+                let (e, took) =
+                    failed_request(bucket(port, "&timeout=5s&connect_timeout=300ms"), via);
+                let (class, message) = class_and_message(&e);
+                assert_eq!(class, FailureClass::Timeout, "{via:?}: {message}");
+                assert!(
+                    message.starts_with("timeout after 300 ms connecting"),
+                    "{via:?}: {message}"
+                );
+                assert!(
+                    took < Duration::from_secs(5),
+                    "{via:?}: the connect timeout, not the request's: {took:?}"
+                );
+            }
         }
 
         #[test]
@@ -727,14 +808,19 @@ mod tests {
                 .bind(&std::net::SocketAddr::from(([127, 0, 0, 1], 0)).into())
                 .unwrap();
             let port = socket.local_addr().unwrap().as_socket().unwrap().port();
-            let (e, _) = failed_request(bucket(port, ""), false);
-            let (class, message) = class_and_message(&e);
-            assert_eq!(class, FailureClass::Connection, "{message}");
-            assert!(message.contains("refused"), "{message}");
-            // Accepted, then closed without a word.
-            let (port, _) = answering("");
-            let (e, _) = failed_request(bucket(port, ""), false);
-            assert_eq!(e.class(), FailureClass::Connection, "{e}");
+            for via in GETS {
+                let (e, _) = failed_request(bucket(port, ""), via);
+                let (class, message) = class_and_message(&e);
+                assert_eq!(class, FailureClass::Connection, "{via:?}: {message}");
+                assert!(
+                    message.starts_with("cannot connect") && message.contains("refused"),
+                    "{via:?}: {message}"
+                );
+                // Accepted, then closed without a word.
+                let (port, _) = answering("");
+                let (e, _) = failed_request(bucket(port, ""), via);
+                assert_eq!(e.class(), FailureClass::Connection, "{via:?}: {e}");
+            }
         }
 
         #[test]
@@ -788,17 +874,19 @@ mod tests {
                     "SlowDown" => "Reduce your request rate",
                     _ => "no",
                 };
-                let (port, _) = answering(s3_reply(status, code, message));
-                let (e, _) = failed_request(bucket(port, ""), false);
-                let (class, said) = class_and_message(&e);
-                assert_eq!(class, want, "{status}: {said}");
-                assert!(said.starts_with(words), "{status}: {said}");
+                for via in GETS {
+                    let (port, _) = answering(s3_reply(status, code, message));
+                    let (e, _) = failed_request(bucket(port, ""), via);
+                    let (class, said) = class_and_message(&e);
+                    assert_eq!(class, want, "{via:?} {status}: {said}");
+                    assert!(said.starts_with(words), "{via:?} {status}: {said}");
+                }
             }
             // A HEAD's answer has no body: the status's reason stands in.
             let (port, _) = answering(
                 "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
             );
-            let (e, _) = failed_request(bucket(port, ""), true);
+            let (e, _) = failed_request(bucket(port, ""), Via::Head);
             let (class, said) = class_and_message(&e);
             assert_eq!(class, FailureClass::ServerStatus { code: 502 }, "{said}");
             assert!(said.starts_with("server error 502: Bad Gateway"), "{said}");
@@ -806,13 +894,18 @@ mod tests {
 
         #[test]
         fn a_missing_object_and_refused_access_stay_what_they_were() {
-            let (port, _) = answering(s3_reply("404 Not Found", "NoSuchKey", "gone"));
-            let (e, _) = failed_request(bucket(port, ""), false);
-            assert_eq!(e.class(), FailureClass::NotFound, "{e}");
-            let (port, _) = answering(s3_reply("403 Forbidden", "AccessDenied", "no"));
-            let (e, _) = failed_request(bucket(port, ""), false);
-            assert!(matches!(e, Error::Connect { .. }), "{e}");
-            assert!(e.to_string().contains("AWS_SECRET_ACCESS_KEY"), "{e}");
+            for via in GETS {
+                let (port, _) = answering(s3_reply("404 Not Found", "NoSuchKey", "gone"));
+                let (e, _) = failed_request(bucket(port, ""), via);
+                assert_eq!(e.class(), FailureClass::NotFound, "{via:?}: {e}");
+                let (port, _) = answering(s3_reply("403 Forbidden", "AccessDenied", "no"));
+                let (e, _) = failed_request(bucket(port, ""), via);
+                assert!(matches!(e, Error::Connect { .. }), "{via:?}: {e}");
+                assert!(
+                    e.to_string().contains("AWS_SECRET_ACCESS_KEY"),
+                    "{via:?}: {e}"
+                );
+            }
         }
     }
 }

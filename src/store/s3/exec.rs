@@ -60,6 +60,11 @@ impl Exec {
 }
 
 impl Exec {
+    /// Whether this thread drives the runtime itself (`run_here` runs).
+    pub(crate) fn drives_here(&self) -> bool {
+        self.here
+    }
+
     /// Runs `future`, which may borrow from the caller, on this thread's
     /// own runtime; None (the future dropped unpolled) when the runtime is
     /// another thread's, which only takes futures that own everything.

@@ -11,6 +11,7 @@ use object_store::path::Path as ObjectPath;
 use object_store::{GetOptions, GetRange, ObjectStore, ObjectStoreExt};
 
 use super::client::within;
+use super::direct_get::DirectGet;
 use super::exec::Exec;
 use super::{Bucket, PARTS_IN_FLIGHT};
 use crate::error::{Error, FailureClass, Result};
@@ -34,6 +35,9 @@ pub(crate) struct S3Session {
     /// The last object whose tag an answer gave (key, size, ETag): what
     /// `etag` hands out for that version without asking again.
     tagged: Option<(u64, u64, String)>,
+    /// Whole-object GETs without object_store, where the endpoint and the
+    /// keys allow it and this thread drives the runtime itself.
+    direct: Option<DirectGet>,
 }
 
 impl S3Session {
@@ -48,6 +52,10 @@ impl S3Session {
         // connections belong to the runtime that opened them, and the
         // store's runtime is not driven while a session runs.
         let bucket = Arc::new(super::client::connect(&bucket.location)?);
+        let direct = exec
+            .drives_here()
+            .then(|| super::client::direct_get(&bucket.location))
+            .flatten();
         Ok(S3Session {
             bucket,
             exec,
@@ -55,6 +63,7 @@ impl S3Session {
             _options: options,
             buffer: Vec::new(),
             tagged: None,
+            direct,
         })
     }
 
@@ -88,6 +97,18 @@ impl S3Session {
     /// Keeps the tag an answer gave for `key`'s version of `size` bytes.
     fn remember(&mut self, key: u64, size: u64, e_tag: Option<String>) {
         self.tagged = e_tag.map(|t| (key, size, validator(&t)));
+    }
+
+    /// A GET of `key` on the direct path (which the caller checked is
+    /// there), its body to `sink` as it arrives.
+    fn read_direct(&mut self, key: u64, sink: &mut dyn FnMut(&[u8])) -> Result<()> {
+        let direct = self.direct.as_mut().expect("checked by the caller");
+        let name = format!("{key:06}");
+        let got = self.exec.run_here(direct.get(&name, sink));
+        match got.expect("the direct path is only made where this thread drives the runtime") {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.failure(key, e)),
+        }
     }
 
     fn writable(&self) -> Result<()> {
@@ -211,6 +232,15 @@ async fn get_range(
 impl SessionCore for S3Session {
     /// One GET, its body gathered into the session's buffer as it arrives.
     fn read(&mut self, key: u64, sink: &mut dyn FnMut(&[u8])) -> Result<()> {
+        if self.direct.is_some() {
+            let mut buffer = std::mem::take(&mut self.buffer);
+            buffer.clear();
+            let got = self.read_direct(key, &mut |piece| buffer.extend_from_slice(piece));
+            self.buffer = buffer;
+            got?;
+            sink(&self.buffer);
+            return Ok(());
+        }
         let buffer = std::mem::take(&mut self.buffer);
         let (buffer, got) =
             self.exec
@@ -228,6 +258,9 @@ impl SessionCore for S3Session {
     /// One GET whose body goes to `sink` chunk by chunk as it arrives
     /// (no gathering copy); on a thread inside another runtime, `read`.
     fn read_pieces(&mut self, key: u64, sink: &mut dyn FnMut(&[u8])) -> Result<()> {
+        if self.direct.is_some() {
+            return self.read_direct(key, sink);
+        }
         let (bucket, path) = (self.bucket.clone(), self.bucket.object(key));
         let request = async {
             let mut body = bucket.client.get(&path).await?.into_stream();
