@@ -3,7 +3,8 @@
 //! One object per blob, `PREFIX/000042` (the name a folder of files gives
 //! key 42), beside the dataset's manifest `PREFIX/blobbench-manifest.json`.
 //! The client is the `object_store` crate's S3 client (reqwest over
-//! rustls): every request is signed with the credentials of the usual AWS
+//! rustls), but for a run's whole-object reads over http:// (`direct_get`):
+//! every request is signed with the credentials of the usual AWS
 //! environment variables or profile, never recorded. Nothing above this
 //! module knows that S3 exists.
 //!
