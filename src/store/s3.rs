@@ -43,6 +43,13 @@ use exec::Exec;
 
 pub(crate) use client::part_size_words;
 
+/// The direct path for whole-object GETs on the target, configured as
+/// object_store's client is (endpoint, keys, region), where it applies.
+fn direct_get(location: &S3Location) -> Option<direct_get::DirectGet> {
+    let (builder, _) = client::configured(location).ok()?;
+    direct_get::DirectGet::new(location, &builder)
+}
+
 /// The manifest's object name inside the prefix.
 const MANIFEST: &str = "blobbench-manifest.json";
 

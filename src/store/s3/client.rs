@@ -46,16 +46,9 @@ pub(crate) fn connect(location: &S3Location) -> Result<Bucket> {
     })
 }
 
-/// The direct path for whole-object GETs on the target, configured as
-/// object_store's client is (endpoint, keys, region), where it applies.
-pub(crate) fn direct_get(location: &S3Location) -> Option<super::direct_get::DirectGet> {
-    let (builder, _) = configured(location).ok()?;
-    super::direct_get::DirectGet::new(location, &builder)
-}
-
 /// object_store's builder for the target, checked, and where its
 /// credentials come from in words.
-fn configured(location: &S3Location) -> Result<(AmazonS3Builder, String)> {
+pub(crate) fn configured(location: &S3Location) -> Result<(AmazonS3Builder, String)> {
     // rustls is built without a default crypto provider (the default one
     // builds a large C library); ring's is installed once per process.
     static PROVIDER: Once = Once::new();
@@ -642,8 +635,8 @@ mod tests {
             let started = Instant::now();
             let got = match via {
                 Via::Direct => {
-                    let mut direct =
-                        direct_get(&bucket.location).expect("the direct path for http://");
+                    let mut direct = super::super::super::direct_get(&bucket.location)
+                        .expect("the direct path for http://");
                     let mut sink = |_: &[u8]| {};
                     exec.run_here(direct.get("000001", &mut sink)).unwrap()
                 }

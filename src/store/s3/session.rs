@@ -54,7 +54,7 @@ impl S3Session {
         let bucket = Arc::new(super::client::connect(&bucket.location)?);
         let direct = exec
             .drives_here()
-            .then(|| super::client::direct_get(&bucket.location))
+            .then(|| super::direct_get(&bucket.location))
             .flatten();
         Ok(S3Session {
             bucket,
