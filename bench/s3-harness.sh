@@ -61,8 +61,9 @@ measure() {
 }
 
 # "median [min-max]" of the numbers given.
+# DIGITS (default 2) after the point.
 spread() {
-    printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {m = NR % 2 ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2; printf "%.2fx [%.2f-%.2f] over %d rounds", m, v[1], v[NR], NR}'
+    printf '%s\n' "$@" | sort -g | awk -v d="${DIGITS:-2}" '{v[NR]=$1} END {m = NR % 2 ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2; f = "%." d "f"; printf f "x [" f "-" f "] over %d rounds", m, v[1], v[NR], NR}'
 }
 
 # MB/s of a concurrent run's operations of kind $2 in result $1.
@@ -80,11 +81,11 @@ for verify in "" --no-verify; do
     shares=()
     for round in $(seq 1 "$ROUNDS"); do
         read -r wall cpu server < <(measure "$BB" run "$target" --threads 16 --mix read=100 -t "${SECONDS_PER_RUN}s" $verify --json "$shm/r.json")
-        printf "   %-12s blobbench %.2f s CPU, server %.2f s CPU: %.0f%%  (%.0f MB/s)\n" \
+        printf "   %-12s blobbench %.2f s CPU, server %.2f s CPU: %.1f%%  (%.0f MB/s)\n" \
             "${verify:-verify}" "$cpu" "$server" "$(echo "100 * $cpu / $server" | bc -l)" "$(run_mb_per_s "$shm/r.json" read)"
         shares+=("$(echo "$cpu / $server" | bc -l)")
     done
-    echo "   ${verify:-verify}: blobbench CPU / server CPU $(spread "${shares[@]}" | sed 's/x / /')"
+    echo "   ${verify:-verify}: blobbench CPU / server CPU $(DIGITS=3 spread "${shares[@]}" | sed 's/x / /')"
 done
 
 echo
