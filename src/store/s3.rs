@@ -81,7 +81,7 @@ pub(crate) struct Bucket {
 impl Bucket {
     /// The object that holds blob `key`.
     pub(crate) fn object(&self, key: u64) -> ObjectPath {
-        self.named(&format!("{key:06}"))
+        self.named(&blob_name(key))
     }
 
     /// The object `name` inside the prefix.
@@ -311,14 +311,20 @@ fn opening_error(e: Error, location: &S3Location) -> Error {
     }
 }
 
-/// The key of a blob's object name (`000042`: six or more digits, as a
-/// folder of files names them), None for any other name.
+/// The object name of blob `key` inside the prefix (`000042`: six or more
+/// digits, as a folder of files names them).
+fn blob_name(key: u64) -> String {
+    format!("{key:06}")
+}
+
+/// The key of a blob's object name (see [`blob_name`]), None for any
+/// other name.
 fn blob_key(name: &str) -> Option<u64> {
     if name.len() < 6 || !name.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
     let key: u64 = name.parse().ok()?;
-    (format!("{key:06}") == name).then_some(key)
+    (blob_name(key) == name).then_some(key)
 }
 
 impl StoreCore for S3Store {

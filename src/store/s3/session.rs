@@ -103,8 +103,7 @@ impl S3Session {
     /// there), its body to `sink` as it arrives.
     fn read_direct(&mut self, key: u64, sink: &mut dyn FnMut(&[u8])) -> Result<()> {
         let direct = self.direct.as_mut().expect("checked by the caller");
-        let name = format!("{key:06}");
-        let got = self.exec.run_here(direct.get(&name, sink));
+        let got = self.exec.run_here(direct.get(&super::blob_name(key), sink));
         match got.expect("the direct path is only made where this thread drives the runtime") {
             Ok(()) => Ok(()),
             Err(e) => Err(self.failure(key, e)),
