@@ -292,30 +292,37 @@ const ACCESS_CODES: &[&str] = &[
     "InvalidToken",
 ];
 
-/// A request (with its retries) that did not end within the target's
-/// timeout: the deadline [`within`] sets around each one.
+/// A wait that ran out: a request (with its retries) not done within the
+/// target's timeout (the deadline [`within`] sets around each one), or a
+/// connection not made within its `connect_timeout=`.
 #[derive(Debug)]
-pub(crate) struct Deadline(pub(crate) Duration);
+pub(crate) struct Deadline {
+    pub(crate) limit: Duration,
+    pub(crate) connecting: bool,
+}
+
+impl Deadline {
+    /// The whole request's deadline.
+    pub(crate) fn request(limit: Duration) -> Deadline {
+        Deadline {
+            limit,
+            connecting: false,
+        }
+    }
+}
 
 impl std::fmt::Display for Deadline {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "no complete answer within {}", wait_words(self.0))
+        let what = if self.connecting {
+            "no connection made"
+        } else {
+            "no complete answer"
+        };
+        write!(f, "{what} within {}", wait_words(self.limit))
     }
 }
 
 impl std::error::Error for Deadline {}
-
-/// No connection made within the target's `connect_timeout=`.
-#[derive(Debug)]
-pub(crate) struct ConnectTimeout(pub(crate) Duration);
-
-impl std::fmt::Display for ConnectTimeout {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "no connection made within {}", wait_words(self.0))
-    }
-}
-
-impl std::error::Error for ConnectTimeout {}
 
 /// The server refused the connection or could not be reached.
 #[derive(Debug)]
@@ -344,7 +351,7 @@ pub(crate) async fn within<T>(
         Ok(done) => done,
         Err(_) => Err(object_store::Error::Generic {
             store: "S3",
-            source: Box::new(Deadline(limit)),
+            source: Box::new(Deadline::request(limit)),
         }),
     }
 }
@@ -414,11 +421,8 @@ fn transport(waits: &S3Waits, e: &object_store::Error) -> Option<(FailureClass, 
     let mut kind = None;
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(s) = source {
-        if s.is::<Deadline>() {
-            return Some(timed_out(waits, false));
-        }
-        if s.is::<ConnectTimeout>() {
-            return Some(timed_out(waits, true));
+        if let Some(deadline) = s.downcast_ref::<Deadline>() {
+            return Some(timed_out(waits, deadline.connecting));
         }
         if s.is::<CannotConnect>() {
             return Some(lost(e, "cannot connect"));

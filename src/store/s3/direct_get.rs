@@ -34,7 +34,7 @@ use object_store::client::{HttpError, HttpErrorKind};
 use ring::{digest, hmac};
 use tokio::time::Instant;
 
-use super::client::{CannotConnect, ConnectTimeout, Deadline};
+use super::client::{CannotConnect, Deadline};
 use crate::target::{S3Location, S3Waits};
 
 type S3Result<T> = std::result::Result<T, object_store::Error>;
@@ -133,7 +133,7 @@ impl DirectGet {
                 Ok(Err(failure)) => failure,
                 Err(_) => {
                     self.connection = None;
-                    return Err(generic(Deadline(limit)));
+                    return Err(generic(Deadline::request(limit)));
                 }
             };
             self.connection = None;
@@ -153,7 +153,7 @@ impl DirectGet {
             let pause = backoff(retried);
             if Instant::now() + pause >= deadline {
                 tokio::time::sleep_until(deadline).await;
-                return Err(generic(Deadline(limit)));
+                return Err(generic(Deadline::request(limit)));
             }
             tokio::time::sleep(pause).await;
         }
@@ -199,7 +199,13 @@ impl DirectGet {
         )
         .await
         {
-            Err(_) => return Err(Failure::connecting(generic(ConnectTimeout(limit)))),
+            Err(_) => {
+                let deadline = Deadline {
+                    limit,
+                    connecting: true,
+                };
+                return Err(Failure::connecting(generic(deadline)));
+            }
             Ok(Err(e)) => return Err(Failure::connecting(generic(CannotConnect(e)))),
             Ok(Ok(stream)) => stream,
         };
