@@ -497,31 +497,13 @@ impl Signer {
     }
 }
 
-/// Seconds since 1970 as SigV4's basic ISO 8601 (`20261128T051500Z`).
+/// Seconds since 1970 as SigV4's basic ISO 8601 (`20261128T051500Z`):
+/// RFC 3339 without its separators.
 fn amz_date(secs: u64) -> String {
-    let (days, rest) = (secs / 86_400, secs % 86_400);
-    let (year, month, day) = civil_from_days(days as i64);
-    format!(
-        "{year:04}{month:02}{day:02}T{:02}{:02}{:02}Z",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60
-    )
-}
-
-/// The proleptic Gregorian date of a day count since 1970-01-01 (Howard
-/// Hinnant's days-to-civil).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
+    let time = SystemTime::UNIX_EPOCH + Duration::from_secs(secs);
+    humantime::format_rfc3339_seconds(time)
+        .to_string()
+        .replace(['-', ':'], "")
 }
 
 /// Lower-case hex, as SigV4 writes hashes and signatures.
