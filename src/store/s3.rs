@@ -43,11 +43,19 @@ use exec::Exec;
 
 pub(crate) use client::part_size_words;
 
-/// The direct path for whole-object GETs on the target, configured as
-/// object_store's client is (endpoint, keys, region), where it applies.
-fn direct_get(location: &S3Location) -> Option<direct_get::DirectGet> {
-    let (builder, _) = client::configured(location).ok()?;
-    direct_get::DirectGet::new(location, &builder)
+/// A session's clients of the target, from one reading of its settings
+/// and credentials: object_store's, and when `direct` is asked the direct
+/// path for whole-object GETs where it applies (configured as
+/// object_store's client is: endpoint, keys, region).
+fn session_clients(
+    location: &S3Location,
+    direct: bool,
+) -> Result<(Bucket, Option<direct_get::DirectGet>)> {
+    let (builder, credentials) = client::configured(location)?;
+    let direct = direct
+        .then(|| direct_get::DirectGet::new(location, &builder))
+        .flatten();
+    Ok((client::build(location, builder, credentials)?, direct))
 }
 
 /// The manifest's object name inside the prefix.

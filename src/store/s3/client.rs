@@ -32,6 +32,15 @@ pub(crate) fn region(location: &S3Location) -> String {
 /// A signed client for the target's bucket.
 pub(crate) fn connect(location: &S3Location) -> Result<Bucket> {
     let (builder, credentials) = configured(location)?;
+    build(location, builder, credentials)
+}
+
+/// The client `builder` makes (see [`configured`]) for the target's bucket.
+pub(crate) fn build(
+    location: &S3Location,
+    builder: AmazonS3Builder,
+    credentials: String,
+) -> Result<Bucket> {
     let client = builder.build().map_err(|e| {
         Error::usage(format!(
             "{}: cannot configure the S3 client: {}",
@@ -639,8 +648,9 @@ mod tests {
             let started = Instant::now();
             let got = match via {
                 Via::Direct => {
-                    let mut direct = super::super::super::direct_get(&bucket.location)
-                        .expect("the direct path for http://");
+                    let (_, direct) =
+                        super::super::super::session_clients(&bucket.location, true).unwrap();
+                    let mut direct = direct.expect("the direct path for http://");
                     let mut sink = |_: &[u8]| {};
                     exec.run_here(direct.get("000001", &mut sink)).unwrap()
                 }

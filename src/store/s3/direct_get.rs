@@ -693,7 +693,8 @@ mod tests {
         let (b, payload) = (bucket.clone(), data.clone());
         exec.run(async move { b.client.put(&b.object(42), payload.into()).await })
             .expect("object_store writes the object");
-        let mut direct = super::super::direct_get(&location).expect("the direct path for http://");
+        let (_, direct) = super::super::session_clients(&location, true).unwrap();
+        let mut direct = direct.expect("the direct path for http://");
         let mut read = Vec::new();
         let mut sink = |piece: &[u8]| read.extend_from_slice(piece);
         exec.run_here(direct.get(&super::super::blob_name(42), &mut sink))

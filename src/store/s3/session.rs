@@ -51,11 +51,8 @@ impl S3Session {
         // Each session signs with a client of its own: a client's pooled
         // connections belong to the runtime that opened them, and the
         // store's runtime is not driven while a session runs.
-        let bucket = Arc::new(super::client::connect(&bucket.location)?);
-        let direct = exec
-            .drives_here()
-            .then(|| super::direct_get(&bucket.location))
-            .flatten();
+        let (bucket, direct) = super::session_clients(&bucket.location, exec.drives_here())?;
+        let bucket = Arc::new(bucket);
         Ok(S3Session {
             bucket,
             exec,
