@@ -392,9 +392,8 @@ impl DatasetSpec {
                 drawn
             };
             let got = u64::from_le_bytes(word.try_into().expect("8 bytes"));
-            if got != want {
-                let differs = (got ^ want).trailing_zeros() as usize / 8;
-                return Some(at + differs);
+            if let Some(differs) = first_difference(got, want, at) {
+                return Some(differs);
             }
             at += 8;
         }
@@ -521,9 +520,9 @@ impl PieceCheck<'_> {
             let rng = self.rng.as_mut().expect("started");
             for (i, word) in piece[..whole].chunks_exact(8).enumerate() {
                 let got = u64::from_le_bytes(word.try_into().expect("8 bytes"));
-                let diff = got ^ rng.next_u64();
-                if diff != 0 {
-                    self.differs = Some(self.seen + i * 8 + diff.trailing_zeros() as usize / 8);
+                let differs = first_difference(got, rng.next_u64(), self.seen + i * 8);
+                if differs.is_some() {
+                    self.differs = differs;
                     break;
                 }
             }
@@ -550,8 +549,8 @@ impl PieceCheck<'_> {
     fn compare_word(&mut self, word: &[u8], start: usize) {
         let want = self.rng.as_mut().expect("started").next_u64();
         let got = u64::from_le_bytes(word.try_into().expect("8 bytes"));
-        if got != want && self.differs.is_none() {
-            self.differs = Some(start + (got ^ want).trailing_zeros() as usize / 8);
+        if self.differs.is_none() {
+            self.differs = first_difference(got, want, start);
         }
     }
 
@@ -695,6 +694,14 @@ pub fn spec_from_options(
         distribution,
         seed,
     })
+}
+
+/// Where the word `got` that starts at byte `start` of a blob first
+/// differs from `want` (little-endian: its lowest differing byte), None
+/// when they are equal.
+fn first_difference(got: u64, want: u64, start: usize) -> Option<usize> {
+    let diff = got ^ want;
+    (diff != 0).then(|| start + diff.trailing_zeros() as usize / 8)
 }
 
 #[cfg(test)]
