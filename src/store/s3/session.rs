@@ -35,8 +35,9 @@ pub(crate) struct S3Session {
     /// The last object whose tag an answer gave (key, size, ETag): what
     /// `etag` hands out for that version without asking again.
     tagged: Option<(u64, u64, String)>,
-    /// Whole-object GETs without object_store, where the endpoint and the
-    /// keys allow it and this thread drives the runtime itself.
+    /// Whole-object GETs without object_store, on a blocking socket: where
+    /// the endpoint and the keys allow it and this thread is no runtime's
+    /// worker (whose blocking would stall the runtime's other tasks).
     direct: Option<DirectGet>,
 }
 
@@ -100,8 +101,7 @@ impl S3Session {
     /// there), its body to `sink` as it arrives.
     fn read_direct(&mut self, key: u64, sink: &mut dyn FnMut(&[u8])) -> Result<()> {
         let direct = self.direct.as_mut().expect("checked by the caller");
-        let got = self.exec.run_here(direct.get(&super::blob_name(key), sink));
-        match got.expect("the direct path is only made where this thread drives the runtime") {
+        match direct.get(&super::blob_name(key), sink) {
             Ok(()) => Ok(()),
             Err(e) => Err(self.failure(key, e)),
         }
