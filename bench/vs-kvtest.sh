@@ -101,7 +101,10 @@ for order in random asc; do
             kv=$("${RUNNER[@]}" "$KV" run "$target" --count "$N" "--$order" "${opts[@]}" | awk '/Microseconds per BLOB read/ {print $5}')
         }
         run_blobbench() {
-            # blobbench warms the target itself right before timing.
+            # blobbench warms the target itself right before timing. The last
+            # pair's result goes first: blobbench would keep it beside the new
+            # one under a dated name, a file per run left in $WORK.
+            rm -f "$WORK/bb.json"
             "${RUNNER[@]}" "$BB" run "$target" --count "$N" "$bb_order" "${opts[@]}" --repeat 1 --json "$WORK/bb.json" > /dev/null
             read -r whole perop < <(python3 -c "
 import json; r = json.load(open('$WORK/bb.json'))['runs'][0]; rep = r['repetitions'][0]
