@@ -171,7 +171,7 @@ impl DirectGet {
             let left = deadline.saturating_duration_since(Instant::now());
             if pause >= left {
                 std::thread::sleep(left);
-                return Err(generic(Deadline::request(limit)));
+                return Err(Failure::late(limit).error);
             }
             std::thread::sleep(pause);
         }
