@@ -20,7 +20,10 @@
 # Each column is the median requests/s of its runs; the table gives the ratios
 # to A and the targets (issues 14 and 31):
 #   10k: B/A >= 1.0, D/A >= 0.9      2M: D/A >= 1.0, B/A >= 0.95      C/A >= 1.0 at 10k
-# Keys are random, over keep-alive connections. A run with any error (wrk's
+# Before any server starts, every file is dropped from the page cache and
+# read back once (see `recache`), so all servers' data is cached the same
+# way, as after a restart; CACHE=as-written keeps it as init and export left
+# it. Keys are random, over keep-alive connections. A run with any error (wrk's
 # non-2xx or socket errors, a response shorter than the blob, blobbench
 # load's error counts) stops the bench rather than being compared.
 #
@@ -32,6 +35,7 @@
 # Usage: bench/http-vs-nginx.sh    (SIZES="10k 2M" CONNS=32 THREADS=2 DURATION=10 PAIRS=3)
 #        SERVE_OPTS="?locking_mode=exclusive&mmap_size=2000M" bench/http-vs-nginx.sh   (B with the fast read-only setting)
 #        DURATION=2 PAIRS=1 SIZES=10k bench/http-vs-nginx.sh                           (a quick check of the script)
+#        CACHE=as-written SIZES=2M bench/http-vs-nginx.sh                             (the database's pages as SQLite wrote them)
 set -euo pipefail
 # A failure inside $(...) stops the bench too.
 shopt -s inherit_errexit
@@ -41,6 +45,8 @@ CONNS=${CONNS:-32}
 DURATION=${DURATION:-10}
 PAIRS=${PAIRS:-3}
 THREADS=${THREADS:-2}
+CACHE=${CACHE:-read}
+case $CACHE in read | as-written) ;; *) echo "CACHE=$CACHE: say read (the default) or as-written" >&2; exit 2 ;; esac
 
 need=()
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
@@ -143,6 +149,29 @@ wrk_rps() {
 bb_quiet() {
     "$BB" "$@" >/dev/null 2>"$WORK/bb.err" || { cat "$WORK/bb.err" >&2; exit 1; }
 }
+# Every server's files enter the page cache the same way, as a server's data
+# is after a restart: each dropped from the cache (posix_fadvise DONTNEED,
+# which only forgets clean cached pages, it writes nothing), then read once
+# from start to end. Left as written, the database's pages stay in the 4 KiB
+# pieces SQLite wrote them in, while the exported files were written in large
+# writes, and a read from disk brings either in as 2 MiB folios here
+# (read_ahead_kb 8192). serve maps a blob's pages: mapping 4 KiB pages costs
+# about ten times what mapping 2 MiB folios does (600 MB: 55 ms against 5 ms),
+# enough to move B/A at 2M from about 1.0 to about 0.8 (session 20's note).
+# CACHE=as-written skips this, to see that state.
+recache() {
+    python3 - "$@" <<'PY'
+import os, sys
+for top in sys.argv[1:]:
+    paths = [top] if os.path.isfile(top) else [os.path.join(d, f) for d, _, fs in os.walk(top) for f in fs]
+    for p in paths:
+        fd = os.open(p, os.O_RDONLY)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        while os.read(fd, 1 << 22):
+            pass
+        os.close(fd)
+PY
+}
 load_rps() {
     bb_quiet load --urls "$WORK/urls-A.txt" -c "$CONNS" -t "${DURATION}s" --json "$WORK/load.json"
     python3 -c "
@@ -198,6 +227,20 @@ http {
     }
 }
 EOF
+    godb=
+    if [ -n "$GOSERVER" ]; then
+        # The blog's table, filled from blobbench's kv(k, v) with the exported file names as ids.
+        godb=$WORK/files-$size.db
+        python3 - "$godb" "$db" <<'PY'
+import sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+con.execute("CREATE TABLE files( id VARCHAR(255) PRIMARY KEY, data BLOB NOT NULL )")
+con.execute("ATTACH DATABASE ? AS bb", (sys.argv[2],))
+con.execute("INSERT INTO files(id, data) SELECT printf('%06d', k), v FROM bb.kv ORDER BY k")
+con.commit()
+PY
+    fi
+    if [ "$CACHE" = read ]; then recache "$db" "$dir" ${godb:+"$godb"}; fi
     rm -f "$WORK/nginx.pid"
     "$NGINX" -c "$WORK/nginx.conf" -p "$WORK/nginx"
     bb_port=$(free_port)
@@ -212,16 +255,6 @@ EOF
     declare -A url=([A]="$ng_port /blobs/" [B]="$bb_port /blobs/" [D]="$bd_port /blobs/")
     go_pid=
     if [ -n "$GOSERVER" ]; then
-        # The blog's table, filled from blobbench's kv(k, v) with the exported file names as ids.
-        godb=$WORK/files-$size.db
-        python3 - "$godb" "$db" <<'PY'
-import sqlite3, sys
-con = sqlite3.connect(sys.argv[1])
-con.execute("CREATE TABLE files( id VARCHAR(255) PRIMARY KEY, data BLOB NOT NULL )")
-con.execute("ATTACH DATABASE ? AS bb", (sys.argv[2],))
-con.execute("INSERT INTO files(id, data) SELECT printf('%06d', k), v FROM bb.kv ORDER BY k")
-con.commit()
-PY
         go_port=$(free_port)
         "$GOSERVER" -db "$godb" -static "$dir" -listen "127.0.0.1:$go_port" 2>"$WORK/go.log" &
         go_pid=$!
@@ -282,15 +315,16 @@ done
 
 echo
 echo "versions: $("$NGINX" -v 2>&1); $(wrk -v 2>&1 | head -n 1 | sed 's/ Copyright.*//' || true); $(if [ -n "$GO" ]; then "$GO" version; else echo "go: none"; fi); blobbench $(git describe --always --dirty 2>/dev/null || echo unknown)"
-python3 - "$RESULTS" "$CONNS" "$THREADS" "$DURATION" "$PAIRS" "${SERVE_OPTS:-}" "$GO_SKIP" <<'PY'
+python3 - "$RESULTS" "$CONNS" "$THREADS" "$DURATION" "$PAIRS" "${SERVE_OPTS:-}" "$GO_SKIP" "$CACHE" <<'PY'
 import sys, statistics as st
 rows = [l.split('\t') for l in open(sys.argv[1]).read().splitlines() if l]
-conns, threads, dur, pairs, opts, go_skip = sys.argv[2:8]
+conns, threads, dur, pairs, opts, go_skip, cache = sys.argv[2:9]
 cols = [c for c in "ABDGHC" if any(r[2] == c for r in rows)]
 names = {"A": "A nginx", "B": "B serve db", "D": "D serve dir", "G": "G Go /sqlite",
          "H": "H Go /dir", "C": "C load>nginx"}
 print(f"HTTP on 127.0.0.1: wrk -t{threads} -c{conns} (blobbench load -c{conns} for C), {dur} s per run, "
-      f"median of {pairs} rotations, requests/s; B = sqlite:DB{opts}")
+      f"median of {pairs} rotations, requests/s; B = sqlite:DB{opts}; files cached: "
+      + ("dropped and read back before the servers start" if cache == "read" else "as init and export wrote them"))
 print(f"{'size':5}" + "".join(f" {names[c]:>12}" for c in cols)
       + "".join(f" {c + '/A':>5}" for c in cols if c != "A"))
 med = {}
