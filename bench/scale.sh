@@ -8,7 +8,10 @@
 #   result's `startup`: process start to the first timed read, cache
 #   preparation left out);
 #   serve: from exec until it answers its first GET, and its RSS then;
-#   kvtest's own init and export of the same count and size, the peer.
+#   kvtest's own init and export of the same count and size, and its warm
+#   random read of blobbench's database, the peers;
+#   the machine's floor: a random 4 KiB pread of the same warm database file
+#   (bench/page-read-floor.c, row "pread"), the read SQLite's pager makes.
 # Then a table of how each grows: the per-blob time at N over the per-blob
 # time at the smallest scale (1.00 = grows exactly with N), and RSS as
 # bytes per added blob.
@@ -46,6 +49,15 @@ BB=${BB:-}
 if [ -z "$BB" ]; then
     cargo build --release --quiet
     BB=$PWD/target/release/blobbench
+fi
+# The machine's floor under SQLite's read (bench/page-read-floor.c), built
+# when a C compiler is found.
+FLOOR=
+if command -v gcc >/dev/null 2>&1; then
+    gcc -O2 bench/page-read-floor.c -o "$WORK/page-read-floor"
+    FLOOR=$WORK/page-read-floor
+else
+    echo "no gcc: the pread floor rows are skipped" >&2
 fi
 ROWS=$WORK/rows.tsv
 : >"$ROWS"
@@ -107,6 +119,23 @@ print(f"{store}\t{n}\trun start-up s\t{run['startup']['ns'] / 1e9:.4f}")
 EOF
 }
 
+# kvtest's own warm random read of the same database, the peer for the read
+# run's growth: as many reads as blobbench's run, once to warm the pages they
+# touch, then three times; the median of kvtest's "Microseconds per BLOB read".
+kvtest_read() {
+    local n=$1 db=$2 reads lock=() times=()
+    reads=$(number "$READS")
+    if [ "$reads" -gt "$n" ]; then reads=$n; fi
+    if [ -n "${LOCK:-}" ]; then lock=(flock "$LOCK"); fi
+    local i us
+    for i in 0 1 2 3; do
+        us=$("${lock[@]}" "$KVTEST" run "$db" --count "$reads" --random | awk '/Microseconds per BLOB read/ {print $5}')
+        if [ -z "$us" ]; then echo "kvtest run $db printed no time per read" >&2; exit 1; fi
+        if [ "$i" -gt 0 ]; then times+=("$us"); fi
+    done
+    row kvtest "$n" "read us" "$(printf '%s\n' "${times[@]}" | sort -g | sed -n 2p)"
+}
+
 # serve's start-up: from exec until GET /blobs/1 answers 200, and its RSS
 # (and peak RSS) then.
 serve_start() {
@@ -162,9 +191,13 @@ for scale in $SCALES; do
     db=$WORK/x-$scale.db
     timed sqlite "$n" init "$BB" init "$db" --count "$n" --size "$size"
     read_run sqlite "$n" "$db"
+    if [ -n "$FLOOR" ]; then
+        row pread "$n" "read us" "$("$FLOOR" "$db" "$(number "$READS")")"
+    fi
     serve_start sqlite "$n" "$db"
     if [ -n "${KVTEST:-}" ]; then
         timed kvtest "$n" init "$KVTEST" init "$WORK/kv-$scale.db" --count "$n" --size "$size"
+        kvtest_read "$n" "$db"
     fi
     if [ -n "$files" ]; then
         for kind in dir tree; do
@@ -227,4 +260,20 @@ for (store, measure), cells in sorted(rows.items()):
         else:
             growth = f"{label(b)}/{label(a)}: {cells[b] / max(cells[a], 1e-9):.2f}x"
     print(f"{store:7} {measure:22}" + "".join(f"{c:>20}" for c in out) + f"   {growth}")
+# SQLite's read grows for reasons of its own as the database outgrows the
+# caches (its page cache, then the CPU's): the part of blobbench's growth
+# that is blobbench's is its growth over kvtest's on the same databases.
+ours, peer = rows.get(("sqlite", "read us"), {}), rows.get(("kvtest", "read us"), {})
+both = [n for n in scales if n in ours and n in peer]
+if len(both) >= 2:
+    a, b = both[0], both[-1]
+    g_ours, g_peer = ours[b] / ours[a], peer[b] / peer[a]
+    print(f"sqlite read growth {label(b)}/{label(a)}: blobbench {g_ours:.2f}x, kvtest {g_peer:.2f}x "
+          f"on the same databases; blobbench's beyond kvtest's {g_ours / g_peer:.2f}x")
+floor = rows.get(("pread", "read us"), {})
+if len(floor) >= 2:
+    a, b = min(floor), max(floor)
+    print(f"floor: a random 4 KiB pread of the warm database file grows {floor[b] / floor[a]:.2f}x "
+          f"from {label(a)} to {label(b)} ({floor[a]:.2f} -> {floor[b]:.2f} us), "
+          f"adding {floor[b] - floor[a]:.2f} us a read that no SQLite reader avoids")
 EOF
