@@ -156,9 +156,10 @@ bb_quiet() {
 # pieces SQLite wrote them in, while the exported files were written in large
 # writes, and a read from disk brings either in as 2 MiB folios here
 # (read_ahead_kb 8192). serve maps a blob's pages: mapping 4 KiB pages costs
-# about ten times what mapping 2 MiB folios does (600 MB: 55 ms against 5 ms),
-# enough to move B/A at 2M from about 1.0 to about 0.8 (session 20's note).
-# CACHE=as-written skips this, to see that state.
+# about ten times what mapping 2 MiB folios does (touching a 600 MB map: 55 ms
+# against 5 ms), and serving the same 300 x 2 MB database cached as written
+# gave about a tenth fewer requests/s than cached as read back (median of 5
+# pairs, wrk -t2 -c32). CACHE=as-written skips this, to see that state.
 recache() {
     python3 - "$@" <<'PY'
 import os, sys

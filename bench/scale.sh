@@ -192,7 +192,8 @@ for scale in $SCALES; do
     timed sqlite "$n" init "$BB" init "$db" --count "$n" --size "$size"
     read_run sqlite "$n" "$db"
     if [ -n "$FLOOR" ]; then
-        row pread "$n" "read us" "$("$FLOOR" "$db" "$(number "$READS")")"
+        floor_us=$(if [ -n "${LOCK:-}" ]; then flock "$LOCK" "$FLOOR" "$db" "$(number "$READS")"; else "$FLOOR" "$db" "$(number "$READS")"; fi)
+        row pread "$n" "read us" "$floor_us"
     fi
     serve_start sqlite "$n" "$db"
     if [ -n "${KVTEST:-}" ]; then
