@@ -80,18 +80,29 @@ number() {
 # One row: store, scale (blobs), measure, value.
 row() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >>"$ROWS"; }
 
+# Runs a command under `flock LOCK` when LOCK is set, else as it is.
+locked() {
+    if [ -n "${LOCK:-}" ]; then flock "$LOCK" "$@"; else "$@"; fi
+}
+
+# Reads per repetition at a scale of $1 blobs: READS, or every blob if fewer.
+reads_at() {
+    local reads
+    reads=$(number "$READS")
+    if [ "$reads" -gt "$1" ]; then reads=$1; fi
+    echo "$reads"
+}
+
 # Runs a command under the lock (if any) and /usr/bin/time; records its wall
 # seconds and peak RSS as STORE N NAME. Its output goes to $WORK/last.out.
 timed() {
     local store=$1 n=$2 name=$3
     shift 3
-    local lock=()
-    if [ -n "${LOCK:-}" ]; then lock=(flock "$LOCK"); fi
     # Each step starts with no step's dirty pages still being written: the
     # files an init or export leaves unflushed (a million of them) would
     # otherwise be written back during the next step and charged to it.
     sync
-    "${lock[@]}" /usr/bin/time -f '%e %M' -o "$WORK/time.txt" "$@" >"$WORK/last.out" 2>&1 || {
+    locked /usr/bin/time -f '%e %M' -o "$WORK/time.txt" "$@" >"$WORK/last.out" 2>&1 || {
         echo "failed: $* (see below)" >&2
         cat "$WORK/last.out" >&2
         exit 1
@@ -105,8 +116,7 @@ timed() {
 read_run() {
     local store=$1 n=$2 target=$3
     local reads
-    reads=$(number "$READS")
-    if [ "$reads" -gt "$n" ]; then reads=$n; fi
+    reads=$(reads_at "$n")
     timed "$store" "$n" "run" "$BB" run "$target" --count "$reads" --random --repeat 3 \
         --json "$WORK/run.json"
     python3 - "$WORK/run.json" "$store" "$n" >>"$ROWS" <<'EOF'
@@ -123,13 +133,11 @@ EOF
 # run's growth: as many reads as blobbench's run, once to warm the pages they
 # touch, then three times; the median of kvtest's "Microseconds per BLOB read".
 kvtest_read() {
-    local n=$1 db=$2 reads lock=() times=()
-    reads=$(number "$READS")
-    if [ "$reads" -gt "$n" ]; then reads=$n; fi
-    if [ -n "${LOCK:-}" ]; then lock=(flock "$LOCK"); fi
+    local n=$1 db=$2 reads times=()
+    reads=$(reads_at "$n")
     local i us
     for i in 0 1 2 3; do
-        us=$("${lock[@]}" "$KVTEST" run "$db" --count "$reads" --random | awk '/Microseconds per BLOB read/ {print $5}')
+        us=$(locked "$KVTEST" run "$db" --count "$reads" --random | awk '/Microseconds per BLOB read/ {print $5}')
         if [ -z "$us" ]; then echo "kvtest run $db printed no time per read" >&2; exit 1; fi
         if [ "$i" -gt 0 ]; then times+=("$us"); fi
     done
@@ -140,9 +148,7 @@ kvtest_read() {
 # (and peak RSS) then.
 serve_start() {
     local store=$1 n=$2 target=$3
-    local lock=()
-    if [ -n "${LOCK:-}" ]; then lock=(flock "$LOCK"); fi
-    "${lock[@]}" python3 - "$BB" "$target" "$PORT" >>"$ROWS" "$store" "$n" <<'EOF'
+    locked python3 - "$BB" "$target" "$PORT" >>"$ROWS" "$store" "$n" <<'EOF'
 import subprocess, sys, time, urllib.request
 bb, target, port = sys.argv[1], sys.argv[2], sys.argv[3]
 store, n = sys.argv[4], sys.argv[5]
@@ -192,7 +198,7 @@ for scale in $SCALES; do
     timed sqlite "$n" init "$BB" init "$db" --count "$n" --size "$size"
     read_run sqlite "$n" "$db"
     if [ -n "$FLOOR" ]; then
-        floor_us=$(if [ -n "${LOCK:-}" ]; then flock "$LOCK" "$FLOOR" "$db" "$(number "$READS")"; else "$FLOOR" "$db" "$(number "$READS")"; fi)
+        floor_us=$(locked "$FLOOR" "$db" "$(number "$READS")")
         row pread "$n" "read us" "$floor_us"
     fi
     serve_start sqlite "$n" "$db"
