@@ -144,6 +144,18 @@ def corrected(ch):
 def share(k, n):
     return k / n if n else float("nan")
 
+# Every untouched case flagged, by either verdict: which comparison, which
+# case and by how much, so a false alarm can be traced to what moved.
+alarms = []
+
+def note_alarms(comparison, cases):
+    for c in cases:
+        if c["verdict"] in FLAGGED or corrected(c) in FLAGGED:
+            adjusted = c.get("adjusted") or {}
+            alarms.append({"comparison": comparison, "case": c["label"], "ratio": c["ratio"],
+                           "verdict": c["verdict"], "corrected_ratio": adjusted.get("ratio"),
+                           "corrected_verdict": corrected(c), "probe": adjusted.get("probe")})
+
 aa = {"comparisons": 0, "flagged": 0, "flagged_corrected": 0, "pairs_with_any": 0,
       "pairs_with_any_corrected": 0, "rerun_checks": 0, "rerun_inside": 0}
 for i in range(1, pairs + 1):
@@ -156,6 +168,7 @@ for i in range(1, pairs + 1):
     aa["flagged_corrected"] += flagged_corrected
     aa["pairs_with_any"] += flagged > 0
     aa["pairs_with_any_corrected"] += flagged_corrected > 0
+    note_alarms(f"A/A pair {i}", tested)
     for c in changes:
         interval = c["before"].get("interval")
         if interval:
@@ -175,6 +188,7 @@ for k, factor in enumerate(factors, start=1):
         row["found"] += any(c["verdict"] == "worse" for c in hit)
         row["found_corrected"] += any(corrected(c) == "worse" for c in hit)
         others = [c for c in changes if not c.get("injected") and c["verdict"] in TESTED]
+        note_alarms(f"A/B x{factor} pair {i}", others)
         row["others"] += len(others)
         flagged = sum(c["verdict"] in FLAGGED for c in others)
         row["others_flagged"] += flagged
@@ -200,7 +214,12 @@ for row in ab:
           f"{row['others_flagged']:>5} of {row['others']:<5} {100 * share(row['others_flagged'], row['others']):4.1f}%")
     if row["missing"]:
         print(f"  warning: {row['missing']} comparison(s) did not mark the injected case")
-json.dump({"suite": suite, "args": extra, "pairs": pairs, "inject_case": case, "a_a": aa, "a_b": ab},
+for a in alarms:
+    fixed = (f"; drift-corrected by the {a['probe']} probe {a['corrected_ratio']:.2f}x, {a['corrected_verdict']}"
+             if a["probe"] else "")
+    print(f"false alarm: {a['comparison']}: {a['case']} {a['ratio']:.2f}x, {a['verdict']}{fixed}")
+json.dump({"suite": suite, "args": extra, "pairs": pairs, "inject_case": case, "a_a": aa, "a_b": ab,
+           "false_alarms": alarms},
           open(out, "w"), indent=2)
 print(f"written: {out}")
 PY

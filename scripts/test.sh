@@ -124,13 +124,47 @@ if [ "$under_load" = 1 ]; then
     trap "kill $hogs_pid 2>/dev/null; wait $hogs_pid 2>/dev/null; ${_hogs_prev_trap}" EXIT
 fi
 
+# Waits until the disk under folder $1 is quiet, at most 120 s: busy (its
+# io_ticks in /sys/class/block/DEV/stat) under 5% of a 2 s window. Writes
+# back dirty pages first. Says how long it waited, or that it gave up.
+wait_for_quiet_disk() {
+    sync
+    local dev stat start busy_before busy_after
+    dev=$(basename "$(findmnt -no SOURCE -T "$1" 2>/dev/null)" 2>/dev/null) || return 0
+    stat=/sys/class/block/$dev/stat
+    [ -n "$dev" ] && [ -r "$stat" ] || return 0
+    start=$SECONDS
+    while [ $((SECONDS - start)) -lt 120 ]; do
+        busy_before=$(awk '{print $10}' "$stat")
+        sleep 2
+        busy_after=$(awk '{print $10}' "$stat")
+        if [ $((busy_after - busy_before)) -lt 100 ]; then
+            echo "scripts/test.sh: $dev is quiet (waited $((SECONDS - start)) s)"
+            return 0
+        fi
+    done
+    echo "scripts/test.sh: $dev still busy after 120 s; calibrating anyway" >&2
+}
+
 phase "running the tests$([ "$under_load" = 1 ] && echo ' under two CPU hogs')"
 test_log=target/test-output.log
 set +e
 cargo test --release --no-fail-fast -- --include-ignored --skip calibrate:: 2>&1 | tee "$test_log"
 status=${PIPESTATUS[0]}
 # The calibration measures the instrument itself: it runs alone, after every
-# other test, so no test's load changes between a run and its rerun.
+# other test, so no test's load changes between a run and its rerun. Alone
+# means without the servers too: idle, they still write (checkpoints, purge,
+# heartbeats), and that moves the fsync cases of one run and not of its
+# rerun, which compare rightly calls a change (a false alarm to the
+# calibration). Their clean-up and the tests' deletions keep the disk busy
+# for a while (discards), so the calibration also waits for a quiet disk.
+phase "stopping the servers for the calibration"
+stop_galera
+stop_s3_cluster
+stop_s3
+stop_mariadb
+stop_postgres
+wait_for_quiet_disk "${TMPDIR:-/tmp}"
 phase "running the calibration alone"
 cargo test --release --no-fail-fast --test tests -- --ignored calibrate:: 2>&1 | tee -a "$test_log"
 calibration_status=${PIPESTATUS[0]}
