@@ -153,11 +153,12 @@ cargo test --release --no-fail-fast -- --include-ignored --skip calibrate:: 2>&1
 status=${PIPESTATUS[0]}
 # The calibration measures the instrument itself: it runs alone, after every
 # other test, so no test's load changes between a run and its rerun. Alone
-# means without the servers too: idle, they still write (checkpoints, purge,
-# heartbeats), and that moves the fsync cases of one run and not of its
-# rerun, which compare rightly calls a change (a false alarm to the
-# calibration). Their clean-up and the tests' deletions keep the disk busy
-# for a while (discards), so the calibration also waits for a quiet disk.
+# means without the servers too: idle, they can still write (checkpoints,
+# purge, heartbeats) during one run and not its rerun, and the fsync cases
+# move with that, a real change compare is right to flag (a false alarm to
+# the calibration). Their clean-up and the tests' deletions keep the disk
+# busy for a while (online discard), so the calibration also waits for a
+# quiet disk.
 phase "stopping the servers for the calibration"
 stop_galera
 stop_s3_cluster
