@@ -25,11 +25,39 @@ impl Server {
         Server { child, addr }
     }
 
+    /// As `start`, also returning the banner line.
+    pub(crate) fn start_with_banner(dir: &Path, target: &str, extra: &[&str]) -> (Server, String) {
+        let (child, banner, addr) = common::start_serve_banner(dir, target, extra);
+        (Server { child, addr }, banner)
+    }
+
     /// Sends SIGTERM and waits for the server to end (bounded).
     fn stop(&mut self) -> std::process::ExitStatus {
+        self.ask_to_stop();
+        common::wait_bounded(&mut self.child)
+    }
+
+    /// Sends SIGTERM and returns at once.
+    pub(crate) fn ask_to_stop(&self) {
         // SAFETY: kill(2) on our own child's pid.
         unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
-        common::wait_bounded(&mut self.child)
+    }
+
+    /// Whether the server has not ended yet.
+    pub(crate) fn running(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+
+    /// Waits for the server to end (bounded): its exit status and what it
+    /// printed on stderr after its banner.
+    pub(crate) fn ended(&mut self) -> (std::process::ExitStatus, String) {
+        let mut log = String::new();
+        let stderr = self.child.stderr.take();
+        let status = common::wait_bounded(&mut self.child);
+        if let Some(mut e) = stderr {
+            e.read_to_string(&mut log).unwrap();
+        }
+        (status, log)
     }
 }
 

@@ -452,3 +452,83 @@ fn exclusive_locking_keeps_outside_writers_out_only_in_a_rollback_journal() {
         "serve --help must say what WAL does: {help}"
     );
 }
+
+#[test]
+fn an_exclusive_read_only_server_sends_uncopied_and_keeps_writers_out_until_its_clients_close() {
+    // With ?locking_mode=exclusive a read-only server holds the database's
+    // shared lock from its start to its stop, so it hands large blobs'
+    // pages to the kernel by reference, sent after the read that found
+    // them. The bytes must be the blob's; a writer must be kept out from
+    // the start (before any GET) and let in only once the server has
+    // stopped, after its last client has closed (the kernel reads the
+    // pages until the client has read them).
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    ok(
+        d,
+        &[
+            "init",
+            "x.db",
+            "--count",
+            "3",
+            "--size",
+            "3M",
+            "--variance",
+            "0",
+            "--jmode",
+            "delete",
+        ],
+    );
+    let db = d.join("x.db");
+    let (mut server, banner) =
+        Server::start_with_banner(d, "sqlite:x.db?locking_mode=exclusive", &[]);
+    assert!(banner.contains("large blobs sent uncopied"), "{banner}");
+    let refused = outside_write(&db, 1, 9, Duration::ZERO).expect_err("kept out before any GET");
+    assert!(refused.contains("locked"), "{refused}");
+    for key in 1..=3 {
+        let want = blob_from_db(&db, key);
+        let reply = get(&server.addr, &format!("/blobs/{key}"));
+        assert_eq!(reply.status, 200);
+        assert!(reply.whole() && reply.body == want, "blob {key} differs");
+    }
+    // A range across the end of the first mapped piece (1 MiB).
+    let want = blob_from_db(&db, 2);
+    let mut s = connect(&server.addr);
+    s.write_all(b"GET /blobs/2 HTTP/1.1\r\nHost: x\r\nRange: bytes=1048000-1050000\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let reply = read_reply(&mut s, false);
+    assert_eq!(reply.status, 206);
+    assert!(
+        reply.body == want[1_048_000..=1_050_000],
+        "the range differs"
+    );
+
+    // A client that has asked for a blob and read only its first bytes
+    // keeps the stopping server, and so its lock, until it closes.
+    let mut lagging = connect(&server.addr);
+    lagging
+        .write_all(b"GET /blobs/3 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut first = [0u8; 16];
+    lagging.read_exact(&mut first).unwrap();
+    server.ask_to_stop();
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        server.running(),
+        "the server stopped before its client had read"
+    );
+    let refused = outside_write(&db, 1, 9, Duration::ZERO).expect_err("kept out while stopping");
+    assert!(refused.contains("locked"), "{refused}");
+    let mut all = first.to_vec();
+    lagging.read_to_end(&mut all).unwrap();
+    let body_at = all.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+    assert!(
+        all[body_at..] == blob_from_db(&db, 3),
+        "the lagging client's blob differs"
+    );
+    drop(lagging);
+    let (status, log) = server.ended();
+    assert!(status.success(), "{status}: {log}");
+    outside_write(&db, 1, 9, Duration::from_secs(5))
+        .unwrap_or_else(|e| panic!("a writer must get in once the server stopped: {e}"));
+}

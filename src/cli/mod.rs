@@ -120,8 +120,8 @@ blobs at once (more wait, unanswered, for a turn), and a stream thread idle for 
 Speed: for a database nothing else writes while it is served, `sqlite:x.db?locking_mode=exclusive&mmap_size=2G` \
 keeps each connection's shared lock instead of taking and dropping it per request (about 2x the requests/s on \
 small blobs here). In a rollback journal (the default) that lock keeps other processes from writing the database \
-until the server stops; in WAL mode it keeps no one out: other processes write at once, and the server reads \
-their commits."
+until the server stops, so large blobs go from the page cache to the socket uncopied, as nginx's sendfile sends \
+files; in WAL mode it keeps no one out: other processes write at once, and the server reads their commits."
     )]
     Serve(ServeArgs),
     /// Load an HTTP server: requests/s, MB/s and latency per concurrency level (like siege, wrk, oha)

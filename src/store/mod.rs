@@ -45,8 +45,9 @@ pub use files::{FileLayout, FilesStore};
 pub use memory::MemoryStore;
 pub use mysql::MysqlStore;
 pub use open::{
-    capture_environment, check_free_space, check_room, create, end_added_keys, inspect,
-    name_added_key, open, reach, read_shape, release, remove_dataset, remove_target, value_limit,
+    WritersKeptOut, capture_environment, check_free_space, check_room, create, end_added_keys,
+    inspect, keep_writers_out, name_added_key, open, reach, read_shape, release, remove_dataset,
+    remove_target, value_limit,
 };
 pub use pieces::{piece_buffer, recycle_piece, stream_pieces};
 pub use postgres::PostgresStore;

@@ -51,6 +51,30 @@ pub fn open(target: &Target, access: Access) -> Result<Box<dyn Store>> {
     })
 }
 
+/// Every other writer kept out of a target's files while this lives.
+pub struct WritersKeptOut {
+    /// The connection whose lock keeps them out; dropped, it lets them in.
+    _lock: rusqlite::Connection,
+}
+
+/// Keeps every other writer out of `target`'s files for as long as the
+/// returned hold lives, where the target asks for that itself (SQLite's
+/// `locking_mode=exclusive` in a rollback journal): bytes of its files
+/// then stay the file's after the read that found them has ended, so they
+/// may be handed to the kernel by reference and copied out later (a
+/// server's zero-copy send). None for a target that keeps no writer out.
+/// Waits up to `wait` for a writer that holds the database.
+pub fn keep_writers_out(
+    target: &Target,
+    wait: std::time::Duration,
+) -> Result<Option<WritersKeptOut>> {
+    match target {
+        Target::Sqlite { path, settings } => Ok(sqlite::keep_writers_out(path, settings, wait)?
+            .map(|conn| WritersKeptOut { _lock: conn })),
+        _ => Ok(None),
+    }
+}
+
 /// Makes sure the server `target` names can be reached, changing
 /// nothing: PostgreSQL and MariaDB connect and log in, S3 lists the
 /// target's prefix (the bucket, the credentials); a local target always

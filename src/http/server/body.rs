@@ -87,6 +87,9 @@ pub(super) struct MappedPiece {
     pub(super) runs: MappedRuns,
     /// Unmap its pages once written (see stream.rs).
     pub(super) release: bool,
+    /// No other writer may change the file while the server runs, so the
+    /// pages may go to the socket by reference (see by_reference.rs).
+    pub(super) by_reference: bool,
     /// Dropped with the piece: the reader waits for all of them.
     pub(super) _held: std::sync::mpsc::Sender<()>,
     /// Asked when the reader must let go of its snapshot: the piece is then

@@ -9,10 +9,11 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use hyper_util::rt::TokioTimer;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 use tokio::runtime::Runtime;
 use tokio::sync::{Semaphore, watch};
 
+use super::by_reference;
 use super::fast::{self, Conn};
 use super::session::{expire_snapshot, snapshot_begun};
 use super::{ServeConfig, State};
@@ -176,8 +177,19 @@ async fn run(
             watcher: graceful.watcher(),
             _alive: alive_tx.clone(),
         };
+        // A connection that may send pages by reference keeps its socket
+        // (a second descriptor: hyper closes its own) and the stop waiting
+        // until the client has closed too (by_reference.rs).
+        let lingering = match state.by_reference {
+            true => linger_handle(&stream).map(|s| (s, alive_tx.clone())),
+            false => None,
+        };
+        let send_timeout = state.config.send_timeout;
         tokio::spawn(async move {
             fast::serve(conn, stream).await;
+            if let Some((socket, _alive)) = lingering {
+                by_reference::linger(socket, send_timeout).await;
+            }
             drop(permit);
         });
     }
@@ -191,6 +203,15 @@ async fn run(
     };
     let _ = tokio::time::timeout(Duration::from_secs(10), all_closed).await;
     Ok(())
+}
+
+/// A second descriptor of `stream`'s socket, to close it lingering after
+/// the fast path or hyper has dropped theirs; None if none can be made (the
+/// connection then closes at once, as any other).
+fn linger_handle(stream: &TcpStream) -> Option<std::net::TcpStream> {
+    use std::os::fd::AsFd;
+    let fd = stream.as_fd().try_clone_to_owned().ok()?;
+    Some(std::net::TcpStream::from(fd))
 }
 
 /// SIGINT and SIGTERM, caught from the moment this is made: made before

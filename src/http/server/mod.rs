@@ -10,6 +10,7 @@
 
 mod answer;
 mod body;
+mod by_reference;
 mod fast;
 mod hand_back;
 mod listen;
@@ -108,6 +109,9 @@ struct State {
     config: ServeConfig,
     /// Where each thread finds its session.
     server: ServerRef,
+    /// Every other writer is kept out of the store's file while the server
+    /// runs, so mapped blobs go to the socket by reference.
+    by_reference: bool,
 }
 
 /// `blobbench serve`: checks the target, binds, serves until a signal.
@@ -136,6 +140,15 @@ pub fn serve(config: ServeConfig) -> Result<()> {
         Access::ReadOnly => 0,
     };
     drop(probe);
+    // A read-only server whose target keeps writers out (SQLite's
+    // locking_mode=exclusive, rollback journal) holds that for its whole
+    // life, not only while a thread's connection happens to be open, and
+    // lets go only once every connection has closed: its blobs' pages can
+    // then go to the socket by reference (by_reference.rs).
+    let kept_out = match access {
+        Access::ReadOnly => store::keep_writers_out(&config.target, READ_LOCK_WAIT)?,
+        Access::ReadWrite => None,
+    };
     // A write waits for readers' locks longer than a stream may hold one
     // (a stalled client for the send timeout, any while a writer waits for
     // the hold timeout), so a reader delays it, never fails it.
@@ -146,7 +159,11 @@ pub fn serve(config: ServeConfig) -> Result<()> {
         .unwrap_or(1);
     let server = ServerRef::new(config.target.clone(), access, config.staleness, lock_wait);
     let permits = Arc::new(Semaphore::new(config.max_connections));
-    let state = Arc::new(State { config, server });
+    let state = Arc::new(State {
+        config,
+        server,
+        by_reference: kept_out.is_some(),
+    });
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let (addr, workers) = start_workers(&state, &permits, threads, &stop_rx)?;
     let signals = runtime(&state.config)?;
@@ -163,6 +180,8 @@ pub fn serve(config: ServeConfig) -> Result<()> {
         catalog.last_key,
         if state.config.writable.is_some() {
             "read-write (PUT and DELETE with the bearer token)"
+        } else if state.by_reference {
+            "read-only, other writers kept out until it stops (locking_mode=exclusive), large blobs sent uncopied"
         } else {
             "read-only"
         }
@@ -179,5 +198,8 @@ pub fn serve(config: ServeConfig) -> Result<()> {
     if state.config.writable.is_some() {
         store::release(&state.config.target);
     }
+    // Writers come in only now: every connection has closed (lingering,
+    // see by_reference.rs), or the stop's bound has passed.
+    drop(kept_out);
     Ok(())
 }

@@ -90,6 +90,7 @@ pub(super) async fn get_blob(
                     send_timeout: state.config.send_timeout,
                     hold: state.config.hold_timeout,
                     mapped_ok,
+                    by_reference: state.by_reference,
                 };
                 return stream::reply(&state.server, request).await;
             }

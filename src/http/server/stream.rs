@@ -95,6 +95,9 @@ pub(super) struct StreamRequest {
     /// The consumer writes mapped pieces within the send timeout (the fast
     /// path): hyper, which has no write timeout, gets copied pieces only.
     pub(super) mapped_ok: bool,
+    /// Mapped pieces may go by reference (see by_reference.rs): no other
+    /// writer may change the store's file while the server runs.
+    pub(super) by_reference: bool,
 }
 
 /// The reply to a GET of a large blob: its head decided inside the
@@ -129,6 +132,7 @@ pub(super) async fn reply(server: &ServerRef, req: StreamRequest) -> Response<Re
                 hand_back: Arc::new(HandBack::default()),
                 blocks_writers: false,
                 hold: req.hold,
+                by_reference: req.by_reference,
             };
             stream.run(&req, rx, &mut head);
             Ok(())
@@ -176,6 +180,8 @@ struct Stream<'a, 's> {
     blocks_writers: bool,
     /// `StreamRequest::hold`.
     hold: Duration,
+    /// `StreamRequest::by_reference`.
+    by_reference: bool,
 }
 
 /// The blob as the stream's first snapshot sees it.
@@ -407,6 +413,7 @@ impl Stream<'_, '_> {
             let piece = Piece::Mapped(MappedPiece {
                 runs,
                 release,
+                by_reference: self.by_reference,
                 _held: held_tx.clone(),
                 hand_back: self.hand_back.clone(),
             });

@@ -19,6 +19,8 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, Interest, ReadBuf};
 use tokio::net::TcpStream;
 
 use super::body::{FileSpan, MappedPiece, Piece, ResponseBody};
+use super::by_reference;
+use super::hand_back::HandBack;
 
 /// The request's HTTP version: a 1.0 client keeps its connection only when
 /// it asked to, and is told so.
@@ -167,7 +169,8 @@ async fn write_piece(
     }
 }
 
-/// Writes a mapped piece straight from the map, unless or until its
+/// Writes a mapped piece straight from the map (by reference when the
+/// piece allows it, see by_reference.rs), unless or until its
 /// reader asks for it back (it must let go of its snapshot, see
 /// stream.rs): then the piece is dropped where its writing reached, with
 /// every mapped piece queued behind it, and the bytes not written are
@@ -195,21 +198,11 @@ async fn write_mapped(
         None => &[][..],
     };
     let mut slices: Vec<IoSlice<'_>> = runs.into_iter().map(IoSlice::new).collect();
-    let mut parts = &mut slices[..];
-    let mut written = 0u64;
-    while !parts.is_empty() && !hand_back.asked() {
-        let window = parts.len().min(512);
-        let write = tokio::time::timeout(send_timeout, stream.write_vectored(&parts[..window]));
-        let n = tokio::select! {
-            n = write => n.map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "client stalled"))??,
-            () = hand_back.wait() => break,
-        };
-        if n == 0 {
-            return Err(io::ErrorKind::WriteZero.into());
-        }
-        IoSlice::advance_slices(&mut parts, n);
-        written += n as u64;
-    }
+    let mut written = if m.by_reference {
+        by_reference::send_pages(stream, &mut slices, send_timeout, &hand_back).await?
+    } else {
+        write_copied(stream, &mut slices, send_timeout, &hand_back).await?
+    };
     if !final_byte.is_empty() && written + 1 == m.runs.len() && !hand_back.asked() {
         m.runs
             .check()
@@ -234,6 +227,32 @@ async fn write_mapped(
         hand_back.gave_back(given_back);
     }
     drop(m);
+    Ok(written)
+}
+
+/// Writes `parts` (slices of a map) into the socket, which copies them,
+/// each wait on the client at most `send_timeout`; stops early once
+/// `hand_back` is asked. Returns the bytes written.
+async fn write_copied(
+    stream: &mut TcpStream,
+    mut parts: &mut [IoSlice<'_>],
+    send_timeout: Duration,
+    hand_back: &HandBack,
+) -> io::Result<u64> {
+    let mut written = 0u64;
+    while !parts.is_empty() && !hand_back.asked() {
+        let window = parts.len().min(512);
+        let write = tokio::time::timeout(send_timeout, stream.write_vectored(&parts[..window]));
+        let n = tokio::select! {
+            n = write => n.map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "client stalled"))??,
+            () = hand_back.wait() => break,
+        };
+        if n == 0 {
+            return Err(io::ErrorKind::WriteZero.into());
+        }
+        IoSlice::advance_slices(&mut parts, n);
+        written += n as u64;
+    }
     Ok(written)
 }
 

@@ -11,8 +11,13 @@
 
 use std::os::fd::AsRawFd;
 use std::path::Path;
+use std::time::Duration;
+
+use rusqlite::Connection;
 
 use crate::error::{Error, FailureClass, Result};
+use crate::store::contract::Access;
+use crate::target::SqliteSettings;
 
 /// SQLite's PENDING byte: 0x40000000 in the database file, the first byte
 /// of the lock range (sqlite3PendingByte; never moved outside tests).
@@ -51,6 +56,40 @@ pub(crate) fn writer_waiting_error(path: &Path) -> Error {
         class: FailureClass::Busy,
         message: "a writer waits for the readers to finish (database is locked)".into(),
     }
+}
+
+/// A read-only connection to the database at `path` that holds SQLite's
+/// SHARED lock until it is dropped, so no other process can commit to the
+/// database, and so change a page of it, meanwhile. Only when the target
+/// asks for it (`locking_mode=exclusive`, under which a connection keeps
+/// the lock of its first read) and the database keeps a rollback journal
+/// (in WAL mode readers keep no writer out): None otherwise. Waits up to
+/// `wait` for a writer that holds the database to finish.
+pub(crate) fn keep_writers_out(
+    path: &Path,
+    settings: &SqliteSettings,
+    wait: Duration,
+) -> Result<Option<Connection>> {
+    let exclusive = settings
+        .locking_mode
+        .as_deref()
+        .is_some_and(|m| m.eq_ignore_ascii_case("exclusive"));
+    if !exclusive {
+        return Ok(None);
+    }
+    let conn = super::open_connection(path, Access::ReadOnly)?;
+    let (journal_mode, _) = super::apply_settings(&conn, path, settings, Access::ReadOnly)?;
+    if journal_mode == "wal" {
+        return Ok(None);
+    }
+    let err = |e| Error::sqlite(path, e);
+    conn.busy_timeout(wait).map_err(err)?;
+    // The first read under locking_mode=exclusive takes the lock for good.
+    conn.query_row("SELECT count(*) FROM sqlite_schema", [], |r| {
+        r.get::<_, i64>(0)
+    })
+    .map_err(err)?;
+    Ok(Some(conn))
 }
 
 #[cfg(test)]

@@ -28,6 +28,7 @@ pub(crate) use database::{
     check_is_database, create_database, database_files, open_connection, replace_own_database,
 };
 pub use library::{max_blob_bytes, read_sqlite_info, sqlite_version};
+pub(crate) use lock::keep_writers_out;
 pub(crate) use meta::{has_table, read_manifest, write_manifest_row};
 pub(crate) use settings::apply_settings;
 pub(crate) use space::{external_layout, reclaim_database};

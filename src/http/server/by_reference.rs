@@ -1,0 +1,248 @@
+//! Sending mapped pages by reference, as nginx's sendfile sends a file:
+//! vmsplice puts the page-cache pages under a mapped blob's runs into a
+//! pipe (references, no copy), and splice moves them into the socket, so
+//! this process never copies the bytes; the client's kernel copies them
+//! once, when the client reads.
+//!
+//! The kernel reads those pages when it sends them, and on the loopback
+//! only when the client reads them: after the write has returned and the
+//! read that found the blob has ended. So this is used only while every
+//! other writer is kept out of the file (`store::keep_writers_out`), and a
+//! connection that used it closes lingering ([`linger`]): it waits for
+//! the client to close, by which time the client has read or dropped every
+//! byte, before the server may stop and let writers in.
+
+use std::io::{self, IoSlice};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, Interest};
+use tokio::net::TcpStream;
+
+use super::hand_back::HandBack;
+
+/// Bytes of pages a pipe is asked to hold: a mapped piece's worth (1 MiB,
+/// the default /proc/sys/fs/pipe-max-size), so a piece goes in one
+/// vmsplice. A system that grants less only costs more calls.
+const PIPE_BYTES: libc::c_int = 1 << 20;
+
+/// Slices one vmsplice takes at most (the kernel's UIO_MAXIOV).
+const MAX_SLICES: usize = 1024;
+
+/// A pipe that carries page references from a map to a socket.
+struct PagePipe {
+    /// Spliced into the socket.
+    read: OwnedFd,
+    /// Filled by vmsplice.
+    write: OwnedFd,
+}
+
+impl PagePipe {
+    /// A non-blocking pipe, as large as the system grants up to
+    /// `PIPE_BYTES`.
+    fn new() -> io::Result<PagePipe> {
+        let mut fds = [0; 2];
+        // SAFETY: pipe2 writes two new descriptors into `fds`.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) } < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: both were just made and nothing else owns them.
+        let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        // SAFETY: fcntl on an open pipe; a refusal leaves the default size.
+        unsafe { libc::fcntl(write.as_raw_fd(), libc::F_SETPIPE_SZ, PIPE_BYTES) };
+        Ok(PagePipe { read, write })
+    }
+
+    /// Puts references to the pages under the first of `parts` into the
+    /// pipe, as many as it takes: the bytes taken.
+    fn take(&self, parts: &[IoSlice<'_>]) -> io::Result<usize> {
+        let count = parts.len().min(MAX_SLICES);
+        // SAFETY: IoSlice is ABI-compatible with iovec; every slice points
+        // into a live map for the call's duration. Without SPLICE_F_GIFT
+        // the pages are only referenced, never given away or written.
+        let n = unsafe {
+            libc::vmsplice(
+                self.write.as_raw_fd(),
+                parts.as_ptr().cast::<libc::iovec>(),
+                count,
+                libc::SPLICE_F_NONBLOCK,
+            )
+        };
+        if n < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(n as usize)
+        }
+    }
+
+    /// Moves up to `len` bytes of the pipe into `socket`: the bytes moved.
+    fn give(&self, socket: libc::c_int, len: usize) -> io::Result<usize> {
+        // SAFETY: splice between two open descriptors, no offsets. MORE:
+        // the piece's last byte always follows (see wire.rs), and its
+        // plain write pushes the last segment out.
+        let n = unsafe {
+            libc::splice(
+                self.read.as_raw_fd(),
+                std::ptr::null_mut(),
+                socket,
+                std::ptr::null_mut(),
+                len,
+                libc::SPLICE_F_NONBLOCK | libc::SPLICE_F_MORE,
+            )
+        };
+        if n < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(n as usize)
+        }
+    }
+}
+
+/// Sends the bytes of `parts` (slices of a map of a file no one else may
+/// write meanwhile) into `stream` by reference, each wait on the client at
+/// most `send_timeout`; stops early, between two calls, once `hand_back`
+/// is asked. Returns the bytes that reached the socket.
+pub(super) async fn send_pages(
+    stream: &TcpStream,
+    mut parts: &mut [IoSlice<'_>],
+    send_timeout: Duration,
+    hand_back: &HandBack,
+) -> io::Result<u64> {
+    let pipe = PagePipe::new()?;
+    let socket = stream.as_raw_fd();
+    let (mut in_pipe, mut sent) = (0usize, 0u64);
+    loop {
+        if in_pipe == 0 {
+            if parts.is_empty() || hand_back.asked() {
+                return Ok(sent);
+            }
+            // The pipe is empty, so it takes at least the first page.
+            let n = pipe.take(parts)?;
+            if n == 0 {
+                return Err(io::ErrorKind::WriteZero.into());
+            }
+            IoSlice::advance_slices(&mut parts, n);
+            in_pipe = n;
+        }
+        match stream.try_io(Interest::WRITABLE, || pipe.give(socket, in_pipe)) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => {
+                in_pipe -= n;
+                sent += n as u64;
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                let writable = tokio::time::timeout(send_timeout, stream.writable());
+                tokio::select! {
+                    w = writable => w.map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "client stalled"))??,
+                    // What is still in the pipe is dropped with it, unsent.
+                    () = hand_back.wait() => return Ok(sent),
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Closes a connection that sent pages by reference only once the client
+/// has closed its side, or after `wait`: says it is done sending (FIN
+/// after the last byte), then reads and drops whatever the client still
+/// sends until the client closes. A client that closes has read every byte
+/// or thrown it away, so its kernel no longer reads the pages.
+pub(super) async fn linger(stream: std::net::TcpStream, wait: Duration) {
+    let _ = stream.shutdown(std::net::Shutdown::Write);
+    let Ok(mut stream) = TcpStream::from_std(stream) else {
+        return;
+    };
+    let drain = async {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = stream.read(&mut buf).await {
+            if n == 0 {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(wait, drain).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncReadExt;
+
+    /// Runs of a file's map that start and end mid-page, cross page
+    /// boundaries and skip bytes between them, more of them than one
+    /// vmsplice takes and more bytes than one pipe holds.
+    fn runs(len: usize) -> Vec<std::ops::Range<usize>> {
+        let mut runs = Vec::new();
+        let mut at = 3;
+        let mut width = 1;
+        while at + width < len {
+            runs.push(at..at + width);
+            at += width + 4;
+            width = (width * 7 + 4091) % 9000 + 1;
+        }
+        runs
+    }
+
+    #[tokio::test]
+    async fn pages_sent_by_reference_arrive_as_the_runs_of_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let bytes: Vec<u8> = (0..6_000_000u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        std::fs::write(&path, &bytes).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        // SAFETY: read-only map of a file nothing changes during the test.
+        let map = unsafe { memmap2::Mmap::map(&file) }.unwrap();
+        let runs = runs(bytes.len());
+        assert!(runs.len() > MAX_SLICES, "more runs than one call takes");
+        let expected: Vec<u8> = runs
+            .iter()
+            .flat_map(|r| bytes[r.clone()].iter().copied())
+            .collect();
+
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let reader = tokio::spawn(async move {
+            let mut client = TcpStream::connect(addr).await.unwrap();
+            let mut got = Vec::new();
+            client.read_to_end(&mut got).await.unwrap();
+            got
+        });
+        let (server, _) = listener.accept().await.unwrap();
+        let mut slices: Vec<IoSlice<'_>> =
+            runs.iter().map(|r| IoSlice::new(&map[r.clone()])).collect();
+        let hand_back = HandBack::default();
+        let sent = send_pages(&server, &mut slices, Duration::from_secs(30), &hand_back)
+            .await
+            .unwrap();
+        assert_eq!(sent, expected.len() as u64);
+        linger(server.into_std().unwrap(), Duration::from_secs(30)).await;
+        let got = reader.await.unwrap();
+        assert_eq!(got.len(), expected.len());
+        assert!(got == expected, "the bytes differ from the runs'");
+    }
+
+    #[tokio::test]
+    async fn a_hand_back_asked_stops_the_sending_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, vec![7u8; 1 << 20]).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        // SAFETY: as above.
+        let map = unsafe { memmap2::Mmap::map(&file) }.unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let _client = TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
+        let (server, _) = listener.accept().await.unwrap();
+        let hand_back = HandBack::default();
+        hand_back.ask();
+        let mut slices = [IoSlice::new(&map[..])];
+        let sent = send_pages(&server, &mut slices, Duration::from_secs(30), &hand_back)
+            .await
+            .unwrap();
+        assert_eq!(sent, 0, "nothing is sent once asked");
+    }
+}
