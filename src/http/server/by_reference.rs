@@ -7,8 +7,8 @@
 //! The kernel reads those pages when it sends them, and on the loopback
 //! only when the client reads them: after the write has returned and the
 //! read that found the blob has ended. So this is used only while every
-//! other writer is kept out of the file (`store::keep_writers_out`), and a
-//! connection that used it closes lingering ([`linger`]): it waits for
+//! other writer is kept out of the file (`store::keep_writers_out`), and
+//! every connection of a server that uses it closes lingering ([`linger`]): it waits for
 //! the client to close, by which time the client has read or dropped every
 //! byte, before the server may stop and let writers in.
 

@@ -180,9 +180,10 @@ async fn run(
         // A connection that may send pages by reference keeps its socket
         // (a second descriptor: hyper closes its own) and the stop waiting
         // until the client has closed too (by_reference.rs).
-        let lingering = match state.by_reference {
-            true => linger_handle(&stream).map(|s| (s, alive_tx.clone())),
-            false => None,
+        let lingering = if state.by_reference {
+            linger_handle(&stream).map(|s| (s, alive_tx.clone()))
+        } else {
+            None
         };
         let send_timeout = state.config.send_timeout;
         tokio::spawn(async move {
