@@ -243,24 +243,10 @@ mod tests {
             .flat_map(|r| bytes[r.clone()].iter().copied())
             .collect();
 
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let reader = tokio::spawn(async move {
-            let mut client = TcpStream::connect(addr).await.unwrap();
-            let mut got = Vec::new();
-            client.read_to_end(&mut got).await.unwrap();
-            got
-        });
-        let (server, _) = listener.accept().await.unwrap();
         let mut slices: Vec<IoSlice<'_>> =
             runs.iter().map(|r| IoSlice::new(&map[r.clone()])).collect();
-        let hand_back = HandBack::default();
-        let sent = send_pages(&server, &mut slices, Duration::from_secs(30), &hand_back)
-            .await
-            .unwrap();
+        let (sent, got) = send_to_reader(&mut slices).await;
         assert_eq!(sent, expected.len() as u64);
-        linger(server.into_std().unwrap(), Duration::from_secs(30)).await;
-        let got = reader.await.unwrap();
         assert_eq!(got.len(), expected.len());
         assert!(got == expected, "the bytes differ from the runs'");
     }
@@ -275,8 +261,9 @@ mod tests {
         })
     }
 
-    /// Sends `slices` to a new client that reads them all: what it got.
-    async fn send_to_reader(slices: &mut [IoSlice<'_>]) -> Vec<u8> {
+    /// Sends `slices` to a new client that reads them all, and closes
+    /// lingering: the bytes sent, and what the client got.
+    async fn send_to_reader(slices: &mut [IoSlice<'_>]) -> (u64, Vec<u8>) {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let reader = tokio::spawn(async move {
@@ -286,7 +273,7 @@ mod tests {
             got
         });
         let (server, _) = listener.accept().await.unwrap();
-        send_pages(
+        let sent = send_pages(
             &server,
             slices,
             Duration::from_secs(30),
@@ -294,8 +281,8 @@ mod tests {
         )
         .await
         .unwrap();
-        drop(server);
-        reader.await.unwrap()
+        linger(server.into_std().unwrap(), Duration::from_secs(30)).await;
+        (sent, reader.await.unwrap())
     }
 
     #[tokio::test]
@@ -310,10 +297,10 @@ mod tests {
 
         // A whole send leaves its pipe as the thread's spare, and the next
         // send goes through that same pipe.
-        let got = send_to_reader(&mut [IoSlice::new(&map[..1000])]).await;
+        let (_, got) = send_to_reader(&mut [IoSlice::new(&map[..1000])]).await;
         assert!(got == bytes[..1000]);
         let spare = spare_fd().expect("the emptied pipe is kept");
-        let got = send_to_reader(&mut [IoSlice::new(&map[5..3_000_005])]).await;
+        let (_, got) = send_to_reader(&mut [IoSlice::new(&map[5..3_000_005])]).await;
         assert!(
             got == bytes[5..3_000_005],
             "the reused pipe carried other bytes"
@@ -339,7 +326,7 @@ mod tests {
         assert_eq!(spare_fd(), None, "a pipe holding pages was kept");
 
         // The next send makes a new pipe and carries only its own bytes.
-        let got = send_to_reader(&mut [IoSlice::new(&map[7..2_007])]).await;
+        let (_, got) = send_to_reader(&mut [IoSlice::new(&map[7..2_007])]).await;
         assert!(got == bytes[7..2_007], "stale pages reached another client");
     }
 
