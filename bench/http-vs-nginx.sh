@@ -28,7 +28,12 @@
 # Before any server starts, every file is dropped from the page cache and
 # read back once (see `recache`), so all servers' data is cached the same
 # way, as after a restart; CACHE=as-written keeps it as init and export left
-# it. Keys are random, over keep-alive connections. A run with any error (wrk's
+# it. After each size's runs, bench/page-send-floor.c (when gcc is found)
+# measures on the same database the kernel's own CPU to hand one blob over
+# as SQLite's pages hold it (copied, by page reference, spliced per page)
+# against one file range as sendfile does: the part of a SQLite server's
+# extra cost per reply that no server can avoid, printed as a third table.
+# Keys are random, over keep-alive connections. A run with any error (wrk's
 # non-2xx or socket errors, a response shorter than the blob, blobbench
 # load's error counts) stops the bench rather than being compared.
 #
@@ -79,6 +84,13 @@ cleanup() {
     rm -rf "$WORK"
 }
 trap cleanup EXIT
+# The machine's floor under a SQLite server's cost per reply
+# (bench/page-send-floor.c), built when a C compiler is found.
+SEND_FLOOR=
+if command -v gcc >/dev/null 2>&1; then
+    gcc -O2 bench/page-send-floor.c -o "$WORK/page-send-floor"
+    SEND_FLOOR=$WORK/page-send-floor
+fi
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 # Wait until URL answers 200 (at most 10 s), else show LOG and stop.
@@ -342,6 +354,11 @@ EOF
     done
     kill "$(cat "$WORK/nginx.pid")"; rm -f "$WORK/nginx.pid"
     for p in $bb_pid $be_pid $bd_pid $go_pid; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+    if [ -n "$SEND_FLOOR" ]; then
+        # About 2 GB handed over per way and round, whatever the size.
+        blobs=$((2000000000 / minlen)); blobs=$((blobs < 1000 ? 1000 : blobs > 20000 ? 20000 : blobs))
+        { echo "size $size:"; "$SEND_FLOOR" "$db" "$minlen" "$blobs"; } >>"$WORK/send-floor.txt"
+    fi
     PIDS=()
     unset url procs
     rm -rf "$db" "$dir" "${godb:-}" "$WORK"/urls-*.txt "$WORK"/random*.lua
@@ -393,6 +410,14 @@ for size in med:
             cells.append((c, st.median(cpu)))
     a = dict(cells).get("A")
     print(f"{size:5} " + "  ".join(f"{c} {v:.3f}" + (f" ({v / a:.2f}x)" if a and c != "A" else "") for c, v in cells))
+import os
+floor = os.path.join(os.path.dirname(sys.argv[1]), "send-floor.txt")
+if os.path.exists(floor):
+    print("floor (bench/page-send-floor.c, same database, pipe to /dev/null, no socket): kernel CPU to hand one "
+          "blob's bytes over, as SQLite's pages hold them, against one file range as nginx's sendfile does")
+    print(open(floor).read().rstrip())
+else:
+    print("floor: not measured (no gcc)")
 if go_skip:
     print(f"G, H skipped: {go_skip}")
 targets = [("10k", "B", 1.0), ("10k", "D", 0.9), ("2M", "D", 1.0), ("2M", "B", 0.95), ("2M", "E", 0.95),
