@@ -30,8 +30,9 @@ const PIPE_BYTES: libc::c_int = 1 << 20;
 const MAX_SLICES: usize = 1024;
 
 thread_local! {
-    /// An empty pipe kept for this thread's next piece: one per thread that
-    /// sends, so the number kept is bounded by the runtime's threads.
+    /// An empty pipe kept for this thread's next piece: one (two
+    /// descriptors) per thread that sends, so the number kept is bounded
+    /// by the runtime's threads.
     static SPARE: std::cell::Cell<Option<PagePipe>> = const { std::cell::Cell::new(None) };
 }
 
@@ -68,12 +69,14 @@ impl PagePipe {
             .map_or_else(PagePipe::new, Ok)
     }
 
-    /// Keeps this pipe, which must be empty, as this thread's spare (a
-    /// task may have moved between threads: the pipe stays where it ends).
-    /// A pipe still holding pages is dropped instead, never reused: its
-    /// bytes would go to the next connection.
-    fn put_back(self) {
-        SPARE.with(|spare| spare.set(Some(self)));
+    /// Keeps this pipe as this thread's spare (a task may have moved
+    /// between threads: the pipe stays where it ends) if `in_pipe`, the
+    /// bytes still in it, is zero. A pipe still holding pages is dropped,
+    /// never reused: its bytes would go to the next connection.
+    fn keep_if_empty(self, in_pipe: usize) {
+        if in_pipe == 0 {
+            SPARE.with(|spare| spare.set(Some(self)));
+        }
     }
 
     /// Puts references to the pages under the first of `parts` into the
@@ -134,9 +137,7 @@ pub(super) async fn send_pages(
     let pipe = PagePipe::spare()?;
     let mut in_pipe = 0usize;
     let sent = send_through(&pipe, &mut in_pipe, stream, parts, send_timeout, hand_back).await;
-    if in_pipe == 0 {
-        pipe.put_back();
-    }
+    pipe.keep_if_empty(in_pipe);
     sent
 }
 
