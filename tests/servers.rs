@@ -880,13 +880,26 @@ fn a_connection_the_server_ends_is_a_connection_failure() {
                     .prefer_socket(false),
             )
             .unwrap();
-            let ids: Vec<u64> = admin
-                .query(
-                    "SELECT id FROM information_schema.processlist \
-                     WHERE db = 'blobbench' AND command = 'Sleep' AND id <> CONNECTION_ID()",
-                )
-                .unwrap();
-            assert!(!ids.is_empty());
+            // MariaDB marks a connection Sleep only after it has sent the
+            // reply, so the session's read can return before its row says
+            // so: wait for it (at most what a loaded machine takes).
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+            let ids = loop {
+                let ids: Vec<u64> = admin
+                    .query(
+                        "SELECT id FROM information_schema.processlist \
+                         WHERE db = 'blobbench' AND command = 'Sleep' AND id <> CONNECTION_ID()",
+                    )
+                    .unwrap();
+                if !ids.is_empty() || std::time::Instant::now() > deadline {
+                    break ids;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            };
+            assert!(
+                !ids.is_empty(),
+                "the session's connection never showed idle"
+            );
             for id in ids {
                 admin.query_drop(format!("KILL {id}")).unwrap();
             }
