@@ -55,9 +55,12 @@ pub fn run(args: &ExportArgs) -> Result<()> {
         }
         _ => {}
     }
-    let (count, bytes) = store::copy(&source, &dest, &super::progress::Bars::new())?;
-    let space = store::inspect(&dest)?.space_used()?;
-    let source_space = store::inspect(&source)?.space_used()?;
+    let store::CopySummary {
+        blobs: count,
+        bytes,
+        source_space,
+        dest_space: space,
+    } = store::copy_measured(&source, &dest, &super::progress::Bars::new())?;
     let (dest_word, source_word) = match (&source, &dest) {
         (Target::Sqlite { .. }, Target::Dir { .. } | Target::Tree { .. }) => ("files", "database"),
         _ => (dest.kind_name(), source.kind_name()),

@@ -53,15 +53,56 @@ pub fn create_dataset(
 /// replace what blobbench did not make) and carries the source's manifest,
 /// or one describing its keys when the source has none.
 pub fn copy(source: &Target, dest: &Target, progress: &dyn Progress) -> Result<(u64, u64)> {
+    let copied = copy_inner(source, dest, progress, false)?;
+    Ok((copied.blobs, copied.bytes))
+}
+
+/// What [`copy_measured`] copied, and the disk space of both ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CopySummary {
+    /// Blobs copied.
+    pub blobs: u64,
+    /// Their bytes.
+    pub bytes: u64,
+    /// The source's disk space (measured once, before the copy).
+    pub source_space: u64,
+    /// The destination's, once complete.
+    pub dest_space: u64,
+}
+
+/// [`copy`], also measuring the disk space of the source and of the
+/// finished copy (`export` prints both): each end walked once, the
+/// destination's walk overlapping its flush where the store can.
+pub fn copy_measured(
+    source: &Target,
+    dest: &Target,
+    progress: &dyn Progress,
+) -> Result<CopySummary> {
+    copy_inner(source, dest, progress, true)
+}
+
+/// The copy; the spaces are measured when `measure` (0 otherwise).
+fn copy_inner(
+    source: &Target,
+    dest: &Target,
+    progress: &dyn Progress,
+    measure: bool,
+) -> Result<CopySummary> {
     refuse_same(source, dest)?;
     let mut from = inspect(source)?;
     let catalog = from.catalog()?;
     from.check_scan(&catalog)?;
+    let local = source.data_path().is_some() && dest.data_path().is_some();
+    let source_space = match (measure, local) {
+        (true, _) => from.space_used()?,
+        (false, true) => from.space_used().unwrap_or(0),
+        (false, false) => 0,
+    };
     // The copy takes about what the source takes on disk: refused before
     // the destination is made when that cannot fit (local to local only; a
     // server's space is not the blobs' alone).
-    if let (Some(_), Some(to)) = (source.data_path(), dest.data_path()) {
-        let needed = from.space_used().unwrap_or(0);
+    if let (true, Some(to)) = (local, dest.data_path()) {
+        let needed = source_space;
         check_free_space(
             to,
             needed,
@@ -96,9 +137,19 @@ pub fn copy(source: &Target, dest: &Target, progress: &dyn Progress) -> Result<(
     session.checkpoint()?;
     drop(session);
     crate::pause::at("copy-before-finish");
-    to.finish(&manifest.completed())?;
+    let dest_space = if measure {
+        to.finish_and_measure(&manifest.completed())?
+    } else {
+        to.finish(&manifest.completed())?;
+        0
+    };
     progress.finish();
-    Ok((count, bytes))
+    Ok(CopySummary {
+        blobs: count,
+        bytes,
+        source_space,
+        dest_space,
+    })
 }
 
 /// Refuses a copy onto its own source: creating the destination would

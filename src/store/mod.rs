@@ -39,7 +39,7 @@ pub use contract::{
     Serving, Session, SessionCore, SessionOptions, Snapshots, Space, Store, StoreCore, StoreInfo,
     WriteStyle, sparse_keys,
 };
-pub use copy::{copy, create_dataset, export};
+pub use copy::{CopySummary, copy, copy_measured, create_dataset, export};
 pub use external::ExternalStore;
 pub use files::{FileLayout, FilesStore};
 pub use memory::MemoryStore;

@@ -61,6 +61,13 @@ pub trait Space: StoreCore {
     fn space_used(&self) -> Result<u64> {
         crate::measure::space::allocated_bytes(&self.files()?)
     }
+    /// Marks the dataset complete ([`StoreCore::finish`]) and returns its
+    /// space once it is: the default does one after the other; a store
+    /// whose measure is a walk of many files may overlap the two.
+    fn finish_and_measure(&mut self, manifest: &crate::dataset::Manifest) -> Result<u64> {
+        self.finish(manifest)?;
+        self.space_used()
+    }
     /// Where every blob's bytes lie in the store's files, for counting
     /// fragments (`suite aging`); None where the store cannot say (servers,
     /// object stores, memory).
