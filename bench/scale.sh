@@ -24,6 +24,9 @@
 #   (default 1M: 10M files of 100 B take ~40 GB of 4 KB blocks and 20M inodes
 #   for both, more than this machine's 16M; sqlite runs every scale).
 # READS: reads per repetition of the read run (default 100k, or N if fewer).
+# READ_PAIRS: rounds of the paired read growth, smallest scale against the
+#   largest (default 5). EXPORT_PAIRS: rounds of blobbench's export to a
+#   folder against kvtest's, at each scale (default 2; with KVTEST).
 # KVTEST: a kvtest binary (built as bench/vs-kvtest.sh builds it); without
 #   one the kvtest rows are skipped and the table says so.
 # LOCK: a lock file; each timed command runs under `flock LOCK`, so only one
@@ -41,6 +44,8 @@ SIZE=${SIZE:-1000}
 SIZE_10M=${SIZE_10M:-100}
 FILES_UPTO=${FILES_UPTO:-1M}
 READS=${READS:-100k}
+READ_PAIRS=${READ_PAIRS:-5}
+EXPORT_PAIRS=${EXPORT_PAIRS:-2}
 PORT=${PORT:-18931}
 WORK=${WORK:-$(mktemp -d "${TMPDIR:-/var/tmp}/scale.XXXXXX")}
 mkdir -p "$WORK"
@@ -61,6 +66,9 @@ else
 fi
 ROWS=$WORK/rows.tsv
 : >"$ROWS"
+# Paired measures: store, measure, one side, the other (ratio = one/other).
+PAIRS_FILE=$WORK/pairs.tsv
+: >"$PAIRS_FILE"
 SERVER=
 cleanup() {
     if [ -n "$SERVER" ]; then kill "$SERVER" 2>/dev/null || true; fi
@@ -126,6 +134,12 @@ run = doc["runs"][0]
 store, n = sys.argv[2], sys.argv[3]
 print(f"{store}\t{n}\tread us\t{run['summary']['time_per_op_ns']['median'] / 1000:.3f}")
 print(f"{store}\t{n}\trun start-up s\t{run['startup']['ns'] / 1e9:.4f}")
+# SQLite's pager: pages it had to read (from the kernel's page cache) per
+# blob read; what its own 1000-page cache holds makes this grow with N.
+misses = [r["engine"]["page_cache_misses"] / r["ops"] for r in run["repetitions"]
+          if (r.get("engine") or {}).get("page_cache_misses") is not None and r["ops"]]
+if misses:
+    print(f"{store}\t{n}\tpager reads per read\t{sorted(misses)[len(misses) // 2]:.3f}")
 EOF
 }
 
@@ -142,6 +156,51 @@ kvtest_read() {
         if [ "$i" -gt 0 ]; then times+=("$us"); fi
     done
     row kvtest "$n" "read us" "$(printf '%s\n' "${times[@]}" | sort -g | sed -n 2p)"
+}
+
+# The median per-read time (us) of one warm random-read run of target $2
+# holding $1 blobs, for the paired growth.
+read_median() {
+    locked "$BB" run "$2" --count "$(reads_at "$1")" --random --repeat 3 -q \
+        --json "$WORK/pair.json" >/dev/null 2>&1 || {
+        echo "failed: $BB run $2" >&2
+        exit 1
+    }
+    python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["runs"][0]["summary"]["time_per_op_ns"]["median"] / 1000)' "$WORK/pair.json"
+}
+
+# blobbench's export of database $3 ($1 blobs) to a flat folder against
+# kvtest's, side by side: EXPORT_PAIRS rounds of one of each, back to back,
+# in alternating order (each filesystem's state after a million new files
+# differs: the later of two exports can be the faster or the slower). The
+# first blobbench export goes to $4, which the export back reads. Each
+# pair's ratio goes to PAIRS_FILE; the rows hold the medians.
+export_pairs() {
+    local n=$1 scale=$2 db=$3 first=$4 p bb kv flushed
+    for p in $(seq "$EXPORT_PAIRS"); do
+        local to=$first
+        [ "$p" = 1 ] || to=$first-$p
+        mkdir -p "$WORK/kv-dir-$scale-$p"
+        if [ $((p % 2)) = 1 ]; then
+            timed dir "$n" "export from sqlite" "$BB" export "$db" "dir:$to"
+            bb=$wall
+            timed kvtest "$n" "export from sqlite" "$KVTEST" export "$db" "$WORK/kv-dir-$scale-$p"
+        else
+            timed kvtest "$n" "export from sqlite" "$KVTEST" export "$db" "$WORK/kv-dir-$scale-$p"
+        fi
+        # blobbench's export ends with syncfs (the copy is on disk when
+        # it returns); kvtest's does not: its time with the sync that
+        # makes it as durable is the like-for-like figure.
+        # (timed leaves the step's wall seconds in $wall.)
+        flushed=$( { /usr/bin/time -f '%e' sync; } 2>&1 )
+        kv=$(echo "$wall + $flushed" | bc -l)
+        row kvtest "$n" "export from sqlite + sync s" "$kv"
+        if [ $((p % 2)) = 0 ]; then
+            timed dir "$n" "export from sqlite" "$BB" export "$db" "dir:$to"
+            bb=$wall
+        fi
+        printf '%s\texport %s blobbench/kvtest+sync\t%s\t%s\n' dir "$scale" "$bb" "$kv" >>"$PAIRS_FILE"
+    done
 }
 
 # serve's start-up: from exec until GET /blobs/1 answers 200, and its RSS
@@ -212,30 +271,61 @@ for scale in $SCALES; do
             timed "$kind" "$n" init "$BB" init "$kind:$folder" --count "$n" --size "$size"
             read_run "$kind" "$n" "$kind:$folder"
             serve_start "$kind" "$n" "$kind:$folder"
-            timed "$kind" "$n" "export from sqlite" "$BB" export "$db" "$kind:$folder-exported"
+            if [ "$kind" = dir ] && [ -n "${KVTEST:-}" ]; then
+                export_pairs "$n" "$scale" "$db" "$folder-exported"
+            else
+                timed "$kind" "$n" "export from sqlite" "$BB" export "$db" "$kind:$folder-exported"
+            fi
             timed "$kind" "$n" "export to sqlite" "$BB" export "$kind:$folder-exported" "$WORK/back-$kind-$scale.db"
         done
-        if [ -n "${KVTEST:-}" ]; then
-            # kvtest export writes into an existing folder, flat, as ours.
-            mkdir -p "$WORK/kv-dir-$scale"
-            timed kvtest "$n" "export from sqlite" "$KVTEST" export "$db" "$WORK/kv-dir-$scale"
-            # blobbench's export ends with syncfs (the copy is on disk when
-            # it returns); kvtest's does not: its time with the sync that
-            # makes it as durable is the like-for-like figure.
-            # (timed leaves the step's wall seconds in $wall.)
-            flushed=$( { /usr/bin/time -f '%e' sync; } 2>&1 )
-            row kvtest "$n" "export from sqlite + sync s" "$(echo "$wall + $flushed" | bc -l)"
-        fi
     fi
+    # The first and last scales, for the paired growth below.
+    SMALLEST=${SMALLEST:-$n}
+    SMALLEST_NAME=${SMALLEST_NAME:-$scale}
+    LARGEST=$n
+    LARGEST_NAME=$scale
+    LARGEST_FILES=${files:+$n}
 done
 
+# The warm read's growth from the smallest scale to the largest, paired:
+# READ_PAIRS rounds of one run at each, in alternating order, one right
+# after the other, so a change in the machine's speed between scales (seen
+# here: the same run's per-read time moving 1.6x within minutes) falls on
+# both sides of a ratio.
+if [ "$LARGEST" != "$SMALLEST" ]; then
+    for store in sqlite dir tree; do
+        small=$WORK/x-$SMALLEST_NAME.db
+        large=$WORK/x-$LARGEST_NAME.db
+        if [ "$store" != sqlite ]; then
+            [ "${LARGEST_FILES:-}" = "$LARGEST" ] || continue
+            small=$store:$WORK/$store-$SMALLEST_NAME
+            large=$store:$WORK/$store-$LARGEST_NAME
+        fi
+        for p in $(seq "$READ_PAIRS"); do
+            if [ $((p % 2)) = 1 ]; then
+                a=$(read_median "$SMALLEST" "$small")
+                b=$(read_median "$LARGEST" "$large")
+            else
+                b=$(read_median "$LARGEST" "$large")
+                a=$(read_median "$SMALLEST" "$small")
+            fi
+            printf '%s\tread us %s/%s\t%s\t%s\n' "$store" "$LARGEST_NAME" "$SMALLEST_NAME" \
+                "$b" "$a" >>"$PAIRS_FILE"
+        done
+    done
+fi
+
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
-python3 - "$ROWS" "${KVTEST:+kvtest}" <<'EOF'
-import collections, sys
+python3 - "$ROWS" "${KVTEST:+kvtest}" "$PAIRS_FILE" <<'EOF'
+import collections, statistics, sys
 rows = collections.defaultdict(dict)
 for line in open(sys.argv[1]):
     store, n, measure, value = line.rstrip("\n").split("\t")
-    rows[(store, measure)][int(n)] = float(value)
+    rows[(store, measure)].setdefault(int(n), []).append(float(value))
+# A measure taken more than once at a scale (the paired exports) is its median.
+for cells in rows.values():
+    for n, values in cells.items():
+        cells[n] = statistics.median(values)
 if not sys.argv[2]:
     print("kvtest: not run (set KVTEST to a kvtest binary built as bench/vs-kvtest.sh builds it)")
 scales = sorted({n for cells in rows.values() for n in cells})
@@ -260,7 +350,7 @@ for (store, measure), cells in sorted(rows.items()):
         a, b = ns[0], ns[-1]
         if per_blob(measure):
             growth = f"per blob {label(b)}/{label(a)}: {(cells[b] / b) / (cells[a] / a):.2f}x"
-        elif measure == "read us":
+        elif measure in ("read us", "pager reads per read"):
             growth = f"{label(b)}/{label(a)}: {cells[b] / cells[a]:.2f}x"
         elif measure.endswith("KB"):
             growth = f"{(cells[b] - cells[a]) * 1024 / (b - a):.1f} B per added blob"
@@ -283,4 +373,12 @@ if len(floor) >= 2:
     print(f"floor: a random 4 KiB pread of the warm database file grows {floor[b] / floor[a]:.2f}x "
           f"from {label(a)} to {label(b)} ({floor[a]:.2f} -> {floor[b]:.2f} us), "
           f"adding {floor[b] - floor[a]:.2f} us a read that no SQLite reader avoids")
+pairs = collections.defaultdict(list)
+for line in open(sys.argv[3]):
+    store, measure, one, other = line.rstrip("\n").split("\t")
+    pairs[(store, measure)].append(float(one) / float(other))
+for (store, measure), ratios in pairs.items():
+    print(f"{store} {measure}, paired ({len(ratios)} rounds side by side, alternating order): "
+          f"median {statistics.median(ratios):.2f}x, range {min(ratios):.2f}-{max(ratios):.2f} "
+          f"(each: {' '.join(f'{r:.2f}' for r in ratios)})")
 EOF
