@@ -17,6 +17,15 @@
 #                         setting for a database nothing else writes: the server
 #                         keeps writers out, and sends large blobs uncopied)
 #   D  wrk             -> blobbench serve dir:DIR    (the exported folder)
+#   R  wrk             -> bench/page-send-server.c range: the least a server
+#                         can do per reply, the blob's bytes as one range of
+#                         the database file by sendfile (as nginx sends a file)
+#   F  wrk             -> bench/page-send-server.c runs: the same, but the
+#                         bytes as SQLite's overflow pages hold them (a run
+#                         after each page's 4-byte link) by vmsplice and
+#                         splice, uncopied: the fastest any server of SQLite
+#                         blobs can be here; F/A is the ceiling for B/A and
+#                         E/A (R and F only when gcc is found)
 #   G  wrk             -> Go server /sqlite/NNNNNN   (only when go is found)
 #   H  wrk             -> Go server /dir/NNNNNN      (only when go is found)
 #   C  blobbench load  -> nginx
@@ -87,9 +96,13 @@ trap cleanup EXIT
 # The machine's floor under a SQLite server's cost per reply
 # (bench/page-send-floor.c), built when a C compiler is found.
 SEND_FLOOR=
+SEND_SERVER=
 if command -v gcc >/dev/null 2>&1; then
     gcc -O2 bench/page-send-floor.c -o "$WORK/page-send-floor"
     SEND_FLOOR=$WORK/page-send-floor
+    # Columns R and F: the least a server can do per reply (page-send-server.c).
+    gcc -O2 -pthread bench/page-send-server.c -o "$WORK/page-send-server"
+    SEND_SERVER=$WORK/page-send-server
 fi
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
@@ -140,6 +153,7 @@ else
     fi
 fi
 COLS=(A B E D)
+if [ -n "$SEND_SERVER" ]; then COLS+=(R F); fi
 if [ -n "$GOSERVER" ]; then COLS+=(G H); fi
 COLS+=(C)
 if [ -n "$GO_SKIP" ]; then echo "columns G and H skipped: $GO_SKIP" >&2; fi
@@ -288,6 +302,17 @@ PY
     PIDS+=("$bd_pid")
     # Column -> "port URL-prefix" of its server.
     declare -A url=([A]="$ng_port /blobs/" [B]="$bb_port /blobs/" [E]="$be_port /blobs/" [D]="$bd_port /blobs/")
+    declare -A procs=()
+    if [ -n "$SEND_SERVER" ]; then
+        for col in R F; do
+            port=$(free_port)
+            "$SEND_SERVER" "$db" "$minlen" "$port" "$([ "$col" = R ] && echo range || echo runs)" &
+            procs[$col]=$!
+            PIDS+=("${procs[$col]}")
+            url[$col]="$port /blobs/"
+            wait_for "http://127.0.0.1:$port/blobs/000001"
+        done
+    fi
     go_pid=
     if [ -n "$GOSERVER" ]; then
         go_port=$(free_port)
@@ -302,15 +327,21 @@ PY
     wait_for "http://127.0.0.1:$be_port/healthz" "$WORK/serve-exclusive.log"
     wait_for "http://127.0.0.1:$bd_port/healthz" "$WORK/serve-dir.log"
     # Column -> the processes whose CPU time is its server's.
-    declare -A procs=([A]="$(pgrep -P "$(cat "$WORK/nginx.pid")" | tr '\n' ' ')" [B]=$bb_pid [E]=$be_pid [D]=$bd_pid)
+    procs+=([A]="$(pgrep -P "$(cat "$WORK/nginx.pid")" | tr '\n' ' ')" [B]=$bb_pid [E]=$be_pid [D]=$bd_pid)
     if [ -n "$go_pid" ]; then procs[G]=$go_pid; procs[H]=$go_pid; fi
     if [ -n "$go_pid" ]; then wait_for "http://127.0.0.1:$go_port/dir/000001" "$WORK/go.log"; fi
 
     for col in "${COLS[@]}"; do
         [ "$col" = C ] && continue
         read -r port prefix <<<"${url[$col]}"
-        # The same blob from every server: the first and the last key.
+        # The same blob from every server: the first and the last key (the
+        # floor servers send other bytes of the database, of the same length).
         for k in 000001 "$(printf %06d "$count")"; do
+            if [ "$col" = R ] || [ "$col" = F ]; then
+                len=$(curl -sf "http://127.0.0.1:$port$prefix$k" | wc -c)
+                if [ "$len" != "$minlen" ]; then echo "column $col: $len bytes for $prefix$k, not $minlen" >&2; exit 1; fi
+                continue
+            fi
             curl -sf "http://127.0.0.1:$port$prefix$k" -o "$WORK/got"
             if ! cmp -s "$WORK/got" "$dir/$k"; then echo "column $col: $prefix$k differs from the exported file" >&2; exit 1; fi
         done
@@ -353,7 +384,7 @@ EOF
         echo "size $size pair $pair:$line" >&2
     done
     kill "$(cat "$WORK/nginx.pid")"; rm -f "$WORK/nginx.pid"
-    for p in $bb_pid $be_pid $bd_pid $go_pid; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+    for p in $bb_pid $be_pid $bd_pid $go_pid ${procs[R]:-} ${procs[F]:-}; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
     if [ -n "$SEND_FLOOR" ]; then
         # About 2 GB handed over per way and round, within 1,000 to 20,000
         # blobs (a 10 KB size hands over 200 MB).
@@ -371,9 +402,9 @@ python3 - "$RESULTS" "$CONNS" "$THREADS" "$DURATION" "$PAIRS" "${SERVE_OPTS:-}" 
 import sys, statistics as st
 rows = [l.split('\t') for l in open(sys.argv[1]).read().splitlines() if l]
 conns, threads, dur, pairs, opts, go_skip, cache, pagesize = sys.argv[2:10]
-cols = [c for c in "ABEDGHC" if any(r[2] == c for r in rows)]
-names = {"A": "A nginx", "B": "B serve db", "E": "E db exclusive", "D": "D serve dir", "G": "G Go /sqlite",
-         "H": "H Go /dir", "C": "C load>nginx"}
+cols = [c for c in "ABEDRFGHC" if any(r[2] == c for r in rows)]
+names = {"A": "A nginx", "B": "B serve db", "E": "E db exclusive", "D": "D serve dir", "R": "R floor range",
+         "F": "F floor runs", "G": "G Go /sqlite", "H": "H Go /dir", "C": "C load>nginx"}
 print(f"HTTP on 127.0.0.1: wrk -t{threads} -c{conns} (blobbench load -c{conns} for C), {dur} s per run, "
       f"median of {pairs} rotations, requests/s; B = sqlite:DB{opts}, pages of {pagesize} bytes; files cached: "
       + ("dropped and read back before the servers start" if cache == "read" else "as init and export wrote them"))
