@@ -184,9 +184,6 @@ impl FilesStore {
         Ok(out)
     }
 
-    /// Calls `each` for every regular file and folder under the root (not
-    /// the root itself), `true` for a folder, without listing them first:
-    /// a folder of a million files costs no memory per file.
     /// The blocks of the root, every folder and every file under it,
     /// summed while walking; without the manifest when `skip_manifest`.
     fn space_walk(&self, skip_manifest: bool) -> Result<u64> {
@@ -209,6 +206,9 @@ impl FilesStore {
         Ok(total)
     }
 
+    /// Calls `each` for every regular file and folder under the root (not
+    /// the root itself), `true` for a folder, without listing them first:
+    /// a folder of a million files costs no memory per file.
     fn visit(&self, each: &mut dyn FnMut(&fs::DirEntry, bool) -> Result<()>) -> Result<()> {
         let mut stack = vec![self.root.clone()];
         while let Some(dir) = stack.pop() {
@@ -525,6 +525,7 @@ impl Space for FilesStore {
     /// on ext4, xfs and btrfs), and the manifest, replaced by finish, is
     /// left out of the walk and counted once finish has written it.
     fn finish_and_measure(&mut self, manifest: &Manifest) -> Result<u64> {
+        use std::os::unix::fs::MetadataExt;
         let store = &*self;
         let (walked, flushed) = std::thread::scope(|scope| {
             let walk = scope.spawn(|| store.space_walk(true));
@@ -542,7 +543,6 @@ impl Space for FilesStore {
         let walked = walked?;
         self.finish(manifest)?;
         let manifest_file = self.root.join(MANIFEST_FILE);
-        use std::os::unix::fs::MetadataExt;
         let manifest_blocks = fs::symlink_metadata(&manifest_file)
             .map_err(|e| Error::io("cannot stat", &manifest_file, e))?
             .blocks();
@@ -1068,19 +1068,15 @@ mod tests {
         let mut file = std::fs::File::open(&path).unwrap();
         assert_eq!(read_up_to(&mut file, &mut buf, size).unwrap(), 0);
     }
-}
-
-#[cfg(test)]
-mod space_tests {
-    use super::{FileLayout, FilesStore};
-    use crate::dataset::Manifest;
-    use crate::store::contract::{SessionOptions, Space, StoreCore};
 
     /// The walk that overlaps the flush counts what a walk after finish
     /// counts, manifest included, in both layouts: blobs of several sizes
     /// (one block, several, none) and a manifest longer once completed.
     #[test]
     fn space_measured_while_flushing_is_the_space_after_finishing() {
+        use super::{FileLayout, FilesStore};
+        use crate::dataset::Manifest;
+        use crate::store::contract::{SessionOptions, Space, StoreCore};
         for layout in [FileLayout::Flat, FileLayout::Tree] {
             let dir = tempfile::tempdir().unwrap();
             let root = dir.path().join("copy");
