@@ -711,12 +711,41 @@ fn children(pid: u32) -> Vec<u32> {
         .collect()
 }
 
-/// Whether process `pid` is stopped (state T in /proc), or gone.
+/// Whether process `pid` is stopped (state T in /proc), or gone: exited
+/// (Z, X) counts as gone, since a child that exits while its frozen parent
+/// cannot reap it (a PostgreSQL backend ending just then) stays a zombie
+/// until the parent is thawed, and answers nothing meanwhile.
 fn stopped_or_gone(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |s| {
         s.rsplit_once(") ")
-            .is_some_and(|(_, rest)| rest.starts_with('T'))
+            .is_some_and(|(_, rest)| rest.starts_with(['T', 'Z', 'X']))
     })
+}
+
+/// A child that has exited but is not reaped yet (a zombie, as a
+/// PostgreSQL backend ending while its frozen postmaster cannot reap it)
+/// counts as stopped: waiting for it to stop would wait for ever.
+#[test]
+fn an_exited_child_not_yet_reaped_counts_as_stopped() {
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let pid = child.id();
+    let start = std::time::Instant::now();
+    let state = || {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+        stat.rsplit_once(") ").unwrap().1.chars().next().unwrap()
+    };
+    while state() != 'Z' {
+        assert!(
+            start.elapsed() < crate::common::PATIENCE,
+            "{pid} never exited"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert!(
+        stopped_or_gone(pid),
+        "a zombie is not a process that answers"
+    );
+    child.wait().unwrap();
 }
 
 /// Processes held with SIGSTOP until this is dropped (SIGCONT), however
