@@ -59,6 +59,8 @@ static void fail(const char *what) {
     exit(1);
 }
 
+#include "sqlite-pages.h"
+
 /* Empties the pipe of `bytes` into /dev/null. */
 static void drain(size_t bytes) {
     while (bytes > 0) {
@@ -136,30 +138,14 @@ int main(int argc, char **argv) {
     }
     blob_bytes = atol(argv[2]);
     long blobs = atol(argv[3]);
-    struct stat st;
-    file_fd = open(argv[1], O_RDONLY);
-    if (file_fd < 0 || fstat(file_fd, &st) != 0) fail(argv[1]);
-    map = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, file_fd, 0);
-    if (map == MAP_FAILED) fail("mmap");
-    if (st.st_size < 100) {
-        fprintf(stderr, "%s: not a SQLite database\n", argv[1]);
-        return 2;
-    }
-    page_size = (map[16] << 8) | map[17];
-    if (page_size == 1) page_size = 65536;
-    pages = st.st_size / page_size;
-    runs_per_blob = (blob_bytes + page_size - 5) / (page_size - 4);
-    if (page_size < 512 || pages < runs_per_blob + 2) {
-        fprintf(stderr, "%s: too small for a blob of %zu bytes\n", argv[1], blob_bytes);
-        return 2;
-    }
+    size_t file_bytes = open_database(argv[1]);
     runs = calloc(runs_per_blob, sizeof *runs);
     if (pipe(pipe_fds) != 0) fail("pipe");
     if (fcntl(pipe_fds[1], F_SETPIPE_SZ, PIPE_BYTES) < PIPE_BYTES) fail("F_SETPIPE_SZ");
     null_fd = open("/dev/null", O_WRONLY);
     if (null_fd < 0) fail("/dev/null");
     volatile unsigned char sink = 0;
-    for (size_t at = 0; at < (size_t)st.st_size; at += 4096) sink ^= map[at];
+    for (size_t at = 0; at < file_bytes; at += 4096) sink ^= map[at];
 
     const char *names[] = {"copy", "vmsplice", "splice", "one range"};
     double times[4][3];

@@ -51,6 +51,8 @@ static void fail(const char *what) {
     exit(1);
 }
 
+#include "sqlite-pages.h"
+
 /* The first page of the blob of key `key`: spread over the file. */
 static size_t first_page(unsigned long key) {
     return 1 + (key * 2654435761u) % (pages - runs_per_blob - 1);
@@ -152,23 +154,7 @@ int main(int argc, char **argv) {
     signal(SIGPIPE, SIG_IGN);
     blob_bytes = atol(argv[2]);
     use_runs = !strcmp(argv[4], "runs");
-    struct stat st;
-    file_fd = open(argv[1], O_RDONLY);
-    if (file_fd < 0 || fstat(file_fd, &st) != 0) fail(argv[1]);
-    if (st.st_size < 100) {
-        fprintf(stderr, "%s: not a SQLite database\n", argv[1]);
-        return 2;
-    }
-    map = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, file_fd, 0);
-    if (map == MAP_FAILED) fail("mmap");
-    page_size = (map[16] << 8) | map[17];
-    if (page_size == 1) page_size = 65536;
-    pages = st.st_size / page_size;
-    runs_per_blob = (blob_bytes + page_size - 5) / (page_size - 4);
-    if (page_size < 512 || pages < runs_per_blob + 2) {
-        fprintf(stderr, "%s: too small for a blob of %zu bytes\n", argv[1], blob_bytes);
-        return 2;
-    }
+    open_database(argv[1]);
     if (!use_runs) runs_per_blob = (blob_bytes + page_size - 1) / page_size;
     head_len = snprintf(head, sizeof head,
                         "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
