@@ -29,6 +29,11 @@ pub(super) enum ResponseBody {
     File(FileSpan),
     /// Pieces arriving from a blocking reader.
     Stream(ChannelBody),
+    /// Runs of a mapped database file that no other writer may change
+    /// while the server runs (writers kept out, see by_reference.rs): the
+    /// fast path sends them by reference from the worker itself, with no
+    /// reader holding a snapshot for them; hyper gets them copied.
+    Mapped(MappedRuns),
 }
 
 /// Bytes [start, start + len) of an open file.
@@ -68,6 +73,7 @@ impl ResponseBody {
             ResponseBody::Full(b) => b.as_ref().map_or(0, |b| b.len() as u64),
             ResponseBody::File(f) => f.len,
             ResponseBody::Stream(s) => s.len,
+            ResponseBody::Mapped(runs) => runs.len(),
         }
     }
 }
@@ -162,6 +168,12 @@ impl Body for ResponseBody {
         if let ResponseBody::File(span) = this {
             *this = ResponseBody::Stream(read_file_into_channel(span));
         }
+        if let ResponseBody::Mapped(runs) = this {
+            match runs.to_vec() {
+                Ok(bytes) => *this = full(bytes),
+                Err(e) => return Poll::Ready(Some(Err(std::io::Error::other(e.to_string())))),
+            }
+        }
         match this {
             ResponseBody::Empty => Poll::Ready(None),
             ResponseBody::Full(b) => Poll::Ready(b.take().map(|b| Ok(Frame::data(b)))),
@@ -171,7 +183,9 @@ impl Body for ResponseBody {
                 Poll::Ready(None) => Poll::Ready(None),
                 Poll::Pending => Poll::Pending,
             },
-            ResponseBody::File(_) => unreachable!("turned into a stream above"),
+            ResponseBody::File(_) | ResponseBody::Mapped(_) => {
+                unreachable!("turned into a stream or a whole body above")
+            }
         }
     }
 

@@ -18,6 +18,7 @@ use super::session::{ServerRef, ensure_open, with_snapshot};
 use super::stream::{self, StreamRequest};
 use super::{CHUNK, READ_LOCK_WAIT, State};
 use crate::error::Result;
+use crate::store::{MAPPED_RESIDENT_UP_TO, MappedRuns};
 
 /// A blob as first looked up: enough to answer every header.
 struct Found {
@@ -37,6 +38,9 @@ enum Source {
     File(Arc<File>),
     /// Read and streamed piece by piece on the blocking pool when sent.
     Stream,
+    /// Its runs in the mapped database file, which no other writer may
+    /// change while the server runs: sent by reference from the worker.
+    Mapped(MappedRuns),
 }
 
 /// GET or HEAD of blob `key` (`head` for HEAD), with the request's
@@ -56,7 +60,8 @@ pub(super) async fn get_blob(
         return unavailable(key, &e.to_string());
     }
     let valid = state.config.open_file_valid;
-    let found = match look_up_when_free(&state.server, key, head, valid).await {
+    let uncopied = mapped_ok && state.by_reference && !head;
+    let found = match look_up_when_free(&state.server, key, head, valid, uncopied).await {
         Ok(Some(found)) => found,
         Ok(None) => return status(StatusCode::NOT_FOUND, "no such blob"),
         Err(e) => return failure(&e),
@@ -75,6 +80,7 @@ pub(super) async fn get_blob(
                 }
                 full(all.slice(span.start as usize..(span.start + span.len) as usize))
             }
+            Source::Mapped(runs) => ResponseBody::Mapped(runs.span(span.start, span.len)),
             Source::File(file) => ResponseBody::File(FileSpan {
                 file: file.clone(),
                 start: span.start,
@@ -107,10 +113,11 @@ async fn look_up_when_free(
     key: u64,
     head: bool,
     valid: Duration,
+    uncopied: bool,
 ) -> Result<Option<Found>> {
     let deadline = tokio::time::Instant::now() + READ_LOCK_WAIT;
     loop {
-        match look_up(server, key, head, valid) {
+        match look_up(server, key, (head, uncopied), valid) {
             Err(e) if e.is_busy() && tokio::time::Instant::now() < deadline => {
                 tokio::time::sleep(Duration::from_millis(1)).await;
             }
@@ -127,8 +134,18 @@ async fn look_up_when_free(
 /// snapshot (see `with_snapshot`), failing at once rather than waiting
 /// when a lock is taken (see `look_up_when_free`). A blob file opened
 /// within `valid` (or found unchanged since) is sent from its kept
-/// descriptor (open_files.rs); zero keeps none.
-fn look_up(server: &ServerRef, key: u64, head: bool, valid: Duration) -> Result<Option<Found>> {
+/// descriptor (open_files.rs); zero keeps none. With `uncopied` (writers
+/// kept out for the server's life, a GET on the fast path), a blob of up
+/// to `MAPPED_RESIDENT_UP_TO` is found as mapped runs here too, and sent
+/// from them without the blocking pool: its pages stay the file's after
+/// this snapshot ends. A larger one is streamed, so a walk of its chain
+/// never holds this thread up for long.
+fn look_up(
+    server: &ServerRef,
+    key: u64,
+    (head, uncopied): (bool, bool),
+    valid: Duration,
+) -> Result<Option<Found>> {
     // Read before the open, so an entry opened before a write through the
     // server is never kept as if opened after it.
     let writes = server.writes();
@@ -153,12 +170,23 @@ fn look_up(server: &ServerRef, key: u64, head: bool, valid: Duration) -> Result<
         }
         // A small blob copied straight from the mapped pages (under the
         // snapshot's lock): no read system call, no SQL statement.
-        if let Some(m) = s.mapped_blob(key, CHUNK as u64)? {
-            let bytes = if head { Vec::new() } else { m.runs.to_vec()? };
+        let most = if uncopied {
+            MAPPED_RESIDENT_UP_TO
+        } else {
+            CHUNK as u64
+        };
+        if let Some(m) = s.mapped_blob(key, most)? {
+            let source = if m.size > CHUNK as u64 {
+                Source::Mapped(m.runs)
+            } else if head {
+                Source::Small(Bytes::new())
+            } else {
+                Source::Small(Bytes::from(m.runs.to_vec()?))
+            };
             return Ok(Some(Found {
                 size: m.size,
                 etag: m.etag,
-                source: Source::Small(Bytes::from(bytes)),
+                source,
             }));
         }
         let max = if head { 0 } else { CHUNK as u64 };

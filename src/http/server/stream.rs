@@ -393,16 +393,16 @@ impl Stream<'_, '_> {
     /// piece handed over has been written or given back; if the stream had
     /// to let go of its snapshot, with it ended (the caller reads the rest).
     fn send_mapped(&mut self, blob: &MappedBlob, start: u64, len: u64) -> (u64, bool) {
-        // Finding the runs touched every page of the blob. With few streams
-        // of modest blobs those pages stay mapped (unmapping costs the other
-        // threads a TLB flush, and the next reader a page fault per 64 KiB);
-        // with many, or a large blob, they are let go, and each piece once
-        // written, so only pieces being written count in the server's memory.
+        // Finding the runs mapped every page of a modest blob (a large one's
+        // walk let them go as it went), and the send needs them mapped: the
+        // socket write copies from them, vmsplice takes their references.
+        // With few streams those pages stay mapped after the send too
+        // (unmapping costs the other threads a TLB flush, and the next reader
+        // a page fault per 64 KiB); with many, or a large blob, each piece is
+        // let go once written, so only pieces not yet written count in the
+        // server's memory (and the walks' pages within the store's budget).
         let flight = InFlight::enter();
         let release = flight.crowded() || blob.size > crate::store::MAPPED_RESIDENT_UP_TO;
-        if release {
-            blob.runs.release_pages();
-        }
         // Every piece holds a sender; when the last is dropped (written,
         // given back, or thrown away with a connection that failed), the
         // receiver sees the channel close.

@@ -21,6 +21,7 @@ use tokio::net::TcpStream;
 use super::body::{FileSpan, MappedPiece, Piece, ResponseBody};
 use super::by_reference;
 use super::hand_back::HandBack;
+use crate::store::MappedRuns;
 
 /// The request's HTTP version: a 1.0 client keeps its connection only when
 /// it asked to, and is told so.
@@ -70,6 +71,18 @@ pub(super) async fn send(
             .await;
             cork(stream, false);
             sent
+        }
+        ResponseBody::Mapped(runs) => {
+            // The head leaves with the first pages (MSG_MORE, then
+            // splice's MORE); the last byte's write pushes all out.
+            send_more(stream, out, send_timeout).await?;
+            let written =
+                write_runs(stream, &runs, true, send_timeout, &HandBack::default()).await?;
+            if written == runs.len() {
+                Ok(())
+            } else {
+                Err(io::Error::other("the blob's pages were not all sent"))
+            }
         }
         ResponseBody::Stream(mut s) => {
             write_all(stream, out, send_timeout).await?;
@@ -183,35 +196,8 @@ async fn write_mapped(
     send_timeout: Duration,
 ) -> io::Result<u64> {
     let hand_back = m.hand_back.clone();
-    // All but the piece's last byte first: that one goes only once the map
-    // is known to have held the file's bytes throughout (see
-    // `MappedRuns::check`), so a client whose bytes another process cut
-    // from the file meanwhile gets a cut connection, never a whole reply
-    // with zeros in it.
-    let mut runs: Vec<&[u8]> = m.runs.slices().filter(|s| !s.is_empty()).collect();
-    let final_byte = match runs.pop() {
-        Some(last) => {
-            let (body, final_byte) = last.split_at(last.len() - 1);
-            runs.push(body);
-            final_byte
-        }
-        None => &[][..],
-    };
-    let mut slices: Vec<IoSlice<'_>> = runs.into_iter().map(IoSlice::new).collect();
-    let mut written = if m.by_reference {
-        by_reference::send_pages(stream, &mut slices, send_timeout, &hand_back).await?
-    } else {
-        write_copied(stream, &mut slices, send_timeout, &hand_back).await?
-    };
-    if !final_byte.is_empty() && written + 1 == m.runs.len() && !hand_back.asked() {
-        m.runs
-            .check()
-            .map_err(|e| io::Error::other(e.to_string()))?;
-        write_all(stream, final_byte, send_timeout).await?;
-        written += 1;
-    }
+    let written = write_runs(stream, &m.runs, m.by_reference, send_timeout, &hand_back).await?;
     let unwritten = m.runs.len() - written;
-    drop(slices);
     if m.release {
         m.runs.release_pages();
     }
@@ -227,6 +213,43 @@ async fn write_mapped(
         hand_back.gave_back(given_back);
     }
     drop(m);
+    Ok(written)
+}
+
+/// Writes `runs` (by reference with `by_reference`, see by_reference.rs,
+/// else copied by the socket), unless or until `hand_back` is asked;
+/// returns the bytes written. All but the last byte first: that one goes
+/// only once the map is known to have held the file's bytes throughout
+/// (see `MappedRuns::check`), so a client whose bytes another process cut
+/// from the file meanwhile gets a cut connection, never a whole reply with
+/// zeros in it.
+async fn write_runs(
+    stream: &mut TcpStream,
+    runs: &MappedRuns,
+    by_reference: bool,
+    send_timeout: Duration,
+    hand_back: &HandBack,
+) -> io::Result<u64> {
+    let mut slices: Vec<&[u8]> = runs.slices().filter(|s| !s.is_empty()).collect();
+    let final_byte = match slices.pop() {
+        Some(last) => {
+            let (body, final_byte) = last.split_at(last.len() - 1);
+            slices.push(body);
+            final_byte
+        }
+        None => &[][..],
+    };
+    let mut slices: Vec<IoSlice<'_>> = slices.into_iter().map(IoSlice::new).collect();
+    let mut written = if by_reference {
+        by_reference::send_pages(stream, &mut slices, send_timeout, hand_back).await?
+    } else {
+        write_copied(stream, &mut slices, send_timeout, hand_back).await?
+    };
+    if !final_byte.is_empty() && written + 1 == runs.len() && !hand_back.asked() {
+        runs.check().map_err(|e| io::Error::other(e.to_string()))?;
+        write_all(stream, final_byte, send_timeout).await?;
+        written += 1;
+    }
     Ok(written)
 }
 

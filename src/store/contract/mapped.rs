@@ -69,6 +69,13 @@ impl MappedRuns {
         self.runs.iter().all(|r| r.is_empty())
     }
 
+    /// Bytes [start, start + len) of the runs, in one piece.
+    pub fn span(&self, start: u64, len: u64) -> MappedRuns {
+        self.pieces(start, len, usize::MAX)
+            .pop()
+            .unwrap_or_else(|| self.with_runs(Vec::new()))
+    }
+
     /// Bytes [start, start + len) of the runs, cut into consecutive pieces
     /// of at most `piece` bytes each.
     pub fn pieces(&self, start: u64, len: u64, piece: usize) -> Vec<MappedRuns> {
@@ -153,6 +160,14 @@ pub(crate) fn kept_mapped(map: &map_guard::GuardedMap, bytes: u64) {
         KEPT_MAPPED.store(0, Ordering::Relaxed);
         release_mapped(map.mmap(), 0..map.len());
     }
+}
+
+/// Maps `range` of `map` into this process in one call, where touching its
+/// pages one after another would take a page fault for every few of them
+/// (a kernel without MADV_POPULATE_READ, before Linux 5.14, refuses; the
+/// pages then fault in as they are read, as they did before).
+pub(crate) fn map_ahead(map: &memmap2::Mmap, range: std::ops::Range<usize>) {
+    let _ = map.advise_range(memmap2::Advice::PopulateRead, range.start, range.len());
 }
 
 /// Unmaps `range` of `map` from this process; the page cache keeps the

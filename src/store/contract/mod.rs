@@ -29,7 +29,7 @@ pub use catalog::{Catalog, GAPS_ALLOWED, sparse_keys};
 pub(crate) use catalog::{first_key_from_one, missing_key};
 pub use engine::{CacheControl, Engine};
 pub use mapped::{MAPPED_RESIDENT_BUDGET, MAPPED_RESIDENT_UP_TO, MappedBlob, MappedRuns};
-pub(crate) use mapped::{kept_mapped, release_mapped};
+pub(crate) use mapped::{kept_mapped, map_ahead, release_mapped};
 pub use options::{Access, ReadPath, SessionOptions, WriteStyle};
 pub use serving::{BlobFile, Serving};
 pub use session::Session;

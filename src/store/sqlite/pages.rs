@@ -14,10 +14,13 @@
 
 use std::ops::Range;
 
-/// What to do with the overflow pages a walk has read: reading a page's
-/// header maps it into the process, so walking a large blob's chain would
-/// keep all of it resident; `release` gets the walked pages back a chunk at
-/// a time when the value is over `over` bytes.
+/// What to do with the overflow pages a walk reads: reading a page's
+/// header maps it into the process, a page fault for every few pages not
+/// mapped yet, so `map_ahead` is first given the pages the chain would take
+/// if they follow each other (as a chain written in one go does), to map
+/// them in one call; and walking a large blob's chain would keep all of it
+/// resident, so `release` gets the walked pages back a chunk at a time
+/// when the value is over `over` bytes.
 pub(crate) struct Walked<'a> {
     /// Values larger than this are not walked at all (`Unsupported`).
     pub(crate) max: usize,
@@ -25,16 +28,21 @@ pub(crate) struct Walked<'a> {
     pub(crate) over: usize,
     /// Called with file ranges of walked pages, about 1 MiB at a time.
     pub(crate) release: &'a mut dyn FnMut(Range<usize>),
+    /// Called, before the walk reads them, with file ranges of up to about
+    /// 1 MiB of pages the chain is expected to take next; only a guess
+    /// (the walk reads each page's link all the same).
+    pub(crate) map_ahead: &'a mut dyn FnMut(Range<usize>),
 }
 
 impl Walked<'_> {
-    /// Releases nothing.
+    /// Releases nothing, maps nothing ahead.
     #[cfg(test)]
     pub(crate) fn keep<R>(f: impl FnOnce(&mut Walked<'_>) -> R) -> R {
         f(&mut Walked {
             max: usize::MAX,
             over: usize::MAX,
             release: &mut |_| (),
+            map_ahead: &mut |_| (),
         })
     }
 }
@@ -147,6 +155,7 @@ pub(crate) fn overflow_pages(
         max: usize::MAX,
         over: usize::MAX,
         release: &mut |_| (),
+        map_ahead: &mut |_| (),
     };
     let Some((leaf, runs)) = find_value(file, root, (rowid, key), &mut walked, wal_ok)? else {
         return Ok(None);
@@ -283,13 +292,7 @@ fn payload_runs(
             remaining: total - local,
             skip: value.start.saturating_sub(local),
         };
-        follow_overflow(
-            file,
-            (size, usable),
-            chain,
-            &mut runs,
-            release.then_some(walked),
-        )?;
+        follow_overflow(file, (size, usable), chain, &mut runs, (walked, release))?;
     }
     let got: usize = runs.iter().map(|r| r.len()).sum();
     if got != value.len() {
@@ -352,26 +355,52 @@ struct Chain {
     skip: usize,
 }
 
-/// Overflow pages walked between two releases (1 MiB of 4 KiB pages).
+/// Overflow pages walked between two releases (1 MiB of 4 KiB pages), and
+/// the most mapped ahead at once.
 const RELEASE_EVERY: usize = 256;
 
-/// Appends the runs of `chain` that hold the value; with `walked`, hands
-/// back the pages read every `RELEASE_EVERY` pages (see `Walked`).
+/// Chains of fewer pages than this are not mapped ahead: the page faults
+/// of so few cost less than the call.
+const MAP_AHEAD_FROM: usize = 16;
+
+/// How many pages ahead of the one being read the walk asks the CPU to
+/// fetch the link of (when the chain has followed on so far): each link is
+/// on a page of its own, a cache miss the hardware does not foresee.
+const PREFETCH_PAGES: u64 = 8;
+
+/// Appends the runs of `chain` that hold the value; maps pages ahead (see
+/// `Walked`), and with `release`, hands back the pages read every
+/// `RELEASE_EVERY` pages.
 fn follow_overflow(
     file: &[u8],
     (size, usable): (usize, usize),
     chain: Chain,
     runs: &mut Vec<Range<usize>>,
-    mut walked: Option<&mut Walked<'_>>,
+    (walked, release): (&mut Walked<'_>, bool),
 ) -> Result<(), &'static str> {
     let per_page = usable - 4;
     let (mut pgno, mut remaining, mut skip) = (chain.first, chain.remaining, chain.skip);
     let pages = remaining.div_ceil(per_page);
     let mut span: Option<Range<usize>> = None;
+    // Pages [mapped.start, mapped.end) were given to `map_ahead`; guesses
+    // that broke within MAP_AHEAD_FROM pages (a fragmented chain) stop it.
+    let (mut mapped, mut broken) = (0..0, 0);
     for i in 0..pages {
+        if !mapped.contains(&pgno) && pages - i >= MAP_AHEAD_FROM && broken < 2 {
+            let n = (pages - i).min(RELEASE_EVERY) as u64;
+            mapped = pgno..pgno.saturating_add(n);
+            let at = (pgno.max(1) - 1) as usize * size;
+            let end = (at + n as usize * size).min(file.len());
+            if at < end {
+                (walked.map_ahead)(at..end);
+            }
+        }
         let p = page(file, size, pgno)
             .filter(|_| pgno >= 2)
             .ok_or("overflow page past the end")?;
+        if mapped.contains(&pgno) {
+            prefetch(file, size, pgno + PREFETCH_PAGES);
+        }
         let here = remaining.min(per_page);
         let at = (pgno - 1) as usize * size;
         if skip < here {
@@ -379,12 +408,18 @@ fn follow_overflow(
         }
         skip = skip.saturating_sub(here);
         remaining -= here;
-        pgno = be::<4>(p, 0).ok_or("short page")?;
-        if let Some(w) = walked.as_deref_mut() {
+        let next = be::<4>(p, 0).ok_or("short page")?;
+        if next != pgno + 1 && !mapped.is_empty() {
+            // The chain jumps: the guess no longer holds.
+            broken += usize::from(pgno - mapped.start < MAP_AHEAD_FROM as u64);
+            mapped = 0..0;
+        }
+        pgno = next;
+        if release {
             let s = span.get_or_insert(at..at + size);
             (s.start, s.end) = (s.start.min(at), s.end.max(at + size));
             if (i + 1) % RELEASE_EVERY == 0 || i + 1 == pages {
-                (w.release)(span.take().expect("just set"));
+                (walked.release)(span.take().expect("just set"));
             }
         }
     }
@@ -392,6 +427,24 @@ fn follow_overflow(
         return Err("overflow chain too short");
     }
     Ok(())
+}
+
+/// Asks the CPU to bring the start of page `pgno` (its link) into the
+/// cache; nothing if it is past the end. Only a hint: it never faults.
+fn prefetch(file: &[u8], size: usize, pgno: u64) {
+    let at = (pgno as usize - 1).saturating_mul(size);
+    if let Some(byte) = file.get(at) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a prefetch reads nothing and cannot fault; the address
+        // is inside the slice anyway.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                std::ptr::from_ref(byte).cast(),
+            );
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = byte;
+    }
 }
 
 #[cfg(test)]
@@ -574,6 +627,7 @@ mod tests {
                     max: usize::MAX,
                     over,
                     release: &mut |r| released.push(r),
+                    map_ahead: &mut |_| (),
                 },
             );
             let Lookup::Found(runs) = found else {
@@ -589,6 +643,69 @@ mod tests {
                 }));
             }
         }
+    }
+
+    /// The file ranges a walk of row `k` asked to map ahead, and its runs.
+    fn mapped_ahead(file: &[u8], root: u64, k: i64) -> (Vec<Range<usize>>, Vec<Range<usize>>) {
+        let mut ahead = Vec::new();
+        let found = value_runs(
+            file,
+            root,
+            (k, KeyColumn::Rowid),
+            &mut Walked {
+                max: usize::MAX,
+                over: usize::MAX,
+                release: &mut |_| (),
+                map_ahead: &mut |r| ahead.push(r),
+            },
+        );
+        let Lookup::Found(runs) = found else {
+            panic!("{found:?}")
+        };
+        (ahead, runs)
+    }
+
+    /// A chain written in one go is mapped ahead a chunk at a time, and
+    /// those chunks hold every page it takes; a chain scattered over freed
+    /// pages stops being guessed at after two guesses that broke at once.
+    #[test]
+    fn a_chain_is_mapped_ahead_where_it_follows_on_and_not_where_scattered() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "PRAGMA page_size=4096; PRAGMA journal_mode=delete;
+             CREATE TABLE kv(k INTEGER PRIMARY KEY, v BLOB);
+             INSERT INTO kv VALUES(1, zeroblob(3000000));",
+        )
+        .unwrap();
+        // Blobs of three pages each; every other one deleted leaves the
+        // free pages in runs of three, which the next large blob takes.
+        for k in 2..400 {
+            conn.execute("INSERT INTO kv VALUES(?1, zeroblob(12000))", [k])
+                .unwrap();
+        }
+        conn.execute("DELETE FROM kv WHERE k % 2 = 0 AND k < 400", [])
+            .unwrap();
+        conn.execute("INSERT INTO kv VALUES(1000, zeroblob(2000000))", [])
+            .unwrap();
+        let root = root_of(&conn, "kv");
+        let file = std::fs::read(&path).unwrap();
+        let (ahead, runs) = mapped_ahead(&file, root, 1);
+        let pages = runs.len() - 1;
+        assert_eq!(ahead.len(), pages.div_ceil(RELEASE_EVERY), "{ahead:?}");
+        assert!(runs[1..].iter().all(|run| {
+            ahead
+                .iter()
+                .any(|r| r.start <= run.start && run.end <= r.end)
+        }));
+        let (ahead, runs) = mapped_ahead(&file, root, 1000);
+        let scattered = crate::measure::fragments::page_runs(&runs[1..], 4096);
+        assert!(
+            scattered > 100,
+            "the large blob took the freed pages: {scattered} runs"
+        );
+        assert!(ahead.len() <= 2, "{} guesses: {ahead:?}", ahead.len());
     }
 
     #[test]

@@ -13,7 +13,7 @@ use super::{lock, map, pages};
 use crate::error::{Error, Result};
 use crate::store::contract::{
     MAPPED_RESIDENT_UP_TO, MappedBlob, MappedRuns, ReadPath, Serving, SessionCore, SessionOptions,
-    Snapshots, kept_mapped, missing_key, release_mapped,
+    Snapshots, kept_mapped, map_ahead, missing_key, release_mapped,
 };
 use crate::store::etag::{file_stamp, fingerprint};
 use crate::store::map_guard::GuardedMap;
@@ -508,6 +508,7 @@ impl Serving for SqliteSession<'_> {
             max: usize::try_from(max).unwrap_or(usize::MAX),
             over: MAPPED_RESIDENT_UP_TO as usize,
             release: &mut |range| release_mapped(map.mmap(), range),
+            map_ahead: &mut |range| map_ahead(map.mmap(), range),
         };
         let key_column = match self.layout {
             SqliteLayout::Kv => pages::KeyColumn::Rowid,
