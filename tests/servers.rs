@@ -716,10 +716,14 @@ fn children(pid: u32) -> Vec<u32> {
 /// cannot reap it (a PostgreSQL backend ending just then) stays a zombie
 /// until the parent is thawed, and answers nothing meanwhile.
 fn stopped_or_gone(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |s| {
-        s.rsplit_once(") ")
-            .is_some_and(|(_, rest)| rest.starts_with(['T', 'Z', 'X']))
-    })
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map_or(true, |s| state_in(&s).is_some_and(|c| "TZX".contains(c)))
+}
+
+/// The state letter of a /proc/PID/stat line (after the command's ")").
+fn state_in(stat: &str) -> Option<char> {
+    stat.rsplit_once(") ")
+        .and_then(|(_, rest)| rest.chars().next())
 }
 
 /// A child that has exited but is not reaped yet (a zombie, as a
@@ -730,11 +734,8 @@ fn an_exited_child_not_yet_reaped_counts_as_stopped() {
     let mut child = std::process::Command::new("true").spawn().unwrap();
     let pid = child.id();
     let start = std::time::Instant::now();
-    let state = || {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
-        stat.rsplit_once(") ").unwrap().1.chars().next().unwrap()
-    };
-    while state() != 'Z' {
+    let state = || state_in(&std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap());
+    while state() != Some('Z') {
         assert!(
             start.elapsed() < crate::common::PATIENCE,
             "{pid} never exited"

@@ -386,23 +386,19 @@ fn follow_overflow(
     // that broke within MAP_AHEAD_FROM pages (a fragmented chain) stop it.
     let (mut mapped, mut broken) = (0..0, 0);
     for i in 0..pages {
-        if !mapped.contains(&pgno) && pages - i >= MAP_AHEAD_FROM && broken < 2 {
-            let n = (pages - i).min(RELEASE_EVERY) as u64;
-            mapped = pgno..pgno.saturating_add(n);
-            let at = (pgno.max(1) - 1) as usize * size;
-            let end = (at + n as usize * size).min(file.len());
-            if at < end {
-                (walked.map_ahead)(at..end);
-            }
-        }
         let p = page(file, size, pgno)
             .filter(|_| pgno >= 2)
             .ok_or("overflow page past the end")?;
+        let at = (pgno - 1) as usize * size;
+        if !mapped.contains(&pgno) && pages - i >= MAP_AHEAD_FROM && broken < 2 {
+            let n = (pages - i).min(RELEASE_EVERY);
+            mapped = pgno..pgno + n as u64;
+            (walked.map_ahead)(at..(at + n * size).min(file.len()));
+        }
         if mapped.contains(&pgno) {
             prefetch(file, size, pgno + PREFETCH_PAGES);
         }
         let here = remaining.min(per_page);
-        let at = (pgno - 1) as usize * size;
         if skip < here {
             runs.push(at + 4 + skip..at + 4 + here);
         }
@@ -618,51 +614,54 @@ mod tests {
         let root = root_of(&conn, "kv");
         let file = std::fs::read(&path).unwrap();
         for (over, want_calls) in [(usize::MAX, 0), (1_000_000, 3)] {
-            let mut released: Vec<Range<usize>> = Vec::new();
-            let found = value_runs(
-                &file,
-                root,
-                (1, KeyColumn::Rowid),
-                &mut Walked {
-                    max: usize::MAX,
-                    over,
-                    release: &mut |r| released.push(r),
-                    map_ahead: &mut |_| (),
-                },
-            );
-            let Lookup::Found(runs) = found else {
-                panic!("not found")
-            };
-            assert_eq!(released.len(), want_calls, "over {over}");
+            let walk = recorded_walk(&file, root, 1, over);
+            assert_eq!(walk.released.len(), want_calls, "over {over}");
             if want_calls > 0 {
-                // Every overflow run lies in a released range.
-                assert!(runs[1..].iter().all(|run| {
-                    released
-                        .iter()
-                        .any(|r| r.start <= run.start && run.end <= r.end)
-                }));
+                assert!(overflow_within(&walk.runs, &walk.released));
             }
         }
     }
 
-    /// The file ranges a walk of row `k` asked to map ahead, and its runs.
-    fn mapped_ahead(file: &[u8], root: u64, k: i64) -> (Vec<Range<usize>>, Vec<Range<usize>>) {
-        let mut ahead = Vec::new();
+    /// What a walk of row `k` found, and the file ranges it handed to
+    /// `release` (values over `over` bytes) and to `map_ahead`.
+    struct RecordedWalk {
+        runs: Vec<Range<usize>>,
+        released: Vec<Range<usize>>,
+        ahead: Vec<Range<usize>>,
+    }
+
+    /// Walks row `k`, recording what the walk hands to its callbacks.
+    fn recorded_walk(file: &[u8], root: u64, k: i64, over: usize) -> RecordedWalk {
+        let (mut released, mut ahead) = (Vec::new(), Vec::new());
         let found = value_runs(
             file,
             root,
             (k, KeyColumn::Rowid),
             &mut Walked {
                 max: usize::MAX,
-                over: usize::MAX,
-                release: &mut |_| (),
+                over,
+                release: &mut |r| released.push(r),
                 map_ahead: &mut |r| ahead.push(r),
             },
         );
         let Lookup::Found(runs) = found else {
             panic!("{found:?}")
         };
-        (ahead, runs)
+        RecordedWalk {
+            runs,
+            released,
+            ahead,
+        }
+    }
+
+    /// Whether every overflow run (all runs but the leaf's first) lies
+    /// within one of `ranges`.
+    fn overflow_within(runs: &[Range<usize>], ranges: &[Range<usize>]) -> bool {
+        runs[1..].iter().all(|run| {
+            ranges
+                .iter()
+                .any(|r| r.start <= run.start && run.end <= r.end)
+        })
     }
 
     /// A chain written in one go is mapped ahead a chunk at a time, and
@@ -691,15 +690,11 @@ mod tests {
             .unwrap();
         let root = root_of(&conn, "kv");
         let file = std::fs::read(&path).unwrap();
-        let (ahead, runs) = mapped_ahead(&file, root, 1);
+        let RecordedWalk { runs, ahead, .. } = recorded_walk(&file, root, 1, usize::MAX);
         let pages = runs.len() - 1;
         assert_eq!(ahead.len(), pages.div_ceil(RELEASE_EVERY), "{ahead:?}");
-        assert!(runs[1..].iter().all(|run| {
-            ahead
-                .iter()
-                .any(|r| r.start <= run.start && run.end <= r.end)
-        }));
-        let (ahead, runs) = mapped_ahead(&file, root, 1000);
+        assert!(overflow_within(&runs, &ahead));
+        let RecordedWalk { runs, ahead, .. } = recorded_walk(&file, root, 1000, usize::MAX);
         let scattered = crate::measure::fragments::page_runs(&runs[1..], 4096);
         assert!(
             scattered > 100,
