@@ -1,6 +1,6 @@
 //! The calibration bench in small (issue 27): `bench/calibrate.sh` with 3
-//! pairs of real `quick` runs at its default 15 rounds, a 3x cost injected
-//! into one case of the B runs. The injected case must be called slower in
+//! pairs of real `quick` runs at its default 15 rounds, after its one
+//! discarded warm-up run, a 3x cost injected into one case of the B runs. The injected case must be called slower in
 //! every pair, and the cases nobody touched must stay quiet. 3x, not the
 //! 1.5x a quiet machine always finds: beside the rest of the suite and two
 //! CPU hogs, 1.5x was missed in 1 of 3 pairs (a 3-microsecond read's time
@@ -37,10 +37,11 @@ fn the_small_calibration_finds_an_injected_slowdown_every_time() {
         .env_remove("INJECT_CASE")
         .env_remove("SUITE");
     common::default_signals(&mut command);
-    // Six quick runs of a few minutes' work in all: 108 s on a quiet
-    // machine, 259 s on CI's fresh 2-core one, and past 300 s there beside
-    // two CPU hogs, which halve the CPU it gets. The bound catches a hang,
-    // so it is sized for the slowest of those with room to spare.
+    // Seven quick runs (six and the warm-up) of a few minutes' work in
+    // all: six took 108 s on a quiet machine, 259 s on CI's fresh 2-core
+    // one, and past 300 s there beside two CPU hogs, which halve the CPU it
+    // gets. The bound catches a hang, so it is sized for the slowest of
+    // those with room to spare.
     let run = common::output_within(&mut command, Duration::from_secs(1200));
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert!(
