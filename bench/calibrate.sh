@@ -20,7 +20,12 @@
 #   compare A B1    A/B: the injected case called slower is a detection;
 #   compare A' B2   any other case flagged is a false alarm.
 # and, from every A/A pair, each case: does A's interval (this run's rounds)
-# hold A''s median? (the rerun coverage the README states).
+# hold A''s median? (the rerun coverage the README states). Then every run
+# is also compared with itself: its rounds 1, 2, 5, 6, ... against 3, 4,
+# 7, 8, ... (within-run A/A). Both halves span the whole run, so whatever
+# the machine did between runs is not in that comparison: its false alarms
+# are compare's own statistics, where the between-run A/A's are also the
+# machine's.
 #
 # Prints the tables and writes every count as JSON to OUT.
 #
@@ -125,6 +130,40 @@ for ((w = 1; w <= WARMUP; w++)); do
     echo "warm-up run $w of $WARMUP (discarded)" >&2
     measure "$WORK/warmup-$w.json"
 done
+# Writes result $1's rounds as two results, $1.h1.json and $1.h2.json:
+# rounds 1, 2, 5, 6, ... and 3, 4, 7, 8, ..., each half with both of the
+# rounds' case orders alike and the reference probes of its own rounds.
+halves() {
+    python3 - "$1" <<'SPLIT'
+import copy, json, re, sys
+src = sys.argv[1]
+with open(src) as f:
+    doc = json.load(f)
+round_of = lambda run: int(re.search(r"\(round (\d+)\)$", run["name"]).group(1))
+rounds = max(round_of(r) for r in doc["runs"])
+reference = doc["environment"].get("reference") or {}
+for which in (0, 1):
+    keep = lambda k: ((k - 1) // 2) % 2 == which
+    half = copy.deepcopy(doc)
+    half["runs"] = [r for r in doc["runs"] if keep(round_of(r))]
+    if reference:
+        half["environment"]["reference"] = {
+            name: [x for i, x in enumerate(samples) if keep(i // (len(samples) // rounds) + 1)]
+            for name, samples in reference.items()
+        }
+    with open(f"{src[:-len('.json')]}.h{which + 1}.json", "w") as f:
+        json.dump(half, f)
+SPLIT
+}
+
+# compare the two halves of result $1 (see `halves`) into $2: an A/A inside
+# one run, its halves interleaved in time, so what the machine did between
+# runs is not in it.
+judge_within() {
+    halves "$1"
+    judge "${1%.json}.h1.json" "${1%.json}.h2.json" "$2"
+}
+
 started=$(date +%s)
 for ((i = 1; i <= PAIRS; i++)); do
     names=(a a2 b1)
@@ -142,6 +181,9 @@ for ((i = 1; i <= PAIRS; i++)); do
     judge "$WORK/a-$i.json" "$WORK/a2-$i.json" "$WORK/aa-$i.cmp.json"
     judge "$WORK/a-$i.json" "$WORK/b1-$i.json" "$WORK/ab1-$i.cmp.json"
     [ "${#FACTORS[@]}" -eq 2 ] && judge "$WORK/a2-$i.json" "$WORK/b2-$i.json" "$WORK/ab2-$i.cmp.json"
+    for name in "${names[@]}"; do
+        judge_within "$WORK/$name-$i.json" "$WORK/within-$name-$i.cmp.json"
+    done
     now=$(date +%s)
     left=$(((now - started) * (PAIRS - i) / i))
     printf 'pair %d of %d done, about %dm%02ds left\n' "$i" "$PAIRS" $((left / 60)) $((left % 60)) >&2
@@ -198,8 +240,8 @@ for i in range(1, pairs + 1):
 ab = []
 for k, factor in enumerate(factors, start=1):
     row = {"factor": float(factor), "pairs": pairs, "found": 0, "found_corrected": 0,
-           "missing": 0, "others": 0, "others_flagged": 0, "others_pairs_with_any": 0,
-           "others_pairs_with_any_corrected": 0}
+           "missing": 0, "others": 0, "others_flagged": 0, "others_flagged_corrected": 0,
+           "others_pairs_with_any": 0, "others_pairs_with_any_corrected": 0}
     for i in range(1, pairs + 1):
         changes = load(f"{work}/ab{k}-{i}.cmp.json")
         hit = [c for c in changes if c.get("injected")]
@@ -212,9 +254,28 @@ for k, factor in enumerate(factors, start=1):
         row["others"] += len(others)
         flagged = sum(c["verdict"] in FLAGGED for c in others)
         row["others_flagged"] += flagged
+        row["others_flagged_corrected"] += sum(corrected(c) in FLAGGED for c in others)
         row["others_pairs_with_any"] += flagged > 0
         row["others_pairs_with_any_corrected"] += any(corrected(c) in FLAGGED for c in others)
     ab.append(row)
+
+# Within-run A/A: each run's two interleaved halves (every run of every
+# pair). Every case flagged is a false alarm of compare's own statistics,
+# with no drift of the machine between runs in it.
+within = {"runs": 0, "comparisons": 0, "flagged": 0, "flagged_corrected": 0,
+          "runs_with_any": 0, "runs_with_any_corrected": 0}
+for i in range(1, pairs + 1):
+    for name in ["a", "a2"] + [f"b{k}" for k in range(1, len(factors) + 1)]:
+        tested = [c for c in load(f"{work}/within-{name}-{i}.cmp.json") if c["verdict"] in TESTED]
+        flagged = sum(c["verdict"] in FLAGGED for c in tested)
+        flagged_corrected = sum(corrected(c) in FLAGGED for c in tested)
+        within["runs"] += 1
+        within["comparisons"] += len(tested)
+        within["flagged"] += flagged
+        within["flagged_corrected"] += flagged_corrected
+        within["runs_with_any"] += flagged > 0
+        within["runs_with_any_corrected"] += flagged_corrected > 0
+        note_alarms(f"within run {name}-{i}", tested)
 
 extra = os.environ.get("ARGS", "")
 runs = f"`{suite} {extra}`" if extra else f"`{suite}`"
@@ -224,6 +285,12 @@ print(f"A/A: {aa['flagged']} of {aa['comparisons']} case comparisons flagged "
       f"{100 * share(aa['flagged_corrected'], aa['comparisons']):.1f}% by the drift-corrected verdicts); "
       f"{aa['pairs_with_any']} of {pairs} pairs had any "
       f"({aa['pairs_with_any_corrected']} by the drift-corrected verdicts)")
+print(f"within-run A/A (each run's rounds in two interleaved halves): {within['flagged']} of "
+      f"{within['comparisons']} case comparisons flagged "
+      f"({100 * share(within['flagged'], within['comparisons']):.1f}%; "
+      f"{100 * share(within['flagged_corrected'], within['comparisons']):.1f}% by the drift-corrected verdicts); "
+      f"{within['runs_with_any']} of {within['runs']} runs had any "
+      f"({within['runs_with_any_corrected']} by the drift-corrected verdicts)")
 print(f"rerun coverage: one run's interval held the rerun's median in {aa['rerun_inside']} of "
       f"{aa['rerun_checks']} cases ({100 * share(aa['rerun_inside'], aa['rerun_checks']):.0f}%)")
 print(f"{'injected':>9}  {'found (power)':>14}  {'corrected':>10}  {'other cases flagged':>20}")
@@ -239,7 +306,7 @@ for a in alarms:
              if a["probe"] else "")
     print(f"false alarm: {a['comparison']}: {a['case']} {a['ratio']:.2f}x, {a['verdict']}{fixed}")
 json.dump({"suite": suite, "args": extra, "pairs": pairs, "inject_case": case, "a_a": aa, "a_b": ab,
-           "false_alarms": alarms},
+           "within": within, "false_alarms": alarms},
           open(out, "w"), indent=2)
 print(f"written: {out}")
 PY

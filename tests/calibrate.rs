@@ -1,11 +1,14 @@
 //! The calibration bench in small (issue 27): `bench/calibrate.sh` with 3
 //! pairs of real `quick` runs at its default 15 rounds, after its one
-//! discarded warm-up run, a 3x cost injected into one case of the B runs. The injected case must be called slower in
-//! every pair, and the cases nobody touched must stay quiet. 3x, not the
-//! 1.5x a quiet machine always finds: beside the rest of the suite and two
-//! CPU hogs, 1.5x was missed in 1 of 3 pairs (a 3-microsecond read's time
-//! swings more than 1.5x under that load); the README's calibration table
-//! gives the detection rates of +10% and +25% on a quiet machine.
+//! discarded warm-up run, a 3x cost injected into one case of the B runs.
+//! The injected case must be called slower in every pair; inside a run
+//! (its rounds in two halves) the cases nobody touched must stay quiet,
+//! and between runs, where the machine's own drift shows too, no more than
+//! a third of them may be. 3x, not the 1.5x a quiet machine always finds: beside
+//! the rest of the suite and two CPU hogs, 1.5x was missed in 1 of 3 pairs
+//! (a 3-microsecond read's time swings more than 1.5x under that load); the
+//! README's calibration table gives the detection rates of +10% and +25%
+//! on a quiet machine.
 //!
 //! A measurement of the instrument needs the machine to itself: beside the
 //! rest of the suite the load changes between one run and its rerun, and
@@ -55,33 +58,47 @@ fn the_small_calibration_finds_an_injected_slowdown_every_time() {
     assert_eq!(found["factor"], 3.0, "{tally}");
     assert_eq!(found["missing"], 0, "the injected case is marked: {tally}");
     assert_eq!(found["found"], 3, "x3 found in every pair: {stdout}");
-    // Untouched cases: each A/A comparison and the other cases of each A/B
-    // comparison are a family, and Holm holds a family's chance of any
-    // false alarm to 5% when the runs are exchangeable. One drift between a
-    // run and its rerun flags several cases of a family at once, so the
-    // families are counted, not the cases. A CI machine is not a quiet one,
-    // and beside two CPU hogs the machine itself moves between a run and
-    // its rerun (the reference probes see it: 1.2x to 3x); compare says so
-    // and gives such cases a drift-corrected verdict, the one to read on a
-    // moving machine (`--allow-drift`). So each case is judged by that
-    // verdict where it has one. The bound is half the families, which a
-    // compare that calls noise a change exceeds (one without Holm flags
-    // ~43% of 11-case families) and an honest one on any machine meets;
-    // the rate itself is the full bench's figure on a quiet machine
-    // (README, Calibration).
+    // Compare's own statistics: every run compared with itself, its
+    // rounds in two interleaved halves (within-run A/A). Both halves span
+    // the whole run, so nothing the machine did between runs is in them,
+    // and each run's untouched cases are a family whose chance of any false
+    // alarm Holm holds to 5%. At most a third of the families: a compare
+    // that calls noise a change exceeds that (one without Holm flags ~43%
+    // of 11-case families), an honest one meets it on any machine. Measured
+    // on this project's VM: 0 of 30 runs' halves flagged anything (330 case
+    // comparisons), beside runs whose between-run A/A flagged up to 4 of 6.
+    let within = &tally["within"];
+    let runs = within["runs"].as_u64().unwrap();
+    let alarmed = within["runs_with_any_corrected"].as_u64().unwrap();
+    assert_eq!(runs, 9, "a, a2 and b1 of every pair: {tally}");
+    assert!(within["comparisons"].as_u64().unwrap() >= 90, "{tally}");
+    assert!(
+        alarmed * 3 <= runs,
+        "{alarmed} of {runs} runs' two halves had a false alarm: {stdout}"
+    );
+    // Between runs, untouched cases (each A/A comparison, and the other
+    // cases of each A/B one) are judged by the drift-corrected verdict
+    // where they have one (`--allow-drift`, the one to read on a moving
+    // machine). Their rate is the machine's as much as compare's: a run's
+    // rounds cannot show what the disk does between runs, and on this
+    // project's 2-core VMs durable writes drift by minutes further than
+    // the flush probe follows (README, Calibration). Measured with no code
+    // change: 0 to 4 of 6 families flagged, at most 9 of 63 case
+    // comparisons (14%). So this bound only catches a compare that calls
+    // most noise a change: at most a third of the case comparisons.
     let aa = &tally["a_a"];
     let comparisons = aa["comparisons"].as_u64().unwrap() + found["others"].as_u64().unwrap();
     assert!(comparisons >= 60, "{tally}");
-    let families = tally["pairs"].as_u64().unwrap() + found["pairs"].as_u64().unwrap();
-    let alarmed = aa["pairs_with_any_corrected"].as_u64().unwrap()
-        + found["others_pairs_with_any_corrected"].as_u64().unwrap();
-    assert_eq!(families, 6, "{tally}");
+    let flagged = aa["flagged_corrected"].as_u64().unwrap()
+        + found["others_flagged_corrected"].as_u64().unwrap();
     assert!(
-        alarmed * 2 <= families,
-        "{alarmed} of {families} families of untouched cases had a false alarm: {stdout}"
+        flagged * 3 <= comparisons,
+        "{flagged} of {comparisons} untouched case comparisons between runs had a false alarm: {stdout}"
     );
     assert!(
-        stdout.contains("false alarms") && stdout.contains("rerun coverage"),
+        stdout.contains("false alarms")
+            && stdout.contains("within-run A/A")
+            && stdout.contains("rerun coverage"),
         "{stdout}"
     );
 }
