@@ -148,7 +148,7 @@ for which in (0, 1):
     half["runs"] = [r for r in doc["runs"] if keep(round_of(r))]
     if reference:
         half["environment"]["reference"] = {
-            name: [x for i, x in enumerate(samples) if keep(i // (len(samples) // rounds) + 1)]
+            name: [x for i, x in enumerate(samples) if keep(i // max(1, len(samples) // rounds) + 1)]
             for name, samples in reference.items()
         }
     with open(f"{src[:-len('.json')]}.h{which + 1}.json", "w") as f:
