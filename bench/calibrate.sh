@@ -117,19 +117,6 @@ judge() {
     }
 }
 
-# Warm-up runs, discarded, before the first pair. A disk that has rested
-# can make its first durable writes faster: twice on this project's 2-core
-# VM, after a rest of 25 s, rename+fsync took 0.6-0.7 ms in the first run
-# and 1.3-1.8 ms in the runs after it (each run writes and deletes its own
-# dataset), so the first pair's A met another disk than every other run
-# and its durable cases were "changed" in both of that pair's comparisons
-# (CI's failed calibration of stop 46 flagged that pair's two). Every
-# measured run now follows a run, as the warm-up round does for the cases
-# inside a run.
-for ((w = 1; w <= WARMUP; w++)); do
-    echo "warm-up run $w of $WARMUP (discarded)" >&2
-    measure "$WORK/warmup-$w.json"
-done
 # Writes result $1's rounds as two results, $1.h1.json and $1.h2.json:
 # rounds 1, 2, 5, 6, ... and 3, 4, 7, 8, ..., each half with both of the
 # rounds' case orders alike and the reference probes of its own rounds.
@@ -164,6 +151,19 @@ judge_within() {
     judge "${1%.json}.h1.json" "${1%.json}.h2.json" "$2"
 }
 
+# Warm-up runs, discarded, before the first pair. A disk that has rested
+# can make its first durable writes faster: twice on this project's 2-core
+# VM, after a rest of 25 s, rename+fsync took 0.6-0.7 ms in the first run
+# and 1.3-1.8 ms in the runs after it (each run writes and deletes its own
+# dataset), so the first pair's A met another disk than every other run
+# and its durable cases were "changed" in both of that pair's comparisons
+# (CI's failed calibration of stop 46 flagged that pair's two). Every
+# measured run now follows a run, as the warm-up round does for the cases
+# inside a run.
+for ((w = 1; w <= WARMUP; w++)); do
+    echo "warm-up run $w of $WARMUP (discarded)" >&2
+    measure "$WORK/warmup-$w.json"
+done
 started=$(date +%s)
 for ((i = 1; i <= PAIRS; i++)); do
     names=(a a2 b1)
