@@ -218,19 +218,26 @@ def note_alarms(comparison, cases):
                            "verdict": c["verdict"], "corrected_ratio": adjusted.get("ratio"),
                            "corrected_verdict": corrected(c), "probe": adjusted.get("probe")})
 
+def count_family(into, comparison, tested, count, prefix, with_any):
+    """Adds one family of untouched case comparisons (`tested`, from
+    `comparison`) to `into`: how many were tested (`count`), how many
+    flagged by either verdict (keys under `prefix`), and whether any was
+    (`with_any`, `with_any` + "_corrected"); notes each alarm."""
+    flagged = sum(c["verdict"] in FLAGGED for c in tested)
+    flagged_corrected = sum(corrected(c) in FLAGGED for c in tested)
+    into[count] += len(tested)
+    into[prefix + "flagged"] += flagged
+    into[prefix + "flagged_corrected"] += flagged_corrected
+    into[with_any] += flagged > 0
+    into[with_any + "_corrected"] += flagged_corrected > 0
+    note_alarms(comparison, tested)
+
 aa = {"comparisons": 0, "flagged": 0, "flagged_corrected": 0, "pairs_with_any": 0,
       "pairs_with_any_corrected": 0, "rerun_checks": 0, "rerun_inside": 0}
 for i in range(1, pairs + 1):
     changes = load(f"{work}/aa-{i}.cmp.json")
     tested = [c for c in changes if c["verdict"] in TESTED]
-    flagged = sum(c["verdict"] in FLAGGED for c in tested)
-    aa["comparisons"] += len(tested)
-    aa["flagged"] += flagged
-    flagged_corrected = sum(corrected(c) in FLAGGED for c in tested)
-    aa["flagged_corrected"] += flagged_corrected
-    aa["pairs_with_any"] += flagged > 0
-    aa["pairs_with_any_corrected"] += flagged_corrected > 0
-    note_alarms(f"A/A pair {i}", tested)
+    count_family(aa, f"A/A pair {i}", tested, "comparisons", "", "pairs_with_any")
     for c in changes:
         interval = c["before"].get("interval")
         if interval:
@@ -250,13 +257,8 @@ for k, factor in enumerate(factors, start=1):
         row["found"] += any(c["verdict"] == "worse" for c in hit)
         row["found_corrected"] += any(corrected(c) == "worse" for c in hit)
         others = [c for c in changes if not c.get("injected") and c["verdict"] in TESTED]
-        note_alarms(f"A/B x{factor} pair {i}", others)
-        row["others"] += len(others)
-        flagged = sum(c["verdict"] in FLAGGED for c in others)
-        row["others_flagged"] += flagged
-        row["others_flagged_corrected"] += sum(corrected(c) in FLAGGED for c in others)
-        row["others_pairs_with_any"] += flagged > 0
-        row["others_pairs_with_any_corrected"] += any(corrected(c) in FLAGGED for c in others)
+        count_family(row, f"A/B x{factor} pair {i}", others, "others", "others_",
+                     "others_pairs_with_any")
     ab.append(row)
 
 # Within-run A/A: each run's two interleaved halves (every run of every
@@ -267,15 +269,8 @@ within = {"runs": 0, "comparisons": 0, "flagged": 0, "flagged_corrected": 0,
 for i in range(1, pairs + 1):
     for name in ["a", "a2"] + [f"b{k}" for k in range(1, len(factors) + 1)]:
         tested = [c for c in load(f"{work}/within-{name}-{i}.cmp.json") if c["verdict"] in TESTED]
-        flagged = sum(c["verdict"] in FLAGGED for c in tested)
-        flagged_corrected = sum(corrected(c) in FLAGGED for c in tested)
         within["runs"] += 1
-        within["comparisons"] += len(tested)
-        within["flagged"] += flagged
-        within["flagged_corrected"] += flagged_corrected
-        within["runs_with_any"] += flagged > 0
-        within["runs_with_any_corrected"] += flagged_corrected > 0
-        note_alarms(f"within run {name}-{i}", tested)
+        count_family(within, f"within run {name}-{i}", tested, "comparisons", "", "runs_with_any")
 
 extra = os.environ.get("ARGS", "")
 runs = f"`{suite} {extra}`" if extra else f"`{suite}`"
