@@ -54,7 +54,7 @@ fn contract(text: &str, backend: Backend) {
         session.checkpoint().unwrap();
     }
     read_contract(s.as_mut(), &spec, text);
-    serving_contract(s.as_mut(), &spec, text);
+    serving_contract(s.as_mut(), &spec, text, backend.modifies);
     modify_contract(s.as_mut(), &spec, text, backend.modifies);
     if backend.local {
         assert!(s.space_used().unwrap() > 0, "{text}: space_used");
@@ -166,9 +166,10 @@ fn read_contract(s: &mut dyn store::Store, spec: &DatasetSpec, text: &str) {
 
 /// What a server relies on: reads inside a snapshot give the same bytes;
 /// where a store offers a blob as its own open file or as runs of a mapped
-/// file, those hold exactly the blob, with the size and tag `etag` gives;
-/// an absent key is None from either.
-fn serving_contract(s: &mut dyn store::Store, spec: &DatasetSpec, text: &str) {
+/// file, those hold exactly the blob, with the size and tag `etag` gives,
+/// asked once or again in the same snapshot, and the blob as rewritten
+/// (`modifies`) in the next snapshot; an absent key is None from either.
+fn serving_contract(s: &mut dyn store::Store, spec: &DatasetSpec, text: &str, modifies: bool) {
     use std::io::Read;
     let mut session = s
         .session(SessionOptions {
@@ -212,6 +213,9 @@ fn serving_contract(s: &mut dyn store::Store, spec: &DatasetSpec, text: &str) {
                 session.mapped_blob(k, size - 1).unwrap().is_none(),
                 "{text}: a blob over the size asked for is not mapped"
             );
+            let again = session.mapped_blob(k, u64::MAX).unwrap().unwrap();
+            let bytes: Vec<u8> = again.runs.slices().flatten().copied().collect();
+            assert_eq!(bytes, want, "{text}: mapped blob {k} asked again");
         }
         if let Some(mut file) = session.blob_file(k).unwrap() {
             let mut bytes = Vec::new();
@@ -235,6 +239,35 @@ fn serving_contract(s: &mut dyn store::Store, spec: &DatasetSpec, text: &str) {
         "{text}"
     );
     assert!(session.blob_file(missing).unwrap().is_none(), "{text}");
+    session.end_snapshot().unwrap();
+    if modifies {
+        rewritten_in_the_next_snapshot(session.as_mut(), spec, text);
+    }
+}
+
+/// A blob rewritten longer after a snapshot ends is, in the next one,
+/// mapped or opened as its new bytes: nothing found in the snapshot before
+/// (where its pages were) is used again.
+fn rewritten_in_the_next_snapshot(
+    session: &mut dyn store::Session,
+    spec: &DatasetSpec,
+    text: &str,
+) {
+    use std::io::Read;
+    let mut new = blob(spec, 3, 5);
+    new.extend(blob(spec, 4, 5));
+    session.update(3, &new).unwrap();
+    session.begin_snapshot().unwrap();
+    if let Some(mapped) = session.mapped_blob(3, u64::MAX).unwrap() {
+        let bytes: Vec<u8> = mapped.runs.slices().flatten().copied().collect();
+        assert!(bytes == new, "{text}: mapped blob 3 as rewritten");
+        assert_eq!(mapped.size, new.len() as u64, "{text}");
+    }
+    if let Some(mut file) = session.blob_file(3).unwrap() {
+        let mut bytes = Vec::new();
+        file.file.read_to_end(&mut bytes).unwrap();
+        assert!(bytes == new, "{text}: blob file 3 as rewritten");
+    }
     session.end_snapshot().unwrap();
 }
 

@@ -312,7 +312,10 @@ pub struct ServeArgs {
     /// (one SQLite read transaction, its lock taken once instead of per
     /// request): a commit by another process is seen by every request that
     /// arrives later than this after it; writes through this server are
-    /// seen at once. 0 gives each request its own snapshot (slower)
+    /// seen at once. 0 gives each request its own snapshot (slower). A
+    /// read-only server of a database opened with locking_mode=exclusive
+    /// keeps one snapshot per thread for its whole life: no other process
+    /// can commit while it runs
     #[arg(long, default_value = "2ms", value_parser = duration_in(std::time::Duration::ZERO, std::time::Duration::from_secs(1)))]
     pub staleness: humantime::Duration,
     /// dir and tree targets: how long a blob file's open descriptor, size

@@ -15,7 +15,7 @@ use tokio::sync::{Semaphore, watch};
 
 use super::by_reference;
 use super::fast::{self, Conn};
-use super::session::{expire_snapshot, snapshot_begun};
+use super::session::{Sharing, expire_snapshot, snapshot_begun};
 use super::{ServeConfig, State};
 use crate::error::{Error, Result};
 
@@ -95,8 +95,9 @@ fn worker(
 /// staleness (the timer's 1 ms granularity added): so an idle server holds
 /// the store's read lock no longer than that. Sleeps while no snapshot is
 /// held, so a server of files, or an idle one, is not woken for nothing.
+/// Snapshots per request need no expiry, and lasting ones never expire.
 async fn expire_snapshots(state: Arc<State>) {
-    if state.server.staleness().is_zero() {
+    if !matches!(state.server.sharing(), Sharing::For(_)) {
         return;
     }
     loop {

@@ -34,7 +34,7 @@ use crate::error::{Error, Result};
 use crate::store::{self, Access};
 use crate::target::Target;
 use listen::{runtime, start_workers};
-use session::ServerRef;
+use session::{ServerRef, Sharing};
 
 pub use listen::ShutdownSignals;
 pub use range::{RangeRequest, parse_range};
@@ -73,7 +73,8 @@ pub struct ServeConfig {
     /// How long a worker thread's requests may share one read snapshot of
     /// the store (one SQLite read transaction): a commit by another
     /// process is seen by every request arriving later than this after it.
-    /// Zero: a snapshot per request.
+    /// Zero: a snapshot per request. Moot when the server keeps every
+    /// other writer out (see `Sharing::Lasting`).
     pub staleness: Duration,
     /// How long a blob file's descriptor, size and tag may be reused
     /// before the file's name is stat'ed again (dir and tree targets; see
@@ -157,7 +158,10 @@ pub fn serve(config: ServeConfig) -> Result<()> {
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
-    let server = ServerRef::new(config.target.clone(), access, config.staleness, lock_wait);
+    // With every other writer kept out and none of its own, nothing can
+    // commit while this server runs: its snapshots never go stale.
+    let sharing = Sharing::new(config.staleness, kept_out.is_none());
+    let server = ServerRef::new(config.target.clone(), access, sharing, lock_wait);
     let permits = Arc::new(Semaphore::new(config.max_connections));
     let state = Arc::new(State {
         config,

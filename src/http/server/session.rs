@@ -108,6 +108,48 @@ struct Snapshot {
     writes: u64,
 }
 
+/// How long the requests of one worker thread may share a read snapshot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Sharing {
+    /// Never: each request begins and ends its own (`--staleness 0`), so a
+    /// waiting writer holds it off too.
+    PerRequest,
+    /// While younger than this and no write through the server has
+    /// committed since: a commit by another process is seen by every
+    /// request arriving later than this after it.
+    For(Duration),
+    /// For the server's life: it keeps every other writer out and writes
+    /// nothing itself, so nothing can commit while it runs and no snapshot
+    /// goes stale; beginning one per request would only repeat the same
+    /// checks (a failed read still ends it).
+    Lasting,
+}
+
+impl Sharing {
+    /// `staleness` as `--staleness` gives it (zero: per request), or
+    /// `Lasting` when nothing can commit while the server runs.
+    pub(super) fn new(staleness: Duration, commits_possible: bool) -> Self {
+        if !commits_possible {
+            Sharing::Lasting
+        } else if staleness.is_zero() {
+            Sharing::PerRequest
+        } else {
+            Sharing::For(staleness)
+        }
+    }
+}
+
+impl Snapshot {
+    /// Whether requests may still share it, as `sharing` allows.
+    fn is_fresh(&self, sharing: Sharing) -> bool {
+        match sharing {
+            Sharing::PerRequest => false,
+            Sharing::For(staleness) => self.began.elapsed() < staleness,
+            Sharing::Lasting => true,
+        }
+    }
+}
+
 /// Tells the servers of one process apart (tests start several).
 static SERVER_IDS: AtomicU64 = AtomicU64::new(1);
 
@@ -120,9 +162,8 @@ pub(super) struct ServerRef {
     target: Target,
     /// Read-write only for a writable server.
     access: Access,
-    /// How long a worker thread's requests may share one read snapshot;
-    /// zero: a snapshot per request.
-    staleness: Duration,
+    /// How long a worker thread's requests may share one read snapshot.
+    sharing: Sharing,
     /// Writes this server has made: a snapshot older than the last one is
     /// not used again, so a client reads its own writes at once.
     writes: Arc<AtomicU64>,
@@ -145,14 +186,14 @@ impl ServerRef {
     pub(super) fn new(
         target: Target,
         access: Access,
-        staleness: Duration,
+        sharing: Sharing,
         lock_wait: Duration,
     ) -> Self {
         ServerRef {
             id: SERVER_IDS.fetch_add(1, Ordering::Relaxed),
             target,
             access,
-            staleness,
+            sharing,
             writes: Arc::new(AtomicU64::new(0)),
             writer: Arc::new(OnceLock::new()),
             lock_wait,
@@ -210,9 +251,9 @@ impl ServerRef {
         self.writes.load(Ordering::SeqCst)
     }
 
-    /// How long requests may share a snapshot (zero: they never do).
-    pub(super) fn staleness(&self) -> Duration {
-        self.staleness
+    /// How long requests may share a snapshot.
+    pub(super) fn sharing(&self) -> Sharing {
+        self.sharing
     }
 
     /// Whether a write through this server is queued or running: it needs
@@ -281,16 +322,17 @@ pub(super) fn with_session<T>(
 }
 
 /// Runs the read `f` inside this thread's read snapshot, begun when there
-/// is none or the one held is older than the server's staleness or than
-/// its last write. So a commit is seen by every request that arrives more
-/// than `staleness` after it (a write through this server, at once), while
-/// the store's read lock is taken once per snapshot instead of per request.
-/// A failed read ends the snapshot, so the next request starts afresh.
+/// is none or the one held is stale (see `Sharing`) or older than the
+/// server's last write. So a commit is seen by every request that arrives
+/// more than the staleness after it (a write through this server, at
+/// once), while the store's read lock is taken once per snapshot instead
+/// of per request. A failed read ends the snapshot, so the next request
+/// starts afresh.
 pub(super) fn with_snapshot<T>(
     server: &ServerRef,
     f: impl FnOnce(&mut dyn Session) -> Result<T>,
 ) -> Result<T> {
-    if server.staleness.is_zero() {
+    if server.sharing == Sharing::PerRequest {
         // A snapshot of its own, so a waiting writer holds it off too.
         return with_session(server, |s| {
             s.begin_snapshot()?;
@@ -307,7 +349,7 @@ pub(super) fn with_snapshot<T>(
         let fresh = slot
             .snapshot
             .as_ref()
-            .is_some_and(|s| s.writes == writes && s.began.elapsed() < server.staleness);
+            .is_some_and(|s| s.writes == writes && s.is_fresh(server.sharing));
         if !fresh {
             end_snapshot(slot);
             let began = Instant::now();
@@ -338,20 +380,24 @@ pub(super) async fn snapshot_begun() {
 
 /// Ends this thread's snapshot once it is older than the staleness, so an
 /// idle worker holds no lock (and blocks no writer) for longer than that.
-/// Returns when the snapshot still held will be that old, if one is.
+/// Returns when the snapshot still held will be that old, if one is (never
+/// for a server whose snapshots last).
 pub(super) fn expire_snapshot(server: &ServerRef) -> Option<Instant> {
+    let Sharing::For(staleness) = server.sharing else {
+        return None;
+    };
     SESSION.with(|cell| {
         // A request on this thread holds the cell: check again shortly.
         let Ok(mut slot) = cell.try_borrow_mut() else {
-            return Some(Instant::now() + server.staleness);
+            return Some(Instant::now() + staleness);
         };
         let slot = slot.as_mut().filter(|s| s.server_id == server.id)?;
         let began = slot.snapshot.as_ref()?.began;
-        if began.elapsed() >= server.staleness {
+        if began.elapsed() >= staleness {
             end_snapshot(slot);
             return None;
         }
-        Some(began + server.staleness)
+        Some(began + staleness)
     })
 }
 
@@ -384,4 +430,34 @@ fn open_slot<'s>(slot: &'s mut Option<Slot>, server: &ServerRef) -> Result<&'s m
 /// never a head followed by nothing.
 pub(super) fn ensure_open(server: &ServerRef) -> Result<()> {
     SESSION.with(|cell| open_slot(&mut cell.borrow_mut(), server).map(|_| ()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snapshots_last_only_where_nothing_can_commit() {
+        let two_ms = Duration::from_millis(2);
+        assert_eq!(Sharing::new(two_ms, true), Sharing::For(two_ms));
+        assert_eq!(Sharing::new(Duration::ZERO, true), Sharing::PerRequest);
+        assert_eq!(Sharing::new(two_ms, false), Sharing::Lasting);
+        assert_eq!(Sharing::new(Duration::ZERO, false), Sharing::Lasting);
+
+        let old = Snapshot {
+            began: Instant::now() - Duration::from_secs(3600),
+            writes: 0,
+        };
+        assert!(
+            old.is_fresh(Sharing::Lasting),
+            "a lasting snapshot is never stale"
+        );
+        assert!(!old.is_fresh(Sharing::For(Duration::from_secs(60))));
+        let new = Snapshot {
+            began: Instant::now(),
+            writes: 0,
+        };
+        assert!(new.is_fresh(Sharing::For(Duration::from_secs(60))));
+        assert!(!new.is_fresh(Sharing::PerRequest), "never shared");
+    }
 }

@@ -38,6 +38,11 @@ impl MappedRuns {
         MappedRuns { map, runs }
     }
 
+    /// The runs, as offsets into the map.
+    pub(crate) fn ranges(&self) -> &[std::ops::Range<usize>] {
+        &self.runs
+    }
+
     /// The runs as slices of the map.
     pub fn slices(&self) -> impl Iterator<Item = &[u8]> {
         self.runs.iter().map(|r| &self.map[r.clone()])
@@ -113,6 +118,23 @@ impl MappedRuns {
     /// flight hold only the pieces being written. Runs at most a page apart
     /// (the overflow pages of one blob, usually) are released together.
     pub fn release_pages(&self) {
+        for span in self.spans() {
+            release_mapped(self.map.mmap(), span);
+        }
+    }
+
+    /// Maps the pages under these runs into this process, a call per span
+    /// of them (see `release_pages`) where touching them would fault every
+    /// few pages: for runs found without reading their pages.
+    pub(crate) fn map_in(&self) {
+        for span in self.spans() {
+            map_ahead(self.map.mmap(), span);
+        }
+    }
+
+    /// The runs joined where at most a page apart (the overflow pages of
+    /// one blob, usually), in order.
+    fn spans(&self) -> Vec<std::ops::Range<usize>> {
         let mut spans: Vec<std::ops::Range<usize>> = Vec::new();
         for run in &self.runs {
             match spans.last_mut() {
@@ -122,9 +144,7 @@ impl MappedRuns {
                 _ => spans.push(run.clone()),
             }
         }
-        for span in spans {
-            release_mapped(self.map.mmap(), span);
-        }
+        spans
     }
 
     /// Other runs of the same map.

@@ -8,7 +8,8 @@
 //! holds the two tables a dataset can use and their statements; `meta` the
 //! manifest row; `unsafe_writes` records writers with journal_mode=off or
 //! memory; `lock` sees another process's PENDING lock; `map` and `pages`
-//! find a blob's bytes in a mapped file; `space` gives free pages back and
+//! find a blob's bytes in a mapped file (`run_cache` keeps where, for the
+//! rest of a read snapshot); `space` gives free pages back and
 //! says where each blob's pages lie; `library` is the linked SQLite itself.
 
 mod database;
@@ -18,6 +19,7 @@ mod lock;
 mod map;
 mod meta;
 mod pages;
+mod run_cache;
 mod session;
 mod settings;
 mod space;

@@ -9,6 +9,7 @@ use rusqlite::types::ValueRef;
 use rusqlite::{Connection, MAIN_DB, OptionalExtension, Statement, params};
 
 use super::layout::{SqliteLayout, Statements};
+use super::run_cache::RunCache;
 use super::{lock, map, pages};
 use crate::error::{Error, Result};
 use crate::store::contract::{
@@ -53,6 +54,9 @@ pub struct SqliteSession<'a> {
     in_snapshot: bool,
     /// The table's root page and the file's map, for this snapshot.
     mapped: Option<(i64, std::sync::Arc<GuardedMap>)>,
+    /// Where the blobs this snapshot has mapped lie in `mapped`'s map:
+    /// emptied whenever that map is taken afresh (`snapshot_map`).
+    runs: RunCache,
 }
 
 /// The tag of blob `key` of `size` bytes with the database's file stamps.
@@ -104,6 +108,7 @@ impl<'a> SqliteSession<'a> {
             in_transaction: false,
             in_snapshot: false,
             mapped: None,
+            runs: RunCache::default(),
         }
     }
 
@@ -208,6 +213,8 @@ impl<'a> SqliteSession<'a> {
         if let Some((root, map)) = &self.mapped {
             return Ok((*root, map.clone()));
         }
+        // Runs found in another snapshot, or in a map since remade.
+        self.runs.clear();
         // Also takes the snapshot's shared lock, if no read has yet.
         let root = Self::query_int(self.conn, &mut self.root_page, self.sql.root, self.path)?;
         let map = map::map_of(self.path)?;
@@ -495,12 +502,24 @@ impl Serving for SqliteSession<'_> {
 
     /// The row's overflow chain, read from a map of the database file while
     /// this snapshot's shared lock keeps every writer out (rollback journal
-    /// only: in WAL mode the newest pages may be in the WAL).
+    /// only: in WAL mode the newest pages may be in the WAL). Walked once
+    /// per snapshot: a blob asked for again is found in `runs`.
     fn mapped_blob(&mut self, key: u64, max: u64) -> Result<Option<MappedBlob>> {
         if self.wal || !self.in_snapshot || key > i64::MAX as u64 {
             return Ok(None);
         }
         let (root, map) = self.snapshot_map()?;
+        if let Some(runs) = self.runs.get(key) {
+            let runs = MappedRuns::new(map.clone(), runs);
+            let size = runs.len();
+            if size > max {
+                return Ok(None);
+            }
+            runs.map_in();
+            kept_mapped(&map, size);
+            let etag = self.etag(key, size)?;
+            return Ok(Some(MappedBlob { runs, size, etag }));
+        }
         let Some(rowid) = self.rowid_of(key)? else {
             return Ok(None);
         };
@@ -531,6 +550,8 @@ impl Serving for SqliteSession<'_> {
         if size <= MAPPED_RESIDENT_UP_TO {
             // The walk left its pages mapped (see `Walked::over`).
             kept_mapped(&map, size);
+            // Not a larger one's: a hit maps all its runs in at once.
+            self.runs.insert(key, runs.ranges());
         }
         let etag = self.etag(key, size)?;
         Ok(Some(MappedBlob { runs, size, etag }))
