@@ -108,6 +108,17 @@ struct Snapshot {
     writes: u64,
 }
 
+impl Snapshot {
+    /// Whether requests may still share it, as `sharing` allows.
+    fn is_fresh(&self, sharing: Sharing) -> bool {
+        match sharing {
+            Sharing::PerRequest => false,
+            Sharing::For(staleness) => self.began.elapsed() < staleness,
+            Sharing::Lasting => true,
+        }
+    }
+}
+
 /// How long the requests of one worker thread may share a read snapshot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Sharing {
@@ -135,17 +146,6 @@ impl Sharing {
             Sharing::PerRequest
         } else {
             Sharing::For(staleness)
-        }
-    }
-}
-
-impl Snapshot {
-    /// Whether requests may still share it, as `sharing` allows.
-    fn is_fresh(&self, sharing: Sharing) -> bool {
-        match sharing {
-            Sharing::PerRequest => false,
-            Sharing::For(staleness) => self.began.elapsed() < staleness,
-            Sharing::Lasting => true,
         }
     }
 }

@@ -6,10 +6,12 @@
 //! each blob once, not once per request: the walk reads one cold link per
 //! page, about a twentieth of such a server's CPU for 2 MB blobs.
 //!
-//! Locations only, never bytes, and emptied whenever a snapshot begins or
-//! ends. Compact: a chain written in one go is a run on its leaf page and
-//! one run per overflow page, each the same length a page apart, kept as
-//! one group; so an entry is a few dozen bytes however large the blob.
+//! Locations only, never bytes, and emptied in every new snapshot (and
+//! whenever the snapshot's map is taken afresh) before it is used.
+//! Compact: a chain written in one go is a run on its leaf page and one run
+//! per overflow page, each the same length a page apart, kept as one group;
+//! so an entry is a few dozen bytes however large the blob, and a session's
+//! cache at most about 5 MB (the bounds below) however fragmented.
 
 use std::collections::HashMap;
 use std::ops::Range;
