@@ -214,8 +214,11 @@ fn serving_contract(s: &mut dyn store::Store, spec: &DatasetSpec, text: &str, mo
                 "{text}: a blob over the size asked for is not mapped"
             );
             let again = session.mapped_blob(k, u64::MAX).unwrap().unwrap();
-            let bytes: Vec<u8> = again.runs.slices().flatten().copied().collect();
-            assert_eq!(bytes, want, "{text}: mapped blob {k} asked again");
+            assert_eq!(
+                again.runs.to_vec().unwrap(),
+                want,
+                "{text}: mapped blob {k} asked again"
+            );
         }
         if let Some(mut file) = session.blob_file(k).unwrap() {
             let mut bytes = Vec::new();
@@ -259,8 +262,10 @@ fn rewritten_in_the_next_snapshot(
     session.update(3, &new).unwrap();
     session.begin_snapshot().unwrap();
     if let Some(mapped) = session.mapped_blob(3, u64::MAX).unwrap() {
-        let bytes: Vec<u8> = mapped.runs.slices().flatten().copied().collect();
-        assert!(bytes == new, "{text}: mapped blob 3 as rewritten");
+        assert!(
+            mapped.runs.to_vec().unwrap() == new,
+            "{text}: mapped blob 3 as rewritten"
+        );
         assert_eq!(mapped.size, new.len() as u64, "{text}");
     }
     if let Some(mut file) = session.blob_file(3).unwrap() {
