@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 use mysql::prelude::Queryable;
 
 use crate::common::{
-    PATIENCE, closed_port, json, ok, run, servers_exclusive, servers_shared, usage_error,
+    PATIENCE, closed_port, json, ok, run, servers_exclusive, servers_shared, shape_when,
+    usage_error,
 };
 
 // The cluster is shared by the tests here and conformance's: each holds
@@ -420,45 +421,15 @@ impl Drop for Revive {
     }
 }
 
-/// The cluster's shape through a target naming all three nodes.
-fn shape() -> blobbench::store::cluster::ClusterShape {
-    use blobbench::store::cluster::READ_BOUND;
-    use blobbench::store::read_shape;
-    let n = nodes();
-    let target =
-        blobbench::target::Target::parse(&format!("mysql://root@{}/blobbench", n.join(",")))
-            .unwrap();
-    let start = Instant::now();
-    let shape = read_shape(&target).expect("a Galera cluster has a shape");
-    assert!(
-        start.elapsed() < READ_BOUND + Duration::from_secs(1),
-        "read_shape took {:?}",
-        start.elapsed()
-    );
-    shape
+/// A target naming all three nodes, whose shape is the cluster's.
+fn cluster() -> blobbench::target::Target {
+    blobbench::target::Target::parse(&format!("mysql://root@{}/blobbench", nodes().join(",")))
+        .unwrap()
 }
 
-/// The first shape that `wanted` accepts, read every half second: a live
-/// node whose probe misses read_shape's deadline on a loaded machine is
-/// "unreachable" in one read and Synced in the next, and the cluster's
-/// own view changes (an eviction, a donor resyncing) take their time.
-/// Panics with the last shape seen after [`PATIENCE`].
-fn shape_when(
-    what: &str,
-    wanted: impl Fn(&blobbench::store::cluster::ClusterShape) -> bool,
-) -> blobbench::store::cluster::ClusterShape {
-    let start = Instant::now();
-    loop {
-        let s = shape();
-        if wanted(&s) {
-            return s;
-        }
-        assert!(
-            start.elapsed() < PATIENCE,
-            "the shape is not {what} after {PATIENCE:?}: {s:?}"
-        );
-        std::thread::sleep(Duration::from_millis(500));
-    }
+/// The cluster's shape as one read finds it.
+fn shape() -> blobbench::store::cluster::ClusterShape {
+    shape_when(&cluster(), "readable", PATIENCE, |_| true)
 }
 
 fn state_of<'a>(shape: &'a blobbench::store::cluster::ClusterShape, node: &str) -> &'a str {
@@ -495,7 +466,7 @@ fn the_shape_follows_a_killed_node_out_and_back_in_through_a_state_transfer() {
     let whole = |s: &blobbench::store::cluster::ClusterShape| {
         s.system == "galera" && s.size == Some(3) && n.iter().all(|a| state_of(s, a) == "Synced")
     };
-    let before = shape_when("3 Synced Galera nodes", whole);
+    let before = shape_when(&cluster(), "3 Synced Galera nodes", PATIENCE, whole);
     // A client on node 3 (the first its target names).
     let on_three = Target::parse(&format!(
         "mysql://root@{},{},{}/blobbench?table=shape_kill",
@@ -530,7 +501,7 @@ fn the_shape_follows_a_killed_node_out_and_back_in_through_a_state_transfer() {
     // (evs.suspect_timeout, 30 s in scripts/start-galera.sh, or at the
     // latest evs.inactive_timeout, 60 s, and a view installed).
     assert_eq!(state_of(&shape(), &n[2]), "unreachable");
-    let after = shape_when("of size 2", |s| s.size == Some(2));
+    let after = shape_when(&cluster(), "of size 2", PATIENCE, |s| s.size == Some(2));
     assert_eq!(state_of(&after, &n[2]), "unreachable", "{after:?}");
     let changes = after.changes_since(&before);
     assert!(changes.contains(&"size 3 -> 2".to_string()), "{changes:?}");
@@ -545,7 +516,9 @@ fn the_shape_follows_a_killed_node_out_and_back_in_through_a_state_transfer() {
     assert!(out.contains("state transfer SST"), "{out}");
     wait_until_synced();
     // The donor resyncs on its own time, which may end after the joiner's.
-    shape_when("as before", |s| s.changes_since(&before).is_empty());
+    shape_when(&cluster(), "as before", PATIENCE, |s| {
+        s.changes_since(&before).is_empty()
+    });
     assert_eq!(rows_after_catching_up(3, "shape_kill"), 5);
 }
 

@@ -3,8 +3,8 @@
 //! BLOBBENCH_MYSQL_URL; run alone, these tests are ignored.
 
 use crate::common::{
-    bin, closed_port, json, ok, output, run, s3_env, servers_exclusive, servers_shared, succeeded,
-    usage_error,
+    PATIENCE, bin, closed_port, json, ok, output, run, s3_env, servers_exclusive, servers_shared,
+    shape_when, succeeded, usage_error,
 };
 
 // Every test here holds the servers' lock (common::SERVERS) shared; the lob
@@ -1037,10 +1037,9 @@ impl Drop for ReviveS3 {
 #[test]
 #[ignore = "needs the S3 cluster: run scripts/test.sh"]
 fn the_s3_clusters_shape_follows_a_killed_volume_server() {
-    use blobbench::store::cluster::READ_BOUND;
-    use blobbench::store::read_shape;
+    use blobbench::store::cluster::ClusterShape;
     use blobbench::target::Target;
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
 
     // A volume server goes away: no other server test meanwhile.
     let _servers = servers_exclusive();
@@ -1055,24 +1054,20 @@ fn the_s3_clusters_shape_follows_a_killed_volume_server() {
             .map(|n| (n.address.clone(), n.state.clone()))
             .collect()
     };
-    let before = read_shape(&target).expect("a SeaweedFS cluster has a shape");
-    assert_eq!(before.system, "seaweedfs");
-    assert_eq!(before.size, Some(3), "{before:?}");
-    assert!(
-        volumes(&before).iter().all(|(_, s)| s == "up"),
-        "{before:?}"
-    );
-    assert!(
-        before
+    let up = |shape: &ClusterShape, role: &str| {
+        shape
             .nodes
             .iter()
-            .any(|n| n.role == "master" && n.state == "up")
-            && before
-                .nodes
-                .iter()
-                .any(|n| n.role == "s3 gateway" && n.state == "up"),
-        "{before:?}"
-    );
+            .any(|n| n.role == role && n.state == "up")
+    };
+    let whole = |shape: &ClusterShape| {
+        shape.system == "seaweedfs"
+            && shape.size == Some(3)
+            && volumes(shape).iter().all(|(_, s)| s == "up")
+            && up(shape, "master")
+            && up(shape, "s3 gateway")
+    };
+    let before = shape_when(&target, "whole", PATIENCE, whole);
     let third = volumes(&before)[2].0.clone();
     assert!(third.starts_with("127.0.0.4:"), "{third}");
 
@@ -1080,39 +1075,23 @@ fn the_s3_clusters_shape_follows_a_killed_volume_server() {
     s3_cluster_control("kill", "volume3");
     // The server itself answers no more at once; the master drops it once
     // its heartbeat stream breaks (measured: within a second).
-    let start = Instant::now();
-    let after = loop {
-        let t = Instant::now();
-        let shape = read_shape(&target).unwrap();
-        assert!(
-            t.elapsed() < READ_BOUND + Duration::from_secs(1),
-            "{:?}",
-            t.elapsed()
-        );
-        let gone = !volumes(&shape)
-            .iter()
-            .any(|(a, s)| a == &third && s == "up");
-        if gone && shape.size == Some(2) {
-            break shape;
-        }
-        assert!(start.elapsed() < Duration::from_secs(60), "{shape:?}");
-        std::thread::sleep(Duration::from_millis(250));
-    };
+    let after = shape_when(
+        &target,
+        "without volume3",
+        Duration::from_secs(60),
+        |shape| {
+            let gone = !volumes(shape).iter().any(|(a, s)| a == &third && s == "up");
+            gone && shape.size == Some(2)
+        },
+    );
     let changes = after.changes_since(&before);
     assert!(changes.contains(&"size 3 -> 2".to_string()), "{changes:?}");
     assert!(changes.iter().any(|c| c.contains(&third)), "{changes:?}");
     let out = s3_cluster_control("restart", "volume3");
     assert!(out.contains("restarted volume3: pid"), "{out}");
-    let start = Instant::now();
-    loop {
-        let shape = read_shape(&target).unwrap();
-        if shape.size == Some(3) && volumes(&shape).iter().all(|(_, s)| s == "up") {
-            assert!(shape.changes_since(&before).is_empty(), "{shape:?}");
-            break;
-        }
-        assert!(start.elapsed() < Duration::from_secs(60), "{shape:?}");
-        std::thread::sleep(Duration::from_millis(250));
-    }
+    shape_when(&target, "as before", Duration::from_secs(60), |shape| {
+        shape.changes_since(&before).is_empty()
+    });
 }
 
 #[test]

@@ -67,6 +67,40 @@ pub fn default_signals(command: &mut Command) -> &mut Command {
 /// machine.
 pub const PATIENCE: Duration = Duration::from_secs(300);
 
+/// The first shape of `target`'s cluster that `wanted` accepts, read every
+/// quarter second for at most `bound`; each read must keep read_shape's
+/// own bound. A cluster's view changes in its own time (a member evicted
+/// or back, a donor resyncing), and on a loaded machine one node's probe
+/// may miss the read's deadline and show it unreachable in one read and
+/// up in the next: what a test asserts of a shape, it waits for. Panics
+/// with the last shape seen, naming `what` was awaited.
+pub fn shape_when(
+    target: &blobbench::target::Target,
+    what: &str,
+    bound: Duration,
+    wanted: impl Fn(&blobbench::store::cluster::ClusterShape) -> bool,
+) -> blobbench::store::cluster::ClusterShape {
+    use blobbench::store::cluster::READ_BOUND;
+    let start = Instant::now();
+    loop {
+        let read = Instant::now();
+        let shape = blobbench::store::read_shape(target).expect("the target is a cluster");
+        assert!(
+            read.elapsed() < READ_BOUND + Duration::from_secs(1),
+            "read_shape took {:?}",
+            read.elapsed()
+        );
+        if wanted(&shape) {
+            return shape;
+        }
+        assert!(
+            start.elapsed() < bound,
+            "the cluster is not {what} after {bound:?}: {shape:?}"
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
 /// A command held still at a named step (the product's `pause` module):
 /// started with `BLOBBENCH_TEST_PAUSE_AT` and `BLOBBENCH_TEST_PAUSE_FILE`,
 /// it writes the file when it reaches the step and waits until the file is
