@@ -1,45 +1,22 @@
 //! The end-to-end tests of the binary, linked into one test binary (as
-//! ripgrep does): each area's tests stay in a file of their own, a module
-//! here, and the crate and its dependencies are linked once instead of
-//! once per file. Run one area with `cargo test --test tests -- AREA::`.
+//! ripgrep does), in four tiers by cost, so that a module path selects a
+//! tier (`scripts/test.sh --fast`, `--measured`, `--servers`,
+//! `--calibration`; plain `cargo test` runs `fast` and the unit tests):
+//!
+//! - `fast`: tiny datasets, usage errors, in-process checks;
+//! - `measured`: real suite runs, serve/load with durations, aging mounts,
+//!   Chromium, reproduce (ignored unless asked for);
+//! - `servers`: what needs the servers `scripts/test.sh` starts (ignored
+//!   unless asked for);
+//! - `calibration`: the instrument measuring itself, alone and last.
+//!
+//! Each area's tests stay in a file of their own inside their tier; an
+//! area with tests in two tiers has a file in each. Run one area with
+//! `cargo test --test tests -- fast::http::`.
 
 mod common;
 
-mod advise_aging;
-mod aging;
-mod aging_report;
-mod aging_volume;
-mod architecture;
-mod calibrate;
-mod cli;
-mod concurrency;
-mod conformance;
-mod fault_injection;
-mod faults;
-mod galera;
-mod hints;
-mod hostile_datasets;
-mod hostile_files;
-mod hostile_inputs;
-mod hostile_load;
-mod http;
-mod inject;
-mod install;
-mod interrupted;
-mod load_merge;
-mod options;
-mod output_conventions;
-mod parser_properties;
-mod replicate;
-mod report;
-mod reproduce;
-mod results;
-mod s3;
-mod s3_suites;
-mod seed_blog;
-mod seed_kvtest;
-mod seed_studies;
-mod seed_sweep;
-mod serve_snapshots;
+mod calibration;
+mod fast;
+mod measured;
 mod servers;
-mod suites;

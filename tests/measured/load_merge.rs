@@ -1,0 +1,252 @@
+//! End-to-end test of load from several processes: one `serve`, two `load`
+//! processes against it at once, their results merged by `blobbench merge`
+//! and the merge checked against the two results it came from.
+
+use crate::common;
+
+use std::path::Path;
+use std::process::{Child, Stdio};
+
+use crate::common::{Held, bin, json, ok, start_serve};
+
+/// A child process killed when dropped (the server, on any failure).
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `load --urls urls.txt -c 2 -t 2s --json OUT` in `dir`, held
+/// where its level is about to start its clock.
+fn start_load(dir: &Path, out: &str) -> Held {
+    let mut command = bin();
+    command
+        .current_dir(dir)
+        .args([
+            "load", "--urls", "urls.txt", "-c", "2", "-t", "2s", "--json", out,
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    Held::start(command, "load-level")
+}
+
+fn u(v: &serde_json::Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))
+}
+
+fn f(v: &serde_json::Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+/// What one load process's level recorded, checked for the fields a merge
+/// needs: the histogram, the span by the system clock, the timeline.
+fn level_of(doc: &serde_json::Value) -> serde_json::Value {
+    let l = doc["tables"]["levels"][0].clone();
+    assert!(l["histogram"].as_str().is_some_and(|h| h.len() > 20), "{l}");
+    let timeline = &l["timeline"];
+    assert_eq!(timeline["bucket_ns"], 100_000_000, "{l}");
+    let in_buckets: u64 = timeline["ok"].as_array().unwrap().iter().map(u).sum();
+    assert_eq!(in_buckets, u(&l["ok"]), "every success is in a bucket");
+    let (start, end) = (u(&l["wall"]["start_unix_ns"]), u(&l["wall"]["end_unix_ns"]));
+    assert_eq!(end - start, u(&l["elapsed_ns"]), "{l}");
+    l
+}
+
+/// Of a level's successful requests, those in the 100 ms buckets of its
+/// timeline that reach outside `common` (the only ones a merge may leave
+/// out of it); and the two largest buckets' (an interval cuts at most two
+/// of a run of buckets: the one at each of its ends).
+fn outside_and_cut(l: &serde_json::Value, common: &serde_json::Value) -> (u64, u64) {
+    let (from, to) = (u(&common["start_unix_ns"]), u(&common["end_unix_ns"]));
+    let (start, end) = (u(&l["wall"]["start_unix_ns"]), u(&l["wall"]["end_unix_ns"]));
+    let w = u(&l["timeline"]["bucket_ns"]);
+    let mut counts: Vec<u64> = l["timeline"]["ok"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(u)
+        .collect();
+    let outside = counts
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| {
+            let first = start + i as u64 * w;
+            first < from || (first + w).min(end) > to
+        })
+        .map(|(_, &n)| n)
+        .sum();
+    counts.sort_unstable();
+    (outside, counts.iter().rev().take(2).sum())
+}
+
+#[test]
+#[ignore = "measured tier: run scripts/test.sh --measured"]
+fn two_load_processes_merge_into_one_result() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    ok(d, &["init", "s.db", "--count", "50", "--size", "4k"]);
+    let (server, addr) = start_serve(d, "s.db", &[]);
+    let _server = Killed(server);
+    let urls: String = (1..=50)
+        .map(|k| format!("http://{addr}/blobs/{k}\n"))
+        .collect();
+    std::fs::write(d.join("urls.txt"), urls).unwrap();
+    // Both held before their clocks start, then let go together: they run
+    // over the same 2 s.
+    let loads = [start_load(d, "a.json"), start_load(d, "b.json")];
+    for l in &loads {
+        l.let_go();
+    }
+    for l in loads {
+        let out = l.release_output();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let (a, b) = (json(&d.join("a.json")), json(&d.join("b.json")));
+    let (la, lb) = (level_of(&a), level_of(&b));
+
+    let out = ok(
+        d,
+        &[
+            "merge", "a.json", "b.json", "--json", "m.json", "--report", "m.html",
+        ],
+    );
+    assert!(out.contains("2 load processes merged"), "{out}");
+    assert!(out.contains("-c 4 = 2 x -c 2"), "{out}");
+    let m = json(&d.join("m.json"));
+    assert_eq!(m["command"], "load");
+    let lm = &m["tables"]["levels"][0];
+    assert_eq!(lm["concurrency"], 4);
+    for field in ["ok", "requests", "bytes"] {
+        assert_eq!(u(&lm[field]), u(&la[field]) + u(&lb[field]), "{field}");
+    }
+    assert_eq!(
+        u(&lm["latency"]["count"]),
+        u(&la["latency"]["count"]) + u(&lb["latency"]["count"])
+    );
+    // The median of all the requests lies between the two processes'.
+    let (pa, pb) = (u(&la["latency"]["p50_ns"]), u(&lb["latency"]["p50_ns"]));
+    let p = u(&lm["latency"]["p50_ns"]);
+    assert!(pa.min(pb) <= p && p <= pa.max(pb), "{pa} {p} {pb}");
+
+    // The common interval: the latest start to the earliest end.
+    let record = &m["tables"]["merged"]["levels"][0];
+    let common = &record["common"];
+    let start = u(&la["wall"]["start_unix_ns"]).max(u(&lb["wall"]["start_unix_ns"]));
+    let end = u(&la["wall"]["end_unix_ns"]).min(u(&lb["wall"]["end_unix_ns"]));
+    assert_eq!(
+        (u(&common["start_unix_ns"]), u(&common["end_unix_ns"])),
+        (start, end)
+    );
+    let secs = (end - start) as f64 / 1e9;
+    // Let go within a millisecond of each other (each looks for its pause
+    // every millisecond), they start apart by their scheduling delay only:
+    // well under 1 s of their 2 s on a loaded machine.
+    assert!(
+        secs > 1.0,
+        "started together, they overlap most of 2 s: {secs}"
+    );
+    // Throughput over it: the requests in it over its length, within what
+    // the buckets it cuts allow.
+    let rate = f(&lm["requests_per_s"]);
+    let bounds = &record["ok_within_bounds"];
+    let (lo, hi) = (u(&bounds[0]) as f64 / secs, u(&bounds[1]) as f64 / secs);
+    assert!(lo <= rate + 1e-6 && rate <= hi + 1e-6, "{lo} {rate} {hi}");
+    // The two processes' requests together: each one's share within the
+    // interval, all of its requests but those of buckets reaching outside
+    // it; and the bounds differ by the buckets the interval cuts, at most
+    // two of each process.
+    let processes = record["processes"].as_array().unwrap();
+    assert_eq!(processes.len(), 2, "{record}");
+    let within: f64 = processes.iter().map(|p| f(&p["ok_within"])).sum();
+    assert!(
+        (rate * secs - within).abs() <= 1e-6 * within.max(1.0),
+        "merged {rate} req/s over {secs} s, the processes {within} requests"
+    );
+    let mut cut = 0;
+    for (p, l) in processes.iter().zip([&la, &lb]) {
+        assert_eq!(p["ok"], l["ok"], "{p}");
+        let (outside, largest_two) = outside_and_cut(l, common);
+        let (all, inside) = (u(&l["ok"]) as f64, f(&p["ok_within"]));
+        assert!(
+            inside <= all + 1e-6 && all - inside <= outside as f64 + 1e-6,
+            "{inside} of {all} requests within, {outside} in buckets reaching outside: {p}"
+        );
+        cut += largest_two;
+    }
+    assert!(
+        u(&bounds[1]) - u(&bounds[0]) <= cut,
+        "bounds {bounds} apart by more than the cut buckets ({cut})"
+    );
+    let html = std::fs::read_to_string(d.join("m.html")).unwrap();
+    assert!(html.contains("2 load processes merged"));
+
+    // The merged file is a load result: report draws it.
+    let out = ok(d, &["report", "m.json", "-o", "r.html"]);
+    assert!(out.contains("1 result(s)"), "{out}");
+    let html = std::fs::read_to_string(d.join("r.html")).unwrap();
+    assert!(html.contains("2 load processes merged") && html.contains("<svg"));
+
+    // What cannot be merged is refused with the file named.
+    common::usage_error(d, &["merge", "a.json"], "two or more");
+    common::usage_error(d, &["merge", "a.json", "a.json"], "the same load as a.json");
+    common::usage_error(d, &["merge", "a.json", "s.db"], "s.db: not JSON");
+    common::usage_error(d, &["merge", "a.json", "m.json"], "m.json: already a merge");
+    let old = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results/load.json");
+    let old = old.to_str().unwrap();
+    common::usage_error(d, &["merge", "a.json", old], "rerun the load");
+    ok(
+        d,
+        &[
+            "load", "--urls", "urls.txt", "-c", "1", "-n", "20", "--json", "c.json",
+        ],
+    );
+    common::usage_error(d, &["merge", "a.json", "c.json"], "c.json: levels -c 1");
+    std::fs::write(d.join("other.txt"), format!("http://{addr}/blobs/1\n")).unwrap();
+    ok(
+        d,
+        &[
+            "load",
+            "--urls",
+            "other.txt",
+            "-c",
+            "2",
+            "-n",
+            "20",
+            "--json",
+            "o.json",
+        ],
+    );
+    common::usage_error(d, &["merge", "a.json", "o.json"], "same URL list");
+    // Loads that ran one after the other never overlapped.
+    ok(
+        d,
+        &[
+            "load",
+            "--urls",
+            "urls.txt",
+            "-c",
+            "2",
+            "-n",
+            "20",
+            "--json",
+            "later.json",
+        ],
+    );
+    common::usage_error(
+        d,
+        &["merge", "a.json", "later.json"],
+        "never ran at the same time",
+    );
+    common::usage_error(
+        d,
+        &["merge", "a.json", "b.json", "--json", "a.json"],
+        "one of the results",
+    );
+}
