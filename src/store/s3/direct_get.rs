@@ -1032,75 +1032,89 @@ mod tests {
         );
     }
 
-    /// A GET of a key that is not there, on the S3 server of
-    /// scripts/test.sh, signed with the right keys and with a wrong
-    /// secret: the server takes the first signature (and says the key is
-    /// missing) and refuses the second.
-    #[test]
-    #[ignore = "needs an S3 server: run scripts/test.sh"]
-    fn the_server_takes_the_signature_and_refuses_a_wrong_one() {
-        let url = std::env::var("BLOBBENCH_S3_URL").expect("BLOBBENCH_S3_URL: run scripts/test.sh");
-        let target = url.replacen("s3://blobbench/", "s3://blobbench/direct-signature/", 1);
-        let location = location(&target);
-        let env = |name: &str| std::env::var(name).expect("scripts/test.sh exports the keys");
-        let builder = |secret: String| {
-            AmazonS3Builder::new()
-                .with_access_key_id(env("AWS_ACCESS_KEY_ID"))
-                .with_secret_access_key(secret)
-        };
-        let get = |secret: String| {
-            let mut direct = DirectGet::new(&location, &builder(secret)).unwrap();
-            let mut sink = |_: &[u8]| panic!("no body for a missing key");
-            let got = direct.get("999999", &mut sink);
-            super::super::client::s3_error(&location.display, &location.waits, got.unwrap_err())
-        };
-        let missing = get(env("AWS_SECRET_ACCESS_KEY"));
-        assert_eq!(
-            missing.class(),
-            crate::error::FailureClass::NotFound,
-            "{missing}"
-        );
-        let refused = get("wrong".into());
-        assert!(
-            matches!(refused, crate::error::Error::Connect { .. }),
-            "{refused}"
-        );
-        assert!(
-            refused.to_string().contains("AWS_SECRET_ACCESS_KEY"),
-            "{refused}"
-        );
-    }
+    /// The tests that need the S3 server scripts/test.sh starts: the
+    /// servers tier (a module path the test tiers select).
+    mod servers {
+        use super::*;
 
-    /// An object object_store wrote under a prefix of bytes a URL must
-    /// escape is the object the direct path reads.
-    #[test]
-    #[ignore = "needs an S3 server: run scripts/test.sh"]
-    fn the_direct_path_reads_what_object_store_wrote_under_any_prefix() {
-        use object_store::ObjectStoreExt;
-        let url = std::env::var("BLOBBENCH_S3_URL").expect("BLOBBENCH_S3_URL: run scripts/test.sh");
-        let mut location = location(&url);
-        location.prefix = format!("direct names/a b+c=d%e ü/{}", std::process::id());
-        let exec = super::super::Exec::for_this_thread(location.display.as_path()).unwrap();
-        let bucket = std::sync::Arc::new(super::super::client::connect(&location).unwrap());
-        let data: Vec<u8> = (0..70_000u32).map(|i| (i * 7 % 251) as u8).collect();
-        let (b, payload) = (bucket.clone(), data.clone());
-        exec.run(async move { b.client.put(&b.object(42), payload.into()).await })
-            .expect("object_store writes the object");
-        let (_, direct) = super::super::session_clients(&location, true).unwrap();
-        let mut direct = direct.expect("the direct path for http://");
-        let mut read = Vec::new();
-        let mut sink = |piece: &[u8]| read.extend_from_slice(piece);
-        direct
-            .get(&super::super::blob_name(42), &mut sink)
-            .expect("the direct path reads it");
-        assert!(
-            read == data,
-            "read {} bytes, wrote {}",
-            read.len(),
-            data.len()
-        );
-        let b = bucket.clone();
-        exec.run(async move { b.client.delete(&b.object(42)).await })
-            .unwrap();
+        /// A GET of a key that is not there, on the S3 server of
+        /// scripts/test.sh, signed with the right keys and with a wrong
+        /// secret: the server takes the first signature (and says the key is
+        /// missing) and refuses the second.
+        #[test]
+        #[ignore = "needs an S3 server: run scripts/test.sh"]
+        fn the_server_takes_the_signature_and_refuses_a_wrong_one() {
+            let url =
+                std::env::var("BLOBBENCH_S3_URL").expect("BLOBBENCH_S3_URL: run scripts/test.sh");
+            let target = url.replacen("s3://blobbench/", "s3://blobbench/direct-signature/", 1);
+            let location = location(&target);
+            let env = |name: &str| std::env::var(name).expect("scripts/test.sh exports the keys");
+            let builder = |secret: String| {
+                AmazonS3Builder::new()
+                    .with_access_key_id(env("AWS_ACCESS_KEY_ID"))
+                    .with_secret_access_key(secret)
+            };
+            let get = |secret: String| {
+                let mut direct = DirectGet::new(&location, &builder(secret)).unwrap();
+                let mut sink = |_: &[u8]| panic!("no body for a missing key");
+                let got = direct.get("999999", &mut sink);
+                super::super::super::client::s3_error(
+                    &location.display,
+                    &location.waits,
+                    got.unwrap_err(),
+                )
+            };
+            let missing = get(env("AWS_SECRET_ACCESS_KEY"));
+            assert_eq!(
+                missing.class(),
+                crate::error::FailureClass::NotFound,
+                "{missing}"
+            );
+            let refused = get("wrong".into());
+            assert!(
+                matches!(refused, crate::error::Error::Connect { .. }),
+                "{refused}"
+            );
+            assert!(
+                refused.to_string().contains("AWS_SECRET_ACCESS_KEY"),
+                "{refused}"
+            );
+        }
+
+        /// An object object_store wrote under a prefix of bytes a URL must
+        /// escape is the object the direct path reads.
+        #[test]
+        #[ignore = "needs an S3 server: run scripts/test.sh"]
+        fn the_direct_path_reads_what_object_store_wrote_under_any_prefix() {
+            use object_store::ObjectStoreExt;
+            let url =
+                std::env::var("BLOBBENCH_S3_URL").expect("BLOBBENCH_S3_URL: run scripts/test.sh");
+            let mut location = location(&url);
+            location.prefix = format!("direct names/a b+c=d%e ü/{}", std::process::id());
+            let exec =
+                super::super::super::Exec::for_this_thread(location.display.as_path()).unwrap();
+            let bucket =
+                std::sync::Arc::new(super::super::super::client::connect(&location).unwrap());
+            let data: Vec<u8> = (0..70_000u32).map(|i| (i * 7 % 251) as u8).collect();
+            let (b, payload) = (bucket.clone(), data.clone());
+            exec.run(async move { b.client.put(&b.object(42), payload.into()).await })
+                .expect("object_store writes the object");
+            let (_, direct) = super::super::super::session_clients(&location, true).unwrap();
+            let mut direct = direct.expect("the direct path for http://");
+            let mut read = Vec::new();
+            let mut sink = |piece: &[u8]| read.extend_from_slice(piece);
+            direct
+                .get(&super::super::super::blob_name(42), &mut sink)
+                .expect("the direct path reads it");
+            assert!(
+                read == data,
+                "read {} bytes, wrote {}",
+                read.len(),
+                data.len()
+            );
+            let b = bucket.clone();
+            exec.run(async move { b.client.delete(&b.object(42)).await })
+                .unwrap();
+        }
     }
 }
