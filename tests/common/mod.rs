@@ -311,7 +311,11 @@ pub fn closed_port() -> ClosedPort {
 /// Tests that use the shared PostgreSQL and MariaDB servers take this
 /// lock for reading; a test that restarts them or changes a server-wide
 /// setting takes it for writing, so no other test sees the server gone or
-/// changed under it (all test files run in one process).
+/// changed under it when the tests run as threads of one process (`cargo
+/// test -- --include-ignored`). Under cargo-nextest (scripts/test.sh) each
+/// test is a process of its own and this lock keeps nothing apart: there
+/// the groups of .config/nextest.toml hold each shared server's tests one
+/// at a time.
 pub static SERVERS: std::sync::RwLock<()> = std::sync::RwLock::new(());
 
 /// Shares the servers with other tests (see [`SERVERS`]).

@@ -3,8 +3,8 @@
 //! 1024 bytes and 31 at 65536, every crossing of 1.00 per page size) and
 //! the 2008 comparative LOB benchmark (its "different orders made no
 //! difference", measured here with `--order`). Only the local stores run
-//! (sqlite, dir); the LOB order test also reaches PostgreSQL or MariaDB
-//! when BLOBBENCH_PG_URL or BLOBBENCH_MYSQL_URL is set.
+//! (sqlite, dir); servers::seed_studies runs the LOB order test on
+//! PostgreSQL and MariaDB too.
 
 use crate::common;
 
@@ -175,21 +175,6 @@ fn internal_external_refuses_a_zero_cache() {
 /// changes its global settings.
 const OWN_DATABASE: &str = "blobbench_lob_order";
 
-/// The server URLs a developer's environment provides (scripts/test.sh
-/// sources the start scripts, which export them), none: local stores only.
-fn server_urls() -> Vec<(&'static str, String)> {
-    [
-        ("BLOBBENCH_PG_URL", "--pg"),
-        ("BLOBBENCH_MYSQL_URL", "--mysql"),
-    ]
-    .into_iter()
-    .filter_map(|(var, flag)| {
-        let url = std::env::var(var).ok()?;
-        (!url.trim().is_empty()).then_some((flag, url))
-    })
-    .collect()
-}
-
 /// `--pg URL` and `--mysql URL` for the servers of `urls`, each at a fresh
 /// [`OWN_DATABASE`] made on that server.
 fn server_args(urls: &[(&str, String)]) -> Vec<String> {
@@ -226,15 +211,19 @@ fn server_args(urls: &[(&str, String)]) -> Vec<String> {
 /// `--order both`: every size written and read in both orders, the figures
 /// from the sequential one, and random / sequential per system, size and
 /// phase with its interval and one verdict, in the output, the result and
-/// the report.
+/// the report. The local stores here; the servers tier runs the same on
+/// PostgreSQL and MariaDB (servers::seed_studies).
 #[test]
 fn lob_order_both_compares_random_with_sequential_and_gives_one_verdict() {
+    lob_order_both_on(&[]);
+}
+
+/// The `--order both` test on the local stores and the servers `urls`
+/// names (`--pg`/`--mysql` and a URL each).
+pub(crate) fn lob_order_both_on(urls: &[(&str, String)]) {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
-    let urls = server_urls();
-    // Shares the servers with the other tests (common::SERVERS), if any.
-    let _servers = (!urls.is_empty()).then(common::servers_shared);
-    let servers = server_args(&urls);
+    let servers = server_args(urls);
     let mut args: Vec<&str> = vec![
         "suite",
         "lob",

@@ -11,4 +11,5 @@ pub(crate) mod hostile_inputs;
 pub(crate) mod replicate;
 pub(crate) mod s3;
 pub(crate) mod s3_suites;
+pub(crate) mod seed_studies;
 pub(crate) mod suites;
