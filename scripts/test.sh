@@ -59,8 +59,8 @@ fi
 
 # How many tests run at once in each nextest run. Most server tests wait on
 # a server, so that run takes one more than the cores.
-LOCAL_THREADS=2
-SERVER_THREADS=3
+LOCAL_THREADS=3
+SERVER_THREADS=4
 
 started=$SECONDS
 phase() { printf 'scripts/test.sh: %s (%ds)\n' "$1" $((SECONDS - started)); }
@@ -124,6 +124,12 @@ fi
 nextest=$(scripts/install-nextest.sh)
 phase "waiting for the build"
 wait_build
+# The test binaries just built, named once for every nextest run below, so
+# that none builds again: every tier tests the same build, even if the
+# sources change while the tests run.
+"$nextest" nextest list --release --list-type binaries-only --message-format json \
+    >target/nextest-binaries.json 2>>"$build_log"
+cargo metadata --format-version 1 --no-deps >target/nextest-cargo-metadata.json
 
 # Two CPU hogs for the under-load check, from the first test to the last,
 # stopped when this script exits (after the servers' own clean-up).
@@ -160,7 +166,8 @@ joined() {
 run_tests() {
     local profile=$1 filter=$2 threads=$3
     rm -f "target/nextest/$profile/junit.xml"
-    "$nextest" nextest run --release --profile "$profile" --run-ignored all \
+    "$nextest" nextest run --binaries-metadata target/nextest-binaries.json \
+        --cargo-metadata target/nextest-cargo-metadata.json --profile "$profile" --run-ignored all \
         --test-threads "$threads" --no-tests warn -E "$filter" 2>&1 | tee "target/test-$profile.log"
     return "${PIPESTATUS[0]}"
 }
