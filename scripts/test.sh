@@ -163,22 +163,18 @@ fi
 
 # The tiers as nextest filters. A unit test that needs a server sits in a
 # module named servers (its path says so).
-local_filter=()
+local_filter=
 local_tiers=
 if [ "$fast" = 1 ]; then
-    local_filter+=("((kind(lib) | kind(bin)) - test(/::servers::/)) | test(/^fast::/)")
+    local_filter="((kind(lib) | kind(bin)) - test(/::servers::/)) | test(/^fast::/)"
     local_tiers="fast"
 fi
 if [ "$measured" = 1 ]; then
-    local_filter+=("test(/^measured::/)")
+    local_filter="${local_filter:+$local_filter | }test(/^measured::/)"
     local_tiers="${local_tiers:+$local_tiers and }measured"
 fi
 server_filter="test(/^servers::/) | ((kind(lib) | kind(bin)) & test(/::servers::/))"
 calibration_filter="test(/^calibration::/)"
-joined() {
-    local IFS='|'
-    echo "$*"
-}
 
 # One nextest run: profile $1 (its JUnit report goes to
 # target/nextest/$1/junit.xml), filter $2, at most $3 tests at once; its
@@ -202,9 +198,9 @@ export BLOBBENCH_CHROMIUM BLOBBENCH_SCREENSHOT_DIR
 rm -f target/nextest/{local,servers,calibration}/junit.xml
 status=0
 local_pid=
-if ((${#local_filter[@]})); then
+if [ -n "$local_filter" ]; then
     phase "running the $local_tiers tier$([ "$fast$measured" = 11 ] && echo s)$([ "$under_load" = 1 ] && echo ' under two CPU hogs')"
-    run_tests local "$(joined "${local_filter[@]}")" "$LOCAL_THREADS" &
+    run_tests local "$local_filter" "$LOCAL_THREADS" &
     local_pid=$!
 fi
 
