@@ -2,7 +2,10 @@
 //! a clean usage error, read a JSON result.
 #![allow(dead_code)] // each test file uses its own subset
 
+pub mod small;
 pub mod tmpfs;
+
+pub use small::small;
 
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;

@@ -2,6 +2,7 @@
 //! bad input (one line, exit 2, nothing written to a target only read).
 
 use crate::common;
+use crate::common::small;
 
 use std::path::{Path, PathBuf};
 
@@ -74,9 +75,9 @@ fn init_export_run_and_verify_every_target() {
             &["--multitrans", "--blob-api"],
             &["--multitrans"],
         ] {
-            let mut args = vec![
+            let mut args = small(&[
                 "run", target, "--verify", "--repeat", "2", "--json", "r.json",
-            ];
+            ]);
             args.extend_from_slice(extra);
             let out = ok(d, &args);
             assert!(out.contains("Microseconds per BLOB read"), "{out}");
@@ -95,7 +96,7 @@ fn init_export_run_and_verify_every_target() {
     // The page size asked at init is in force and recorded.
     let doc = json(&d.join("r.json"));
     assert_eq!(doc["schema"], "blobbench-result");
-    ok(d, &["run", "t.db", "--json", "r.json"]);
+    ok(d, &small(&["run", "t.db", "--json", "r.json"]));
     let doc = json(&d.join("r.json"));
     assert_eq!(doc["runs"][0]["store"]["settings"]["page_size"], 8192);
     let env = &doc["environment"];
@@ -113,7 +114,7 @@ fn updates_in_every_write_style_are_verified() {
     ok(d, &["export", "t.db", "t.dir"]);
     for style in ["truncate", "in-place", "rename"] {
         for fsync in [false, true] {
-            let mut args = vec![
+            let mut args = small(&[
                 "run",
                 "t.dir",
                 "--update",
@@ -127,7 +128,7 @@ fn updates_in_every_write_style_are_verified() {
                 style,
                 "--json",
                 "w.json",
-            ];
+            ]);
             if fsync {
                 args.push("--fsync");
             }
@@ -148,13 +149,13 @@ fn updates_in_every_write_style_are_verified() {
         }
     }
     // The dataset is intact after all those rewrites.
-    ok(d, &["run", "t.dir", "--verify", "--repeat", "1"]);
+    ok(d, &small(&["run", "t.dir", "--verify", "--repeat", "1"]));
     for (mode, extra) in [
         ("wal", vec!["--nosync"]),
         ("delete", vec!["--blob-api"]),
         ("wal", vec!["--multitrans", "--nocheckpoint"]),
     ] {
-        let mut args = vec![
+        let mut args = small(&[
             "run",
             "t.db",
             "--update",
@@ -169,7 +170,7 @@ fn updates_in_every_write_style_are_verified() {
             "--integrity-check",
             "--json",
             "w.json",
-        ];
+        ]);
         args.extend(extra.iter().copied());
         let out = ok(d, &args);
         assert!(out.contains("integrity-check: ok"), "{out}");
@@ -179,7 +180,7 @@ fn updates_in_every_write_style_are_verified() {
         let method = doc["runs"][0]["write_method"].as_str().unwrap();
         assert!(method.contains(&format!("journal_mode={mode}")), "{method}");
     }
-    ok(d, &["run", "t.db", "--verify", "--repeat", "1"]);
+    ok(d, &small(&["run", "t.db", "--verify", "--repeat", "1"]));
 }
 
 /// `--nocheckpoint` as kvtest: wal_autocheckpoint=0 is in force (read back
@@ -288,7 +289,7 @@ fn updates_reach_the_disk_and_change_content() {
     let before = std::fs::read(d.join("t.dir/000010")).unwrap();
     ok(
         d,
-        &["run", "t.dir", "--update", "--count", "20", "--repeat", "1"],
+        &small(&["run", "t.dir", "--update", "--count", "20", "--repeat", "1"]),
     );
     let after = std::fs::read(d.join("t.dir/000010")).unwrap();
     assert_eq!(before.len(), after.len());
@@ -308,13 +309,13 @@ fn reads_never_write_to_the_target() {
     std::thread::sleep(std::time::Duration::from_millis(20));
     ok(
         d,
-        &["run", "t.db", "--random", "--blob-api", "--repeat", "1"],
+        &small(&["run", "t.db", "--random", "--blob-api", "--repeat", "1"]),
     );
     // Cold through the target's own files: --cold as root would empty the
     // whole machine's cache under the tests running beside this one.
     ok(
         d,
-        &["run", "t.dir", "--random", "--repeat", "1", "--cold=file"],
+        &small(&["run", "t.dir", "--random", "--repeat", "1", "--cold=file"]),
     );
     assert_eq!(mtime_and_bytes(&db), before);
     assert_eq!(mtime_and_bytes(&d.join("t.dir/000007")), file_before);
@@ -346,7 +347,7 @@ fn cold_runs_say_how_they_evicted() {
     ] {
         ok(
             d,
-            &[
+            &small(&[
                 "run",
                 target,
                 "--cold=file",
@@ -354,7 +355,7 @@ fn cold_runs_say_how_they_evicted() {
                 "1",
                 "--json",
                 "c.json",
-            ],
+            ]),
         );
         let doc = json(&d.join("c.json"));
         let cache = &doc["runs"][0]["repetitions"][0]["cache"];
@@ -377,7 +378,7 @@ fn cold_as_root_says_it_emptied_the_whole_machine_and_file_evicts_only_the_targe
     dataset(d);
     let out = ok(
         d,
-        &["run", "t.db", "--cold", "--repeat", "1", "--json", "c.json"],
+        &small(&["run", "t.db", "--cold", "--repeat", "1", "--json", "c.json"]),
     );
     let doc = json(&d.join("c.json"));
     let method = doc["runs"][0]["repetitions"][0]["cache"]["method"]
@@ -398,7 +399,7 @@ fn cold_as_root_says_it_emptied_the_whole_machine_and_file_evicts_only_the_targe
     }
     let out = ok(
         d,
-        &[
+        &small(&[
             "run",
             "t.db",
             "--cold=file",
@@ -406,7 +407,7 @@ fn cold_as_root_says_it_emptied_the_whole_machine_and_file_evicts_only_the_targe
             "1",
             "--json",
             "f.json",
-        ],
+        ]),
     );
     let doc = json(&d.join("f.json"));
     assert_eq!(doc["runs"][0]["plan"]["cache"], "cold-files");
@@ -430,10 +431,10 @@ fn run_results_keep_the_whole_histogram_and_the_machines_load() {
     dataset(d);
     let out = ok(
         d,
-        &[
+        &small(&[
             "run", "t.db", "--random", "--repeat", "2", "--warmup", "1", "--verify", "--json",
             "h.json",
-        ],
+        ]),
     );
     let doc = blobbench::result::load(&d.join("h.json")).unwrap();
     let r = &doc.runs[0];
@@ -484,7 +485,7 @@ fn kvtest_style_arguments_work() {
     );
     let out = ok(
         d,
-        &[
+        &small(&[
             "run",
             "k.db",
             "-count",
@@ -493,7 +494,7 @@ fn kvtest_style_arguments_work() {
             "-blob-api",
             "-cache-size",
             "100",
-        ],
+        ]),
     );
     assert!(out.contains("64 reads"), "{out}");
 }
@@ -513,15 +514,15 @@ fn databases_without_a_manifest_are_read_by_scan() {
     drop(conn);
     let out = ok(
         d,
-        &["run", "kv.db", "--random", "--blob-api", "--repeat", "1"],
+        &small(&["run", "kv.db", "--random", "--blob-api", "--repeat", "1"]),
     );
     assert!(out.contains("200 reads"), "{out}");
     ok(
         d,
-        &["run", "kv.db", "--update", "--count", "20", "--repeat", "1"],
+        &small(&["run", "kv.db", "--update", "--count", "20", "--repeat", "1"]),
     );
     ok(d, &["export", "kv.db", "kv.dir"]);
-    ok(d, &["run", "kv.dir", "--repeat", "1"]);
+    ok(d, &small(&["run", "kv.dir", "--repeat", "1"]));
     usage_error(
         d,
         &["run", "kv.db", "--verify"],
@@ -631,12 +632,12 @@ fn auto_vacuum_is_set_when_init_makes_the_database() {
     }
     ok(
         d,
-        &[
+        &small(&[
             "run",
             "sqlite:inc.db?auto_vacuum=incremental",
             "--json",
             "r.json",
-        ],
+        ]),
     );
     let doc = json(&d.join("r.json"));
     assert_eq!(
@@ -755,11 +756,11 @@ fn export_destination_is_a_target() {
     assert!(!d.join("tree:deep").exists());
     // Copies keep the manifest: each verifies as the original does.
     for t in ["dir:flat", "tree:deep"] {
-        ok(d, &["run", t, "--verify", "--repeat", "1"]);
+        ok(d, &small(&["run", t, "--verify", "--repeat", "1"]));
     }
     // Any source, any destination: a tree back into a database.
     ok(d, &["export", "tree:deep", "sqlite:again.db"]);
-    ok(d, &["run", "again.db", "--verify", "--repeat", "1"]);
+    ok(d, &small(&["run", "again.db", "--verify", "--repeat", "1"]));
     // --tree only shapes a bare destination.
     usage_error(d, &["export", "t.db", "dir:other", "--tree"], "--tree");
     // Never onto its own source, never over what blobbench did not make.
@@ -871,4 +872,27 @@ fn a_sweeps_own_saves_keep_nothing() {
         .unwrap()
         .len();
     assert_eq!(records, 4);
+}
+
+/// The harness's small runs (tests/common/small.rs) cut only what a test
+/// does not name.
+#[test]
+fn a_plain_run_gets_one_repetition_and_no_warm_up() {
+    assert_eq!(
+        crate::common::small(&["run", "t.db", "--verify"]),
+        ["run", "t.db", "--verify", "--repeat", "1", "--warmup", "0"]
+    );
+}
+
+#[test]
+fn what_the_test_names_and_other_commands_are_kept() {
+    assert_eq!(
+        crate::common::small(&["run", "t.db", "--repeat", "3"]),
+        ["run", "t.db", "--repeat", "3", "--warmup", "0"]
+    );
+    assert_eq!(
+        crate::common::small(&["run", "t.db", "--threads", "2"]),
+        ["run", "t.db", "--threads", "2"]
+    );
+    assert_eq!(crate::common::small(&["init", "t.db"]), ["init", "t.db"]);
 }

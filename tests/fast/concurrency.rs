@@ -4,6 +4,7 @@
 //! replaced by rename are never read torn, and in-place writes are caught
 //! when they are.
 
+use crate::common::small;
 use std::path::Path;
 
 use crate::common::{json, ok, run, usage_error};
@@ -55,7 +56,7 @@ fn sqlite_under_several_writers_counts_busy_locks_and_goes_on() {
     // 400 updates in transactions of 10: 40 transactions, each committed or
     // counted busy once (at BEGIN IMMEDIATE or at COMMIT) and rolled back.
     let args = |out: &'static str| {
-        vec![
+        small(&[
             "run",
             "w.db",
             "--threads",
@@ -70,7 +71,7 @@ fn sqlite_under_several_writers_counts_busy_locks_and_goes_on() {
             "400",
             "--json",
             out,
-        ]
+        ])
     };
     // Another writer holds the lock for the whole run: every transaction
     // meets it, by construction, and the run goes on to its end counting
@@ -89,7 +90,7 @@ fn sqlite_under_several_writers_counts_busy_locks_and_goes_on() {
         text.contains("busy = another connection held the lock"),
         "{text}"
     );
-    ok(d, &["run", "w.db", "--verify", "--repeat", "1"]);
+    ok(d, &small(&["run", "w.db", "--verify", "--repeat", "1"]));
     // The four writers alone: however their transactions collide, each is
     // committed whole (its 10 updates counted) or counted busy once.
     let text = ok(d, &args("w.json"));
@@ -97,7 +98,7 @@ fn sqlite_under_several_writers_counts_busy_locks_and_goes_on() {
     let (updates, commits) = (done(&doc, "update"), done(&doc, "commit"));
     assert_eq!(updates, 10 * commits, "{text}");
     assert_eq!(commits + total(&doc, |k| k.2), 40, "{text}");
-    ok(d, &["run", "w.db", "--verify", "--repeat", "1"]);
+    ok(d, &small(&["run", "w.db", "--verify", "--repeat", "1"]));
 }
 
 #[test]
@@ -108,7 +109,7 @@ fn rename_writes_are_never_read_torn_and_in_place_writes_are_caught() {
     // A count, not a time, so a loaded machine changes nothing but how
     // long the run takes.
     let args = |style: &'static str, mix: &'static str, out: &'static str| {
-        vec![
+        small(&[
             "run",
             "dir:f.dir",
             "--threads",
@@ -121,7 +122,7 @@ fn rename_writes_are_never_read_torn_and_in_place_writes_are_caught() {
             style,
             "--json",
             out,
-        ]
+        ])
     };
     ok(d, &args("rename", "read=50,update=50", "r.json"));
     let doc = json(&d.join("r.json"));
@@ -194,18 +195,21 @@ fn bad_concurrent_options_are_refused_with_the_fix() {
     init(d, "sqlite:x.db", "10", "1k");
     for (args, needle) in [
         (
-            &["run", "x.db", "--threads", "2", "--update"][..],
+            &small(&["run", "x.db", "--threads", "2", "--update"])[..],
             "--mix update=100",
         ),
-        (&["run", "x.db", "--mix", "write=5"], "unknown operation"),
-        (&["run", "x.db", "--keys", "zipf:2"], "theta"),
-        (&["run", "x.db", "--threads", "0"], "--threads"),
         (
-            &["run", "x.db", "--rate", "10", "--batch", "2"],
+            &small(&["run", "x.db", "--mix", "write=5"]),
+            "unknown operation",
+        ),
+        (&small(&["run", "x.db", "--keys", "zipf:2"]), "theta"),
+        (&small(&["run", "x.db", "--threads", "0"]), "--threads"),
+        (
+            &small(&["run", "x.db", "--rate", "10", "--batch", "2"]),
             "--batch 1",
         ),
         (
-            &["run", "x.db", "--threads", "2", "--random"],
+            &small(&["run", "x.db", "--threads", "2", "--random"]),
             "--keys uniform",
         ),
     ] {

@@ -8,6 +8,7 @@
 //! so it is cut at the same point of its work whatever the machine's load,
 //! and what the interruption left behind is checked before it is used.
 
+use crate::common::small;
 use std::path::Path;
 use std::process::Output;
 use std::time::SystemTime;
@@ -48,22 +49,22 @@ fn interrupted_folder_init_is_refused_until_made_again() {
     );
     assert!(file_count(&folder) >= 100, "the first 100 blobs are there");
     for args in [
-        &["run", "dir:blobs"][..],
-        &["run", "dir:blobs", "--update"],
+        &small(&["run", "dir:blobs"])[..],
+        &small(&["run", "dir:blobs", "--update"]),
         &["export", "dir:blobs", "sqlite:copy.db"],
         &["serve", "dir:blobs", "--listen", "127.0.0.1:0"],
     ] {
         usage_error(d, args, "is incomplete");
     }
     // The fix the message names: the same init, which replaces its own folder.
-    let out = run(d, &["run", "dir:blobs"]);
+    let out = run(d, &small(&["run", "dir:blobs"]));
     assert!(
         stderr(&out).contains("run `blobbench init dir:blobs --count 2k --size 1k` again"),
         "{}",
         stderr(&out)
     );
     ok(d, &["init", "dir:blobs", "--count", "300", "--size", "1k"]);
-    ok(d, &["run", "dir:blobs", "--verify"]);
+    ok(d, &small(&["run", "dir:blobs", "--verify"]));
 }
 
 #[test]
@@ -86,7 +87,7 @@ fn ctrl_c_during_export_leaves_nothing_run_accepts() {
         "run `blobbench export src.db out` again",
     );
     ok(d, &["export", "src.db", "out"]);
-    ok(d, &["run", "dir:out", "--verify", "--count", "100"]);
+    ok(d, &small(&["run", "dir:out", "--verify", "--count", "100"]));
 }
 
 #[test]
@@ -146,7 +147,7 @@ fn interrupted_sqlite_init_is_explained_to_reads_and_recovered_by_init() {
     // init may write: it rolls the journal back, sees its own dataset, and
     // makes it again.
     ok(d, &["init", "t.db", "--count", "200", "--size", "1k"]);
-    ok(d, &["run", "t.db", "--verify"]);
+    ok(d, &small(&["run", "t.db", "--verify"]));
 }
 
 #[test]
@@ -160,7 +161,7 @@ fn interrupted_update_is_rolled_back_by_the_next_writer() {
     // journal the old ones.
     kill_at(
         d,
-        &["run", "u.db", "--update", "--repeat", "3"],
+        &small(&["run", "u.db", "--update", "--repeat", "3"]),
         "repetition-before-commit@2",
     );
     assert!(
@@ -170,8 +171,8 @@ fn interrupted_update_is_rolled_back_by_the_next_writer() {
     );
     usage_error(d, &["run", "u.db"], "--update");
     // A run that writes recovers it and every blob reads back whole.
-    ok(d, &["run", "u.db", "--update", "--count", "10"]);
-    ok(d, &["run", "u.db", "--verify"]);
+    ok(d, &small(&["run", "u.db", "--update", "--count", "10"]));
+    ok(d, &small(&["run", "u.db", "--verify"]));
     let c = Connection::open(d.join("u.db")).unwrap();
     let check: String = c
         .query_row("PRAGMA integrity_check", [], |r| r.get(0))
@@ -187,15 +188,15 @@ fn interrupted_update_without_a_journal_is_flagged_as_possibly_damaged() {
     // Finished: nothing to flag.
     ok(
         d,
-        &[
+        &small(&[
             "run",
             "sqlite:o.db?journal_mode=off",
             "--update",
             "--count",
             "20",
-        ],
+        ]),
     );
-    ok(d, &["run", "o.db", "--verify"]);
+    ok(d, &small(&["run", "o.db", "--verify"]));
     // How many writers without a journal have recorded themselves and not
     // removed their record (read only once the writer is gone: a reader
     // beside it could make its writes wait).
@@ -216,7 +217,7 @@ fn interrupted_update_without_a_journal_is_flagged_as_possibly_damaged() {
         // Killed with a repetition's updates done and not committed.
         kill_at(
             d,
-            &["run", &target, "--update", "--repeat", "3"],
+            &small(&["run", &target, "--update", "--repeat", "3"]),
             "repetition-before-commit@1",
         );
         assert_eq!(marks(), 1, "journal_mode={mode}: the writer's record");
@@ -227,7 +228,7 @@ fn interrupted_update_without_a_journal_is_flagged_as_possibly_damaged() {
             "`blobbench init o.db --count 2000 --size 4k`",
         );
         ok(d, &["init", "o.db", "--count", "2000", "--size", "4k"]);
-        ok(d, &["run", "o.db", "--verify"]);
+        ok(d, &small(&["run", "o.db", "--verify"]));
     }
 }
 
@@ -253,8 +254,8 @@ fn read_run_reads_a_live_wal_database_without_writing_it() {
     let wal = d.join("w.db-wal");
     assert!(len(&wal) > 0, "the WAL holds frames");
     let before = (snapshot(&d.join("w.db")), snapshot(&wal));
-    ok(d, &["run", "w.db"]);
-    ok(d, &["run", "w.db", "--blob-api", "--random"]);
+    ok(d, &small(&["run", "w.db"]));
+    ok(d, &small(&["run", "w.db", "--blob-api", "--random"]));
     // SQLite's readers record their read marks in -shm; the database and
     // its WAL stay byte for byte and stamp for stamp as they were.
     assert_eq!((snapshot(&d.join("w.db")), snapshot(&wal)), before);
@@ -276,18 +277,18 @@ fn read_run_reads_a_wal_a_crash_left_behind() {
     // WAL holds committed frames the database file has not had.
     kill_at(
         d,
-        &[
+        &small(&[
             "run",
             "sqlite:c.db?wal_autocheckpoint=0",
             "--update",
             "--repeat",
             "3",
-        ],
+        ]),
         "repetition-after-commit@1",
     );
     assert!(len(&wal) > 1_000_000, "the WAL holds the updates");
     let before = (snapshot(&d.join("c.db")), snapshot(&wal));
-    ok(d, &["run", "c.db", "--verify"]);
+    ok(d, &small(&["run", "c.db", "--verify"]));
     assert_eq!((snapshot(&d.join("c.db")), snapshot(&wal)), before);
 }
 
@@ -320,7 +321,7 @@ fn full_disk_leaves_no_dataset_that_run_accepts() {
             err.contains("full") || err.contains("space") || err.contains("free"),
             "{target}: {err}"
         );
-        let out = run(d, &["run", target]);
+        let out = run(d, &small(&["run", target]));
         assert_eq!(out.status.code(), Some(2), "{target}: {}", stderr(&out));
         assert!(!stderr(&out).contains("panicked"));
         let _ = std::fs::remove_dir_all(d.join("full"));
@@ -363,13 +364,13 @@ fn interrupted_database_in_a_read_only_folder_says_how_to_recover() {
     );
     kill_at(
         d,
-        &[
+        &small(&[
             "run",
             "sqlite:w.db?wal_autocheckpoint=0",
             "--update",
             "--repeat",
             "3",
-        ],
+        ]),
         "repetition-after-commit@1",
     );
     assert!(
@@ -387,7 +388,7 @@ fn interrupted_database_in_a_read_only_folder_says_how_to_recover() {
     usage_error(d, &["run", "h.db"], "sqlite3 h.db 'pragma integrity_check'");
     usage_error(d, &["run", "h.db", "--update"], "cannot write");
     usage_error(d, &["run", "c.db"], "journal_mode=delete");
-    let out = run(d, &["run", "w.db"]);
+    let out = run(d, &small(&["run", "w.db"]));
     let err = stderr(&out);
     // SQLite reads a WAL through an -shm it can map; where it cannot, the
     // error says why.

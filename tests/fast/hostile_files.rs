@@ -7,6 +7,7 @@
 //! (`notes.txt/x.json`) or a missing folder.
 
 use crate::common;
+use crate::common::small;
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStringExt;
@@ -46,7 +47,7 @@ fn every_destination_is_checked_before_any_work() {
             vec![
                 "init", "new.db", "--count", "10", "--size", "100", "--json", p,
             ],
-            vec!["run", "t.db", "--json", p],
+            small(&["run", "t.db", "--json", p]),
             vec!["compare", "r.json", "r.json", "--json", p],
             vec!["load", &url, "-n", "1", "--json", p],
             vec!["quick", "--json", p, "--dir", "work"],
@@ -198,7 +199,7 @@ fn writes_never_clobber_follow_or_delete_a_users_files() {
     std::fs::write(d.join("r.json.tmp"), "mine").unwrap();
     std::fs::write(d.join("victim.txt"), "precious").unwrap();
     std::os::unix::fs::symlink("victim.txt", d.join("report.html.tmp")).unwrap();
-    ok(d, &["run", "t.db", "--json", "r.json"]);
+    ok(d, &small(&["run", "t.db", "--json", "r.json"]));
     ok(d, &["report", "r.json", "-o", "report.html"]);
     ok(d, &["report", "r.json", "-o", "report.html"]);
     assert_eq!(
@@ -231,7 +232,7 @@ fn writes_never_clobber_follow_or_delete_a_users_files() {
     std::fs::copy(d.join("r.json"), d.join("elsewhere/real.json")).unwrap();
     let real = std::fs::read(d.join("elsewhere/real.json")).unwrap();
     std::os::unix::fs::symlink("elsewhere/real.json", d.join("link.json")).unwrap();
-    ok(d, &["run", "t.db", "--json", "link.json"]);
+    ok(d, &small(&["run", "t.db", "--json", "link.json"]));
     assert_eq!(std::fs::read(d.join("elsewhere/real.json")).unwrap(), real);
     assert!(!d.join("link.json").is_symlink());
 }
@@ -261,9 +262,9 @@ fn re_exporting_removes_only_the_blobs_blobbench_wrote() {
     for u in users {
         assert_eq!(std::fs::read_to_string(d.join(u)).unwrap(), u, "{u}");
     }
-    let out = ok(d, &["run", "dir:out", "--verify", "--repeat", "1"]);
+    let out = ok(d, &small(&["run", "dir:out", "--verify", "--repeat", "1"]));
     assert!(out.contains("50"), "{out}");
-    ok(d, &["run", "tree:tr", "--verify", "--repeat", "1"]);
+    ok(d, &small(&["run", "tree:tr", "--verify", "--repeat", "1"]));
 }
 
 /// Re-export (or re-init) over a folder where one of the names the new
@@ -360,7 +361,7 @@ fn re_exporting_over_a_name_blobbench_did_not_make_is_refused_before_anything_ch
         } else {
             format!("dir:{dest}")
         };
-        ok(d, &["run", &target, "--verify", "--repeat", "1"]);
+        ok(d, &small(&["run", &target, "--verify", "--repeat", "1"]));
     }
 }
 

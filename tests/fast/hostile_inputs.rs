@@ -4,6 +4,7 @@
 //! naming the value, never a panic or a backtrace, and nothing is written.
 
 use crate::common;
+use crate::common::small;
 
 use std::path::Path;
 
@@ -113,7 +114,7 @@ fn folders_count_only_blobbench_names_as_keys() {
     ] {
         std::fs::write(flat.join(name), b"abc").unwrap();
     }
-    let out = ok(d, &["run", "dir:flat", "--repeat", "1"]);
+    let out = ok(d, &small(&["run", "dir:flat", "--repeat", "1"]));
     assert!(out.contains("2 reads per repetition"), "{out}");
 
     let tree = d.join("tree");
@@ -122,7 +123,7 @@ fn folders_count_only_blobbench_names_as_keys() {
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, b"abc").unwrap();
     }
-    let out = ok(d, &["run", "tree:tree", "--repeat", "1"]);
+    let out = ok(d, &small(&["run", "tree:tree", "--repeat", "1"]));
     assert!(out.contains("2 reads per repetition"), "{out}");
 
     // Key 0 is a blobbench name but not a blobbench key.

@@ -3,6 +3,7 @@
 //! CASE=SPEC` on `quick` and `suite fasterthanfs`), recorded in the result,
 //! refused where nothing is timed.
 
+use crate::common::small;
 use std::path::Path;
 
 use crate::common::{self, json, ok, usage_error};
@@ -34,14 +35,14 @@ fn run_with_an_injected_extra_takes_at_least_the_extra_per_operation() {
     let d = tmp.path();
     init(d, "t.db");
     for update in [false, true] {
-        let mut args = vec![
+        let mut args = small(&[
             "run",
             "sqlite:t.db?inject=+2ms",
             "--repeat",
             "2",
             "--json",
             "r.json",
-        ];
+        ]);
         if update {
             args.push("--update");
         }
@@ -63,7 +64,10 @@ fn run_with_an_injected_extra_takes_at_least_the_extra_per_operation() {
         assert!(per_op >= 2e6, "{per_op}");
     }
     // Without it, nothing is recorded and nothing said.
-    let out = ok(d, &["run", "t.db", "--repeat", "1", "--json", "plain.json"]);
+    let out = ok(
+        d,
+        &small(&["run", "t.db", "--repeat", "1", "--json", "plain.json"]),
+    );
     assert!(!out.contains("injected"), "{out}");
     let doc = json(&d.join("plain.json"));
     assert!(doc["runs"][0]["plan"]["session"].get("inject").is_none());
@@ -77,14 +81,14 @@ fn run_takes_inject_on_a_dir_target() {
     init(d, "dir:f");
     ok(
         d,
-        &[
+        &small(&[
             "run",
             "dir:f?inject=x1.10",
             "--repeat",
             "1",
             "--json",
             "r.json",
-        ],
+        ]),
     );
     let doc = json(&d.join("r.json"));
     assert_eq!(doc["runs"][0]["plan"]["session"]["inject"], "x1.1");

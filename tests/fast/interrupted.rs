@@ -9,6 +9,7 @@
 //! Every interruption is made at a named step (`common::Held`), never by
 //! timing.
 
+use crate::common::small;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -74,7 +75,7 @@ fn a_killed_concurrent_writer_without_a_journal_is_refused() {
     Held::start(
         command(
             d,
-            &[
+            &small(&[
                 "run",
                 target,
                 "--threads",
@@ -83,7 +84,7 @@ fn a_killed_concurrent_writer_without_a_journal_is_refused() {
                 "update=100",
                 "-t",
                 "300s",
-            ],
+            ]),
         ),
         "concurrent-batch@20",
     )
@@ -119,14 +120,14 @@ pub(crate) fn resizing_run<'a>(
     end: [&'a str; 2],
     extra: &[&'a str],
 ) -> Vec<&'a str> {
-    let mut args = vec![
+    let mut args = small(&[
         "run",
         target,
         "--threads",
         threads,
         "--mix",
         "insert=50,delete=50",
-    ];
+    ]);
     args.extend(end);
     args.extend(extra);
     args
@@ -180,7 +181,7 @@ fn reinit_removes_the_keys_a_server_added() {
     assert_eq!(blob_files(&d.join("g.dir")).len(), 100);
     ok(
         d,
-        &[
+        &small(&[
             "run",
             "dir:g.dir",
             "--threads",
@@ -189,7 +190,7 @@ fn reinit_removes_the_keys_a_server_added() {
             "insert=100",
             "--count",
             "100",
-        ],
+        ]),
     );
-    ok(d, &["run", "dir:g.dir", "--verify"]);
+    ok(d, &small(&["run", "dir:g.dir", "--verify"]));
 }

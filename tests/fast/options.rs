@@ -4,6 +4,7 @@
 //! works in are made when missing; short reads under a truncating writer
 //! are torn reads, not failures (issue 29, items 11, 15 and 17).
 
+use crate::common::small;
 use crate::common::{self, json, ok, usage_error};
 
 /// Each contradictory pair, in every command that has one, is refused
@@ -16,73 +17,73 @@ fn contradictory_options_are_refused_naming_both() {
     let cases: &[(&[&str], [&str; 2])] = &[
         // run: one end for a concurrent run.
         (
-            &["run", "t.db", "-t", "1s", "--count", "100"],
+            &small(&["run", "t.db", "-t", "1s", "--count", "100"]),
             ["--duration", "--count"],
         ),
         // run: the single-thread run's repetitions, statistics and check.
         (
-            &["run", "t.db", "--threads", "2", "--repeat", "5"],
+            &small(&["run", "t.db", "--threads", "2", "--repeat", "5"]),
             ["--repeat", "--threads"],
         ),
         (
-            &["run", "t.db", "--mix", "read=100", "--warmup", "2"],
+            &small(&["run", "t.db", "--mix", "read=100", "--warmup", "2"]),
             ["--warmup", "--mix"],
         ),
         (
-            &["run", "t.db", "-t", "1s", "--stats"],
+            &small(&["run", "t.db", "-t", "1s", "--stats"]),
             ["--stats", "--duration"],
         ),
         (
-            &["run", "t.db", "--rate", "10", "--integrity-check"],
+            &small(&["run", "t.db", "--rate", "10", "--integrity-check"]),
             ["--integrity-check", "--rate"],
         ),
         (
-            &["run", "t.db", "--verify", "--no-verify"],
+            &small(&["run", "t.db", "--verify", "--no-verify"]),
             ["--verify", "--no-verify"],
         ),
         (
-            &["run", "t.db", "--workload", "ycsb-a", "--mix", "read=100"],
+            &small(&["run", "t.db", "--workload", "ycsb-a", "--mix", "read=100"]),
             ["--workload", "--mix"],
         ),
         // run: options only a concurrent run reads, given to a single-thread run.
         (
-            &["run", "t.db", "--busy-timeout", "1s"],
+            &small(&["run", "t.db", "--busy-timeout", "1s"]),
             ["--busy-timeout", "--threads"],
         ),
         (
-            &["run", "t.db", "--no-verify"],
+            &small(&["run", "t.db", "--no-verify"]),
             ["--no-verify", "--threads"],
         ),
         // run: key orders.
         (
-            &["run", "t.db", "--random", "--start", "5"],
+            &small(&["run", "t.db", "--random", "--start", "5"]),
             ["--random", "--start"],
         ),
         (
-            &["run", "t.db", "--asc", "--order-seed", "3"],
+            &small(&["run", "t.db", "--asc", "--order-seed", "3"]),
             ["--order-seed", "--asc"],
         ),
         (
-            &["run", "t.db", "--order-seed", "3"],
+            &small(&["run", "t.db", "--order-seed", "3"]),
             ["--order-seed", "--random"],
         ),
         // run: how writes are made, for a run that only reads.
-        (&["run", "t.db", "--fsync"], ["--fsync", "--update"]),
+        (&small(&["run", "t.db", "--fsync"]), ["--fsync", "--update"]),
         (
-            &["run", "t.dir", "--write-style", "rename"],
+            &small(&["run", "t.dir", "--write-style", "rename"]),
             ["--write-style", "--update"],
         ),
         (
-            &["run", "t.dir", "--threads", "2", "--fsync"],
+            &small(&["run", "t.dir", "--threads", "2", "--fsync"]),
             ["--fsync", "--mix"],
         ),
         // run: kvtest-style options in a concurrent run.
         (
-            &["run", "t.db", "--threads", "2", "--update"],
+            &small(&["run", "t.db", "--threads", "2", "--update"]),
             ["--update", "--mix"],
         ),
         (
-            &["run", "t.db", "--threads", "2", "--cold"],
+            &small(&["run", "t.db", "--threads", "2", "--cold"]),
             ["--cold", "--threads"],
         ),
         // load: a duration or a request count.
@@ -212,7 +213,7 @@ fn short_reads_under_a_truncating_writer_are_torn_not_failures() {
         let result = format!("{style}.json");
         let out = common::run(
             d,
-            &[
+            &small(&[
                 "run",
                 "dir:blobs",
                 "--threads",
@@ -225,7 +226,7 @@ fn short_reads_under_a_truncating_writer_are_torn_not_failures() {
                 "2000",
                 "--json",
                 &result,
-            ],
+            ]),
         );
         let err = String::from_utf8_lossy(&out.stderr);
         // Exit 1 only for torn reads (a verification failure), never for
@@ -389,8 +390,8 @@ fn a_database_that_cannot_be_written_says_why_and_the_fix() {
     let db = fs.path.join("t.db");
     let db = db.to_str().unwrap();
     for args in [
-        &["run", db, "--update", "--repeat", "1"][..],
-        &[
+        &small(&["run", db, "--update", "--repeat", "1"])[..],
+        &small(&[
             "run",
             db,
             "--threads",
@@ -399,7 +400,7 @@ fn a_database_that_cannot_be_written_says_why_and_the_fix() {
             "update=100",
             "--count",
             "20",
-        ][..],
+        ])[..],
     ] {
         let out = common::run(d, args);
         let err = String::from_utf8_lossy(&out.stderr);

@@ -1,5 +1,6 @@
 //! End-to-end tests of `report`, `compare` and `advise` on real results.
 
+use crate::common::small;
 use std::path::{Path, PathBuf};
 
 use crate::common::{count, figure, json, ok, run, usage_error};
@@ -9,9 +10,9 @@ pub(crate) fn results(d: &Path) -> (PathBuf, PathBuf) {
     ok(d, &["init", "x.db", "--count", "300", "--size", "2k"]);
     ok(
         d,
-        &[
+        &small(&[
             "run", "x.db", "--random", "--repeat", "3", "--json", "run.json",
-        ],
+        ]),
     );
     ok(
         d,
@@ -166,7 +167,7 @@ fn compare_matches_cases_and_judges_changes_against_the_noise() {
     // The same command twice on this machine: every case matches.
     ok(
         d,
-        &[
+        &small(&[
             "run",
             "x.db",
             "--random",
@@ -174,7 +175,7 @@ fn compare_matches_cases_and_judges_changes_against_the_noise() {
             "3",
             "--json",
             "run2.json",
-        ],
+        ]),
     );
     let out = ok(d, &["compare", "run.json", "run2.json", "--json", "c.json"]);
     assert!(out.contains("read sqlite"), "{out}");

@@ -1,6 +1,7 @@
 //! Part of the s3 tests in the fast tier (tiny datasets, usage errors);
 //! the rest, and the helpers both use, are in `servers::s3`.
 
+use crate::common::small;
 use crate::common::{bin, closed_port, output, s3_env, usage_error};
 use crate::servers::s3::*;
 use std::time::Instant;
@@ -93,10 +94,10 @@ fn an_s3_server_that_does_not_answer_is_a_one_line_usage_error() {
     let closed = closed_port();
     refused_s3(
         tmp.path(),
-        &[
+        &small(&[
             "run",
             &format!("s3://blobbench/x?endpoint=http://{}", closed.addr()),
-        ],
+        ]),
         &format!("is the S3 server running at http://{}?", closed.addr()),
     );
 }

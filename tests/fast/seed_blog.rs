@@ -2,6 +2,7 @@
 //! the rest are in `measured::seed_blog`.
 
 use crate::common;
+use crate::common::small;
 
 /// The blog's own database (its script names rows `00000.bin`, from 0) is
 /// refused with the id it holds and how to make one blobbench can key.
@@ -18,7 +19,7 @@ fn a_files_table_with_other_ids_is_refused_by_name() {
     drop(conn);
     let before = std::fs::read(d.join("files.db")).unwrap();
     for args in [
-        &["run", "files.db", "--count", "1"][..],
+        &small(&["run", "files.db", "--count", "1"])[..],
         &["serve", "files.db", "--listen", "127.0.0.1:0"],
         &["export", "files.db", "out"],
     ] {

@@ -2,6 +2,7 @@
 //! the rest, and the helpers both use, are in `fast::concurrency`.
 
 use crate::common;
+use crate::common::small;
 use crate::common::{json, ok, usage_error};
 use crate::fast::concurrency::*;
 
@@ -29,7 +30,7 @@ fn every_mix_and_distribution_runs_on_every_local_target_with_reads_checked() {
             let out = format!("c{i}{j}.json");
             let text = ok(
                 d,
-                &[
+                &small(&[
                     "run",
                     target,
                     "--threads",
@@ -44,7 +45,7 @@ fn every_mix_and_distribution_runs_on_every_local_target_with_reads_checked() {
                     if j == 1 { "4" } else { "1" },
                     "--json",
                     &out,
-                ],
+                ]),
             );
             assert!(text.contains("reads checked:"), "{target} {keys}: {text}");
             let doc = json(&d.join(&out));
@@ -57,7 +58,7 @@ fn every_mix_and_distribution_runs_on_every_local_target_with_reads_checked() {
         }
         // The dataset is whole afterwards: a kvtest-style run reads and
         // checks every key it now holds.
-        let after = ok(d, &["run", target, "--verify", "--repeat", "1"]);
+        let after = ok(d, &small(&["run", target, "--verify", "--repeat", "1"]));
         assert!(after.contains("µs per read"), "{target}: {after}");
     }
 }
@@ -77,7 +78,7 @@ fn ycsb_workloads_and_the_open_loop() {
         let out = format!("{w}.json");
         ok(
             d,
-            &[
+            &small(&[
                 "run",
                 "y.db",
                 "--workload",
@@ -88,7 +89,7 @@ fn ycsb_workloads_and_the_open_loop() {
                 "300",
                 "--json",
                 &out,
-            ],
+            ]),
         );
         let doc = json(&d.join(&out));
         let names: Vec<String> = kinds(&doc).into_iter().map(|k| k.0).collect();
@@ -102,7 +103,7 @@ fn ycsb_workloads_and_the_open_loop() {
     let open_loop = |end: [&str; 2], out: &str| {
         ok(
             d,
-            &[
+            &small(&[
                 "run",
                 "y.db",
                 "--threads",
@@ -113,7 +114,7 @@ fn ycsb_workloads_and_the_open_loop() {
                 end[1],
                 "--json",
                 out,
-            ],
+            ]),
         );
         let tables = json(&d.join(out))["tables"].clone();
         let s = tables["schedule"].clone();

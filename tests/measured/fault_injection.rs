@@ -11,6 +11,7 @@
 //! whatever the machine's load, and a failure replays from its seed.
 
 use crate::common;
+use crate::common::small;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -180,7 +181,11 @@ fn kill_during_init_and_export() {
             let point = point(index, &mut rng, steps);
             let context = format!("seed {seed}, {args:?} killed at {point}");
             kill_at(d, args, &point);
-            works_or_names_the_fix(d, &["run", target, "--verify", "--count", "50"], &context);
+            works_or_names_the_fix(
+                d,
+                &small(&["run", target, "--verify", "--count", "50"]),
+                &context,
+            );
             // (Only a database that is there: opening creates one.)
             if target.starts_with("sqlite") && d.join("t.db").exists() {
                 assert_eq!(integrity(&d.join("t.db")), "ok", "{context}");
@@ -195,7 +200,7 @@ fn kill_during_init_and_export() {
                 .filter(|n| n.contains(".init-"))
                 .collect();
             assert!(litter.is_empty(), "{context}: left {litter:?}");
-            ok(d, &["run", target, "--verify", "--count", "50"]);
+            ok(d, &small(&["run", target, "--verify", "--count", "50"]));
         }
     }
 }
@@ -223,9 +228,13 @@ fn kill_during_updates_in_every_journal_mode() {
                 ],
             );
             let context = format!("seed {seed}, journal_mode={mode}, killed at {point}");
-            kill_at(d, &["run", &target, "--update", "--repeat", "3"], &point);
+            kill_at(
+                d,
+                &small(&["run", &target, "--update", "--repeat", "3"]),
+                &point,
+            );
             // A read first: it may not write, so it works or says how.
-            works_or_names_the_fix(d, &["run", &db, "--verify"], &context);
+            works_or_names_the_fix(d, &small(&["run", &db, "--verify"]), &context);
             assert_eq!(integrity(&d.join(&db)), "ok", "{context}");
         }
     }
@@ -308,7 +317,7 @@ fn kill_serve_during_puts() {
             if let Some(db) = target.strip_prefix("sqlite:") {
                 assert_eq!(integrity(&d.join(db)), "ok", "{context}");
             }
-            works_or_names_the_fix(d, &["run", target, "--count", "50"], &context);
+            works_or_names_the_fix(d, &small(&["run", target, "--count", "50"]), &context);
         }
     }
 }

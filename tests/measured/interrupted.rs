@@ -1,6 +1,7 @@
 //! Part of the interrupted tests in the measured tier (real runs with durations, ignored by a plain `cargo test`);
 //! the rest, and the helpers both use, are in `fast::interrupted`.
 
+use crate::common::small;
 use crate::common::tmpfs::Tmpfs;
 use crate::common::{self, Held, bin, dead_pid, json, ok, run, usage_error};
 use crate::fast::interrupted::*;
@@ -79,7 +80,7 @@ fn reinit_after_a_killed_insert_run_removes_everything_the_run_made() {
             "300",
         ]));
         assert!(out.status.success(), "{target}: {}", stderr(&out));
-        ok(d, &["run", target, "--verify"]);
+        ok(d, &small(&["run", target, "--verify"]));
         assert_eq!(std::fs::read(folder.join("notes.txt")).unwrap(), b"mine");
         assert_eq!(
             std::fs::read(folder.join(foreign_blob)).unwrap(),
@@ -107,7 +108,7 @@ fn writers_without_a_journal_work_beside_each_other() {
             let target = format!("{kind}:{db}?journal_mode={mode}");
             // The run, and the same by count.
             for end in [["-t", "1s"], ["--count", "400"]] {
-                let mut args = vec!["run", &target, "--threads", "2", "--mix", "update=100"];
+                let mut args = small(&["run", &target, "--threads", "2", "--mix", "update=100"]);
                 args.extend(end);
                 ok(d, &args);
             }
@@ -117,7 +118,7 @@ fn writers_without_a_journal_work_beside_each_other() {
             let held = Held::start(
                 command(
                     d,
-                    &["run", &target, "--mix", "update=100", "--count", "200"],
+                    &small(&["run", &target, "--mix", "update=100", "--count", "200"]),
                 ),
                 "concurrent-batch@20",
             );
@@ -126,12 +127,12 @@ fn writers_without_a_journal_work_beside_each_other() {
                 1,
                 "{target}: the held writer's"
             );
-            ok(d, &["run", &target, "--update", "--count", "50"]);
-            ok(d, &["run", init_target]);
+            ok(d, &small(&["run", &target, "--update", "--count", "50"]));
+            ok(d, &small(&["run", init_target]));
             let out = held.release_output();
             assert!(out.status.success(), "{target}: {}", stderr(&out));
             assert_eq!(unsafe_records(&d.join(db)), 0, "{target}");
-            ok(d, &["run", init_target, "--verify"]);
+            ok(d, &small(&["run", init_target, "--verify"]));
         }
     }
 }
@@ -242,9 +243,9 @@ fn a_signal_stops_a_resizing_run_with_its_dataset_whole() {
         let last = doc["tables"]["after"]["last_key"].as_u64().unwrap();
         assert!(last > 1000, "{target}: inserts landed: last key {last}");
         // Whole: every key there and right, and the next resizing run works.
-        ok(d, &["run", target, "--verify"]);
+        ok(d, &small(&["run", target, "--verify"]));
         ok(d, &resizing_run(target, "2", ["--count", "200"], &[]));
-        ok(d, &["run", target, "--verify"]);
+        ok(d, &small(&["run", target, "--verify"]));
     }
 }
 
@@ -277,7 +278,7 @@ fn a_dataset_another_run_is_changing_now_is_waited_for_not_called_interrupted() 
         held.signal(libc::SIGINT);
         let out = held.release_output();
         assert_eq!(out.status.code(), Some(130), "{target}: {}", stderr(&out));
-        ok(d, &["run", target, "--verify"]);
+        ok(d, &small(&["run", target, "--verify"]));
     }
 }
 
@@ -296,7 +297,7 @@ fn a_disk_filling_during_an_insert_run_stops_it_with_the_dataset_whole() {
         ok(d, &["init", target, "--count", "200", "--size", "4k"]);
         let out = run(
             d,
-            &[
+            &small(&[
                 "run",
                 target,
                 "--threads",
@@ -307,7 +308,7 @@ fn a_disk_filling_during_an_insert_run_stops_it_with_the_dataset_whole() {
                 "300s",
                 "--json",
                 result,
-            ],
+            ]),
         );
         let err = stderr(&out);
         assert_eq!(out.status.code(), Some(2), "{target}: {err}");
@@ -323,7 +324,7 @@ fn a_disk_filling_during_an_insert_run_stops_it_with_the_dataset_whole() {
             last > 400,
             "{target}: it inserted until the disk was nearly full: {last}"
         );
-        ok(d, &["run", target, "--verify"]);
+        ok(d, &small(&["run", target, "--verify"]));
         // No room left for the reserve: refused at the start, or stopped
         // at once, with the same words.
         usage_error(
@@ -343,7 +344,7 @@ fn a_disk_filling_during_an_insert_run_stops_it_with_the_dataset_whole() {
         // A run that frees room first still works, and puts back what it took.
         ok(
             d,
-            &[
+            &small(&[
                 "run",
                 target,
                 "--threads",
@@ -352,9 +353,9 @@ fn a_disk_filling_during_an_insert_run_stops_it_with_the_dataset_whole() {
                 "read=50,delete=50",
                 "--count",
                 "100",
-            ],
+            ]),
         );
-        ok(d, &["run", target, "--verify"]);
+        ok(d, &small(&["run", target, "--verify"]));
         remove_dataset(d, target);
     }
 }

@@ -2,6 +2,7 @@
 //! the rest, and the helpers both use, are in `servers::s3`.
 
 use crate::common::closed_port;
+use crate::common::small;
 use crate::servers::s3::*;
 use std::time::{Duration, Instant};
 
@@ -82,7 +83,7 @@ fn any_endpoint_is_refused_or_unreachable_never_a_panic() {
         .run(&endpoint, |endpoint| {
             let target =
                 format!("s3://blobbench/x?endpoint={endpoint}&timeout=2s&connect_timeout=1s");
-            let out = run_s3(tmp.path(), &["run", &target]);
+            let out = run_s3(tmp.path(), &small(&["run", &target]));
             let err = String::from_utf8_lossy(&out.stderr);
             prop_assert!(!err.contains("internal error"), "{}: {}", target, err);
             prop_assert_eq!(out.status.code(), Some(2), "{}: {}", target, err);
@@ -106,10 +107,10 @@ fn an_s3_server_that_never_accepts_is_refused_with_the_hint_after_its_timeout() 
     let started = Instant::now();
     refused_s3(
         tmp.path(),
-        &[
+        &small(&[
             "run",
             &format!("s3://blobbench/x?endpoint=http://{addr}&timeout=1s"),
-        ],
+        ]),
         &format!("is the S3 server running at http://{addr}?"),
     );
     let bound = Duration::from_secs(1) + SLACK;
@@ -128,7 +129,7 @@ fn an_endpoint_that_accepts_and_never_answers_is_a_timeout_after_the_stated_wait
     let started = Instant::now();
     let out = run_s3(
         tmp.path(),
-        &[
+        &small(&[
             "run",
             &target,
             "--threads",
@@ -137,7 +138,7 @@ fn an_endpoint_that_accepts_and_never_answers_is_a_timeout_after_the_stated_wait
             "read=100",
             "-t",
             "3s",
-        ],
+        ]),
     );
     let took = started.elapsed();
     let err = String::from_utf8_lossy(&out.stderr);

@@ -2,6 +2,7 @@
 //! throwaway PostgreSQL and MariaDB and sets BLOBBENCH_PG_URL and
 //! BLOBBENCH_MYSQL_URL; run alone, these tests are ignored.
 
+use crate::common::small;
 use crate::common::{
     PATIENCE, bin, closed_port, json, ok, output, run, s3_env, servers_exclusive, servers_shared,
     shape_when, succeeded, usage_error,
@@ -36,9 +37,9 @@ fn full_cycle(dir: &std::path::Path, target: &str, can_update: bool) -> serde_js
     );
     ok(
         dir,
-        &[
+        &small(&[
             "run", target, "--random", "--verify", "--repeat", "2", "--json", "r.json",
-        ],
+        ]),
     );
     let doc = json(&dir.join("r.json"));
     let r = &doc["runs"][0];
@@ -51,13 +52,13 @@ fn full_cycle(dir: &std::path::Path, target: &str, can_update: bool) -> serde_js
     if can_update {
         let out = ok(
             dir,
-            &[
+            &small(&[
                 "run", target, "--random", "--update", "--verify", "--count", "40", "--repeat", "1",
-            ],
+            ]),
         );
         assert!(out.contains("verified 40 updated blobs"), "{target}: {out}");
         // And a later read sees the new content everywhere.
-        ok(dir, &["run", target, "--verify", "--repeat", "1"]);
+        ok(dir, &small(&["run", target, "--verify", "--repeat", "1"]));
     }
     doc
 }
@@ -146,7 +147,10 @@ fn postgres_bytea_and_large_objects() {
         )
         .unwrap()
         .get(0);
-    ok(d, &["run", &format!("{url}?mode=bytea"), "--repeat", "1"]);
+    ok(
+        d,
+        &small(&["run", &format!("{url}?mode=bytea"), "--repeat", "1"]),
+    );
     let after: String = client
         .query_one(
             "SELECT value FROM blobbench_meta WHERE tbl = 'largeobjects' AND name = 'manifest'",
@@ -183,7 +187,7 @@ fn mariadb_every_engine() {
     full_cycle(d, &archive, false);
     // ARCHIVE cannot update: refused before anything runs, data unchanged.
     usage_error(d, &["run", &archive, "--update", "--count", "5"], "ARCHIVE");
-    ok(d, &["run", &archive, "--verify", "--repeat", "1"]);
+    ok(d, &small(&["run", &archive, "--verify", "--repeat", "1"]));
 
     // A blob larger than max_allowed_packet: one clear line naming the setting.
     // (The server was started with 64M; 70 MB does not fit.)
@@ -221,7 +225,7 @@ fn unreachable_servers_and_bad_urls_are_one_line_errors() {
     let mysql = format!("mysql://root:hunter2@{closed}/blobbench");
     usage_error(d, &["run", &mysql], "cannot connect");
     // The password never appears in messages.
-    let out = run(d, &["run", &mysql]);
+    let out = run(d, &small(&["run", &mysql]));
     assert!(!String::from_utf8_lossy(&out.stderr).contains("hunter2"));
     usage_error(
         d,
@@ -640,7 +644,7 @@ fn servers_take_concurrent_mixes_with_a_connection_per_thread() {
         for batch in ["1", "4"] {
             ok(
                 d,
-                &[
+                &small(&[
                     "run",
                     &target,
                     "--threads",
@@ -655,7 +659,7 @@ fn servers_take_concurrent_mixes_with_a_connection_per_thread() {
                     batch,
                     "--json",
                     "c.json",
-                ],
+                ]),
             );
             let t = &json(&d.join("c.json"))["tables"];
             assert!(t["verified"].as_u64().unwrap() > 50, "{target}: {t}");
@@ -669,7 +673,7 @@ fn servers_take_concurrent_mixes_with_a_connection_per_thread() {
             }
         }
         // Whole afterwards: every key read back and checked.
-        ok(d, &["run", &target, "--verify", "--repeat", "1"]);
+        ok(d, &small(&["run", &target, "--verify", "--repeat", "1"]));
     }
 }
 
@@ -970,7 +974,7 @@ fn writes_are_described_as_the_server_does_them() {
         ok(d, &["init", &url, "--count", "5", "--size", "1k"]);
         ok(
             d,
-            &["run", &url, "--update", "--repeat", "1", "--json", "w.json"],
+            &small(&["run", &url, "--update", "--repeat", "1", "--json", "w.json"]),
         );
         let doc = json(&d.join("w.json"));
         let method = doc["runs"][0]["write_method"].as_str().unwrap().to_string();

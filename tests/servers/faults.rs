@@ -7,6 +7,7 @@
 //! counted by class and the successes kept, exited 1 with one line, and every
 //! blob it acknowledged reads back whole afterwards.
 
+use crate::common::small;
 use std::path::Path;
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
@@ -151,7 +152,10 @@ fn s3_cluster_fault(
 fn s3_reads_back(prefix: &str) {
     let tmp = tempfile::tempdir().unwrap();
     let target = cluster_target(prefix, "10s");
-    common::ok_s3(tmp.path(), &["run", &target, "--verify", "--repeat", "1"]);
+    common::ok_s3(
+        tmp.path(),
+        &small(&["run", &target, "--verify", "--repeat", "1"]),
+    );
 }
 
 #[test]
@@ -280,7 +284,7 @@ fn connections_the_server_cuts_mid_run_are_counted_and_the_run_goes_on() {
     );
     assert!(!t["reconnects"].as_array().unwrap().is_empty(), "{t}");
     // Every blob the run acknowledged reads back whole.
-    ok(d, &["run", &target, "--verify", "--repeat", "1"]);
+    ok(d, &small(&["run", &target, "--verify", "--repeat", "1"]));
     admin
         .batch_execute(&format!("DROP TABLE IF EXISTS {table}"))
         .unwrap();
@@ -329,7 +333,7 @@ fn a_single_thread_run_whose_connection_is_cut_goes_on_with_its_next_repetition(
     let notes = r["notes"].to_string();
     assert!(notes.contains("not read back"), "{notes}");
     // The dataset still reads back whole (each blob one version or another).
-    ok(d, &["run", &target, "--verify", "--repeat", "1"]);
+    ok(d, &small(&["run", &target, "--verify", "--repeat", "1"]));
     admin
         .batch_execute(&format!("DROP TABLE IF EXISTS {table}"))
         .unwrap();
@@ -427,7 +431,10 @@ fn a_galera_node_the_run_does_not_use_killed_mid_run_is_recorded() {
     );
     drop(revive);
     let tmp = tempfile::tempdir().unwrap();
-    ok(tmp.path(), &["run", &target, "--verify", "--repeat", "1"]);
+    ok(
+        tmp.path(),
+        &small(&["run", &target, "--verify", "--repeat", "1"]),
+    );
 }
 
 #[test]
@@ -470,5 +477,8 @@ fn the_galera_node_a_run_uses_killed_mid_run_sends_it_to_another_node() {
     );
     drop(revive);
     let tmp = tempfile::tempdir().unwrap();
-    ok(tmp.path(), &["run", &target, "--verify", "--repeat", "1"]);
+    ok(
+        tmp.path(),
+        &small(&["run", &target, "--verify", "--repeat", "1"]),
+    );
 }

@@ -3,6 +3,7 @@
 //! BLOBBENCH_GALERA_URL (node 1, on 127.0.0.1; node N listens on 127.0.0.N
 //! at the same port); run alone, these tests are ignored.
 
+use crate::common::small;
 use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
@@ -115,9 +116,9 @@ fn a_dataset_written_on_node_1_reads_back_verified_through_node_2() {
     );
     ok(
         d,
-        &[
+        &small(&[
             "run", &one, "--random", "--verify", "--repeat", "1", "--json", "one.json",
-        ],
+        ]),
     );
     let doc = json(&d.join("one.json"));
     assert_eq!(doc["runs"][0]["repetitions"][0]["verified"], 60);
@@ -155,9 +156,9 @@ fn a_dataset_written_on_node_1_reads_back_verified_through_node_2() {
     let two = format!("{}?table={table}", node_url(2));
     ok(
         d,
-        &[
+        &small(&[
             "run", &two, "--verify", "--repeat", "1", "--json", "two.json",
-        ],
+        ]),
     );
     let doc = json(&d.join("two.json"));
     assert_eq!(doc["runs"][0]["repetitions"][0]["verified"], 60);
@@ -166,12 +167,12 @@ fn a_dataset_written_on_node_1_reads_back_verified_through_node_2() {
     // Updates through node 2 replicate back to node 1.
     ok(
         d,
-        &[
+        &small(&[
             "run", &two, "--update", "--verify", "--count", "20", "--repeat", "1",
-        ],
+        ]),
     );
     assert_eq!(rows_after_catching_up(1, table), 60);
-    ok(d, &["run", &one, "--verify", "--repeat", "1"]);
+    ok(d, &small(&["run", &one, "--verify", "--repeat", "1"]));
 }
 
 #[test]
@@ -248,10 +249,10 @@ fn values_stay_within_one_write_set() {
     ok(d, &["init", &url, "--count", "4", "--size", "1900k"]);
     ok(
         d,
-        &[
+        &small(&[
             "run", &url, "--update", "--verify", "--count", "4", "--repeat", "1", "--json",
             "u.json",
-        ],
+        ]),
     );
     let doc = json(&d.join("u.json"));
     let batches = settings(&doc)["galera_batches"]
@@ -262,13 +263,13 @@ fn values_stay_within_one_write_set() {
     assert!(rows_after_catching_up(2, "write_sets") == 4);
     ok(
         d,
-        &[
+        &small(&[
             "run",
             &node_url_table(2, "write_sets"),
             "--verify",
             "--repeat",
             "1",
-        ],
+        ]),
     );
 }
 
@@ -556,7 +557,7 @@ fn a_target_naming_several_nodes_opens_on_the_first_that_answers() {
     );
     ok(
         d,
-        &["run", &url, "--verify", "--repeat", "1", "--json", "r.json"],
+        &small(&["run", &url, "--verify", "--repeat", "1", "--json", "r.json"]),
     );
     let doc = json(&d.join("r.json"));
     let s = settings(&doc);

@@ -3,6 +3,7 @@
 //! which exports BLOBBENCH_S3_URL and BLOBBENCH_S3_CLUSTER_URL with the
 //! AWS_* credentials). Bad S3 targets need no server.
 
+use crate::common::small;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::Path;
@@ -80,7 +81,7 @@ fn a_server_that_stops_answering_mid_run_is_timed_out_at_the_stated_wait() {
     let started = Instant::now();
     let out = run_s3(
         dir,
-        &[
+        &small(&[
             "run",
             &frozen,
             "--threads",
@@ -91,7 +92,7 @@ fn a_server_that_stops_answering_mid_run_is_timed_out_at_the_stated_wait() {
             "4s",
             "--json",
             result.to_str().unwrap(),
-        ],
+        ]),
     );
     let took = started.elapsed();
     let err = String::from_utf8_lossy(&out.stderr);
@@ -142,13 +143,13 @@ fn init_run_verify_and_concurrent_mixes_on_a_bucket() {
     let result = dir.join("r.json");
     let out = ok_s3(
         dir,
-        &[
+        &small(&[
             "run",
             &target,
             "--verify",
             "--json",
             result.to_str().unwrap(),
-        ],
+        ]),
     );
     assert!(out.contains("per read"), "{out}");
     let doc = json(&result);
@@ -169,7 +170,7 @@ fn init_run_verify_and_concurrent_mixes_on_a_bucket() {
     // Readers and writers at once: every read a whole, legal version.
     let out = ok_s3(
         dir,
-        &[
+        &small(&[
             "run",
             &target,
             "--threads",
@@ -178,11 +179,11 @@ fn init_run_verify_and_concurrent_mixes_on_a_bucket() {
             "read=70,update=20,insert=5,delete=5",
             "-t",
             "1s",
-        ],
+        ]),
     );
     assert!(out.contains("reads checked"), "{out}");
     // What the mix deleted and inserted was put back: the dataset is whole.
-    ok_s3(dir, &["run", &target, "--verify"]);
+    ok_s3(dir, &small(&["run", &target, "--verify"]));
 }
 
 #[test]
@@ -193,18 +194,18 @@ fn blobs_over_the_part_size_go_up_in_parts_and_read_back_whole() {
     let target = format!("{}&part_size=5MiB", single("e2e-multipart"));
     let out = ok_s3(dir, &["init", &target, "--count", "3", "--size", "12MiB"]);
     assert!(out.contains("3 blobs"), "{out}");
-    ok_s3(dir, &["run", &target, "--verify"]);
+    ok_s3(dir, &small(&["run", &target, "--verify"]));
     let result = dir.join("r.json");
     ok_s3(
         dir,
-        &[
+        &small(&[
             "run",
             &target,
             "--count",
             "3",
             "--json",
             result.to_str().unwrap(),
-        ],
+        ]),
     );
     let settings = &json(&result)["runs"][0]["store"]["settings"];
     assert_eq!(settings["part_size"], 5 << 20);
@@ -225,7 +226,7 @@ fn a_prefix_holding_objects_blobbench_did_not_make_is_never_replaced() {
         &["init", &outer, "--count", "3"],
         "blobbench did not make",
     );
-    ok_s3(dir, &["run", &inner, "--verify"]);
+    ok_s3(dir, &small(&["run", &inner, "--verify"]));
 }
 
 #[test]
@@ -235,7 +236,7 @@ fn a_missing_bucket_and_a_wrong_key_are_one_line_errors() {
     let dir = tmp.path();
     let target =
         single("e2e-no-bucket").replacen("s3://blobbench/", "s3://no-such-bucket-here/", 1);
-    refused_s3(dir, &["run", &target], "does not exist");
+    refused_s3(dir, &small(&["run", &target]), "does not exist");
     let out = output(
         s3_env(
             bin()
@@ -380,13 +381,13 @@ fn a_run_on_the_cluster_records_its_shape() {
     let result = dir.join("r.json");
     ok_s3(
         dir,
-        &[
+        &small(&[
             "run",
             &target,
             "--verify",
             "--json",
             result.to_str().unwrap(),
-        ],
+        ]),
     );
     let shape = &json(&result)["runs"][0]["store"]["settings"]["topology"];
     assert_eq!(shape["storage_nodes"], 3, "{shape}");
@@ -434,9 +435,9 @@ fn export_copies_a_database_into_a_bucket_and_back_out() {
     ok(dir, &["init", "a.db", "--count", "12", "--size", "30k"]);
     let bucket = single("e2e-export");
     ok_s3(dir, &["export", "a.db", &bucket]);
-    ok_s3(dir, &["run", &bucket, "--verify"]);
+    ok_s3(dir, &small(&["run", &bucket, "--verify"]));
     ok_s3(dir, &["export", &bucket, "dir:back"]);
-    let out = ok(dir, &["run", "dir:back", "--verify"]);
+    let out = ok(dir, &small(&["run", "dir:back", "--verify"]));
     assert!(out.contains("per read"), "{out}");
     assert_eq!(
         std::fs::read_dir(dir.join("back")).unwrap().count(),
