@@ -62,6 +62,7 @@ fn main() -> ExitCode {
     blobbench::process::mark_start();
     install_panic_hook();
     blobbench::pause::enable_from_env();
+    blobbench::store::owned::log_from_env();
     let args = normalize_kvtest_args(std::env::args_os().collect());
     let parsed = blobbench::command::about::command()
         .try_get_matches_from(args)

@@ -269,6 +269,8 @@ pub(crate) fn sync_filesystem(root: &Path) -> Result<()> {
 /// leaves a folder that is still recognisably ours and incomplete.
 pub(crate) fn prepare_own_folder(root: &Path, manifest: &Manifest) -> Result<()> {
     clear_own_folder(root)?;
+    // New or ours from an earlier run: this invocation's from here on.
+    super::owned::record(root, super::owned::Made::Dataset);
     write_manifest(root, manifest)
 }
 
@@ -309,6 +311,19 @@ fn clear_own_folder(root: &Path) -> Result<()> {
             Error::io("cannot create folder", root, e)
         }
     })
+}
+
+/// Removes a dataset folder this invocation made: what blobbench wrote in
+/// it (see [`remove_own_entries`]), its manifest, and the folder once
+/// empty. A user's file in it stays, and with it the folder. Best effort.
+pub(crate) fn remove_own_folder(root: &Path) {
+    if let Some(manifest) = folder_manifest(root) {
+        if remove_own_entries(root, &manifest).is_err() {
+            return;
+        }
+        let _ = fs::remove_file(root.join(MANIFEST_FILE));
+    }
+    let _ = fs::remove_dir(root);
 }
 
 /// Removes from an earlier dataset folder only what blobbench wrote there:

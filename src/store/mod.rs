@@ -28,6 +28,7 @@ mod map_guard;
 mod memory;
 mod mysql;
 mod open;
+pub mod owned;
 mod pieces;
 mod postgres;
 mod s3;
@@ -45,9 +46,9 @@ pub use files::{FileLayout, FilesStore};
 pub use memory::MemoryStore;
 pub use mysql::MysqlStore;
 pub use open::{
-    WritersKeptOut, capture_environment, check_free_space, check_room, create, end_added_keys,
-    inspect, keep_writers_out, name_added_key, open, reach, read_shape, release, remove_dataset,
-    remove_target, value_limit,
+    WritersKeptOut, capture_environment, check_free_space, check_room, claim_new, create,
+    end_added_keys, inspect, keep_writers_out, name_added_key, open, reach, read_shape, release,
+    remove_dataset, remove_target, value_limit,
 };
 pub use pieces::{piece_buffer, recycle_piece, stream_pieces};
 pub use postgres::PostgresStore;

@@ -10,6 +10,7 @@ use super::files::{self, FileLayout, FilesStore};
 use super::journal;
 use super::memory::MemoryStore;
 use super::mysql::{self, MysqlStore};
+use super::owned::{self, Made};
 use super::postgres::{self, PostgresStore};
 use super::s3::{self, S3Store};
 use super::sqlite::{self, SqliteStore, max_blob_bytes, read_sqlite_info};
@@ -318,24 +319,53 @@ pub fn release(target: &Target) {
     }
 }
 
-/// Removes a local dataset and everything its store keeps beside it: a
-/// folder with its files, or a database with its `-wal`, `-shm` and
-/// `-journal` files and an external-blob `NAME.files` folder that
-/// blobbench made. Best effort, for cleaning up work folders: what cannot
-/// be removed stays.
+/// Removes a local dataset this invocation made (see [`owned`]) and
+/// everything its store keeps beside it: what blobbench wrote in a folder
+/// (a user's file in it stays, and with it the folder), or a database with
+/// its `-wal`, `-shm` and `-journal` files and its external-blob
+/// `NAME.files` folder. Anything this invocation did not make is left as
+/// it is, whatever its name: a cleanup may be handed the name of a user's
+/// entry a command refused to replace. Best effort, for cleaning up work
+/// folders: what cannot be removed stays.
 pub fn remove_dataset(path: &std::path::Path) {
-    if path.is_dir() {
-        let _ = std::fs::remove_dir_all(path);
+    let Some(how) = owned::made_here(path) else {
         return;
+    };
+    match (how, path.is_dir()) {
+        (Made::Whole, true) => {
+            let _ = std::fs::remove_dir_all(path);
+        }
+        (Made::Dataset, true) => files::remove_own_folder(path),
+        (_, false) => {
+            // Companions first, the database last (see sqlite::remove_database).
+            for file in sqlite::database_files(path).iter().rev() {
+                let _ = std::fs::remove_file(file);
+            }
+            let folder = external::files_folder(path);
+            if owned::made_here(&folder).is_some() {
+                files::remove_own_folder(&folder);
+                owned::forget(&folder);
+            }
+        }
     }
-    // Companions first, the database last (see sqlite::remove_database).
-    for file in sqlite::database_files(path).iter().rev() {
-        let _ = std::fs::remove_file(file);
+    owned::forget(path);
+}
+
+/// Claims `path` for an entry this invocation makes outside the stores (a
+/// sweep's raw database, a restored copy, a configuration or log file):
+/// what this invocation made there before is removed, and anything else
+/// there is refused, never replaced. From here on the path is this
+/// invocation's, for its cleanup to remove.
+pub fn claim_new(path: &std::path::Path) -> Result<()> {
+    remove_dataset(path);
+    if path.symlink_metadata().is_ok() {
+        return Err(Error::usage(format!(
+            "refusing to replace \"{}\": it exists and was not made by this command; remove it yourself or choose another folder (--dir)",
+            path.display()
+        )));
     }
-    let folder = external::files_folder(path);
-    if folder.join(files::MANIFEST_FILE).is_file() {
-        let _ = std::fs::remove_dir_all(folder);
-    }
+    owned::record(path, Made::Whole);
+    Ok(())
 }
 
 /// Removes the dataset a target names: local files as [`remove_dataset`],

@@ -27,6 +27,7 @@ const INHERITED_VARIABLES: &[&str] = &[
     "BLOBBENCH_TOKEN",
     "BLOBBENCH_TEST_PAUSE_AT",
     "BLOBBENCH_TEST_PAUSE_FILE",
+    "BLOBBENCH_TEST_MADE_LOG",
 ];
 
 /// The binary as a command that starts from a known state whatever started

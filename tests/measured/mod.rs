@@ -12,6 +12,7 @@ pub(crate) mod http;
 pub(crate) mod install;
 pub(crate) mod interrupted;
 pub(crate) mod load_merge;
+pub(crate) mod ownership;
 pub(crate) mod report;
 pub(crate) mod reproduce;
 pub(crate) mod s3;

@@ -280,3 +280,30 @@ fn a_frozen_litestream_is_a_timeout_after_the_sync_timeout() {
     // the suite; well under the 600 s the sync used to allow.
     assert!(elapsed < std::time::Duration::from_secs(120), "{elapsed:?}");
 }
+
+/// Issue 51, class 1 for the suite that needs a server: a user's entry of
+/// any name it makes in its folder (its database, the restored copy,
+/// Litestream's configuration, log and folder) stays as it was.
+#[test]
+#[ignore = "needs an S3 server: run scripts/test.sh"]
+fn a_users_entry_of_any_name_replicate_makes_stays_as_it_was() {
+    let url = std::env::var("BLOBBENCH_S3_URL").expect("BLOBBENCH_S3_URL: run scripts/test.sh");
+    let litestream = litestream();
+    let args = [
+        "suite",
+        "replicate",
+        "--s3",
+        &url,
+        "--litestream",
+        litestream.to_str().unwrap(),
+        "--count",
+        "20",
+        "--size",
+        "10k",
+        "-t",
+        "300ms",
+        "--rounds",
+        "1",
+    ];
+    crate::measured::ownership::every_name_meets_a_users_entry(&args, crate::common::s3_env);
+}

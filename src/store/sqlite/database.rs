@@ -216,6 +216,9 @@ pub(crate) fn create_database(
     let made = build_database(&tmp, path, settings, manifest, schema).and_then(|()| {
         std::fs::rename(&tmp, path).map_err(|e| Error::io("cannot rename", &tmp, e))
     });
+    if made.is_ok() {
+        crate::store::owned::record(path, crate::store::owned::Made::Dataset);
+    }
     if made.is_err() {
         let _ = remove_database(&tmp);
     }

@@ -119,6 +119,13 @@ pub struct Setup {
     plain_http: bool,
 }
 
+/// The folder Litestream keeps beside the database it replicates
+/// (`.NAME-litestream`).
+fn litestream_folder(db: &Path) -> PathBuf {
+    let name = db.file_name().unwrap_or_default().to_string_lossy();
+    db.with_file_name(format!(".{name}-litestream"))
+}
+
 impl Setup {
     /// Writes the configuration for replicating `db` to `replica` (the
     /// bucket, and `prefix` inside it), syncing every `sync_interval`.
@@ -167,12 +174,18 @@ impl Setup {
             sync_interval.as_millis().max(1)
         ));
         let config = work.join("litestream.yml");
+        // Litestream's files in the work folder, and its folder beside
+        // the database: a user's of those names is refused, not replaced.
+        let log = work.join("litestream.log");
+        crate::store::claim_new(&config)?;
+        crate::store::claim_new(&log)?;
+        crate::store::claim_new(&litestream_folder(db))?;
         std::fs::write(&config, &text).map_err(|e| Error::io("cannot write", &config, e))?;
         Ok(Setup {
             binary: binary.to_path_buf(),
             config,
             config_text: text,
-            log: work.join("litestream.log"),
+            log,
             socket,
             metrics,
             _metrics_port: metrics_port,

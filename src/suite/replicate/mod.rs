@@ -449,7 +449,7 @@ fn restore_check(
     ls.check_running().map_err(|e| ("timed round", e))?;
     let catch_up = ls.sync().map_err(|e| ("catch-up", e))?;
     ls.stop().map_err(|e| ("stop", e))?;
-    store::remove_dataset(out);
+    store::claim_new(out).map_err(|e| ("restore", e))?;
     let restore = setup
         .restore(out, options.bounds.restore)
         .map_err(|e| ("restore", e))?;

@@ -134,7 +134,9 @@ CREATE TABLE kv(k INTEGER PRIMARY KEY, v BLOB);";
 
 /// Opens a fresh database at `path` with the case's settings and schema.
 fn open_fresh(path: &Path, case: &Case) -> Result<(Connection, Vec<(String, String)>)> {
-    super::super::common::remove_entry(path);
+    // The one this sweep made for the case before goes; a user's file
+    // of that name is refused, never opened and written into.
+    crate::store::claim_new(path)?;
     let mode = setting(case, OPEN_MODE).unwrap_or("nomutex");
     let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE
         | OpenFlags::SQLITE_OPEN_CREATE
@@ -308,7 +310,7 @@ impl Run<'_> {
             self.batch("COMMIT")?;
         }
         if let Workload::InsertCopy { .. } = w {
-            super::super::common::remove_entry(copy_db);
+            crate::store::claim_new(copy_db)?;
         }
         Ok(match *w {
             Workload::BlobRead { count, .. } | Workload::BlobUpdate { count, .. } => {
