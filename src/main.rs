@@ -61,8 +61,7 @@ fn die_of_sigpipe() -> ! {
 fn main() -> ExitCode {
     blobbench::process::mark_start();
     install_panic_hook();
-    blobbench::pause::enable_from_env();
-    blobbench::store::owned::log_from_env();
+    blobbench::command::enable_testing_aids();
     let args = normalize_kvtest_args(std::env::args_os().collect());
     let parsed = blobbench::command::about::command()
         .try_get_matches_from(args)
@@ -93,6 +92,7 @@ fn main() -> ExitCode {
                 // it: the usage line, built from what was given, names both.
                 msg = format!("{msg} (usage: {})", usage.trim());
             }
+            let msg = blobbench::cli::values::redact_passwords(&msg);
             let msg = msg.strip_prefix("error: ").unwrap_or(&msg);
             eprintln!("blobbench: error: {msg} (see blobbench --help)");
             return ExitCode::from(2);

@@ -16,7 +16,8 @@
 //! the command is held at that point, and removes the file to let it go on.
 //!
 //! This is a testing aid, not a user feature: only the binary reads the
-//! variables ([`enable_from_env`], called by `main`), so library code run
+//! variables ([`enable_from_env`], called by `main` through
+//! `command::enable_testing_aids`), so library code run
 //! inside another process (the test harness itself) never pauses; without
 //! them [`at`] costs one load of an initialised cell, and no point is ever
 //! placed inside a timed operation.

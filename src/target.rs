@@ -663,7 +663,7 @@ fn split_server_url(text: &str, ours: &[&str]) -> Result<(String, Vec<(String, S
 }
 
 /// The URL with the password (user:PASSWORD@) replaced by ***.
-fn redact(url: &str) -> String {
+pub(crate) fn redact(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_string();
     };

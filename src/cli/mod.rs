@@ -633,7 +633,7 @@ pub struct AgingArgs {
 )]
 pub struct ReplicateArgs {
     /// The bucket Litestream replicates to: s3://BUCKET/PREFIX?endpoint=URL&region=R
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", value_parser = values::s3_url)]
     pub s3: String,
     /// The litestream binary [default: $BLOBBENCH_LITESTREAM, else litestream on PATH]
     #[arg(long, value_name = "PATH")]
@@ -718,14 +718,14 @@ pub struct ScalingArgs {
     #[arg(long, default_value = "5s", value_parser = duration_in(std::time::Duration::ZERO, MAX_WAIT))]
     pub busy_timeout: humantime::Duration,
     /// PostgreSQL URL: adds postgres-bytea
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", value_parser = values::postgres_url)]
     pub pg: Option<String>,
     /// MariaDB/MySQL URL: adds mariadb-innodb
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", value_parser = values::mysql_url)]
     pub mysql: Option<String>,
     /// S3 URL: adds s3 (objects under PREFIX/concurrency), e.g.
     /// s3://BUCKET/PREFIX?endpoint=http://127.0.0.1:8333
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", value_parser = values::s3_url)]
     pub s3: Option<String>,
     /// Where the command keeps its data
     #[command(flatten)]
@@ -1168,7 +1168,7 @@ pub struct QuickArgs {
     /// Also measure an object store (one more column): the same blobs under a fresh
     /// prefix PREFIX/blobbench-quick-PID-TIME of this S3 URL, removed afterwards
     /// (credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the AWS profile)
-    #[arg(long, value_name = "URL", value_parser = Utf8Arg)]
+    #[arg(long, value_name = "URL", value_parser = values::s3_url)]
     pub s3: Option<String>,
     /// Testing aid for the calibration bench (bench/calibrate.sh): a known extra cost in every timed operation of one case, CASE=SPEC. CASE is ROW:SIDE, e.g. read:db=x1.25 (read:db, read-blob-api:db, read-mmap:db, update:db, durable:db; read, update and durable on dir, tree and s3); SPEC is +N with ns, us or ms (a fixed extra) or xF (each operation's own time times F, 1 to 100). Recorded in the result; an unknown CASE is refused with the list of valid ones
     #[arg(long, value_name = "CASE=SPEC", value_parser = Utf8Arg)]
@@ -1425,7 +1425,7 @@ pub struct AdviseArgs {
     /// Also measure an object store as one more layout: each size's blobs under a fresh
     /// prefix PREFIX/blobbench-advise-PID-TIME of this S3 URL, removed afterwards
     /// (credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the AWS profile)
-    #[arg(long, value_name = "URL", value_parser = Utf8Arg)]
+    #[arg(long, value_name = "URL", value_parser = values::s3_url)]
     pub s3: Option<String>,
     /// Decide for an aged store: a result written by `blobbench suite aging --json FILE`, whose
     /// read and write rates at each storage age scale each layout's times (needs --age)

@@ -36,13 +36,13 @@ pub struct ResultFileArgs {
 #[derive(Args, Debug)]
 pub struct LobServerArgs {
     /// PostgreSQL URL, e.g. postgres://USER@HOST:PORT/DB (tables lob_bytea, lob_lo)
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", value_parser = super::values::postgres_url)]
     pub pg: Option<String>,
     /// MariaDB/MySQL URL, e.g. mysql://USER:PASS@HOST:PORT/DB (tables lob_innodb, ...)
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", value_parser = super::values::mysql_url)]
     pub mysql: Option<String>,
     /// S3 bucket, e.g. s3://BUCKET/PREFIX?endpoint=http://127.0.0.1:8333 (objects under PREFIX/lob;
     /// credentials from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or AWS_PROFILE)
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", value_parser = super::values::s3_url)]
     pub s3: Option<String>,
 }

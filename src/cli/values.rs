@@ -246,8 +246,90 @@ pub fn choice_name(choice: impl ValueEnum) -> String {
         .unwrap_or_default()
 }
 
+/// A URL for an option that names one kind of server: its scheme must be
+/// that server's. Any other text was read as a target of another kind
+/// (`--pg notaurl`, a SQLite file named `notaurl?mode=bytea...`) and
+/// measured and labelled as the server it was not.
+fn server_url(
+    option: &str,
+    text: &str,
+    schemes: &[&str],
+    what: &str,
+    example: &str,
+) -> Result<String> {
+    let scheme = text.split_once("://").map(|(s, _)| s);
+    if scheme.is_some_and(|s| schemes.contains(&s)) {
+        return Ok(text.to_string());
+    }
+    Err(Error::usage(format!(
+        "{option} {}: not {what} URL; give {example}",
+        crate::target::redact(text)
+    )))
+}
+
+/// `--pg`: a PostgreSQL URL (postgres:// or postgresql://).
+pub fn postgres_url(text: &str) -> Result<String> {
+    server_url(
+        "--pg",
+        text,
+        &["postgres", "postgresql"],
+        "a PostgreSQL",
+        "postgres://USER@HOST:PORT/DB",
+    )
+}
+
+/// `--mysql`: a MariaDB or MySQL URL (mysql:// or mariadb://).
+pub fn mysql_url(text: &str) -> Result<String> {
+    server_url(
+        "--mysql",
+        text,
+        &["mysql", "mariadb"],
+        "a MariaDB/MySQL",
+        "mysql://USER:PASS@HOST:PORT/DB",
+    )
+}
+
+/// `--s3`: an S3 URL (s3://).
+pub fn s3_url(text: &str) -> Result<String> {
+    server_url(
+        "--s3",
+        text,
+        &["s3"],
+        "an S3",
+        "s3://BUCKET/PREFIX?endpoint=http://HOST:PORT",
+    )
+}
+
+/// `text` with the password of every URL in it (`user:PASSWORD@`)
+/// replaced by `***`: clap's message for a refused value repeats the
+/// value as given, and a URL given to the wrong option may carry one.
+pub fn redact_passwords(text: &str) -> String {
+    text.split(' ')
+        .map(|word| {
+            let inner = word.trim_matches(|c| c == '\'' || c == '"');
+            if inner.contains("://") {
+                word.replace(inner, &crate::target::redact(inner))
+            } else {
+                word.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn passwords_in_urls_are_hidden_wherever_they_stand() {
+        let said = "invalid value 'mysql://me:secret@h/db' for '--pg <URL>': --pg s3://a:b@h/x";
+        let shown = redact_passwords(said);
+        assert_eq!(
+            shown,
+            "invalid value 'mysql://me:***@h/db' for '--pg <URL>': --pg s3://a:***@h/x"
+        );
+    }
+
     use super::*;
 
     #[test]

@@ -33,6 +33,15 @@ pub mod sweep;
 use crate::cli::{Command, SuiteCommand};
 use crate::error::Result;
 
+/// Reads the testing aids the environment asks for: a pause at a named
+/// step (`pause`) and the list of what the command makes
+/// (`store::owned`). `main` calls this once, before any work; library code
+/// run inside another process (a test harness) never reads them.
+pub fn enable_testing_aids() {
+    crate::pause::enable_from_env();
+    crate::store::owned::log_from_env();
+}
+
 /// Runs one parsed command line.
 pub fn dispatch(command: &Command) -> Result<()> {
     match command {

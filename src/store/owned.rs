@@ -35,12 +35,13 @@ static MADE: Mutex<BTreeMap<PathBuf, Made>> = Mutex::new(BTreeMap::new());
 /// it every path it records, one per line, so that a test learns every
 /// name a command makes in its folder (tests/measured/ownership.rs) and
 /// meets each with a user's entry. Only the binary reads it
-/// ([`log_from_env`], called by `main`).
+/// ([`log_from_env`], called by `main` through
+/// `command::enable_testing_aids`).
 const LOG_VAR: &str = "BLOBBENCH_TEST_MADE_LOG";
 
 static LOG: OnceLock<Option<PathBuf>> = OnceLock::new();
 
-/// Reads [`LOG_VAR`]; `main` calls this once, before any work.
+/// Reads [`LOG_VAR`]; `main` has this called once, before any work.
 pub fn log_from_env() {
     LOG.get_or_init(|| std::env::var_os(LOG_VAR).map(PathBuf::from));
 }

@@ -379,3 +379,45 @@ fn a_closed_standard_output_ends_the_command_quietly() {
         );
     }
 }
+
+/// Issue 51, class 2: an option that names a server takes only that
+/// server's URL. Any other text (a word, a file name, another server's
+/// URL) was read as a target of another kind: `suite lob --pg notaurl`
+/// measured a local SQLite file, printed it as "postgres bytea" and
+/// exited 0, and `reproduce --mysql notaurl` judged the MariaDB claims
+/// from SQLite files.
+#[test]
+fn an_option_that_names_a_server_takes_only_that_servers_url() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let every = ["--pg", "--mysql", "--s3"];
+    let commands: [(&[&str], &[&str]); 6] = [
+        (&["suite", "lob"], &every),
+        (&["reproduce"], &every),
+        (&["suite", "concurrency"], &every),
+        (&["quick"], &["--s3"]),
+        (&["advise"], &["--s3"]),
+        (&["suite", "replicate"], &["--s3"]),
+    ];
+    for (command, options) in commands {
+        for &option in options {
+            let other = if option == "--mysql" {
+                "postgres://me@127.0.0.1/db"
+            } else {
+                "mysql://me:secret@127.0.0.1/db"
+            };
+            for value in ["notaurl", "x.db", "sqlite:x.db", other] {
+                let mut args = command.to_vec();
+                args.extend([option, value]);
+                refused(d, &args, &format!("{option} "));
+                refused(d, &args, "URL; give ");
+            }
+        }
+    }
+    // The password of a URL given to the wrong option is not printed.
+    let out = run(
+        d,
+        &["suite", "lob", "--pg", "mysql://me:secret@127.0.0.1/db"],
+    );
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("secret"));
+}
