@@ -5,8 +5,9 @@
 //! Why: a user's defaults are sized for figures that hold between runs;
 //! a test that checks what a run does to a dataset, prints or refuses pays
 //! for them without checking them. Every test that starts a run goes
-//! through [`small`], except one that checks a default itself (it names
-//! the command's arguments as they are, and says so).
+//! through [`small`], except a refusal (`usage_error`, `refused`: nothing
+//! runs, and the command line is what is checked) and a test of a
+//! default itself, which names the command's arguments as they are.
 //!
 //! Suites and `quick` are not rewritten: their tests already name small
 //! counts and rounds, since the counts and rounds are what they check.
