@@ -144,6 +144,15 @@ const SQLITE_DISK_FULL: &str = "the disk is full";
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
+    /// Whether this is a write to standard output whose reader went away
+    /// (`blobbench man | head -1`): not a failure of the command, and ended
+    /// as a C program's is, quietly by SIGPIPE.
+    pub fn is_closed_stdout(&self) -> bool {
+        matches!(self, Error::Io { path, source, .. }
+            if source.kind() == std::io::ErrorKind::BrokenPipe
+                && path.as_path() == std::path::Path::new("standard output"))
+    }
+
     /// A usage error: something the user can fix (exit status 2).
     pub fn usage(message: impl Into<String>) -> Self {
         Error::Usage(message.into())

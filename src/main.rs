@@ -117,6 +117,10 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
+            // After the command has returned: its folders are cleaned up.
+            if e.is_closed_stdout() {
+                die_of_sigpipe();
+            }
             streams::error_line(&format!("blobbench: error: {e}"));
             ExitCode::from(e.exit_code() as u8)
         }

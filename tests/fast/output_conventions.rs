@@ -149,3 +149,33 @@ fn quiet_with_json_dash_keeps_stdout_for_the_result() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("result on standard output"), "{err}");
 }
+
+/// Issue 51, class 6: a reader that goes away (`blobbench man | head -1`)
+/// ends the command as it ends a C program, quietly by SIGPIPE, instead
+/// of "Broken pipe" and exit 1.
+#[test]
+fn a_closed_standard_output_ends_the_command_quietly_by_sigpipe() {
+    use std::os::unix::process::ExitStatusExt;
+    for args in [&["man"][..], &["completions", "bash"]] {
+        let mut child = crate::common::bin()
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The reader is gone before anything is written.
+        drop(child.stdout.take());
+        let out = crate::common::collect(&mut child);
+        assert_eq!(
+            out.status.signal(),
+            Some(libc::SIGPIPE),
+            "{args:?}: {:?}",
+            out.status
+        );
+        assert!(
+            out.stderr.is_empty(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
