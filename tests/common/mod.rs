@@ -219,6 +219,20 @@ pub fn collect(child: &mut Child) -> Output {
     collect_within(child, PATIENCE)
 }
 
+/// Runs `args` in `dir` with its standard output's reader gone before the
+/// command writes anything (`blobbench ... | head -1` at its harshest).
+pub fn with_reader_gone(dir: &Path, args: &[&str]) -> Output {
+    let mut child = bin()
+        .current_dir(dir)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    drop(child.stdout.take());
+    collect(&mut child)
+}
+
 /// [`collect`], the wait bounded by `patience`.
 fn collect_within(child: &mut Child, patience: Duration) -> Output {
     let stdout = drain(child.stdout.take());

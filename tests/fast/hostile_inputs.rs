@@ -358,16 +358,7 @@ fn a_closed_standard_output_ends_the_command_quietly() {
         &["run", "p.db", "--count", "200", "--repeat", "1"][..],
         &["stat", "p.db"][..],
     ] {
-        let mut child = common::bin()
-            .current_dir(tmp.path())
-            .args(args)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        // The read end closed before the command prints anything.
-        drop(child.stdout.take());
-        let out = common::collect(&mut child);
+        let out = common::with_reader_gone(tmp.path(), args);
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!err.contains("internal error"), "{args:?}: {err}");
         // Killed by SIGPIPE (print_run's print!), or done quietly (stat

@@ -156,16 +156,9 @@ fn quiet_with_json_dash_keeps_stdout_for_the_result() {
 #[test]
 fn a_closed_standard_output_ends_the_command_quietly_by_sigpipe() {
     use std::os::unix::process::ExitStatusExt;
+    let tmp = tempfile::tempdir().unwrap();
     for args in [&["man"][..], &["completions", "bash"]] {
-        let mut child = crate::common::bin()
-            .args(args)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        // The reader is gone before anything is written.
-        drop(child.stdout.take());
-        let out = crate::common::collect(&mut child);
+        let out = crate::common::with_reader_gone(tmp.path(), args);
         assert_eq!(
             out.status.signal(),
             Some(libc::SIGPIPE),
