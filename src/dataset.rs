@@ -17,9 +17,11 @@ use crate::process::ProcessStamp;
 use crate::units::{MAX_BLOB_SIZE, MAX_KEY};
 
 mod digests;
+mod ledger;
 
 pub use digests::CheckedDigests;
 use digests::{REMEMBERED_FROM_BYTES, RunningDigest};
+pub use ledger::{Allowed, Ledger, LedgerState};
 
 /// How blob sizes are spread around `size`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -104,6 +106,13 @@ pub struct Manifest {
     /// for it, not that it was interrupted. Absent once complete.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub writer: Option<String>,
+    /// Drawn when the dataset is made (hex), and kept while runs change
+    /// it: its ledger of acknowledged versions names it ([`Ledger`]), so
+    /// a ledger left by an earlier dataset of the same name is never
+    /// taken for this one's. Absent in manifests written before ledgers
+    /// were kept: such a dataset has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
 }
 
 fn complete_by_default() -> bool {
@@ -136,6 +145,7 @@ impl Manifest {
             complete: true,
             command: None,
             writer: None,
+            id: Some(format!("{:016x}", rand::rng().random::<u64>())),
         }
     }
 

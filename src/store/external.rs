@@ -18,8 +18,8 @@ use super::files::{FileIo, FileLayout, prepare_own_folder, refuse_read_only};
 use super::journal;
 use super::sqlite::{
     UnsafeWriter, apply_settings, catalog_of, check_is_database, create_database, database_files,
-    external_layout, has_table, integrity_check, open_connection, read_manifest, reclaim_database,
-    refuse_if_damaged, replace_own_database, write_manifest_row,
+    external_layout, has_table, integrity_check, open_connection, read_ledger, read_manifest,
+    reclaim_database, refuse_if_damaged, replace_own_database, write_ledger, write_manifest_row,
 };
 use crate::dataset::Manifest;
 use crate::error::{Error, Result};
@@ -150,6 +150,14 @@ impl StoreCore for ExternalStore {
     fn finish(&mut self, manifest: &Manifest) -> Result<()> {
         super::files::sync_filesystem(&files_folder(&self.path))?;
         write_manifest_row(&self.conn, &self.path, manifest)
+    }
+
+    fn read_ledger(&mut self) -> Result<Option<String>> {
+        read_ledger(&self.conn, &self.path)
+    }
+
+    fn write_ledger(&mut self, text: &str) -> Result<()> {
+        write_ledger(&self.conn, &self.path, text)
     }
 
     fn catalog(&mut self) -> Result<Catalog> {

@@ -25,6 +25,8 @@ pub(crate) use slots::check_free;
 
 /// The manifest file a dataset folder carries; kvtest ignores it.
 pub const MANIFEST_FILE: &str = "blobbench-dataset.json";
+/// The ledger of acknowledged versions beside it (`dataset::Ledger`).
+pub const LEDGER_FILE: &str = "blobbench-ledger.json";
 
 /// How blob files are named in their folder, as kvtest names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -192,7 +194,9 @@ impl FilesStore {
             .map_err(|e| Error::io("cannot stat", &self.root, e))?;
         let mut total = root.blocks() * 512;
         self.visit(&mut |entry, _| {
-            if skip_manifest && entry.file_name() == MANIFEST_FILE {
+            if skip_manifest
+                && [MANIFEST_FILE, LEDGER_FILE].contains(&&*entry.file_name().to_string_lossy())
+            {
                 return Ok(());
             }
             // DirEntry::metadata does not follow a link, as symlink_metadata.
@@ -321,6 +325,7 @@ pub(crate) fn remove_own_folder(root: &Path) {
         if remove_own_entries(root, &manifest).is_err() {
             return;
         }
+        let _ = fs::remove_file(root.join(LEDGER_FILE));
         let _ = fs::remove_file(root.join(MANIFEST_FILE));
     }
     let _ = fs::remove_dir(root);
@@ -340,18 +345,28 @@ fn remove_own_entries(root: &Path, manifest: &Manifest) -> Result<()> {
     let mut owned = vec![manifest.first_key..=manifest.last_key];
     owned.extend(journal::journaled_keys(root)?);
     walk_own_entries(root, 0, 0, &owned)?;
-    // A manifest's own temporary file, left by a writer that was killed.
-    let leftover = format!("{MANIFEST_FILE}.tmp-");
+    // The earlier dataset's ledger, and a manifest's or ledger's own
+    // temporary file, left by a writer that was killed.
+    remove_if_there(&root.join(LEDGER_FILE))?;
+    let leftovers = [MANIFEST_FILE, LEDGER_FILE].map(|f| format!("{f}.tmp-"));
     for entry in fs::read_dir(root).map_err(|e| Error::io("cannot list", root, e))? {
         let p = entry.map_err(|e| Error::io("cannot list", root, e))?.path();
         let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
-        if name.is_some_and(|n| n.starts_with(&leftover)) && p.is_file() {
+        if name.is_some_and(|n| leftovers.iter().any(|l| n.starts_with(l))) && p.is_file() {
             fs::remove_file(&p).map_err(|e| Error::io("cannot remove", &p, e))?;
         }
     }
     // Last: until every file they name is gone, a clearing cut short
     // finds them again.
     journal::remove_journals(root)
+}
+
+/// Removes the file `path` unless it is gone already.
+fn remove_if_there(path: &Path) -> Result<()> {
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != ErrorKind::NotFound => Err(Error::io("cannot remove", path, e)),
+        _ => Ok(()),
+    }
 }
 
 /// Removes the blob files (and their temporary files) of the keys in
@@ -429,6 +444,23 @@ impl StoreCore for FilesStore {
     fn finish(&mut self, manifest: &Manifest) -> Result<()> {
         sync_filesystem(&self.root)?;
         write_manifest(&self.root, manifest)
+    }
+
+    fn read_ledger(&mut self) -> Result<Option<String>> {
+        let path = self.root.join(LEDGER_FILE);
+        match fs::read_to_string(&path) {
+            Ok(text) => Ok(Some(text)),
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(Error::io("cannot read", &path, e)),
+        }
+    }
+
+    /// After every blob file written is durable (syncfs): the ledger never
+    /// names a write a crash could still undo.
+    fn write_ledger(&mut self, text: &str) -> Result<()> {
+        refuse_read_only(self.access, &self.root)?;
+        sync_filesystem(&self.root)?;
+        write_atomically(&self.root, LEDGER_FILE, text)
     }
 
     /// The temporary files (`000042.tmp-PID-N`) of writers no longer

@@ -26,6 +26,8 @@ use crate::error::{Error, Result};
 struct Data {
     blobs: BTreeMap<u64, Vec<u8>>,
     manifest: Option<Manifest>,
+    /// The ledger of acknowledged versions, as text.
+    ledger: Option<String>,
 }
 
 type Shared = Arc<Mutex<Data>>;
@@ -70,6 +72,7 @@ impl MemoryStore {
         let data = Arc::new(Mutex::new(Data {
             blobs: BTreeMap::new(),
             manifest: Some(manifest.clone()),
+            ledger: None,
         }));
         registry().insert(name.to_string(), data.clone());
         Ok(MemoryStore {
@@ -99,6 +102,15 @@ impl StoreCore for MemoryStore {
 
     fn finish(&mut self, manifest: &Manifest) -> Result<()> {
         lock(&self.data).manifest = Some(manifest.clone());
+        Ok(())
+    }
+
+    fn read_ledger(&mut self) -> Result<Option<String>> {
+        Ok(lock(&self.data).ledger.clone())
+    }
+
+    fn write_ledger(&mut self, text: &str) -> Result<()> {
+        lock(&self.data).ledger = Some(text.to_string());
         Ok(())
     }
 

@@ -24,6 +24,7 @@ mod external;
 mod files;
 pub mod inject;
 mod journal;
+pub mod ledger;
 mod map_guard;
 mod memory;
 mod mysql;

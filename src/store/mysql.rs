@@ -373,6 +373,26 @@ impl StoreCore for MysqlStore {
         })
     }
 
+    fn read_ledger(&mut self) -> Result<Option<String>> {
+        let table = &self.table;
+        self.link.get_mut().op(0, |c| {
+            c.exec_first(
+                "SELECT value FROM blobbench_meta WHERE tbl = ? AND name = 'ledger'",
+                (table,),
+            )
+        })
+    }
+
+    fn write_ledger(&mut self, text: &str) -> Result<()> {
+        let table = &self.table;
+        self.link.get_mut().op(text.len() as u64, |c| {
+            c.exec_drop(
+                "REPLACE INTO blobbench_meta (tbl, name, value) VALUES (?, 'ledger', ?)",
+                (table, text),
+            )
+        })
+    }
+
     fn catalog(&mut self) -> Result<Catalog> {
         let link = self.link.get_mut();
         let table = &self.table;

@@ -305,6 +305,28 @@ impl StoreCore for PostgresStore {
             .map(|_| ())
     }
 
+    fn read_ledger(&mut self) -> Result<Option<String>> {
+        let client = self.client.get_mut();
+        let row = client.query_opt(
+            client.op_bound(0),
+            "SELECT value FROM blobbench_meta WHERE tbl = $1 AND name = 'ledger'",
+            &[&self.table],
+        )?;
+        Ok(row.map(|r| r.get::<_, String>(0)))
+    }
+
+    fn write_ledger(&mut self, text: &str) -> Result<()> {
+        let client = self.client.get_mut();
+        client
+            .execute(
+                client.op_bound(text.len() as u64),
+                "INSERT INTO blobbench_meta (tbl, name, value) VALUES ($1, 'ledger', $2)
+                 ON CONFLICT (tbl, name) DO UPDATE SET value = excluded.value",
+                &[&self.table, &text],
+            )
+            .map(|_| ())
+    }
+
     fn catalog(&mut self) -> Result<Catalog> {
         let client = self.client.get_mut();
         let manifest = client

@@ -60,6 +60,8 @@ fn session_clients(
 
 /// The manifest's object name inside the prefix.
 const MANIFEST: &str = "blobbench-manifest.json";
+/// The ledger of acknowledged versions' object name inside the prefix.
+const LEDGER: &str = "blobbench-ledger.json";
 
 /// Part uploads of one multipart upload in flight at once (the AWS CLI's
 /// max_concurrent_requests is 10; rclone's --s3-upload-concurrency is 4).
@@ -130,7 +132,9 @@ struct Listing {
     keys: Vec<(u64, u64)>,
     /// Whether the manifest object is there.
     manifest: bool,
-    /// Some object that is neither a blob nor the manifest.
+    /// Whether the ledger object is there.
+    ledger: bool,
+    /// Some object that is neither a blob, the manifest nor the ledger.
     foreign: Option<String>,
 }
 
@@ -187,6 +191,7 @@ impl S3Store {
             .keys
             .iter()
             .map(|&(k, _)| store.bucket.object(k))
+            .chain(listing.ledger.then(|| store.bucket.named(LEDGER)))
             .collect();
         store.remove(objects)?;
         store.put_manifest(manifest)?;
@@ -239,6 +244,7 @@ impl S3Store {
                     match blob_key(&name) {
                         Some(key) => listing.keys.push((key, meta.size)),
                         None if name == MANIFEST => listing.manifest = true,
+                        None if name == LEDGER => listing.ledger = true,
                         None => {
                             listing
                                 .foreign
@@ -268,21 +274,32 @@ impl S3Store {
     }
 
     fn put_manifest(&self, manifest: &Manifest) -> Result<()> {
+        self.put_named(MANIFEST, manifest.to_json())
+    }
+
+    fn read_manifest(&self) -> Result<Option<Manifest>> {
+        let text = self.get_named(MANIFEST)?;
+        Ok(text.as_deref().and_then(Manifest::parse))
+    }
+
+    /// Writes the object `name` of the prefix (the manifest, the ledger).
+    fn put_named(&self, name: &'static str, text: String) -> Result<()> {
         let bucket = self.bucket.clone();
-        let body = Bytes::from(manifest.to_json());
+        let body = Bytes::from(text);
         self.exec
             .run(async move {
-                let path = bucket.named(MANIFEST);
+                let path = bucket.named(name);
                 let put = bucket.client.put(&path, body.into());
                 client::within(bucket.limit(), put).await.map(|_| ())
             })
             .map_err(|e| self.bucket.failure(e))
     }
 
-    fn read_manifest(&self) -> Result<Option<Manifest>> {
+    /// The text of the object `name` of the prefix, or None where it is not.
+    fn get_named(&self, name: &'static str) -> Result<Option<String>> {
         let bucket = self.bucket.clone();
         let got = self.exec.run(async move {
-            let path = bucket.named(MANIFEST);
+            let path = bucket.named(name);
             let get = async { bucket.client.get(&path).await?.bytes().await };
             match client::within(bucket.limit(), get).await {
                 Ok(b) => Ok(Some(b)),
@@ -291,7 +308,7 @@ impl S3Store {
             }
         });
         let bytes = got.map_err(|e| self.bucket.failure(e))?;
-        Ok(bytes.and_then(|b| Manifest::parse(&String::from_utf8_lossy(&b))))
+        Ok(bytes.map(|b| String::from_utf8_lossy(&b).into_owned()))
     }
 }
 
@@ -426,6 +443,14 @@ impl StoreCore for S3Store {
     fn finish(&mut self, manifest: &Manifest) -> Result<()> {
         self.put_manifest(manifest)
     }
+
+    fn read_ledger(&mut self) -> Result<Option<String>> {
+        self.get_named(LEDGER)
+    }
+
+    fn write_ledger(&mut self, text: &str) -> Result<()> {
+        self.put_named(LEDGER, text.to_string())
+    }
 }
 
 impl Engine for S3Store {
@@ -469,6 +494,9 @@ pub fn remove_dataset(location: &S3Location) -> Result<()> {
         .iter()
         .map(|&(k, _)| store.bucket.object(k))
         .collect();
+    if listing.ledger {
+        objects.push(store.bucket.named(LEDGER));
+    }
     objects.push(store.bucket.named(MANIFEST));
     store.remove(objects)
 }

@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use super::order::key_sequence;
 use super::timer::OpTimer;
-use crate::dataset::{DatasetSpec, fresh_version};
+use crate::dataset::{Allowed, DatasetSpec, Ledger, fresh_version};
 use crate::error::{Error, Result};
 use crate::measure::cache::{self, CacheAction, Eviction};
 use crate::measure::cpu;
@@ -50,6 +50,8 @@ struct Discovery {
     info: StoreInfo,
     /// How updates reach the disk, for update runs.
     write_method: Option<String>,
+    /// A checked read run: the dataset's ledger, or why it is not known.
+    ledger: Option<store::ledger::Expectation>,
 }
 
 /// The plan checked against the dataset: the keys to visit and, for a
@@ -65,6 +67,9 @@ struct Job<'a> {
     /// Operations failed and tried in the repetitions before this one
     /// (for `--max-errors`).
     before: std::cell::Cell<(u64, u64)>,
+    /// The versions a checked read must find (the dataset's ledger of
+    /// acknowledged writes), when it is known.
+    ledger: Option<Ledger>,
 }
 
 impl Job<'_> {
@@ -102,7 +107,7 @@ pub fn execute(plan: &RunPlan, progress: &dyn Progress) -> Result<RunResult> {
     let options: SessionOptions = plan.session.into();
     let mut notes = Vec::new();
     let started = Instant::now();
-    let (found, keys, spec) = discover(plan, access, &options)?;
+    let (mut found, keys, spec) = discover(plan, access, &options)?;
     progress.set_total(
         (u64::from(plan.warmup) + u64::from(plan.repeat)).saturating_mul(keys.len() as u64),
     );
@@ -114,8 +119,100 @@ pub fn execute(plan: &RunPlan, progress: &dyn Progress) -> Result<RunResult> {
         spec,
         foreign_sizes: None,
         before: Default::default(),
+        ledger: None,
     };
+    match found.ledger.take() {
+        Some(Ok(ledger)) => job.ledger = Some(ledger),
+        Some(Err(why)) => notes.push(format!(
+            "reads were checked for whole versions only, not for the last acknowledged ones: {why}"
+        )),
+        None => {}
+    }
     job.foreign_sizes = foreign_sizes(&job, &mut notes)?;
+    let claim = begin_updates(&job, &found)?;
+    let repeated = job_repetitions(&mut job, &found, started, progress);
+    if let Some(claim) = claim {
+        let mut s = store::open(&plan.target, Access::ReadWrite)?;
+        claim.end(s.as_mut(), |ledger| record_updates(&job, &repeated, ledger))?;
+    }
+    let Repeated {
+        all,
+        mut reps,
+        last_update,
+        failures,
+        failed,
+        stopped_early,
+        startup,
+    } = repeated?;
+    match last_update {
+        Some(_) if !failures.is_empty() => notes.push(format!(
+            "updated blobs were not read back after the run: {} operation(s) failed, so which blobs hold the last repetition's content is not known",
+            failures.total()
+        )),
+        Some(version) => verify_after(&job, version, &mut reps, &mut notes)?,
+        None => {}
+    }
+    let space_bytes = store::inspect(&plan.target)?.space_used()?;
+    let mut r = summarize(plan, found, reps, &all, space_bytes, notes);
+    if !failures.is_empty() {
+        r.failed_latency = Some(failed.summary());
+        r.latency_with_failures = Some(Latencies::merged([&all, &failed]).summary());
+    }
+    r.failures = failures;
+    r.stopped_early = stopped_early;
+    r.startup = startup;
+    Ok(r)
+}
+
+/// What the repetitions measured, and the version the last update wrote.
+struct Repeated {
+    all: Latencies,
+    reps: Vec<Repetition>,
+    last_update: Option<u64>,
+    failures: Failures,
+    failed: Latencies,
+    stopped_early: Option<String>,
+    startup: Option<Startup>,
+}
+
+/// An update run of a dataset blobbench made marks its ledger before the
+/// first write (see `store::ledger`).
+fn begin_updates(job: &Job, found: &Discovery) -> Result<Option<store::ledger::LedgerClaim>> {
+    match &found.catalog.manifest {
+        Some(m) if m.spec.is_some() && job.plan.operation == Operation::Update => {
+            let mut s = store::open(&job.plan.target, Access::ReadWrite)?;
+            Ok(Some(store::ledger::begin_writes(s.as_mut(), m)?))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// Records in the ledger what an update run left: every key it wrote holds
+/// the last repetition's version when every operation succeeded; after a
+/// failure or an interruption, which repetition's version each holds is
+/// not known, so any whole version is.
+fn record_updates(job: &Job, repeated: &Result<Repeated>, ledger: &mut crate::dataset::Ledger) {
+    let allowed = match repeated {
+        Ok(r) if r.failures.is_empty() && r.stopped_early.is_none() => match r.last_update {
+            Some(v) => Allowed::OneOf(vec![v]),
+            None => return,
+        },
+        _ => Allowed::Any,
+    };
+    for &key in &job.keys {
+        ledger.set(key, allowed.clone());
+    }
+}
+
+/// The warm-up and measured repetitions, each with fresh content for an
+/// update.
+fn job_repetitions(
+    job: &mut Job,
+    found: &Discovery,
+    started: Instant,
+    progress: &dyn Progress,
+) -> Result<Repeated> {
+    let plan = job.plan;
     // Said before the first repetition, once the dataset is known good:
     // a result `compare` could never judge.
     if let Some(why) =
@@ -123,7 +220,6 @@ pub fn execute(plan: &RunPlan, progress: &dyn Progress) -> Result<RunResult> {
     {
         progress.note(&format!("note: {why}"));
     }
-
     let mut all = Latencies::new();
     let mut reps = Vec::new();
     let mut last_update: Option<u64> = None;
@@ -145,14 +241,7 @@ pub fn execute(plan: &RunPlan, progress: &dyn Progress) -> Result<RunResult> {
         let t = Instant::now();
         let cache = prepare_cache(plan, &found.cache, &job.keys)?;
         let cache_ns = ns(t);
-        let m = run_repetition(
-            &job,
-            contents.as_ref(),
-            version,
-            cache,
-            &mut timer,
-            progress,
-        )?;
+        let m = run_repetition(job, contents.as_ref(), version, cache, &mut timer, progress)?;
         if plan.operation == Operation::Update {
             last_update = Some(version);
         }
@@ -175,24 +264,15 @@ pub fn execute(plan: &RunPlan, progress: &dyn Progress) -> Result<RunResult> {
             break;
         }
     }
-    match last_update {
-        Some(_) if !failures.is_empty() => notes.push(format!(
-            "updated blobs were not read back after the run: {} operation(s) failed, so which blobs hold the last repetition's content is not known",
-            failures.total()
-        )),
-        Some(version) => verify_after(&job, version, &mut reps, &mut notes)?,
-        None => {}
-    }
-    let space_bytes = store::inspect(&plan.target)?.space_used()?;
-    let mut r = summarize(plan, found, reps, &all, space_bytes, notes);
-    if !failures.is_empty() {
-        r.failed_latency = Some(failed.summary());
-        r.latency_with_failures = Some(Latencies::merged([&all, &failed]).summary());
-    }
-    r.failures = failures;
-    r.stopped_early = stopped_early;
-    r.startup = startup;
-    Ok(r)
+    Ok(Repeated {
+        all,
+        reps,
+        last_update,
+        failures,
+        failed,
+        stopped_early,
+        startup,
+    })
 }
 
 /// The start-up cost of a run whose first timed operation began `at`:
@@ -229,11 +309,18 @@ fn discover(
         let mut visited = keys.clone();
         visited.sort_unstable();
         visited.dedup();
+        let ledger = match &catalog.manifest {
+            Some(m) if m.spec.is_some() && plan.verify && plan.operation == Operation::Read => {
+                Some(store::ledger::expectation(s.as_mut(), m)?)
+            }
+            _ => None,
+        };
         let found = Discovery {
             catalog,
             cache: s.cache_control_for(&visited)?,
             info: s.info(),
             write_method: (plan.operation == Operation::Update).then(|| s.describe_writes(options)),
+            ledger,
         };
         (found, keys, spec)
     };
@@ -617,8 +704,11 @@ fn timed_loop(
     let mut inline_buf = Vec::new();
     let spec = job.spec.as_ref();
     let mut check = |key: u64, d: &[u8]| -> Result<()> {
-        spec.expect("checked").verify(key, d, None)?;
-        Ok(())
+        let version = spec.expect("checked").verify(key, d, None)?;
+        match job.ledger.as_ref().and_then(|l| l.allowed(key)) {
+            Some(allowed) if !allowed.admits(version) => Err(allowed.lost(key, version)),
+            _ => Ok(()),
+        }
     };
     for (i, &key) in job.keys.iter().enumerate().skip(from) {
         let done = match (contents, plan.operation) {

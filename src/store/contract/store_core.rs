@@ -81,6 +81,13 @@ pub trait StoreCore {
     /// refuses the dataset, so an interrupted init or export is never
     /// taken for a whole dataset.
     fn finish(&mut self, manifest: &Manifest) -> Result<()>;
+    /// The dataset's ledger of acknowledged versions as text (see
+    /// `dataset::Ledger`), kept beside the manifest in a record of the
+    /// store's own; None where none was written.
+    fn read_ledger(&mut self) -> Result<Option<String>>;
+    /// Replaces the ledger with `text`, durably (a store opened for
+    /// writing only).
+    fn write_ledger(&mut self, text: &str) -> Result<()>;
     /// Removes what writers of this store that were killed mid-write left
     /// behind (blobbench's own temporary files of processes no longer
     /// running), before a long-lived writer such as `serve --writable`

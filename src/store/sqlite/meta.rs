@@ -70,3 +70,35 @@ pub(crate) fn write_manifest_row(
     }
     Ok(())
 }
+
+/// The dataset's ledger of acknowledged versions, when the database has one.
+pub(crate) fn read_ledger(conn: &Connection, path: &Path) -> Result<Option<String>> {
+    if !has_table(conn, path, META_TABLE)? {
+        return Ok(None);
+    }
+    conn.query_row(
+        &format!("SELECT value FROM {META_TABLE} WHERE name='ledger'"),
+        [],
+        |r| r.get(0),
+    )
+    .map(Some)
+    .or_else(|e| {
+        if e == rusqlite::Error::QueryReturnedNoRows {
+            Ok(None)
+        } else {
+            Err(e)
+        }
+    })
+    .map_err(|e| Error::sqlite(path, e))
+}
+
+/// Records the ledger `text` in its own transaction (the data's are
+/// committed: a ledger never names a write still in flight).
+pub(crate) fn write_ledger(conn: &Connection, path: &Path, text: &str) -> Result<()> {
+    conn.execute(
+        &format!("INSERT OR REPLACE INTO {META_TABLE}(name, value) VALUES ('ledger', ?1)"),
+        [text],
+    )
+    .map(|_| ())
+    .map_err(|e| Error::sqlite(path, e))
+}

@@ -31,7 +31,7 @@ pub(crate) use database::{
 };
 pub use library::{max_blob_bytes, read_sqlite_info, sqlite_version};
 pub(crate) use lock::keep_writers_out;
-pub(crate) use meta::{has_table, read_manifest, write_manifest_row};
+pub(crate) use meta::{has_table, read_ledger, read_manifest, write_ledger, write_manifest_row};
 pub(crate) use settings::apply_settings;
 pub(crate) use space::{external_layout, reclaim_database};
 pub use store::SqliteStore;

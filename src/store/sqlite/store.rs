@@ -213,6 +213,14 @@ impl StoreCore for SqliteStore {
         write_manifest_row(&self.conn, &self.path, manifest)
     }
 
+    fn read_ledger(&mut self) -> Result<Option<String>> {
+        super::meta::read_ledger(&self.conn, &self.path)
+    }
+
+    fn write_ledger(&mut self, text: &str) -> Result<()> {
+        super::meta::write_ledger(&self.conn, &self.path, text)
+    }
+
     /// One query in key order. Refuses negative keys (blob files are named
     /// for keys >= 0) and numbers (text is copied as its bytes).
     fn scan(&mut self, sink: &mut dyn FnMut(u64, &[u8]) -> Result<()>) -> Result<u64> {
