@@ -54,6 +54,13 @@ pub fn run(args: &RunArgs) -> Result<()> {
         println!("warning: {w}");
     }
     let wrong = tables.outcomes().wrong();
+    let lost = (tables.lost > 0).then(|| {
+        format!(
+            "{} blob(s) not at their last acknowledged version ({})",
+            tables.lost,
+            tables.lost_first.as_deref().unwrap_or("")
+        )
+    });
     let failed = crate::command::output::look_where(tables.failures_line(), args.json.as_deref());
     let put_right = !tables.notes.iter().any(|n| n.starts_with(NOT_PUT_RIGHT));
     let out_of_room = tables
@@ -84,11 +91,16 @@ pub fn run(args: &RunArgs) -> Result<()> {
             "the run stopped early, {why}; {dataset} and its result so far is above: free some space, or run fewer inserts (--count, --mix)"
         )));
     }
-    if wrong > 0 {
-        return Err(Error::Verify(format!(
-            "{wrong} read(s) returned a torn or stale blob (see the table){}",
-            failed.map(|f| format!("; {f}")).unwrap_or_default()
-        )));
+    if wrong > 0 || lost.is_some() {
+        let mut what = Vec::new();
+        if wrong > 0 {
+            what.push(format!(
+                "{wrong} read(s) returned a torn or stale blob (see the table)"
+            ));
+        }
+        what.extend(lost);
+        what.extend(failed);
+        return Err(Error::Verify(what.join("; ")));
     }
     match failed {
         Some(line) => Err(Error::OperationsFailed(line)),

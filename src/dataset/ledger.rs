@@ -22,7 +22,6 @@ use std::collections::BTreeMap;
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 
-use crate::error::Error;
 use crate::process::ProcessStamp;
 
 /// Marks a ledger record so nothing else is mistaken for one.
@@ -48,13 +47,13 @@ impl Allowed {
         }
     }
 
-    /// The error of a blob `key` found at `version`, which this does not
-    /// admit: an acknowledged write is not there.
-    pub fn lost(&self, key: u64, version: u64) -> Error {
-        Error::Verify(format!(
+    /// What is wrong with blob `key` found at `version`, which this does
+    /// not admit: an acknowledged write is not there.
+    pub fn lost(&self, key: u64, version: u64) -> String {
+        format!(
             "key {key}: holds version {version}, but its last acknowledged write left {} (a write was lost, or an older copy was put back)",
             self.describe()
-        ))
+        )
     }
 
     /// The versions allowed, in words: "version 12" or "one of 12, 14".

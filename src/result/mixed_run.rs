@@ -250,6 +250,15 @@ pub struct MixedRunTables {
     /// Reads whose version could not be judged (more writes of the key
     /// during the read than are kept); their content was still checked.
     pub unjudged: u64,
+    /// Blobs found at a version their acknowledged writes do not allow: a
+    /// lost write, or an older copy put back (before the run, against the
+    /// dataset's ledger; after it, against the run's own writes). Absent
+    /// in results written before it was checked.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub lost: u64,
+    /// The first of them, in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lost_first: Option<String>,
     /// Open loop only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<Schedule>,
@@ -273,6 +282,10 @@ pub struct MixedRunTables {
     /// signal, the disk's reserve reached, a full disk), or None.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped_early: Option<String>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 fn yes() -> bool {

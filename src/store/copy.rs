@@ -137,6 +137,14 @@ fn copy_inner(
     session.checkpoint()?;
     drop(session);
     crate::pause::at("copy-before-finish");
+    // The copy is the same dataset: its ledger of acknowledged versions
+    // comes along (before the manifest says it is whole).
+    if let Some(m) = &catalog.manifest {
+        match super::ledger::expectation(from.as_mut(), m)? {
+            Ok(ledger) => to.write_ledger(&ledger.to_text())?,
+            Err(why) => super::ledger::give_up(to.as_mut(), m, &why)?,
+        }
+    }
     let dest_space = if measure {
         to.finish_and_measure(&manifest.completed())?
     } else {

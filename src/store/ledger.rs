@@ -41,49 +41,41 @@ pub fn expectation(store: &mut dyn Store, manifest: &Manifest) -> Result<Expecta
 /// [`LedgerClaim::end`].
 #[must_use = "a run records its writes with end"]
 pub struct LedgerClaim {
-    /// The ledger as the run found it, when it can be kept.
-    before: Option<Ledger>,
+    /// The ledger as the run found it, or why it is not known.
+    found: Expectation,
 }
 
 /// Marks the ledger of `manifest`'s dataset as written by this process.
 /// A ledger already unknown, or marked by another run now writing, becomes
 /// (or stays) unknown: two runs at once cannot say which write was last.
 pub fn begin_writes(store: &mut dyn Store, manifest: &Manifest) -> Result<LedgerClaim> {
-    let Some(id) = &manifest.id else {
-        return Ok(LedgerClaim { before: None });
-    };
-    match expectation(store, manifest)? {
-        Ok(ledger) => {
+    let found = expectation(store, manifest)?;
+    let (Some(_), Err(why)) = (&manifest.id, &found) else {
+        if let Ok(ledger) = &found {
             store.write_ledger(&ledger.writing().to_text())?;
-            Ok(LedgerClaim {
-                before: Some(ledger),
-            })
         }
-        Err(why) => {
-            let why = if why.contains("is writing the dataset now") {
-                format!("two runs wrote the dataset at once ({why})")
-            } else {
-                why
-            };
-            let mut unknown = Ledger::new(id);
-            unknown.state = LedgerState::Unknown { why };
-            store.write_ledger(&unknown.to_text())?;
-            Ok(LedgerClaim { before: None })
-        }
-    }
+        return Ok(LedgerClaim { found });
+    };
+    let why = if why.contains("is writing the dataset now") {
+        format!("two runs wrote the dataset at once ({why})")
+    } else {
+        why.clone()
+    };
+    give_up(store, manifest, &why)?;
+    Ok(LedgerClaim { found: Err(why) })
 }
 
 impl LedgerClaim {
-    /// The ledger as the run found it (None when it is not kept).
-    pub fn before(&self) -> Option<&Ledger> {
-        self.before.as_ref()
+    /// The ledger as the run found it, or why it is not known.
+    pub fn found(&self) -> &Expectation {
+        &self.found
     }
 
     /// Records the run's writes (`record` changes the ledger found at the
     /// start) once its data is committed, when the ledger still carries
     /// this run's mark; another run's mark or none makes it unknown.
     pub fn end(self, store: &mut dyn Store, record: impl FnOnce(&mut Ledger)) -> Result<()> {
-        let Some(mut ledger) = self.before else {
+        let Ok(mut ledger) = self.found else {
             return Ok(());
         };
         let now = store.read_ledger()?.as_deref().and_then(Ledger::parse);
@@ -97,4 +89,15 @@ impl LedgerClaim {
         }
         store.write_ledger(&ledger.to_text())
     }
+}
+
+/// Marks the ledger of `manifest`'s dataset unknown for `why`: a writer
+/// that cannot record what it writes (a server taking clients' PUTs).
+pub fn give_up(store: &mut dyn Store, manifest: &Manifest, why: &str) -> Result<()> {
+    let Some(id) = &manifest.id else {
+        return Ok(());
+    };
+    let mut unknown = Ledger::new(id);
+    unknown.state = LedgerState::Unknown { why: why.into() };
+    store.write_ledger(&unknown.to_text())
 }

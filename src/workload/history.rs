@@ -53,6 +53,10 @@ struct KeyWrites {
     /// Writes were dropped to keep `KEPT`: a state none of `writes`
     /// explains may be one of theirs.
     dropped: bool,
+    /// The latest end of a dropped write (u64::MAX when one was still in
+    /// flight or of unknown outcome): a committed write begun after it
+    /// surely replaced every dropped one.
+    dropped_end: u64,
 }
 
 /// How a write ended.
@@ -180,7 +184,12 @@ impl History {
             end: u64::MAX,
         });
         if k.writes.len() > KEPT {
-            k.writes.remove(0);
+            let gone = k.writes.remove(0);
+            k.dropped_end = if k.dropped {
+                k.dropped_end.max(gone.end)
+            } else {
+                gone.end
+            };
             k.dropped = true;
         }
         start
@@ -247,6 +256,68 @@ impl History {
         } else {
             Verdict::Stale
         }
+    }
+}
+
+/// What a key may hold once every write of a run has ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settled {
+    /// Versions of writes no committed write surely followed.
+    pub versions: Vec<u64>,
+    /// The key may be missing (a delete no committed write followed).
+    pub missing: bool,
+    /// The key may still hold what it held before the run (no write of it
+    /// surely took effect).
+    pub before: bool,
+    /// More writes of the key than are kept: what it holds cannot be told.
+    pub unknown: bool,
+}
+
+impl History {
+    /// Every key the run wrote (or tried to).
+    pub fn written_keys(&self) -> Vec<u64> {
+        let mut keys: Vec<u64> = self
+            .shards
+            .iter()
+            .flat_map(|s| {
+                let shard = s.lock().unwrap_or_else(|e| e.into_inner());
+                shard.keys().copied().collect::<Vec<_>>()
+            })
+            .collect();
+        keys.sort_unstable();
+        keys
+    }
+
+    /// What `key` may hold now that every write of the run has ended: the
+    /// state of a write unless a committed write began after it ended.
+    pub fn settled(&self, key: u64) -> Settled {
+        let shard = self.shard(key);
+        let Some(k) = shard.get(&key) else {
+            return Settled {
+                versions: Vec::new(),
+                missing: false,
+                before: true,
+                unknown: false,
+            };
+        };
+        let committed_after = |end: u64| {
+            k.writes
+                .iter()
+                .any(|w2| w2.start > end && w2.end != u64::MAX)
+        };
+        let mut settled = Settled {
+            versions: Vec::new(),
+            missing: false,
+            before: !k.dropped && k.writes.iter().all(|w| w.end == u64::MAX),
+            unknown: k.dropped && !committed_after(k.dropped_end),
+        };
+        for w in k.writes.iter().filter(|w| !committed_after(w.end)) {
+            match w.version {
+                Some(v) => settled.versions.push(v),
+                None => settled.missing = true,
+            }
+        }
+        settled
     }
 }
 
@@ -427,5 +498,52 @@ mod tests {
         // Version 0 was dropped: fewer than KEPT writes remain, yet it may
         // be the state read.
         assert_eq!(read_now(&h, 4, Version(0)), Unjudged);
+    }
+
+    #[test]
+    fn once_the_run_ends_only_the_last_acknowledged_write_is_settled() {
+        let h = History::new(1, 100, true);
+        assert!(h.settled(7).before, "an untouched key");
+        write(&h, 1, Some(10));
+        write(&h, 1, Some(11));
+        let s = h.settled(1);
+        assert_eq!((s.versions, s.before, s.unknown), (vec![11], false, false));
+        // Two that overlapped: either may have landed last.
+        let a = h.begin_write(2, Some(20));
+        let b = h.begin_write(2, Some(21));
+        h.end_write(2, a, Outcome::Committed(h.now()));
+        h.end_write(2, b, Outcome::Committed(h.now()));
+        assert_eq!(h.settled(2).versions, vec![20, 21]);
+        // An unknown outcome after a commit: either; before the run too
+        // when nothing committed.
+        write(&h, 3, Some(30));
+        ended(&h, 3, Some(31), Outcome::Unknown);
+        assert_eq!(h.settled(3).versions, vec![30, 31]);
+        ended(&h, 4, Some(40), Outcome::Unknown);
+        let s = h.settled(4);
+        assert_eq!((s.versions, s.before), (vec![40], true));
+        // Rolled back: as if never written.
+        ended(&h, 5, Some(50), Outcome::RolledBack);
+        assert!(h.settled(5).versions.is_empty() && h.settled(5).before);
+        // A delete last: missing.
+        write(&h, 6, None);
+        assert!(h.settled(6).missing);
+        assert_eq!(h.written_keys(), vec![1, 2, 3, 4, 5, 6]);
+    }
+
+    #[test]
+    fn dropped_writes_are_settled_only_when_a_commit_surely_followed_them() {
+        let h = History::new(1, 100, true);
+        for v in 0..KEPT as u64 + 3 {
+            write(&h, 8, Some(v));
+        }
+        let s = h.settled(8);
+        assert_eq!((s.versions, s.unknown), (vec![KEPT as u64 + 2], false));
+        // A write of unknown outcome dropped: it may be the last.
+        ended(&h, 9, Some(99), Outcome::Unknown);
+        for v in 0..KEPT as u64 + 3 {
+            write(&h, 9, Some(v));
+        }
+        assert!(h.settled(9).unknown);
     }
 }

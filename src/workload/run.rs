@@ -706,7 +706,9 @@ fn timed_loop(
     let mut check = |key: u64, d: &[u8]| -> Result<()> {
         let version = spec.expect("checked").verify(key, d, None)?;
         match job.ledger.as_ref().and_then(|l| l.allowed(key)) {
-            Some(allowed) if !allowed.admits(version) => Err(allowed.lost(key, version)),
+            Some(allowed) if !allowed.admits(version) => {
+                Err(Error::Verify(allowed.lost(key, version)))
+            }
             _ => Ok(()),
         }
     };

@@ -140,6 +140,13 @@ pub fn serve(config: ServeConfig) -> Result<()> {
         Access::ReadWrite => probe.remove_interrupted_writes()?,
         Access::ReadOnly => 0,
     };
+    if let (Access::ReadWrite, Some(m)) = (access, &catalog.manifest) {
+        store::ledger::give_up(
+            probe.as_mut(),
+            m,
+            "blobbench serve --writable took clients' writes, which it does not record",
+        )?;
+    }
     drop(probe);
     // A read-only server whose target keeps writers out (SQLite's
     // locking_mode=exclusive, rollback journal) holds that for its whole

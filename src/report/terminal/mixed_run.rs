@@ -85,6 +85,14 @@ pub fn render(t: &MixedRunTables) -> String {
             }
         );
     }
+    if t.lost > 0 {
+        let _ = writeln!(
+            out,
+            "lost acknowledged writes: {} blob(s) hold a version their acknowledged writes do not allow; first: {}",
+            t.lost,
+            t.lost_first.as_deref().unwrap_or("")
+        );
+    }
     let _ = if p.transactions {
         writeln!(
             out,

@@ -24,6 +24,13 @@ pub(in crate::report) fn mixed_run(t: &MixedRunTables, s: &mut Section) {
         "{} reads checked whole and legal; {} torn, {} stale; {} busy (rolled back), {} missing (deleted first).",
         t.verified, o.torn, o.stale, o.busy, o.missing
     ));
+    if t.lost > 0 {
+        s.summary.push(format!(
+            "Lost acknowledged writes: {} blob(s) hold a version their acknowledged writes do not allow (first: {}).",
+            t.lost,
+            t.lost_first.as_deref().unwrap_or("")
+        ));
+    }
     if let Some(line) = t.failures_line() {
         s.summary.push(format!(
             "Failed operations: {line} (counted, the run went on; latencies are of the successful operations)."

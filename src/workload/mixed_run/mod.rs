@@ -16,6 +16,7 @@
 
 mod operations;
 mod room;
+mod settle;
 mod tally;
 #[cfg(test)]
 mod tests;
@@ -25,7 +26,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Barrier, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use crate::dataset::{CheckedDigests, DatasetSpec, Manifest, SizeDistribution};
+use crate::dataset::{CheckedDigests, DatasetSpec, Ledger, Manifest};
 use crate::error::{Error, Result};
 use crate::measure::latency::Latencies;
 use crate::progress::Progress;
@@ -36,7 +37,7 @@ use crate::result::mixed_run::{
 use crate::store::{self, Access, Session, SessionOptions};
 use crate::target::Target;
 
-use super::history::History;
+use super::history::{History, Outcome};
 use super::mix::Mix;
 use crate::result::budget::ErrorBudget;
 use crate::result::faults::{ClusterRecord, ShapeChange};
@@ -140,6 +141,14 @@ struct Shared<'a> {
     /// Bytes the run's deletes took off the disk: put back afterwards, so
     /// kept free beside the reserve.
     owed: AtomicU64,
+    /// The dataset's ledger of acknowledged versions as the run found it,
+    /// when it is known.
+    ledger: Option<Ledger>,
+    /// Blobs found at a version their acknowledged writes do not allow
+    /// (before the run, against the ledger; after it, against its writes).
+    lost: AtomicU64,
+    /// The first of them, in words.
+    lost_first: Mutex<Option<String>>,
 }
 
 impl Shared<'_> {
@@ -283,6 +292,17 @@ fn execute_wrapped(
         reserve.check_before(plan, spec)?;
     }
     let judged = plan.verify && spec.is_some() && plan.reads();
+    // Marked before the first write; read for the checks (see `settle`).
+    let (claim, found) = match (&catalog.manifest, plan.writes()) {
+        (Some(m), true) if spec.is_some() => {
+            let claim = store::ledger::begin_writes(probe.as_mut(), m)?;
+            let found = claim.found().clone();
+            (Some(claim), Some(found))
+        }
+        (Some(m), false) if judged => (None, Some(store::ledger::expectation(probe.as_mut(), m)?)),
+        _ => (None, None),
+    };
+    let dataset_id = catalog.manifest.as_ref().and_then(|m| m.id.clone());
     let shared = Shared {
         plan,
         wrap,
@@ -305,9 +325,12 @@ fn execute_wrapped(
         claimed: AtomicU64::new(catalog.last_key),
         reserve,
         owed: AtomicU64::new(0),
+        ledger: found.clone().and_then(|f| f.ok()),
+        lost: AtomicU64::new(0),
+        lost_first: Mutex::new(None),
     };
     if judged {
-        learn_versions(&shared, access, progress)?;
+        settle::learn_versions(&shared, access, progress)?;
     }
     // A signal while the versions were read: nothing has changed yet.
     crate::interrupt::check()?;
@@ -329,7 +352,8 @@ fn execute_wrapped(
     for t in tallies {
         all.absorb(t);
     }
-    let put = put_right(&shared, &all, resizes);
+    let put = put_right(&shared, &all, resizes, dataset_id);
+    let put_ok = put.is_ok();
     if put.is_ok() && plan.mix.has(OpKind::Insert) {
         // The manifest now records the dataset the run left. A journal
         // that cannot be removed names only keys the manifest holds or no
@@ -353,6 +377,13 @@ fn execute_wrapped(
         })
     });
     let mut notes = Vec::new();
+    if let Some(Err(why)) = &found
+        && plan.verify
+    {
+        notes.push(format!(
+            "versions were checked against this run's own writes only, not the dataset's earlier acknowledged ones: {why}"
+        ));
+    }
     let after = match put {
         Ok(after) => after,
         Err(e) => {
@@ -368,6 +399,22 @@ fn execute_wrapped(
             }
         }
     };
+    if put_ok {
+        let last = after.last_key;
+        let (settled, unread) = settle::settle(&shared, last, progress);
+        notes.extend(
+            unread.map(|e| {
+                format!("the versions the run's writes left could not be read back ({e})")
+            }),
+        );
+        let recorded = claim.map_or(Ok(()), |claim| {
+            let mut store = store::open(&plan.target, Access::ReadWrite)?;
+            claim.end(store.as_mut(), |l| settle::record(l, settled, last))
+        });
+        notes.extend(recorded.err().map(|e| {
+            format!("the run's writes could not be recorded in the dataset's ledger ({e}): later checks find it unknown")
+        }));
+    }
     let mut t = tables(plan, &shared, all, elapsed, info, writes, after);
     t.notes.extend(notes);
     t.plan.transactions = transactions;
@@ -422,74 +469,6 @@ fn check(plan: &MixedRunPlan) -> Result<()> {
         )));
     }
     Ok(())
-}
-
-/// Reads, untimed and before the run, the version every key holds (the
-/// first eight bytes of its blob, on as many threads as the run has), so
-/// that a read during the run of a version neither this one nor the run
-/// wrote (an older one) is judged stale. A blob shorter than eight bytes
-/// carries no version: any version the run did not write stays legal.
-fn learn_versions(shared: &Shared, access: Access, progress: &dyn Progress) -> Result<()> {
-    let (Some(spec), plan) = (shared.spec.as_ref(), shared.plan) else {
-        return Ok(());
-    };
-    let (first, last) = (shared.first, shared.initial_last);
-    let Some(count) = (last + 1).checked_sub(first).filter(|&n| n > 0) else {
-        return Ok(());
-    };
-    let heads = heads(spec);
-    let threads = (plan.threads as u64).clamp(1, count);
-    let per = count.div_ceil(threads);
-    progress.start("reading versions", count);
-    let learn = |from: u64, to: u64| -> Result<()> {
-        let mut store = store::open(&plan.target, access)?;
-        let mut session = store.session(SessionOptions {
-            per_op_transaction: true,
-            ..plan.session
-        })?;
-        let mut head = [0u8; 8];
-        for key in from..=to {
-            if spec.size_of(key) >= head.len() {
-                match session.read_at(key, 0, &mut head) {
-                    Ok(8) => {
-                        if let Ok(v) = heads.verify(key, &head, None) {
-                            shared.history.learn(key, v);
-                        }
-                    }
-                    Ok(_) | Err(Error::MissingKey { .. }) => {}
-                    Err(e) => return Err(e),
-                }
-            }
-            if (key - from) % 256 == 255 {
-                progress.advance(256);
-            }
-        }
-        Ok(())
-    };
-    let learn = &learn;
-    let learned = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|i| first + i * per)
-            .filter(|&from| from <= last)
-            .map(|from| scope.spawn(move || learn(from, (from + per - 1).min(last))))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect::<Result<Vec<()>>>()
-    });
-    progress.finish();
-    learned.map(|_| ())
-}
-
-/// `spec` with every blob its head alone (eight bytes): the check of a
-/// blob's head against it returns the version the head names.
-fn heads(spec: &DatasetSpec) -> DatasetSpec {
-    DatasetSpec {
-        size: 8,
-        distribution: SizeDistribution::Fixed,
-        ..spec.clone()
-    }
 }
 
 /// How often a cluster's shape is read while the run goes on.
@@ -602,7 +581,12 @@ fn watch_shape(shared: &Shared, start: &ClusterShape, done: &AtomicBool) -> Vec<
 /// back an added key that did not land where it can, else ending before
 /// it), removes whatever the run wrote past that end, and records the
 /// dataset's new extent in its manifest.
-fn put_right(shared: &Shared, all: &Tally, resizes: bool) -> Result<DatasetAfter> {
+fn put_right(
+    shared: &Shared,
+    all: &Tally,
+    resizes: bool,
+    dataset_id: Option<String>,
+) -> Result<DatasetAfter> {
     let visible = shared
         .visible_last
         .load(Ordering::Relaxed)
@@ -658,7 +642,10 @@ fn put_right(shared: &Shared, all: &Tally, resizes: bool) -> Result<DatasetAfter
         count: after.last_key - spec.first_key + 1,
         ..spec
     };
-    store.finish(&Manifest::new(whole))?;
+    // The same dataset, resized: its ledger still names it.
+    let mut manifest = Manifest::new(whole);
+    manifest.id = dataset_id;
+    store.finish(&manifest)?;
     Ok(after)
 }
 
@@ -680,11 +667,21 @@ impl WriteBack<'_, '_> {
         if held == Some(want) {
             return Ok(());
         }
-        self.spec.fill(key, self.shared.version(), &mut self.buf);
-        match held {
-            Some(_) => session.update(key, &self.buf)?,
-            None => session.insert(key, &self.buf)?,
-        }
+        let version = self.shared.version();
+        self.spec.fill(key, version, &mut self.buf);
+        // In the history as any write: the version the key now holds.
+        let history = &self.shared.history;
+        let id = history.begin_write(key, Some(version));
+        let done = match held {
+            Some(_) => session.update(key, &self.buf),
+            None => session.insert(key, &self.buf),
+        };
+        let outcome = match done {
+            Ok(()) => Outcome::Committed(history.now()),
+            Err(_) => Outcome::Unknown,
+        };
+        history.end_write(key, id, outcome);
+        done?;
         self.written += 1;
         Ok(())
     }
@@ -775,6 +772,12 @@ fn tables(
         kinds,
         verified: all.verified,
         unjudged: all.unjudged,
+        lost: shared.lost.load(Ordering::Relaxed),
+        lost_first: shared
+            .lost_first
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone(),
         schedule,
         after,
         notes,

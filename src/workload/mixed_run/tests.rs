@@ -4,7 +4,8 @@
 
 use std::time::Duration;
 
-use super::{MixedRunPlan, WrapSession, execute, execute_wrapped, heads};
+use super::settle::heads;
+use super::{MixedRunPlan, WrapSession, execute, execute_wrapped};
 use crate::dataset::DatasetSpec;
 use crate::error::{Error, FailureClass, Result};
 use crate::progress::Silent;
@@ -87,6 +88,8 @@ enum Fault {
     /// update is applied first (as when the answer is lost after the
     /// server applied it), so its version may be read later.
     FailsEvery { n: u64, class: FailureClass },
+    /// Every update is acknowledged and never written: a lost write.
+    AcknowledgesWithoutWriting,
 }
 
 /// The memory store's session, with a fault.
@@ -127,9 +130,13 @@ impl SessionCore for Faulty<'_> {
                 self.due_failure()?;
                 self.inner.read(key, sink)
             }
+            Fault::AcknowledgesWithoutWriting => self.inner.read(key, sink),
         }
     }
     fn update(&mut self, key: u64, data: &[u8]) -> Result<()> {
+        if let Fault::AcknowledgesWithoutWriting = self.fault {
+            return Ok(());
+        }
         self.inner.update(key, data)?;
         self.due_failure()
     }
@@ -153,7 +160,7 @@ impl SessionCore for Faulty<'_> {
     }
     fn rollback(&mut self) -> Result<bool> {
         match self.fault {
-            Fault::FailsEvery { .. } => self.inner.rollback(),
+            Fault::FailsEvery { .. } | Fault::AcknowledgesWithoutWriting => self.inner.rollback(),
             _ => Ok(matches!(self.fault, Fault::KeepsRolledBackWrites)),
         }
     }
@@ -317,4 +324,42 @@ fn a_blobs_head_names_its_version() {
         spec.fill(key, version, &mut buf);
         assert_eq!(heads.verify(key, &buf[..8], None).unwrap(), version);
     }
+}
+
+#[test]
+fn a_write_acknowledged_and_not_kept_is_found_after_the_run() {
+    let (target, _) = dataset("ledger-lost-in-run", 50, 0);
+    let p = plan(&target, 2, "update=100", 1, 20);
+    let t = faulty_run(&p, Fault::AcknowledgesWithoutWriting);
+    assert_eq!(done(&t, Some(OpKind::Update)), 20);
+    assert!(t.lost > 0, "every key written still holds version 0");
+    assert!(
+        t.lost_first.as_deref().unwrap().contains("holds version 0"),
+        "{:?}",
+        t.lost_first
+    );
+    // The ledger keeps the acknowledged versions: a later check finds the
+    // same blobs lost.
+    let later = execute(&plan(&target, 1, "read=100", 1, 1), &Silent).unwrap();
+    assert_eq!(later.lost, t.lost, "{:?}", later.lost_first);
+}
+
+#[test]
+fn an_older_copy_put_back_after_a_run_is_found_by_the_next() {
+    let (target, spec) = dataset("ledger-old-copy", 10, 0);
+    let t = execute(&plan(&target, 2, "update=100", 1, 200), &Silent).unwrap();
+    assert_eq!(t.lost, 0, "{:?}", t.lost_first);
+    let check = plan(&target, 2, "read=100", 1, 20);
+    assert_eq!(execute(&check, &Silent).unwrap().lost, 0);
+    // Key 3 as init made it, put back under blobbench's feet.
+    {
+        let mut s = store::open(&target, Access::ReadWrite).unwrap();
+        let mut session = s.session(SessionOptions::default()).unwrap();
+        let mut old = Vec::new();
+        spec.fill(3, 0, &mut old);
+        session.update(3, &old).unwrap();
+    }
+    let t = execute(&check, &Silent).unwrap();
+    assert_eq!(t.lost, 1);
+    assert!(t.lost_first.unwrap().starts_with("key 3: holds version 0"));
 }
