@@ -541,17 +541,19 @@ impl Engine for FilesStore {
         false
     }
 
-    /// The files of `keys` only (and the manifest): a run of 100,000 reads
+    /// The files of `keys` only (and the manifest and ledger): a run of 100,000 reads
     /// on a folder of a million files warms 100,000 files, not a million.
     /// Warming every file made a run's preparation grow with the dataset
     /// and, once it took longer than the page cache keeps idle pages
     /// here (about a minute), undo itself: the first files warmed were
     /// evicted again before the first timed read.
     fn cache_control_for(&self, keys: &[u64]) -> Result<CacheControl> {
-        let mut files = Vec::with_capacity(keys.len() + 1);
-        let manifest = self.root.join(MANIFEST_FILE);
-        if manifest.is_file() {
-            files.push(manifest);
+        let mut files = Vec::with_capacity(keys.len() + 2);
+        for own in [MANIFEST_FILE, LEDGER_FILE] {
+            let path = self.root.join(own);
+            if path.is_file() {
+                files.push(path);
+            }
         }
         files.extend(keys.iter().map(|&key| self.key_path(key)));
         Ok(CacheControl::Files(files))

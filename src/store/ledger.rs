@@ -43,6 +43,10 @@ pub fn expectation(store: &mut dyn Store, manifest: &Manifest) -> Result<Expecta
 pub struct LedgerClaim {
     /// The ledger as the run found it, or why it is not known.
     found: Expectation,
+    /// Whether the mark was written: another connection may hold the
+    /// store's write lock for the whole run (SQLite), which the run's own
+    /// writes meet as busy and count; the run then goes on unmarked.
+    marked: bool,
 }
 
 /// Marks the ledger of `manifest`'s dataset as written by this process.
@@ -51,10 +55,15 @@ pub struct LedgerClaim {
 pub fn begin_writes(store: &mut dyn Store, manifest: &Manifest) -> Result<LedgerClaim> {
     let found = expectation(store, manifest)?;
     let (Some(_), Err(why)) = (&manifest.id, &found) else {
-        if let Ok(ledger) = &found {
-            store.write_ledger(&ledger.writing().to_text())?;
-        }
-        return Ok(LedgerClaim { found });
+        let marked = match &found {
+            Ok(ledger) => match store.write_ledger(&ledger.writing().to_text()) {
+                Ok(()) => true,
+                Err(e) if e.is_busy() => false,
+                Err(e) => return Err(e),
+            },
+            Err(_) => false,
+        };
+        return Ok(LedgerClaim { found, marked });
     };
     let why = if why.contains("is writing the dataset now") {
         format!("two runs wrote the dataset at once ({why})")
@@ -62,7 +71,10 @@ pub fn begin_writes(store: &mut dyn Store, manifest: &Manifest) -> Result<Ledger
         why.clone()
     };
     give_up(store, manifest, &why)?;
-    Ok(LedgerClaim { found: Err(why) })
+    Ok(LedgerClaim {
+        found: Err(why),
+        marked: true,
+    })
 }
 
 impl LedgerClaim {
@@ -73,18 +85,28 @@ impl LedgerClaim {
 
     /// Records the run's writes (`record` changes the ledger found at the
     /// start) once its data is committed, when the ledger still carries
-    /// this run's mark; another run's mark or none makes it unknown.
+    /// this run's mark (or, unmarked, is as the run found it); another
+    /// run's mark, or any other change, makes it unknown.
     pub fn end(self, store: &mut dyn Store, record: impl FnOnce(&mut Ledger)) -> Result<()> {
         let Ok(mut ledger) = self.found else {
             return Ok(());
         };
         let now = store.read_ledger()?.as_deref().and_then(Ledger::parse);
-        if now.as_ref().is_some_and(Ledger::marked_by_me) {
+        let untouched = match &now {
+            Some(l) if self.marked => l.marked_by_me(),
+            Some(l) => l.state == LedgerState::Known && l == &ledger,
+            // No record yet: as found, when the run found none either.
+            None => !self.marked && ledger.is_empty(),
+        };
+        if untouched {
             record(&mut ledger);
             ledger.state = LedgerState::Known;
         } else {
-            ledger.state = LedgerState::Unknown {
-                why: "another run wrote the dataset while one was writing it".into(),
+            ledger.state = match now.map(|l| l.state) {
+                Some(unknown @ LedgerState::Unknown { .. }) => unknown,
+                _ => LedgerState::Unknown {
+                    why: "another run wrote the dataset while one was writing it".into(),
+                },
             };
         }
         store.write_ledger(&ledger.to_text())
@@ -100,4 +122,88 @@ pub fn give_up(store: &mut dyn Store, manifest: &Manifest, why: &str) -> Result<
     let mut unknown = Ledger::new(id);
     unknown.state = LedgerState::Unknown { why: why.into() };
     store.write_ledger(&unknown.to_text())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::{Allowed, DatasetSpec};
+    use crate::progress::Silent;
+    use crate::store::{self, Access};
+    use crate::target::Target;
+
+    /// A memory dataset made as init makes it, and its manifest.
+    fn made(name: &str) -> (Target, Manifest) {
+        let target = Target::parse(&format!("memory:{name}")).unwrap();
+        store::create_dataset(&target, &DatasetSpec::fixed(4, 100, 1), &Silent).unwrap();
+        let manifest = store::open(&target, Access::ReadOnly)
+            .unwrap()
+            .catalog()
+            .unwrap()
+            .manifest
+            .unwrap();
+        (target, manifest)
+    }
+
+    fn open(target: &Target) -> Box<dyn Store> {
+        store::open(target, Access::ReadWrite).unwrap()
+    }
+
+    #[test]
+    fn a_run_that_ends_records_its_writes_and_one_that_overlaps_another_does_not() {
+        let (target, m) = made("ledger-claims");
+        let fresh = expectation(open(&target).as_mut(), &m).unwrap().unwrap();
+        assert_eq!(fresh.allowed(2), Some(Allowed::OneOf(vec![0])));
+        let claim = begin_writes(open(&target).as_mut(), &m).unwrap();
+        let while_writing = expectation(open(&target).as_mut(), &m).unwrap();
+        assert!(
+            while_writing
+                .unwrap_err()
+                .contains("is writing the dataset now")
+        );
+        claim
+            .end(open(&target).as_mut(), |l| {
+                l.set(2, Allowed::OneOf(vec![9]))
+            })
+            .unwrap();
+        let after = expectation(open(&target).as_mut(), &m).unwrap().unwrap();
+        assert_eq!(after.allowed(2), Some(Allowed::OneOf(vec![9])));
+        // Two claims at once: the second finds the first's mark.
+        let first = begin_writes(open(&target).as_mut(), &m).unwrap();
+        let second = begin_writes(open(&target).as_mut(), &m).unwrap();
+        assert!(second.found().is_err());
+        second.end(open(&target).as_mut(), |_| {}).unwrap();
+        first
+            .end(open(&target).as_mut(), |l| {
+                l.set(3, Allowed::OneOf(vec![5]))
+            })
+            .unwrap();
+        let why = expectation(open(&target).as_mut(), &m)
+            .unwrap()
+            .unwrap_err();
+        assert!(why.contains("two runs wrote the dataset at once"), "{why}");
+        // And it stays unknown for the next run.
+        let next = begin_writes(open(&target).as_mut(), &m).unwrap();
+        assert!(next.found().is_err());
+    }
+
+    #[test]
+    fn a_ledger_of_another_dataset_or_none_at_all_is_not_applied() {
+        let (target, m) = made("ledger-others");
+        let mut other = Ledger::new("someone-else");
+        other.set(1, Allowed::OneOf(vec![77]));
+        open(&target).write_ledger(&other.to_text()).unwrap();
+        let found = expectation(open(&target).as_mut(), &m).unwrap().unwrap();
+        assert_eq!(found.allowed(1), Some(Allowed::OneOf(vec![0])));
+        open(&target).write_ledger("garbage").unwrap();
+        let why = expectation(open(&target).as_mut(), &m)
+            .unwrap()
+            .unwrap_err();
+        assert!(why.contains("damaged"), "{why}");
+        let old = Manifest { id: None, ..m };
+        let why = expectation(open(&target).as_mut(), &old)
+            .unwrap()
+            .unwrap_err();
+        assert!(why.contains("made before"), "{why}");
+    }
 }

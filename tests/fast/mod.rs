@@ -2,6 +2,7 @@
 //! in-process checks); what a plain `cargo test` runs, and
 //! `scripts/test.sh --fast`.
 
+pub(crate) mod acknowledged;
 pub(crate) mod advise_aging;
 pub(crate) mod aging;
 pub(crate) mod aging_report;

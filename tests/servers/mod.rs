@@ -3,6 +3,7 @@
 //! alone). Tests that disturb a server (kill, freeze, restart it or change
 //! a server-wide setting) are named in .config/nextest.toml's groups.
 
+pub(crate) mod acknowledged;
 pub(crate) mod conformance;
 pub(crate) mod databases;
 pub(crate) mod faults;

@@ -93,8 +93,16 @@ pub(crate) fn read_ledger(conn: &Connection, path: &Path) -> Result<Option<Strin
 }
 
 /// Records the ledger `text` in its own transaction (the data's are
-/// committed: a ledger never names a write still in flight).
+/// committed: a ledger never names a write still in flight). In WAL mode
+/// the row stays in the WAL as any write does: closing this connection
+/// does not checkpoint on the run's behalf, so a `--nocheckpoint` run's
+/// database file is as it was until its own commits.
 pub(crate) fn write_ledger(conn: &Connection, path: &Path, text: &str) -> Result<()> {
+    conn.set_db_config(
+        rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+        true,
+    )
+    .map_err(|e| Error::sqlite(path, e))?;
     conn.execute(
         &format!("INSERT OR REPLACE INTO {META_TABLE}(name, value) VALUES ('ledger', ?1)"),
         [text],
