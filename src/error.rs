@@ -252,6 +252,9 @@ impl Error {
                 path.display()
             ));
         }
+        if let Some(limit) = limit_met(&source) {
+            return Error::Usage(format!("{}: {limit} (SQLite: {source})", path.display()));
+        }
         if source.sqlite_error_code() == Some(DiskFull) {
             return Error::Usage(format!(
                 "{}: {SQLITE_DISK_FULL} (SQLite: {source}); free some space, or put the data on a larger disk (--dir for suites)",
@@ -324,6 +327,11 @@ impl Error {
                         | QuotaExceeded
                         | FileTooLarge
                 ) =>
+            {
+                2
+            }
+            Error::Io { source, .. }
+                if matches!(source.raw_os_error(), Some(libc::EMFILE | libc::ENFILE)) =>
             {
                 2
             }
@@ -428,12 +436,34 @@ impl FailureClass {
 
 /// The fix a file operation's failure calls for, when the user can make
 /// it: permissions or a read-only filesystem.
-fn io_fix(source: &std::io::Error) -> &'static str {
+fn io_fix(source: &std::io::Error) -> String {
     use std::io::ErrorKind::*;
     match source.kind() {
-        PermissionDenied => "; run as a user who may use it, or choose another path",
-        ReadOnlyFilesystem => "; its filesystem is mounted read-only: choose a path on another",
-        _ => "",
+        PermissionDenied => "; run as a user who may use it, or choose another path".into(),
+        ReadOnlyFilesystem => {
+            "; its filesystem is mounted read-only: choose a path on another".into()
+        }
+        _ => crate::limits::clause(source)
+            .map(|c| format!("; {c}"))
+            .unwrap_or_default(),
+    }
+}
+
+/// The limit of this process SQLite's failure met, as a clause with its
+/// fix: SQLite names neither (a write past `ulimit -f` is a "disk I/O
+/// error", an open past `ulimit -n` "unable to open database file"). A
+/// failed write with a file-size limit set is taken to have met it: the
+/// limit is rare, and SQLite has rolled back (shrunk the file) by now.
+fn limit_met(source: &rusqlite::Error) -> Option<String> {
+    use rusqlite::ErrorCode::{CannotOpen, DiskFull, SystemIoFailure};
+    match source.sqlite_error_code()? {
+        SystemIoFailure | DiskFull if crate::limits::file_size().is_some() => {
+            Some(crate::limits::file_size_clause())
+        }
+        CannotOpen if crate::limits::open_files_exhausted() => {
+            Some(crate::limits::open_files_clause())
+        }
+        _ => None,
     }
 }
 

@@ -11,6 +11,7 @@ pub mod dataset;
 pub mod error;
 pub mod http;
 pub mod interrupt;
+pub mod limits;
 pub mod measure;
 pub mod pause;
 pub mod process;

@@ -60,6 +60,7 @@ fn die_of_sigpipe() -> ! {
 
 fn main() -> ExitCode {
     blobbench::process::mark_start();
+    blobbench::limits::write_past_file_size_fails();
     install_panic_hook();
     blobbench::command::enable_testing_aids();
     let args = normalize_kvtest_args(std::env::args_os().collect());

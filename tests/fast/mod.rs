@@ -19,6 +19,7 @@ pub(crate) mod http;
 pub(crate) mod inject;
 pub(crate) mod install;
 pub(crate) mod interrupted;
+pub(crate) mod limits;
 pub(crate) mod options;
 pub(crate) mod output_conventions;
 pub(crate) mod parser_properties;
