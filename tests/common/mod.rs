@@ -222,14 +222,18 @@ pub fn collect(child: &mut Child) -> Output {
 /// Runs `args` in `dir` with its standard output's reader gone before the
 /// command writes anything (`blobbench ... | head -1` at its harshest).
 pub fn with_reader_gone(dir: &Path, args: &[&str]) -> Output {
+    // The reader is closed before the command starts, not after: a loaded
+    // machine may run the command to its end (its output fits the pipe)
+    // before this thread would get to close it.
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
     let mut child = bin()
         .current_dir(dir)
         .args(args)
-        .stdout(Stdio::piped())
+        .stdout(writer)
         .stderr(Stdio::piped())
         .spawn()
         .expect("binary runs");
-    drop(child.stdout.take());
     collect(&mut child)
 }
 

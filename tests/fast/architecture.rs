@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 
 /// What each layer may use besides itself: (layer, allowed, why).
-/// `error`, `units`, `pause`, `interrupt` and `process` are leaves every layer may use.
+/// `error`, `units`, `pause`, `interrupt`, `process` and `limits` are leaves every layer may use.
 const ALLOWED: &[(&str, &[&str], &str)] = &[
     ("main", &["cli", "command"], "main parses and dispatches"),
     ("lib", &[], "lib.rs only declares the modules"),
@@ -88,10 +88,15 @@ const ALLOWED: &[(&str, &[&str], &str)] = &[
         &[],
         "a process stamp is a leaf: records and manifests name the process that wrote them",
     ),
+    (
+        "limits",
+        &[],
+        "the limits a user set on the process are a leaf: an error names the one a failure met",
+    ),
 ];
 
 /// Leaves any layer may use.
-const EVERYONE_MAY_USE: &[&str] = &["error", "units", "pause", "interrupt", "process"];
+const EVERYONE_MAY_USE: &[&str] = &["error", "units", "pause", "interrupt", "process", "limits"];
 
 /// Only these may name a Target variant: everything else asks the store.
 const TARGET_VARIANT_OWNERS: &[&str] = &["store", "target", "command"];
