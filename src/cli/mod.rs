@@ -352,7 +352,8 @@ pub struct LoadArgs {
     /// Connections (keep-alive), a list sweeps levels: 1,2,4,8
     #[arg(short = 'c', long, default_value = "1", value_delimiter = ',', action = ArgAction::Set, value_parser = values::connection_count)]
     pub concurrency: Vec<usize>,
-    /// Duration of each level [default: 10s unless -n]
+    /// Duration of each level [default: 10s unless -n]; a request still in flight a second after
+    /// it is cut there (counted apart), so a level ends within a second of it
     #[arg(short = 't', long, value_name = "DURATION", value_parser = duration_in(MIN_WAIT, MAX_WAIT), conflicts_with = "requests")]
     pub duration: Option<humantime::Duration>,
     /// Requests per level instead of a duration
@@ -1122,7 +1123,9 @@ pub struct RunArgs {
     /// Operations per transaction [default: 1, each its own]
     #[arg(long, help_heading = "Concurrent runs", value_parser = number_in::<u32>(1, 100_000))]
     pub batch: Option<u32>,
-    /// How long the concurrent run lasts (or --count operations in all, not both) [default: 10s]
+    /// How long the concurrent run lasts (or --count operations in all, not both) [default: 10s]; no
+    /// operation starts after it, one in flight finishes (at most a server's timeout=, SQLite's
+    /// --busy-timeout), and a run that overran says so: its rates divide by the whole span
     #[arg(short = 't', long, help_heading = "Concurrent runs", value_name = "DURATION", value_parser = duration_in(MIN_WAIT, MAX_WAIT), conflicts_with = "count")]
     pub duration: Option<humantime::Duration>,
     /// Open loop: operations per second across all threads; latency counts from each one's intended start

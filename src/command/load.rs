@@ -138,6 +138,19 @@ fn failure(tables: &LoadTables, urls: &[Url], verified: bool) -> Option<Error> {
             "{wrong} response(s) from {server} had the wrong length or bytes (--verify); the server does not serve the dataset as stored"
         )));
     }
+    if let Some(r) = tables
+        .levels
+        .iter()
+        .find(|r| r.ok == 0 && r.requests == 0 && r.cut_at_end > 0)
+    {
+        return Some(Error::server(
+            std::path::Path::new(server),
+            format!(
+                "none of the {} requests at -c {} was answered a second after -t, where they were cut; check that the server is up and answers within -t",
+                r.cut_at_end, r.concurrency
+            ),
+        ));
+    }
     if let Some(r) = tables.levels.iter().find(|r| r.ok == 0 && r.requests > 0) {
         return Some(Error::server(
             std::path::Path::new(server),
@@ -240,6 +253,9 @@ fn print_tables(args: &LoadArgs, tables: &LoadTables, duration: Option<Duration>
     );
     print!("{}", terminal::load::levels(tables).render());
     for line in terminal::load::latency_notes(&tables.levels) {
+        println!("{line}");
+    }
+    for line in terminal::load::end_notes(&tables.levels, duration) {
         println!("{line}");
     }
     if let Some(t) = terminal::load::schedule(tables) {

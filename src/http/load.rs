@@ -165,6 +165,9 @@ struct WorkerOutcome {
     not_sent: u64,
     /// Successful requests and bytes by when they completed.
     timeline: Timeline,
+    /// Requests still in flight [`END_GRACE`] after the level's time was
+    /// up, cut there: counted apart, neither answered nor failed.
+    cut: u64,
 }
 
 impl Default for WorkerOutcome {
@@ -180,9 +183,14 @@ impl Default for WorkerOutcome {
             last_send_ns: 0,
             not_sent: 0,
             timeline: Timeline::new(TIMELINE_BUCKET_NS),
+            cut: 0,
         }
     }
 }
+
+/// How long a request still in flight when a level's time is up may go on
+/// before it is cut: a level ends within this of its -t.
+pub const END_GRACE: Duration = Duration::from_secs(1);
 
 /// Why a request failed before a response was read in full (a timeout is
 /// told apart by the caller).
@@ -427,6 +435,17 @@ impl Shared {
         }
     }
 
+    /// How long the next request may take: its timeout, or less when the
+    /// level's time ends sooner (a request still in flight [`END_GRACE`]
+    /// after it is cut, so a level ends within that of its -t).
+    fn request_wait(&self) -> Duration {
+        let Some(d) = self.plan.duration else {
+            return self.plan.timeout;
+        };
+        let left = (d + END_GRACE).saturating_sub(self.started.elapsed());
+        self.plan.timeout.min(left.max(Duration::from_millis(1)))
+    }
+
     /// The index of the next request, or None when the run is over.
     fn take(&self) -> Option<u64> {
         if self
@@ -555,8 +574,13 @@ async fn worker(shared: Arc<Shared>, id: u64) -> WorkerOutcome {
         // it always has.
         let asked = Instant::now();
         let url = shared.url(i, &mut rng).clone();
-        if let Err(kind) = ready_sender(&mut sender, &url.authority, shared.plan.timeout).await {
+        let connecting = shared.request_wait();
+        if let Err(kind) = ready_sender(&mut sender, &url.authority, connecting).await {
             shared.done.fetch_add(1, Ordering::Relaxed);
+            if connecting < shared.plan.timeout && kind == ErrorKind::Timeout {
+                out.cut += 1;
+                continue;
+            }
             out.fail(kind, shared.started);
             tokio::time::sleep(Duration::from_millis(10)).await;
             continue;
@@ -574,18 +598,26 @@ async fn worker(shared: Arc<Shared>, id: u64) -> WorkerOutcome {
         let sent = Instant::now();
         let s = sender.as_mut().expect("connected");
         let mut status = 0u16;
+        let wait = shared.request_wait();
         let result = tokio::time::timeout(
-            shared.plan.timeout,
+            wait,
             one_request(
                 s,
                 &url,
                 shared.plan.verify.as_ref(),
                 &mut body_buf,
                 &mut status,
-                shared.plan.timeout,
+                wait,
             ),
         )
         .await;
+        if result.is_err() && wait < shared.plan.timeout {
+            // Not a timeout of the request: the level ended under it.
+            shared.done.fetch_add(1, Ordering::Relaxed);
+            out.cut += 1;
+            sender = None;
+            continue;
+        }
         if matches!(result, Ok(Err(ErrorKind::Status))) {
             out.errors.count_status(status);
         }
@@ -846,6 +878,7 @@ impl WorkerOutcome {
         self.events.extend(o.events);
         self.last_send_ns = self.last_send_ns.max(o.last_send_ns);
         self.not_sent += o.not_sent;
+        self.cut += o.cut;
         self.timeline.add(&o.timeline);
     }
 }
@@ -882,6 +915,7 @@ fn summarize(
         error_events: all.events,
         error_events_dropped: dropped,
         stopped_early: None,
+        cut_at_end: all.cut,
     }
 }
 

@@ -179,6 +179,11 @@ pub struct LevelResult {
     /// Why the level stopped before its end (`--max-errors`), or None.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped_early: Option<String>,
+    /// Requests still in flight a second after the level's -t, cut there
+    /// so the level ends on time: neither answered nor failed, and in no
+    /// figure (absent when none was, and before they were counted).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cut_at_end: u64,
 }
 
 /// A span of the system clock (nanoseconds since the Unix epoch).

@@ -63,3 +63,42 @@ fn a_server_that_never_accepts_or_never_answers_cannot_hold_load_past_its_time()
     }
     drop((full, silent));
 }
+
+/// Issue 51, class 5: a level ends within a second of its -t whatever its
+/// requests' --timeout, and says what it cut there, instead of running on
+/// to the timeout and dividing its rates by the longer time unsaid.
+#[test]
+#[ignore = "measured tier: run scripts/test.sh --measured"]
+fn a_level_ends_within_a_second_of_its_time_and_says_what_it_cut() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    // Accepts (the kernel does) and never answers.
+    let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/blobs/1", silent.local_addr().unwrap());
+    let args = [
+        "load",
+        &url,
+        "-c",
+        "2",
+        "-t",
+        "1s",
+        "--timeout",
+        "60s",
+        "--json",
+        "c.json",
+    ];
+    let (out, secs) = load(d, &args);
+    no_panic(&out);
+    // The level's own clock: 1 s, then a second's grace, then the cut.
+    let l = &json(&d.join("c.json"))["tables"]["levels"][0];
+    let ran = l["elapsed_ns"].as_f64().unwrap() / 1e9;
+    assert!((2.0..3.0).contains(&ran), "ran {ran:.2} s: {l}");
+    assert!(secs < 30.0, "the command took {secs:.1} s");
+    assert_eq!(l["cut_at_end"], 2, "{l}");
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
+    assert!(text.contains("were cut there"), "{text}");
+    assert!(text.contains("rates divide by the whole"), "{text}");
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("none of the 2 requests at -c 2"), "{text}");
+    drop(silent);
+}

@@ -387,6 +387,7 @@ fn merge_level(inputs: &[Input], l: usize) -> Result<(LevelResult, LevelMerge)> 
         wall: Some(span),
         timeline: None,
         stopped_early: None,
+        cut_at_end: levels.iter().map(|r| r.cut_at_end).sum(),
     };
     Ok((merged, record))
 }
@@ -567,6 +568,7 @@ mod tests {
                 kind: crate::result::load::ErrorKind::Timeout,
             }],
             error_events_dropped: 0,
+            cut_at_end: 0,
             stopped_early: None,
             histogram: Some(lat.encode()),
             wall: Some(WallSpan {

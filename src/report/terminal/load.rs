@@ -93,6 +93,32 @@ pub fn not_sent_cell(o: &crate::result::load::OpenLoopStats) -> String {
 /// Open loop: what the response-time percentiles of the levels count (from
 /// each request's intended start, and the requests never sent at their
 /// wait), and how many were not sent at each level (nothing for a closed
+/// What each level did past its -t (`asked`): how long it ran beyond it
+/// (its rates divide by the whole span) and the requests cut a second
+/// after it, so that no rate is read as -t's without saying so.
+pub fn end_notes(levels: &[LevelResult], asked: Option<std::time::Duration>) -> Vec<String> {
+    let mut lines = Vec::new();
+    for r in levels {
+        let ran = r.elapsed_ns as f64 / 1e9;
+        if let Some(d) = asked
+            && ran > d.as_secs_f64() + 0.05
+        {
+            lines.push(format!(
+                "-c {}: ran {ran:.2} s for -t {}: requests in flight at -t had up to a second more, and its rates divide by the whole {ran:.2} s",
+                r.concurrency,
+                humantime::format_duration(d)
+            ));
+        }
+        if r.cut_at_end > 0 {
+            lines.push(format!(
+                "-c {}: {} request(s) still in flight a second after -t were cut there (in no figure: neither answered nor failed)",
+                r.concurrency, r.cut_at_end
+            ));
+        }
+    }
+    lines
+}
+
 /// loop).
 pub fn latency_notes(levels: &[LevelResult]) -> Vec<String> {
     let open: Vec<(&LevelResult, &crate::result::load::OpenLoopStats)> = levels
@@ -292,6 +318,7 @@ pub(crate) mod tests {
             open_loop: None,
             error_events: events,
             error_events_dropped: 0,
+            cut_at_end: 0,
             stopped_early: None,
             histogram: None,
             wall: None,
@@ -338,6 +365,7 @@ pub(crate) mod tests {
             }),
             error_events: vec![],
             error_events_dropped: 0,
+            cut_at_end: 0,
             stopped_early: None,
             histogram: None,
             wall: None,

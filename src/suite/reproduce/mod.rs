@@ -89,6 +89,15 @@ impl Progress for Prefixed<'_> {
 pub fn run(options: &ReproduceOptions, progress: &dyn Progress) -> Result<ResultDocument> {
     let scale = Scale::for_budget(options.budget);
     let started = Instant::now();
+    // A budget the smallest scale cannot meet is said now; any other
+    // holds: once it is spent, no experiment starts.
+    let enforced = match Scale::below_the_smallest(options.budget) {
+        Some(why) => {
+            progress.note(&format!("note: {why}"));
+            false
+        }
+        None => true,
+    };
     let mut experiments: Vec<ExperimentRecord> = Vec::new();
     for (i, &e) in Experiment::ALL.iter().enumerate() {
         crate::interrupt::check()?;
@@ -106,7 +115,14 @@ pub fn run(options: &ReproduceOptions, progress: &dyn Progress) -> Result<Result
             prefix,
         };
         let before = started.elapsed();
-        let outcome = run_one(e, scale, options, &step);
+        let outcome = if enforced && left.is_zero() {
+            Ok(Outcome::NotRun(format!(
+                "the budget ({}) was spent before it could start: give a larger --budget",
+                humantime::format_duration(options.budget)
+            )))
+        } else {
+            run_one(e, scale, options, &step)
+        };
         let seconds = (started.elapsed() - before).as_secs_f64();
         let (status, reason, result) = match outcome {
             Ok(Outcome::Ran(mut doc)) => {

@@ -13,6 +13,10 @@
 
 use std::time::Duration;
 
+/// What the smallest step (every experiment at its smoke-test counts)
+/// takes on a 2-core machine, quiet or loaded: about a minute.
+pub const SMALLEST_TAKES: Duration = Duration::from_secs(60);
+
 /// One step of scale.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Scale {
@@ -42,6 +46,20 @@ impl Scale {
         } else {
             Scale::Tiny
         }
+    }
+
+    /// Why the budget cannot hold, said before anything runs: the smallest
+    /// step takes about a minute on a 2-core machine, so a budget below
+    /// two thirds of that would be overrun by more than half.
+    pub fn below_the_smallest(budget: Duration) -> Option<String> {
+        (budget < SMALLEST_TAKES * 2 / 3).then(|| {
+            format!(
+                "--budget {} is below what the smallest scale takes (about {} on a 2-core machine): this run takes about that long; give --budget {} or more for the time to hold",
+                humantime::format_duration(budget),
+                humantime::format_duration(SMALLEST_TAKES),
+                humantime::format_duration(SMALLEST_TAKES)
+            )
+        })
     }
 
     /// The step in words, as the ledger prints it.
@@ -143,6 +161,14 @@ impl Scale {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_budget_the_smallest_scale_cannot_meet_is_said() {
+        let said = Scale::below_the_smallest(Duration::from_secs(10)).unwrap();
+        assert!(said.starts_with("--budget 10s is below"), "{said}");
+        assert!(said.contains("give --budget 1m or more"), "{said}");
+        assert_eq!(Scale::below_the_smallest(Duration::from_secs(40)), None);
+    }
 
     #[test]
     fn budgets_pick_steps_and_two_hours_is_the_documents_scale() {

@@ -149,6 +149,8 @@ struct Shared<'a> {
     lost: AtomicU64,
     /// The first of them, in words.
     lost_first: Mutex<Option<String>>,
+    /// When the last worker ended, ns from the run's start.
+    last_end_ns: AtomicU64,
 }
 
 impl Shared<'_> {
@@ -328,6 +330,7 @@ fn execute_wrapped(
         ledger: found.clone().and_then(|f| f.ok()),
         lost: AtomicU64::new(0),
         lost_first: Mutex::new(None),
+        last_end_ns: AtomicU64::new(0),
     };
     if judged {
         settle::learn_versions(&shared, access, progress)?;
@@ -347,7 +350,9 @@ fn execute_wrapped(
     drop(probe);
     let shape = store::read_shape(&plan.target);
     let (tallies, changes) = run_workers(&shared, shape.as_ref(), progress);
-    let elapsed = shared.since_start();
+    // Until the last worker ended, not until this thread saw it (it looks
+    // every 200 ms).
+    let elapsed = Duration::from_nanos(shared.last_end_ns.load(Ordering::Relaxed));
     let mut all = Tally::default();
     for t in tallies {
         all.absorb(t);
@@ -471,6 +476,9 @@ fn check(plan: &MixedRunPlan) -> Result<()> {
     Ok(())
 }
 
+/// A run that ends later than this past its -t says so.
+const OVERRUN_SAID: Duration = Duration::from_millis(100);
+
 /// How often a cluster's shape is read while the run goes on.
 const SHAPE_POLL: Duration = Duration::from_secs(1);
 
@@ -493,12 +501,17 @@ fn run_workers(
         let monitor = shape.map(|s| scope.spawn(|| watch_shape(shared, s, &workers_done)));
         let handles: Vec<_> = (0..shared.plan.threads)
             .map(|id| {
-                scope.spawn(move || match worker::run(shared, id) {
-                    Ok(t) => t,
-                    Err(e) => {
-                        shared.fail(e);
-                        Tally::default()
-                    }
+                scope.spawn(move || {
+                    let tally = match worker::run(shared, id) {
+                        Ok(t) => t,
+                        Err(e) => {
+                            shared.fail(e);
+                            Tally::default()
+                        }
+                    };
+                    let ended = shared.since_start().as_nanos() as u64;
+                    shared.last_end_ns.fetch_max(ended, Ordering::Relaxed);
+                    tally
                 })
             })
             .collect();
@@ -728,6 +741,16 @@ fn tables(
         notes.push(format!(
             "{} threads on {cores} cores: beyond {cores}, threads share the cores, so more threads measure waiting as much as work",
             plan.threads
+        ));
+    }
+    if let Some(d) = plan.duration
+        && elapsed > d + OVERRUN_SAID
+    {
+        notes.push(format!(
+            "the run overran -t {} by {:.2} s (operations in flight at -t finished): its rates divide by the whole {:.2} s",
+            humantime::format_duration(d),
+            (elapsed - d).as_secs_f64(),
+            elapsed.as_secs_f64()
         ));
     }
     if !plan.verify || shared.spec.is_none() {

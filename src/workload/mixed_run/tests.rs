@@ -90,6 +90,8 @@ enum Fault {
     FailsEvery { n: u64, class: FailureClass },
     /// Every update is acknowledged and never written: a lost write.
     AcknowledgesWithoutWriting,
+    /// Every read takes this long.
+    Slow(Duration),
 }
 
 /// The memory store's session, with a fault.
@@ -131,6 +133,10 @@ impl SessionCore for Faulty<'_> {
                 self.inner.read(key, sink)
             }
             Fault::AcknowledgesWithoutWriting => self.inner.read(key, sink),
+            Fault::Slow(takes) => {
+                std::thread::sleep(*takes);
+                self.inner.read(key, sink)
+            }
         }
     }
     fn update(&mut self, key: u64, data: &[u8]) -> Result<()> {
@@ -160,7 +166,9 @@ impl SessionCore for Faulty<'_> {
     }
     fn rollback(&mut self) -> Result<bool> {
         match self.fault {
-            Fault::FailsEvery { .. } | Fault::AcknowledgesWithoutWriting => self.inner.rollback(),
+            Fault::FailsEvery { .. } | Fault::AcknowledgesWithoutWriting | Fault::Slow(_) => {
+                self.inner.rollback()
+            }
             _ => Ok(matches!(self.fault, Fault::KeepsRolledBackWrites)),
         }
     }
@@ -362,4 +370,26 @@ fn an_older_copy_put_back_after_a_run_is_found_by_the_next() {
     let t = execute(&check, &Silent).unwrap();
     assert_eq!(t.lost, 1);
     assert!(t.lost_first.unwrap().starts_with("key 3: holds version 0"));
+}
+
+#[test]
+fn a_run_that_overruns_its_time_says_so() {
+    let (target, _) = dataset("overrun", 4, 0);
+    let mut p = plan(&target, 1, "read=100", 1, 1);
+    (p.count, p.duration) = (None, Some(Duration::from_millis(100)));
+    // The one read begun before -t ends 500 ms later.
+    let t = faulty_run(&p, Fault::Slow(Duration::from_millis(500)));
+    let said = t.notes.iter().find(|n| n.contains("overran -t 100ms"));
+    assert!(
+        said.is_some_and(|n| n.contains("rates divide by the whole")),
+        "{:?}",
+        t.notes
+    );
+    // On time: nothing said.
+    let t = execute(&p, &Silent).unwrap();
+    assert!(
+        !t.notes.iter().any(|n| n.contains("overran")),
+        "{:?}",
+        t.notes
+    );
 }
