@@ -36,7 +36,7 @@ pub enum Error {
         source: std::io::Error,
     },
     /// SQLite refused or failed.
-    #[error("SQLite error on {path}: {source}")]
+    #[error("SQLite error on {path}: {source}{}", sqlite_fix(.source))]
     Sqlite {
         /// The database.
         path: PathBuf,
@@ -436,6 +436,18 @@ impl FailureClass {
 
 /// The fix a file operation's failure calls for, when the user can make
 /// it: permissions or a read-only filesystem.
+/// The fix for an SQLite error the user can act on: a lock another
+/// connection held past the wait (5 s unless --busy-timeout says).
+fn sqlite_fix(source: &rusqlite::Error) -> &'static str {
+    use rusqlite::ErrorCode::{DatabaseBusy, DatabaseLocked};
+    match source.sqlite_error_code() {
+        Some(DatabaseBusy | DatabaseLocked) => {
+            " (another connection held its lock past the wait, 5 s unless --busy-timeout says): let the other writer finish, or give a longer --busy-timeout"
+        }
+        _ => "",
+    }
+}
+
 fn io_fix(source: &std::io::Error) -> String {
     use std::io::ErrorKind::*;
     match source.kind() {
@@ -515,4 +527,29 @@ fn one_line(text: &str) -> String {
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_locked_database_says_whose_lock_and_the_fix() {
+        let busy = rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+            Some("database is locked".into()),
+        );
+        let text = Error::sqlite(Path::new("x.db"), busy).to_string();
+        assert!(text.contains("database is locked"), "{text}");
+        assert!(text.contains("give a longer --busy-timeout"), "{text}");
+        let other = rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CONSTRAINT),
+            None,
+        );
+        assert!(
+            !Error::sqlite(Path::new("x.db"), other)
+                .to_string()
+                .contains("busy-timeout")
+        );
+    }
 }

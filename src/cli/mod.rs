@@ -1372,9 +1372,21 @@ impl CompareArgs {
                 "compare got {} result file(s) and no `--`: give BEFORE.json AFTER.json, or several a side as A1.json A2.json -- B1.json B2.json",
                 self.before.len()
             )),
+            (_, after) if let Some(option) = after.iter().find(|p| mistaken_option(p)) => {
+                Err(format!(
+                    "{} follows `--`, where every word is a result file: put options before `--` (compare -q A1.json A2.json -- B1.json B2.json)",
+                    option.display()
+                ))
+            }
             (before, after) => Ok((before, after)),
         }
     }
+}
+
+/// A word after `--` that is an option put in the wrong place, not a
+/// file: it starts with `-` and no such file exists.
+fn mistaken_option(path: &std::path::Path) -> bool {
+    path.to_string_lossy().starts_with('-') && !path.exists()
 }
 
 /// The arguments of `blobbench advise`.

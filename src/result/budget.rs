@@ -33,8 +33,14 @@ impl ErrorBudget {
                 ))),
             };
         }
+        let digits = text.trim().replace(['_', ','], "");
         match crate::units::parse_number(text) {
             Ok(n) if n >= 1 => Ok(ErrorBudget::Count(n)),
+            Err(_) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
+                Err(Error::usage(format!(
+                    "--max-errors {text}: larger than any run's count of operations; leave --max-errors out to go on whatever fails"
+                )))
+            }
             _ => Err(Error::usage(format!(
                 "--max-errors {text}: not a count of 1 or more nor a share; {fix}"
             ))),

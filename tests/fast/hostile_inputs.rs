@@ -412,3 +412,39 @@ fn an_option_that_names_a_server_takes_only_that_servers_url() {
     );
     assert!(!String::from_utf8_lossy(&out.stderr).contains("secret"));
 }
+
+/// Issue 51, class 6: failure output fit for people: the driver's words
+/// without its type's name, an option put after `--` named as such, a
+/// count too large for any run said so.
+#[test]
+fn failure_output_is_fit_for_people() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    kv(&d.join("t.db"), &[1, 2, 3]);
+    let closed = common::closed_port();
+    let mysql = format!("mysql://root@{}/x", closed.addr());
+    common::usage_error(d, &["run", &mysql, "--verify"], "Connection refused");
+    let err = String::from_utf8_lossy(&common::run(d, &["run", &mysql]).stderr).into_owned();
+    assert!(!err.contains("DriverError"), "{err}");
+    common::usage_error(
+        d,
+        &[
+            "compare", "a.json", "b.json", "--", "c.json", "d.json", "-q",
+        ],
+        "-q follows `--`, where every word is a result file",
+    );
+    common::usage_error(
+        d,
+        &small(&[
+            "run",
+            "t.db",
+            "--threads",
+            "2",
+            "--count",
+            "9",
+            "--max-errors",
+            "99999999999999999999999",
+        ]),
+        "larger than any run's count of operations",
+    );
+}

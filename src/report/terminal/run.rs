@@ -114,6 +114,10 @@ fn header(out: &mut String, r: &RunResult, op: &str) {
     let p = &r.plan;
     let path = if r.plan.target.is_files() {
         "file".to_string()
+    } else if r.store.kind == "s3" {
+        "S3 GET".to_string()
+    } else if r.store.kind == "memory" {
+        "memory".to_string()
     } else if p.session.read_path == ReadPath::BlobApi {
         "blob API".to_string()
     } else {

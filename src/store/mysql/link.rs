@@ -267,8 +267,8 @@ impl Link {
             ),
             mysql::Error::DriverError(
                 mysql::DriverError::ConnectTimeout | mysql::DriverError::CouldNotConnect(_),
-            ) => self.fail(FailureClass::Connection, format!("node {node}: {e}")),
-            _ => self.fail(FailureClass::Other, format!("node {node}: {e}")),
+            ) => self.fail(FailureClass::Connection, format!("node {node}: {}", words(&e))),
+            _ => self.fail(FailureClass::Other, format!("node {node}: {}", words(&e))),
         }
     }
 }
@@ -297,6 +297,17 @@ fn connect_words(e: &mysql::Error, bound: Duration) -> String {
         mysql::Error::DriverError(mysql::DriverError::ConnectTimeout) => {
             format!("no connection within {}", seconds(bound))
         }
+        _ => words(e),
+    }
+}
+
+/// The driver's error in words: its own message, without the variant's
+/// name the driver wraps it in (`DriverError { Could not connect ... }`).
+fn words(e: &mysql::Error) -> String {
+    match e {
+        mysql::Error::DriverError(d) => d.to_string(),
+        mysql::Error::IoError(io) => io.to_string(),
+        mysql::Error::UrlError(u) => u.to_string(),
         _ => e.to_string(),
     }
 }

@@ -15,7 +15,7 @@ use crate::error::{Error, FailureClass, Result};
 use crate::target::{S3Location, S3Waits, wait_words};
 
 /// The client library, as recorded in results.
-pub(crate) const CLIENT: &str = "object_store 0.14 (reqwest, HTTP/1.1, rustls with ring); a run's reads over http:// on hyper 1 with blobbench's SigV4";
+pub(crate) const CLIENT: &str = "object_store 0.14 (reqwest, HTTP/1.1, rustls with ring); a run's whole-object reads over http:// on a blocking socket per thread, heads parsed by httparse, signed by blobbench's SigV4";
 
 /// The region signed for: the target's, else AWS_REGION or
 /// AWS_DEFAULT_REGION, else us-east-1 (as the AWS CLI).
