@@ -39,10 +39,12 @@ pub(super) fn learn_versions(
 
 /// After the run (its dataset put right, keys `..=last`): what every key
 /// it wrote may hold, from its history and the ledger found before it;
-/// with checks on, narrowed to the version read back (a key at a version
-/// its acknowledged writes do not allow is counted lost). Returns the
-/// ledger's new entries, and the error that kept them from being read
-/// back, if one did.
+/// with checks on, each key is read back and one at a version its
+/// acknowledged writes do not allow is counted lost. What is recorded is
+/// what may be there, not what was read: a write whose answer was lost
+/// may still land (a server that applies it late, a replica behind), so
+/// its version stays allowed beside the one read. Returns the ledger's new
+/// entries, and the error that kept them from being read back, if one did.
 pub(super) fn settle(
     shared: &Shared,
     last: u64,
@@ -54,7 +56,7 @@ pub(super) fn settle(
         .into_iter()
         .filter(|&k| k >= shared.first && k <= last)
         .collect();
-    let mut settled: Vec<(u64, Allowed)> = keys
+    let settled: Vec<(u64, Allowed)> = keys
         .iter()
         .map(|&k| (k, allowed_after(shared, k)))
         .collect();
@@ -83,9 +85,8 @@ pub(super) fn settle(
         .unwrap_or_else(|e| e.into_inner())
         .into_iter()
         .collect();
-    for (key, allowed) in &mut settled {
+    for (key, allowed) in &settled {
         match seen.get(key) {
-            Some(Some(v)) if allowed.admits(*v) => *allowed = Allowed::OneOf(vec![*v]),
             Some(Some(v)) => shared.count_lost(allowed, *key, *v),
             Some(None) => shared.note_lost(format!(
                 "key {key}: missing, but its last acknowledged write left {}",
