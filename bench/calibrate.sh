@@ -81,6 +81,30 @@ command -v python3 >/dev/null || {
     echo "python3 is needed to tally the comparisons (apt-get install python3)" >&2
     exit 2
 }
+# Everything the runs need is checked before the first one, not after an
+# hour of them: each factor, the result file's place, the injected case.
+for f in "${FACTORS[@]}"; do
+    if ! [[ "$f" =~ ^[0-9]+(\.[0-9]+)?$ ]] || ! python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) > 1 else 1)" "$f"; then
+        echo "SIZES=\"$SIZES\": $f is not a factor above 1 (e.g. SIZES=\"1.10 1.25\")" >&2
+        exit 2
+    fi
+done
+OUT_DIR=$(dirname "$OUT")
+if [ -d "$OUT" ] || [ ! -d "$OUT_DIR" ] || [ ! -w "$OUT_DIR" ]; then
+    echo "OUT=$OUT: not a file that can be written (its folder must exist and be writable)" >&2
+    exit 2
+fi
+case "$SUITE" in
+quick) PROBE=(quick) ;;
+fasterthanfs) PROBE=(suite fasterthanfs) ;;
+esac
+# The suite's cases, from its own refusal of one it does not have (it
+# refuses before it makes anything).
+KNOWN=$({ "$BLOBBENCH" "${PROBE[@]}" --inject "no-such-case=x1.10" 2>&1 >/dev/null || true; } | sed -n 's/.*use one of: //p')
+if [[ ", $KNOWN, " != *", $INJECT_CASE, "* ]]; then
+    echo "INJECT_CASE=$INJECT_CASE: $SUITE has no such case; use one of: $KNOWN" >&2
+    exit 2
+fi
 WORK=$(mktemp -d "${DIR:-${TMPDIR:-/tmp}}/blobbench-calibrate.XXXXXX")
 # KEEP=1 keeps every result and comparison (their folder is printed).
 if [ "${KEEP:-0}" = 1 ]; then

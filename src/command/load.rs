@@ -158,30 +158,13 @@ fn failure(tables: &LoadTables, urls: &[Url], verified: bool) -> Option<Error> {
                 "every one of the {} requests at -c {} failed ({}); check that the server is up and the URLs are right",
                 r.requests,
                 r.concurrency,
-                kinds(&r.errors)
+                r.errors.describe()
             ),
         ));
     }
     tables
         .failures_line()
         .map(|line| Error::OperationsFailed(format!("{line}; see the errors column")))
-}
-
-/// The kinds of failure counted, e.g. "connect 3, timeout 1".
-fn kinds(e: &crate::http::load::Errors) -> String {
-    [
-        ("connect", e.connect),
-        ("timeout", e.timeout),
-        ("status", e.status),
-        ("length", e.length),
-        ("content", e.content),
-        ("io", e.io),
-    ]
-    .iter()
-    .filter(|(_, n)| *n > 0)
-    .map(|(k, n)| format!("{k} {n}"))
-    .collect::<Vec<_>>()
-    .join(", ")
 }
 
 /// The slowest open loop: one request per 1000 s (slower would never send

@@ -53,6 +53,7 @@ pub fn run(args: &MergeArgs) -> Result<()> {
     // merge record names every process's.
     let environment = docs[0].environment.clone();
     let mut doc = ResultDocument::new(ResultKind::Load, environment, Tables::Load(merged.tables));
+    let failed = doc_failures(&doc);
     if let Some(j) = &args.json {
         crate::command::output::write_result(&mut doc, j)?;
         println!("result written to {}", crate::command::streams::shown(j));
@@ -68,7 +69,22 @@ pub fn run(args: &MergeArgs) -> Result<()> {
     for w in merged.warnings {
         eprintln!("blobbench: warning: {w}");
     }
-    Ok(())
+    // As `load` does over the same requests: their result is written,
+    // and failures are the exit status's to say.
+    match failed {
+        Some(line) => Err(Error::OperationsFailed(format!(
+            "{line}; see the errors column"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The closing line when any merged request failed.
+fn doc_failures(doc: &ResultDocument) -> Option<String> {
+    match &doc.tables {
+        Tables::Load(t) => t.failures_line(),
+        _ => None,
+    }
 }
 
 /// The merge's header lines, the levels table, the open-loop schedule and

@@ -53,6 +53,34 @@ impl Errors {
         }
     }
 
+    /// The failed requests by kind in words, e.g. "connect 3, timeout 1,
+    /// status 2 (503 x2)"; empty when none failed.
+    pub fn describe(&self) -> String {
+        let codes: Vec<String> = self
+            .status_codes
+            .iter()
+            .map(|(code, n)| format!("{code} x{n}"))
+            .collect();
+        let status = if codes.is_empty() {
+            format!("status {}", self.status)
+        } else {
+            format!("status {} ({})", self.status, codes.join(", "))
+        };
+        [
+            (format!("connect {}", self.connect), self.connect),
+            (format!("timeout {}", self.timeout), self.timeout),
+            (status, self.status),
+            (format!("length {}", self.length), self.length),
+            (format!("content {}", self.content), self.content),
+            (format!("io {}", self.io), self.io),
+        ]
+        .into_iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(words, _)| words)
+        .collect::<Vec<_>>()
+        .join(", ")
+    }
+
     /// The failures as classes (README, "How blobbench measures"): connect and io are
     /// connection failures, each status code its own (429 throttled),
     /// length and content wrong bytes.

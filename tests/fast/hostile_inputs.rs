@@ -448,3 +448,42 @@ fn failure_output_is_fit_for_people() {
         "larger than any run's count of operations",
     );
 }
+
+/// Issue 51, class 6: bench/calibrate.sh checks every setting before its
+/// first run (it used to find a bad OUT, SIZES or INJECT_CASE only after
+/// an hour of runs), refusing with one line and exit 2, nothing made.
+#[test]
+fn the_calibration_script_refuses_bad_settings_before_it_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/bench/calibrate.sh");
+    for (name, value, needle) in [
+        ("SIZES", "abc", "abc is not a factor above 1"),
+        ("SIZES", "0.9", "0.9 is not a factor above 1"),
+        (
+            "OUT",
+            "/nonexistent/c.json",
+            "not a file that can be written",
+        ),
+        (
+            "INJECT_CASE",
+            "no:such",
+            "quick has no such case; use one of: read:db",
+        ),
+    ] {
+        let out = common::output(
+            std::process::Command::new("bash")
+                .arg(script)
+                .env("BLOBBENCH", env!("CARGO_BIN_EXE_blobbench"))
+                .env("TMPDIR", tmp.path())
+                .env(name, value),
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}={value}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{name}={value}: {err}");
+        assert!(err.contains(needle), "{name}={value}: {err}");
+        assert!(
+            common::names_in(tmp.path()).is_empty(),
+            "{name}={value} made something"
+        );
+    }
+}

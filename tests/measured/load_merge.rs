@@ -250,3 +250,44 @@ fn two_load_processes_merge_into_one_result() {
         "one of the results",
     );
 }
+
+/// Issue 51, class 6: a merge over levels whose every request failed says
+/// so as `load` does (exit 1, one closing line), its errors column in
+/// words (not JSON) and no 0 ns percentile for responses never timed.
+#[test]
+#[ignore = "measured tier: run scripts/test.sh --measured"]
+fn a_merge_over_failures_exits_as_load_does_and_says_them_in_words() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    ok(d, &["init", "s.db", "--count", "5", "--size", "1k"]);
+    let (server, addr) = start_serve(d, "s.db", &[]);
+    let _server = Killed(server);
+    // A key the dataset does not hold: every request is a 404.
+    std::fs::write(d.join("urls.txt"), format!("http://{addr}/blobs/999\n")).unwrap();
+    let loads = [start_load(d, "a.json"), start_load(d, "b.json")];
+    for l in &loads {
+        l.let_go();
+    }
+    for l in loads {
+        let out = l.release_output();
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let out = common::run(d, &["merge", "a.json", "b.json"]);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(stderr.contains("see the errors column"), "{stderr}");
+    let row = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("-c 4 ") && !l.contains('='))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(row.contains("status") && row.contains("404 x"), "{row}");
+    assert!(!row.contains('{') && !row.contains("0 ns"), "{row}");
+}

@@ -5,27 +5,37 @@ use crate::report::table::Table;
 use crate::result::load::{LevelResult, LoadTables, percent};
 use crate::units::human_duration_ns;
 
-/// One labelled level per row: throughput, latency percentiles and errors
-/// by kind (as JSON, only when there were any).
+/// One labelled level per row: throughput, latency percentiles ("-" for a
+/// level with no response to time) and errors by kind in words.
 pub fn level_table(rows: &[(String, &LevelResult)]) -> Table {
     let mut t = Table::new([
         "level", "req/s", "MB/s", "p50", "p90", "p99", "p99.9", "max", "errors",
     ]);
     for (name, r) in rows {
         let l = &r.latency;
+        // Nothing answered (and, open loop, nothing left unsent): no time
+        // to show, where a 0 would read as instant.
+        let timed = r.ok > 0 || r.open_loop.as_ref().is_some_and(|o| o.not_sent > 0);
+        let time = |ns: u64| {
+            if timed {
+                human_duration_ns(ns as f64)
+            } else {
+                "-".to_string()
+            }
+        };
         t.row([
             name.clone(),
             format!("{:.0}", r.requests_per_s),
             format!("{:.1}", r.mb_per_s),
-            human_duration_ns(l.p50_ns as f64),
-            human_duration_ns(l.p90_ns as f64),
-            human_duration_ns(l.p99_ns as f64),
-            human_duration_ns(l.p999_ns as f64),
-            human_duration_ns(l.max_ns as f64),
+            time(l.p50_ns),
+            time(l.p90_ns),
+            time(l.p99_ns),
+            time(l.p999_ns),
+            time(l.max_ns),
             if r.errors.total() == 0 {
                 "0".to_string()
             } else {
-                serde_json::to_string(&r.errors).unwrap_or_default()
+                r.errors.describe()
             },
         ]);
     }
