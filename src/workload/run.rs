@@ -8,9 +8,11 @@
 //!
 //! [`execute`] runs named steps in order: [`discover`] (what the target
 //! holds and can do), [`choose_keys`] (validate the plan against it),
-//! [`foreign_sizes`], then per repetition [`generate`] (contents),
-//! [`prepare_cache`] and [`run_repetition`] (the timed loop), then
-//! [`verify_after`] and [`summarize`].
+//! [`foreign_sizes`], [`begin_updates`] (an update run marks the dataset's
+//! ledger of acknowledged versions), then per repetition [`generate`]
+//! (contents), [`prepare_cache`] and [`run_repetition`] (the timed loop),
+//! then [`record_updates`] (into the ledger), [`verify_after`] and
+//! [`summarize`].
 
 use std::time::Instant;
 
@@ -130,10 +132,14 @@ pub fn execute(plan: &RunPlan, progress: &dyn Progress) -> Result<RunResult> {
     }
     job.foreign_sizes = foreign_sizes(&job, &mut notes)?;
     let claim = begin_updates(&job, &found)?;
-    let repeated = job_repetitions(&mut job, &found, started, progress);
+    let repeated = job_repetitions(&job, &found, started, progress);
     if let Some(claim) = claim {
-        let mut s = store::open(&plan.target, Access::ReadWrite)?;
-        claim.end(s.as_mut(), |ledger| record_updates(&job, &repeated, ledger))?;
+        let recorded = store::open(&plan.target, Access::ReadWrite).and_then(|mut s| {
+            claim.end(s.as_mut(), |ledger| record_updates(&job, &repeated, ledger))
+        });
+        notes.extend(recorded.err().map(|e| {
+            format!("the run's writes could not be recorded in the dataset's ledger ({e}): later checks find it unknown")
+        }));
     }
     let Repeated {
         all,
@@ -191,7 +197,7 @@ fn begin_updates(job: &Job, found: &Discovery) -> Result<Option<store::ledger::L
 /// the last repetition's version when every operation succeeded; after a
 /// failure or an interruption, which repetition's version each holds is
 /// not known, so any whole version is.
-fn record_updates(job: &Job, repeated: &Result<Repeated>, ledger: &mut crate::dataset::Ledger) {
+fn record_updates(job: &Job, repeated: &Result<Repeated>, ledger: &mut Ledger) {
     let allowed = match repeated {
         Ok(r) if r.failures.is_empty() && r.stopped_early.is_none() => match r.last_update {
             Some(v) => Allowed::OneOf(vec![v]),
@@ -207,7 +213,7 @@ fn record_updates(job: &Job, repeated: &Result<Repeated>, ledger: &mut crate::da
 /// The warm-up and measured repetitions, each with fresh content for an
 /// update.
 fn job_repetitions(
-    job: &mut Job,
+    job: &Job,
     found: &Discovery,
     started: Instant,
     progress: &dyn Progress,

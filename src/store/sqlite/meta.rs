@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 
 use crate::dataset::Manifest;
 use crate::error::{Error, Result};
@@ -26,25 +26,22 @@ pub(crate) fn has_table(conn: &Connection, path: &Path, table: &str) -> Result<b
 
 /// The dataset's manifest, when the database has one.
 pub(crate) fn read_manifest(conn: &Connection, path: &Path) -> Result<Option<Manifest>> {
+    let text = read_meta(conn, path, "dataset")?;
+    Ok(text.as_deref().and_then(Manifest::parse))
+}
+
+/// blobbench's record `name` in the database, when it has one.
+fn read_meta(conn: &Connection, path: &Path, name: &str) -> Result<Option<String>> {
     if !has_table(conn, path, META_TABLE)? {
         return Ok(None);
     }
-    let text: Option<String> = conn
-        .query_row(
-            &format!("SELECT value FROM {META_TABLE} WHERE name='dataset'"),
-            [],
-            |r| r.get(0),
-        )
-        .map(Some)
-        .or_else(|e| {
-            if e == rusqlite::Error::QueryReturnedNoRows {
-                Ok(None)
-            } else {
-                Err(e)
-            }
-        })
-        .map_err(|e| Error::sqlite(path, e))?;
-    Ok(text.as_deref().and_then(Manifest::parse))
+    conn.query_row(
+        &format!("SELECT value FROM {META_TABLE} WHERE name=?1"),
+        [name],
+        |r| r.get(0),
+    )
+    .optional()
+    .map_err(|e| Error::sqlite(path, e))
 }
 
 /// Records `manifest` in place of the one `create_database` wrote, in its
@@ -73,23 +70,7 @@ pub(crate) fn write_manifest_row(
 
 /// The dataset's ledger of acknowledged versions, when the database has one.
 pub(crate) fn read_ledger(conn: &Connection, path: &Path) -> Result<Option<String>> {
-    if !has_table(conn, path, META_TABLE)? {
-        return Ok(None);
-    }
-    conn.query_row(
-        &format!("SELECT value FROM {META_TABLE} WHERE name='ledger'"),
-        [],
-        |r| r.get(0),
-    )
-    .map(Some)
-    .or_else(|e| {
-        if e == rusqlite::Error::QueryReturnedNoRows {
-            Ok(None)
-        } else {
-            Err(e)
-        }
-    })
-    .map_err(|e| Error::sqlite(path, e))
+    read_meta(conn, path, "ledger")
 }
 
 /// Records the ledger `text` in its own transaction (the data's are
