@@ -48,8 +48,8 @@ pub use memory::MemoryStore;
 pub use mysql::MysqlStore;
 pub use open::{
     WritersKeptOut, capture_environment, check_free_space, check_room, claim_new, create,
-    end_added_keys, inspect, keep_writers_out, name_added_key, open, reach, read_shape, release,
-    remove_dataset, remove_target, value_limit,
+    end_added_keys, inspect, keep_writers_out, name_added_key, open, reach, read_shape,
+    read_shape_after, release, remove_dataset, remove_target, value_limit,
 };
 pub use pieces::{piece_buffer, recycle_piece, stream_pieces};
 pub use postgres::PostgresStore;

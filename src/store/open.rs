@@ -401,8 +401,15 @@ pub fn remove_target(target: &Target) {
 ///   every volume server the master lists, each "up" when it answers
 ///   HTTP itself; the size is the number of volume servers the master lists.
 pub fn read_shape(target: &Target) -> Option<ClusterShape> {
+    read_shape_after(target, None)
+}
+
+/// [`read_shape`], also asking every node `earlier` (a shape read before)
+/// knew: a Galera target that names one node learns the others from its
+/// member list, and must still find them when that node dies.
+pub fn read_shape_after(target: &Target, earlier: Option<&ClusterShape>) -> Option<ClusterShape> {
     match target {
-        Target::Mysql { server, .. } => mysql::galera_shape(server),
+        Target::Mysql { server, .. } => mysql::galera_shape(server, earlier),
         Target::S3 { bucket } => s3::seaweedfs::shape(bucket),
         _ => None,
     }

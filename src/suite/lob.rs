@@ -350,7 +350,7 @@ pub fn run(options: &LobOptions, progress: &dyn Progress) -> Result<ResultDocume
         let (Some(start), Some(target)) = (start, system.target.as_ref()) else {
             continue;
         };
-        let end = store::read_shape(target);
+        let end = store::read_shape_after(target, Some(&start));
         let at_ns = started.elapsed().as_nanos() as u64;
         let changes = end
             .as_ref()

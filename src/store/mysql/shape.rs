@@ -48,9 +48,15 @@ enum Probe {
 /// The shape of the Galera cluster behind `server`; None when the node(s)
 /// that answered are no Galera nodes. When no node answers at all the
 /// shape lists them unreachable (the target may have been a cluster).
-pub(crate) fn galera_shape(server: &ServerUrl) -> Option<ClusterShape> {
+/// Every node of `earlier` (a shape read before) is asked too: a node the
+/// target does not name is known only from another's member list, and
+/// when that node dies, the others must still be asked, not called gone.
+pub(crate) fn galera_shape(
+    server: &ServerUrl,
+    earlier: Option<&ClusterShape>,
+) -> Option<ClusterShape> {
     let deadline = Instant::now() + DEADLINE;
-    let named = named_nodes(server)?;
+    let named = nodes_to_ask(named_nodes(server)?, earlier);
     let mut probes = probe_all(server, &named, deadline);
     // Members a node lists that the target does not name are asked too,
     // within what is left of the deadline.
@@ -69,6 +75,16 @@ pub(crate) fn galera_shape(server: &ServerUrl) -> Option<ClusterShape> {
         });
     probes.extend(probe_all(server, &listed, deadline));
     assemble(probes)
+}
+
+/// The nodes the target names, then those only an earlier shape knew.
+fn nodes_to_ask(mut named: Vec<String>, earlier: Option<&ClusterShape>) -> Vec<String> {
+    for node in earlier.into_iter().flat_map(|s| &s.nodes) {
+        if !named.contains(&node.address) {
+            named.push(node.address.clone());
+        }
+    }
+    named
 }
 
 /// The nodes the target names, in the order it names them.
@@ -207,6 +223,28 @@ mod tests {
             status: "Primary".into(),
             members: members.iter().map(|m| m.to_string()).collect(),
         }
+    }
+
+    #[test]
+    fn the_nodes_an_earlier_shape_knew_are_asked_after_the_named_ones() {
+        let earlier = ClusterShape {
+            system: "galera".into(),
+            size: Some(3),
+            nodes: ["127.0.0.1:3306", "127.0.0.2:3306", "127.0.0.3:3306"]
+                .iter()
+                .map(|a| NodeState {
+                    address: a.to_string(),
+                    role: "galera".into(),
+                    state: "Synced".into(),
+                })
+                .collect(),
+        };
+        let named = vec!["127.0.0.1:3306".to_string()];
+        assert_eq!(
+            nodes_to_ask(named.clone(), Some(&earlier)),
+            ["127.0.0.1:3306", "127.0.0.2:3306", "127.0.0.3:3306"]
+        );
+        assert_eq!(nodes_to_ask(named, None), ["127.0.0.1:3306"]);
     }
 
     #[test]

@@ -376,8 +376,8 @@ fn execute_wrapped(
     }
     let cluster = shape.map(|start| {
         Box::new(ClusterRecord {
+            end: store::read_shape_after(&plan.target, Some(&start)),
             start,
-            end: store::read_shape(&plan.target),
             changes,
         })
     });
@@ -575,7 +575,7 @@ fn watch_shape(shared: &Shared, start: &ClusterShape, done: &AtomicBool) -> Vec<
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        let Some(now) = store::read_shape(&shared.plan.target) else {
+        let Some(now) = store::read_shape_after(&shared.plan.target, Some(&seen)) else {
             continue;
         };
         let at_ns = shared.since_start().as_nanos() as u64;
