@@ -358,7 +358,11 @@ fn execute_wrapped(
         all.absorb(t);
     }
     let put = put_right(&shared, &all, resizes, dataset_id);
-    let put_ok = put.is_ok();
+    let mut notes = Vec::new();
+    if let Ok(after) = &put {
+        // Also when the run never started: a claim is always ended.
+        notes.extend(settle_and_record(&shared, claim, after.last_key, progress));
+    }
     if put.is_ok() && plan.mix.has(OpKind::Insert) {
         // The manifest now records the dataset the run left. A journal
         // that cannot be removed names only keys the manifest holds or no
@@ -381,7 +385,6 @@ fn execute_wrapped(
             changes,
         })
     });
-    let mut notes = Vec::new();
     if let Some(Err(why)) = &found
         && plan.verify
     {
@@ -404,22 +407,6 @@ fn execute_wrapped(
             }
         }
     };
-    if put_ok {
-        let last = after.last_key;
-        let (settled, unread) = settle::settle(&shared, last, progress);
-        notes.extend(
-            unread.map(|e| {
-                format!("the versions the run's writes left could not be read back ({e})")
-            }),
-        );
-        let recorded = claim.map_or(Ok(()), |claim| {
-            let mut store = store::open(&plan.target, Access::ReadWrite)?;
-            claim.end(store.as_mut(), |l| settle::record(l, settled, last))
-        });
-        notes.extend(recorded.err().map(|e| {
-            format!("the run's writes could not be recorded in the dataset's ledger ({e}): later checks find it unknown")
-        }));
-    }
     let mut t = tables(plan, &shared, all, elapsed, info, writes, after);
     t.notes.extend(notes);
     t.plan.transactions = transactions;
@@ -430,6 +417,30 @@ fn execute_wrapped(
         .unwrap_or_else(|e| e.into_inner())
         .take();
     Ok(t)
+}
+
+/// Reads back what the run's writes left (see `settle`) and records it in
+/// the dataset's ledger when the run holds a claim on it (keys `..=last`);
+/// returns the notes on what could not be done.
+fn settle_and_record(
+    shared: &Shared,
+    claim: Option<store::ledger::LedgerClaim>,
+    last: u64,
+    progress: &dyn Progress,
+) -> Vec<String> {
+    let (settled, unread) = settle::settle(shared, last, progress);
+    let mut notes: Vec<String> = unread
+        .map(|e| format!("the versions the run's writes left could not be read back ({e})"))
+        .into_iter()
+        .collect();
+    let recorded = claim.map_or(Ok(()), |claim| {
+        let mut store = store::open(&shared.plan.target, Access::ReadWrite)?;
+        claim.end(store.as_mut(), |l| settle::record(l, settled, last))
+    });
+    notes.extend(recorded.err().map(|e| {
+        format!("the run's writes could not be recorded in the dataset's ledger ({e}): later checks find it unknown")
+    }));
+    notes
 }
 
 impl MixedRunPlan {
