@@ -27,6 +27,8 @@ pub(crate) use slots::check_free;
 pub const MANIFEST_FILE: &str = "blobbench-dataset.json";
 /// The ledger of acknowledged versions beside it (`dataset::Ledger`).
 pub const LEDGER_FILE: &str = "blobbench-ledger.json";
+/// blobbench's own records in a dataset folder, beside the blobs.
+const RECORD_FILES: [&str; 2] = [MANIFEST_FILE, LEDGER_FILE];
 
 /// How blob files are named in their folder, as kvtest names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -194,9 +196,7 @@ impl FilesStore {
             .map_err(|e| Error::io("cannot stat", &self.root, e))?;
         let mut total = root.blocks() * 512;
         self.visit(&mut |entry, _| {
-            if skip_manifest
-                && [MANIFEST_FILE, LEDGER_FILE].contains(&&*entry.file_name().to_string_lossy())
-            {
+            if skip_manifest && RECORD_FILES.contains(&&*entry.file_name().to_string_lossy()) {
                 return Ok(());
             }
             // DirEntry::metadata does not follow a link, as symlink_metadata.
@@ -348,7 +348,7 @@ fn remove_own_entries(root: &Path, manifest: &Manifest) -> Result<()> {
     // The earlier dataset's ledger, and a manifest's or ledger's own
     // temporary file, left by a writer that was killed.
     remove_if_there(&root.join(LEDGER_FILE))?;
-    let leftovers = [MANIFEST_FILE, LEDGER_FILE].map(|f| format!("{f}.tmp-"));
+    let leftovers = RECORD_FILES.map(|f| format!("{f}.tmp-"));
     for entry in fs::read_dir(root).map_err(|e| Error::io("cannot list", root, e))? {
         let p = entry.map_err(|e| Error::io("cannot list", root, e))?.path();
         let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
@@ -549,7 +549,7 @@ impl Engine for FilesStore {
     /// evicted again before the first timed read.
     fn cache_control_for(&self, keys: &[u64]) -> Result<CacheControl> {
         let mut files = Vec::with_capacity(keys.len() + 2);
-        for own in [MANIFEST_FILE, LEDGER_FILE] {
+        for own in RECORD_FILES {
             let path = self.root.join(own);
             if path.is_file() {
                 files.push(path);

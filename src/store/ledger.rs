@@ -13,12 +13,25 @@ pub type Expectation = std::result::Result<Ledger, String>;
 
 /// The ledger of the dataset `manifest` describes in `store`.
 pub fn expectation(store: &mut dyn Store, manifest: &Manifest) -> Result<Expectation> {
+    Ok(
+        read(store, manifest)?.and_then(|ledger| match ledger.state {
+            LedgerState::Known => Ok(ledger),
+            LedgerState::Writing { by } => Err(writing_now(&by)),
+            LedgerState::Unknown { why } => Err(why),
+        }),
+    )
+}
+
+/// The dataset's ledger as stored, its state settled (the mark of a
+/// writer that is gone is unknown); why there is none to read when the
+/// dataset keeps none or it is damaged.
+fn read(store: &mut dyn Store, manifest: &Manifest) -> Result<Expectation> {
     let Some(id) = &manifest.id else {
         return Ok(Err(
             "the dataset was made before blobbench kept a ledger of acknowledged writes".into(),
         ));
     };
-    let ledger = match store.read_ledger()? {
+    let mut ledger = match store.read_ledger()? {
         None => Ledger::new(id),
         Some(text) => match Ledger::parse(&text) {
             None => return Ok(Err("its ledger of acknowledged writes is damaged".into())),
@@ -27,14 +40,16 @@ pub fn expectation(store: &mut dyn Store, manifest: &Manifest) -> Result<Expecta
             Some(l) => l,
         },
     };
-    Ok(match ledger.settled_state() {
-        LedgerState::Known => Ok(ledger),
-        LedgerState::Writing { by } => Err(format!(
-            "a run (process {}) is writing the dataset now",
-            by.split('-').next().unwrap_or(&by)
-        )),
-        LedgerState::Unknown { why } => Err(why),
-    })
+    ledger.state = ledger.settled_state();
+    Ok(Ok(ledger))
+}
+
+/// A running writer's mark (`by`, a process stamp), in words.
+fn writing_now(by: &str) -> String {
+    format!(
+        "a run (process {}) is writing the dataset now",
+        by.split('-').next().unwrap_or(by)
+    )
 }
 
 /// A writing run's hold on the ledger, from [`begin_writes`] to
@@ -53,27 +68,31 @@ pub struct LedgerClaim {
 /// A ledger already unknown, or marked by another run now writing, becomes
 /// (or stays) unknown: two runs at once cannot say which write was last.
 pub fn begin_writes(store: &mut dyn Store, manifest: &Manifest) -> Result<LedgerClaim> {
-    let found = expectation(store, manifest)?;
-    let (Some(_), Err(why)) = (&manifest.id, &found) else {
-        let marked = match &found {
-            Ok(ledger) => match store.write_ledger(&ledger.writing().to_text()) {
-                Ok(()) => true,
-                Err(e) if e.is_busy() => false,
-                Err(e) => return Err(e),
-            },
-            Err(_) => false,
-        };
-        return Ok(LedgerClaim { found, marked });
+    let why = match read(store, manifest)? {
+        Err(why) => why,
+        Ok(ledger) => match &ledger.state {
+            LedgerState::Known => {
+                let marked = match store.write_ledger(&ledger.writing().to_text()) {
+                    Ok(()) => true,
+                    Err(e) if e.is_busy() => false,
+                    Err(e) => return Err(e),
+                };
+                return Ok(LedgerClaim {
+                    found: Ok(ledger),
+                    marked,
+                });
+            }
+            LedgerState::Writing { by } => {
+                format!("two runs wrote the dataset at once ({})", writing_now(by))
+            }
+            LedgerState::Unknown { why } => why.clone(),
+        },
     };
-    let why = if why.contains("is writing the dataset now") {
-        format!("two runs wrote the dataset at once ({why})")
-    } else {
-        why.clone()
-    };
+    // Unknown from now on (nothing is written where none is kept).
     give_up(store, manifest, &why)?;
     Ok(LedgerClaim {
         found: Err(why),
-        marked: true,
+        marked: false,
     })
 }
 
