@@ -145,8 +145,12 @@ pub(crate) fn replicate_with_a_fault(
     let url = std::env::var("BLOBBENCH_S3_URL").expect("BLOBBENCH_S3_URL: run scripts/test.sh");
     let litestream = litestream();
     let mut command = bin();
+    // Its own temporary folder, to see what Litestream's socket leaves.
+    let tmp = dir.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
     crate::common::s3_env(&mut command)
         .current_dir(dir)
+        .env("TMPDIR", &tmp)
         .args([
             "suite",
             "replicate",
@@ -234,10 +238,19 @@ fn a_litestream_killed_mid_run_is_a_failure_in_the_result() {
     let f = &doc["tables"]["failure"];
     // Seen as soon as the timed round ends: no wait on a dead process.
     assert_eq!(f["phase"], "timed round", "{f}");
+    let message = f["message"].as_str().unwrap();
+    assert!(message.contains("exited (signal: 9"), "{f}");
+    // Without --keep its log goes with the work folder: the message quotes
+    // it instead of naming a path that is gone, and no socket stays.
     assert!(
-        f["message"].as_str().unwrap().contains("exited (signal: 9"),
+        message.contains("(--keep keeps its whole log)") && !message.contains("litestream.log"),
         "{f}"
     );
+    let left: Vec<_> = std::fs::read_dir(dir.path().join("tmp"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "left in TMPDIR: {left:?}");
     assert!(elapsed < crate::common::PATIENCE, "{elapsed:?}");
 }
 

@@ -106,6 +106,10 @@ pub struct Setup {
     pub config_text: String,
     /// Where its output goes.
     pub log: PathBuf,
+    /// Whether the log outlives the run (--keep): a message names its
+    /// path only then, since otherwise the folder is gone by the time
+    /// anyone reads the message.
+    log_kept: bool,
     /// The control socket (`sync` talks to it).
     pub socket: PathBuf,
     /// Its metrics address (`127.0.0.1:PORT`), None when no port was free.
@@ -128,7 +132,8 @@ fn litestream_folder(db: &Path) -> PathBuf {
 
 impl Setup {
     /// Writes the configuration for replicating `db` to `replica` (the
-    /// bucket, and `prefix` inside it), syncing every `sync_interval`.
+    /// bucket, and `prefix` inside it), syncing every `sync_interval`;
+    /// `log_kept`: the work folder outlives the run (--keep).
     pub fn write(
         binary: &Path,
         work: &Path,
@@ -136,6 +141,7 @@ impl Setup {
         replica: &S3Location,
         prefix: &str,
         sync_interval: Duration,
+        log_kept: bool,
     ) -> Result<Setup> {
         let socket = std::env::temp_dir().join(format!(
             "blobbench-litestream-{}-{}.sock",
@@ -186,6 +192,7 @@ impl Setup {
             config,
             config_text: text,
             log,
+            log_kept,
             socket,
             metrics,
             _metrics_port: metrics_port,
@@ -333,6 +340,8 @@ impl<'a> Litestream<'a> {
             && let Ok(Some(status)) = c.try_wait()
         {
             self.child = None;
+            // A killed Litestream leaves its socket file behind.
+            let _ = std::fs::remove_file(&self.setup.socket);
             return Err(self.failed(&format!("exited ({status})")));
         }
         Ok(())
@@ -347,13 +356,15 @@ impl<'a> Litestream<'a> {
             .find(|l| l.contains("level=ERROR") || l.starts_with("Error"))
             .or_else(|| log.lines().last())
             .unwrap_or("no output");
+        let log = if self.setup.log_kept {
+            format!("its log ({}) says: {last}", self.setup.log.display())
+        } else {
+            format!("it last logged: {last} (--keep keeps its whole log)")
+        };
         Error::failed(
             Path::new("litestream"),
             FailureClass::Other,
-            format!(
-                "{what}; its log ({}, kept with --keep) says: {last}",
-                self.setup.log.display()
-            ),
+            format!("{what}; {log}"),
         )
     }
 
@@ -596,6 +607,7 @@ litestream_sync_count{db=\"/x\"} 3\n";
             &loc,
             "some/prefix/run-1",
             Duration::from_millis(250),
+            false,
         )
         .unwrap();
         let t = std::fs::read_to_string(&s.config).unwrap();

@@ -143,6 +143,7 @@ fn run_in(
         &options.replica,
         &prefix,
         options.sync_interval,
+        options.keep,
     )?;
     let started = Instant::now();
     let (rounds, mut failure) = measure(options, &target, &setup, started, progress)?;
