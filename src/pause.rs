@@ -37,6 +37,7 @@
 //! | `concurrent-batch` | `run --threads`: a worker's batch done and counted (the worker holds; the others go on) |
 //! | `load-level` | `load`: a concurrency level about to start its clock |
 //! | `serve-put-committed` | `serve`: a PUT's blob stored and committed, the reply not yet sent |
+//! | `serve-file-check` | `serve`: a dir or tree blob's reply about to check that its file was not written into (all but its last 16 KiB handed to the kernel, or to hyper all but its last piece) |
 //! | `serve-mapped-walk` | `serve`: a SQLite blob's pages about to be found in the mapped database file (rollback journal; each GET of a blob, and again for a stream over 256 KiB) |
 //! | `round-case` | `quick`, `suite fasterthanfs`: before each case of each round (warm-up included) |
 //! | `advise-round` | `advise`: before each round at each size (its warm-up round first) |

@@ -121,7 +121,16 @@ Speed: for a database nothing else writes while it is served, `sqlite:x.db?locki
 keeps each connection's shared lock instead of taking and dropping it per request (about 2x the requests/s on \
 small blobs here). In a rollback journal (the default) that lock keeps other processes from writing the database \
 until the server stops, so large blobs go from the page cache to the socket uncopied, as nginx's sendfile sends \
-files; in WAL mode it keeps no one out: other processes write at once, and the server reads their commits."
+files; in WAL mode it keeps no one out: other processes write at once, and the server reads their commits.\n\n\
+Files written into in place (dir and tree targets): a blob file another process writes into while it is \
+sent (rather than replacing it by rename, which never mixes versions) is caught where it can be. Before the \
+last 16 KiB of a reply leave, the open file's size, modification and change times must be those it had \
+when opened; else the connection is cut, and the client sees a body short of its Content-Length, never a \
+whole 200 of mixed bytes. Undetectable: a write after that last look (sendfile hands the kernel page-cache \
+pages, so a write before they reach the client can still change what it reads); a write through a shared \
+memory mapping into a page already dirty (the kernel moves the times only at a page's first write after \
+it was written back); and a write that keeps the size, within the file system's timestamp granularity of \
+the file's previous change (a few ms on ext4). Only rename gives a reader one whole version."
     )]
     Serve(ServeArgs),
     /// Load an HTTP server: requests/s, MB/s and latency per concurrency level (like siege, wrk, oha)
@@ -321,9 +330,10 @@ pub struct ServeArgs {
     /// dir and tree targets: how long a blob file's open descriptor, size
     /// and tag are reused (as nginx's open_file_cache, at most 4000 files
     /// per thread; contents are never kept) before its name is stat'ed
-    /// again. A file replaced (renamed over), changed or removed by another
-    /// process is served as it was for at most this long; writes through
-    /// this server are seen at once. 0 opens the file for every request
+    /// again. A file replaced (renamed over) or removed by another process
+    /// is served as it was for at most this long (one written into in place
+    /// is caught as it is sent: see below); writes through this server are
+    /// seen at once. 0 opens the file for every request
     #[arg(long, default_value = "1s", value_parser = duration_in(std::time::Duration::ZERO, std::time::Duration::from_secs(60)))]
     pub open_file_valid: humantime::Duration,
     /// One access-log line per request on stderr
@@ -376,6 +386,12 @@ pub struct LoadArgs {
     /// Check every /blobs/{key} response byte for byte against this dataset (e.g. the served db)
     #[arg(long, value_name = "TARGET", value_parser = Utf8Arg)]
     pub verify: Option<String>,
+    /// Start the first level at TIME of the system clock (RFC 3339, UTC: 2026-12-02T19:30:00Z) and
+    /// each later one a slot (-t plus 2 s) after the one before: loads started on several machines
+    /// at different moments run their levels together, for `merge` (their clocks must agree; merge
+    /// checks them against the server's Date headers)
+    #[arg(long, value_name = "TIME", value_parser = values::start_time, conflicts_with = "requests")]
+    pub start_at: Option<std::time::SystemTime>,
     /// Also write a JSON result to FILE
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,

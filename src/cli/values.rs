@@ -28,6 +28,20 @@ pub fn connection_count(text: &str) -> std::result::Result<usize, String> {
     })
 }
 
+/// A time of the system clock (`load --start-at`): RFC 3339, UTC when it
+/// names no zone.
+pub fn start_time(text: &str) -> std::result::Result<std::time::SystemTime, String> {
+    humantime::parse_rfc3339_weak(text.trim()).map_err(|_| {
+        format!(
+            "--start-at {}: not a time; give one in RFC 3339, UTC, e.g. --start-at {}",
+            text.trim(),
+            humantime::format_rfc3339_seconds(
+                std::time::SystemTime::now() + std::time::Duration::from_secs(60)
+            )
+        )
+    })
+}
+
 /// A worker-thread count (`--threads`, alone or in a list).
 pub fn thread_count(text: &str) -> std::result::Result<usize, String> {
     counted(text, MAX_THREADS).ok_or_else(|| {

@@ -6,6 +6,7 @@ use crate::cli::LoadArgs;
 use crate::cli::values::choice_name;
 use crate::command::progress::Bars;
 use crate::error::{Error, Result};
+use crate::http::load::schedule::Schedule;
 use crate::http::load::{LoadPlan, Order, Url, parse_url, run_level};
 use crate::progress::Progress;
 use crate::report::terminal;
@@ -55,6 +56,11 @@ pub fn read_url_file(option: &str, f: &std::path::Path) -> Result<String> {
 pub fn run(args: &LoadArgs) -> Result<()> {
     let urls = read_urls(args)?;
     let duration = duration_of(args)?;
+    // -n conflicts with --start-at: a duration is there whenever a start is.
+    let schedule = match (args.start_at, duration) {
+        (Some(at), Some(d)) => Some(Schedule::new(at, d)?),
+        _ => None,
+    };
     let verify = verify_spec(args)?;
     if let Some(j) = &args.json {
         crate::command::output::check_result_target(j)?;
@@ -71,7 +77,7 @@ pub fn run(args: &LoadArgs) -> Result<()> {
     let bars = Bars::new();
     let mut results = Vec::new();
     let max_errors = args.max_errors;
-    for &c in &args.concurrency {
+    for (i, &c) in args.concurrency.iter().enumerate() {
         let plan = LoadPlan {
             urls: urls.clone(),
             order,
@@ -84,7 +90,9 @@ pub fn run(args: &LoadArgs) -> Result<()> {
             max_errors,
         };
         bars.start(&format!("-c {c}"), 1000);
-        let r = runtime.block_on(run_level(plan, &bars));
+        let scheduled = schedule.map(|s| s.wait_for(i, &bars));
+        let mut r = runtime.block_on(run_level(plan, &bars));
+        r.scheduled_unix_ns = scheduled;
         bars.finish();
         results.push(r);
     }
@@ -103,6 +111,12 @@ pub fn run(args: &LoadArgs) -> Result<()> {
         if let Some(why) = &l.stopped_early {
             println!("-c {}: stopped early: {why}", l.concurrency);
         }
+    }
+    if let Some(s) = schedule {
+        println!(
+            "{}",
+            terminal::load::schedule_line(&tables.levels, s.slot())
+        );
     }
     let failure = failure(&tables, &urls, verify.is_some());
     let warnings = rate_warnings(&tables);

@@ -32,8 +32,10 @@ use crate::result::load::{
 // the load generator find them here.
 pub use crate::result::load::{Errors, LevelResult, Order};
 
+mod clock;
 pub mod merge;
 mod pacing;
+pub mod schedule;
 
 /// One URL to request: where to connect, what to ask for, and the blob key
 /// when the path is /blobs/{key} (for --verify).
@@ -168,6 +170,8 @@ struct WorkerOutcome {
     /// Requests still in flight [`END_GRACE`] after the level's time was
     /// up, cut there: counted apart, neither answered nor failed.
     cut: u64,
+    /// The server's clock against this one's, from its Date headers.
+    clock: clock::OffsetBounds,
 }
 
 impl Default for WorkerOutcome {
@@ -184,6 +188,7 @@ impl Default for WorkerOutcome {
             not_sent: 0,
             timeline: Timeline::new(TIMELINE_BUCKET_NS),
             cut: 0,
+            clock: clock::OffsetBounds::default(),
         }
     }
 }
@@ -268,12 +273,14 @@ async fn connect(authority: &str, timeout: Duration) -> std::result::Result<Send
 /// `Connection: close`, nor after an HTTP/1.0 response without
 /// `Connection: keep-alive`: such a server closes it, and the next request
 /// goes on a new connection without counting an error).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Response {
     bytes: u64,
     reusable: bool,
     /// When the body's last byte was read: where the response's time ends.
     done: Instant,
+    /// Its `Date` header.
+    date: Option<HeaderValue>,
 }
 
 /// Whether a response's headers let the connection carry another request.
@@ -315,6 +322,7 @@ async fn one_request(
         .map_err(|_| Failure::Io)?;
     let ok_status = resp.status().is_success();
     *status = resp.status().as_u16();
+    let date = resp.headers().get(header::DATE).cloned();
     let reusable = keeps_alive(resp.version(), resp.headers());
     let announced: Option<u64> = resp
         .headers()
@@ -368,6 +376,7 @@ async fn one_request(
         bytes: n,
         reusable,
         done,
+        date,
     })
 }
 
@@ -403,6 +412,11 @@ struct Shared {
     plan: LoadPlan,
     next: AtomicU64,
     started: Instant,
+    /// `started` on the system clock, ns since the Unix epoch.
+    started_unix_ns: u64,
+    /// Whether the URLs name one server, whose `Date` headers then bound
+    /// its clock's offset to this machine's (see clock.rs).
+    one_server: bool,
     done: AtomicU64,
     /// Open loop: how many requests fall due within the level (None:
     /// closed loop, or open loop under -n alone, where all n are due).
@@ -560,6 +574,7 @@ async fn worker(shared: Arc<Shared>, id: u64) -> WorkerOutcome {
     let mut rng = 0x9E3779B97F4A7C15u64 ^ (id + 1).wrapping_mul(0xBF58476D1CE4E5B9);
     let mut body_buf = Vec::new();
     let mut pacer = shared.plan.rate.map(|_| pacing::Pacer::new());
+    let mut dates = clock::DateCache::default();
     let mut reported = 0;
     loop {
         let failed = out.errors.total();
@@ -620,6 +635,15 @@ async fn worker(shared: Arc<Shared>, id: u64) -> WorkerOutcome {
         }
         if matches!(result, Ok(Err(ErrorKind::Status))) {
             out.errors.count_status(status);
+        }
+        if shared.one_server
+            && let Ok(Ok(r)) = &result
+            && let Some(date) = r.date.as_ref().and_then(|d| dates.seconds(d))
+        {
+            let unix = |t: Instant| {
+                shared.started_unix_ns + t.duration_since(shared.started).as_nanos() as u64
+            };
+            out.clock.record(date, unix(sent), unix(r.done));
         }
         let times = Times {
             started: shared.started,
@@ -782,10 +806,17 @@ pub async fn measure_level(plan: LoadPlan, progress: &dyn Progress) -> LevelOutc
     // The two clocks read together: the monotonic one times the level, the
     // system one places it for lining up with other machines' loads.
     let start_unix_ns = unix_now_ns();
+    let one_server = plan.urls.iter().all(|u| {
+        plan.urls
+            .first()
+            .is_some_and(|f| f.authority == u.authority)
+    });
     let shared = Arc::new(Shared {
         plan: plan.clone(),
         next: AtomicU64::new(0),
         started: Instant::now(),
+        started_unix_ns: start_unix_ns,
+        one_server,
         done: AtomicU64::new(0),
         due_total: due_total(&plan),
         refused: Mutex::new(Vec::new()),
@@ -880,6 +911,7 @@ impl WorkerOutcome {
         self.not_sent += o.not_sent;
         self.cut += o.cut;
         self.timeline.add(&o.timeline);
+        self.clock.absorb(&o.clock);
     }
 }
 
@@ -916,6 +948,8 @@ fn summarize(
         error_events_dropped: dropped,
         stopped_early: None,
         cut_at_end: all.cut,
+        server_clock: all.clock.result(),
+        scheduled_unix_ns: None,
     }
 }
 
@@ -1075,6 +1109,8 @@ mod tests {
             started: Instant::now()
                 .checked_sub(Duration::from_secs(2))
                 .expect("the clock has run 2 s"),
+            started_unix_ns: 0,
+            one_server: true,
             done: AtomicU64::new(0),
             refused: Mutex::new(Vec::new()),
             failed: AtomicU64::new(0),
@@ -1172,6 +1208,8 @@ mod tests {
             plan: plan(Some(1e-300), Some(1000), None),
             next: AtomicU64::new(0),
             started: Instant::now(),
+            started_unix_ns: 0,
+            one_server: true,
             done: AtomicU64::new(0),
             due_total: None,
             refused: Mutex::new(Vec::new()),

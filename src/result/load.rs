@@ -212,7 +212,44 @@ pub struct LevelResult {
     /// figure (absent when none was, and before they were counted).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub cut_at_end: u64,
+    /// The server's clock against this machine's, from the responses'
+    /// `Date` headers, when the URLs name one server that sends them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_clock: Option<ClockOffset>,
+    /// When `--start-at` gave the level its start (system clock, ns since
+    /// the Unix epoch); its `wall` says when it did start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduled_unix_ns: Option<u64>,
 }
+
+/// Bounds on how far a server's clock is ahead of this machine's (server
+/// minus local, ns). A response's `Date` (whole seconds) was stamped
+/// between its request's send and its response's arrival, so each one
+/// bounds the offset from both sides; responses either side of the
+/// server's second boundaries narrow the bounds to about a round trip.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockOffset {
+    /// The offset is at least this.
+    pub low_ns: i64,
+    /// And less than this.
+    pub high_ns: i64,
+}
+
+impl ClockOffset {
+    /// The middle of the bounds: the best estimate.
+    pub fn mid_ns(&self) -> i64 {
+        self.low_ns + (self.high_ns - self.low_ns) / 2
+    }
+
+    /// Half the bounds' width: the estimate's uncertainty.
+    pub fn half_width_ns(&self) -> i64 {
+        (self.high_ns - self.low_ns) / 2
+    }
+}
+
+/// A merge places the processes' spans on the server's clock when each
+/// knows its offset to it within this much (±).
+pub const ALIGN_WITHIN_NS: i64 = 50_000_000;
 
 /// A span of the system clock (nanoseconds since the Unix epoch).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -227,6 +264,14 @@ impl WallSpan {
     /// Its length, ns.
     pub fn len_ns(&self) -> u64 {
         self.end_unix_ns.saturating_sub(self.start_unix_ns)
+    }
+
+    /// The same span on a clock `offset_ns` ahead.
+    pub fn shifted(&self, offset_ns: i64) -> WallSpan {
+        WallSpan {
+            start_unix_ns: self.start_unix_ns.saturating_add_signed(offset_ns),
+            end_unix_ns: self.end_unix_ns.saturating_add_signed(offset_ns),
+        }
     }
 }
 
@@ -513,6 +558,12 @@ pub struct LevelMerge {
     pub ok_per_s_within_common: f64,
     /// Each process in the order of `sources`.
     pub processes: Vec<ProcessSpan>,
+    /// Whether the spans (and `common`) are on the server's clock: every
+    /// process measured its offset to the one server they all loaded (see
+    /// [`ClockOffset`]) within [`ALIGN_WITHIN_NS`]; else each stays on its
+    /// machine's own clock.
+    #[serde(default)]
+    pub on_server_clock: bool,
 }
 
 /// One process's level against the common interval.
@@ -526,6 +577,17 @@ pub struct ProcessSpan {
     pub ok: u64,
     /// Of them, completed within the common interval (as `ok_within`).
     pub ok_within: f64,
+    /// Its clock against the server's, as its load measured it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_clock: Option<ClockOffset>,
+    /// How far its span was moved to place it on the server's clock (0
+    /// when the spans stayed on each machine's own clock).
+    #[serde(default, skip_serializing_if = "is_zero_i64")]
+    pub shifted_ns: i64,
+}
+
+fn is_zero_i64(n: &i64) -> bool {
+    *n == 0
 }
 
 #[cfg(test)]

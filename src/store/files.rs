@@ -10,9 +10,9 @@ use serde_json::{Map, json};
 
 use super::atomic_file::{sync_dir, write_atomically};
 use super::contract::{
-    Access, BlobFile, BlobPlacement, CacheControl, Catalog, DiskLayout, Engine, Serving, Session,
-    SessionCore, SessionOptions, Snapshots, Space, StoreCore, StoreInfo, WriteStyle,
-    first_key_from_one, missing_key, whole_file,
+    Access, BlobFile, BlobPlacement, CacheControl, Catalog, DiskLayout, Engine, FileIdentity,
+    Serving, Session, SessionCore, SessionOptions, Snapshots, Space, StoreCore, StoreInfo,
+    WriteStyle, first_key_from_one, missing_key, whole_file,
 };
 use super::etag::{file_stamp, fingerprint, stamp_of};
 use super::journal;
@@ -1038,6 +1038,7 @@ impl Serving for FilesSession<'_> {
             file,
             size,
             etag: fingerprint(&[key, size, mtime, ino]),
+            identity: FileIdentity::of(&meta),
         }))
     }
 

@@ -36,10 +36,10 @@ mod s3;
 mod sqlite;
 
 pub use contract::{
-    Access, BlobFile, BlobPlacement, CacheControl, Catalog, DiskLayout, Engine, GAPS_ALLOWED,
-    MAPPED_RESIDENT_BUDGET, MAPPED_RESIDENT_UP_TO, MappedBlob, MappedRuns, ReadPath, Reclaim,
-    Serving, Session, SessionCore, SessionOptions, Snapshots, Space, Store, StoreCore, StoreInfo,
-    WriteStyle, sparse_keys,
+    Access, BlobFile, BlobPlacement, CacheControl, Catalog, DiskLayout, Engine, FileIdentity,
+    GAPS_ALLOWED, MAPPED_RESIDENT_BUDGET, MAPPED_RESIDENT_UP_TO, MappedBlob, MappedRuns, ReadPath,
+    Reclaim, Serving, Session, SessionCore, SessionOptions, Snapshots, Space, Store, StoreCore,
+    StoreInfo, WriteStyle, sparse_keys,
 };
 pub use copy::{CopySummary, copy, copy_measured, create_dataset, export};
 pub use external::ExternalStore;

@@ -82,18 +82,24 @@ fn outside_and_cut(l: &serde_json::Value, common: &serde_json::Value) -> (u64, u
     (outside, counts.iter().rev().take(2).sum())
 }
 
+/// Serves 50 blobs of 4 KiB from `d/s.db`, listed in `d/urls.txt`; the
+/// server (at the address returned) is killed when the guard drops.
+fn serve_50_blobs(d: &Path) -> (Killed, String) {
+    ok(d, &["init", "s.db", "--count", "50", "--size", "4k"]);
+    let (server, addr) = start_serve(d, "s.db", &[]);
+    let urls: String = (1..=50)
+        .map(|k| format!("http://{addr}/blobs/{k}\n"))
+        .collect();
+    std::fs::write(d.join("urls.txt"), urls).unwrap();
+    (Killed(server), addr)
+}
+
 #[test]
 #[ignore = "measured tier: run scripts/test.sh --measured"]
 fn two_load_processes_merge_into_one_result() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
-    ok(d, &["init", "s.db", "--count", "50", "--size", "4k"]);
-    let (server, addr) = start_serve(d, "s.db", &[]);
-    let _server = Killed(server);
-    let urls: String = (1..=50)
-        .map(|k| format!("http://{addr}/blobs/{k}\n"))
-        .collect();
-    std::fs::write(d.join("urls.txt"), urls).unwrap();
+    let (_server, addr) = serve_50_blobs(d);
     // Both held before their clocks start, then let go together: they run
     // over the same 2 s.
     let loads = [start_load(d, "a.json"), start_load(d, "b.json")];
@@ -290,4 +296,146 @@ fn a_merge_over_failures_exits_as_load_does_and_says_them_in_words() {
         .unwrap_or_else(|| panic!("{stdout}"));
     assert!(row.contains("status") && row.contains("404 x"), "{row}");
     assert!(!row.contains('{') && !row.contains("0 ns"), "{row}");
+}
+
+/// Moves every level of the load result at `path` to a machine whose clock
+/// is `by_ns` behind (its spans earlier, the server's clock as far ahead of
+/// it), and widens its measured offset to ±`half_width_ns`.
+fn skew(path: &Path, by_ns: u64, half_width_ns: i64) {
+    let mut doc = json(path);
+    for l in doc["tables"]["levels"].as_array_mut().unwrap() {
+        for field in ["start_unix_ns", "end_unix_ns"] {
+            l["wall"][field] = (u(&l["wall"][field]) - by_ns).into();
+        }
+        l["scheduled_unix_ns"] = (u(&l["scheduled_unix_ns"]) - by_ns).into();
+        let clock = &mut l["server_clock"];
+        let mid = (clock["low_ns"].as_i64().unwrap() + clock["high_ns"].as_i64().unwrap()) / 2
+            + by_ns as i64;
+        clock["low_ns"] = (mid - half_width_ns).into();
+        clock["high_ns"] = (mid + half_width_ns).into();
+    }
+    std::fs::write(path, doc.to_string()).unwrap();
+}
+
+/// Issue 51, class 8: two loads started 2 s apart with one `--start-at`
+/// run each level together, and each bounds the server's clock against its
+/// own from the Date headers; a merge places runs from a machine whose
+/// clock is off on the server's clock, and says when it cannot.
+#[test]
+#[ignore = "measured tier: run scripts/test.sh --measured"]
+fn loads_started_apart_run_together_at_a_start_time_and_merge_on_the_servers_clock() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let (_server, _) = serve_50_blobs(d);
+    let first = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+    let at = humantime::format_rfc3339_millis(first).to_string();
+    let load = |out: &str| {
+        bin()
+            .current_dir(d)
+            .args(["load", "--urls", "urls.txt", "-c", "1,2", "-t", "1s"])
+            .args(["--start-at", &at, "--json", out])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let a = load("a.json");
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let b = load("b.json");
+    for child in [a, b] {
+        let out = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            stdout.contains(&format!("--start-at {at}, a level every 3.0 s")),
+            "{stdout}"
+        );
+    }
+    let first_ns = first
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
+    for file in ["a.json", "b.json"] {
+        let doc = json(&d.join(file));
+        for (i, l) in doc["tables"]["levels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+        {
+            let slot = first_ns + i as u64 * 3_000_000_000;
+            assert_eq!(u(&l["scheduled_unix_ns"]), slot, "{file}: {l}");
+            // Late by the wake-up only: far less than the 2 s between the
+            // two processes' own starts, even on a loaded machine.
+            let late = u(&l["wall"]["start_unix_ns"]) - slot;
+            assert!(late < 300_000_000, "{file} level {i}: {late} ns late");
+            // One machine: the server's clock is this one, offset 0.
+            let c = &l["server_clock"];
+            let (low, high) = (
+                c["low_ns"].as_i64().unwrap(),
+                c["high_ns"].as_i64().unwrap(),
+            );
+            assert!(low <= 0 && 0 < high, "{file}: {c}");
+        }
+    }
+    let out = ok(d, &["merge", "a.json", "b.json", "--json", "m.json"]);
+    assert!(out.contains("runs placed on the server's clock"), "{out}");
+    assert!(out.contains("share of those requests: a.json "), "{out}");
+    let outside = |m: &serde_json::Value| -> Vec<f64> {
+        m["tables"]["merged"]["levels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|r| r["processes"].as_array().unwrap().clone())
+            .map(|p| {
+                u(&p["outside_ns"]) as f64
+                    / u(&p["wall"]["end_unix_ns"]).saturating_sub(u(&p["wall"]["start_unix_ns"]))
+                        as f64
+            })
+            .collect()
+    };
+    // Started 2 s apart, they ran together: little of any run is outside.
+    for share in outside(&json(&d.join("m.json"))) {
+        assert!(share < 0.3, "{share}");
+    }
+
+    // b's machine 2 s behind: its spans 2 s earlier by its own clock, the
+    // server's 2 s ahead of it. Placed on the server's clock, the runs
+    // still line up.
+    skew(&d.join("b.json"), 2_000_000_000, 1_000_000);
+    let out = ok(d, &["merge", "a.json", "b.json", "--json", "m2.json"]);
+    assert!(out.contains("runs placed on the server's clock"), "{out}");
+    // Its offset was known within a millisecond of 0, now of 2 s.
+    assert!(
+        out.contains("b.json +2.00") || out.contains("b.json +1.99"),
+        "{out}"
+    );
+    for share in outside(&json(&d.join("m2.json"))) {
+        assert!(share < 0.3, "{share}");
+    }
+    // Its offset known only to ±0.5 s: the runs stay on their own clocks,
+    // and the merge warns that those differ.
+    skew(&d.join("b.json"), 0, 500_000_000);
+    let out = bin()
+        .current_dir(d)
+        .args(["merge", "a.json", "b.json"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("runs on each machine's own clock"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("the clocks of b.json and a.json differ by at least 1.4"),
+        "{stderr}"
+    );
 }

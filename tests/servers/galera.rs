@@ -583,6 +583,11 @@ fn a_target_naming_several_nodes_opens_on_the_first_that_answers() {
     let start = Instant::now();
     let store = store::open(&list, Access::ReadOnly).unwrap();
     let took = start.elapsed();
+    // The process remembers the node that answered: opening again, node 1
+    // still frozen, goes to node 2 first and waits on nothing.
+    let again_start = Instant::now();
+    let again = store::open(&list, Access::ReadOnly).unwrap();
+    let again_took = again_start.elapsed();
     galera_control("thaw", 1, &[]);
     let info = store.info();
     assert_eq!(info.settings["node"], n[1].as_str(), "{:?}", info.settings);
@@ -593,6 +598,19 @@ fn a_target_naming_several_nodes_opens_on_the_first_that_answers() {
         "{took:?}"
     );
     assert_eq!(info.settings["connect_timeout"], "1 s");
+    let again = again.info();
+    assert_eq!(
+        again.settings["node"],
+        n[1].as_str(),
+        "{:?}",
+        again.settings
+    );
+    assert!(
+        again.settings.get("nodes_skipped").is_none(),
+        "{:?}",
+        again.settings
+    );
+    assert!(again_took < Duration::from_millis(900), "{again_took:?}");
 
     // Bad lists are one-line usage errors.
     for (bad, says) in [

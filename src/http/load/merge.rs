@@ -4,7 +4,9 @@
 //! are those of the union, not an average of percentiles), its counts and
 //! errors summed, and its throughput counted over the common interval, the
 //! time every process was loading the server, from the completion
-//! timelines each process kept. Open loop, each process's requests that fell
+//! timelines each process kept, on the server's clock when every process
+//! measured its offset to it (from its Date headers, see clock.rs), else on
+//! each machine's own. Open loop, each process's requests that fell
 //! due but were never sent are in its histogram already (at their wait until
 //! its level ended), so the union's tail holds them all; their counts add up
 //! and any of them is warned about.
@@ -14,8 +16,8 @@ use std::time::{Duration, UNIX_EPOCH};
 use crate::error::{Error, Result};
 use crate::measure::latency::{EncodedHistogram, Latencies};
 use crate::result::load::{
-    ERROR_EVENTS_KEPT, Errors, LevelMerge, LevelResult, LoadTables, MergeRecord, MergeSource,
-    OpenLoopStats, ProcessSpan, Timeline, WallSpan,
+    ALIGN_WITHIN_NS, ClockOffset, ERROR_EVENTS_KEPT, Errors, LevelMerge, LevelResult, LoadTables,
+    MergeRecord, MergeSource, OpenLoopStats, ProcessSpan, Timeline, WallSpan,
 };
 use crate::result::{ResultDocument, Tables};
 
@@ -91,6 +93,9 @@ pub fn merge(inputs: &[Input]) -> Result<Merged> {
     for l in 0..first.tables.levels.len() {
         let (level, record) = merge_level(inputs, l)?;
         if let Some(w) = overlap_warning(&record, level.concurrency) {
+            warnings.push(w);
+        }
+        if let Some(w) = clock_warning(inputs, &record, level.concurrency) {
             warnings.push(w);
         }
         if let Some(w) = level.open_loop.as_ref().and_then(|o| o.warning.as_ref()) {
@@ -310,7 +315,12 @@ fn clock_text(unix_ns: u64) -> String {
 /// Level `l` of every input, merged, with its record.
 fn merge_level(inputs: &[Input], l: usize) -> Result<(LevelResult, LevelMerge)> {
     let levels: Vec<&LevelResult> = inputs.iter().map(|i| &i.tables.levels[l]).collect();
-    let walls: Vec<WallSpan> = levels.iter().filter_map(|r| r.wall).collect();
+    let shifts = server_clock_shifts(inputs, &levels);
+    let walls: Vec<WallSpan> = levels
+        .iter()
+        .zip(shifts.iter().flatten().chain(std::iter::repeat(&0)))
+        .filter_map(|(r, &shift)| r.wall.map(|w| w.shifted(shift)))
+        .collect();
     let c = levels[0].concurrency;
     let Some(common) = common_interval(&walls) else {
         let ran: Vec<String> = inputs
@@ -339,8 +349,13 @@ fn merge_level(inputs: &[Input], l: usize) -> Result<(LevelResult, LevelMerge)> 
         bytes_within: 0.0,
         ok_per_s_within_common: 0.0,
         processes: Vec::new(),
+        on_server_clock: shifts.is_some(),
     };
-    for (r, wall) in levels.iter().zip(&walls) {
+    for ((r, wall), shift) in levels
+        .iter()
+        .zip(&walls)
+        .zip(shifts.iter().flatten().chain(std::iter::repeat(&0)))
+    {
         let timeline = r.timeline.as_ref().expect("checked mergeable");
         let got = within(wall, timeline, &common);
         record.ok_within += got.ok;
@@ -352,6 +367,8 @@ fn merge_level(inputs: &[Input], l: usize) -> Result<(LevelResult, LevelMerge)> 
             outside_ns: wall.len_ns() - common.len_ns(),
             ok: r.ok,
             ok_within: got.ok,
+            server_clock: r.server_clock,
+            shifted_ns: *shift,
         });
     }
     let files: Vec<&str> = inputs.iter().map(|i| i.file).collect();
@@ -388,8 +405,60 @@ fn merge_level(inputs: &[Input], l: usize) -> Result<(LevelResult, LevelMerge)> 
         timeline: None,
         stopped_early: None,
         cut_at_end: levels.iter().map(|r| r.cut_at_end).sum(),
+        // On the clock of the spans above; per process in the record.
+        server_clock: None,
+        scheduled_unix_ns: None,
     };
     Ok((merged, record))
+}
+
+/// How far to move each process's span of a level to place it on the
+/// server's clock: by its measured offset, when every process loaded the
+/// same one server and knows its offset to it within [`ALIGN_WITHIN_NS`];
+/// else None (each span stays on its machine's clock).
+fn server_clock_shifts(inputs: &[Input], levels: &[&LevelResult]) -> Option<Vec<i64>> {
+    let servers = &inputs[0].tables.servers;
+    if servers.len() != 1 || inputs.iter().any(|i| &i.tables.servers != servers) {
+        return None;
+    }
+    levels
+        .iter()
+        .map(|r| {
+            r.server_clock
+                .filter(|o| o.half_width_ns() <= ALIGN_WITHIN_NS)
+                .map(|o| o.mid_ns())
+        })
+        .collect()
+}
+
+/// A warning when a level stays on the machines' own clocks although the
+/// server's Date headers show two of them differ by more than
+/// [`ALIGN_WITHIN_NS`]: the common window is then misplaced by that much.
+fn clock_warning(inputs: &[Input], record: &LevelMerge, concurrency: usize) -> Option<String> {
+    if record.on_server_clock {
+        return None;
+    }
+    let known: Vec<(&str, ClockOffset)> = inputs
+        .iter()
+        .zip(&record.processes)
+        .filter_map(|(i, p)| Some((i.file, p.server_clock?)))
+        .collect();
+    // The least the offsets of a pair can differ by, over every pair.
+    let (a, b, apart) = known
+        .iter()
+        .flat_map(|a| known.iter().map(move |b| (a, b)))
+        .map(|(a, b)| (a.0, b.0, a.1.low_ns - b.1.high_ns))
+        .max_by_key(|&(_, _, apart)| apart)?;
+    (apart > ALIGN_WITHIN_NS).then(|| {
+        format!(
+            "-c {concurrency}: the clocks of {a} and {b} differ by at least {:.3} s (the server's Date \
+             headers say), and not every process pinned its offset to within {} ms, so the runs stay \
+             on their own clocks and the common window is misplaced by as much: synchronize the \
+             machines' clocks (NTP), or run each level longer than a few seconds",
+            apart as f64 / 1e9,
+            ALIGN_WITHIN_NS / 1_000_000
+        )
+    })
 }
 
 /// The sum of one histogram of every level: the distribution of all their
@@ -569,6 +638,8 @@ mod tests {
             }],
             error_events_dropped: 0,
             cut_at_end: 0,
+            server_clock: None,
+            scheduled_unix_ns: None,
             stopped_early: None,
             histogram: Some(lat.encode()),
             wall: Some(WallSpan {

@@ -2,7 +2,6 @@
 //! (a blob that is a file of its own: sent with sendfile on the fast path),
 //! or streamed (a large blob fed piece by piece from a blocking reader).
 
-use std::fs::File;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -14,6 +13,7 @@ use tokio::sync::mpsc;
 
 use super::CHUNK;
 use super::hand_back::HandBack;
+use super::watched::WatchedFile;
 use crate::store::MappedRuns;
 
 /// Every response's body. The fast path (wire.rs) writes each kind its
@@ -39,8 +39,9 @@ pub(super) enum ResponseBody {
 /// Bytes [start, start + len) of an open file.
 pub(super) struct FileSpan {
     /// Opened before the reply's headers were made, so it is the version
-    /// they describe even if the file is replaced by rename meanwhile.
-    pub(super) file: Arc<File>,
+    /// they describe even if the file is replaced by rename meanwhile;
+    /// checked before the last piece leaves (see watched.rs).
+    pub(super) file: Arc<WatchedFile>,
     /// First byte sent.
     pub(super) start: u64,
     /// Bytes sent.
@@ -141,7 +142,10 @@ fn read_file_into_channel(span: &FileSpan) -> ChannelBody {
         while at < start + len {
             let n = ((start + len - at) as usize).min(CHUNK);
             let mut piece = vec![0u8; n];
-            let piece = match file.read_exact_at(&mut piece, at) {
+            let last = at + n as u64 == start + len;
+            let piece = match file.file.read_exact_at(&mut piece, at) {
+                // The last piece only once the file is found unchanged.
+                Ok(()) if last => file.check().map(|()| Piece::Bytes(Bytes::from(piece))),
                 Ok(()) => Ok(Piece::Bytes(Bytes::from(piece))),
                 Err(e) => Err(std::io::Error::other(format!("the blob's file: {e}"))),
             };

@@ -21,6 +21,7 @@ mod reply;
 mod routes;
 mod session;
 mod stream;
+mod watched;
 mod wire;
 mod write;
 

@@ -17,9 +17,10 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::fs::File;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use super::watched::WatchedFile;
 
 /// Descriptors a worker thread keeps at most (nginx's `max=4000` per
 /// worker), fewer when the descriptor limit is low (see `capacity`).
@@ -31,8 +32,8 @@ pub(super) const INACTIVE: Duration = Duration::from_secs(20);
 /// A blob's file as opened once: what a reply needs.
 #[derive(Clone)]
 pub(super) struct OpenFile {
-    /// Open for reading.
-    pub(super) file: Arc<File>,
+    /// Open for reading, with its identity then.
+    pub(super) file: Arc<WatchedFile>,
     /// Its length when opened.
     pub(super) size: u64,
     /// Its tag when opened.
@@ -197,8 +198,10 @@ mod tests {
     use super::*;
 
     fn open_file(tag: &str) -> OpenFile {
+        let file = std::fs::File::open("/dev/null").unwrap();
+        let identity = crate::store::FileIdentity::now(&file).unwrap();
         OpenFile {
-            file: Arc::new(File::open("/dev/null").unwrap()),
+            file: Arc::new(WatchedFile::new(file, identity)),
             size: 0,
             etag: tag.to_string(),
         }

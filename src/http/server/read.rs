@@ -2,7 +2,6 @@
 //! read in one call and one streamed chunk by chunk (what the request's
 //! conditional and range headers ask is decided in answer.rs).
 
-use std::fs::File;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -16,6 +15,7 @@ use super::open_files::{Cached, OpenFile, with_cache};
 use super::reply::{failure, status, unavailable};
 use super::session::{ServerRef, ensure_open, with_snapshot};
 use super::stream::{self, StreamRequest};
+use super::watched::WatchedFile;
 use super::{CHUNK, READ_LOCK_WAIT, State};
 use crate::error::Result;
 use crate::store::{MAPPED_RESIDENT_UP_TO, MappedRuns};
@@ -35,7 +35,7 @@ enum Source {
     /// In memory already: a blob of at most one chunk (never for HEAD).
     Small(Bytes),
     /// Its own file, open (files stores): sent with sendfile.
-    File(Arc<File>),
+    File(Arc<WatchedFile>),
     /// Read and streamed piece by piece on the blocking pool when sent.
     Stream,
     /// Its runs in the mapped database file, which no other writer may
@@ -159,7 +159,7 @@ fn look_up(
         s.wait_for_locks(Duration::ZERO)?;
         if let Some(f) = s.blob_file(key)? {
             let open = OpenFile {
-                file: Arc::new(f.file),
+                file: Arc::new(WatchedFile::new(f.file, f.identity)),
                 size: f.size,
                 etag: f.etag,
             };
@@ -205,7 +205,8 @@ fn look_up(
 /// Blob `key`'s kept descriptor, when there is one and its file is the one
 /// it was opened on: checked within `valid`, or its name's tag found the
 /// same now (the stat a look-up costs once per `valid`). A file changed or
-/// gone loses its entry, and the caller opens it afresh.
+/// gone, or found written into while it was sent, loses its entry, and the
+/// caller opens it afresh.
 fn kept_file(
     server: &ServerRef,
     key: u64,
@@ -215,6 +216,10 @@ fn kept_file(
 ) -> Result<Option<OpenFile>> {
     match with_cache(server.id(), writes, |c| c.get(key, now, valid)) {
         Cached::Missing => Ok(None),
+        Cached::Fresh(open) | Cached::Stale(open) if open.file.changed() => {
+            with_cache(server.id(), writes, |c| c.remove(key));
+            Ok(None)
+        }
         Cached::Fresh(open) => Ok(Some(open)),
         Cached::Stale(open) => {
             let tag = with_snapshot(server, |s| s.etag(key, open.size))?;

@@ -1,6 +1,7 @@
 //! Writing a reply on the fast path: the head in one buffer, a small body
 //! beside it in one writev, a file body with sendfile (the bytes go from
-//! the page cache to the socket without passing through this process), a
+//! the page cache to the socket without passing through this process) but
+//! for its last bytes, sent once the file is found unchanged, a
 //! streamed body piece by piece; every wait on the client bounded by the
 //! send timeout. And `Rewind`, which hands hyper a connection together with
 //! the bytes the fast path already read from it.
@@ -56,19 +57,12 @@ pub(super) async fn send(
             let mut parts = [IoSlice::new(out), IoSlice::new(&b)];
             write_all_vectored(stream, &mut parts, send_timeout).await
         }
-        ResponseBody::File(span) if span.len <= CORK_ABOVE => {
-            send_more(stream, out, send_timeout).await?;
-            sendfile_all(stream, &span).await
-        }
+        ResponseBody::File(span) if span.len <= CORK_ABOVE => send_file(stream, out, &span).await,
         ResponseBody::File(span) => {
             // Corked, the head and the file leave in full segments, and the
             // last partial one when the cork comes off (nginx's tcp_nopush).
             cork(stream, true);
-            let sent = async {
-                write_all(stream, out, send_timeout).await?;
-                sendfile_all(stream, &span).await
-            }
-            .await;
+            let sent = send_file(stream, out, &span).await;
             cork(stream, false);
             sent
         }
@@ -306,8 +300,8 @@ async fn write_all_vectored(
 }
 
 /// File bodies larger than this are sent corked (two more system calls,
-/// worth it only when sendfile takes several rounds); smaller ones go in
-/// one sendfile after a head sent with MSG_MORE.
+/// worth it only when sendfile takes several rounds); smaller ones go with
+/// the head sent with MSG_MORE.
 const CORK_ABOVE: u64 = 256 * 1024;
 
 /// Sets or clears TCP_CORK; a failure only costs segment sizes.
@@ -350,12 +344,49 @@ async fn send_more(stream: &TcpStream, mut data: &[u8], send_timeout: Duration) 
     Ok(())
 }
 
-/// Sends the span of the file with sendfile. A file that turns out shorter
-/// than its span (truncated in place after it was opened) ends in an error:
-/// the connection is cut rather than a short blob passed off as whole.
-async fn sendfile_all(stream: &TcpStream, span: &FileSpan) -> io::Result<()> {
-    let (sock, file) = (stream.as_raw_fd(), span.file.as_raw_fd());
-    let (mut at, end) = (span.start, span.start + span.len);
+/// The bytes at the end of a file body that are read, and sent from
+/// memory, only once the file is found as it was when opened: a change in
+/// place during the send then cuts the connection before the client has
+/// the whole body (see watched.rs). Small bodies are all held back, and
+/// leave with the head in one write.
+const HELD_BACK: u64 = 16 * 1024;
+
+/// Sends the head in `out`, then the span of the file: all but the last
+/// `HELD_BACK` bytes with sendfile, those read into `out` and sent after
+/// the file's check. A file that turns out shorter than its span (truncated
+/// in place after it was opened) or changed ends in an error: the
+/// connection is cut rather than a short or mixed blob passed off as whole.
+async fn send_file(stream: &mut TcpStream, out: &mut Vec<u8>, span: &FileSpan) -> io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let held = span.len.min(HELD_BACK);
+    let bulk = span.len - held;
+    if bulk > 0 {
+        send_more(stream, out, span.send_timeout).await?;
+        out.clear();
+        sendfile_all(stream, span, span.start, bulk).await?;
+    }
+    let head = out.len();
+    out.resize(head + held as usize, 0);
+    span.file
+        .file
+        .read_exact_at(&mut out[head..], span.start + bulk)
+        .map_err(|e| match e.kind() {
+            io::ErrorKind::UnexpectedEof => shrank(),
+            _ => e,
+        })?;
+    span.file.check()?;
+    write_all(stream, out, span.send_timeout).await
+}
+
+/// The error of a file found shorter than its span.
+fn shrank() -> io::Error {
+    io::Error::other("the blob's file shrank while being sent")
+}
+
+/// Sends `len` bytes of the span's file from `start` with sendfile.
+async fn sendfile_all(stream: &TcpStream, span: &FileSpan, start: u64, len: u64) -> io::Result<()> {
+    let (sock, file) = (stream.as_raw_fd(), span.file.file.as_raw_fd());
+    let (mut at, end) = (start, start + len);
     while at < end {
         let sent = stream.try_io(Interest::WRITABLE, || {
             let mut offset = at as libc::off_t;
@@ -370,7 +401,7 @@ async fn sendfile_all(stream: &TcpStream, span: &FileSpan) -> io::Result<()> {
             }
         });
         match sent {
-            Ok(0) => return Err(io::Error::other("the blob's file shrank while being sent")),
+            Ok(0) => return Err(shrank()),
             Ok(n) => at += n,
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                 wait_writable(stream, span.send_timeout).await?

@@ -2,7 +2,7 @@
 //! the failed levels of a `suite http` result).
 
 use crate::report::table::Table;
-use crate::result::load::{LevelResult, LoadTables, percent};
+use crate::result::load::{LevelMerge, LevelResult, LoadTables, MergeRecord, percent};
 use crate::units::human_duration_ns;
 
 /// One labelled level per row: throughput, latency percentiles ("-" for a
@@ -249,8 +249,82 @@ pub fn merge_lines(tables: &LoadTables) -> Vec<String> {
             r.ok_within_bounds[0] as f64 / (len / 1e9).max(1e-9),
             r.ok_within_bounds[1] as f64 / (len / 1e9).max(1e-9),
         ));
+        lines.push(format!(
+            "-c {}: {}; share of those requests: {}",
+            level.concurrency,
+            clock_line(m, r),
+            shares(m, r)
+        ));
     }
     lines
+}
+
+/// Which clock a merged level's spans are on, and each process's offset
+/// to the server's as its Date headers bound it.
+fn clock_line(m: &MergeRecord, r: &LevelMerge) -> String {
+    let offsets: Vec<String> = m
+        .sources
+        .iter()
+        .zip(&r.processes)
+        .map(|(s, p)| match p.server_clock {
+            Some(o) => format!(
+                "{} {:+.3} s (±{:.0} ms)",
+                s.file,
+                o.mid_ns() as f64 / 1e9,
+                o.half_width_ns() as f64 / 1e6
+            ),
+            None => format!("{} unknown", s.file),
+        })
+        .collect();
+    let placed = if r.on_server_clock {
+        "runs placed on the server's clock"
+    } else {
+        "runs on each machine's own clock"
+    };
+    format!(
+        "{placed}; the server's clock against each machine's (its Date headers): {}",
+        offsets.join(", ")
+    )
+}
+
+/// Each process's share of the successful requests that completed while
+/// all were loading.
+fn shares(m: &MergeRecord, r: &LevelMerge) -> String {
+    m.sources
+        .iter()
+        .zip(&r.processes)
+        .map(|(s, p)| {
+            format!(
+                "{} {:.0}%",
+                s.file,
+                p.ok_within / r.ok_within.max(1e-9) * 100.0
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// How late each level started after its slot (`load --start-at`).
+pub fn schedule_line(levels: &[LevelResult], slot: std::time::Duration) -> String {
+    let late: Vec<String> = levels
+        .iter()
+        .filter_map(|r| {
+            let late = r.wall?.start_unix_ns as i128 - i128::from(r.scheduled_unix_ns?);
+            Some(format!("-c {} {:.1} ms", r.concurrency, late as f64 / 1e6))
+        })
+        .collect();
+    let first = levels
+        .first()
+        .and_then(|r| r.scheduled_unix_ns)
+        .unwrap_or(0);
+    format!(
+        "--start-at {}, a level every {:.1} s: started after their slots by {}",
+        humantime::format_rfc3339_millis(
+            std::time::UNIX_EPOCH + std::time::Duration::from_nanos(first)
+        ),
+        slot.as_secs_f64(),
+        late.join(", ")
+    )
 }
 
 /// Width of the windows in which [`error_bursts`] looks for the busiest.
@@ -329,6 +403,8 @@ pub(crate) mod tests {
             error_events: events,
             error_events_dropped: 0,
             cut_at_end: 0,
+            server_clock: None,
+            scheduled_unix_ns: None,
             stopped_early: None,
             histogram: None,
             wall: None,
@@ -376,6 +452,8 @@ pub(crate) mod tests {
             error_events: vec![],
             error_events_dropped: 0,
             cut_at_end: 0,
+            server_clock: None,
+            scheduled_unix_ns: None,
             stopped_early: None,
             histogram: None,
             wall: None,

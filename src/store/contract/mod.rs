@@ -31,7 +31,7 @@ pub use engine::{CacheControl, Engine};
 pub use mapped::{MAPPED_RESIDENT_BUDGET, MAPPED_RESIDENT_UP_TO, MappedBlob, MappedRuns};
 pub(crate) use mapped::{kept_mapped, map_ahead, release_mapped};
 pub use options::{Access, ReadPath, SessionOptions, WriteStyle};
-pub use serving::{BlobFile, Serving};
+pub use serving::{BlobFile, FileIdentity, Serving};
 pub use session::Session;
 pub use session_core::SessionCore;
 pub use snapshots::Snapshots;

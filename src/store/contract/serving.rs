@@ -18,6 +18,43 @@ pub struct BlobFile {
     pub size: u64,
     /// Its tag, from the open descriptor.
     pub etag: String,
+    /// What the descriptor said when opened, to find a change made in
+    /// place (written into, not replaced) while the file is sent.
+    pub identity: FileIdentity,
+}
+
+/// A file's size and change times as its descriptor reports them. A write
+/// into the file moves its modification and change times before the
+/// written bytes can be read, and nothing a writer can do (utimensat
+/// included) puts the change time back, so a file whose identity is the
+/// same after a send as when it was opened was not written into before the
+/// last look, within the file system's timestamp granularity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileIdentity {
+    /// Length in bytes.
+    pub size: u64,
+    /// Modification time, ns.
+    pub modified_ns: i128,
+    /// Status change time, ns.
+    pub changed_ns: i128,
+}
+
+impl FileIdentity {
+    /// The identity in `m`.
+    pub fn of(m: &std::fs::Metadata) -> Self {
+        use std::os::unix::fs::MetadataExt;
+        let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+        FileIdentity {
+            size: m.len(),
+            modified_ns: ns(m.mtime(), m.mtime_nsec()),
+            changed_ns: ns(m.ctime(), m.ctime_nsec()),
+        }
+    }
+
+    /// The open `file`'s identity now (one fstat).
+    pub fn now(file: &std::fs::File) -> std::io::Result<Self> {
+        file.metadata().map(|m| FileIdentity::of(&m))
+    }
 }
 
 /// How a server reads blobs from a session: the defaults read through

@@ -3,10 +3,12 @@
 //! classified.
 //!
 //! - Connecting tries the target's nodes in order (one node unless it
-//!   names several): the TCP connection, the server's greeting and login
-//!   each within `connect_timeout`, and a Galera node must be ready for
-//!   clients (`wsrep_ready`), else the next node is tried. So a client that
-//!   reopens its store after its node died lands on another node.
+//!   names several), the one that answered last in this process first:
+//!   the TCP connection, the server's greeting and login each within
+//!   `connect_timeout`, and a Galera node must be ready for clients
+//!   (`wsrep_ready`), else the next node is tried. So a client that reopens
+//!   its store after its node died lands on another node, and a node that
+//!   froze costs its wait once, not at every connection.
 //! - Each statement then has its own bound on the socket (SO_RCVTIMEO and
 //!   SO_SNDTIMEO: no byte read or written within it is a timeout):
 //!   `timeout` for an operation, a second more per 10 MB it carries, and
@@ -15,8 +17,10 @@
 //!   statement fails at once, without waiting again, until the store is
 //!   opened anew.
 
+use std::collections::BTreeMap;
 use std::os::fd::{AsRawFd, BorrowedFd};
 use std::path::PathBuf;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use mysql::prelude::Queryable;
@@ -48,10 +52,16 @@ pub(crate) struct Link {
     broken: Option<String>,
 }
 
-/// The nodes to try, in order: the target's list, or the one its URL names.
+/// For each list of nodes, the node of it that answered last in this
+/// process.
+static ANSWERED: Mutex<BTreeMap<Vec<String>, String>> = Mutex::new(BTreeMap::new());
+
+/// The nodes to try, in order: the target's list (the node of it that
+/// answered last first), or the one its URL names.
 fn candidates(server: &ServerUrl) -> Result<Vec<String>> {
     if !server.nodes.is_empty() {
-        return Ok(server.nodes.clone());
+        let answered = ANSWERED.lock().unwrap_or_else(|e| e.into_inner());
+        return Ok(answered_first(&server.nodes, answered.get(&server.nodes)));
     }
     let opts = Opts::from_url(&server.connect).map_err(|e| Error::connect(&server.display, e))?;
     let host = opts.get_ip_or_hostname();
@@ -61,6 +71,24 @@ fn candidates(server: &ServerUrl) -> Result<Vec<String>> {
         host.to_string()
     };
     Ok(vec![format!("{host}:{}", opts.get_tcp_port())])
+}
+
+/// `nodes` in their order, but `answered` (one of them) first.
+fn answered_first(nodes: &[String], answered: Option<&String>) -> Vec<String> {
+    let first = answered.filter(|a| nodes.contains(a));
+    first
+        .into_iter()
+        .chain(nodes.iter().filter(|n| Some(*n) != first))
+        .cloned()
+        .collect()
+}
+
+/// Remembers that `node` of the target's list answered.
+fn remember_answered(server: &ServerUrl, node: &str) {
+    if server.nodes.len() > 1 {
+        let mut answered = ANSWERED.lock().unwrap_or_else(|e| e.into_inner());
+        answered.insert(server.nodes.clone(), node.to_string());
+    }
 }
 
 /// The client's options for `node`, every wait of the connection bounded
@@ -115,6 +143,7 @@ impl Link {
         for node in candidates(server)? {
             match Self::try_node(server, &node) {
                 Ok(conn) => {
+                    remember_answered(server, &node);
                     let mut link = Link {
                         conn,
                         node,
@@ -321,5 +350,30 @@ fn io_kind(e: &mysql::Error) -> Option<std::io::ErrorKind> {
             .and_then(|s| s.downcast_ref::<std::io::Error>())
             .map(std::io::Error::kind),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(names: &[&str]) -> Vec<String> {
+        names.iter().map(|n| n.to_string()).collect()
+    }
+
+    #[test]
+    fn the_node_that_answered_last_is_tried_first_and_the_rest_in_order() {
+        let nodes = list(&["a:1", "b:1", "c:1"]);
+        assert_eq!(answered_first(&nodes, None), nodes);
+        assert_eq!(
+            answered_first(&nodes, Some(&"b:1".to_string())),
+            list(&["b:1", "a:1", "c:1"])
+        );
+        assert_eq!(
+            answered_first(&nodes, Some(&"c:1".to_string())),
+            list(&["c:1", "a:1", "b:1"])
+        );
+        // A node of another list is no reason to reorder this one.
+        assert_eq!(answered_first(&nodes, Some(&"z:1".to_string())), nodes);
     }
 }
