@@ -125,12 +125,14 @@ files; in WAL mode it keeps no one out: other processes write at once, and the s
 Files written into in place (dir and tree targets): a blob file another process writes into while it is \
 sent (rather than replacing it by rename, which never mixes versions) is caught where it can be. Before the \
 last 16 KiB of a reply leave, the open file's size, modification and change times must be those it had \
-when opened; else the connection is cut, and the client sees a body short of its Content-Length, never a \
+when opened (a change time moved by a rename over the file or its removal counts only if the bytes' times \
+moved too); else the connection is cut, and the client sees a body short of its Content-Length, never a \
 whole 200 of mixed bytes. Undetectable: a write after that last look (sendfile hands the kernel page-cache \
 pages, so a write before they reach the client can still change what it reads); a write through a shared \
 memory mapping into a page already dirty (the kernel moves the times only at a page's first write after \
 it was written back); and a write that keeps the size, within the file system's timestamp granularity of \
-the file's previous change (a few ms on ext4). Only rename gives a reader one whole version."
+the file's previous change (a few ms on ext4), or that puts the modification time back while the file is \
+also renamed over or removed. Only rename gives a reader one whole version."
     )]
     Serve(ServeArgs),
     /// Load an HTTP server: requests/s, MB/s and latency per concurrency level (like siege, wrk, oha)

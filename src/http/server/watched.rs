@@ -38,7 +38,10 @@ impl WatchedFile {
     /// fstat): the caller cuts the connection.
     pub(super) fn check(&self) -> io::Result<()> {
         crate::pause::at("serve-file-check");
-        if FileIdentity::now(&self.file)? == self.identity {
+        if !self
+            .identity
+            .written_between(&FileIdentity::now(&self.file)?)
+        {
             return Ok(());
         }
         self.changed.store(true, Ordering::Relaxed);
@@ -95,5 +98,25 @@ mod tests {
         let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
         f.set_modified(before.modified().unwrap()).unwrap();
         assert!(w.check().is_err());
+    }
+
+    #[test]
+    fn a_file_renamed_over_or_removed_keeps_its_bytes_and_passes() {
+        // The server's own PUT (and any careful writer) replaces a file by
+        // rename: a send from the old descriptor is one whole version.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("1");
+        std::fs::write(&path, b"abcdef").unwrap();
+        let w = watched(&path);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let new = dir.path().join("1.new");
+        std::fs::write(&new, b"ABCDEF").unwrap();
+        std::fs::rename(&new, &path).unwrap();
+        w.check().unwrap();
+        let w = watched(&path);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::remove_file(&path).unwrap();
+        w.check().unwrap();
+        assert!(!w.changed());
     }
 }

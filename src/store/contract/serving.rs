@@ -23,12 +23,13 @@ pub struct BlobFile {
     pub identity: FileIdentity,
 }
 
-/// A file's size and change times as its descriptor reports them. A write
-/// into the file moves its modification and change times before the
-/// written bytes can be read, and nothing a writer can do (utimensat
-/// included) puts the change time back, so a file whose identity is the
-/// same after a send as when it was opened was not written into before the
-/// last look, within the file system's timestamp granularity.
+/// A file's size, change times and link count as its descriptor reports
+/// them. A write into the file moves its modification and change times
+/// before the written bytes can be read, and nothing a writer can do
+/// (utimensat included) puts the change time back; but a rename over the
+/// file or its removal moves its change time too, with its bytes as they
+/// were. So [`FileIdentity::written_between`] takes a moved change time as
+/// a write only while the link count stayed the same.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FileIdentity {
     /// Length in bytes.
@@ -37,6 +38,8 @@ pub struct FileIdentity {
     pub modified_ns: i128,
     /// Status change time, ns.
     pub changed_ns: i128,
+    /// Names the file has (0 once removed or renamed over).
+    pub links: u64,
 }
 
 impl FileIdentity {
@@ -48,12 +51,22 @@ impl FileIdentity {
             size: m.len(),
             modified_ns: ns(m.mtime(), m.mtime_nsec()),
             changed_ns: ns(m.ctime(), m.ctime_nsec()),
+            links: m.nlink(),
         }
     }
 
     /// The open `file`'s identity now (one fstat).
     pub fn now(file: &std::fs::File) -> std::io::Result<Self> {
         file.metadata().map(|m| FileIdentity::of(&m))
+    }
+
+    /// Whether the file may have been written into between this identity
+    /// and a later one, `now`: its size or modification time moved, or its
+    /// change time did while no name was added or taken away.
+    pub fn written_between(&self, now: &FileIdentity) -> bool {
+        self.size != now.size
+            || self.modified_ns != now.modified_ns
+            || (self.changed_ns != now.changed_ns && self.links == now.links)
     }
 }
 
