@@ -805,7 +805,7 @@ pub async fn measure_level(plan: LoadPlan, progress: &dyn Progress) -> LevelOutc
     crate::pause::at("load-level");
     // The two clocks read together: the monotonic one times the level, the
     // system one places it for lining up with other machines' loads.
-    let start_unix_ns = unix_now_ns();
+    let (started, start_unix_ns) = clocks_together();
     let one_server = plan.urls.iter().all(|u| {
         plan.urls
             .first()
@@ -814,7 +814,7 @@ pub async fn measure_level(plan: LoadPlan, progress: &dyn Progress) -> LevelOutc
     let shared = Arc::new(Shared {
         plan: plan.clone(),
         next: AtomicU64::new(0),
-        started: Instant::now(),
+        started,
         started_unix_ns: start_unix_ns,
         one_server,
         done: AtomicU64::new(0),
@@ -856,6 +856,25 @@ pub async fn measure_level(plan: LoadPlan, progress: &dyn Progress) -> LevelOutc
 }
 
 /// The system clock, ns since the Unix epoch (0 before it).
+/// The monotonic clock and the system clock's Unix ns at one moment: of a
+/// few tries, the one whose system read lay between the closest pair of
+/// monotonic reads (a preemption between two reads would put every time
+/// this level converts off by as much, and its offset to the server's
+/// clock with them).
+fn clocks_together() -> (Instant, u64) {
+    (0..5)
+        .map(|_| {
+            let before = Instant::now();
+            let unix = unix_now_ns();
+            let after = Instant::now();
+            let gap = after.duration_since(before);
+            (gap, before + gap / 2, unix)
+        })
+        .min_by_key(|&(gap, ..)| gap)
+        .map(|(_, at, unix)| (at, unix))
+        .expect("five tries")
+}
+
 fn unix_now_ns() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

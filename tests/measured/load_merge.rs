@@ -82,6 +82,28 @@ fn outside_and_cut(l: &serde_json::Value, common: &serde_json::Value) -> (u64, u
     (outside, counts.iter().rev().take(2).sum())
 }
 
+/// Level `l` of a load result as merge placed it (`p`, its process's
+/// span in the merge): its span moved by the offset to the server's
+/// clock, which must be its measured one.
+fn placed(l: &serde_json::Value, p: &serde_json::Value) -> serde_json::Value {
+    let shift = p["shifted_ns"].as_i64().unwrap_or(0);
+    let c = &l["server_clock"];
+    let mid = c["low_ns"].as_i64().unwrap()
+        + (c["high_ns"].as_i64().unwrap() - c["low_ns"].as_i64().unwrap()) / 2;
+    assert_eq!(shift, mid, "{p}");
+    assert!(shift.abs() < 50_000_000, "one machine: {p}");
+    for field in ["start_unix_ns", "end_unix_ns"] {
+        assert_eq!(
+            u(&p["wall"][field]),
+            u(&l["wall"][field]).saturating_add_signed(shift),
+            "{p}"
+        );
+    }
+    let mut l = l.clone();
+    l["wall"] = p["wall"].clone();
+    l
+}
+
 /// Serves 50 blobs of 4 KiB from `d/s.db`, listed in `d/urls.txt`; the
 /// server (at the address returned) is killed when the guard drops.
 fn serve_50_blobs(d: &Path) -> (Killed, String) {
@@ -141,8 +163,14 @@ fn two_load_processes_merge_into_one_result() {
     let p = u(&lm["latency"]["p50_ns"]);
     assert!(pa.min(pb) <= p && p <= pa.max(pb), "{pa} {p} {pb}");
 
-    // The common interval: the latest start to the earliest end.
+    // Each run placed on the server's clock (here the same machine's: its
+    // offset within a few ms of 0), moved by its measured offset.
     let record = &m["tables"]["merged"]["levels"][0];
+    assert_eq!(record["on_server_clock"], true, "{record}");
+    let processes = record["processes"].as_array().unwrap();
+    assert_eq!(processes.len(), 2, "{record}");
+    let (la, lb) = (placed(&la, &processes[0]), placed(&lb, &processes[1]));
+    // The common interval: the latest start to the earliest end.
     let common = &record["common"];
     let start = u(&la["wall"]["start_unix_ns"]).max(u(&lb["wall"]["start_unix_ns"]));
     let end = u(&la["wall"]["end_unix_ns"]).min(u(&lb["wall"]["end_unix_ns"]));
@@ -168,8 +196,6 @@ fn two_load_processes_merge_into_one_result() {
     // interval, all of its requests but those of buckets reaching outside
     // it; and the bounds differ by the buckets the interval cuts, at most
     // two of each process.
-    let processes = record["processes"].as_array().unwrap();
-    assert_eq!(processes.len(), 2, "{record}");
     let within: f64 = processes.iter().map(|p| f(&p["ok_within"])).sum();
     assert!(
         (rate * secs - within).abs() <= 1e-6 * within.max(1.0),
@@ -301,16 +327,18 @@ fn a_merge_over_failures_exits_as_load_does_and_says_them_in_words() {
 /// Moves every level of the load result at `path` to a machine whose clock
 /// is `by_ns` behind (its spans earlier, the server's clock as far ahead of
 /// it), and widens its measured offset to ±`half_width_ns`.
-fn skew(path: &Path, by_ns: u64, half_width_ns: i64) {
+fn skew(path: &Path, by_ns: i64, half_width_ns: i64) {
     let mut doc = json(path);
     for l in doc["tables"]["levels"].as_array_mut().unwrap() {
         for field in ["start_unix_ns", "end_unix_ns"] {
-            l["wall"][field] = (u(&l["wall"][field]) - by_ns).into();
+            l["wall"][field] = u(&l["wall"][field]).saturating_add_signed(-by_ns).into();
         }
-        l["scheduled_unix_ns"] = (u(&l["scheduled_unix_ns"]) - by_ns).into();
+        l["scheduled_unix_ns"] = u(&l["scheduled_unix_ns"])
+            .saturating_add_signed(-by_ns)
+            .into();
         let clock = &mut l["server_clock"];
-        let mid = (clock["low_ns"].as_i64().unwrap() + clock["high_ns"].as_i64().unwrap()) / 2
-            + by_ns as i64;
+        let mid =
+            (clock["low_ns"].as_i64().unwrap() + clock["high_ns"].as_i64().unwrap()) / 2 + by_ns;
         clock["low_ns"] = (mid - half_width_ns).into();
         clock["high_ns"] = (mid + half_width_ns).into();
     }
@@ -327,7 +355,12 @@ fn loads_started_apart_run_together_at_a_start_time_and_merge_on_the_servers_clo
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     let (_server, _) = serve_50_blobs(d);
-    let first = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+    // Whole milliseconds, as the time is written.
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let first = std::time::UNIX_EPOCH + std::time::Duration::from_millis(now_ms + 5000);
     let at = humantime::format_rfc3339_millis(first).to_string();
     let load = |out: &str| {
         bin()
@@ -373,13 +406,15 @@ fn loads_started_apart_run_together_at_a_start_time_and_merge_on_the_servers_clo
             // two processes' own starts, even on a loaded machine.
             let late = u(&l["wall"]["start_unix_ns"]) - slot;
             assert!(late < 300_000_000, "{file} level {i}: {late} ns late");
-            // One machine: the server's clock is this one, offset 0.
+            // One machine: the server's clock is this one, offset 0 (within
+            // what reading two clocks a moment apart and their drift over
+            // seconds allow).
             let c = &l["server_clock"];
             let (low, high) = (
                 c["low_ns"].as_i64().unwrap(),
                 c["high_ns"].as_i64().unwrap(),
             );
-            assert!(low <= 0 && 0 < high, "{file}: {c}");
+            assert!(low <= 1_000_000 && -1_000_000 < high, "{file}: {c}");
         }
     }
     let out = ok(d, &["merge", "a.json", "b.json", "--json", "m.json"]);
@@ -418,8 +453,17 @@ fn loads_started_apart_run_together_at_a_start_time_and_merge_on_the_servers_clo
         assert!(share < 0.3, "{share}");
     }
     // Its offset known only to ±0.5 s: the runs stay on their own clocks,
-    // and the merge warns that those differ.
+    // on which they never overlapped, and the refusal says the clocks
+    // differ.
     skew(&d.join("b.json"), 0, 500_000_000);
+    common::usage_error(
+        d,
+        &["merge", "a.json", "b.json"],
+        "the clocks of b.json and a.json differ by at least 1.",
+    );
+    // Moved 1.5 s back towards a's (±0.3 s): they overlap on their own
+    // clocks, the merge goes on and warns of the clocks' difference.
+    skew(&d.join("b.json"), -1_500_000_000, 300_000_000);
     let out = bin()
         .current_dir(d)
         .args(["merge", "a.json", "b.json"])
@@ -435,7 +479,8 @@ fn loads_started_apart_run_together_at_a_start_time_and_merge_on_the_servers_clo
         "{stdout}"
     );
     assert!(
-        stderr.contains("the clocks of b.json and a.json differ by at least 1.4"),
+        stderr.contains("the clocks of b.json and a.json differ by at least 0.")
+            && stderr.contains("stay on their own clocks"),
         "{stderr}"
     );
 }

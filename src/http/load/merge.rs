@@ -95,8 +95,17 @@ pub fn merge(inputs: &[Input]) -> Result<Merged> {
         if let Some(w) = overlap_warning(&record, level.concurrency) {
             warnings.push(w);
         }
-        if let Some(w) = clock_warning(inputs, &record, level.concurrency) {
-            warnings.push(w);
+        if !record.on_server_clock
+            && let Some(apart) =
+                clocks_apart(inputs, record.processes.iter().map(|p| p.server_clock))
+        {
+            warnings.push(format!(
+                "-c {}: {apart}, and not every process pinned its offset to within {} ms, so the runs \
+                 stay on their own clocks and the common window is misplaced by as much: synchronize the \
+                 machines' clocks (NTP), or run each level longer than a few seconds",
+                level.concurrency,
+                ALIGN_WITHIN_NS / 1_000_000
+            ));
         }
         if let Some(w) = level.open_loop.as_ref().and_then(|o| o.warning.as_ref()) {
             warnings.push(format!("-c {}: {w}", level.concurrency));
@@ -335,8 +344,10 @@ fn merge_level(inputs: &[Input], l: usize) -> Result<(LevelResult, LevelMerge)> 
                 )
             })
             .collect();
+        let clocks = clocks_apart(inputs, levels.iter().map(|r| r.server_clock))
+            .map_or(String::new(), |a| format!("; {a}"));
         return Err(Error::usage(format!(
-            "level -c {c}: the load processes never ran at the same time ({}); start them together, on machines whose clocks are synchronized",
+            "level -c {c}: the load processes never ran at the same time ({}{clocks}); start them together (load --start-at), on machines whose clocks are synchronized",
             ran.join(", ")
         )));
     };
@@ -431,17 +442,18 @@ fn server_clock_shifts(inputs: &[Input], levels: &[&LevelResult]) -> Option<Vec<
         .collect()
 }
 
-/// A warning when a level stays on the machines' own clocks although the
-/// server's Date headers show two of them differ by more than
-/// [`ALIGN_WITHIN_NS`]: the common window is then misplaced by that much.
-fn clock_warning(inputs: &[Input], record: &LevelMerge, concurrency: usize) -> Option<String> {
-    if record.on_server_clock {
-        return None;
-    }
+/// "the clocks of X and Y differ by at least N s (...)" when the server's
+/// Date headers, as each process bounded its offset (`clocks`, in the order
+/// of `inputs`), show two machines' clocks differ by more than
+/// [`ALIGN_WITHIN_NS`]; else None.
+fn clocks_apart(
+    inputs: &[Input],
+    clocks: impl IntoIterator<Item = Option<ClockOffset>>,
+) -> Option<String> {
     let known: Vec<(&str, ClockOffset)> = inputs
         .iter()
-        .zip(&record.processes)
-        .filter_map(|(i, p)| Some((i.file, p.server_clock?)))
+        .zip(clocks)
+        .filter_map(|(i, c)| Some((i.file, c?)))
         .collect();
     // The least the offsets of a pair can differ by, over every pair.
     let (a, b, apart) = known
@@ -451,12 +463,8 @@ fn clock_warning(inputs: &[Input], record: &LevelMerge, concurrency: usize) -> O
         .max_by_key(|&(_, _, apart)| apart)?;
     (apart > ALIGN_WITHIN_NS).then(|| {
         format!(
-            "-c {concurrency}: the clocks of {a} and {b} differ by at least {:.3} s (the server's Date \
-             headers say), and not every process pinned its offset to within {} ms, so the runs stay \
-             on their own clocks and the common window is misplaced by as much: synchronize the \
-             machines' clocks (NTP), or run each level longer than a few seconds",
-            apart as f64 / 1e9,
-            ALIGN_WITHIN_NS / 1_000_000
+            "the clocks of {a} and {b} differ by at least {:.3} s (the server's Date headers say)",
+            apart as f64 / 1e9
         )
     })
 }
