@@ -51,19 +51,10 @@ if [ ! -f "$WORK/kvtest.c" ]; then
     cp "$WORK"/sqlite3-*/test/kvtest.c "$WORK/kvtest.c"
 fi
 
-# --- the amalgamation blobbench bundles, and its build flags ---------------
-SYS_DIR=$(cargo metadata --format-version 1 | python3 -c '
-import json, sys, os
-m = json.load(sys.stdin)
-print(os.path.dirname([p["manifest_path"] for p in m["packages"] if p["name"] == "libsqlite3-sys"][0]))')
-AMALG=$SYS_DIR/sqlite3
-FLAGS=$(grep -o '"-DSQLITE_[A-Z0-9_]*\(=[0-9]*\)\?"\|"-DHAVE_[A-Z0-9_]*\(=[0-9]*\)\?"\|"-D_POSIX_THREAD_SAFE_FUNCTIONS"' "$SYS_DIR/build.rs" \
-    | sed -n '1,/THREAD_SAFE_FUNCTIONS/p' | tr -d '"' | tr '\n' ' ')
-FLAGS="$FLAGS -DHAVE_LOCALTIME_R"
-if [ ! -x "$WORK/kvtest" ]; then
-    echo "building kvtest with: gcc -O3 $FLAGS" >&2
-    gcc -O3 $FLAGS -I"$AMALG" "$WORK/kvtest.c" "$AMALG/sqlite3.c" -o "$WORK/kvtest" -lpthread -ldl -lm
-fi
+# --- built against the amalgamation blobbench bundles, with its flags ------
+# shellcheck source=bench/sqlite-amalgamation.sh
+. bench/sqlite-amalgamation.sh
+build_against_sqlite "$WORK/kvtest" "$WORK/kvtest.c"
 KV=$WORK/kvtest
 
 # --- one dataset, read by both ------------------------------------------------

@@ -635,7 +635,9 @@ impl FileIo {
         }
     }
 
-    /// open + fstat + read + close; the bytes stay in our reused buffer.
+    /// open + fstat + read + close, the fewest calls that read a whole
+    /// file of unknown size (the one fstat both checks the file is regular
+    /// and sizes the read); the bytes stay in our reused buffer.
     /// The sink gets what the file holds when it is read: a writer that
     /// truncates and rewrites it (`--write-style truncate`) may have cut it
     /// since the fstat, and those fewer bytes are what a reader sees
@@ -647,11 +649,8 @@ impl FileIo {
         root: &Path,
         sink: &mut dyn FnMut(&[u8]),
     ) -> Result<()> {
-        let mut file = open_blob_file(path, key, root)?;
-        let expected = file
-            .metadata()
-            .map_err(|e| Error::io("cannot stat", Path::new(path), e))?
-            .len() as usize;
+        let (mut file, meta) = open_blob_file_with_metadata(path, key, root)?;
+        let expected = meta.len() as usize;
         let n = read_up_to(&mut file, &mut self.buf, expected)
             .map_err(|e| Error::io("cannot read", Path::new(path), e))?;
         sink(&self.buf[..n]);
