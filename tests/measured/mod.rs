@@ -13,6 +13,7 @@ pub(crate) mod install;
 pub(crate) mod interrupted;
 pub(crate) mod load_merge;
 pub(crate) mod ownership;
+pub(crate) mod read_floor;
 pub(crate) mod report;
 pub(crate) mod reproduce;
 pub(crate) mod s3;
