@@ -1191,7 +1191,7 @@ pub struct QuickArgs {
     /// (credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the AWS profile)
     #[arg(long, value_name = "URL", value_parser = values::s3_url)]
     pub s3: Option<String>,
-    /// Testing aid for the calibration bench (bench/calibrate.sh): a known extra cost in every timed operation of one case, CASE=SPEC. CASE is ROW:SIDE, e.g. read:db=x1.25 (read:db, read-blob-api:db, read-mmap:db, update:db, durable:db; read, update and durable on dir, tree and s3); SPEC is +N with ns, us or ms (a fixed extra) or xF (each operation's own time times F, 1 to 100). Recorded in the result; an unknown CASE is refused with the list of valid ones
+    /// Testing aid for the calibration bench (bench/calibrate.sh): a known extra cost in every timed operation of one case, CASE=SPEC. CASE is ROW:SIDE, e.g. read:db=x1.25 (read:db, read-blob-api:db, read-mmap:db, read-multitrans:db, update:db, durable:db; read, update and durable on dir, tree and s3); SPEC is +N with ns, us or ms (a fixed extra) or xF (each operation's own time times F, 1 to 100). Recorded in the result; an unknown CASE is refused with the list of valid ones
     #[arg(long, value_name = "CASE=SPEC", value_parser = Utf8Arg)]
     pub inject: Option<String>,
 }

@@ -35,6 +35,40 @@ pub struct QuickTables {
 }
 
 impl QuickTables {
+    /// The answer to "files or SQLite for reads?" by the transaction the
+    /// reads run in, which can flip it: one line per pattern with the
+    /// folder's time over the database's, and which application has which.
+    /// None for a result without both read rows (before they were measured).
+    pub fn transaction_scope(&self) -> Option<Vec<String>> {
+        let ratio = |case: &str| {
+            self.quick
+                .iter()
+                .find(|r| r.case == case)
+                .map(|r| r.estimates(self.rounds).dir_over_db)
+        };
+        let (batched, each) = (ratio(READ_BATCHED_CASE)?, ratio(READ_PER_TRANSACTION_CASE)?);
+        let verdict = |e: &Estimate| match e.side_of(1.0) {
+            crate::measure::estimate::Side::Above => "SQLite is faster",
+            crate::measure::estimate::Side::Below => "files are faster",
+            crate::measure::estimate::Side::Across => "within noise",
+        };
+        Some(vec![
+            format!(
+                "reads, by the transaction they run in (it decides the answer): many reads per transaction \
+                 (a batch job, an export, an app that reads several blobs per query): files {} the database's \
+                 time, {};",
+                batched.format_ratio(),
+                verdict(&batched)
+            ),
+            format!(
+                "  one transaction per read (a web server answering one request per blob, SQLite's autocommit): \
+                 files {}, {}. Take the line your application's reads match.",
+                each.format_ratio(),
+                verdict(&each)
+            ),
+        ])
+    }
+
     /// The failure of side `name` (db, dir, tree, s3), if it failed.
     pub fn failure(&self, name: &str) -> Option<&SystemFailure> {
         self.failed.iter().find(|f| f.system == name)
@@ -119,6 +153,11 @@ pub struct QuickEstimates {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub s3_over_db: Option<Estimate>,
 }
+
+/// The case of the row whose database reads share one transaction a round.
+pub const READ_BATCHED_CASE: &str = "read, SQL statement";
+/// The case of the row whose database reads are each a transaction.
+pub const READ_PER_TRANSACTION_CASE: &str = "read, SQL, a txn per read";
 
 /// The case of the row whose writes are each made durable on their own.
 pub const DURABLE_CASE: &str = "update, durable each write";

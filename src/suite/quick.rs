@@ -19,7 +19,8 @@ use crate::measure::estimate::{median_estimate, paired_ratio};
 use crate::progress::Progress;
 use crate::result::faults::SystemFailure;
 use crate::result::quick::{
-    DURABLE_CASE, ObjectStoreColumn, QuickEstimates, QuickRow, QuickTables, SpaceBytes,
+    DURABLE_CASE, ObjectStoreColumn, QuickEstimates, QuickRow, QuickTables, READ_BATCHED_CASE,
+    READ_PER_TRANSACTION_CASE, SpaceBytes,
 };
 use crate::result::{ResultDocument, ResultKind, Tables};
 use crate::store::inject::Injection;
@@ -70,36 +71,55 @@ enum Side {
 struct Row {
     label: &'static str,
     claim: &'static str,
+    /// The cases whose runs the row shows (their `Case::row`).
+    cases: usize,
     /// Whether the database's time includes the WAL checkpoint after the
     /// commit (as fasterthanfs's rows and compare's samples do unless the
     /// run left it out, kvtest's --nocheckpoint).
     with_checkpoint: bool,
 }
 
+/// The cases' rows: the files' one read case serves every read row, as a
+/// file read has no transaction to scope.
+const READ_CASES: usize = 4;
+const UPDATE_CASE: usize = 4;
+const DURABLE_CASE_ROW: usize = 5;
+
 const ROWS: &[Row] = &[
     Row {
-        label: "read, SQL statement",
-        claim: "random order, warm cache",
+        label: READ_BATCHED_CASE,
+        claim: "random order, warm cache; db: all of a round's reads in one transaction",
+        cases: 0,
+        with_checkpoint: false,
+    },
+    Row {
+        label: READ_PER_TRANSACTION_CASE,
+        claim: "db: each read its own transaction (kvtest --multitrans), as a server answering one request per blob",
+        cases: 3,
         with_checkpoint: false,
     },
     Row {
         label: "read, blob API",
-        claim: "sqlite3_blob_reopen per key",
+        claim: "sqlite3_blob_reopen per key, one transaction",
+        cases: 1,
         with_checkpoint: false,
     },
     Row {
         label: "read, blob API + mmap",
-        claim: "whole database memory-mapped",
+        claim: "whole database memory-mapped, one transaction",
+        cases: 2,
         with_checkpoint: false,
     },
     Row {
         label: "update, WAL+NORMAL vs in place",
         claim: "db: 1 txn, checkpoint excluded (as the fasterthanfs page); files: no fsync",
+        cases: UPDATE_CASE,
         with_checkpoint: false,
     },
     Row {
         label: "  same, checkpoint included",
         claim: "db: the same runs with the WAL checkpoint's time added",
+        cases: UPDATE_CASE,
         with_checkpoint: true,
     },
     // Durable means on disk in the database file too: the checkpoint that
@@ -108,6 +128,7 @@ const ROWS: &[Row] = &[
     Row {
         label: DURABLE_CASE,
         claim: "db: WAL+FULL txn per write, WAL checkpoint included; files: temp+fsync+rename+fsync(dir)",
+        cases: DURABLE_CASE_ROW,
         with_checkpoint: true,
     },
 ];
@@ -258,8 +279,8 @@ fn read_cases(layouts: &ThreeLayouts, others: &[(Side, Target)], n: u64) -> Vec<
     let mmap = std::fs::metadata(db)
         .map(|m| m.len() * 2)
         .unwrap_or(1 << 30);
-    let read = |p| session(p, false, WriteStyle::Truncate, false);
-    let db_case = |row, name: &str, path, settings: &dyn Fn(&mut SqliteSettings)| Case {
+    let read = |p, per_read| session(p, per_read, WriteStyle::Truncate, false);
+    let db_case = |row, name: &str, path, per_read, settings: &dyn Fn(&mut SqliteSettings)| Case {
         row,
         side: Side::Db,
         plan: plan(
@@ -267,16 +288,17 @@ fn read_cases(layouts: &ThreeLayouts, others: &[(Side, Target)], n: u64) -> Vec<
             sqlite(db, settings),
             Operation::Read,
             n,
-            read(path),
+            read(path, per_read),
             11,
         ),
     };
     let mut cases = vec![
-        db_case(0, "read sql", ReadPath::Sql, &|_| {}),
-        db_case(1, "read blob-api", ReadPath::BlobApi, &|_| {}),
-        db_case(2, "read blob-api mmap", ReadPath::BlobApi, &|s| {
+        db_case(0, "read sql", ReadPath::Sql, false, &|_| {}),
+        db_case(1, "read blob-api", ReadPath::BlobApi, false, &|_| {}),
+        db_case(2, "read blob-api mmap", ReadPath::BlobApi, false, &|s| {
             s.mmap_size = Some(mmap)
         }),
+        db_case(3, "read sql multitrans", ReadPath::Sql, true, &|_| {}),
     ];
     for (side, t) in others {
         cases.push(Case {
@@ -287,7 +309,7 @@ fn read_cases(layouts: &ThreeLayouts, others: &[(Side, Target)], n: u64) -> Vec<
                 t.clone(),
                 Operation::Read,
                 n,
-                read(ReadPath::Sql),
+                read(ReadPath::Sql, false),
                 11,
             ),
         });
@@ -310,7 +332,7 @@ fn update_cases(layouts: &ThreeLayouts, others: &[(Side, Target)], n: u64) -> Ve
     };
     let mut cases = vec![
         Case {
-            row: 3,
+            row: UPDATE_CASE,
             side: Side::Db,
             plan: exclude_checkpoint(plan(
                 "update wal normal",
@@ -322,7 +344,7 @@ fn update_cases(layouts: &ThreeLayouts, others: &[(Side, Target)], n: u64) -> Ve
             )),
         },
         Case {
-            row: 4,
+            row: DURABLE_CASE_ROW,
             side: Side::Db,
             plan: plan(
                 "update wal full per-write txn",
@@ -347,19 +369,19 @@ fn update_cases(layouts: &ThreeLayouts, others: &[(Side, Target)], n: u64) -> Ve
                 )
             };
             cases.push(Case {
-                row: 3,
+                row: UPDATE_CASE,
                 side,
                 plan: put(updates, 12),
             });
             cases.push(Case {
-                row: 4,
+                row: DURABLE_CASE_ROW,
                 side,
                 plan: put(durable, 13),
             });
             continue;
         }
         cases.push(Case {
-            row: 3,
+            row: UPDATE_CASE,
             side,
             plan: plan(
                 format!("update {} in place", t.kind_name()),
@@ -371,7 +393,7 @@ fn update_cases(layouts: &ThreeLayouts, others: &[(Side, Target)], n: u64) -> Ve
             ),
         });
         cases.push(Case {
-            row: 4,
+            row: DURABLE_CASE_ROW,
             side,
             plan: plan(
                 format!("update {} rename+fsync", t.kind_name()),
@@ -399,7 +421,14 @@ fn other_targets(layouts: &ThreeLayouts, object_store: Option<&Target>) -> Vec<(
 
 /// The ROW of `--inject ROW:SIDE=SPEC`, by the cases' row (the files'
 /// one read case serves the three read rows: `read`).
-const INJECT_ROWS: [&str; 5] = ["read", "read-blob-api", "read-mmap", "update", "durable"];
+const INJECT_ROWS: [&str; 6] = [
+    "read",
+    "read-blob-api",
+    "read-mmap",
+    "read-multitrans",
+    "update",
+    "durable",
+];
 
 impl Side {
     /// Its name in the table's columns and in `--inject`: db, dir, tree, s3.
@@ -458,7 +487,11 @@ pub fn check_injection(options: &QuickOptions) -> Result<()> {
 fn rows(cases: &[Case], results: &[Vec<RunResult>]) -> Vec<QuickRow> {
     // One side's time per op, round by round.
     let times = |row: usize, side: Side, with_checkpoint: bool| -> Option<Vec<f64>> {
-        let row = if side != Side::Db && row < 3 { 0 } else { row };
+        let row = if side != Side::Db && row < READ_CASES {
+            0
+        } else {
+            row
+        };
         let idx = cases.iter().position(|c| c.row == row && c.side == side)?;
         let v: Vec<f64> = results[idx]
             .iter()
@@ -467,11 +500,9 @@ fn rows(cases: &[Case], results: &[Vec<RunResult>]) -> Vec<QuickRow> {
         (!v.is_empty()).then_some(v)
     };
     let mut out = Vec::new();
-    for (row, info) in ROWS.iter().enumerate() {
+    for info in ROWS {
         let with_checkpoint = info.with_checkpoint;
-        // Row 4 shows the runs of row 3 with the checkpoint added; row 5
-        // the durable runs (cases' row 4).
-        let data_row = if row > 3 { row - 1 } else { row };
+        let data_row = info.cases;
         let (Some(d), Some(f), Some(t)) = (
             times(data_row, Side::Db, with_checkpoint),
             times(data_row, Side::Dir, true),
@@ -490,7 +521,7 @@ fn rows(cases: &[Case], results: &[Vec<RunResult>]) -> Vec<QuickRow> {
             s3_over_db: s3.as_ref().map(|s| paired_ratio(s, &d)),
         };
         let mut detail = info.claim.to_string();
-        if s3.is_some() && row >= 3 {
+        if s3.is_some() && data_row >= UPDATE_CASE {
             detail.push_str("; object store: one PUT per write");
         }
         out.push(QuickRow {
@@ -568,7 +599,7 @@ mod tests {
         // Row 3 leaves it out as the page does, its twin puts it back.
         assert_eq!(row("update, WAL+NORMAL vs in place").db_ns_per_op, 100.0);
         assert_eq!(row("  same, checkpoint included").db_ns_per_op, 150.0);
-        assert_eq!(row("read, SQL statement").db_ns_per_op, 100.0);
+        assert_eq!(row(READ_BATCHED_CASE).db_ns_per_op, 100.0);
     }
 
     #[test]
@@ -585,11 +616,11 @@ mod tests {
         let cases = update_cases(&layouts, &others, 400);
         let durable = cases
             .iter()
-            .find(|c| c.row == 4 && c.side == Side::Db)
+            .find(|c| c.row == DURABLE_CASE_ROW && c.side == Side::Db)
             .expect("durable db case");
         assert!(!durable.plan.exclude_checkpoint);
-        assert_eq!(ROWS.len(), 6);
-        assert!(ROWS[5].with_checkpoint && ROWS[4].with_checkpoint);
-        assert!(!ROWS[3].with_checkpoint);
+        assert_eq!(ROWS.len(), 7);
+        assert!(ROWS[6].with_checkpoint && ROWS[5].with_checkpoint);
+        assert!(!ROWS[4].with_checkpoint);
     }
 }

@@ -681,6 +681,7 @@ fn quick_prints_ratios_and_writes_json() {
     );
     for row in [
         "read, SQL statement",
+        "read, SQL, a txn per read",
         "read, blob API",
         "read, blob API + mmap",
         "update, WAL+NORMAL",
@@ -689,20 +690,25 @@ fn quick_prints_ratios_and_writes_json() {
     ] {
         assert!(out.contains(row), "missing {row}: {out}");
     }
+    // The transaction the reads run in, named with the answer each gives.
+    assert!(
+        out.contains("many reads per transaction") && out.contains("one transaction per read"),
+        "{out}"
+    );
     let doc = json(&d.join("q.json"));
     let rows = doc["tables"]["quick"].as_array().unwrap();
-    assert_eq!(rows.len(), 6);
+    assert_eq!(rows.len(), 7);
     for r in rows {
         let ratio = r["dir_over_db"].as_f64().unwrap();
         assert!(ratio.is_finite() && ratio > 0.0, "{r}");
     }
     assert!(doc["tables"]["space_bytes"]["dir"].as_u64().unwrap() > 0);
-    // 11 cases (3 db reads, dir, tree, 2 db updates, 4 file updates) x 2 rounds, each with its environment-backed run record.
-    assert_eq!(doc["runs"].as_array().unwrap().len(), 22);
+    // 12 cases (4 db reads, dir, tree, 2 db updates, 4 file updates) x 2 rounds, each with its environment-backed run record.
+    assert_eq!(doc["runs"].as_array().unwrap().len(), 24);
     // quick writes report.html by default: ratio bars and latency by percentile.
     let html = std::fs::read_to_string(d.join("report.html")).unwrap();
     let bars = common::figure(&html, "1-quick-ratios");
-    assert_eq!(common::count(&bars, "class=\"bar\""), 12, "{bars}");
+    assert_eq!(common::count(&bars, "class=\"bar\""), 14, "{bars}");
     for op in ["read", "update"] {
         let f = common::figure(&html, &format!("1-quick-latency-{op}"));
         assert_eq!(
@@ -711,7 +717,7 @@ fn quick_prints_ratios_and_writes_json() {
             "{f}"
         );
     }
-    assert_eq!(common::run_names(&doc, "read").len(), 5);
+    assert_eq!(common::run_names(&doc, "read").len(), 6);
     assert!(
         html.contains("<details class=\"environment\">") && html.contains("SQLite compile options")
     );

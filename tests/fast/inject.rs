@@ -153,7 +153,7 @@ fn quick_refuses_an_unknown_case_naming_the_valid_ones() {
     usage_error(
         d,
         &args,
-        "quick has no case \"read:nfs\"; use one of: read:db, read-blob-api:db, read-mmap:db, read:dir, read:tree, update:db, durable:db, update:dir, durable:dir, update:tree, durable:tree",
+        "quick has no case \"read:nfs\"; use one of: read:db, read-blob-api:db, read-mmap:db, read-multitrans:db, read:dir, read:tree, update:db, durable:db, update:dir, durable:dir, update:tree, durable:tree",
     );
     let args = quick("read:db");
     let args: Vec<&str> = args.iter().map(String::as_str).collect();

@@ -332,12 +332,12 @@ fn quick_prints_every_ratio_with_its_interval() {
     // beside every interval and once under the table, never "95%".
     assert!(out.contains("3 rounds: [min-max] covers 75%"), "{out}");
     assert!(out.contains("], 75%"), "{out}");
-    // Each of the 6 rows: two ratios with intervals.
+    // Each of the 7 rows: two ratios with intervals.
     let ratios = out
         .lines()
         .filter(|l| l.matches("x [").count() == 2)
         .count();
-    assert_eq!(ratios, 6, "{out}");
+    assert_eq!(ratios, 7, "{out}");
     let doc = json(&d.join("q.json"));
     for r in doc["tables"]["quick"].as_array().unwrap() {
         let e = &r["estimates"];

@@ -105,6 +105,9 @@ pub fn render(doc: &ResultDocument, t: &QuickTables) -> String {
     out.push_str(
         "ratio = file time / database time (or file space / database space): above 1.00 the database is faster or smaller.\n",
     );
+    for line in t.transaction_scope().unwrap_or_default() {
+        let _ = writeln!(out, "{line}");
+    }
     if let Some(o) = s3 {
         let _ = writeln!(
             out,
@@ -126,7 +129,7 @@ pub fn render(doc: &ResultDocument, t: &QuickTables) -> String {
         let _ = writeln!(out, "{line}");
     }
     // The update rows' details say how each side writes.
-    for r in t.quick.iter().skip(3) {
+    for r in t.quick.iter().filter(|r| !r.case.starts_with("read")) {
         let _ = writeln!(out, "{}: {}", r.case, r.detail_text());
     }
     let _ = writeln!(

@@ -96,6 +96,8 @@ pub(in crate::report) fn quick(tables: &QuickTables, _doc: &ResultDocument, s: &
         t.rows.push(cells);
     }
     s.tables.push(t);
+    s.summary
+        .extend(tables.transaction_scope().unwrap_or_default());
     s.summary.extend(notes(all.iter()));
     space_table(&tables.space_bytes, s);
     if let Some(o) = &tables.object_store {
