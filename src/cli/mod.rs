@@ -1424,6 +1424,12 @@ pub struct AdviseArgs {
     /// Share of operations that are reads, in percent (the rest are writes)
     #[arg(long, value_name = "PERCENT", default_value = "90", value_parser = number_arg)]
     pub reads: u64,
+    /// How many reads share one database transaction in your application: 1 for a server that
+    /// answers one request per blob (SQLite's autocommit), more for a job that reads several
+    /// blobs per query, `all` for a batch over everything. It can flip the answer: a transaction
+    /// costs the database a lock and a check per read that files never pay
+    #[arg(long, value_name = "N|all", default_value = "1", value_parser = values::reads_per_transaction)]
+    pub reads_per_transaction: values::ReadsPerTransaction,
     /// What a write must survive: power, crash or none
     #[arg(long, value_name = "LEVEL", value_enum, default_value = "power")]
     pub durability: DurabilityChoice,

@@ -42,6 +42,26 @@ pub fn start_time(text: &str) -> std::result::Result<std::time::SystemTime, Stri
     })
 }
 
+/// `--reads-per-transaction`: a count of 1 or more, or `all` (None: every
+/// read of a pass in one transaction).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadsPerTransaction(pub Option<u64>);
+
+/// Parses `--reads-per-transaction`.
+pub fn reads_per_transaction(text: &str) -> std::result::Result<ReadsPerTransaction, String> {
+    if text.trim().eq_ignore_ascii_case("all") {
+        return Ok(ReadsPerTransaction(None));
+    }
+    counted(text, u64::from(u32::MAX))
+        .map(|n| ReadsPerTransaction(Some(n as u64)))
+        .ok_or_else(|| {
+            format!(
+                "--reads-per-transaction {}: give a count of 1 or more (1: a transaction per read, as a server answering one request per blob) or all",
+                text.trim()
+            )
+        })
+}
+
 /// A worker-thread count (`--threads`, alone or in a list).
 pub fn thread_count(text: &str) -> std::result::Result<usize, String> {
     counted(text, MAX_THREADS).ok_or_else(|| {

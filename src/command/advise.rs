@@ -98,6 +98,7 @@ fn options(args: &AdviseArgs) -> Result<AdviseOptions> {
     Ok(AdviseOptions {
         sample,
         reads_percent: args.reads,
+        reads_per_transaction: args.reads_per_transaction.0,
         durability,
         page_sizes,
         points: args.points,

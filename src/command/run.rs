@@ -92,6 +92,7 @@ fn plan_with(
                 ReadPath::Sql
             },
             per_op_transaction: args.multitrans,
+            ops_per_transaction: None,
             write_style: write_style(args, WriteStyle::Truncate),
             fsync: args.fsync,
             inject: None,

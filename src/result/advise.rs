@@ -189,6 +189,11 @@ pub struct AdviseInput {
     pub sample: SizeSample,
     /// Share of operations that are reads, in percent.
     pub reads_percent: u64,
+    /// Reads that share one database transaction, as the reads were
+    /// measured; absent: all of a pass's reads in one (as every result
+    /// from before it was asked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reads_per_transaction: Option<u64>,
     /// What a write must survive.
     pub durability: Durability,
     /// The page sizes tried for blobs inside the database.
@@ -207,6 +212,17 @@ pub struct AdviseInput {
     /// `s3://BUCKET/PREFIX at ENDPOINT`; absent without it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub object_store: Option<String>,
+}
+
+impl AdviseInput {
+    /// The transaction the reads were measured in, in words.
+    pub fn read_transactions(&self) -> String {
+        match self.reads_per_transaction {
+            Some(1) => "a transaction per read".into(),
+            Some(n) => format!("{n} reads per transaction"),
+            None => "all reads in one transaction".into(),
+        }
+    }
 }
 
 /// What a write must survive; it decides `synchronous` and how files are

@@ -100,6 +100,12 @@ pub struct SessionOptionsRecord {
     pub read_path: ReadPath,
     /// Each operation in its own transaction (kvtest's --multitrans).
     pub per_op_transaction: bool,
+    /// Without per-operation transactions: the transaction is committed
+    /// and a new one begun after every this many operations, inside the
+    /// timed operation that ends it (advise's --reads-per-transaction).
+    /// None: the repetition's operations all share one transaction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ops_per_transaction: Option<u64>,
     /// How a file is rewritten.
     pub write_style: WriteStyle,
     /// fsync each written file (files and external blobs).

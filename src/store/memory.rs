@@ -28,6 +28,9 @@ struct Data {
     manifest: Option<Manifest>,
     /// The ledger of acknowledged versions, as text.
     ledger: Option<String>,
+    /// Transactions ended by commit, by every session: what a run's
+    /// transaction grouping did, seen from the store.
+    commits: u64,
 }
 
 type Shared = Arc<Mutex<Data>>;
@@ -42,6 +45,13 @@ fn lock(data: &Shared) -> MutexGuard<'_, Data> {
 
 fn registry() -> MutexGuard<'static, HashMap<String, Shared>> {
     REGISTRY.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Transactions committed on the memory dataset `name` so far (0 when
+/// there is none).
+#[cfg(test)]
+pub fn commits(name: &str) -> u64 {
+    registry().get(name).map_or(0, |d| lock(d).commits)
 }
 
 /// A memory dataset opened for reading or for reading and writing.
@@ -72,7 +82,7 @@ impl MemoryStore {
         let data = Arc::new(Mutex::new(Data {
             blobs: BTreeMap::new(),
             manifest: Some(manifest.clone()),
-            ledger: None,
+            ..Data::default()
         }));
         registry().insert(name.to_string(), data.clone());
         Ok(MemoryStore {
@@ -248,6 +258,7 @@ impl SessionCore for MemorySession<'_> {
     }
 
     fn commit(&mut self) -> Result<()> {
+        lock(self.data).commits += 1;
         Ok(())
     }
 }

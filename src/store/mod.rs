@@ -27,6 +27,9 @@ mod journal;
 pub mod ledger;
 mod map_guard;
 mod memory;
+/// Commits on a memory dataset, for the executor's tests of transaction grouping.
+#[cfg(test)]
+pub(crate) use memory::commits as memory_commits;
 mod mysql;
 mod open;
 pub mod owned;

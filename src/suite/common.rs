@@ -393,6 +393,7 @@ pub fn session(
     SessionOptionsRecord {
         read_path,
         per_op_transaction,
+        ops_per_transaction: None,
         write_style,
         fsync,
         inject: None,

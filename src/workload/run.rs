@@ -741,6 +741,20 @@ fn timed_loop(
                 session.update(key, &inline_buf).map(|()| inline_buf.len())
             }
         };
+        // A transaction of the plan's size ends with the operation that
+        // fills it, and its commit is that operation's time.
+        let done = match plan.session.ops_per_transaction {
+            Some(every)
+                if (i as u64 + 1).is_multiple_of(every.max(1)) && i + 1 < job.keys.len() =>
+            {
+                done.and_then(|n| {
+                    session.commit()?;
+                    session.begin()?;
+                    Ok(n)
+                })
+            }
+            _ => done,
+        };
         match done {
             Ok(n) => {
                 timer.lap();
@@ -965,6 +979,7 @@ mod tests {
             session: SessionOptionsRecord {
                 read_path: ReadPath::Sql,
                 per_op_transaction: false,
+                ops_per_transaction: None,
                 write_style: crate::store::WriteStyle::Truncate,
                 fsync: false,
                 inject: None,
@@ -1256,6 +1271,25 @@ mod tests {
             why.starts_with("--max-errors 2: 2 of 13 operations"),
             "{why}"
         );
+    }
+
+    #[test]
+    fn reads_commit_after_every_n_of_a_transaction_size() {
+        // 10 reads, 4 a transaction: commits after the 4th and the 8th
+        // inside the loop, and the repetition's own at the end.
+        let (target, _) = dataset("txn-size", 10);
+        let name = "executor-txn-size";
+        let mut p = plan(&target, Operation::Read);
+        p.session.ops_per_transaction = Some(4);
+        let before = crate::store::memory_commits(name);
+        let r = execute(&p, &Silent).unwrap();
+        assert_eq!(r.repetitions[0].ops, 10);
+        assert_eq!(crate::store::memory_commits(name) - before, 3);
+        // All in one: the repetition's commit only.
+        p.session.ops_per_transaction = None;
+        let before = crate::store::memory_commits(name);
+        execute(&p, &Silent).unwrap();
+        assert_eq!(crate::store::memory_commits(name) - before, 1);
     }
 
     #[test]

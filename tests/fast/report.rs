@@ -326,11 +326,24 @@ fn advise_samples_a_folder_without_touching_it_and_recommends() {
         "the sample folder is untouched"
     );
     assert!(out.contains("70 blobs from photos"), "{out}");
+    // The reads' transaction, by default a server's: one per read.
+    assert!(out.contains("90% reads (a transaction per read)"), "{out}");
     assert!(out.contains("page_size="), "{out}");
     assert!(out.contains("journal_mode="), "{out}");
     assert!(out.contains("vs plain files, no database:"), "{out}");
     let doc = json(&d.join("a.json"));
+    let db_reads: Vec<_> = doc["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["name"].as_str().unwrap().starts_with("read db "))
+        .collect();
+    assert!(!db_reads.is_empty());
+    for r in db_reads {
+        assert_eq!(r["plan"]["session"]["per_op_transaction"], true, "{r}");
+    }
     let a = &doc["tables"]["advise"];
+    assert_eq!(a["input"]["reads_per_transaction"], 1);
     let sample = &a["input"]["sample"];
     assert_eq!(sample["blobs"], 70);
     assert_eq!(
@@ -436,6 +449,11 @@ fn advise_checks_its_input_before_measuring() {
         d,
         &["advise", "--sizes", "10k", "--reads", "101"],
         "--reads 101",
+    );
+    usage_error(
+        d,
+        &["advise", "--sizes", "10k", "--reads-per-transaction", "0"],
+        "--reads-per-transaction 0: give a count of 1 or more",
     );
     usage_error(
         d,

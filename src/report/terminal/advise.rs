@@ -33,8 +33,9 @@ pub fn header(input: &AdviseInput, bands: &[Band], folder: &Path, fs_type: &str)
     );
     let _ = writeln!(
         out,
-        "workload: {}% reads, {}% writes; durability {}{}",
+        "workload: {}% reads ({}), {}% writes; durability {}{}",
         input.reads_percent,
+        input.read_transactions(),
         100 - input.reads_percent,
         input.durability.describe(),
         if input.threads > 1 || input.writers > 0 {
@@ -141,8 +142,10 @@ pub fn outcome(a: &Advice) -> String {
     };
     let _ = writeln!(
         out,
-        "\nrecommendation for {}% reads, durability {}{threads}{age}:",
-        a.input.reads_percent, a.input.durability
+        "\nrecommendation for {}% reads ({}), durability {}{threads}{age}:",
+        a.input.reads_percent,
+        a.input.read_transactions(),
+        a.input.durability
     );
     recommendation(&mut out, &a.decision, &a.journal, a.input.durability);
     if let Some(g) = &a.aging {
@@ -654,6 +657,7 @@ mod tests {
         let input = AdviseInput {
             sample: SizeSample::new("t".into(), vec![4000, 100_000_000], 0),
             reads_percent: 90,
+            reads_per_transaction: Some(1),
             durability: Durability::Power,
             page_sizes: vec![4096],
             rounds: 1,

@@ -20,6 +20,7 @@ use crate::store::{ReadPath, SessionOptions, StoreInfo, WriteStyle};
 use crate::target::{SqliteSettings, Target};
 use crate::workload::mix::Mix;
 use crate::workload::mixed_run::MixedRunPlan;
+use crate::workload::run::SessionOptionsRecord;
 use crate::workload::{Operation, RunResult, execute};
 
 use super::super::common::{RemoteDatasets, WorkDir, per_op_ns, plan, remove_entry, session};
@@ -279,7 +280,7 @@ impl Calibrator<'_> {
                 l.target.clone(),
                 Operation::Read,
                 blobs,
-                session(ReadPath::Sql, false, WriteStyle::Truncate, false),
+                read_session(self.options.reads_per_transaction),
                 seed ^ size ^ round as u64,
             );
             let Some(r) = self.execute(l, &p)? else {
@@ -631,6 +632,20 @@ pub fn journal_point(points: &[Band]) -> u64 {
         })
         .map(|(_, b)| b.size)
         .expect("at least one point")
+}
+
+/// Reads in the transaction the user's application has: each its own
+/// (1), a commit after every N, or all of a pass in one (None). Files and
+/// object stores have no transaction: the same reads whatever it is.
+fn read_session(per_transaction: Option<u64>) -> SessionOptionsRecord {
+    let mut s = session(
+        ReadPath::Sql,
+        per_transaction == Some(1),
+        WriteStyle::Truncate,
+        false,
+    );
+    s.ops_per_transaction = per_transaction.filter(|&n| n > 1);
+    s
 }
 
 #[cfg(test)]

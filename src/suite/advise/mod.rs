@@ -45,6 +45,8 @@ pub struct AdviseOptions {
     pub sample: SizeSample,
     /// Share of operations that are reads, 0 to 100.
     pub reads_percent: u64,
+    /// Reads that share one database transaction; None: all of a pass's.
+    pub reads_per_transaction: Option<u64>,
     /// What a write must survive.
     pub durability: Durability,
     /// Page sizes to try for blobs inside the database (at least one).
@@ -81,6 +83,7 @@ impl AdviseOptions {
         AdviseInput {
             sample: self.sample.clone(),
             reads_percent: self.reads_percent,
+            reads_per_transaction: self.reads_per_transaction,
             durability: self.durability,
             page_sizes: self.page_sizes.clone(),
             rounds: self.rounds,
