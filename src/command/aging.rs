@@ -29,6 +29,7 @@ pub fn run(args: &AgingArgs) -> Result<()> {
     }
     let mut doc = ran?;
     crate::command::output::finish_environment(&mut doc.environment);
+    crate::command::output::print_transactions(&doc);
     if let Tables::Aging(t) = &doc.tables {
         print!("{}", terminal::aging::render(t));
     }

@@ -17,6 +17,7 @@ pub fn run(args: &FasterThanFsArgs) -> Result<()> {
     crate::command::output::warn_if_never_judged(args.rounds, 25);
     let mut doc = crate::suite::fasterthanfs::run(&options, &Bars::new())?;
     finish_environment(&mut doc.environment);
+    crate::command::output::print_transactions(&doc);
     if let Tables::FasterThanFs(t) = &doc.tables {
         print!("{}", crate::report::terminal::fasterthanfs::render(&doc, t));
     }

@@ -17,6 +17,7 @@ pub fn run(args: &InternalExternalArgs) -> Result<()> {
     crate::command::output::warn_if_never_judged(args.rounds, 2);
     let mut doc = crate::suite::internal_external::run(&options, &Bars::new())?;
     finish_environment(&mut doc.environment);
+    crate::command::output::print_transactions(&doc);
     if let Tables::InternalExternal(t) = &doc.tables {
         // Colors only for a person at a terminal who has not opted out.
         let colors = super::streams::colors_on_stdout();

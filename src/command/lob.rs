@@ -19,6 +19,7 @@ pub fn run(args: &LobArgs) -> Result<()> {
     let options = options(args)?;
     let mut doc = lob::run(&options, &Bars::new())?;
     finish_environment(&mut doc.environment);
+    crate::command::output::print_transactions(&doc);
     if let Tables::Lob(t) = &doc.tables {
         print!("{}", terminal::lob::render(t));
     }

@@ -475,6 +475,14 @@ pub fn look_where(line: Option<String>, json: Option<&Path>) -> Option<String> {
     })
 }
 
+/// Prints, before a suite's table, the transactions its database runs used
+/// (see `terminal::run::transaction_lines`).
+pub fn print_transactions(doc: &crate::result::ResultDocument) {
+    for line in crate::report::terminal::run::transaction_lines(&doc.runs) {
+        println!("{line}");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,6 +18,7 @@ pub fn run(args: &ScalingArgs) -> Result<()> {
     crate::command::output::check_result_files(&args.outputs, args.folder.dir.as_deref())?;
     let mut doc = crate::suite::scaling::run(&options, &Bars::new())?;
     crate::command::output::finish_environment(&mut doc.environment);
+    crate::command::output::print_transactions(&doc);
     if let Tables::Scaling(t) = &doc.tables {
         print!("{}", terminal::scaling::render(t));
     }

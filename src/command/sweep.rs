@@ -50,6 +50,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         // The document as saved last, with the report drawn from it.
         write_result_with_report(&mut doc, &args.outputs.json, args.outputs.report.as_deref())?;
     }
+    crate::command::output::print_transactions(&doc);
     if let Tables::Sweep(t) = &doc.tables {
         print!("{}", terminal::sweep::render(&doc, &t.sweep, args.top));
     }

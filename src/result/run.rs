@@ -118,6 +118,17 @@ pub struct SessionOptionsRecord {
     pub inject: Option<Injection>,
 }
 
+impl SessionOptionsRecord {
+    /// The database transaction its operations run in, in words.
+    pub fn transaction_words(&self) -> String {
+        match (self.per_op_transaction, self.ops_per_transaction) {
+            (true, _) => "one transaction per op".into(),
+            (false, Some(n)) => format!("a transaction per {n} ops"),
+            (false, None) => "one transaction".into(),
+        }
+    }
+}
+
 impl From<SessionOptionsRecord> for SessionOptions {
     fn from(r: SessionOptionsRecord) -> Self {
         SessionOptions {

@@ -46,6 +46,18 @@ fn fasterthanfs_measures_every_chart_and_judges_each_claim() {
     ] {
         assert!(out.contains(row), "missing {row}:\n{out}");
     }
+    // The transactions its database runs used, named before the table
+    // (the page's multitrans chart reads one per op, the rest share one).
+    let scope = out
+        .lines()
+        .find(|l| l.starts_with("transactions of the database runs"))
+        .unwrap_or_else(|| panic!("no transaction line:\n{out}"));
+    assert!(
+        scope.contains("reads: one transaction (")
+            && scope.contains("reads: one transaction per op (")
+            && scope.contains("writes: "),
+        "{scope}"
+    );
     let doc = json(&d.join("f.json"));
     assert_eq!(doc["command"], "suite fasterthanfs");
     let rows = doc["tables"]["fasterthanfs"].as_array().unwrap();

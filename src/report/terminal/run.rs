@@ -109,6 +109,40 @@ pub fn injection_lines(runs: &[RunResult]) -> Vec<String> {
     lines
 }
 
+/// The transactions a suite's database runs used, by operation: a line
+/// for its header ("transactions: reads: one transaction (6 runs); ..."),
+/// none when no run reached a database. It can flip a files-against-SQLite
+/// answer, so every suite names it.
+pub fn transaction_lines(runs: &[RunResult]) -> Vec<String> {
+    let mut seen: Vec<(&str, String, usize)> = Vec::new();
+    let databases = ["sqlite", "sqlite-ext", "postgres", "mysql"];
+    for r in runs
+        .iter()
+        .filter(|r| databases.contains(&r.store.kind.as_str()))
+    {
+        let op = match r.plan.operation {
+            Operation::Read => "reads",
+            Operation::Update => "writes",
+        };
+        let words = r.plan.session.transaction_words();
+        match seen.iter_mut().find(|(o, w, _)| *o == op && *w == words) {
+            Some(entry) => entry.2 += 1,
+            None => seen.push((op, words, 1)),
+        }
+    }
+    if seen.is_empty() {
+        return Vec::new();
+    }
+    let parts: Vec<String> = seen
+        .iter()
+        .map(|(op, words, n)| format!("{op}: {words} ({n} run{})", if *n == 1 { "" } else { "s" }))
+        .collect();
+    vec![format!(
+        "transactions of the database runs (a repetition's ops; files have none): {}",
+        parts.join("; ")
+    )]
+}
+
 /// What was run: target, operations, order, read path, transactions, cache.
 fn header(out: &mut String, r: &RunResult, op: &str) {
     let p = &r.plan;
@@ -134,11 +168,7 @@ fn header(out: &mut String, r: &RunResult, op: &str) {
             KeyOrder::Random => "random",
             KeyOrder::KvtestDraws => "random (kvtest's draws)",
         },
-        if p.session.per_op_transaction {
-            "one transaction per op"
-        } else {
-            "one transaction"
-        },
+        p.session.transaction_words(),
         match p.cache {
             CacheMode::Warm => "warm",
             CacheMode::Cold | CacheMode::ColdFiles => "cold",
