@@ -7,7 +7,11 @@
 //! read_pieces, update, insert, delete), spins on the clock the executor's
 //! timer reads (`quanta::Clock`) until the extra has passed. The spin runs
 //! inside the operation's call, so it falls inside the operation's timed
-//! interval, precise to the clock's resolution. Everything else (begin,
+//! interval, precise to the clock's resolution. A spin the scheduler cut
+//! into (a loaded machine) delivers more than its extra; the surplus is
+//! credited to the spins that follow, so over a run the injected total is
+//! the named one (`x1.10` delivered 1.27x at a load of 2-5x the cores
+//! before the credit). Everything else (begin,
 //! commit, checkpoint, the untimed lookups of a server) is forwarded as it
 //! is. Never the default: a run records the injection in its plan
 //! (`plan.session.inject`).
@@ -152,6 +156,7 @@ pub fn wrap<'a>(
             inner: session,
             injection,
             clock: quanta::Clock::new(),
+            owed_ns: 0,
         }),
     }
 }
@@ -165,6 +170,12 @@ pub struct Session<'a> {
     /// The executor's timer reads a `quanta::Clock` too: same source, same
     /// calibration.
     clock: quanta::Clock,
+    /// The extra still owed (negative: paid ahead). A spin ends on the
+    /// clock, but on a loaded machine the scheduler can take the core
+    /// during it and give it back milliseconds later: that spin delivered
+    /// more than asked, and the surplus is credited against the spins
+    /// after it, so the run's total extra stays what was named.
+    owed_ns: i64,
 }
 
 impl Session<'_> {
@@ -205,8 +216,9 @@ impl Session<'_> {
         out
     }
 
-    /// Spins from `end` until the injection's extra has passed on the clock.
-    fn spin_after(&self, start: u64, end: u64, in_sink: u64) {
+    /// Spins from `end` until the extra owed (this operation's, less what
+    /// earlier spins delivered beyond theirs) has passed on the clock.
+    fn spin_after(&mut self, start: u64, end: u64, in_sink: u64) {
         let own = self
             .clock
             .delta_as_nanos(start, end.saturating_sub(in_sink).max(start));
@@ -214,9 +226,19 @@ impl Session<'_> {
         if extra == 0 {
             return;
         }
-        while self.clock.delta_as_nanos(end, self.clock.raw()) < extra {
-            std::hint::spin_loop();
+        self.owed_ns = self
+            .owed_ns
+            .saturating_add(i64::try_from(extra).unwrap_or(i64::MAX));
+        if self.owed_ns <= 0 {
+            return;
         }
+        let owed = self.owed_ns as u64;
+        let mut spun = 0;
+        while spun < owed {
+            std::hint::spin_loop();
+            spun = self.clock.delta_as_nanos(end, self.clock.raw());
+        }
+        self.owed_ns -= i64::try_from(spun).unwrap_or(i64::MAX);
     }
 }
 
@@ -614,22 +636,26 @@ mod tests {
             ("insert", &mut |s| s.insert(1, b"x").unwrap()),
             ("delete", &mut |s| s.delete(1).unwrap()),
         ];
+        // The calls together take every extra (a lower bound no stall can
+        // break: a spin a stall stretched pays the next ones ahead, of any
+        // kind); "not wildly more" is judged on each kind's fastest call,
+        // since a loaded machine may stall any one of them.
+        let (mut totals, mut inners, mut calls) = (0, 0, 0);
         for (name, op) in ops {
-            // Every call takes the extra (a lower bound no stall can
-            // break); "not wildly more" is judged on the fastest call,
-            // since a loaded machine may stall any one of them.
             let mut fastest = u64::MAX;
             for _ in 0..20 {
                 let total = timed(|| op(s.as_mut()));
-                let inner = *own.borrow();
-                assert!(
-                    total >= inner + EXTRA,
-                    "{name}: {total} ns < {inner} + {EXTRA}"
-                );
+                totals += total;
+                inners += *own.borrow();
+                calls += 1;
                 fastest = fastest.min(total);
             }
             assert!(fastest < 50_000_000, "{name}: fastest {fastest} ns");
         }
+        assert!(
+            totals >= inners + calls * EXTRA,
+            "{totals} ns < {inners} + {calls} x {EXTRA}"
+        );
         for _ in 0..20 {
             // Well under the extra, though a loaded machine may stall a call.
             let untimed = [
@@ -655,17 +681,18 @@ mod tests {
             recording(Duration::from_millis(2), Injection::Scaled { factor: 1.5 });
         // Lower bounds hold on every call; upper bounds on at least one of
         // several (a stall of the machine only ever adds time).
-        let mut within = false;
+        let (mut within, mut totals, mut inners) = (false, 0, 0);
         for _ in 0..5 {
             let total = timed(|| s.update(1, b"x").unwrap());
             let inner = *own.borrow();
             assert!(inner >= 2_000_000, "{inner}");
-            assert!(
-                total as f64 >= 1.5 * inner as f64,
-                "{total} ns < 1.5 x {inner} ns"
-            );
+            (totals, inners) = (totals + total, inners + inner);
             within |= total < 2 * inner + 50_000_000;
         }
+        assert!(
+            totals as f64 >= 1.5 * inners as f64,
+            "{totals} ns < 1.5 x {inners} ns"
+        );
         assert!(within, "every update took over 2 x its own time + 50 ms");
         // A read whose sink sleeps 20 ms: only the read's own 2 ms is
         // scaled, so the call takes well under 1.5 x (2 + 20) ms.
@@ -679,15 +706,50 @@ mod tests {
                 .unwrap()
             });
             let inner = *own.borrow();
-            assert!(total >= sink_ns + (1.5 * inner as f64) as u64, "{total}");
             unscaled.push((total, inner, sink_ns));
         }
+        let sum = |f: fn(&(u64, u64, u64)) -> u64| unscaled.iter().map(f).sum::<u64>();
+        let (totals, inners, sinks) = (sum(|u| u.0), sum(|u| u.1), sum(|u| u.2));
+        assert!(
+            totals >= sinks + (1.5 * inners as f64) as u64,
+            "{unscaled:?}"
+        );
         assert!(
             unscaled
                 .iter()
                 .any(|&(total, inner, sink)| (total as f64) < 1.5 * (inner + sink) as f64),
             "the sink's time was scaled (total, read, sink ns): {unscaled:?}"
         );
+    }
+
+    /// What a stretched spin delivered beyond its extra is credited: the
+    /// next operations spin only once their extras have used it up, and a
+    /// spin never leaves anything owed.
+    #[test]
+    fn a_surplus_is_paid_back_by_the_spins_after_it() {
+        let calls: Log = Rc::default();
+        let inner = Recording {
+            calls,
+            work: Duration::ZERO,
+            own: Rc::new(RefCell::new(0)),
+        };
+        let mut s = Session {
+            inner: Box::new(inner),
+            injection: Injection::Fixed { ns: 200_000 },
+            clock: quanta::Clock::new(),
+            // An earlier spin stretched 1 ms past its extra.
+            owed_ns: -1_000_000,
+        };
+        for _ in 0..3 {
+            s.update(1, b"x").unwrap();
+        }
+        // Three extras taken from the credit, no spin: exactly.
+        assert_eq!(s.owed_ns, -400_000);
+        for _ in 0..3 {
+            s.update(1, b"x").unwrap();
+        }
+        // The credit used up by the second, the third spun its extra.
+        assert!(s.owed_ns <= 0, "{}", s.owed_ns);
     }
 
     #[test]
