@@ -27,7 +27,11 @@
 # are compare's own statistics, where the between-run A/A's are also the
 # machine's.
 #
-# Prints the tables and writes every count as JSON to OUT.
+# Prints the tables, what each injection delivered (the injected case's
+# ratio) and the load each pair ran under: a pair whose runs saw a 1-minute
+# load above the machine's cores is marked LOADED (an injected cost is a
+# spin, and a loaded machine stretches what it measures). Writes every
+# count as JSON to OUT.
 #
 #   bench/calibrate.sh                               (20 pairs of quick, +10% and +25%)
 #   PAIRS=3 SIZES="3" COUNT=5k bench/calibrate.sh    (the small version CI runs)
@@ -296,6 +300,64 @@ for i in range(1, pairs + 1):
         within["runs"] += 1
         count_family(within, f"within run {name}-{i}", tested, "comparisons", "", "runs_with_any")
 
+# The load each pair ran under: the highest 1-minute load average its
+# runs recorded (at start and end), against the machine's cores. A pair
+# above the cores is marked: an injected cost is a spin, and a loaded
+# machine stretches what it and its neighbours measure.
+def run_load(path):
+    with open(path) as f:
+        env = json.load(f)["environment"]
+    loads = [env[k]["one_min"] for k in ("load_average_start", "load_average_end") if env.get(k)]
+    return (max(loads) if loads else None), env.get("machine_cpus") or os.cpu_count()
+
+loads, loaded = {}, []
+for i in range(1, pairs + 1):
+    names = ["a", "a2"] + [f"b{k}" for k in range(1, len(factors) + 1)]
+    got = [run_load(f"{work}/{name}-{i}.json") for name in names]
+    known = [l for l, _ in got if l is not None]
+    cpus = got[0][1]
+    loads[i] = max(known) if known else None
+    if loads[i] is not None and loads[i] > cpus:
+        loaded.append(i)
+
+def median(xs):
+    xs = sorted(xs)
+    return (xs[(len(xs) - 1) // 2] + xs[len(xs) // 2]) / 2 if xs else float("nan")
+
+# What each injection delivered, with the machine's drift taken out: in
+# each run, the injected case's time over an untouched case of the same
+# operation (same rounds, so what the machine did falls on both), B's
+# median of that over A's. Quiet pairs and loaded ones apart.
+def per_round(path):
+    import re
+    with open(path) as f:
+        doc = json.load(f)
+    times, injected = {}, None
+    for r in doc["runs"]:
+        m = re.match(r"^(.*) \(round (\d+)\)$", r["name"])
+        name, rnd = (m.group(1), int(m.group(2))) if m else (r["name"], 1)
+        rep = r["repetitions"][0]
+        times.setdefault(name, {})[rnd] = (rep["ops_ns"] + rep["commit_ns"]) / max(1, rep["ops"])
+        if r["plan"]["session"].get("inject"):
+            injected = name
+    return times, injected
+
+def relative(times, case, ref):
+    return median([times[case][k] / times[ref][k] for k in times[case] if k in times[ref]])
+
+delivered = []
+for k, factor in enumerate(factors, start=1):
+    by = {"quiet": [], "loaded": []}
+    for i in range(1, pairs + 1):
+        b, case = per_round(f"{work}/b{k}-{i}.json")
+        a, _ = per_round(f"{work}/{'a' if k == 1 else 'a2'}-{i}.json")
+        op = case.split(" ")[0] if case else None
+        refs = [n for n in b if case and n != case and n.split(" ")[0] == op and n in a]
+        if case in a and refs:
+            ratio = relative(b, case, refs[0]) / relative(a, case, refs[0])
+            by["loaded" if i in loaded else "quiet"].append(ratio)
+    delivered.append({"factor": float(factor), **by})
+
 extra = os.environ.get("ARGS", "")
 runs = f"`{suite} {extra}`" if extra else f"`{suite}`"
 print(f"\ncalibration: {pairs} pair(s) of {runs}, compare at its defaults, injected into {case}")
@@ -320,12 +382,25 @@ for row in ab:
           f"{row['others_flagged']:>5} of {row['others']:<5} {100 * share(row['others_flagged'], row['others']):4.1f}%")
     if row["missing"]:
         print(f"  warning: {row['missing']} comparison(s) did not mark the injected case")
+for d in delivered:
+    parts = [f"{len(d[k])} {k} pair(s) {median(d[k]):.3f}x" for k in ("quiet", "loaded") if d[k]]
+    print(f"x{d['factor']:.2f} delivered (the injected case over an untouched one of its operation, B's over A's, "
+          f"median): {'; '.join(parts) or 'no pair had an untouched case to set it against'}")
+cpus = run_load(f"{work}/a-1.json")[1]
+shown = ", ".join(f"{i}: {loads[i]:.1f}" if loads[i] is not None else f"{i}: -" for i in loads)
+print(f"load (highest 1-minute average of each pair's runs; {cpus} cores): {shown}")
+if loaded:
+    print(f"LOADED: pair(s) {', '.join(map(str, loaded))} ran above the machine's {cpus} cores; their "
+          f"comparisons are counted above and marked below: rerun on a quiet machine for this machine's figures")
 for a in alarms:
     fixed = (f"; drift-corrected by the {a['probe']} probe {a['corrected_ratio']:.2f}x, {a['corrected_verdict']}"
              if a["probe"] else "")
-    print(f"false alarm: {a['comparison']}: {a['case']} {a['ratio']:.2f}x, {a['verdict']}{fixed}")
+    pair = int(a["comparison"].rsplit(" ", 1)[-1].split("-")[-1])
+    mark = " (loaded pair)" if pair in loaded else ""
+    print(f"false alarm: {a['comparison']}: {a['case']} {a['ratio']:.2f}x, {a['verdict']}{fixed}{mark}")
 json.dump({"suite": suite, "args": extra, "pairs": pairs, "inject_case": case, "a_a": aa, "a_b": ab,
-           "within": within, "false_alarms": alarms},
+           "within": within, "false_alarms": alarms, "loads": loads, "loaded_pairs": loaded,
+           "cores": cpus, "delivered": delivered},
           open(out, "w"), indent=2)
 print(f"written: {out}")
 PY
