@@ -176,6 +176,19 @@ pub struct Repetition {
     /// Operations that failed (not in `ops`; see the run's `failures`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub failed: u64,
+    /// With an injection (`plan.session.inject`): what it delivered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub injected: Option<InjectedExtra>,
+}
+
+/// What an injected cost delivered in one repetition, as the injecting
+/// session measured it on the run's clock.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct InjectedExtra {
+    /// The timed operations' own time, ns.
+    pub own_ns: u64,
+    /// The spins after them, ns.
+    pub extra_ns: u64,
 }
 
 fn is_zero(n: &u64) -> bool {

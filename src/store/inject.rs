@@ -17,6 +17,8 @@
 //! (`plan.session.inject`).
 
 use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 
@@ -144,11 +146,31 @@ pub fn parse_case(text: &str) -> Result<(String, Injection)> {
     }
 }
 
-/// `session` with `injection` after each timed operation; `session` itself
-/// when there is none.
+/// What an injection delivered: the timed operations' own time and the
+/// extra spun after them, summed over the sessions that share it, ns. A run
+/// records it, so a result says whether its named cost was delivered.
+#[derive(Debug, Default)]
+pub struct Delivered {
+    own_ns: AtomicU64,
+    extra_ns: AtomicU64,
+}
+
+impl Delivered {
+    /// (own time, extra spun) so far, ns.
+    pub fn totals(&self) -> (u64, u64) {
+        (
+            self.own_ns.load(Ordering::Relaxed),
+            self.extra_ns.load(Ordering::Relaxed),
+        )
+    }
+}
+
+/// `session` with `injection` after each timed operation, adding what it
+/// spun to `delivered`; `session` itself when there is none.
 pub fn wrap<'a>(
     session: Box<dyn StoreSession + 'a>,
     injection: Option<Injection>,
+    delivered: &Arc<Delivered>,
 ) -> Box<dyn StoreSession + 'a> {
     match injection {
         None => session,
@@ -157,6 +179,7 @@ pub fn wrap<'a>(
             injection,
             clock: quanta::Clock::new(),
             owed_ns: 0,
+            delivered: delivered.clone(),
         }),
     }
 }
@@ -176,6 +199,8 @@ pub struct Session<'a> {
     /// more than asked, and the surplus is credited against the spins
     /// after it, so the run's total extra stays what was named.
     owed_ns: i64,
+    /// Where the operations' own time and the spins' are summed.
+    delivered: Arc<Delivered>,
 }
 
 impl Session<'_> {
@@ -222,6 +247,7 @@ impl Session<'_> {
         let own = self
             .clock
             .delta_as_nanos(start, end.saturating_sub(in_sink).max(start));
+        self.delivered.own_ns.fetch_add(own, Ordering::Relaxed);
         let extra = self.injection.extra_ns(own);
         if extra == 0 {
             return;
@@ -239,6 +265,7 @@ impl Session<'_> {
             spun = self.clock.delta_as_nanos(end, self.clock.raw());
         }
         self.owed_ns -= i64::try_from(spun).unwrap_or(i64::MAX);
+        self.delivered.extra_ns.fetch_add(spun, Ordering::Relaxed);
     }
 }
 
@@ -551,7 +578,11 @@ mod tests {
             work,
             own: own.clone(),
         };
-        (wrap(Box::new(inner), Some(injection)), calls, own)
+        (
+            wrap(Box::new(inner), Some(injection), &Arc::default()),
+            calls,
+            own,
+        )
     }
 
     /// Every method reaches the inner session's own version, with what
@@ -739,12 +770,14 @@ mod tests {
             clock: quanta::Clock::new(),
             // An earlier spin stretched 1 ms past its extra.
             owed_ns: -1_000_000,
+            delivered: Arc::default(),
         };
         for _ in 0..3 {
             s.update(1, b"x").unwrap();
         }
         // Three extras taken from the credit, no spin: exactly.
         assert_eq!(s.owed_ns, -400_000);
+        assert_eq!(s.delivered.totals().1, 0);
         for _ in 0..3 {
             s.update(1, b"x").unwrap();
         }
@@ -760,7 +793,7 @@ mod tests {
             work: Duration::ZERO,
             own: Rc::default(),
         };
-        let mut s = wrap(Box::new(inner), None);
+        let mut s = wrap(Box::new(inner), None, &Arc::default());
         s.update(1, b"x").unwrap();
         assert_eq!(*calls.borrow(), ["update"]);
     }

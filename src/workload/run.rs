@@ -27,6 +27,7 @@ use crate::measure::latency::Latencies;
 use crate::measure::stats::summarize as stats;
 use crate::progress::Progress;
 use crate::result::faults::Failures;
+use crate::result::run::InjectedExtra;
 pub use crate::result::run::{
     CacheMode, Operation, Repetition, RunPlan, RunResult, RunSummary, SessionOptionsRecord, Startup,
 };
@@ -612,6 +613,10 @@ fn run_repetition(
             verified: tally.verified,
             engine,
             failed,
+            injected: plan.session.inject.map(|_| {
+                let (own_ns, extra_ns) = times.injected.totals();
+                InjectedExtra { own_ns, extra_ns }
+            }),
         },
         latencies,
         failures: tally.failures,
@@ -639,6 +644,8 @@ struct Times {
     close_ns: u64,
     /// When the first connection's timed loop began.
     first_op: Option<Instant>,
+    /// What an injection delivered, over every connection.
+    injected: std::sync::Arc<store::inject::Delivered>,
 }
 
 /// The repetition's keys from index `from` on one connection, in one
@@ -661,7 +668,7 @@ fn on_one_connection(
     // A testing aid when the plan asks: a known extra cost after each
     // timed operation, inside its interval (see store::inject).
     let session = store.session(job.options).map_err(at_start)?;
-    let mut session = store::inject::wrap(session, job.plan.session.inject);
+    let mut session = store::inject::wrap(session, job.plan.session.inject, &times.injected);
     let t = Instant::now();
     session.begin().map_err(at_start)?;
     let begin_ns = ns(t);
@@ -1271,6 +1278,24 @@ mod tests {
             why.starts_with("--max-errors 2: 2 of 13 operations"),
             "{why}"
         );
+    }
+
+    #[test]
+    fn an_injection_records_what_it_delivered() {
+        // x1.5: the spins sum to at least half the operations' own time (a
+        // spin ends only once its share has passed), and not much more
+        // (the last spin's overshoot, however a loaded machine stalls it).
+        let (target, _) = dataset("delivered", 200);
+        let mut p = plan(&target, Operation::Read);
+        p.session.inject = Some(crate::store::inject::Injection::Scaled { factor: 1.5 });
+        let r = execute(&p, &Silent).unwrap();
+        let i = r.repetitions[0].injected.expect("recorded");
+        assert!(i.own_ns > 0, "{i:?}");
+        assert!(2 * i.extra_ns >= i.own_ns, "{i:?}");
+        assert!(2 * i.extra_ns <= i.own_ns + 100_000_000, "{i:?}");
+        // None without an injection.
+        let r = execute(&plan(&target, Operation::Read), &Silent).unwrap();
+        assert!(r.repetitions[0].injected.is_none());
     }
 
     #[test]

@@ -79,7 +79,7 @@ fn run_takes_inject_on_a_dir_target() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     init(d, "dir:f");
-    ok(
+    let out = ok(
         d,
         &small(&[
             "run",
@@ -92,6 +92,15 @@ fn run_takes_inject_on_a_dir_target() {
     );
     let doc = json(&d.join("r.json"));
     assert_eq!(doc["runs"][0]["plan"]["session"]["inject"], "x1.1");
+    // What it delivered, recorded and said: the spins sum to at least a
+    // tenth of the reads' own time.
+    let i = &doc["runs"][0]["repetitions"][0]["injected"];
+    let (own, extra) = (
+        i["own_ns"].as_u64().unwrap(),
+        i["extra_ns"].as_u64().unwrap(),
+    );
+    assert!(own > 0 && 10 * extra >= own, "{i}");
+    assert!(out.contains("; delivered x1."), "{out}");
 }
 
 #[test]

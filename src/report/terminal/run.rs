@@ -98,8 +98,9 @@ pub fn injection_lines(runs: &[RunResult]) -> Vec<String> {
     for r in runs {
         if let Some(i) = r.plan.session.inject {
             let line = format!(
-                "injected {i} per operation into {}: a testing aid (calibration), the times include it",
-                r.plan.name
+                "injected {i} per operation into {}: a testing aid (calibration), the times include it{}",
+                r.plan.name,
+                delivered(r)
             );
             if !lines.contains(&line) {
                 lines.push(line);
@@ -107,6 +108,31 @@ pub fn injection_lines(runs: &[RunResult]) -> Vec<String> {
         }
     }
     lines
+}
+
+/// "; delivered x1.101 (...)": what the injecting session spun over the
+/// operations' own time in the run's repetitions, as the factor or the
+/// extra per operation it names. Empty for a result without the record.
+fn delivered(r: &RunResult) -> String {
+    let (own, extra, ops) = r
+        .repetitions
+        .iter()
+        .filter_map(|rep| rep.injected.map(|i| (i.own_ns, i.extra_ns, rep.ops)))
+        .fold((0, 0, 0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2));
+    if own == 0 || ops == 0 {
+        return String::new();
+    }
+    match r.plan.session.inject {
+        Some(crate::store::inject::Injection::Scaled { .. }) => format!(
+            "; delivered x{:.3} (the spins over the operations' own time, {} repetition(s))",
+            1.0 + extra as f64 / own as f64,
+            r.repetitions.len()
+        ),
+        _ => format!(
+            "; delivered {} per operation on average",
+            crate::units::human_duration_ns((extra / ops) as f64)
+        ),
+    }
 }
 
 /// The transactions a suite's database runs used, by operation: a line
