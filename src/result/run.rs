@@ -119,6 +119,15 @@ pub struct SessionOptionsRecord {
 }
 
 impl SessionOptionsRecord {
+    /// The factor of a scaled injection (`x1.10`); None for a fixed extra
+    /// or none.
+    pub fn inject_factor(&self) -> Option<f64> {
+        match self.inject {
+            Some(Injection::Scaled { factor }) => Some(factor),
+            _ => None,
+        }
+    }
+
     /// The database transaction its operations run in, in words.
     pub fn transaction_words(&self) -> String {
         match (self.per_op_transaction, self.ops_per_transaction) {

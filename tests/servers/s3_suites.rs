@@ -129,7 +129,7 @@ fn quick_measures_an_object_store_column_and_removes_its_objects() {
     // 60 blobs of 2000 bytes, as objects.
     assert_eq!(doc["tables"]["object_store"]["space_bytes"], 120_000);
     let rows = doc["tables"]["quick"].as_array().unwrap();
-    assert_eq!(rows.len(), 6);
+    assert_eq!(rows.len(), 7);
     for r in rows {
         let ratio = r["s3_over_db"].as_f64().expect("an s3 ratio on every row");
         assert!(ratio.is_finite() && ratio > 0.0, "{r}");
@@ -138,16 +138,16 @@ fn quick_measures_an_object_store_column_and_removes_its_objects() {
             "{r}"
         );
     }
-    // 11 local cases and 3 of the object store (a read, two updates) x 2 rounds.
+    // 12 local cases and 3 of the object store (a read, two updates) x 2 rounds.
     let runs = doc["runs"].as_array().unwrap();
-    assert_eq!(runs.len(), 28);
+    assert_eq!(runs.len(), 30);
     assert_eq!(
         runs.iter().filter(|r| r["store"]["kind"] == "s3").count(),
         6
     );
     let html = std::fs::read_to_string(d.join("report.html")).unwrap();
     let bars = common::figure(&html, "1-quick-ratios");
-    assert_eq!(common::count(&bars, "class=\"bar\""), 18, "{bars}");
+    assert_eq!(common::count(&bars, "class=\"bar\""), 21, "{bars}");
     assert!(bars.contains("object store"), "{bars}");
     let left = objects_under(&prefix);
     assert_eq!(left, theirs, "quick left objects behind or took others'");

@@ -12,7 +12,7 @@ fn quick_keeps_the_local_sides_when_the_object_store_dies() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     let url = s3.url.clone();
-    // 14 cases a round (6 reads, 8 updates): the warm-up round and round 1
+    // 15 cases a round (7 reads, 8 updates): the warm-up round and round 1
     // run whole, the server dies before round 2's first case.
     let (out, elapsed) = with_s3_killed_at(
         &mut s3,
@@ -21,14 +21,14 @@ fn quick_keeps_the_local_sides_when_the_object_store_dies() {
             "quick", "--s3", &url, "--count", "200", "--rounds", "2", "--json", "q.json",
             "--report", "q.html",
         ],
-        "round-case@29",
+        "round-case@31",
     );
     let doc = json(&d.join("q.json"));
     let t = &doc["tables"];
     assert_one_system_failed(&out, 4, &t["failed"][0]);
     assert!(elapsed < common::PATIENCE, "{elapsed:?}");
     let rows = t["quick"].as_array().unwrap();
-    assert_eq!(rows.len(), 6, "every row of the local sides: {t}");
+    assert_eq!(rows.len(), 7, "every row of the local sides: {t}");
     for r in rows {
         for side in ["db_ns_per_op", "dir_ns_per_op", "tree_ns_per_op"] {
             assert!(r[side].as_f64().unwrap() > 0.0, "{r}");

@@ -122,16 +122,17 @@ fn delivered(r: &RunResult) -> String {
     if own == 0 || ops == 0 {
         return String::new();
     }
-    match r.plan.session.inject {
-        Some(crate::store::inject::Injection::Scaled { .. }) => format!(
+    if r.plan.session.inject_factor().is_some() {
+        format!(
             "; delivered x{:.3} (the spins over the operations' own time, {} repetition(s))",
             1.0 + extra as f64 / own as f64,
             r.repetitions.len()
-        ),
-        _ => format!(
+        )
+    } else {
+        format!(
             "; delivered {} per operation on average",
             crate::units::human_duration_ns((extra / ops) as f64)
-        ),
+        )
     }
 }
 
