@@ -101,4 +101,19 @@ fn the_small_calibration_finds_an_injected_slowdown_every_time() {
             && stdout.contains("rerun coverage"),
         "{stdout}"
     );
+    // The load each pair ran under (a pair above the cores is marked), and
+    // what x3 delivered with the machine's drift taken out: a loaded
+    // machine moves it, never to half.
+    assert_eq!(tally["loads"].as_object().unwrap().len(), 3, "{tally}");
+    assert!(
+        stdout.contains("load (highest 1-minute average"),
+        "{stdout}"
+    );
+    let d = &tally["delivered"][0];
+    let ratios: Vec<f64> = ["quiet", "loaded"]
+        .iter()
+        .flat_map(|k| d[k].as_array().unwrap().iter().map(|r| r.as_f64().unwrap()))
+        .collect();
+    assert_eq!(ratios.len(), 3, "{tally}");
+    assert!(ratios.iter().all(|&r| r > 1.5), "x3 delivered {ratios:?}");
 }
