@@ -4,8 +4,8 @@
 //! SELECT; the blob API), through the very SQLite blobbench links, in this
 //! process. bench/read-floor.sh is the same comparison with a C program.
 //! blobbench's CPU time per read (its process's over its timed span) stays
-//! within 10% of the floor's (this thread's over its loop), each side's
-//! least of seven alternating runs.
+//! within 10% of the floor's (this thread's over its loop): the median of
+//! seven alternating pairs' ratios.
 
 use std::ffi::CString;
 use std::io::Write;
@@ -218,12 +218,14 @@ fn reads_are_within_a_tenth_of_a_plain_loop_of_the_same_calls() {
     ];
     let mut report = Vec::new();
     for (name, target, extra, floor) in cases {
-        // Seven runs of each side, who goes first alternating. Each side's
-        // CPU time per read, its least of the seven: what the calls cost,
-        // not how long a loaded machine (two CPU hogs, the servers tier
-        // beside it) kept them off a core, which moved wall-time ratios
-        // from 0.24 to 10 there.
-        let (mut bb, mut fl) = (f64::MAX, f64::MAX);
+        // Seven pairs, who goes first alternating; in each, the two
+        // sides' CPU time per read: what the calls cost, not how long a
+        // loaded machine (two CPU hogs, the servers tier beside it) kept
+        // them off a core, which moved wall-time ratios from 0.24 to 10
+        // there. The median of the pairs' ratios: one run that another
+        // process's cache traffic slowed fourfold, on either side, moves
+        // it by one rank only.
+        let mut ratios = Vec::new();
         let mut pairs = Vec::new();
         for pair in 0..7 {
             let (b, f) = if pair % 2 == 0 {
@@ -233,14 +235,15 @@ fn reads_are_within_a_tenth_of_a_plain_loop_of_the_same_calls() {
                 let b = blobbench_read(d, target, extra);
                 (b, floor())
             };
-            (bb, fl) = (bb.min(b), fl.min(f));
+            ratios.push(b / f);
             pairs.push(format!("{b:.0}/{f:.0}"));
         }
-        let ratio = bb / fl;
-        report.push(format!("{name}: {ratio:.3} (ns {})", pairs.join(" ")));
+        ratios.sort_by(f64::total_cmp);
+        let median = ratios[ratios.len() / 2];
+        report.push(format!("{name}: {median:.3} (ns {})", pairs.join(" ")));
         assert!(
-            ratio <= 1.10,
-            "{name}: blobbench {bb:.0} ns of CPU per read, the floor {fl:.0}: {ratio:.3} over 1.10; all: {report:?}"
+            median <= 1.10,
+            "{name}: blobbench / floor CPU per read {ratios:.3?}, median {median:.3} over 1.10; all: {report:?}"
         );
     }
     // Kept in the test's output (nextest shows it with --success-output).
