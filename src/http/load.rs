@@ -855,7 +855,6 @@ pub async fn measure_level(plan: LoadPlan, progress: &dyn Progress) -> LevelOutc
     }
 }
 
-/// The system clock, ns since the Unix epoch (0 before it).
 /// The monotonic clock and the system clock's Unix ns at one moment: of a
 /// few tries, the one whose system read lay between the closest pair of
 /// monotonic reads (a preemption between two reads would put every time
@@ -875,6 +874,7 @@ fn clocks_together() -> (Instant, u64) {
         .expect("five tries")
 }
 
+/// The system clock, ns since the Unix epoch (0 before it).
 fn unix_now_ns() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

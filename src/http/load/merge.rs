@@ -325,9 +325,12 @@ fn clock_text(unix_ns: u64) -> String {
 fn merge_level(inputs: &[Input], l: usize) -> Result<(LevelResult, LevelMerge)> {
     let levels: Vec<&LevelResult> = inputs.iter().map(|i| &i.tables.levels[l]).collect();
     let shifts = server_clock_shifts(inputs, &levels);
+    let on_server_clock = shifts.is_some();
+    // Each process's move onto the server's clock (0: its own clock kept).
+    let shifts = shifts.unwrap_or_else(|| vec![0; levels.len()]);
     let walls: Vec<WallSpan> = levels
         .iter()
-        .zip(shifts.iter().flatten().chain(std::iter::repeat(&0)))
+        .zip(&shifts)
         .filter_map(|(r, &shift)| r.wall.map(|w| w.shifted(shift)))
         .collect();
     let c = levels[0].concurrency;
@@ -360,13 +363,9 @@ fn merge_level(inputs: &[Input], l: usize) -> Result<(LevelResult, LevelMerge)> 
         bytes_within: 0.0,
         ok_per_s_within_common: 0.0,
         processes: Vec::new(),
-        on_server_clock: shifts.is_some(),
+        on_server_clock,
     };
-    for ((r, wall), shift) in levels
-        .iter()
-        .zip(&walls)
-        .zip(shifts.iter().flatten().chain(std::iter::repeat(&0)))
-    {
+    for ((r, wall), shift) in levels.iter().zip(&walls).zip(&shifts) {
         let timeline = r.timeline.as_ref().expect("checked mergeable");
         let got = within(wall, timeline, &common);
         record.ok_within += got.ok;
