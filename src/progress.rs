@@ -81,6 +81,12 @@ impl Expected {
         self.done[i].1 += took.as_secs_f64();
     }
 
+    /// Sets the runs of case `i` still to do, once they are known better
+    /// (rounds that stop at a precision target).
+    pub fn set_runs_left(&mut self, i: usize, runs: u64) {
+        self.runs_left[i] = runs;
+    }
+
     /// Before a run of case `i`: the seconds it is expected to take and the
     /// seconds of the runs left after it, as [`Progress::expect_remaining`]
     /// takes them; None before any run (nothing is known yet).

@@ -21,6 +21,7 @@ use crate::units::{
     MAX_BLOB_SIZE, MAX_KEY, MAX_ROUNDS, MAX_TOTAL, duration_in, float_in, number_arg, number_in,
 };
 use crate::workload::mix::Mix;
+pub use shared::{DefaultRounds, RoundsArgs};
 use shared::{LobServerArgs, ResultFileArgs, WorkFolderArgs};
 use values::{
     DistChoice, DurabilityChoice, LobOrderChoice, Logging, TableChoice, UrlOrder, YcsbWorkload,
@@ -911,6 +912,9 @@ pub struct InternalExternalArgs {
 #[derive(Args, Debug)]
 #[command(
     mut_arg("json", |a| a.required(false).default_value("fasterthanfs.json")),
+    mut_arg("rounds", |a| a.help("Exactly N measured rounds of every case, after one discarded warm-up round [default: 7, the fewest at which compare can call a change among all 25 cases, unless a precision option is given]")),
+    mut_arg("precision", |a| a.help("Run rounds until every ratio the table prints has an interval within +/-P% of it (the reads and the writes each stop on their own, on the interval's width only; the intervals printed keep 95% after stopping) [default: 7 rounds, no target; 3% when --min-rounds, --max-rounds or --max-time is given]")),
+    mut_arg("max_time", |a| a.help("Time the measured rounds may take: past it no group starts a round beyond its --min-rounds [default: 10m]")),
 )]
 pub struct FasterThanFsArgs {
     /// Where the command keeps its data
@@ -934,10 +938,11 @@ pub struct FasterThanFsArgs {
     /// Blobs overwritten per write case with fsync or a transaction per write [default: count / 100]
     #[arg(long, value_parser = number_in::<u64>(1, MAX_KEY))]
     pub durable_updates: Option<u64>,
-    /// Measured rounds, after one discarded warm-up round; each round runs every case once, in
-    /// alternating order (7: the fewest at which compare can call a change among all 25 cases)
-    #[arg(long, default_value = "7", value_parser = number_in::<u64>(1, MAX_ROUNDS))]
-    pub rounds: u64,
+    /// Rounds: each runs every case once, in alternating order, after one discarded warm-up
+    /// round; 7 by default (the fewest at which compare can call a change among all 25 cases),
+    /// or with --precision until every ratio's interval is that narrow (10 minutes of rounds at most)
+    #[command(flatten)]
+    pub rounds: RoundsArgs,
     /// Where the result and its report go
     #[command(flatten)]
     pub outputs: ResultFileArgs,
@@ -1162,6 +1167,10 @@ pub struct RunArgs {
 
 /// The arguments of `blobbench quick`.
 #[derive(Args, Debug)]
+#[command(
+    mut_arg("precision", |a| a.help("Run rounds until every ratio the table prints has an interval within +/-P% of it: the reads, the updates and the durable writes each stop on their own, on the interval's width only, never on its verdict; the intervals printed keep 95% after stopping [default: 5%]")),
+    mut_arg("max_time", |a| a.help("Time the measured rounds may take: past it no group starts a round beyond its --min-rounds [default: 30s]")),
+)]
 pub struct QuickArgs {
     /// Where the command keeps its data
     #[command(flatten)]
@@ -1175,11 +1184,11 @@ pub struct QuickArgs {
     /// Size variance (+/-) [default: a fifth of --size: 2k at the default 10k, as kvtest's test1.db]
     #[arg(long, value_parser = number_in::<u64>(0, MAX_BLOB_SIZE))]
     pub variance: Option<u64>,
-    /// Measured rounds, after one discarded warm-up round; each round runs every case once, in
-    /// alternating order. 15 by default: on a 2-core VM compare found a 1.25x slowdown of one
-    /// case in 8 of 10 pairs of 15-round runs and 7 of 20 at 7 rounds (bench/calibrate.sh)
-    #[arg(long, default_value = "15", value_parser = number_in::<u64>(1, MAX_ROUNDS))]
-    pub rounds: u64,
+    /// Rounds: each runs every case once, in alternating order, after one discarded warm-up
+    /// round; by default each group of cases (reads, updates, durable writes) runs until every
+    /// ratio's interval is within +/-5% (6 to 30 rounds, 30 s of rounds at most)
+    #[command(flatten)]
+    pub rounds: RoundsArgs,
     /// Where to write the JSON result
     #[arg(long, value_name = "FILE", default_value = "quick.json")]
     pub json: PathBuf,
@@ -1208,6 +1217,20 @@ pub fn variance_following(size: u64, share: (u64, u64)) -> u64 {
 const KVTEST_VARIANCE_SHARE: (u64, u64) = (1, 5);
 /// The blog's 200..4000 KiB: 2100 KiB +/- 1900 KiB.
 const BLOG_VARIANCE_SHARE: (u64, u64) = (19, 21);
+
+/// quick's rounds when none are asked for: +/-5%, within 30 s of rounds.
+pub const QUICK_ROUNDS: DefaultRounds = DefaultRounds::Precision {
+    precision: 0.05,
+    max_time: std::time::Duration::from_secs(30),
+};
+
+/// fasterthanfs's rounds when none are asked for: 7, or +/-3% within 10
+/// minutes of rounds when a precision option is given.
+pub const FASTERTHANFS_ROUNDS: DefaultRounds = DefaultRounds::Fixed {
+    rounds: 7,
+    precision: 0.03,
+    max_time: std::time::Duration::from_secs(600),
+};
 
 impl QuickArgs {
     /// --variance, or a fifth of --size.

@@ -46,3 +46,109 @@ pub struct LobServerArgs {
     #[arg(long, value_name = "URL", value_parser = super::values::s3_url)]
     pub s3: Option<String>,
 }
+
+/// `--rounds`, `--precision`, `--min-rounds`, `--max-rounds`, `--max-time`:
+/// how many measured rounds a suite runs, after one discarded warm-up
+/// round. Each command sets its default with [`RoundsArgs::rule`].
+#[derive(Args, Debug)]
+pub struct RoundsArgs {
+    /// Exactly N measured rounds of every case, after one discarded warm-up round (instead of
+    /// stopping at a precision target)
+    #[arg(long, value_name = "N", help_heading = "Rounds", value_parser = crate::units::number_in::<u64>(1, crate::units::MAX_ROUNDS), conflicts_with_all = ["precision", "min_rounds", "max_rounds", "max_time"])]
+    pub rounds: Option<u64>,
+    /// Run rounds until every ratio the table prints has an interval within +/-P% of it (each
+    /// group of alternating cases stops on its own, on the interval's width only, never on its
+    /// verdict; the intervals printed keep 95% after stopping)
+    #[arg(long, value_name = "P%", help_heading = "Rounds", value_parser = super::values::precision)]
+    pub precision: Option<f64>,
+    /// Rounds every case runs before the precision is looked at (6 or more) [default: 6, or the
+    /// fewest at which compare can judge all the command's cases together, if more]
+    #[arg(long, value_name = "N", help_heading = "Rounds", value_parser = crate::units::number_in::<u64>(crate::result::rounds::MIN_FLOOR, crate::units::MAX_ROUNDS))]
+    pub min_rounds: Option<u64>,
+    /// Rounds after which a group stops, precise or not [default: 30]
+    #[arg(long, value_name = "N", help_heading = "Rounds", value_parser = crate::units::number_in::<u64>(crate::result::rounds::MIN_FLOOR, crate::units::MAX_ROUNDS))]
+    pub max_rounds: Option<u64>,
+    /// Time the measured rounds may take: past it no group starts a round beyond its
+    /// --min-rounds (the command's default is in its help)
+    #[arg(long, value_name = "DURATION", help_heading = "Rounds", value_parser = crate::units::duration_in(std::time::Duration::from_secs(1), std::time::Duration::from_secs(7 * 86_400)))]
+    pub max_time: Option<humantime::Duration>,
+}
+
+/// A command's rounds when the user sets none.
+#[derive(Debug, Clone, Copy)]
+pub enum DefaultRounds {
+    /// A fixed count, unless a precision option is given (then a target
+    /// of `precision` with the rest of the precision defaults).
+    Fixed {
+        /// The rounds.
+        rounds: u64,
+        /// The target when only --min-rounds, --max-rounds or --max-time is given.
+        precision: f64,
+        /// The time budget of a precision target.
+        max_time: std::time::Duration,
+    },
+    /// A precision target.
+    Precision {
+        /// +/- this share of the figure.
+        precision: f64,
+        /// The time budget.
+        max_time: std::time::Duration,
+    },
+}
+
+/// The floor and ceiling of rounds when none are given.
+const DEFAULT_MIN_ROUNDS: u64 = crate::result::rounds::MIN_FLOOR;
+const DEFAULT_MAX_ROUNDS: u64 = 30;
+
+impl RoundsArgs {
+    /// The rule the options ask for, `default` where they say nothing;
+    /// a precision target's floor is `judged_floor` (the fewest rounds
+    /// compare can judge the command's cases with) or 6, whichever is
+    /// more, unless --min-rounds says otherwise. --min-rounds above
+    /// --max-rounds is refused.
+    pub fn rule(
+        &self,
+        default: DefaultRounds,
+        judged_floor: u64,
+    ) -> crate::error::Result<crate::result::rounds::RoundsRule> {
+        use crate::result::rounds::{PrecisionTarget, RoundsRule};
+        if let Some(rounds) = self.rounds {
+            return Ok(RoundsRule::Fixed { rounds });
+        }
+        let asked = self.precision.is_some()
+            || self.min_rounds.is_some()
+            || self.max_rounds.is_some()
+            || self.max_time.is_some();
+        let (precision, max_time) = match default {
+            DefaultRounds::Fixed { rounds, .. } if !asked => {
+                return Ok(RoundsRule::Fixed { rounds });
+            }
+            DefaultRounds::Fixed {
+                precision,
+                max_time,
+                ..
+            }
+            | DefaultRounds::Precision {
+                precision,
+                max_time,
+            } => (precision, max_time),
+        };
+        let min_rounds = self
+            .min_rounds
+            .unwrap_or(DEFAULT_MIN_ROUNDS.max(judged_floor));
+        let max_rounds = self
+            .max_rounds
+            .unwrap_or(DEFAULT_MAX_ROUNDS.max(min_rounds));
+        if min_rounds > max_rounds {
+            return Err(crate::error::Error::usage(format!(
+                "--min-rounds {min_rounds} is above --max-rounds {max_rounds}: raise --max-rounds or lower --min-rounds"
+            )));
+        }
+        Ok(RoundsRule::Precision(PrecisionTarget {
+            half_width: self.precision.unwrap_or(precision),
+            min_rounds,
+            max_rounds,
+            max_seconds: self.max_time.map_or(max_time, |d| *d).as_secs_f64(),
+        }))
+    }
+}

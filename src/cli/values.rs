@@ -91,6 +91,18 @@ pub fn journal_mode(text: &str) -> Result<String> {
     crate::target::one_of("--jmode", text, crate::target::JOURNAL_MODES)
 }
 
+/// `--precision`: "3%" or "3" -> 0.03, from 0.5% to 50%.
+pub fn precision(text: &str) -> std::result::Result<f64, String> {
+    let t = text.trim();
+    let value = t.strip_suffix('%').unwrap_or(t).trim().parse::<f64>();
+    match value {
+        Ok(v) if (0.5..=50.0).contains(&v) => Ok(v / 100.0),
+        _ => Err(format!(
+            "--precision {t}: give the interval's half-width in percent of the figure, from 0.5% to 50%, e.g. 3%"
+        )),
+    }
+}
+
 /// An occupancy to fill a volume to: "50%" or "0.5" -> 0.5; from 1% to 98%.
 pub fn occupancy(text: &str) -> Result<f64> {
     let value = match text.trim().strip_suffix('%') {

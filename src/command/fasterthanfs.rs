@@ -9,12 +9,14 @@ use crate::suite::fasterthanfs::FasterThanFsOptions;
 use super::output::finish_environment;
 use super::progress::Bars;
 
+/// compare tests the page's cases of one dataset together.
+const FASTERTHANFS_CASES: usize = 25;
+
 /// Runs `suite fasterthanfs`: checks the options and destinations,
 /// measures, prints the table and writes the result (and report).
 pub fn run(args: &FasterThanFsArgs) -> Result<()> {
     let options = options(args)?;
-    // compare tests the page's cases of one dataset together (25 of them).
-    crate::command::output::warn_if_never_judged(args.rounds, 25);
+    crate::command::output::warn_if_rule_never_judged(&options.rule, FASTERTHANFS_CASES);
     let mut doc = crate::suite::fasterthanfs::run(&options, &Bars::new())?;
     finish_environment(&mut doc.environment);
     crate::command::output::print_transactions(&doc);
@@ -30,9 +32,10 @@ pub fn run(args: &FasterThanFsArgs) -> Result<()> {
 
 /// The options, every one checked (and the destinations too) before any work.
 fn options(args: &FasterThanFsArgs) -> Result<FasterThanFsOptions> {
-    if args.rounds == 0 {
-        return Err(Error::usage("--rounds 0: at least one round is needed"));
-    }
+    let rule = args.rounds.rule(
+        crate::cli::FASTERTHANFS_ROUNDS,
+        super::output::judged_floor(FASTERTHANFS_CASES),
+    )?;
     let inject = args
         .inject
         .as_deref()
@@ -62,7 +65,7 @@ fn options(args: &FasterThanFsArgs) -> Result<FasterThanFsOptions> {
         spec,
         updates,
         durable_updates: durable,
-        rounds: args.rounds,
+        rule,
         cold: args.cold,
         inject,
     };

@@ -459,11 +459,29 @@ pub fn check_result_files(files: &ResultFileArgs, dir: Option<&Path>) -> Result<
 /// never call a change in this result significant: `rounds` samples a
 /// case, `cases` cases in the largest section compared together.
 pub fn warn_if_never_judged(rounds: u64, cases: usize) {
-    if let Some(why) =
-        crate::measure::significance::never_judged(rounds as usize, cases, "--rounds")
-    {
+    warn_if_never_judged_by(rounds, cases, "--rounds");
+}
+
+/// [`warn_if_never_judged`] for the rounds `rule` runs at least (its
+/// fixed count, or a precision target's floor, named --min-rounds).
+pub fn warn_if_rule_never_judged(rule: &crate::result::rounds::RoundsRule, cases: usize) {
+    let option = match rule {
+        crate::result::rounds::RoundsRule::Fixed { .. } => "--rounds",
+        crate::result::rounds::RoundsRule::Precision(_) => "--min-rounds",
+    };
+    warn_if_never_judged_by(rule.floor(), cases, option);
+}
+
+fn warn_if_never_judged_by(rounds: u64, cases: usize, option: &str) {
+    if let Some(why) = crate::measure::significance::never_judged(rounds as usize, cases, option) {
         eprintln!("note: {why}");
     }
+}
+
+/// The fewest rounds at which compare can judge `cases` cases compared
+/// together (a precision target's default floor).
+pub fn judged_floor(cases: usize) -> u64 {
+    crate::measure::significance::rounds_to_judge(cases).unwrap_or(0) as u64
 }
 
 /// A run's closing failures `line` with where to look: the result file

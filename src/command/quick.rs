@@ -15,9 +15,11 @@ use super::progress::Bars;
 /// Runs `quick`: checks the options and destinations, measures, prints the
 /// table and writes the result and (unless `--report none`) the report.
 pub fn run(args: &QuickArgs) -> Result<()> {
-    if args.rounds == 0 {
-        return Err(Error::usage("--rounds 0: at least one round is needed"));
-    }
+    // compare tests quick's cases together: 11, and 3 more with --s3.
+    let cases = if args.s3.is_some() { 14 } else { 11 };
+    let rule = args
+        .rounds
+        .rule(crate::cli::QUICK_ROUNDS, super::output::judged_floor(cases))?;
     let inject = args
         .inject
         .as_deref()
@@ -33,9 +35,7 @@ pub fn run(args: &QuickArgs) -> Result<()> {
     }
     let report = report_path(args);
     check_outputs(&args.json, report, args.folder.dir.as_deref())?;
-    // compare tests quick's cases together: 11, and 3 more with --s3.
-    let cases = if args.s3.is_some() { 14 } else { 11 };
-    crate::command::output::warn_if_never_judged(args.rounds, cases);
+    crate::command::output::warn_if_rule_never_judged(&rule, cases);
     let object_store = match &args.s3 {
         Some(url) => Some(super::object_store::fresh_prefix(url, "quick")?),
         None => None,
@@ -50,7 +50,7 @@ pub fn run(args: &QuickArgs) -> Result<()> {
             SizeShape::Uniform,
             1,
         )?,
-        rounds: args.rounds,
+        rule,
         object_store,
         inject,
     };

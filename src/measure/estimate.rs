@@ -39,6 +39,13 @@ pub enum Method {
     OrderStatistic,
     /// Sign-test order statistics of the per-round paired log ratios.
     PairedLogOrderStatistic,
+    /// Sign-test order statistics at the 97.5% ranks, for rounds that
+    /// stopped at a precision target: 95% after stopping, by simulation
+    /// (`measure::precision`).
+    SequentialOrderStatistic,
+    /// The paired log ratios' order statistics at the 97.5% ranks, for
+    /// rounds that stopped at a precision target.
+    PairedLogSequentialOrderStatistic,
     /// Percentile bootstrap of the median (results written before the
     /// exact intervals; its 95% was nominal).
     Bootstrap,
@@ -256,14 +263,22 @@ pub fn sign_test_coverage(n: usize, k: usize) -> f64 {
 /// is still at least 95%, or k = 1 ([min, max]) with the coverage it gives
 /// when even that falls short (n < 6). n must be at least 2.
 pub fn sign_test_ranks(n: usize) -> (usize, f64) {
+    sign_test_ranks_at(n, LEVEL)
+}
+
+/// [`sign_test_ranks`] at another level.
+fn sign_test_ranks_at(n: usize, level: f64) -> (usize, f64) {
     let mut k = 1;
-    while k < n / 2 && sign_test_coverage(n, k + 1) >= LEVEL - 1e-12 {
+    while k < n / 2 && sign_test_coverage(n, k + 1) >= level - 1e-12 {
         k += 1;
     }
     (k, sign_test_coverage(n, k))
 }
 
-/// The median of `values` with its sign-test interval.
+/// The median of `values` with its sign-test interval: at the 95% ranks,
+/// or for rounds that stopped on width at the ranks that keep 95% after
+/// stopping (the coverage recorded is then the simulated 95%, as the
+/// rule's, not the ranks' own).
 fn order_statistic(values: &[f64], method: Method) -> Estimate {
     let n = values.len();
     if n <= 1 {
@@ -271,7 +286,16 @@ fn order_statistic(values: &[f64], method: Method) -> Estimate {
     }
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
-    let (k, coverage) = sign_test_ranks(n);
+    let sequential = matches!(
+        method,
+        Method::SequentialOrderStatistic | Method::PairedLogSequentialOrderStatistic
+    );
+    let (k, coverage) = if sequential {
+        let (k, exact) = sign_test_ranks_at(n, super::precision::SEQUENTIAL_LEVEL);
+        (k, exact.min(LEVEL))
+    } else {
+        sign_test_ranks(n)
+    };
     Estimate {
         value: median(&sorted),
         low: sorted[k - 1],
@@ -287,10 +311,57 @@ pub fn median_estimate(values: &[f64]) -> Estimate {
     order_statistic(values, Method::OrderStatistic)
 }
 
+/// How the rounds behind an estimate ended, which sets its interval's
+/// ranks: a count fixed beforehand, or on the intervals' width (see
+/// `measure::precision`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stopping {
+    /// As many rounds as asked for.
+    Fixed,
+    /// Until the intervals were narrow enough.
+    OnWidth,
+}
+
+impl Stopping {
+    /// The median of `values` with the interval this stopping calls for.
+    pub fn median(self, values: &[f64]) -> Estimate {
+        match self {
+            Stopping::Fixed => median_estimate(values),
+            Stopping::OnWidth => median_estimate_sequential(values),
+        }
+    }
+
+    /// The paired ratio with the interval this stopping calls for.
+    pub fn ratio(self, numerator: &[f64], denominator: &[f64]) -> Estimate {
+        match self {
+            Stopping::Fixed => paired_ratio(numerator, denominator),
+            Stopping::OnWidth => paired_ratio_sequential(numerator, denominator),
+        }
+    }
+}
+
+/// [`median_estimate`] of rounds that stopped at a precision target.
+pub fn median_estimate_sequential(values: &[f64]) -> Estimate {
+    order_statistic(values, Method::SequentialOrderStatistic)
+}
+
 /// numerator / denominator round by round (same round paired), as the
 /// median of the per-round ratios with the sign-test interval of their
 /// logs. Rounds beyond the shorter side are dropped.
 pub fn paired_ratio(numerator: &[f64], denominator: &[f64]) -> Estimate {
+    paired_ratio_by(numerator, denominator, Method::PairedLogOrderStatistic)
+}
+
+/// [`paired_ratio`] of rounds that stopped at a precision target.
+pub fn paired_ratio_sequential(numerator: &[f64], denominator: &[f64]) -> Estimate {
+    paired_ratio_by(
+        numerator,
+        denominator,
+        Method::PairedLogSequentialOrderStatistic,
+    )
+}
+
+fn paired_ratio_by(numerator: &[f64], denominator: &[f64], method: Method) -> Estimate {
     let logs: Vec<f64> = numerator
         .iter()
         .zip(denominator)
@@ -302,7 +373,7 @@ pub fn paired_ratio(numerator: &[f64], denominator: &[f64]) -> Estimate {
     if logs.is_empty() {
         return Estimate::point(f64::NAN, 0);
     }
-    let e = order_statistic(&logs, Method::PairedLogOrderStatistic);
+    let e = order_statistic(&logs, method);
     Estimate {
         value: e.value.exp(),
         low: e.low.exp(),

@@ -8,6 +8,7 @@ pub mod estimate;
 pub mod fragments;
 pub mod io;
 pub mod latency;
+pub mod precision;
 pub mod reference;
 pub mod significance;
 pub mod space;

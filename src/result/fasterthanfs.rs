@@ -19,8 +19,13 @@ pub struct FasterThanFsTables {
     pub updates: u64,
     /// Blobs overwritten per write case with fsync or a transaction per write.
     pub durable_updates: u64,
-    /// Measured rounds; each ratio is the median over them.
+    /// Measured rounds (the most any case ran); each ratio is the median
+    /// over its cases' rounds.
     pub rounds: u64,
+    /// The rule the rounds followed and where each case stopped (absent in
+    /// results from before rounds could stop at a precision target).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopping: Option<crate::result::rounds::RoundsRecord>,
     /// mmap_size of the memory-mapped read cases (bytes).
     pub mmap_size: u64,
     /// `--cold`: the read cases were also run with the page cache dropped

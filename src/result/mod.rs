@@ -21,6 +21,7 @@ pub mod mixed_run;
 pub mod quick;
 pub mod replicate;
 pub mod reproduce;
+pub mod rounds;
 pub mod run;
 pub mod scaling;
 pub mod sweep;

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::dataset::DatasetSpec;
 use crate::measure::estimate::Estimate;
 use crate::result::faults::{SystemFailure, failed_systems_line};
+use crate::result::rounds::RoundsRecord;
 use crate::store::StoreInfo;
 
 /// The kind-specific part of a `quick` result.
@@ -18,8 +19,14 @@ pub struct QuickTables {
     pub space_bytes: SpaceBytes,
     /// The dataset every layout holds.
     pub dataset: DatasetSpec,
-    /// Measured rounds; every time is the median over them.
+    /// Measured rounds (the most any case ran); every time is the median
+    /// over its case's rounds.
     pub rounds: u64,
+    /// The rule the rounds followed and where each case stopped (absent in
+    /// results from before rounds could stop at a precision target, which
+    /// all ran `rounds`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopping: Option<RoundsRecord>,
     /// The object store measured as one more column (`--s3`): what it said
     /// about itself and the bytes its objects hold. Absent without `--s3`
     /// (and in results from before it existed).

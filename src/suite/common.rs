@@ -11,7 +11,7 @@ use crate::result::run::KeyOrder;
 use crate::store::{self, Access, ReadPath, WriteStyle};
 use crate::target::{SqliteSettings, Target};
 use crate::workload::run::SessionOptionsRecord;
-use crate::workload::{CacheMode, Operation, RunPlan, RunResult, execute};
+use crate::workload::{CacheMode, Operation, RunPlan, RunResult};
 
 /// The folder a suite creates its datasets in: `--dir` (kept) or a fresh
 /// temporary folder (removed afterwards unless `--keep`). Only the entries
@@ -504,116 +504,6 @@ impl DatasetState {
     }
 }
 
-/// Runs each group of cases for every round; within a round the groups run
-/// in the given order and each group's cases alternate direction from one
-/// measured round to the next (A B C, C B A, ...) so drift on a shared
-/// machine favours no side. `state` is restored before every case, so all
-/// rounds of a case meet the same database. Warm-up rounds run every case
-/// once and are not returned. Returns every case's results, one per
-/// measured round.
-pub fn run_rounds(
-    cases: &[RunPlan],
-    groups: &[Vec<usize>],
-    rounds: Rounds,
-    label: &str,
-    progress: &dyn Progress,
-    state: &DatasetState,
-    reference: &mut ProbedReference,
-) -> Result<Vec<Vec<RunResult>>> {
-    let mut stop = |_: usize, _: &str, e: Error| Err(e);
-    run_rounds_keeping(
-        cases, groups, rounds, label, progress, state, reference, &mut stop,
-    )
-}
-
-/// What [`run_rounds_keeping`] does when case `i` fails in a round (named
-/// in words, "round 2/5"): an error stops every case, a list of cases
-/// (the failed one among them) leaves those out from then on while the
-/// others go on.
-pub type OnFailure<'a> = dyn FnMut(usize, &str, Error) -> Result<Vec<usize>> + 'a;
-
-/// [`run_rounds`] that asks `on_failure` what to do when a case fails, so
-/// a suite can keep every other system's figures when one system fails.
-/// A case left out keeps the results of the rounds it completed.
-#[allow(clippy::too_many_arguments)]
-pub fn run_rounds_keeping(
-    cases: &[RunPlan],
-    groups: &[Vec<usize>],
-    rounds: Rounds,
-    label: &str,
-    progress: &dyn Progress,
-    state: &DatasetState,
-    reference: &mut ProbedReference,
-    on_failure: &mut OnFailure,
-) -> Result<Vec<Vec<RunResult>>> {
-    let total_ops: u64 = groups
-        .iter()
-        .flatten()
-        .map(|&i| cases[i].count.unwrap_or(0))
-        .sum::<u64>()
-        * rounds.total();
-    progress.start(label, total_ops);
-    let units = cases.iter().map(|c| c.count.unwrap_or(0));
-    let mut expected = crate::progress::Expected::rounds(units, groups, rounds.total());
-    let mut results: Vec<Vec<RunResult>> = (0..cases.len()).map(|_| Vec::new()).collect();
-    let mut left_out = vec![false; cases.len()];
-    for round in 0..rounds.total() {
-        // None: a warm-up round; Some(k): measured round k (0-based).
-        let measured = round.checked_sub(rounds.warmup);
-        let name = match measured {
-            None => "warm-up".to_string(),
-            Some(k) => format!("round {}/{}", k + 1, rounds.measured),
-        };
-        for group in groups {
-            if measured.is_some() {
-                reference.samples.probe(&reference.folder);
-            }
-            let mut order = group.clone();
-            if measured.is_some_and(|k| k % 2 == 1) {
-                order.reverse();
-            }
-            for i in order {
-                if left_out[i] {
-                    progress.advance(cases[i].count.unwrap_or(0));
-                    continue;
-                }
-                // A test holds the suite here to stop a server between cases.
-                crate::pause::at("round-case");
-                crate::interrupt::check()?;
-                progress.message(&format!("{name}: {}", cases[i].name));
-                state.restore()?;
-                if let Some((current, after)) = expected.next(i) {
-                    progress.expect_remaining(current, after);
-                }
-                let started = std::time::Instant::now();
-                // A case with failed operations is no figure: the suite says
-                // which case failed and why.
-                let run = execute(&cases[i], &crate::progress::Silent)
-                    .and_then(crate::result::run::RunResult::without_failures);
-                let mut r = match run {
-                    Ok(r) => r,
-                    Err(e) => {
-                        for j in on_failure(i, &name, e)? {
-                            left_out[j] = true;
-                        }
-                        progress.advance(cases[i].count.unwrap_or(0));
-                        continue;
-                    }
-                };
-                progress.advance(cases[i].count.unwrap_or(0));
-                expected.record(i, started.elapsed());
-                if let Some(k) = measured {
-                    r.name = format!("{} (round {})", r.name, k + 1);
-                    results[i].push(r);
-                }
-            }
-        }
-    }
-    state.restore()?;
-    progress.finish();
-    Ok(results)
-}
-
 /// The machine reference of a suite that runs rounds: probed before each
 /// group of cases of every measured round, in `folder` (the work folder, so the flush probe
 /// meets the data's filesystem), kept in the result's environment.
@@ -666,17 +556,21 @@ pub fn per_op_ns(r: &RunResult, with_checkpoint: bool) -> f64 {
 pub use crate::result::fasterthanfs::Ratio;
 
 /// numerator / denominator round by round: the paired ratio with its
-/// interval, the range of the per-round ratios, and each side's time.
-pub fn ratio(numerator: &[f64], denominator: &[f64]) -> Ratio {
-    use crate::measure::estimate::{median_estimate, paired_ratio};
+/// interval, the range of the per-round ratios, and each side's time, the
+/// intervals as `stopping` calls for.
+pub fn ratio(
+    numerator: &[f64],
+    denominator: &[f64],
+    stopping: crate::measure::estimate::Stopping,
+) -> Ratio {
     let per_round: Vec<f64> = numerator
         .iter()
         .zip(denominator)
         .map(|(n, d)| n / d)
         .collect();
     let s = summarize(&per_round);
-    let estimate = paired_ratio(numerator, denominator);
-    let (num, den) = (median_estimate(numerator), median_estimate(denominator));
+    let estimate = stopping.ratio(numerator, denominator);
+    let (num, den) = (stopping.median(numerator), stopping.median(denominator));
     Ratio {
         median: estimate.value,
         min: s.min,

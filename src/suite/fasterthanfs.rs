@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use crate::dataset::DatasetSpec;
 use crate::error::{Error, Result};
-use crate::measure::estimate::Estimate;
+use crate::measure::estimate::{Estimate, Stopping};
 use crate::progress::Progress;
 use crate::result::fasterthanfs::{
     Claim, FasterThanFsRow, FasterThanFsTables, ReadWriteRow, SpaceBytes, SpaceRow, TimedRow,
@@ -33,7 +33,10 @@ use crate::store::{ReadPath, WriteStyle};
 use crate::target::{SqliteSettings, Target};
 use crate::workload::{CacheMode, Operation, RunPlan, RunResult};
 
+use crate::result::rounds::RoundsRule;
+
 use super::common::{self, ThreeLayouts, WorkDir, per_op_ns, plan, ratio, session, sqlite};
+use super::rounds::{Figure, RoundGroup, RoundPlan, run_rounds};
 
 /// What `suite fasterthanfs` measures, checked by the command before any work.
 #[derive(Debug, Clone)]
@@ -49,8 +52,9 @@ pub struct FasterThanFsOptions {
     /// Blobs overwritten per write case with fsync or a transaction per
     /// write (1 ..= count).
     pub durable_updates: u64,
-    /// Measured rounds (at least one), after one discarded warm-up round.
-    pub rounds: u64,
+    /// How many measured rounds, after one discarded warm-up round: a
+    /// fixed count, or until each group's ratios meet a precision target.
+    pub rule: RoundsRule,
     /// Also run the read cases with the page cache dropped before each
     /// timed pass (as root the whole machine's, else the target's files).
     pub cold: bool,
@@ -107,10 +111,26 @@ struct Writes {
 /// group, and the rows that compare them.
 struct Grid {
     cases: Vec<RunPlan>,
-    groups: [Vec<usize>; 2],
+    groups: [RoundGroup; 2],
     rows: Vec<Row>,
     /// (storage, write case, read case) for the read/write comparison.
     read_write: Vec<(&'static str, usize, usize)>,
+}
+
+impl Grid {
+    /// The rows' ratios, whose intervals decide when a group stops.
+    fn figures(&self) -> Vec<Figure> {
+        self.rows
+            .iter()
+            .flat_map(|row| {
+                [row.files.dir, row.files.tree].map(|file| Figure {
+                    numerator: file,
+                    denominator: row.db,
+                    with_checkpoint: row.with_checkpoint,
+                })
+            })
+            .collect()
+    }
 }
 
 const HEADLINE_READ: f64 = 1.35;
@@ -162,27 +182,33 @@ fn run_in(
     // on the page), whatever journal mode the previous write case left.
     let mut reference = common::ProbedReference::new(&work.path);
     let state = common::DatasetState::capture(&[&layouts.db])?;
-    let results = common::run_rounds(
+    let figures = grid.figures();
+    let measured = run_rounds(
         &grid.cases,
         &grid.groups,
-        common::Rounds::after_warmup(options.rounds),
-        "measuring",
+        &figures,
+        RoundPlan::after_warmup(options.rule),
         progress,
         &state,
         &mut reference,
     )?;
+    let results = measured.results;
+    let stopping = options.rule.stopping();
     doc.environment.reference = reference.into_record();
     doc.runs.extend(results.iter().flatten().cloned());
     let mut rows: Vec<FasterThanFsRow> = grid
         .rows
         .iter()
-        .map(|row| FasterThanFsRow::Timed(timed_row(row, &grid.cases, &results)))
+        .map(|row| FasterThanFsRow::Timed(timed_row(row, &grid.cases, &results, stopping)))
         .collect();
     rows.push(FasterThanFsRow::Space(space_row(layouts.space)));
     let read_write = grid
         .read_write
         .iter()
-        .map(|&(storage, write, read)| read_write_row(storage, write, read, &grid.cases, &results))
+        .map(|&(storage, write, read)| {
+            let cases = (write, read);
+            read_write_row(storage, cases, &grid.cases, &results, stopping)
+        })
         .collect();
     let cold_method = grid
         .cases
@@ -196,7 +222,8 @@ fn run_in(
         dataset: options.spec.clone(),
         updates: options.updates,
         durable_updates: options.durable_updates,
-        rounds: options.rounds,
+        rounds: results.iter().map(|r| r.len() as u64).max().unwrap_or(0),
+        stopping: Some(measured.record),
         mmap_size: mmap,
         cold: options.cold,
         cold_method,
@@ -225,8 +252,14 @@ fn grid(layouts: &ThreeLayouts, options: &FasterThanFsOptions, mmap: u64) -> Gri
     Grid {
         read_write,
         groups: [
-            (0..first_write).collect(),
-            (first_write..cases.len()).collect(),
+            RoundGroup {
+                name: "reads",
+                cases: (0..first_write).collect(),
+            },
+            RoundGroup {
+                name: "writes",
+                cases: (first_write..cases.len()).collect(),
+            },
         ],
         cases,
         rows,
@@ -589,7 +622,12 @@ fn write_rows(w: &Writes) -> Vec<Row> {
 }
 
 /// One row's ratios over rounds (file time / database time) and verdict.
-fn timed_row(row: &Row, cases: &[RunPlan], results: &[Vec<RunResult>]) -> TimedRow {
+fn timed_row(
+    row: &Row,
+    cases: &[RunPlan],
+    results: &[Vec<RunResult>],
+    stopping: Stopping,
+) -> TimedRow {
     let times = |case: usize, with_checkpoint: bool| -> Vec<f64> {
         results[case]
             .iter()
@@ -597,8 +635,8 @@ fn timed_row(row: &Row, cases: &[RunPlan], results: &[Vec<RunResult>]) -> TimedR
             .collect()
     };
     let db_t = times(row.db, row.with_checkpoint);
-    let dir_r = ratio(&times(row.files.dir, true), &db_t);
-    let tree_r = ratio(&times(row.files.tree, true), &db_t);
+    let dir_r = ratio(&times(row.files.dir, true), &db_t, stopping);
+    let tree_r = ratio(&times(row.files.tree, true), &db_t, stopping);
     TimedRow {
         case: row.label.into(),
         db_case: cases[row.db].name.clone(),
@@ -615,14 +653,14 @@ fn timed_row(row: &Row, cases: &[RunPlan], results: &[Vec<RunResult>]) -> TimedR
 /// Write time per blob over read time per blob of one storage, round by round.
 fn read_write_row(
     storage: &str,
-    write: usize,
-    read: usize,
+    (write, read): (usize, usize),
     cases: &[RunPlan],
     results: &[Vec<RunResult>],
+    stopping: Stopping,
 ) -> ReadWriteRow {
     let times =
         |case: usize| -> Vec<f64> { results[case].iter().map(|r| per_op_ns(r, false)).collect() };
-    let r = ratio(&times(write), &times(read));
+    let r = ratio(&times(write), &times(read), stopping);
     ReadWriteRow {
         storage: storage.into(),
         write_case: cases[write].name.clone(),
@@ -738,7 +776,7 @@ mod tests {
             },
             updates: 10,
             durable_updates: 1,
-            rounds: 1,
+            rule: RoundsRule::Fixed { rounds: 1 },
             cold,
             inject: inject.map(|t| crate::store::inject::parse_case(t).unwrap()),
         }

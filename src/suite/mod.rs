@@ -11,5 +11,6 @@ pub mod lob;
 pub mod quick;
 pub mod replicate;
 pub mod reproduce;
+pub mod rounds;
 pub mod scaling;
 pub mod sweep;

@@ -15,7 +15,7 @@ use std::path::PathBuf;
 
 use crate::dataset::DatasetSpec;
 use crate::error::{Error, Result};
-use crate::measure::estimate::{median_estimate, paired_ratio};
+use crate::measure::estimate::Stopping;
 use crate::progress::Progress;
 use crate::result::faults::SystemFailure;
 use crate::result::quick::{
@@ -28,10 +28,13 @@ use crate::store::{Access, ReadPath, WriteStyle};
 use crate::target::{SqliteSettings, Target};
 use crate::workload::{Operation, RunPlan, RunResult};
 
+use crate::result::rounds::RoundsRule;
+
 use super::common::{
-    DatasetState, ProbedReference, Rounds, ThreeLayouts, WorkDir, exclude_checkpoint, per_op_ns,
-    plan, run_rounds_keeping, session, sqlite,
+    DatasetState, ProbedReference, ThreeLayouts, WorkDir, exclude_checkpoint, per_op_ns, plan,
+    session, sqlite,
 };
+use super::rounds::{Figure, RoundGroup, RoundPlan, run_rounds_keeping};
 
 /// What `quick` measures, checked by the command before any work.
 #[derive(Debug, Clone)]
@@ -42,8 +45,9 @@ pub struct QuickOptions {
     pub keep: bool,
     /// The dataset every layout holds.
     pub spec: DatasetSpec,
-    /// Measured rounds (at least one), after one discarded warm-up round.
-    pub rounds: u64,
+    /// How many measured rounds, after one discarded warm-up round: a
+    /// fixed count, or until each group's ratios meet a precision target.
+    pub rule: RoundsRule,
     /// Where an object-store copy of the dataset goes (`--s3`: a fresh
     /// prefix the command chose); measured as one more side and removed
     /// afterwards, also when the run fails (unless `keep`). None: no
@@ -197,10 +201,8 @@ fn run_in(
     let mut reference = ProbedReference::new(&work.path);
     let state = DatasetState::capture(&[&layouts.db])?;
     let plans: Vec<RunPlan> = cases.iter().map(|c| c.plan.clone()).collect();
-    let groups = [
-        (0..read_cases).collect(),
-        (read_cases..cases.len()).collect(),
-    ];
+    let groups = groups(&cases, read_cases);
+    let figures = figures(&cases);
     // A case that fails fails its side: the side's other cases are left
     // out, every other side goes on.
     let mut on_failure = |i: usize, round: &str, e: Error| -> Result<Vec<usize>> {
@@ -214,16 +216,17 @@ fn run_in(
             .filter(|&j| cases[j].side == side)
             .collect())
     };
-    let mut results = run_rounds_keeping(
+    let measured = run_rounds_keeping(
         &plans,
         &groups,
-        Rounds::after_warmup(options.rounds),
-        "measuring",
+        &figures,
+        RoundPlan::after_warmup(options.rule),
         progress,
         &state,
         &mut reference,
         &mut on_failure,
     )?;
+    let mut results = measured.results;
     // A failed side's rounds before its failure are not paired with the
     // others' whole set: its figures are left out of the table and the runs.
     for (c, r) in cases.iter().zip(results.iter_mut()) {
@@ -234,10 +237,11 @@ fn run_in(
     doc.environment.reference = reference.into_record();
     doc.runs.extend(results.iter().flatten().cloned());
     doc.tables = Tables::Quick(QuickTables {
-        quick: rows(&cases, &results),
+        quick: rows(&cases, &results, options.rule.stopping()),
         space_bytes: SpaceBytes::from_array(layouts.space),
         dataset: spec.clone(),
-        rounds: options.rounds,
+        rounds: results.iter().map(|r| r.len() as u64).max().unwrap_or(0),
+        stopping: Some(measured.record),
         object_store,
         failed,
     });
@@ -482,9 +486,64 @@ pub fn check_injection(options: &QuickOptions) -> Result<()> {
     inject_into(&mut cases, options.inject.as_ref())
 }
 
+/// The groups of cases that alternate and stop together: the reads, the
+/// updates of one transaction, and the durable writes (each group's
+/// rounds cost differently and settle at their own pace).
+fn groups(cases: &[Case], read_cases: usize) -> Vec<RoundGroup> {
+    let of_row = |row: usize| -> Vec<usize> {
+        (read_cases..cases.len())
+            .filter(|&i| cases[i].row == row)
+            .collect()
+    };
+    vec![
+        RoundGroup {
+            name: "reads",
+            cases: (0..read_cases).collect(),
+        },
+        RoundGroup {
+            name: "updates",
+            cases: of_row(UPDATE_CASE),
+        },
+        RoundGroup {
+            name: "durable writes",
+            cases: of_row(DURABLE_CASE_ROW),
+        },
+    ]
+}
+
+/// The ratios the table answers with, whose intervals decide when a group
+/// stops: every side's time over the database's, row by row.
+fn figures(cases: &[Case]) -> Vec<Figure> {
+    let index = |row: usize, side: Side| cases.iter().position(|c| c.row == row && c.side == side);
+    let mut out = Vec::new();
+    for info in ROWS {
+        let Some(db) = index(info.cases, Side::Db) else {
+            continue;
+        };
+        let files_row = if info.cases < READ_CASES {
+            0
+        } else {
+            info.cases
+        };
+        for side in [Side::Dir, Side::Tree, Side::ObjectStore] {
+            if let Some(file) = index(files_row, side) {
+                out.push(Figure {
+                    numerator: file,
+                    denominator: db,
+                    with_checkpoint: info.with_checkpoint,
+                });
+            }
+        }
+    }
+    out
+}
+
 /// The table's rows: each case's median time per op on every side with its
-/// interval, and the file/db ratios paired round by round.
-fn rows(cases: &[Case], results: &[Vec<RunResult>]) -> Vec<QuickRow> {
+/// interval, and the file/db ratios paired round by round; `stopping`: how
+/// the rounds ended, which sets the intervals' ranks.
+fn rows(cases: &[Case], results: &[Vec<RunResult>], stopping: Stopping) -> Vec<QuickRow> {
+    let median_estimate = |v: &[f64]| stopping.median(v);
+    let paired_ratio = |n: &[f64], d: &[f64]| stopping.ratio(n, d);
     // One side's time per op, round by round.
     let times = |row: usize, side: Side, with_checkpoint: bool| -> Option<Vec<f64>> {
         let row = if side != Side::Db && row < READ_CASES {
@@ -576,7 +635,7 @@ mod tests {
         let others = other_targets(&layouts, None);
         let mut cases = read_cases(&layouts, &others, 400);
         cases.extend(update_cases(&layouts, &others, 400));
-        rows(&cases, &results(&cases, 3, checkpoint_ns))
+        rows(&cases, &results(&cases, 3, checkpoint_ns), Stopping::Fixed)
     }
 
     #[test]

@@ -707,9 +707,9 @@ pub(super) fn g() { super::common::h(); }
 /// not an operation.
 const SUITE_CLOCKS: &[(&str, usize, &str)] = &[
     (
-        "suite/common.rs",
-        1,
-        "a case's wall time, for the progress bar's estimate of the time left",
+        "suite/rounds.rs",
+        2,
+        "a case's wall time, for the progress bar's estimate of the time left; when the measured rounds began, for --max-time",
     ),
     (
         "suite/lob.rs",

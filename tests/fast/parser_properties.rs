@@ -303,7 +303,12 @@ fn check_ranges(command: &Command) {
         }
         Command::Quick(a) => {
             blobs(a.count, a.size, a.variance());
-            assert!((1..=MAX_ROUNDS).contains(&a.rounds));
+            let r = &a.rounds;
+            assert!(r.rounds.is_none_or(|n| (1..=MAX_ROUNDS).contains(&n)));
+            assert!(r.precision.is_none_or(|p| (0.005..=0.5).contains(&p)));
+            for n in [r.min_rounds, r.max_rounds].into_iter().flatten() {
+                assert!((6..=MAX_ROUNDS).contains(&n));
+            }
         }
         Command::Serve(a) => {
             assert!((1..=1_000_000).contains(&a.max_connections));

@@ -383,6 +383,112 @@ fn quick_prints_every_ratio_with_its_interval() {
     assert!(regex_like_ratio(&csv), "{csv}");
 }
 
+/// quick by default stops each group of cases at a precision target: each
+/// case records its rounds and why they ended, and the record agrees with
+/// the rule (met: within the target; ceiling: at it), whatever the
+/// machine's noise made of it.
+#[test]
+fn quick_rounds_stop_at_the_precision_target_and_say_why() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let out = ok(
+        d,
+        &[
+            "quick",
+            "--count",
+            "300",
+            "--size",
+            "4k",
+            "--precision",
+            "20%",
+            "--max-rounds",
+            "9",
+            "--dir",
+            "data",
+            "--json",
+            "q.json",
+            "--report",
+            "none",
+        ],
+    );
+    assert!(out.contains("each group until +/-20%"), "{out}");
+    assert!(out.contains("rounds, target +/-20% (6-9 rounds"), "{out}");
+    let doc = json(&d.join("q.json"));
+    let stopping = &doc["tables"]["stopping"];
+    assert_eq!(stopping["rule"]["rule"], "precision", "{stopping}");
+    assert_eq!(stopping["rule"]["half_width"], 0.2, "{stopping}");
+    let cases = stopping["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 12, "{stopping}");
+    let mut by_group: std::collections::BTreeMap<String, Vec<u64>> = Default::default();
+    for c in cases {
+        let rounds = c["rounds"].as_u64().unwrap();
+        assert!((6..=9).contains(&rounds), "{c}");
+        let width = c["half_width"].as_f64().unwrap();
+        match c["stopped"].as_str().unwrap() {
+            "precision" => assert!(width <= 0.2, "{c}"),
+            "ceiling" => assert!(rounds == 9 && width > 0.2, "{c}"),
+            "time-budget" => assert!(width > 0.2, "{c}"),
+            other => panic!("stopped: {other} in {c}"),
+        }
+        // A case's runs are its rounds.
+        let name = c["case"].as_str().unwrap();
+        let runs = doc["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| {
+                r["name"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with(&format!("{name} (round "))
+            })
+            .count();
+        assert_eq!(runs as u64, rounds, "{c}");
+        by_group
+            .entry(c["group"].as_str().unwrap().to_string())
+            .or_default()
+            .push(rounds);
+    }
+    let groups: Vec<&String> = by_group.keys().collect();
+    assert_eq!(groups, ["durable writes", "reads", "updates"], "{stopping}");
+    for (group, rounds) in &by_group {
+        assert!(
+            rounds.iter().all(|n| *n == rounds[0]),
+            "{group}: {rounds:?}"
+        );
+    }
+    // Intervals of rounds that stopped on width are the wider kind, which
+    // keeps 95% after stopping.
+    for r in doc["tables"]["quick"].as_array().unwrap() {
+        let e = &r["estimates"]["dir_over_db"];
+        assert_eq!(e["method"], "paired-log-sequential-order-statistic", "{r}");
+        assert_eq!(e["coverage"], 0.95, "{r}");
+    }
+}
+
+#[test]
+fn rounds_options_that_contradict_each_other_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    usage_error(
+        d,
+        &["quick", "--rounds", "5", "--precision", "3%"],
+        "--precision",
+    );
+    usage_error(
+        d,
+        &["quick", "--min-rounds", "10", "--max-rounds", "8"],
+        "--min-rounds 10 is above --max-rounds 8",
+    );
+    usage_error(d, &["quick", "--min-rounds", "3"], "--min-rounds");
+    usage_error(d, &["quick", "--precision", "0.03"], "from 0.5% to 50%");
+    usage_error(
+        d,
+        &["suite", "fasterthanfs", "--rounds", "3", "--max-time", "1m"],
+        "--max-time",
+    );
+}
+
 #[test]
 fn suite_parameters_are_checked_before_anything_runs() {
     let tmp = tempfile::tempdir().unwrap();

@@ -17,16 +17,26 @@ pub fn render(doc: &ResultDocument, t: &FasterThanFsTables) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "blobbench suite fasterthanfs: {} blobs, {} +/- {} bytes ({}), {} updates ({} with fsync), {} rounds",
+        "blobbench suite fasterthanfs: {} blobs, {} +/- {} bytes ({}), {} updates ({} with fsync), {}",
         spec.count,
         spec.size,
         super::quick::variance(spec),
         human_bytes(spec.total_bytes()),
         t.updates,
         t.durable_updates,
-        t.rounds
+        t.stopping
+            .as_ref()
+            .map_or_else(|| format!("{} rounds", t.rounds), |r| r.header())
     );
     out.push_str(&table(t).render());
+    for line in t
+        .stopping
+        .iter()
+        .flat_map(|r| r.lines("--max-rounds, --max-time"))
+    {
+        out.push_str(&line);
+        out.push('\n');
+    }
     out.push_str(
         "ratio = file time / database time (or space): above 1.00 the database is faster or smaller. \
 Median of this run's rounds [interval: sign-test order statistics, 95% unless another coverage is printed beside it]; ratios paired round by round.\n",

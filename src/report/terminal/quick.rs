@@ -81,11 +81,13 @@ pub fn render(doc: &ResultDocument, t: &QuickTables) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "blobbench quick: {} blobs, {} +/- {} bytes, {} rounds (median of this run's rounds [interval]; ratios paired round by round)",
+        "blobbench quick: {} blobs, {} +/- {} bytes, {} (median of this run's rounds [interval]; ratios paired round by round)",
         spec.count,
         spec.size,
         variance(spec),
-        t.rounds
+        t.stopping
+            .as_ref()
+            .map_or_else(|| format!("{} rounds", t.rounds), |r| r.header())
     );
     out.push_str(&table.render());
     for f in &t.failed {
@@ -126,6 +128,13 @@ pub fn render(doc: &ResultDocument, t: &QuickTables) -> String {
             .collect::<Vec<_>>()
             .iter(),
     ) {
+        let _ = writeln!(out, "{line}");
+    }
+    for line in t
+        .stopping
+        .iter()
+        .flat_map(|r| r.lines("--max-rounds, --max-time"))
+    {
         let _ = writeln!(out, "{line}");
     }
     // The update rows' details say how each side writes.

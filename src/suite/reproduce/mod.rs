@@ -302,7 +302,7 @@ fn fasterthanfs(scale: Scale, o: &ReproduceOptions) -> Result<FasterThanFsOption
         spec: spec_from_options(count, 10_000, 2_000, SizeShape::Uniform, 1)?,
         updates: (count / 10).max(1),
         durable_updates: (count / 100).max(1),
-        rounds,
+        rule: crate::result::rounds::RoundsRule::Fixed { rounds },
         cold: false,
         inject: None,
     })
