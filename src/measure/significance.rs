@@ -250,6 +250,13 @@ pub fn median_ratio_interval(before: &[f64], after: &[f64], seed: u64) -> RatioI
 /// figure printed; the interval is widened to hold it in the rare case it
 /// falls outside.
 pub fn shift_ratio_interval(before: &[f64], after: &[f64]) -> RatioInterval {
+    shift_ratio_interval_at(before, after, LEVEL)
+}
+
+/// [`shift_ratio_interval`] at another confidence `level` (a simultaneous
+/// interval over N cases takes 1 - 5%/N): it excludes 1 exactly when the
+/// rank test's two-sided p is below 1 - level.
+pub fn shift_ratio_interval_at(before: &[f64], after: &[f64], level: f64) -> RatioInterval {
     let ratio = median(after) / median(before);
     let (m, n) = (before.len(), after.len());
     if m == 0 || n == 0 {
@@ -264,7 +271,15 @@ pub fn shift_ratio_interval(before: &[f64], after: &[f64]) -> RatioInterval {
         .flat_map(|a| before.iter().map(move |b| (a / b).ln()))
         .collect();
     logs.sort_by(f64::total_cmp);
-    let k = shift_rank(m, n);
+    // Too few samples for this level: no interval can be had.
+    if smallest_p(m, n) >= 1.0 - level {
+        return RatioInterval {
+            ratio,
+            low: f64::NAN,
+            high: f64::NAN,
+        };
+    }
+    let k = shift_rank(m, n, level);
     let (low, high) = (logs[k - 1].exp(), logs[logs.len() - k].exp());
     RatioInterval {
         ratio,
@@ -273,17 +288,19 @@ pub fn shift_ratio_interval(before: &[f64], after: &[f64]) -> RatioInterval {
     }
 }
 
-/// The 1-based rank k of the pairwise differences bounding the 95% shift
-/// interval: the largest k with P(U < k) <= 2.5% (at least 1).
-fn shift_rank(m: usize, n: usize) -> usize {
-    let tail = (1.0 - LEVEL) / 2.0;
+/// The 1-based rank k of the pairwise differences bounding the shift
+/// interval at `level`: the largest k with P(U < k) below the tail
+/// (1 - level) / 2 (at least 1). Strictly below, so an interval that
+/// excludes 1 always stands beside a p strictly below 1 - level.
+fn shift_rank(m: usize, n: usize, level: f64) -> usize {
+    let tail = (1.0 - level) / 2.0;
     if m <= EXACT_MAX && n <= EXACT_MAX {
         let counts = u_distribution(m, n);
         let total: f64 = counts.iter().sum();
         let mut below = 0.0;
         let mut k = 0;
         for c in &counts {
-            if (below + c) / total > tail + 1e-12 {
+            if (below + c) / total >= tail * (1.0 - 1e-9) {
                 break;
             }
             below += c;
@@ -293,7 +310,23 @@ fn shift_rank(m: usize, n: usize) -> usize {
     }
     let (mf, nf) = (m as f64, n as f64);
     let sd = (mf * nf * (mf + nf + 1.0) / 12.0).sqrt();
-    ((mf * nf / 2.0 - 1.959_964 * sd).floor() as usize).max(1)
+    let z = normal_quantile(1.0 - tail);
+    ((mf * nf / 2.0 - z * sd).floor() as usize).max(1)
+}
+
+/// The standard normal quantile of p (0.5 < p < 1), by bisection on erfc:
+/// ample for the few intervals a comparison draws.
+fn normal_quantile(p: f64) -> f64 {
+    let (mut lo, mut hi) = (0.0f64, 10.0f64);
+    for _ in 0..100 {
+        let mid = (lo + hi) / 2.0;
+        if 1.0 - erfc(mid / std::f64::consts::SQRT_2) / 2.0 < p {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    (lo + hi) / 2.0
 }
 
 /// The q quantile of sorted values, interpolating between neighbours.
@@ -333,6 +366,16 @@ pub fn drift_corrected_interval(
     probe: (&[f64], &[f64]),
     seed: u64,
 ) -> RatioInterval {
+    drift_corrected_interval_at(case, probe, seed, LEVEL)
+}
+
+/// [`drift_corrected_interval`] at another confidence `level`.
+pub fn drift_corrected_interval_at(
+    case: (&[f64], &[f64]),
+    probe: (&[f64], &[f64]),
+    seed: u64,
+    level: f64,
+) -> RatioInterval {
     let ((before, after), (probe_before, probe_after)) = (case, probe);
     let drift = median(probe_after) / median(probe_before);
     let ratio = median(after) / median(before) / drift;
@@ -361,7 +404,7 @@ pub fn drift_corrected_interval(
         })
         .collect();
     ratios.sort_by(f64::total_cmp);
-    let tail = (1.0 - LEVEL) / 2.0;
+    let tail = (1.0 - level) / 2.0;
     RatioInterval {
         ratio,
         low: quantile(&ratios, tail),
@@ -527,10 +570,7 @@ pub fn assess(cases: &[Case], threshold: f64) -> Family {
                 };
             };
             let p_adjusted = adjusted[i].unwrap_or(1.0);
-            let interval = match c.probe {
-                Some(probe) => drift_corrected_interval((c.before, c.after), probe, c.seed),
-                None => shift_ratio_interval(c.before, c.after),
-            };
+            let interval = simultaneous_interval(c, family_size(c.section));
             let call = if p_adjusted >= ALPHA {
                 Call::NotSignificant
             } else if interval.low > factor {
@@ -555,6 +595,33 @@ pub fn assess(cases: &[Case], threshold: f64) -> Family {
         tested: tests.iter().flatten().count(),
         sections: with_tests,
         best_possible_p: best_overall,
+    }
+}
+
+/// A case's interval that answers the question its Holm-corrected test
+/// does: simultaneous over the `family` cases of its section (each at
+/// 1 - 5%/family, Bonferroni), so an interval wholly past the threshold
+/// always stands beside p below 5% after Holm (the rank test's own
+/// interval excludes 1 only when its p is below 5%/family, and Holm never
+/// asks more of any case). A drift-corrected case takes the union of the
+/// rank test's interval on its corrected samples (which its test is) and
+/// the joint bootstrap that carries the probe's noise too.
+fn simultaneous_interval(c: &Case, family: usize) -> RatioInterval {
+    let level = 1.0 - (1.0 - LEVEL) / family.max(1) as f64;
+    let Some((pb, pa)) = c.probe else {
+        return shift_ratio_interval_at(c.before, c.after, level);
+    };
+    let drift = median(pa) / median(pb);
+    let corrected: Vec<f64> = c.after.iter().map(|x| x / drift).collect();
+    let test = shift_ratio_interval_at(c.before, &corrected, level);
+    if test.low.is_nan() {
+        return test;
+    }
+    let joint = drift_corrected_interval_at((c.before, c.after), (pb, pa), c.seed, level);
+    RatioInterval {
+        ratio: joint.ratio,
+        low: test.low.min(joint.low),
+        high: test.high.max(joint.high),
     }
 }
 
@@ -781,10 +848,10 @@ mod tests {
     #[test]
     fn the_shift_interval_matches_the_rank_test() {
         // 5 vs 5: P(U <= 2) = 4/252 <= 2.5% < P(U <= 3) = 7/252, so k = 3.
-        assert_eq!(shift_rank(5, 5), 3);
+        assert_eq!(shift_rank(5, 5, LEVEL), 3);
         // 7 vs 7: the table's critical value 8 (P(U <= 8) = 0.0265 > 2.5%).
-        assert_eq!(shift_rank(7, 7), 9);
-        assert_eq!(shift_rank(3, 3), 1);
+        assert_eq!(shift_rank(7, 7, LEVEL), 9);
+        assert_eq!(shift_rank(3, 3, LEVEL), 1);
         let before = [100.0, 104.0, 98.0, 101.0, 99.0];
         let after: Vec<f64> = before.iter().map(|b| b * 1.5).collect();
         let i = shift_ratio_interval(&before, &after);
@@ -800,6 +867,51 @@ mod tests {
         let after: Vec<f64> = before.iter().map(|b| b * 1.3).collect();
         let i = shift_ratio_interval(&before, &after);
         assert!(i.low > 1.1, "{i:?}");
+    }
+
+    #[test]
+    fn an_interval_past_the_threshold_never_stands_beside_within_noise() {
+        // Families of 1 to 14 cases, 4 to 15 samples a side, each case
+        // shifted by 0.6x to 1.8x (many near the edge of significance), some
+        // corrected for a drift probe: wherever the printed interval lies
+        // wholly past the 10% threshold the verdict is a change, and every
+        // change has its interval wholly past it.
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(6);
+        let mut past = 0;
+        for trial in 0..800u64 {
+            let family = rng.random_range(1..=14);
+            let n = rng.random_range(4..=15);
+            // Each case: before, after, probe before, probe after.
+            let data: Vec<[Vec<f64>; 4]> = (0..family)
+                .map(|_| {
+                    let shift = rng.random_range(0.6..1.8);
+                    let before = samples(&mut rng, n, 1000.0, 0.2);
+                    let after = samples(&mut rng, n, 1000.0 * shift, 0.2);
+                    let pb = samples(&mut rng, n, 100.0, 0.1);
+                    let drift = rng.random_range(0.8..1.2);
+                    let pa = samples(&mut rng, n, 100.0 * drift, 0.1);
+                    [before, after, pb, pa]
+                })
+                .collect();
+            let cases: Vec<Case> = data
+                .iter()
+                .enumerate()
+                .map(|(i, [b, a, pb, pa])| Case {
+                    probe: (i % 3 == 0).then_some((pb.as_slice(), pa.as_slice())),
+                    ..Case::new(b, a, trial * 100 + i as u64)
+                })
+                .collect();
+            for c in assess(&cases, 0.10).cases {
+                let beyond = c.interval.low > 1.1 || c.interval.high < 1.0 / 1.1;
+                let changed = matches!(c.call, Call::Up | Call::Down);
+                past += u32::from(beyond);
+                assert_eq!(beyond, changed, "family {family}, n {n}: {c:?}");
+            }
+        }
+        assert!(
+            past > 300,
+            "too few intervals past the threshold to judge: {past}"
+        );
     }
 
     #[test]

@@ -193,7 +193,7 @@ fn method_of(family: &Family) -> CompareMethod {
         tested: family.tested,
         min_samples: MIN_SAMPLES,
         best_possible_p: family.best_possible_p,
-        interval: "the rank test's own distribution-free interval of after/before (Moses: order statistics of the pairwise log ratios, k from the exact U distribution); drift-corrected: a percentile bootstrap of the case's and the probe's ratios of medians, all four resampled jointly".into(),
+        interval: "simultaneous over the cases of a section, as the Holm-corrected test is: each at 1 - 0.05/N for N cases tested together (Bonferroni), so an interval wholly beyond the threshold always stands beside p < 0.05 after Holm; the rank test's own distribution-free interval of after/before (Moses: order statistics of the pairwise log ratios, k from the exact U distribution; none where the samples cannot reach that level); drift-corrected: the union of that interval on the corrected samples and a percentile bootstrap of the case's and the probe's ratios of medians, all four resampled jointly".into(),
         level: LEVEL,
         resamples: RESAMPLES,
         seed: "FNV-1a of the case key".into(),

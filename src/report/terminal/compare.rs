@@ -72,14 +72,14 @@ pub fn render(c: &Comparison, threshold_percent: f64) -> String {
         "figure",
         "before median (n)",
         "after median (n)",
-        "after/before [95%]",
+        "after/before [95% all]",
         "p (Holm)",
         "verdict",
     ];
     let corrected = c.changes.iter().any(|ch| ch.adjusted.is_some());
     let mut table = if corrected {
         let mut h = header.to_vec();
-        h.push("drift-corrected [95%]");
+        h.push("drift-corrected [95% all]");
         h.push("corrected verdict");
         Table::new(h)
     } else {
@@ -182,9 +182,10 @@ fn legend(c: &Comparison, threshold_percent: f64) -> String {
     let factor = 1.0 + threshold_percent / 100.0;
     format!(
         "rule: faster/slower only when the Mann-Whitney rank test, Holm-corrected within each section of cases \
-compared together ({tested} case(s) tested), gives p < 0.05 and the whole 95% interval of after/before \
-(the rank test's own: pairwise log ratios) lies beyond the threshold ({}%: {factor:.2}x either way); fewer than 4 samples a side: \
-insufficient data\n",
+compared together ({tested} case(s) tested), gives p < 0.05 and the whole interval of after/before \
+(the rank test's own: pairwise log ratios) lies beyond the threshold ({}%: {factor:.2}x either way); [95% all]: the intervals of \
+a section hold together 95% of the time (each at 1 - 5%/N for its N cases, as Holm corrects the test), so one wholly past \
+the threshold is always a change; fewer than 4 samples a side: insufficient data\n",
         percent_text(threshold_percent / 100.0)
     )
 }
