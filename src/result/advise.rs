@@ -463,6 +463,13 @@ impl Spread {
             .unwrap_or_else(|| Estimate::point(self.median, rounds as usize))
     }
 
+    /// Whether the whole interval lies below 1.00: as a ratio of times,
+    /// faster beyond the noise.
+    pub fn below_one(&self) -> bool {
+        self.interval
+            .is_some_and(|e| e.has_interval() && e.high < 1.0)
+    }
+
     /// Whether the interval contains 1.00: as a ratio, within noise.
     pub fn within_noise(&self) -> bool {
         self.interval
@@ -488,6 +495,11 @@ pub enum Placement {
     /// Small blobs inside the database, large ones in the object store.
     #[serde(rename = "split by size, large in the object store")]
     SplitObjectStore,
+    /// Every blob a plain file, no database: chosen only when faster than
+    /// every database-backed placement beyond the noise, and said to keep
+    /// no transaction with the metadata.
+    #[serde(rename = "plain files, no database")]
+    PlainFiles,
 }
 
 impl Placement {
@@ -499,6 +511,7 @@ impl Placement {
             Placement::Split => "split by size",
             Placement::AllObjectStore => "all in the object store",
             Placement::SplitObjectStore => "split by size, large in the object store",
+            Placement::PlainFiles => "plain files, no database",
         }
     }
 
@@ -507,6 +520,7 @@ impl Placement {
     pub fn outside(self) -> LayoutKind {
         match self {
             Placement::AllObjectStore | Placement::SplitObjectStore => LayoutKind::ObjectStore,
+            Placement::PlainFiles => LayoutKind::Files,
             _ => LayoutKind::DbFiles,
         }
     }

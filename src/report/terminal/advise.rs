@@ -404,6 +404,12 @@ pub fn placement_text(d: &Decision) -> String {
              not lower the expected time)"
                 .into()
         }
+        Placement::PlainFiles => {
+            "store the blobs as plain files, no database (faster than every placement with a \
+             database beyond the noise; but no transaction holds a file and its metadata together: \
+             after a crash one can be left without the other)"
+                .into()
+        }
     }
 }
 

@@ -316,14 +316,32 @@ pub fn decide(points: &[PointResult], page_sizes: &[u32], reads: f64, rounds: us
     let (inside, noted) = m.simplest(page_size, fastest, outside);
     within_noise.extend(noted);
     let objects = outside == LayoutKind::ObjectStore;
-    let placement = match inside {
+    let mut placement = match inside {
         0 if objects => Placement::AllObjectStore,
         0 => Placement::AllFiles,
         i if i == n => Placement::AllInside,
         _ if objects => Placement::SplitObjectStore,
         _ => Placement::Split,
     };
-    let rec = m.per_round(page_size, inside, outside);
+    let mut rec = m.per_round(page_size, inside, outside);
+    let (mut inside, mut outside) = (inside, outside);
+    // Plain files are a candidate too: chosen when faster beyond the noise
+    // than the best placement with a database, and said what they give up.
+    let plain = m.per_round(page_size, 0, LayoutKind::Files);
+    let rel: Vec<f64> = plain.iter().zip(&rec).map(|(a, b)| a / b).collect();
+    let vs = Spread::of_ratios(&rel);
+    if vs.below_one() {
+        within_noise.push(format!(
+            "plain files, no database vs {}: {} the time, faster beyond the noise, so recommended; \
+             they keep no transaction with the metadata (a crash can leave a file without its row or \
+             a row without its file): if that matters, keep {}, at {:.2}x their time",
+            placement.as_str(),
+            vs.estimate(rounds as u64).format_ratio(),
+            placement.as_str(),
+            1.0 / vs.median,
+        ));
+        (placement, rec, inside, outside) = (Placement::PlainFiles, plain, 0, LayoutKind::Files);
+    }
     let mut speedup_vs = Vec::new();
     let mut disk_per_blob = vec![(
         "recommendation".to_string(),
@@ -335,6 +353,7 @@ pub fn decide(points: &[PointResult], page_sizes: &[u32], reads: f64, rounds: us
             Placement::AllFiles => name.starts_with("all as files"),
             Placement::AllInside => name.starts_with("all inside the database"),
             Placement::AllObjectStore => name.starts_with("all in the object store"),
+            Placement::PlainFiles => name.starts_with("plain files"),
             Placement::Split | Placement::SplitObjectStore => false,
         };
         if is_rec {
@@ -622,5 +641,84 @@ mod tests {
             "{:?}",
             d.speedup_vs
         );
+    }
+}
+
+#[cfg(test)]
+mod plain_files {
+    use super::*;
+
+    fn measured(kind: LayoutKind, page: Option<u32>, rounds: [f64; 7]) -> LayoutResult {
+        LayoutResult {
+            layout: format!("{kind:?}"),
+            kind,
+            page_size: page,
+            read_ns: rounds.to_vec(),
+            write_ns: rounds.to_vec(),
+            space_bytes: 1000,
+        }
+    }
+
+    /// Two sizes; the database and files named in it take `db`, plain
+    /// files `plain`, round by round.
+    fn points(db: [f64; 7], plain: [f64; 7]) -> Vec<PointResult> {
+        [10_000, 1_000_000]
+            .map(|size| PointResult {
+                size,
+                share: 0.5,
+                blobs: 10,
+                writes: 10,
+                layouts: vec![
+                    measured(LayoutKind::Db, Some(4096), db),
+                    measured(LayoutKind::DbFiles, None, db.map(|x| x * 1.5)),
+                    measured(LayoutKind::Files, None, plain),
+                ],
+                band: None,
+            })
+            .to_vec()
+    }
+
+    /// The advise case of issue 53: plain files at 0.30x of the
+    /// recommendation must not stand beside "every blob inside the
+    /// database" unchosen.
+    #[test]
+    fn plain_files_faster_beyond_the_noise_are_recommended_with_what_they_give_up() {
+        let db = [100.0, 104.0, 97.0, 101.0, 99.0, 103.0, 98.0];
+        let d = decide(&points(db, db.map(|x| x * 0.3)), &[4096], 1.0, 7);
+        assert_eq!(d.placement, Placement::PlainFiles, "{d:?}");
+        assert_eq!((d.points_inside, d.threshold_bytes), (0, None));
+        assert!((d.expected_ns.median - 30.0).abs() < 1.0, "{d:?}");
+        let note = d
+            .within_noise
+            .iter()
+            .find(|n| n.starts_with("plain files, no database vs all inside the database"))
+            .unwrap_or_else(|| panic!("{:?}", d.within_noise));
+        assert!(note.contains("no transaction with the metadata"), "{note}");
+        // Every alternative is slower than the recommendation now.
+        assert!(
+            d.speedup_vs.iter().all(|(_, s)| s.median > 1.0),
+            "{:?}",
+            d.speedup_vs
+        );
+        assert!(
+            !d.speedup_vs
+                .iter()
+                .any(|(n, _)| n.starts_with("plain files"))
+        );
+    }
+
+    #[test]
+    fn plain_files_faster_only_within_the_noise_leave_the_database_in_place() {
+        let db = [100.0, 104.0, 97.0, 101.0, 99.0, 103.0, 98.0];
+        // Faster at the median, slower in two rounds of seven.
+        let plain = [95.0, 110.0, 92.0, 97.0, 96.0, 108.0, 94.0];
+        let d = decide(&points(db, plain), &[4096], 1.0, 7);
+        assert_eq!(d.placement, Placement::AllInside, "{d:?}");
+        let vs = d
+            .speedup_vs
+            .iter()
+            .find(|(n, _)| n.starts_with("plain files"))
+            .expect("plain files compared");
+        assert!(vs.1.median < 1.0 && vs.1.within_noise(), "{vs:?}");
     }
 }
