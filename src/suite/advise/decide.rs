@@ -393,7 +393,11 @@ mod tests {
     }
 
     /// A layout whose reads and writes both take `rounds`, round by round.
-    fn measured(kind: LayoutKind, page: Option<u32>, rounds: [f64; 5]) -> LayoutResult {
+    pub(super) fn measured<const N: usize>(
+        kind: LayoutKind,
+        page: Option<u32>,
+        rounds: [f64; N],
+    ) -> LayoutResult {
         LayoutResult {
             layout: format!("{kind:?}"),
             kind,
@@ -646,18 +650,8 @@ mod tests {
 
 #[cfg(test)]
 mod plain_files {
+    use super::tests::measured;
     use super::*;
-
-    fn measured(kind: LayoutKind, page: Option<u32>, rounds: [f64; 7]) -> LayoutResult {
-        LayoutResult {
-            layout: format!("{kind:?}"),
-            kind,
-            page_size: page,
-            read_ns: rounds.to_vec(),
-            write_ns: rounds.to_vec(),
-            space_bytes: 1000,
-        }
-    }
 
     /// Two sizes; the database and files named in it take `db`, plain
     /// files `plain`, round by round.
