@@ -1189,6 +1189,11 @@ pub struct QuickArgs {
     /// ratio's interval is within +/-5% (6 to 30 rounds, 30 s of rounds at most)
     #[command(flatten)]
     pub rounds: RoundsArgs,
+    /// Independent runs, each on a fresh dataset, in one invocation: every figure becomes the
+    /// median of the runs' figures with the interval between the runs (where a rerun lands), which
+    /// one run's rounds cannot give; compare takes each run as one result. 6 or more for 95%
+    #[arg(long, value_name = "K", help_heading = "Rounds", default_value = "1", value_parser = number_in::<u64>(1, 100))]
+    pub runs: u64,
     /// Where to write the JSON result
     #[arg(long, value_name = "FILE", default_value = "quick.json")]
     pub json: PathBuf,

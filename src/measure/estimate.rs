@@ -46,6 +46,10 @@ pub enum Method {
     /// The paired log ratios' order statistics at the 97.5% ranks, for
     /// rounds that stopped at a precision target.
     PairedLogSequentialOrderStatistic,
+    /// Sign-test order statistics of K independent runs' figures (each a
+    /// fresh dataset): the between-run interval, which says where a rerun's
+    /// figure lands, as the rounds of one run cannot.
+    BetweenRuns,
     /// Percentile bootstrap of the median (results written before the
     /// exact intervals; its 95% was nominal).
     Bootstrap,
@@ -207,14 +211,26 @@ pub fn notes_naming<'a>(
     rounds_option: &str,
     dir_option: &str,
 ) -> Vec<String> {
-    let (mut noisy, mut min_n, mut nominal) = (false, usize::MAX, false);
+    let (mut noisy, mut min_n, mut nominal, mut runs) = (false, usize::MAX, false, false);
     for e in estimates {
         noisy |= e.noisy();
         min_n = min_n.min(e.n);
         nominal |= matches!(e.method, Method::Bootstrap | Method::PairedLogBootstrap);
+        runs |= e.method == Method::BetweenRuns;
     }
     let mut out = Vec::new();
-    if min_n == 1 {
+    if runs {
+        out.push(format!(
+            "[low-high] = interval between the {min_n} runs (each a fresh dataset, the figure its median): \
+             it holds the figure of the median run {} of the time, as this run's rounds cannot{}",
+            coverage_text(sign_test_ranks(min_n.max(2)).1),
+            if min_n < MIN_FULL_COVERAGE_N {
+                format!("; 95% needs {MIN_FULL_COVERAGE_N} runs (--runs {MIN_FULL_COVERAGE_N})")
+            } else {
+                String::new()
+            }
+        ));
+    } else if min_n == 1 {
         out.push(format!(
             "1 round: figures without an interval; use {rounds_option} 6 or more."
         ));
@@ -233,9 +249,14 @@ pub fn notes_naming<'a>(
         );
     }
     if noisy {
+        let fix = if runs {
+            "more runs (--runs)".to_string()
+        } else {
+            format!("more rounds ({rounds_option})")
+        };
         out.push(
             NOISY_ADVICE
-                .replace("(--rounds)", &format!("({rounds_option})"))
+                .replace("more rounds (--rounds)", &fix)
                 .replace("--dir on", &format!("{dir_option} on")),
         );
     }
@@ -338,6 +359,12 @@ impl Stopping {
             Stopping::OnWidth => paired_ratio_sequential(numerator, denominator),
         }
     }
+}
+
+/// The median of K independent runs' figures with the sign-test interval
+/// of the runs: the between-run answer.
+pub fn between_runs(values: &[f64]) -> Estimate {
+    order_statistic(values, Method::BetweenRuns)
 }
 
 /// [`median_estimate`] of rounds that stopped at a precision target.

@@ -56,9 +56,45 @@ pub struct MachineReference {
     /// filesystem's journal commits included), in ns.
     #[serde(default)]
     pub flush_ns: Vec<f64>,
+    /// With several independent runs in one result (`quick --runs K`):
+    /// where each run's samples end, as (CPU samples, flush samples) so
+    /// far, so each run's probes can be read apart. Empty for one run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub run_ends: Vec<(usize, usize)>,
 }
 
 impl MachineReference {
+    /// Appends another run's samples, marking where each run ends.
+    pub fn append_run(&mut self, other: &MachineReference) {
+        if self.run_ends.is_empty() && !self.cpu_ns.is_empty() {
+            self.run_ends.push((self.cpu_ns.len(), self.flush_ns.len()));
+        }
+        self.cpu_ns.extend(&other.cpu_ns);
+        self.flush_ns.extend(&other.flush_ns);
+        self.run_ends.push((self.cpu_ns.len(), self.flush_ns.len()));
+    }
+
+    /// Each run's samples apart (one, itself, when it holds one run).
+    pub fn per_run(&self) -> Vec<MachineReference> {
+        if self.run_ends.is_empty() {
+            return vec![self.clone()];
+        }
+        let mut from = (0, 0);
+        self.run_ends
+            .iter()
+            .map(|&(cpu, flush)| {
+                let part = MachineReference {
+                    cpu_ns: self.cpu_ns[from.0.min(cpu)..cpu.min(self.cpu_ns.len())].to_vec(),
+                    flush_ns: self.flush_ns[from.1.min(flush)..flush.min(self.flush_ns.len())]
+                        .to_vec(),
+                    run_ends: Vec::new(),
+                };
+                from = (cpu, flush);
+                part
+            })
+            .collect()
+    }
+
     /// Probes the machine once (one sample of each probe), using `dir` for the
     /// read and flush probes' file, which is removed afterwards. A folder
     /// that cannot hold the probe file records only the CPU part's copy
@@ -147,6 +183,22 @@ fn time_of_durable_write(dir: &Path) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn runs_appended_read_back_apart() {
+        let run = |cpu: &[f64], flush: &[f64]| MachineReference {
+            cpu_ns: cpu.to_vec(),
+            flush_ns: flush.to_vec(),
+            run_ends: Vec::new(),
+        };
+        let (a, b) = (run(&[1.0, 2.0], &[10.0]), run(&[3.0], &[20.0, 30.0]));
+        let mut all = MachineReference::default();
+        all.append_run(&a);
+        all.append_run(&b);
+        assert_eq!(all.run_ends, [(2, 1), (3, 3)]);
+        assert_eq!(all.per_run(), [a.clone(), b]);
+        assert_eq!(a.per_run(), std::slice::from_ref(&a), "one run is itself");
+    }
+
     use super::*;
 
     #[test]

@@ -336,6 +336,9 @@ struct Sides {
 
 /// Every figure of one side, and its probes.
 fn side_measures(docs: &[ResultDocument]) -> Sides {
+    // A result of several independent runs (`quick --runs K`) is K results.
+    let split: Vec<ResultDocument> = docs.iter().flat_map(super::figures::runs_apart).collect();
+    let docs = split.as_slice();
     if let [doc] = docs {
         return Sides {
             measures: measures(doc),
@@ -371,6 +374,7 @@ fn side_measures(docs: &[ResultDocument]) -> Sides {
             .filter(|r| !r.flush_ns.is_empty())
             .map(|r| median(&r.flush_ns))
             .collect(),
+        run_ends: Vec::new(),
     });
     Sides {
         measures: out,
@@ -829,6 +833,7 @@ mod tests {
         d.environment.reference = Some(MachineReference {
             cpu_ns: jitter.iter().map(|j| 1e6 * cpu * j).collect(),
             flush_ns: jitter.iter().map(|j| 2e6 * flush * j).collect(),
+            run_ends: Vec::new(),
         });
         d
     }

@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 
-use crate::result::Tables;
 use crate::result::load::LevelResult;
+use crate::result::{ResultDocument, Tables};
 
 /// The string at `key` of a JSON object, empty when absent.
 pub fn text<'a>(v: &'a Value, key: &str) -> &'a str {
@@ -26,12 +26,65 @@ pub fn http_systems(tables: &Tables) -> Vec<(&str, &[LevelResult])> {
     }
 }
 
-/// A run's name without its " (round N)" suffix: the case it measures.
+/// A run's name without its " (round N)" suffix (and " (run K)" in a
+/// result of several runs): the case it measures.
 pub fn strip_round(name: &str) -> &str {
-    match name.rfind(" (round ") {
+    let name = match name.rfind(" (round ") {
         Some(i) if name.ends_with(')') => &name[..i],
         _ => name,
+    };
+    // A run of a result of several (`quick --runs K`): "... (run 2)".
+    match name.rfind(" (run ") {
+        Some(i) if name.ends_with(')') && name[i + 6..name.len() - 1].parse::<u64>().is_ok() => {
+            &name[..i]
+        }
+        _ => name,
     }
+}
+
+/// The run of a result of several independent runs a run belongs to
+/// ("read sql (run 2) (round 3)" -> 2), or None.
+fn run_number(name: &str) -> Option<u64> {
+    let at = name.rfind(" (run ")?;
+    let rest = &name[at + 6..];
+    rest[..rest.find(')')?].parse().ok()
+}
+
+/// A result of several independent runs (`quick --runs K`, which records
+/// how many) as one result per run, each with its own runs and reference
+/// probes, its run names as a single run writes them; any other result as
+/// itself.
+pub fn runs_apart(doc: &ResultDocument) -> Vec<ResultDocument> {
+    let k = match &doc.tables {
+        crate::result::Tables::Quick(t) => t.between_runs.unwrap_or(1),
+        _ => 1,
+    };
+    if k <= 1 {
+        return vec![doc.clone()];
+    }
+    let probes = doc.environment.reference.as_ref().map(|r| r.per_run());
+    (1..=k)
+        .map(|run| {
+            let mut one = doc.clone();
+            one.runs = doc
+                .runs
+                .iter()
+                .filter(|r| run_number(&r.name) == Some(run))
+                .cloned()
+                .map(|mut r| {
+                    r.name = r.name.replacen(&format!(" (run {run})"), "", 1);
+                    r
+                })
+                .collect();
+            one.environment.reference = probes
+                .as_ref()
+                .and_then(|p| p.get(run as usize - 1).cloned());
+            if let crate::result::Tables::Quick(t) = &mut one.tables {
+                t.between_runs = None;
+            }
+            one
+        })
+        .collect()
 }
 
 /// One kind of a mixed run as table cells: operation, done, per s,
@@ -148,5 +201,21 @@ pub fn p_text(p: f64) -> String {
         "<0.0001".into()
     } else {
         format!("{p:.4}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_name_loses_its_round_and_its_run_of_several() {
+        assert_eq!(strip_round("read sql (round 3)"), "read sql");
+        assert_eq!(strip_round("read sql (run 2) (round 3)"), "read sql");
+        assert_eq!(strip_round("read sql (run 2)"), "read sql");
+        // A name of the user's that only looks alike keeps its words.
+        assert_eq!(strip_round("read (run fast)"), "read (run fast)");
+        assert_eq!(run_number("read sql (run 12) (round 3)"), Some(12));
+        assert_eq!(run_number("read sql (round 3)"), None);
     }
 }

@@ -27,6 +27,14 @@ pub struct QuickTables {
     /// all ran `rounds`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopping: Option<RoundsRecord>,
+    /// `--runs K`: the independent runs measured (each a fresh dataset);
+    /// every figure is then the median of the runs' figures with the
+    /// interval between them. Absent for one run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub between_runs: Option<u64>,
+    /// With `--runs K`: each run's rule and where its cases stopped.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub run_stopping: Vec<RoundsRecord>,
     /// The object store measured as one more column (`--s3`): what it said
     /// about itself and the bytes its objects hold. Absent without `--s3`
     /// (and in results from before it existed).
@@ -170,6 +178,23 @@ pub const READ_PER_TRANSACTION_CASE: &str = "read, SQL, a txn per read";
 pub const DURABLE_CASE: &str = "update, durable each write";
 
 impl QuickRow {
+    /// The row of `case`, measured as `detail` says, whose figures are `e`.
+    pub fn of(case: String, detail: String, e: QuickEstimates) -> QuickRow {
+        QuickRow {
+            case,
+            detail,
+            db_ns_per_op: e.db_ns_per_op.value,
+            dir_ns_per_op: e.dir_ns_per_op.value,
+            tree_ns_per_op: e.tree_ns_per_op.value,
+            dir_over_db: e.dir_over_db.value,
+            tree_over_db: e.tree_over_db.value,
+            s3_ns_per_op: e.s3_ns_per_op.map(|x| x.value),
+            s3_over_db: e.s3_over_db.map(|x| x.value),
+            spread_pct: None,
+            estimates: Some(e),
+        }
+    }
+
     /// How the row was measured, as printed: its detail, and for a durable
     /// row of a result from before the WAL checkpoint was counted in its
     /// database time (its detail does not mention the checkpoint), that it

@@ -3,6 +3,7 @@
 
 pub mod advise;
 pub mod aging;
+pub mod between_runs;
 pub mod common;
 pub mod fasterthanfs;
 pub mod http;

@@ -48,6 +48,9 @@ pub struct QuickOptions {
     /// How many measured rounds, after one discarded warm-up round: a
     /// fixed count, or until each group's ratios meet a precision target.
     pub rule: RoundsRule,
+    /// Independent runs, each on a fresh dataset (1: one run, intervals
+    /// over its rounds; more: intervals between the runs).
+    pub runs: u64,
     /// Where an object-store copy of the dataset goes (`--s3`: a fresh
     /// prefix the command chose); measured as one more side and removed
     /// afterwards, also when the run fails (unless `keep`). None: no
@@ -143,7 +146,7 @@ pub fn run(options: &QuickOptions, progress: &dyn Progress) -> Result<ResultDocu
     check_injection(options)?;
     ThreeLayouts::check_room(options.dir.as_deref(), &options.spec)?;
     let work = WorkDir::new(options.dir.as_deref(), options.keep, "blobbench-quick-")?;
-    let outcome = run_in(options, &work, progress);
+    let outcome = run_each(options, &work, progress);
     work.remove(&ThreeLayouts::names("quick"), outcome.is_err());
     work.report_kept(progress);
     if let Some(t) = &options.object_store {
@@ -155,6 +158,33 @@ pub fn run(options: &QuickOptions, progress: &dyn Progress) -> Result<ResultDocu
         }
     }
     outcome
+}
+
+/// One run, or `options.runs` independent runs each on a fresh dataset
+/// (the previous one removed first), merged into one result whose
+/// intervals are between the runs.
+fn run_each(
+    options: &QuickOptions,
+    work: &WorkDir,
+    progress: &dyn Progress,
+) -> Result<ResultDocument> {
+    if options.runs <= 1 {
+        return run_in(options, work, progress);
+    }
+    let mut docs = Vec::new();
+    for k in 1..=options.runs {
+        if k > 1 {
+            for name in ThreeLayouts::names("quick") {
+                super::common::remove_entry(&work.join(&name));
+            }
+        }
+        progress.note(&format!(
+            "blobbench quick: run {k} of {} (a fresh dataset)",
+            options.runs
+        ));
+        docs.push(run_in(options, work, progress)?);
+    }
+    Ok(super::between_runs::merge_quick(docs))
 }
 
 fn run_in(
@@ -242,6 +272,8 @@ fn run_in(
         dataset: spec.clone(),
         rounds: results.iter().map(|r| r.len() as u64).max().unwrap_or(0),
         stopping: Some(measured.record),
+        between_runs: None,
+        run_stopping: Vec::new(),
         object_store,
         failed,
     });
@@ -583,19 +615,7 @@ fn rows(cases: &[Case], results: &[Vec<RunResult>], stopping: Stopping) -> Vec<Q
         if s3.is_some() && data_row >= UPDATE_CASE {
             detail.push_str("; object store: one PUT per write");
         }
-        out.push(QuickRow {
-            case: info.label.into(),
-            detail,
-            db_ns_per_op: e.db_ns_per_op.value,
-            dir_ns_per_op: e.dir_ns_per_op.value,
-            tree_ns_per_op: e.tree_ns_per_op.value,
-            dir_over_db: e.dir_over_db.value,
-            tree_over_db: e.tree_over_db.value,
-            s3_ns_per_op: e.s3_ns_per_op.map(|x| x.value),
-            s3_over_db: e.s3_over_db.map(|x| x.value),
-            spread_pct: None,
-            estimates: Some(e),
-        });
+        out.push(QuickRow::of(info.label.into(), detail, e));
     }
     out
 }

@@ -466,6 +466,72 @@ fn quick_rounds_stop_at_the_precision_target_and_say_why() {
     }
 }
 
+/// quick --runs K: K independent runs on fresh datasets in one result,
+/// each figure between the runs, and compare reading each run as one
+/// result a side.
+#[test]
+fn quick_runs_give_intervals_between_runs_that_compare_reads_run_by_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let out = ok(
+        d,
+        &[
+            "quick", "--count", "300", "--size", "4k", "--runs", "4", "--rounds", "2", "--dir",
+            "data", "--json", "q.json", "--report", "none",
+        ],
+    );
+    assert!(
+        out.contains("4 runs of 2 rounds, each on a fresh dataset"),
+        "{out}"
+    );
+    assert!(out.contains("interval between the 4 runs"), "{out}");
+    let doc = json(&d.join("q.json"));
+    assert_eq!(doc["tables"]["between_runs"], 4);
+    let runs = doc["runs"].as_array().unwrap();
+    // 12 cases x 2 rounds x 4 runs, each named by its run and round.
+    assert_eq!(runs.len(), 96);
+    for k in 1..=4 {
+        let tag = format!("read sql (run {k}) (round 2)");
+        assert!(runs.iter().any(|r| r["name"] == tag.as_str()), "{tag}");
+    }
+    // Each run met its own dataset: the database was made anew each run
+    // (its manifest's id differs run to run).
+    let mut ids: Vec<&str> = runs
+        .iter()
+        .filter(|r| r["name"].as_str().unwrap().starts_with("read sql (run "))
+        .map(|r| r["catalog"]["manifest"]["id"].as_str().unwrap())
+        .collect();
+    ids.dedup();
+    assert_eq!(ids.len(), 4, "{ids:?}");
+    let reference = &doc["environment"]["reference"];
+    assert_eq!(
+        reference["run_ends"].as_array().unwrap().len(),
+        4,
+        "{reference}"
+    );
+    for r in doc["tables"]["quick"].as_array().unwrap() {
+        let e = &r["estimates"]["dir_over_db"];
+        assert_eq!(e["method"], "between-runs", "{r}");
+        assert_eq!(e["n"], 4, "{r}");
+        assert_eq!(e["coverage"], 0.875, "{r}");
+    }
+    // compare takes each run as one result: 4 samples a side, judged.
+    let cmp = ok(d, &["compare", "q.json", "q.json"]);
+    assert!(cmp.contains("(4)"), "{cmp}");
+    assert!(!cmp.contains("insufficient data (2 vs 2"), "{cmp}");
+    usage_error(
+        d,
+        &[
+            "quick",
+            "--runs",
+            "2",
+            "--s3",
+            "s3://b/p?endpoint=http://127.0.0.1:1",
+        ],
+        "--runs 2 with --s3",
+    );
+}
+
 #[test]
 fn rounds_options_that_contradict_each_other_are_refused() {
     let tmp = tempfile::tempdir().unwrap();

@@ -85,9 +85,14 @@ pub fn render(doc: &ResultDocument, t: &QuickTables) -> String {
         spec.count,
         spec.size,
         variance(spec),
-        t.stopping
-            .as_ref()
-            .map_or_else(|| format!("{} rounds", t.rounds), |r| r.header())
+        match (t.between_runs, &t.stopping) {
+            (Some(k), _) => format!(
+                "{k} runs of {}, each on a fresh dataset (figures: the median run; [interval] between the runs)",
+                runs_rounds(t)
+            ),
+            (None, Some(r)) => r.header(),
+            (None, None) => format!("{} rounds", t.rounds),
+        }
     );
     out.push_str(&table.render());
     for f in &t.failed {
@@ -133,6 +138,7 @@ pub fn render(doc: &ResultDocument, t: &QuickTables) -> String {
     for line in t
         .stopping
         .iter()
+        .chain(&t.run_stopping)
         .flat_map(|r| r.lines("--max-rounds, --max-time"))
     {
         let _ = writeln!(out, "{line}");
@@ -158,6 +164,22 @@ pub(super) fn variance(spec: &DatasetSpec) -> u64 {
     match spec.distribution {
         SizeDistribution::Uniform { variance } => variance,
         _ => 0,
+    }
+}
+
+/// The rounds the runs of a `--runs K` result took: "6-11 rounds".
+fn runs_rounds(t: &QuickTables) -> String {
+    let (lo, hi) = t
+        .run_stopping
+        .iter()
+        .map(|r| r.range())
+        .fold((u64::MAX, 0), |(lo, hi), (a, b)| (lo.min(a), hi.max(b)));
+    if hi == 0 {
+        format!("{} rounds", t.rounds)
+    } else if lo == hi {
+        format!("{hi} rounds")
+    } else {
+        format!("{lo}-{hi} rounds")
     }
 }
 

@@ -210,11 +210,20 @@ pub(in crate::report) fn interval_caption_over<'a>(
     let whiskers = match with_interval {
         Some(e) => {
             let coverage = e.coverage.map_or("95%".to_string(), coverage_text);
-            let kind = match e.method {
-                Method::Bootstrap | Method::PairedLogBootstrap => "bootstrap interval (nominal)",
-                _ => "sign-test interval",
-            };
-            format!("whiskers: {coverage} {kind} over this run's {over}")
+            match e.method {
+                Method::Bootstrap | Method::PairedLogBootstrap => {
+                    format!(
+                        "whiskers: {coverage} bootstrap interval (nominal) over this run's {over}"
+                    )
+                }
+                Method::BetweenRuns => {
+                    format!(
+                        "whiskers: {coverage} sign-test interval between {} runs",
+                        e.n
+                    )
+                }
+                _ => format!("whiskers: {coverage} sign-test interval over this run's {over}"),
+            }
         }
         None => format!("no interval (too few {over})"),
     };
@@ -222,6 +231,11 @@ pub(in crate::report) fn interval_caption_over<'a>(
         "; ~ marks a noisy figure (interval wider than +/-25%)"
     } else {
         ""
+    };
+    let over = if with_interval.is_some_and(|e| e.method == Method::BetweenRuns) {
+        "runs (each the median of its rounds)"
+    } else {
+        over
     };
     format!("Median of {rounds} {over}; {whiskers}{noisy}.")
 }
