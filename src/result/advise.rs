@@ -7,7 +7,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::measure::estimate::{Estimate, Side, median_estimate, paired_ratio};
+use crate::measure::estimate::{Estimate, median_estimate, paired_ratio};
 use crate::measure::stats::summarize;
 use crate::result::faults::{SystemFailure, failed_systems_line};
 use crate::store::StoreInfo;
@@ -644,7 +644,8 @@ pub fn other_page_sizes(tried: &[u32], default: u32) -> Vec<u32> {
 
 /// A setting decided against its default, never by the median alone:
 /// another value is chosen only when its time is below the default's
-/// beyond the noise (the whole interval of their paired ratio below 1.00);
+/// beyond the noise (the whole interval of their paired ratio below 1.00,
+/// by [`WITHIN_RUN_MARGIN`] for an interval over one run's rounds);
 /// otherwise the default is kept, and when some value could not be told
 /// from it (its interval contains 1.00, or it has none), the decision is
 /// within noise. Of several values faster beyond the noise, the fastest at
@@ -666,14 +667,35 @@ pub struct AgainstDefault<T> {
     pub others: Vec<(T, Estimate)>,
 }
 
-/// Whether a time ratio's whole interval lies below 1.00.
-pub fn faster_beyond_noise(e: &Estimate) -> bool {
-    e.has_interval() && e.side_of(1.0) == Side::Below
+/// How far past 1.00 a time ratio's interval over one run's rounds must
+/// lie before a decision moves on it: two runs of one build on one machine
+/// commonly differ by 5-10% (where a new dataset's pages landed, the
+/// disk's state), which no round of either run reveals, so a within-run
+/// interval at 0.96x [0.88-0.97] decides nothing. compare's default
+/// threshold, for the same reason. An interval between independent runs
+/// (`quick --runs K`) carries that variation itself and needs no margin.
+pub const WITHIN_RUN_MARGIN: f64 = 0.10;
+
+/// The factor a time ratio's interval must pass, below 1 or above it
+/// (1.10: 1/1.10 = 0.91 below, 1.10 above), by the kind of its interval.
+pub fn decision_factor(e: &Estimate) -> f64 {
+    if e.method == crate::measure::estimate::Method::BetweenRuns {
+        1.0
+    } else {
+        1.0 + WITHIN_RUN_MARGIN
+    }
 }
 
-/// Whether a time ratio's whole interval lies above 1.00.
+/// Whether a time ratio's whole interval lies below 1.00 by more than a
+/// rerun could move it ([`decision_factor`]).
+pub fn faster_beyond_noise(e: &Estimate) -> bool {
+    e.has_interval() && e.high < 1.0 / decision_factor(e)
+}
+
+/// Whether a time ratio's whole interval lies above 1.00 by more than a
+/// rerun could move it.
 pub fn slower_beyond_noise(e: &Estimate) -> bool {
-    e.has_interval() && e.side_of(1.0) == Side::Above && !e.contains(1.0)
+    e.has_interval() && e.low > decision_factor(e)
 }
 
 impl<T: Clone + PartialEq> AgainstDefault<T> {
@@ -774,6 +796,51 @@ mod tests {
         let d = AgainstDefault::decide(4096, vec![(16384, ratio(&[0.5]))]);
         assert_eq!(d.chosen, 4096);
         assert!(d.within_noise);
+    }
+
+    #[test]
+    fn a_gain_a_rerun_could_undo_moves_nothing_unless_measured_between_runs() {
+        // The advise case of issue 53: 0.96x [0.88-0.97] over one run's
+        // rounds, on a machine whose runs differ by 5-10%.
+        let small = Estimate {
+            value: 0.96,
+            low: 0.88,
+            high: 0.97,
+            n: 7,
+            method: crate::measure::estimate::Method::PairedLogOrderStatistic,
+            coverage: Some(0.984),
+        };
+        assert!(!small.contains(1.0));
+        let d = AgainstDefault::decide(4096, vec![(16384, small)]);
+        assert_eq!(d.chosen, 4096);
+        assert!(d.within_noise, "kept within noise, not as slower");
+        // The same interval between independent runs carries the runs'
+        // own variation: it decides.
+        let between = Estimate {
+            method: crate::measure::estimate::Method::BetweenRuns,
+            ..small
+        };
+        assert_eq!(
+            AgainstDefault::decide(4096, vec![(16384, between)]).chosen,
+            16384
+        );
+        // Past the margin over one run's rounds: decided.
+        let big = Estimate {
+            value: 0.85,
+            low: 0.82,
+            high: 0.90,
+            ..small
+        };
+        assert_eq!(
+            AgainstDefault::decide(4096, vec![(16384, big)]).chosen,
+            16384
+        );
+        assert!(!slower_beyond_noise(&Estimate {
+            value: 1.05,
+            low: 1.02,
+            high: 1.08,
+            ..small
+        }));
     }
 
     #[test]

@@ -413,6 +413,22 @@ pub fn placement_text(d: &Decision) -> String {
     }
 }
 
+/// Why an interval that is not slower beyond the noise moved no decision:
+/// it holds 1.00, or (over one run's rounds) it does not pass the margin a
+/// rerun can move a figure by.
+fn undecided_why(e: &crate::measure::estimate::Estimate) -> String {
+    if e.contains(1.0) {
+        return "the interval contains 1.00".into();
+    }
+    let f = crate::result::advise::decision_factor(e);
+    format!(
+        "an interval over one run's rounds decides only past {:.2}x or {:.2}x: two runs here can differ by {:.0}%",
+        1.0 / f,
+        f,
+        crate::result::advise::WITHIN_RUN_MARGIN * 100.0
+    )
+}
+
 /// Placement, page size, journal mode and the comparison with every
 /// alternative.
 fn recommendation(out: &mut String, d: &Decision, j: &JournalComparison, durability: Durability) {
@@ -559,8 +575,9 @@ pub(crate) fn against_default_text<T: Clone + PartialEq>(
         }
         (false, true) => match lowest(&|e| !slower_beyond_noise(e)) {
             Some((f, e)) if e.has_interval() => format!(
-                "within noise: keeping {default} ({}; the interval contains 1.00)",
-                ratio(f, e)
+                "within noise: keeping {default} ({}; {})",
+                ratio(f, e),
+                undecided_why(e)
             ),
             // Nothing to decide by: the default stays whatever the median says.
             Some((f, e)) => format!(
