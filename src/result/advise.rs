@@ -544,6 +544,12 @@ pub struct Decision {
     /// Blobs at or above this size go to files; None when all go inside or
     /// all go to files (see `placement`).
     pub threshold_bytes: Option<f64>,
+    /// The two sizes measured either side of the threshold (the last inside,
+    /// the first outside), each with the band of sizes it stands for: the
+    /// threshold is only known to lie between them. Absent without a
+    /// threshold (and in older results).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold_between: Option<[MeasuredSize; 2]>,
     /// How many of the measured points go inside the database.
     pub points_inside: usize,
     /// Where the blobs go.
@@ -564,6 +570,16 @@ pub struct Decision {
     /// from before it existed (they took the fastest at the median).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page_choice: Option<AgainstDefault<u32>>,
+}
+
+/// A size the calibration measured, and the sizes it stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MeasuredSize {
+    /// The size measured.
+    pub size: u64,
+    /// The band of the user's sizes measured at it (None: a size of the
+    /// default grid, standing for itself).
+    pub band: Option<SizeBand>,
 }
 
 /// WAL against a rollback journal for writes at one size.

@@ -382,12 +382,14 @@ pub fn placement_text(d: &Decision) -> String {
     let below = |x: Option<f64>| size_label(x.unwrap_or(0.0));
     match d.placement {
         Placement::Split => format!(
-            "store blobs below {} inside the database, larger ones as files named in it",
-            below(d.threshold_bytes)
+            "store blobs below {} inside the database, larger ones as files named in it{}",
+            below(d.threshold_bytes),
+            threshold_span(d)
         ),
         Placement::SplitObjectStore => format!(
-            "store blobs below {} inside the database, larger ones in the object store (keyed by their row's id)",
-            below(d.threshold_bytes)
+            "store blobs below {} inside the database, larger ones in the object store (keyed by their row's id){}",
+            below(d.threshold_bytes),
+            threshold_span(d)
         ),
         Placement::AllFiles => {
             "store the blobs as files named in the database (keeping any size range inside \
@@ -411,6 +413,30 @@ pub fn placement_text(d: &Decision) -> String {
                 .into()
         }
     }
+}
+
+/// Where the threshold is known to lie: between the two sizes measured
+/// either side, each with the band of sizes it stands for.
+fn threshold_span(d: &Decision) -> String {
+    let Some([lo, hi]) = d.threshold_between else {
+        return String::new();
+    };
+    let label = |s: u64| size_label(s as f64);
+    let stands = |m: &crate::result::advise::MeasuredSize| match m.band {
+        Some(b) if b.min != b.max => format!(
+            "{} (for blobs {}..{})",
+            label(m.size),
+            label(b.min),
+            label(b.max)
+        ),
+        _ => label(m.size),
+    };
+    format!(
+        " (the threshold is where the files' time over the database's crosses 1 between the sizes measured \
+         either side, {} and {}: any size between them is as well supported)",
+        stands(&lo),
+        stands(&hi)
+    )
 }
 
 /// Why an interval that is not slower beyond the noise moved no decision:
@@ -714,6 +740,7 @@ mod tests {
         let vs = Spread::of_ratios(per_round);
         let c = AgainstDefault::decide(4096, vec![(16384, vs.estimate(5))]);
         Decision {
+            threshold_between: None,
             page_size: c.chosen,
             page_sizes: vec![(4096, Spread::of_ratios(&[1.0; 5])), (16384, vs)],
             threshold_bytes: None,
@@ -725,6 +752,34 @@ mod tests {
             within_noise: Vec::new(),
             page_choice: Some(c),
         }
+    }
+
+    #[test]
+    fn a_threshold_is_said_with_the_sizes_measured_either_side_and_their_bands() {
+        let mut d = decision(&[1.0; 5]);
+        d.placement = Placement::Split;
+        d.threshold_bytes = Some(833_300.0);
+        let band = SizeBand {
+            min: 300_000,
+            max: 8_400_000,
+            mean: 1_000_000.0,
+        };
+        d.threshold_between = Some([
+            crate::result::advise::MeasuredSize {
+                size: 512_000,
+                band: None,
+            },
+            crate::result::advise::MeasuredSize {
+                size: 1_000_000,
+                band: Some(band),
+            },
+        ]);
+        let text = placement_text(&d);
+        assert!(text.starts_with("store blobs below 833.3k"), "{text}");
+        assert!(
+            text.contains("512k and 1m (for blobs 300k..8.4m)"),
+            "{text}"
+        );
     }
 
     fn journal(per_round: &[f64]) -> JournalComparison {

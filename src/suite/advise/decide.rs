@@ -15,8 +15,8 @@
 
 use crate::measure::significance::median;
 use crate::result::advise::{
-    AgainstDefault, ConcurrencyAdjustment, Decision, LayoutKind, LayoutResult, Placement,
-    PointResult, Spread, default_page_size, other_page_sizes,
+    AgainstDefault, ConcurrencyAdjustment, Decision, LayoutKind, LayoutResult, MeasuredSize,
+    Placement, PointResult, Spread, default_page_size, other_page_sizes,
 };
 
 /// The points with every layout's times scaled by its factors under the
@@ -363,10 +363,17 @@ pub fn decide(points: &[PointResult], page_sizes: &[u32], reads: f64, rounds: us
         speedup_vs.push((name.clone(), Spread::of_ratios(&s)));
         disk_per_blob.push((name, space));
     }
+    let threshold_bytes = m.threshold(page_size, inside, outside);
+    let measured = |p: &PointResult| MeasuredSize {
+        size: p.size,
+        band: p.band,
+    };
     Decision {
         page_size,
         page_sizes: m.page_table(page_sizes, page_size),
-        threshold_bytes: m.threshold(page_size, inside, outside),
+        threshold_between: threshold_bytes
+            .map(|_| [measured(&points[inside - 1]), measured(&points[inside])]),
+        threshold_bytes,
         points_inside: inside,
         placement,
         expected_ns: Spread::of(&rec),
@@ -439,6 +446,9 @@ mod tests {
         assert_eq!(d.placement, "split by size");
         let x = d.threshold_bytes.unwrap();
         assert!(x > 50_000.0 && x < 200_000.0, "{x}");
+        // The threshold is said with the two sizes measured either side.
+        let [lo, hi] = d.threshold_between.expect("the sizes either side");
+        assert_eq!((lo.size, hi.size), (50_000, 200_000));
         // Faster than every alternative, by the expected amounts.
         for (name, s) in &d.speedup_vs {
             assert!(s.median > 1.0, "{name}: {s:?}");
@@ -454,7 +464,7 @@ mod tests {
             .collect();
         let d = decide(&pts, &[4096, 16384], 0.5, 5);
         assert_eq!(d.placement, "all inside the database");
-        assert!(d.threshold_bytes.is_none());
+        assert!(d.threshold_bytes.is_none() && d.threshold_between.is_none());
         assert!(d.within_noise.is_empty());
     }
 
