@@ -101,7 +101,7 @@ pub fn render(doc: &ResultDocument, sweep: &SweepState, top: u64) -> String {
             let settings: Vec<String> = c.iter().map(|(n, v)| format!("{n}={v}")).collect();
             let _ = writeln!(
                 out,
-                "recommendation: {}  ({:.2}x the fastest case{}; never synchronous=off, never journal_mode off or memory)",
+                "recommendation: {}  ({:.2}x the fastest case{}; each parameter at its default unless another value is faster beyond the noise on a workload and slower on none; never synchronous=off, never journal_mode off or memory)",
                 settings.join(" "),
                 geo,
                 if plan.workloads.len() > 1 {
@@ -114,7 +114,7 @@ pub fn render(doc: &ResultDocument, sweep: &SweepState, top: u64) -> String {
         None => {
             let _ = writeln!(
                 out,
-                "recommendation: none: no power-safe case ran every workload"
+                "recommendation: none: the case each parameter's effect points to (power-safe) did not run every workload"
             );
         }
     }
@@ -499,7 +499,7 @@ fn workload(out: &mut String, sweep: &SweepState, w: &Workload, ranked: &[Ranked
         Some((c, t, _)) => {
             let _ = writeln!(
                 out,
-                "  fastest power-safe: {} {} ({:.2}x the fastest)",
+                "  fastest power-safe at the median: {} {} ({:.2}x the fastest; a median, not a decision: the recommendation follows each parameter's effect)",
                 bracketed(c, &plan.params),
                 human_duration_ns(*t),
                 t / best

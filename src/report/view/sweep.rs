@@ -44,7 +44,7 @@ pub(in crate::report) fn sweep(tables: &SweepTables, s: &mut Section) {
     }
     match recommendation(plan, records, &cases) {
         Some((c, geo)) => s.summary.push(format!(
-            "recommendation: {} ({geo:.2}x the fastest case; power-safe)",
+            "recommendation: {} ({geo:.2}x the fastest case; power-safe; each parameter at its default unless another value is faster beyond the noise)",
             c.iter()
                 .map(|(n, v)| format!("{n}={v}"))
                 .collect::<Vec<_>>()
@@ -52,7 +52,7 @@ pub(in crate::report) fn sweep(tables: &SweepTables, s: &mut Section) {
         )),
         None => s
             .summary
-            .push("recommendation: none: no power-safe case ran every workload".into()),
+            .push("recommendation: none: the case each parameter's effect points to (power-safe) did not run every workload".into()),
     }
     if let Some(e) = &sw.experiment {
         s.summary.push(format!(
