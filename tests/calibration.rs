@@ -1,5 +1,7 @@
 //! The calibration bench in small (issue 27): `bench/calibrate.sh` with 3
-//! pairs of real `quick` runs at its default 15 rounds, after its one
+//! pairs of real `quick` runs at 15 rounds (`ARGS="--rounds 15"`, quick's
+//! default before its rounds stopped at a precision target: a fixed count
+//! keeps the halves of each run comparable), after its one
 //! discarded warm-up run, a 3x cost injected into one case of the B runs.
 //! The injected case must be called slower in every pair; inside a run
 //! (its rounds in two halves) the cases nobody touched must stay quiet,
@@ -34,7 +36,7 @@ fn the_small_calibration_finds_an_injected_slowdown_every_time() {
         .env("PAIRS", "3")
         .env("SIZES", "3")
         .env("COUNT", "5k")
-        .env_remove("ARGS")
+        .env("ARGS", "--rounds 15")
         .env("DIR", tmp.path())
         .env("OUT", &out)
         .env_remove("INJECT_CASE")

@@ -625,6 +625,42 @@ fn simultaneous_interval(c: &Case, family: usize) -> RatioInterval {
     }
 }
 
+/// About how many samples a side a rank test, Holm-corrected over
+/// `family` cases, needs to tell a change of `threshold` (0.10: 1.10x)
+/// from none 80% of the time, at the spread `before` and `after` show
+/// (their pooled standard deviation of log times, the larger of 1.4826 MAD
+/// and the ordinary one). The
+/// normal approximation of a two-sample test on logs, over the rank
+/// test's efficiency (3/pi); at least [`rounds_to_judge`] for the family.
+/// None when the samples show no spread to go by (fewer than 2 a side).
+pub fn samples_to_decide(
+    before: &[f64],
+    after: &[f64],
+    threshold: f64,
+    family: usize,
+) -> Option<usize> {
+    if before.len() < 2 || after.len() < 2 || threshold <= 0.0 {
+        return None;
+    }
+    // The larger of the robust and the ordinary spread: a few samples'
+    // MAD often understates it, and the promise is a lower bound on power.
+    let spread = |v: &[f64]| {
+        let logs: Vec<f64> = v.iter().map(|x| x.ln()).collect();
+        let m = median(&logs);
+        let dev: Vec<f64> = logs.iter().map(|x| (x - m).abs()).collect();
+        let mean = logs.iter().sum::<f64>() / logs.len() as f64;
+        let var = logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (logs.len() - 1) as f64;
+        (1.4826 * median(&dev)).max(var.sqrt())
+    };
+    let sd = ((spread(before).powi(2) + spread(after).powi(2)) / 2.0).sqrt();
+    let delta = (1.0 + threshold).ln();
+    let alpha = (1.0 - LEVEL) / family.max(1) as f64;
+    let z = normal_quantile(1.0 - alpha / 2.0) + normal_quantile(0.80);
+    let n = (2.0 * (z * sd / delta).powi(2) * std::f64::consts::PI / 3.0).ceil();
+    let floor = rounds_to_judge(family).unwrap_or(MIN_SAMPLES);
+    Some((n as usize).max(floor))
+}
+
 /// The fewest rounds a side at which a section of `cases` cases compared
 /// together can reach significance at all (fully separated samples give
 /// an adjusted p below [`ALPHA`]); None beyond 100 rounds.
@@ -867,6 +903,30 @@ mod tests {
         let after: Vec<f64> = before.iter().map(|b| b * 1.3).collect();
         let i = shift_ratio_interval(&before, &after);
         assert!(i.low > 1.1, "{i:?}");
+    }
+
+    #[test]
+    fn samples_to_decide_grow_with_the_spread_and_shrink_with_the_change_sought() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
+        let quiet = samples(&mut rng, 15, 1000.0, 0.02);
+        let quiet2 = samples(&mut rng, 15, 1000.0, 0.02);
+        let loud = samples(&mut rng, 15, 1000.0, 0.15);
+        let loud2 = samples(&mut rng, 15, 1000.0, 0.15);
+        let few = samples_to_decide(&quiet, &quiet2, 0.10, 11).unwrap();
+        let many = samples_to_decide(&loud, &loud2, 0.10, 11).unwrap();
+        assert!(many > 3 * few, "{few} vs {many}");
+        // Never below what Holm over 11 cases needs at all.
+        assert_eq!(few, rounds_to_judge(11).unwrap());
+        // Half the change sought: about four times the samples.
+        let half = samples_to_decide(&loud, &loud2, 0.05, 11).unwrap();
+        assert!(half > 3 * many && half < 5 * many, "{many} vs {half}");
+        assert_eq!(samples_to_decide(&[1.0], &quiet, 0.1, 1), None);
+        // What it promises holds: at the count it gives, a 1.10x change at
+        // that spread is found at least 3 times in 4 (simulated).
+        let n = samples_to_decide(&loud, &loud2, 0.10, 1).unwrap();
+        let found = flagged_share(400, n, 1.10, 0.15, 0.0);
+        eprintln!("n {n}: found {found}");
+        assert!(found >= 0.75, "n {n}: found {found}");
     }
 
     #[test]

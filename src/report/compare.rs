@@ -12,7 +12,7 @@ use crate::measure::estimate::median_estimate;
 use crate::measure::reference::MachineReference;
 use crate::measure::significance::{
     ALPHA, Assessment, Call, Case, Family, LEVEL, MIN_SAMPLES, RESAMPLES, assess, median,
-    median_ratio_interval,
+    median_ratio_interval, samples_to_decide,
 };
 use crate::measure::stats::summarize;
 pub use crate::result::compare::{
@@ -478,6 +478,14 @@ pub fn compare_many(
     let family = assess(&raw, threshold);
     let corrected_family = assess(&corrected, threshold);
     let mut assessed = family.cases.iter().zip(&corrected_family.cases);
+    // How many cases each section compares together (Holm's family).
+    let section_sizes: Vec<(&str, usize)> = sections
+        .iter()
+        .map(|&s| {
+            let n = comparable.iter().filter(|(mb, _)| mb.section == s).count();
+            (s, n)
+        })
+        .collect();
     let changes = pairs
         .iter()
         .zip(&reasons)
@@ -498,6 +506,7 @@ pub fn compare_many(
                 method: None,
                 adjusted: None,
                 injected: injected_text(mb, ma),
+                samples_to_decide: None,
             };
             // Assessments follow the comparable pairs in order.
             let Some((x, y)) = why.is_empty().then(|| assessed.next()).flatten() else {
@@ -506,6 +515,16 @@ pub fn compare_many(
             let mut ch = judged(ch, x, mb.higher_is_better, threshold);
             if let Some(probe) = applied_probe(mb, ma, &drift) {
                 ch.adjusted = Some(adjusted_of(&ch, y, probe, mb.higher_is_better, threshold));
+            }
+            if matches!(ch.verdict, Verdict::WithinNoise | Verdict::InsufficientData)
+                && !single_valued(&ch.figure)
+            {
+                let family = section_sizes
+                    .iter()
+                    .find(|(s, _)| *s == mb.section)
+                    .map_or(1, |(_, n)| *n);
+                ch.samples_to_decide =
+                    samples_to_decide(&mb.samples, &ma.samples, threshold, family);
             }
             ch
         })
@@ -517,7 +536,12 @@ pub fn compare_many(
             .collect()
     };
     Comparison {
-        notes: notes(&changes, &family, &drift, before.len().max(after.len())),
+        notes: notes(
+            &changes,
+            &family,
+            &drift,
+            (before.len().max(after.len()), threshold),
+        ),
         only_before: only(b, a),
         only_after: only(a, b),
         changes,
@@ -729,7 +753,12 @@ fn drift_notes(drift: &[Drift]) -> Vec<String> {
 
 /// What the reader must know to read the verdicts: the drift, no case
 /// could reach significance, or some had too few samples.
-fn notes(changes: &[Change], family: &Family, drift: &[Drift], results: usize) -> Vec<String> {
+fn notes(
+    changes: &[Change],
+    family: &Family,
+    drift: &[Drift],
+    (results, threshold): (usize, f64),
+) -> Vec<String> {
     let mut out = drift_notes(drift);
     let tested = changes.iter().filter(|c| c.p.is_some());
     let ns: Vec<usize> = tested.flat_map(|c| [c.before.n, c.after.n]).collect();
@@ -747,6 +776,24 @@ fn notes(changes: &[Change], family: &Family, drift: &[Drift], results: usize) -
             "cannot reach significance with {} cases at {n}: the smallest adjusted p possible is {}; need more rounds",
             family.tested,
             p_text(family.best_possible_p)
+        ));
+    }
+    let needed: Vec<usize> = changes.iter().filter_map(|c| c.samples_to_decide).collect();
+    if let (Some(lo), Some(hi)) = (needed.iter().min(), needed.iter().max()) {
+        let span = if lo == hi {
+            lo.to_string()
+        } else {
+            format!("{lo}-{hi}")
+        };
+        let what = if results > 1 {
+            "results a side (or quick --runs K)"
+        } else {
+            "rounds a side with one result (between runs: results a side, or quick --runs K)"
+        };
+        out.push(format!(
+            "{} case(s) undecided: at their spread, a change of {}% would be significant 80% of the time with about {span} {what}",
+            needed.len(),
+            percent_text(threshold)
         ));
     }
     let few = changes
@@ -1048,6 +1095,20 @@ mod tests {
         // Separated, but the interval reaches inside the 10% threshold.
         let slight = [111.0, 112.0, 113.0, 114.0, 115.0];
         assert_eq!(verdict(&slight, 0.10), Verdict::WithinNoise);
+        // An undecided case says how many samples a side would decide a
+        // change of the threshold's size; a decided one does not.
+        let c = compare(&before, &lob(&[80.0, 90.0, 104.0, 95.0, 101.0]), 0.05);
+        let w = change(&c, "write");
+        assert!(w.samples_to_decide.is_some_and(|n| n > 5), "{w:?}");
+        assert!(
+            c.notes
+                .iter()
+                .any(|n| n.contains("a change of 5% would be significant 80% of the time")),
+            "{:?}",
+            c.notes
+        );
+        let c = compare(&before, &lob(&[70.0, 72.0, 75.0, 71.0, 74.0]), 0.05);
+        assert_eq!(change(&c, "write").samples_to_decide, None);
         let c = compare(&before, &lob(&[150.0, 160.0, 170.0, 155.0, 165.0]), 0.05);
         assert_eq!(change(&c, "write").verdict, Verdict::Worse);
         // The identical read figures are within noise (all tied: p = 1).

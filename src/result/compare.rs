@@ -108,6 +108,12 @@ pub struct Change {
     /// the calibration bench): "after x1.25".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub injected: Option<String>,
+    /// For a case within noise or short of data: about how many samples a
+    /// side (rounds of one result, or results or runs a side) would tell a
+    /// change of the threshold's size from no change, at this spread, 80%
+    /// of the time. Absent where a verdict was reached.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples_to_decide: Option<usize>,
 }
 
 /// A case's ratio divided by the drift probe's ratio, and its verdict.
@@ -281,6 +287,7 @@ mod tests {
             coverage: None,
         };
         let change = Change {
+            samples_to_decide: None,
             label: "server c=1".into(),
             figure: "requests/s".into(),
             before: side.clone(),
