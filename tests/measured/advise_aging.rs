@@ -158,13 +158,19 @@ fn sqlite_slowing_with_age_moves_every_blob_to_files_and_says_so() {
             .any(|n| n.starts_with("plain files") && n.contains("within noise: not applied")),
         "{notes:?}"
     );
-    // Aged, the database is about 67 times slower: every blob goes to files.
-    assert_eq!(a["decision"]["placement"], "all as files");
+    // Aged, the database is about 67 times slower: every blob goes to
+    // files (named in the database, or plain files when those are faster
+    // beyond the noise still).
+    let aged = a["decision"]["placement"].as_str().unwrap();
+    assert!(
+        ["all as files", "plain files, no database"].contains(&aged),
+        "{aged}"
+    );
     let fresh = g["unaged"]["placement"].as_str().unwrap();
     assert!(out.contains("at storage age 3 (from aging.json"), "{out}");
     assert!(out.contains("storage age 3:"), "{out}");
     assert!(out.contains("db: sqlite series on ext4, 50% full"), "{out}");
-    let verdict = if fresh == "all as files" {
+    let verdict = if fresh == aged {
         "aging did not change the recommendation"
     } else {
         "aging changed the recommendation: for a fresh store it would be to store"
