@@ -21,14 +21,6 @@ pub enum RoundsRule {
 }
 
 impl RoundsRule {
-    /// The most measured rounds any case can run.
-    pub fn ceiling(&self) -> u64 {
-        match self {
-            RoundsRule::Fixed { rounds } => *rounds,
-            RoundsRule::Precision(t) => t.max_rounds,
-        }
-    }
-
     /// The fewest measured rounds every case that does not fail runs.
     pub fn floor(&self) -> u64 {
         match self {

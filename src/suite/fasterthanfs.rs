@@ -27,13 +27,12 @@ use crate::result::fasterthanfs::{
     Claim, FasterThanFsRow, FasterThanFsTables, ReadWriteRow, SpaceBytes, SpaceRow, TimedRow,
     judge_write_over_read,
 };
+use crate::result::rounds::RoundsRule;
 use crate::result::{ResultDocument, ResultKind, Tables};
 use crate::store::inject::Injection;
 use crate::store::{ReadPath, WriteStyle};
 use crate::target::{SqliteSettings, Target};
 use crate::workload::{CacheMode, Operation, RunPlan, RunResult};
-
-use crate::result::rounds::RoundsRule;
 
 use super::common::{self, ThreeLayouts, WorkDir, per_op_ns, plan, ratio, session, sqlite};
 use super::rounds::{Figure, RoundGroup, RoundPlan, run_rounds};

@@ -5,7 +5,10 @@
 //! round, and rounds alternate their order (A B C, C B A, ...) so drift on a
 //! shared machine does not favour one side; every case meets the database as
 //! it was made (rollback journal, no WAL) and warms its own files right
-//! before it is timed.
+//! before it is timed. The reads, the updates and the durable writes each
+//! run until their ratios meet a precision target (or `--rounds N`), and
+//! `--runs K` repeats the whole on a fresh dataset each for intervals
+//! between runs.
 //!
 //! With an object store (`--s3`), the same blobs are copied under its
 //! prefix and measured as a fourth side in the same rounds: every case of
@@ -22,13 +25,12 @@ use crate::result::quick::{
     DURABLE_CASE, ObjectStoreColumn, QuickEstimates, QuickRow, QuickTables, READ_BATCHED_CASE,
     READ_PER_TRANSACTION_CASE, SpaceBytes,
 };
+use crate::result::rounds::RoundsRule;
 use crate::result::{ResultDocument, ResultKind, Tables};
 use crate::store::inject::Injection;
 use crate::store::{Access, ReadPath, WriteStyle};
 use crate::target::{SqliteSettings, Target};
 use crate::workload::{Operation, RunPlan, RunResult};
-
-use crate::result::rounds::RoundsRule;
 
 use super::common::{
     DatasetState, ProbedReference, ThreeLayouts, WorkDir, exclude_checkpoint, per_op_ns, plan,
