@@ -18,10 +18,12 @@ use crate::measure::stats::summarize;
 pub use crate::result::compare::{
     Adjusted, Change, CompareMethod, Comparison, Drift, Side, Verdict,
 };
+use crate::result::compare::{SAMPLES_ARE_RESULTS, SAMPLES_ARE_ROUNDS};
 use crate::result::{ResultDocument, Tables};
 
-/// The median, spread and count of one side's samples.
-fn side_of(samples: &[f64]) -> Side {
+/// The median, spread and count of one side's samples, each of which is
+/// a round of one run or one result's median (`results` > 1).
+fn side_of(samples: &[f64], results: usize) -> Side {
     let s = summarize(samples);
     let e = median_estimate(samples);
     Side {
@@ -31,6 +33,14 @@ fn side_of(samples: &[f64]) -> Side {
         n: samples.len(),
         interval: e.has_interval().then_some((e.low, e.high)),
         coverage: e.coverage.filter(|_| e.has_interval()),
+        samples_are: Some(
+            if results > 1 {
+                SAMPLES_ARE_RESULTS
+            } else {
+                SAMPLES_ARE_ROUNDS
+            }
+            .to_string(),
+        ),
     }
 }
 
@@ -330,6 +340,8 @@ fn adjusted_of(
 /// result's median of the case (run-level: what varies between reruns).
 struct Sides {
     measures: Vec<Measure>,
+    /// How many results (or runs of a `--runs K` result) the side holds.
+    results: usize,
     /// The reference probes' samples, likewise per round or per result.
     probes: Option<MachineReference>,
 }
@@ -341,6 +353,7 @@ fn side_measures(docs: &[ResultDocument]) -> Sides {
     let docs = split.as_slice();
     if let [doc] = docs {
         return Sides {
+            results: 1,
             measures: measures(doc),
             probes: doc.environment.reference.clone(),
         };
@@ -378,6 +391,7 @@ fn side_measures(docs: &[ResultDocument]) -> Sides {
     });
     Sides {
         measures: out,
+        results: docs.len(),
         probes,
     }
 }
@@ -490,7 +504,10 @@ pub fn compare_many(
         .iter()
         .zip(&reasons)
         .map(|((mb, ma), why)| {
-            let (before_side, after_side) = (side_of(&mb.samples), side_of(&ma.samples));
+            let (before_side, after_side) = (
+                side_of(&mb.samples, sb.results),
+                side_of(&ma.samples, sa.results),
+            );
             let ch = Change {
                 label: mb.label.clone(),
                 figure: mb.figure.to_string(),
@@ -1048,6 +1065,12 @@ mod tests {
         assert_eq!((w.before.n, w.after.n), (5, 5), "{w:?}");
         assert_eq!(w.verdict, Verdict::Worse, "{w:?}");
         assert_eq!(c.results, (5, 5));
+        // Each side says what its samples are: here, results (between
+        // runs); with one result a side, that result's rounds.
+        assert_eq!(w.before.samples_are.as_deref(), Some(SAMPLES_ARE_RESULTS));
+        let one = compare(&runs(1.0)[0], &runs(1.5)[0], 0.05);
+        let w = change(&one, "write");
+        assert_eq!(w.after.samples_are.as_deref(), Some(SAMPLES_ARE_ROUNDS));
         // Three a side: one sample per result, too few for a verdict.
         let c = compare_many(&runs(1.0)[..3], &runs(1.5)[..3], 0.05);
         assert_eq!(change(&c, "write").verdict, Verdict::InsufficientData);

@@ -39,6 +39,12 @@ impl Verdict {
     }
 }
 
+/// A side's samples are the rounds (or repetitions) of one run: its
+/// interval is within that run.
+pub const SAMPLES_ARE_ROUNDS: &str = "rounds of one run";
+/// A side's samples are one median per result or run: between runs.
+pub const SAMPLES_ARE_RESULTS: &str = "results";
+
 /// One side of a case: its samples summarized.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Side {
@@ -59,6 +65,12 @@ pub struct Side {
     /// That interval's exact coverage.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coverage: Option<f64>,
+    /// What each sample is, and so which kind the interval is: "rounds of
+    /// one run" (within-run: a rerun can land outside it) or "results"
+    /// (one median per result or run: between runs). Absent in older
+    /// comparisons.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples_are: Option<String>,
 }
 
 /// One case found in both results.
@@ -285,6 +297,7 @@ mod tests {
             n: 1,
             interval: None,
             coverage: None,
+            samples_are: None,
         };
         let change = Change {
             samples_to_decide: None,

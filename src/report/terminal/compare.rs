@@ -126,6 +126,9 @@ pub fn render(c: &Comparison, threshold_percent: f64) -> String {
         count(Verdict::NotComparable),
     ));
     out.push_str(&legend(c, threshold_percent));
+    if let Some(line) = samples_line(c) {
+        out.push_str(&line);
+    }
     if !c.drift.is_empty() {
         let probes: Vec<String> = c
             .drift
@@ -188,6 +191,33 @@ a section hold together 95% of the time (each at 1 - 5%/N for its N cases, as Ho
 the threshold is always a change; fewer than 4 samples a side: insufficient data\n",
         percent_text(threshold_percent / 100.0)
     )
+}
+
+/// What the samples counted in "(n)" are, and so which kind every
+/// interval is: within one run, or between runs.
+fn samples_line(c: &Comparison) -> Option<String> {
+    let kinds: Vec<&str> = c
+        .changes
+        .iter()
+        .flat_map(|ch| [&ch.before, &ch.after])
+        .filter_map(|s| s.samples_are.as_deref())
+        .collect();
+    use crate::result::compare::{SAMPLES_ARE_RESULTS, SAMPLES_ARE_ROUNDS};
+    let within = kinds.contains(&SAMPLES_ARE_ROUNDS);
+    let between = kinds.contains(&SAMPLES_ARE_RESULTS);
+    let text = match (within, between) {
+        (true, false) => {
+            "(n): samples a side, each a round of one run: the intervals are within that run, and a rerun of the same build can land outside them (compare several results a side, or quick --runs K, for intervals between runs)"
+        }
+        (false, true) => {
+            "(n): samples a side, each one result's (or run's) median: the intervals are between runs"
+        }
+        (true, true) => {
+            "(n): samples a side, the rounds of one run on one side and one median per result on the other"
+        }
+        (false, false) => return None,
+    };
+    Some(format!("{text}\n"))
 }
 
 /// One side's median and sample count.
