@@ -133,9 +133,15 @@ impl RoundsArgs {
                 max_time,
             } => (precision, max_time),
         };
-        let min_rounds = self
-            .min_rounds
-            .unwrap_or(DEFAULT_MIN_ROUNDS.max(judged_floor));
+        // A default floor gives way to a --max-rounds below it (the
+        // command then says compare could not judge so few); only a
+        // --min-rounds the user gave is refused above it.
+        let default_floor = DEFAULT_MIN_ROUNDS.max(judged_floor);
+        let min_rounds = match (self.min_rounds, self.max_rounds) {
+            (Some(n), _) => n,
+            (None, Some(max)) => default_floor.min(max),
+            (None, None) => default_floor,
+        };
         let max_rounds = self
             .max_rounds
             .unwrap_or(DEFAULT_MAX_ROUNDS.max(min_rounds));

@@ -547,6 +547,20 @@ fn rounds_options_that_contradict_each_other_are_refused() {
         "--min-rounds 10 is above --max-rounds 8",
     );
     usage_error(d, &["quick", "--min-rounds", "3"], "--min-rounds");
+    // --max-rounds below a default floor lowers the floor instead: only a
+    // floor the user gave is refused (--s3's floor is 7).
+    let out = common::run(
+        d,
+        &[
+            "quick",
+            "--s3",
+            "s3://b/p?endpoint=http://127.0.0.1:1",
+            "--max-rounds",
+            "6",
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("is above --max-rounds"), "{err}");
     usage_error(d, &["quick", "--precision", "0.03"], "from 0.5% to 50%");
     usage_error(
         d,
