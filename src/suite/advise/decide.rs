@@ -400,7 +400,7 @@ mod tests {
     }
 
     /// A layout whose reads and writes both take `rounds`, round by round.
-    pub(super) fn measured<const N: usize>(
+    fn measured<const N: usize>(
         kind: LayoutKind,
         page: Option<u32>,
         rounds: [f64; N],
@@ -656,12 +656,8 @@ mod tests {
             d.speedup_vs
         );
     }
-}
 
-#[cfg(test)]
-mod plain_files {
-    use super::tests::measured;
-    use super::*;
+    // Plain files, no database, as a candidate.
 
     /// Two sizes; the database and files named in it take `db`, plain
     /// files `plain`, round by round.
