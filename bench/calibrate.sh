@@ -122,6 +122,8 @@ measure() {
     local out=$1 factor=${2:-}
     local inject=()
     [ -n "$factor" ] && inject=(--inject "$INJECT_CASE=x$factor")
+    local began
+    began=$(date +%s%N)
     case "$SUITE" in
     quick)
         "$BLOBBENCH" quick --dir "$WORK" --count "$COUNT" --json "$out" --report none "${inject[@]}" "${EXTRA[@]}" >"$out.log" 2>&1
@@ -134,6 +136,8 @@ measure() {
         tail -20 "$out.log" >&2
         exit 1
     }
+    # The run's wall time in ms, as a user waits for it (the summary's median).
+    echo $((($(date +%s%N) - began) / 1000000)) >"$out.wall"
 }
 
 # compare $1 $2 into $3 (exit 1 is a verdict, not a failure).
@@ -386,6 +390,13 @@ for d in delivered:
     parts = [f"{len(d[k])} {k} pair(s) {median(d[k]):.3f}x" for k in ("quiet", "loaded") if d[k]]
     print(f"x{d['factor']:.2f} delivered (the injected case over an untouched one of its operation, B's over A's, "
           f"median): {'; '.join(parts) or 'no pair had an untouched case to set it against'}")
+walls = []
+for i in range(1, pairs + 1):
+    for name in ["a", "a2"] + [f"b{k}" for k in range(1, len(factors) + 1)]:
+        with open(f"{work}/{name}-{i}.json.wall") as f:
+            walls.append(int(f.read()) / 1000)
+print(f"wall time of one run of {runs}: median {median(walls):.1f} s (min {min(walls):.1f}, max {max(walls):.1f}, "
+      f"{len(walls)} runs)")
 cpus = run_load(f"{work}/a-1.json")[1]
 shown = ", ".join(f"{i}: {loads[i]:.1f}" if loads[i] is not None else f"{i}: -" for i in loads)
 print(f"load (highest 1-minute average of each pair's runs; {cpus} cores): {shown}")
@@ -400,7 +411,8 @@ for a in alarms:
     print(f"false alarm: {a['comparison']}: {a['case']} {a['ratio']:.2f}x, {a['verdict']}{fixed}{mark}")
 json.dump({"suite": suite, "args": extra, "pairs": pairs, "inject_case": case, "a_a": aa, "a_b": ab,
            "within": within, "false_alarms": alarms, "loads": loads, "loaded_pairs": loaded,
-           "cores": cpus, "delivered": delivered},
+           "cores": cpus, "delivered": delivered,
+           "run_seconds": {"median": median(walls), "min": min(walls), "max": max(walls)}},
           open(out, "w"), indent=2)
 print(f"written: {out}")
 PY

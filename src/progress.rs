@@ -41,6 +41,24 @@ impl Progress for Silent {
     fn note(&self, _text: &str) {}
 }
 
+/// One stage shared by work running side by side (two exports at once):
+/// each part's own stages, totals and ends are ignored, its units count
+/// toward the stage the caller started for all of them, and its notes pass.
+pub struct Shared<'a>(pub &'a dyn Progress);
+
+impl Progress for Shared<'_> {
+    fn start(&self, _label: &str, _total: u64) {}
+    fn set_total(&self, _total: u64) {}
+    fn message(&self, _text: &str) {}
+    fn advance(&self, n: u64) {
+        self.0.advance(n);
+    }
+    fn finish(&self) {}
+    fn note(&self, text: &str) {
+        self.0.note(text);
+    }
+}
+
 /// The expected time of a stage made of runs of cases that differ in cost,
 /// each run several times (rounds): a case's runs so far predict its runs
 /// left (after the first round every case's time is known); a case not

@@ -176,9 +176,9 @@ fn run_each(
     let mut docs = Vec::new();
     for k in 1..=options.runs {
         if k > 1 {
-            for name in ThreeLayouts::names("quick") {
-                super::common::remove_entry(&work.join(&name));
-            }
+            let names = ThreeLayouts::names("quick");
+            let paths: Vec<_> = names.iter().map(|n| work.join(n)).collect();
+            super::common::remove_entries(&paths);
         }
         progress.note(&format!(
             "blobbench quick: run {k} of {} (a fresh dataset)",
