@@ -36,8 +36,16 @@
 #   bench/calibrate.sh                               (20 pairs of quick, +10% and +25%)
 #   PAIRS=3 SIZES="3" COUNT=5k bench/calibrate.sh    (the small version CI runs)
 #   SUITE=fasterthanfs COUNT=2000 bench/calibrate.sh (a suite with many cases)
+#   SUITE=internal-external bench/calibrate.sh       (2 sizes x 2 page sizes of 20M
+#                                                     each: IE_ARGS for others)
+#   SUITE=run bench/calibrate.sh                     (blobbench run: one case, its
+#                                                     repetitions the samples; ARGS
+#                                                     for its options, e.g. "--random")
 #   ARGS="--rounds 15" bench/calibrate.sh            (the power more rounds buy)
 #   WARMUP=0 bench/calibrate.sh                      (no discarded run first)
+#   ARGS="--runs 6" CMP_ARGS="--threshold 5" SIZES=1.10 bench/calibrate.sh
+#                                                    (a recipe for small changes: K
+#                                                     runs a side, a lower threshold)
 #   BLOBBENCH=target/release/blobbench DIR=/mnt/ssd OUT=cal.json KEEP=1 bench/calibrate.sh
 set -euo pipefail
 shopt -s inherit_errexit
@@ -55,14 +63,27 @@ fasterthanfs)
     COUNT=${COUNT:-2000}
     INJECT_CASE=${INJECT_CASE:-read:db}
     ;;
+internal-external)
+    # A small matrix: each of its cells is a section of two cases to compare.
+    read -r -a IE <<<"${IE_ARGS:---sizes 10k,100k --page-sizes 4096,16384 --total 20M}"
+    INJECT_CASE=${INJECT_CASE:-100000-page-4096:internal}
+    ;;
+run)
+    # One dataset, made once; every run reads (or, with ARGS="--update",
+    # updates) it, and the injection goes on the target (?inject=xF).
+    COUNT=${COUNT:-20k}
+    INJECT_CASE=${INJECT_CASE:-run}
+    ;;
 *)
-    echo "SUITE=$SUITE: quick or fasterthanfs" >&2
+    echo "SUITE=$SUITE: quick, fasterthanfs, internal-external or run" >&2
     exit 2
     ;;
 esac
 read -r -a FACTORS <<<"$SIZES"
 # ARGS: more options for every run of the suite, e.g. ARGS="--rounds 15".
 read -r -a EXTRA <<<"${ARGS:-}"
+# CMP_ARGS: options for every compare, e.g. CMP_ARGS="--threshold 5".
+read -r -a CMP <<<"${CMP_ARGS:-}"
 if [ "${#FACTORS[@]}" -lt 1 ] || [ "${#FACTORS[@]}" -gt 2 ]; then
     echo "SIZES=\"$SIZES\": one or two factors, e.g. SIZES=\"1.10 1.25\"" >&2
     exit 2
@@ -101,12 +122,19 @@ fi
 case "$SUITE" in
 quick) PROBE=(quick) ;;
 fasterthanfs) PROBE=(suite fasterthanfs) ;;
+internal-external) PROBE=(suite internal-external "${IE[@]}") ;;
+run) PROBE=() ;;
 esac
 # The suite's cases, from its own refusal of one it does not have (it
-# refuses before it makes anything).
-KNOWN=$({ "$BLOBBENCH" "${PROBE[@]}" --inject "no-such-case=x1.10" 2>&1 >/dev/null || true; } | sed -n 's/.*use one of: //p')
-if [[ ", $KNOWN, " != *", $INJECT_CASE, "* ]]; then
-    echo "INJECT_CASE=$INJECT_CASE: $SUITE has no such case; use one of: $KNOWN" >&2
+# refuses before it makes anything). A run has one case: the run.
+if [ "${#PROBE[@]}" -gt 0 ]; then
+    KNOWN=$({ "$BLOBBENCH" "${PROBE[@]}" --inject "no-such-case=x1.10" 2>&1 >/dev/null || true; } | sed -n 's/.*use one of: //p')
+    if [[ ", $KNOWN, " != *", $INJECT_CASE, "* ]]; then
+        echo "INJECT_CASE=$INJECT_CASE: $SUITE has no such case; use one of: $KNOWN" >&2
+        exit 2
+    fi
+elif [ "$INJECT_CASE" != run ]; then
+    echo "INJECT_CASE=$INJECT_CASE: SUITE=run has one case, the run itself; leave INJECT_CASE unset" >&2
     exit 2
 fi
 WORK=$(mktemp -d "${DIR:-${TMPDIR:-/tmp}}/blobbench-calibrate.XXXXXX")
@@ -131,6 +159,14 @@ measure() {
     fasterthanfs)
         "$BLOBBENCH" suite fasterthanfs --dir "$WORK" --count "$COUNT" --json "$out" "${inject[@]}" "${EXTRA[@]}" >"$out.log" 2>&1
         ;;
+    internal-external)
+        "$BLOBBENCH" suite internal-external --dir "$WORK" "${IE[@]}" --json "$out" "${inject[@]}" "${EXTRA[@]}" >"$out.log" 2>&1
+        ;;
+    run)
+        local target="$WORK/run.db"
+        [ -n "$factor" ] && target="$target?inject=x$factor"
+        "$BLOBBENCH" run "$target" --json "$out" "${EXTRA[@]}" >"$out.log" 2>&1
+        ;;
     esac || {
         echo "run failed: $out (log below)" >&2
         tail -20 "$out.log" >&2
@@ -142,7 +178,7 @@ measure() {
 
 # compare $1 $2 into $3 (exit 1 is a verdict, not a failure).
 judge() {
-    "$BLOBBENCH" compare "$1" "$2" --json "$3" >"$3.log" 2>&1 || {
+    "$BLOBBENCH" compare "$1" "$2" --json "$3" "${CMP[@]}" >"$3.log" 2>&1 || {
         echo "compare failed: $1 $2 (log below)" >&2
         tail -20 "$3.log" >&2
         exit 1
@@ -177,8 +213,13 @@ SPLIT
 
 # compare the two halves of result $1 (see `halves`) into $2: an A/A inside
 # one run, its halves interleaved in time, so what the machine did between
-# runs is not in it.
+# runs is not in it. A run of `blobbench run` has repetitions, not rounds of
+# alternating cases: it has no halves to compare.
 judge_within() {
+    [ "$SUITE" = run ] && return 0
+    # K runs in one result (--runs K): compare already takes each run as
+    # one result a side, and halving its rounds would mix the runs.
+    [[ " ${EXTRA[*]} " == *" --runs "* ]] && return 0
     halves "$1"
     judge "${1%.json}.h1.json" "${1%.json}.h2.json" "$2"
 }
@@ -196,6 +237,14 @@ for ((w = 1; w <= WARMUP; w++)); do
     echo "warm-up run $w of $WARMUP (discarded)" >&2
     measure "$WORK/warmup-$w.json"
 done
+if [ "$SUITE" = run ]; then
+    echo "making the dataset: $COUNT blobs in $WORK/run.db" >&2
+    "$BLOBBENCH" init "$WORK/run.db" --count "$COUNT" -q >"$WORK/init.log" 2>&1 || {
+        echo "init failed (log below)" >&2
+        tail -20 "$WORK/init.log" >&2
+        exit 1
+    }
+fi
 started=$(date +%s)
 for ((i = 1; i <= PAIRS; i++)); do
     names=(a a2 b1)
@@ -221,7 +270,7 @@ for ((i = 1; i <= PAIRS; i++)); do
     printf 'pair %d of %d done, about %dm%02ds left\n' "$i" "$PAIRS" $((left / 60)) $((left % 60)) >&2
 done
 
-ARGS="${ARGS:-}" python3 - "$WORK" "$PAIRS" "$OUT" "$SUITE" "$INJECT_CASE" "${FACTORS[@]}" <<'PY'
+ARGS="${ARGS:-}" CMP_ARGS="${CMP_ARGS:-}" python3 - "$WORK" "$PAIRS" "$OUT" "$SUITE" "$INJECT_CASE" "${FACTORS[@]}" <<'PY'
 import json, os, sys
 work, pairs, out, suite, case = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 factors = sys.argv[6:]
@@ -300,6 +349,8 @@ within = {"runs": 0, "comparisons": 0, "flagged": 0, "flagged_corrected": 0,
           "runs_with_any": 0, "runs_with_any_corrected": 0}
 for i in range(1, pairs + 1):
     for name in ["a", "a2"] + [f"b{k}" for k in range(1, len(factors) + 1)]:
+        if not os.path.exists(f"{work}/within-{name}-{i}.cmp.json"):
+            continue  # a run of `blobbench run`: no rounds to halve
         tested = [c for c in load(f"{work}/within-{name}-{i}.cmp.json") if c["verdict"] in TESTED]
         within["runs"] += 1
         count_family(within, f"within run {name}-{i}", tested, "comparisons", "", "runs_with_any")
@@ -364,7 +415,9 @@ for k, factor in enumerate(factors, start=1):
 
 extra = os.environ.get("ARGS", "")
 runs = f"`{suite} {extra}`" if extra else f"`{suite}`"
-print(f"\ncalibration: {pairs} pair(s) of {runs}, compare at its defaults, injected into {case}")
+cmp_args = os.environ.get("CMP_ARGS", "")
+compared = f"compare {cmp_args}" if cmp_args else "compare at its defaults"
+print(f"\ncalibration: {pairs} pair(s) of {runs}, {compared}, injected into {case}")
 print(f"A/A: {aa['flagged']} of {aa['comparisons']} case comparisons flagged "
       f"({100 * share(aa['flagged'], aa['comparisons']):.1f}% false alarms; "
       f"{100 * share(aa['flagged_corrected'], aa['comparisons']):.1f}% by the drift-corrected verdicts); "
@@ -409,7 +462,7 @@ for a in alarms:
     pair = int(a["comparison"].rsplit(" ", 1)[-1].split("-")[-1])
     mark = " (loaded pair)" if pair in loaded else ""
     print(f"false alarm: {a['comparison']}: {a['case']} {a['ratio']:.2f}x, {a['verdict']}{fixed}{mark}")
-json.dump({"suite": suite, "args": extra, "pairs": pairs, "inject_case": case, "a_a": aa, "a_b": ab,
+json.dump({"suite": suite, "args": extra, "compare_args": cmp_args, "pairs": pairs, "inject_case": case, "a_a": aa, "a_b": ab,
            "within": within, "false_alarms": alarms, "loads": loads, "loaded_pairs": loaded,
            "cores": cpus, "delivered": delivered,
            "run_seconds": {"median": median(walls), "min": min(walls), "max": max(walls)}},

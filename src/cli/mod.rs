@@ -906,6 +906,9 @@ pub struct InternalExternalArgs {
     /// Where the result and its report go
     #[command(flatten)]
     pub outputs: ResultFileArgs,
+    /// Testing aid for the calibration bench (bench/calibrate.sh): a known extra cost in every timed read of one case, CASE=SPEC. CASE is SIZE-page-PAGE:SIDE, e.g. 100000-page-4096:external=x1.25 (sizes in bytes, SIDE internal or external); SPEC is +N with ns, us or ms (a fixed extra) or xF (each read's own time times F, 1 to 100). Recorded in the result; an unknown CASE is refused with the list of valid ones
+    #[arg(long, value_name = "CASE=SPEC", value_parser = Utf8Arg)]
+    pub inject: Option<String>,
 }
 
 /// The arguments of `blobbench suite fasterthanfs`.

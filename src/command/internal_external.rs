@@ -26,6 +26,9 @@ pub fn run(args: &InternalExternalArgs) -> Result<()> {
             crate::report::terminal::internal_external::render(&doc, t, colors)
         );
     }
+    for line in crate::report::terminal::run::injection_lines(&doc.runs) {
+        println!("{line}");
+    }
     crate::command::output::write_result_files(&mut doc, &args.outputs)?;
     Ok(())
 }
@@ -35,6 +38,11 @@ fn options(args: &InternalExternalArgs) -> Result<InternalExternalOptions> {
     if args.rounds == 0 {
         return Err(Error::usage("--rounds 0: at least one round is needed"));
     }
+    let inject = args
+        .inject
+        .as_deref()
+        .map(crate::store::inject::parse_case)
+        .transpose()?;
     // Internal blobs are single SQLite values: its limit, asked of the library.
     let max = crate::store::max_blob_bytes();
     if let Some(n) = args.sizes.iter().find(|&&n| n == 0 || n > max) {
@@ -60,5 +68,7 @@ fn options(args: &InternalExternalArgs) -> Result<InternalExternalOptions> {
         rounds: args.rounds,
         cold: args.cold,
         seed: args.seed,
+        inject,
     })
+    .and_then(|o| crate::suite::internal_external::check_injection(&o).map(|()| o))
 }

@@ -11,8 +11,10 @@
 //!
 //! The interval speaks of this run's rounds: it says where the median of
 //! many more rounds of this run would fall, not where a rerun tomorrow
-//! would land. The between-run answer is `compare` with several results a
-//! side, and the calibration bench (bench/calibrate.sh).
+//! would land. The between-run answer is `quick --runs K`
+//! ([`Method::BetweenRuns`]), `compare` with several results a side, and
+//! the calibration bench (bench/calibrate.sh). Every estimate written to a
+//! result says which it is (`interval_over`, [`Method::interval_over`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -59,8 +61,34 @@ pub enum Method {
     None,
 }
 
-/// A figure with its interval: `value [low-high]`, from `n` rounds.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+/// What a within-run interval spans, as results say it (`interval_over`).
+pub const OVER_ROUNDS_OF_ONE_RUN: &str = "rounds of one run";
+/// What a between-run interval spans, as results say it.
+pub const OVER_INDEPENDENT_RUNS: &str = "independent runs";
+
+impl Method {
+    /// What the interval's samples are, for a reader of the result: the
+    /// rounds of one run (a rerun can land outside it) or independent runs
+    /// (where a rerun lands); None without an interval.
+    pub fn interval_over(self) -> Option<&'static str> {
+        match self {
+            Method::None => None,
+            Method::BetweenRuns => Some(OVER_INDEPENDENT_RUNS),
+            Method::OrderStatistic
+            | Method::PairedLogOrderStatistic
+            | Method::SequentialOrderStatistic
+            | Method::PairedLogSequentialOrderStatistic
+            | Method::Bootstrap
+            | Method::PairedLogBootstrap => Some(OVER_ROUNDS_OF_ONE_RUN),
+        }
+    }
+}
+
+/// A figure with its interval: `value [low-high]`, from `n` rounds. Written
+/// to results with `interval_over` beside the method (see
+/// [`Method::interval_over`]); reading ignores it, as it follows from the
+/// method.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 pub struct Estimate {
     /// The median of the rounds (of the paired ratios for a ratio).
     pub value: f64,
@@ -76,6 +104,27 @@ pub struct Estimate {
     /// absent in results written before exact intervals and without an interval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coverage: Option<f64>,
+}
+
+impl Serialize for Estimate {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let over = self.method.interval_over();
+        let fields = 5 + usize::from(self.coverage.is_some()) + usize::from(over.is_some());
+        let mut st = s.serialize_struct("Estimate", fields)?;
+        st.serialize_field("value", &self.value)?;
+        st.serialize_field("low", &self.low)?;
+        st.serialize_field("high", &self.high)?;
+        st.serialize_field("n", &self.n)?;
+        st.serialize_field("method", &self.method)?;
+        if let Some(coverage) = self.coverage {
+            st.serialize_field("coverage", &coverage)?;
+        }
+        if let Some(over) = over {
+            st.serialize_field("interval_over", over)?;
+        }
+        st.end()
+    }
 }
 
 impl Estimate {
@@ -542,6 +591,25 @@ mod tests {
         assert!((r.low - 2.0).abs() < 1e-12 && (r.high - 2.0).abs() < 1e-12);
         assert_eq!(r.method, Method::PairedLogOrderStatistic);
         assert_eq!(r.format_ratio(), "2.00x [2.00-2.00], 75%");
+    }
+
+    #[test]
+    fn every_estimate_written_says_whether_it_spans_one_run_or_several() {
+        let within = median_estimate(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        let json = serde_json::to_value(within).unwrap();
+        assert_eq!(json["interval_over"], OVER_ROUNDS_OF_ONE_RUN);
+        let between = between_runs(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        let json = serde_json::to_value(between).unwrap();
+        assert_eq!(json["interval_over"], OVER_INDEPENDENT_RUNS);
+        assert!(
+            serde_json::to_value(Estimate::point(3.0, 1))
+                .unwrap()
+                .get("interval_over")
+                .is_none()
+        );
+        // Read back, the label is not needed: the method says it.
+        let back: Estimate = serde_json::from_value(json).unwrap();
+        assert_eq!(back, between);
     }
 
     #[test]

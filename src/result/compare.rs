@@ -41,7 +41,7 @@ impl Verdict {
 
 /// A side's samples are the rounds (or repetitions) of one run: its
 /// interval is within that run.
-pub const SAMPLES_ARE_ROUNDS: &str = "rounds of one run";
+pub const SAMPLES_ARE_ROUNDS: &str = crate::measure::estimate::OVER_ROUNDS_OF_ONE_RUN;
 /// A side's samples are one median per result or run: between runs.
 pub const SAMPLES_ARE_RESULTS: &str = "results";
 

@@ -20,6 +20,7 @@ use crate::result::internal_external::{
     page_choice_of,
 };
 use crate::result::{ResultDocument, ResultKind, Tables};
+use crate::store::inject::Injection;
 use crate::store::{ReadPath, WriteStyle};
 use crate::target::{SqliteSettings, Target};
 use crate::units::human_bytes;
@@ -69,6 +70,41 @@ pub struct InternalExternalOptions {
     pub cold: bool,
     /// Seed of the blob content.
     pub seed: u64,
+    /// A known cost in every timed read of one case (`--inject CASE=SPEC`,
+    /// a testing aid for the calibration bench), the case by its
+    /// [`case_name`].
+    pub inject: Option<(String, Injection)>,
+}
+
+/// The name `--inject CASE=SPEC` gives a case: `SIZE-page-PAGE:SIDE`, the
+/// blob size and page size in bytes and SIDE internal or external
+/// (`100000-page-4096:external`), as its runs are named.
+pub fn case_name(side: &str, size: u64, page_size: u32) -> String {
+    format!("{size}-page-{page_size}:{side}")
+}
+
+/// Refuses, before any work, an `--inject` naming no case the options make,
+/// with every case's name.
+pub fn check_injection(options: &InternalExternalOptions) -> Result<()> {
+    let Some((name, injection)) = &options.inject else {
+        return Ok(());
+    };
+    let names: Vec<String> = options
+        .sizes
+        .iter()
+        .flat_map(|&size| {
+            options.page_sizes.iter().flat_map(move |&page| {
+                ["internal", "external"].map(|side| case_name(side, size, page))
+            })
+        })
+        .collect();
+    if names.contains(name) {
+        return Ok(());
+    }
+    Err(Error::usage(format!(
+        "--inject {name}={injection}: suite internal-external has no case \"{name}\"; use one of: {}",
+        names.join(", ")
+    )))
 }
 
 /// One case's two read plans and the cell their times go to.
@@ -81,6 +117,7 @@ struct Pair {
 /// Measures every (blob size, page size) case, round after round, and
 /// returns the result with the matrix and the rules derived from it.
 pub fn run(options: &InternalExternalOptions, progress: &dyn Progress) -> Result<ResultDocument> {
+    check_injection(options)?;
     let work = WorkDir::new(
         options.dir.as_deref(),
         options.keep,
@@ -197,7 +234,8 @@ fn create_cases(
         names.push(format!("{ext_name}.files"));
         names.push(ext_name);
         progress.advance(1);
-        let read = |name: String, t: Target| {
+        let read = |side: &str, t: Target| {
+            let name = format!("{side} {size} page {page_size}");
             let mut p = plan(
                 name,
                 t,
@@ -208,6 +246,11 @@ fn create_cases(
             );
             if options.cold {
                 p.cache = CacheMode::Cold;
+            }
+            if let Some((case, injection)) = &options.inject
+                && *case == case_name(side, size, page_size)
+            {
+                p.session.inject = Some(*injection);
             }
             p
         };
@@ -224,8 +267,8 @@ fn create_cases(
         });
         pairs.push(Pair {
             cell: cells.len() - 1,
-            internal: read(format!("internal {size} page {page_size}"), internal),
-            external: read(format!("external {size} page {page_size}"), external),
+            internal: read("internal", internal),
+            external: read("external", external),
         });
     }
     Ok((pairs, names))
@@ -411,6 +454,50 @@ mod tests {
         assert_eq!(
             crossover(&[(10_000, 2.89), (100_000, 0.50), (1_000_000, 1.19)]),
             Crossover::Mixed
+        );
+    }
+
+    fn options(inject: Option<&str>) -> InternalExternalOptions {
+        InternalExternalOptions {
+            dir: None,
+            keep: false,
+            sizes: vec![1000, 4000],
+            page_sizes: vec![1024, 4096],
+            total: 8000,
+            cache_bytes: STUDY_CACHE_BYTES,
+            rounds: 1,
+            cold: false,
+            seed: 1,
+            inject: inject.map(|t| crate::store::inject::parse_case(t).unwrap()),
+        }
+    }
+
+    #[test]
+    fn an_injection_goes_into_exactly_the_case_it_names() {
+        let o = options(Some("4000-page-1024:external=x1.25"));
+        check_injection(&o).unwrap();
+        let work = WorkDir::new(None, false, "blobbench-ie-test-").unwrap();
+        let mut cells = Vec::new();
+        let mut injected = Vec::new();
+        for &size in &o.sizes {
+            let (pairs, _) =
+                create_cases(&o, &work, size, &mut cells, 4, &crate::progress::Silent).unwrap();
+            for p in pairs.iter().flat_map(|p| [&p.internal, &p.external]) {
+                if p.session.inject.is_some() {
+                    injected.push(p.name.clone());
+                }
+            }
+        }
+        assert_eq!(injected, ["external 4000 page 1024"]);
+        let e = check_injection(&options(Some("4000-page-8192:external=x1.25"))).unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.contains("has no case \"4000-page-8192:external\""),
+            "{text}"
+        );
+        assert!(
+            text.contains("use one of: 1000-page-1024:internal, 1000-page-1024:external"),
+            "{text}"
         );
     }
 

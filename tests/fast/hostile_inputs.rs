@@ -457,6 +457,11 @@ fn the_calibration_script_refuses_bad_settings_before_it_runs() {
     let tmp = tempfile::tempdir().unwrap();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/bench/calibrate.sh");
     for (name, value, needle) in [
+        (
+            "SUITE",
+            "http",
+            "SUITE=http: quick, fasterthanfs, internal-external or run",
+        ),
         ("SIZES", "abc", "abc is not a factor above 1"),
         ("SIZES", "0.9", "0.9 is not a factor above 1"),
         (
@@ -484,6 +489,31 @@ fn the_calibration_script_refuses_bad_settings_before_it_runs() {
         assert!(
             common::names_in(tmp.path()).is_empty(),
             "{name}={value} made something"
+        );
+    }
+    // A suite's case list comes from its own refusal; a run has one case.
+    for (suite, case, needle) in [
+        (
+            "internal-external",
+            "9-page-4096:internal",
+            "use one of: 10000-page-4096:internal",
+        ),
+        ("run", "read:db", "SUITE=run has one case, the run itself"),
+    ] {
+        let out = common::output(
+            std::process::Command::new("bash")
+                .arg(script)
+                .env("BLOBBENCH", env!("CARGO_BIN_EXE_blobbench"))
+                .env("TMPDIR", tmp.path())
+                .env("SUITE", suite)
+                .env("INJECT_CASE", case),
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{suite}: {err}");
+        assert!(err.contains(needle), "{suite}: {err}");
+        assert!(
+            common::names_in(tmp.path()).is_empty(),
+            "{suite} made something"
         );
     }
 }

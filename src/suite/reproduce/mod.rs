@@ -320,6 +320,7 @@ fn internal_external(scale: Scale, o: &ReproduceOptions) -> InternalExternalOpti
         rounds,
         cold: false,
         seed: 1,
+        inject: None,
     }
 }
 
