@@ -233,10 +233,6 @@ judge_within() {
 # (CI's failed calibration of stop 46 flagged that pair's two). Every
 # measured run now follows a run, as the warm-up round does for the cases
 # inside a run.
-for ((w = 1; w <= WARMUP; w++)); do
-    echo "warm-up run $w of $WARMUP (discarded)" >&2
-    measure "$WORK/warmup-$w.json"
-done
 if [ "$SUITE" = run ]; then
     echo "making the dataset: $COUNT blobs in $WORK/run.db" >&2
     "$BLOBBENCH" init "$WORK/run.db" --count "$COUNT" -q >"$WORK/init.log" 2>&1 || {
@@ -245,6 +241,10 @@ if [ "$SUITE" = run ]; then
         exit 1
     }
 fi
+for ((w = 1; w <= WARMUP; w++)); do
+    echo "warm-up run $w of $WARMUP (discarded)" >&2
+    measure "$WORK/warmup-$w.json"
+done
 started=$(date +%s)
 for ((i = 1; i <= PAIRS; i++)); do
     names=(a a2 b1)

@@ -872,6 +872,9 @@ pub struct LobArgs {
 #[derive(Args, Debug)]
 #[command(
     mut_arg("json", |a| a.required(false).default_value("internal-external.json")),
+    mut_arg("rounds", |a| a.help("Exactly N measured rounds of every cell, after one discarded warm-up round [default: 5, unless a precision option is given]")),
+    mut_arg("precision", |a| a.help("Run rounds until each cell's external/internal ratio has an interval within +/-P% of it (each cell stops on its own, on the interval's width only; the intervals printed keep 95% after stopping) [default: 5 rounds, no target; 5% when --min-rounds, --max-rounds or --max-time is given]")),
+    mut_arg("max_time", |a| a.help("Time each blob size's measured rounds may take: past it no cell starts a round beyond its --min-rounds [default: 2m]")),
 )]
 pub struct InternalExternalArgs {
     /// Where the command keeps its data
@@ -894,9 +897,11 @@ pub struct InternalExternalArgs {
     /// The pages each page size read with are printed and kept in the result.
     #[arg(long, default_value = "2000KiB", value_parser = number_in::<u64>(1, MAX_KEY))]
     pub cache_bytes: u64,
-    /// Measured rounds per case, after one discarded warm-up round (internal and external alternate)
-    #[arg(long, default_value = "5", value_parser = number_in::<u64>(1, MAX_ROUNDS))]
-    pub rounds: u64,
+    /// Rounds: each cell's internal and external reads alternate their order from round to
+    /// round, after one discarded warm-up round; 5 by default, or with --precision until each
+    /// cell's ratio is that precise (its own --max-time per blob size)
+    #[command(flatten)]
+    pub rounds: RoundsArgs,
     /// Evict the datasets from the page cache before every read pass instead of warming them
     #[arg(long)]
     pub cold: bool,
@@ -1233,6 +1238,14 @@ const BLOG_VARIANCE_SHARE: (u64, u64) = (19, 21);
 pub const QUICK_ROUNDS: DefaultRounds = DefaultRounds::Precision {
     precision: 0.05,
     max_time: std::time::Duration::from_secs(10),
+};
+
+/// internal-external's rounds when none are asked for: 5, or +/-5% within
+/// 2 minutes of rounds per blob size when a precision option is given.
+pub const INTERNAL_EXTERNAL_ROUNDS: DefaultRounds = DefaultRounds::Fixed {
+    rounds: 5,
+    precision: 0.05,
+    max_time: std::time::Duration::from_secs(120),
 };
 
 /// fasterthanfs's rounds when none are asked for: 7, or +/-3% within 10

@@ -14,7 +14,7 @@ pub fn run(args: &InternalExternalArgs) -> Result<()> {
     let options = options(args)?;
     crate::command::output::check_result_files(&args.outputs, args.folder.dir.as_deref())?;
     // compare tests each cell's internal and external case together.
-    crate::command::output::warn_if_never_judged(args.rounds, 2);
+    crate::command::output::warn_if_rule_never_judged(&options.rule, 2);
     let mut doc = crate::suite::internal_external::run(&options, &Bars::new())?;
     finish_environment(&mut doc.environment);
     crate::command::output::print_transactions(&doc);
@@ -35,9 +35,10 @@ pub fn run(args: &InternalExternalArgs) -> Result<()> {
 
 /// The lists parsed and every value checked, before any work.
 fn options(args: &InternalExternalArgs) -> Result<InternalExternalOptions> {
-    if args.rounds == 0 {
-        return Err(Error::usage("--rounds 0: at least one round is needed"));
-    }
+    let rule = args.rounds.rule(
+        crate::cli::INTERNAL_EXTERNAL_ROUNDS,
+        super::output::judged_floor(2),
+    )?;
     let inject = args
         .inject
         .as_deref()
@@ -65,7 +66,7 @@ fn options(args: &InternalExternalArgs) -> Result<InternalExternalOptions> {
         page_sizes: args.page_sizes.clone(),
         total: args.total,
         cache_bytes: args.cache_bytes,
-        rounds: args.rounds,
+        rule,
         cold: args.cold,
         seed: args.seed,
         inject,

@@ -5,7 +5,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::measure::estimate::{Estimate, median_estimate, paired_ratio};
+use crate::measure::estimate::{Estimate, Stopping, paired_ratio};
+
+use super::rounds::{RoundsRecord, RoundsRule};
 
 use super::advise::{AgainstDefault, default_page_size, other_page_sizes};
 
@@ -47,8 +49,13 @@ pub struct InternalExternalTables {
     pub total_bytes: u64,
     /// Page cache per database (bytes).
     pub cache_bytes: u64,
-    /// Measured rounds per case.
+    /// Measured rounds per case (the most any case ran).
     pub rounds: u64,
+    /// The rule the rounds followed and where each cell's cases stopped
+    /// (absent in results from before cells could stop at a precision
+    /// target, which all ran `rounds`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopping: Option<RoundsRecord>,
     /// Whether the datasets were evicted from the page cache before each read pass.
     pub cold: bool,
 }
@@ -90,14 +97,15 @@ impl Cell {
             .unwrap_or_else(|| paired_ratio(&self.external_ns_per_read, &self.internal_ns_per_read))
     }
 
-    /// The internal read time (ns) with its interval.
-    pub fn internal_estimate(&self) -> Estimate {
-        median_estimate(&finite(&self.internal_ns_per_read))
+    /// The internal read time (ns) with the interval `stopping` calls for
+    /// ([`InternalExternalTables::stopping_kind`]).
+    pub fn internal_estimate(&self, stopping: Stopping) -> Estimate {
+        stopping.median(&finite(&self.internal_ns_per_read))
     }
 
-    /// The external read time (ns) with its interval.
-    pub fn external_estimate(&self) -> Estimate {
-        median_estimate(&finite(&self.external_ns_per_read))
+    /// The external read time (ns) with the interval `stopping` calls for.
+    pub fn external_estimate(&self, stopping: Stopping) -> Estimate {
+        stopping.median(&finite(&self.external_ns_per_read))
     }
 
     /// Whether the ratio's interval contains 1.00: neither side is faster
@@ -281,6 +289,15 @@ pub fn crossover_of(points: &[RowPoint], crossings: &[Crossing]) -> Crossover {
 }
 
 impl InternalExternalTables {
+    /// How the rounds ended, for the intervals recomputed from them: on
+    /// the intervals' width when a precision target stopped them.
+    pub fn stopping_kind(&self) -> Stopping {
+        match self.stopping.as_ref().map(|r| r.rule) {
+            Some(RoundsRule::Precision(_)) => Stopping::OnWidth,
+            _ => Stopping::Fixed,
+        }
+    }
+
     /// The blob sizes measured, in the order given (the matrix's columns).
     pub fn sizes(&self) -> Vec<u64> {
         distinct(self.internal_external.iter().map(|c| c.blob_size))
@@ -447,6 +464,7 @@ mod tests {
             total_bytes: 1,
             cache_bytes: STUDY_CACHE_BYTES,
             rounds: 5,
+            stopping: None,
             cold: false,
         };
         assert_eq!(t.page_choice().chosen, 4096);

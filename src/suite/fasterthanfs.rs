@@ -252,11 +252,11 @@ fn grid(layouts: &ThreeLayouts, options: &FasterThanFsOptions, mmap: u64) -> Gri
         read_write,
         groups: [
             RoundGroup {
-                name: "reads",
+                name: "reads".into(),
                 cases: (0..first_write).collect(),
             },
             RoundGroup {
-                name: "writes",
+                name: "writes".into(),
                 cases: (first_write..cases.len()).collect(),
             },
         ],

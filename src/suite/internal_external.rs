@@ -19,14 +19,18 @@ use crate::result::internal_external::{
     Cell, InternalExternalTables, PageCrossover, RowPoint, cache_pages, crossings, crossover_of,
     page_choice_of,
 };
+use crate::result::rounds::{CaseRounds, RoundsRecord, RoundsRule};
 use crate::result::{ResultDocument, ResultKind, Tables};
 use crate::store::inject::Injection;
 use crate::store::{ReadPath, WriteStyle};
 use crate::target::{SqliteSettings, Target};
 use crate::units::human_bytes;
-use crate::workload::{CacheMode, Operation, RunPlan, execute};
+use crate::workload::{CacheMode, Operation, RunPlan, RunResult};
 
-use super::common::{Rounds, WorkDir, free_bytes, per_op_ns, plan, remove_entry, session};
+use super::common::{
+    DatasetState, ProbedReference, WorkDir, free_bytes, per_op_ns, plan, remove_entry, session,
+};
+use super::rounds::{Figure, RoundGroup, RoundPlan, run_rounds};
 
 pub use crate::result::internal_external::{Crossover, STUDY_CACHE_BYTES};
 
@@ -63,9 +67,10 @@ pub struct InternalExternalOptions {
     /// Page cache per database (bytes): cache_size = this / page size pages,
     /// rounded down ([`STUDY_CACHE_BYTES`] for the study's 2000 x 1024).
     pub cache_bytes: u64,
-    /// Measured rounds per case (at least one), after one discarded
-    /// warm-up round.
-    pub rounds: u64,
+    /// How many measured rounds each cell runs, after one discarded
+    /// warm-up round: a fixed count, or until its ratio is as precise as
+    /// asked (`--precision`; the time budget is per blob size).
+    pub rule: RoundsRule,
     /// Evict the datasets from the page cache before every read pass.
     pub cold: bool,
     /// Seed of the blob content.
@@ -174,25 +179,35 @@ fn run_in(
         crate::store::capture_environment(Some(&work.path)),
         Tables::Other(serde_json::Value::Null),
     );
-    // One step per case for creating its two datasets, one per round
-    // (warm-up included) for reading them.
-    let rounds = Rounds::after_warmup(options.rounds);
-    progress.start("internal-external", n_cases as u64 * (1 + rounds.total()));
     let mut cells: Vec<Cell> = Vec::new();
+    let mut measured = Measuring {
+        runs: Vec::new(),
+        cases: Vec::new(),
+        reference: ProbedReference::new(&work.path),
+    };
     for &size in &options.sizes {
-        let first_case = cells.len();
+        progress.start(
+            &format!("creating the {} datasets", human_bytes(size)),
+            options.page_sizes.len() as u64,
+        );
         let (pairs, names) = create_cases(options, work, size, &mut cells, n_cases, progress)?;
-        measure_rounds(
-            options, &pairs, &mut cells, &mut doc, first_case, n_cases, progress,
-        )?;
+        progress.finish();
+        measure_rounds(options, &pairs, &mut cells, &mut measured, progress)?;
         if !options.keep {
+            // One after another: an external database's removal takes
+            // its folder of blob files with it.
             for name in &names {
                 remove_entry(&work.join(name));
             }
         }
     }
-    progress.finish();
-    doc.tables = Tables::InternalExternal(tables(options, cells));
+    doc.runs = measured.runs;
+    doc.environment.reference = measured.reference.into_record();
+    let record = RoundsRecord {
+        rule: options.rule,
+        cases: measured.cases,
+    };
+    doc.tables = Tables::InternalExternal(tables(options, cells, record));
     Ok(doc)
 }
 
@@ -274,72 +289,79 @@ fn create_cases(
     Ok((pairs, names))
 }
 
-/// Rounds over one blob size's cases, after a discarded warm-up round;
-/// internal and external swap places and the page sizes reverse from one
-/// measured round to the next. Reads leave the datasets as they were, so
-/// every round meets the same state without restoring it.
+/// One blob size's cases, round after round after a discarded warm-up
+/// round: each cell's internal and external reads are a group that
+/// alternates its order from round to round and stops on its own (after the
+/// rule's rounds, or once the cell's ratio is as precise as asked). Reads
+/// leave the datasets as they were, so no state is restored between cases.
 fn measure_rounds(
     options: &InternalExternalOptions,
     pairs: &[Pair],
     cells: &mut [Cell],
-    doc: &mut ResultDocument,
-    first_case: usize,
-    n_cases: usize,
+    measured: &mut Measuring,
     progress: &dyn Progress,
 ) -> Result<()> {
-    let rounds = Rounds::after_warmup(options.rounds);
-    for step in 0..rounds.total() {
-        // None: the warm-up round, run and not recorded.
-        let measured = step.checked_sub(rounds.warmup);
-        let round = measured.unwrap_or(0);
-        let mut order: Vec<usize> = (0..pairs.len()).collect();
-        if round % 2 == 1 {
-            order.reverse();
+    let plans: Vec<RunPlan> = pairs
+        .iter()
+        .flat_map(|p| [p.internal.clone(), p.external.clone()])
+        .collect();
+    let groups: Vec<RoundGroup> = pairs
+        .iter()
+        .enumerate()
+        .map(|(i, p)| RoundGroup {
+            name: format!(
+                "{}, page {}",
+                human_bytes(cells[p.cell].blob_size),
+                cells[p.cell].page_size
+            ),
+            cases: vec![2 * i, 2 * i + 1],
+        })
+        .collect();
+    let figures: Vec<Figure> = (0..pairs.len())
+        .map(|i| Figure {
+            numerator: 2 * i + 1,
+            denominator: 2 * i,
+            with_checkpoint: false,
+        })
+        .collect();
+    let rounds = run_rounds(
+        &plans,
+        &groups,
+        &figures,
+        RoundPlan::after_warmup(options.rule),
+        progress,
+        &DatasetState::capture(&[])?,
+        &mut measured.reference,
+    )?;
+    for (i, p) in pairs.iter().enumerate() {
+        let cell = &mut cells[p.cell];
+        for r in &rounds.results[2 * i] {
+            // What SQLite read with, as it reported it back.
+            cell.cache_pages = r
+                .store
+                .settings
+                .get("cache_size")
+                .and_then(|v| v.as_i64())
+                .or(cell.cache_pages);
+            cell.internal_ns_per_read.push(per_op_ns(r, false));
         }
-        for i in order {
-            let pair = &pairs[i];
-            let cell = &mut cells[pair.cell];
-            progress.message(&format!(
-                "case {}/{n_cases}: {}, page {}: {}",
-                first_case + i + 1,
-                human_bytes(cell.blob_size),
-                cell.page_size,
-                match measured {
-                    None => "warm-up".to_string(),
-                    Some(k) => format!("round {}/{}", k + 1, options.rounds),
-                }
-            ));
-            let internal_first = round % 2 == 0;
-            for is_internal in [internal_first, !internal_first] {
-                let p = if is_internal {
-                    &pair.internal
-                } else {
-                    &pair.external
-                };
-                let mut r = execute(p, &crate::progress::Silent)?.without_failures()?;
-                if measured.is_none() {
-                    continue;
-                }
-                let t = per_op_ns(&r, false);
-                if is_internal {
-                    // What SQLite read with, as it reported it back.
-                    cell.cache_pages = r
-                        .store
-                        .settings
-                        .get("cache_size")
-                        .and_then(|v| v.as_i64())
-                        .or(cell.cache_pages);
-                    cell.internal_ns_per_read.push(t);
-                } else {
-                    cell.external_ns_per_read.push(t);
-                }
-                r.name = format!("{} (round {})", r.name, round + 1);
-                doc.runs.push(r);
-            }
-            progress.advance(1);
+        for r in &rounds.results[2 * i + 1] {
+            cell.external_ns_per_read.push(per_op_ns(r, false));
         }
     }
+    measured.runs.extend(rounds.results.into_iter().flatten());
+    measured.cases.extend(rounds.record.cases);
     Ok(())
+}
+
+/// What the blob sizes' rounds gathered, in the order they ran.
+struct Measuring {
+    /// Every run of every measured round.
+    runs: Vec<RunResult>,
+    /// Where each case stopped.
+    cases: Vec<CaseRounds>,
+    /// The machine reference, probed before each cell's every round.
+    reference: ProbedReference,
 }
 
 /// The study's figure for a cell, when it measured that blob size and page size.
@@ -353,10 +375,16 @@ fn seed_of(page_size: u32, size: u64) -> Option<f64> {
 
 /// The result's tables: every cell with its ratio, the best page size and
 /// each page size's crossover.
-fn tables(options: &InternalExternalOptions, mut cells: Vec<Cell>) -> InternalExternalTables {
-    // The ratio is paired round by round, with its interval.
+fn tables(
+    options: &InternalExternalOptions,
+    mut cells: Vec<Cell>,
+    record: RoundsRecord,
+) -> InternalExternalTables {
+    // The ratio is paired round by round, with the interval its rounds'
+    // stopping calls for.
+    let stopping = options.rule.stopping();
     for c in &mut cells {
-        let e = c.ratio_estimate();
+        let e = stopping.ratio(&c.external_ns_per_read, &c.internal_ns_per_read);
         c.external_over_internal = e.value;
         c.ratio = Some(e);
     }
@@ -404,7 +432,8 @@ fn tables(options: &InternalExternalOptions, mut cells: Vec<Cell>) -> InternalEx
         crossover: crossovers,
         total_bytes: options.total,
         cache_bytes: options.cache_bytes,
-        rounds: options.rounds,
+        rounds: record.range().1,
+        stopping: Some(record),
         cold: options.cold,
     }
 }
@@ -465,7 +494,7 @@ mod tests {
             page_sizes: vec![1024, 4096],
             total: 8000,
             cache_bytes: STUDY_CACHE_BYTES,
-            rounds: 1,
+            rule: RoundsRule::Fixed { rounds: 1 },
             cold: false,
             seed: 1,
             inject: inject.map(|t| crate::store::inject::parse_case(t).unwrap()),

@@ -531,15 +531,15 @@ fn groups(cases: &[Case], read_cases: usize) -> Vec<RoundGroup> {
     };
     vec![
         RoundGroup {
-            name: "reads",
+            name: "reads".into(),
             cases: (0..read_cases).collect(),
         },
         RoundGroup {
-            name: "updates",
+            name: "updates".into(),
             cases: of_row(UPDATE_CASE),
         },
         RoundGroup {
-            name: "durable writes",
+            name: "durable writes".into(),
             cases: of_row(DURABLE_CASE_ROW),
         },
     ]

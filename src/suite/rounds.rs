@@ -19,7 +19,7 @@ use super::common::{DatasetState, ProbedReference, per_op_ns};
 #[derive(Debug, Clone)]
 pub struct RoundGroup {
     /// What the group measures, as printed ("reads", "durable writes").
-    pub name: &'static str,
+    pub name: String,
     /// Its cases (indexes into the plans).
     pub cases: Vec<usize>,
 }
@@ -347,7 +347,7 @@ impl<'a> Runner<'a> {
                     i,
                     CaseRounds {
                         case: self.cases[i].name.clone(),
-                        group: group.name.to_string(),
+                        group: group.name.clone(),
                         rounds: self.results[i].len() as u64,
                         stopped: if failed { StopReason::Failed } else { reason },
                         half_width: if failed { None } else { widest },

@@ -466,6 +466,77 @@ fn quick_rounds_stop_at_the_precision_target_and_say_why() {
     }
 }
 
+/// suite internal-external --precision: each cell (its internal and
+/// external reads) stops on its own once its ratio is that precise, the
+/// result says where and why, and the cell's interval is the kind that
+/// keeps 95% after stopping; an injected cost lands in the one case named.
+#[test]
+fn internal_external_cells_stop_at_the_precision_target_and_say_why() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let out = ok(
+        d,
+        &[
+            "suite",
+            "internal-external",
+            "--sizes",
+            "2k,20k",
+            "--page-sizes",
+            "4096",
+            "--total",
+            "400k",
+            "--precision",
+            "20%",
+            "--max-rounds",
+            "8",
+            "--inject",
+            "20000-page-4096:external=x2",
+            "--dir",
+            "data",
+            "--json",
+            "ie.json",
+        ],
+    );
+    assert!(out.contains("each group until +/-20%"), "{out}");
+    assert!(out.contains("rounds, target +/-20% (6-8 rounds"), "{out}");
+    let doc = json(&d.join("ie.json"));
+    let t = &doc["tables"];
+    let cases = t["stopping"]["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 4, "{t}");
+    for c in cases {
+        let rounds = c["rounds"].as_u64().unwrap();
+        assert!((6..=8).contains(&rounds), "{c}");
+        let width = c["half_width"].as_f64().unwrap();
+        match c["stopped"].as_str().unwrap() {
+            "precision" => assert!(width <= 0.2, "{c}"),
+            "ceiling" | "time-budget" => assert!(width > 0.2, "{c}"),
+            other => panic!("stopped: {other} in {c}"),
+        }
+    }
+    for cell in t["internal_external"].as_array().unwrap() {
+        let rounds = cell["internal_ns_per_read"].as_array().unwrap().len();
+        assert!((6..=8).contains(&rounds), "{cell}");
+        assert_eq!(
+            cell["ratio"]["method"], "paired-log-sequential-order-statistic",
+            "{cell}"
+        );
+    }
+    let injected: Vec<&str> = doc["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| !r["plan"]["session"]["inject"].is_null())
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert!(!injected.is_empty());
+    assert!(
+        injected
+            .iter()
+            .all(|n| n.starts_with("external 20000 page 4096 (round ")),
+        "{injected:?}"
+    );
+}
+
 /// quick --runs K: K independent runs on fresh datasets in one result,
 /// each figure between the runs, and compare reading each run as one
 /// result a side.

@@ -57,10 +57,12 @@ pub fn render(doc: &ResultDocument, t: &InternalExternalTables, colors: bool) ->
     let _ = writeln!(
         out,
         "blobbench suite internal-external: external time / internal time, {} of content per case, \
-random order, {} cache, median of {} rounds [95% interval], paired round by round",
+random order, {} cache, {} (median of this run's rounds [95% interval]), paired round by round",
         human_bytes(t.total_bytes),
         if t.cold { "cold" } else { "warm" },
-        t.rounds
+        t.stopping
+            .as_ref()
+            .map_or_else(|| format!("{} rounds", t.rounds), |r| r.header())
     );
     let _ = writeln!(out, "{}", cache_line(t, &page_sizes));
     out.push_str(
@@ -78,6 +80,13 @@ random order, {} cache, median of {} rounds [95% interval], paired round by roun
         );
     }
     for line in notes(estimates.iter()) {
+        let _ = writeln!(out, "{line}");
+    }
+    for line in t
+        .stopping
+        .iter()
+        .flat_map(|r| r.lines("--max-rounds, --max-time (per blob size)"))
+    {
         let _ = writeln!(out, "{line}");
     }
     out.push_str("\nthe study (2011: SQLite 3.7.8, Linux ext4, SATA disk):\n");

@@ -80,8 +80,8 @@ fn cells_table(tables: &InternalExternalTables) -> DataTable {
             c.blob_size.to_string(),
             c.page_size.to_string(),
             c.count.to_string(),
-            super::quick::time_us(&c.internal_estimate()),
-            super::quick::time_us(&c.external_estimate()),
+            super::quick::time_us(&c.internal_estimate(tables.stopping_kind())),
+            super::quick::time_us(&c.external_estimate(tables.stopping_kind())),
             format!("{}{mark}", super::quick::ratio_estimate(&e)),
             c.seed
                 .and_then(finite)

@@ -317,7 +317,7 @@ fn internal_external(scale: Scale, o: &ReproduceOptions) -> InternalExternalOpti
         page_sizes,
         total,
         cache_bytes: STUDY_CACHE_BYTES,
-        rounds,
+        rule: crate::result::rounds::RoundsRule::Fixed { rounds },
         cold: false,
         seed: 1,
         inject: None,
