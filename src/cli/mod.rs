@@ -1231,10 +1231,10 @@ const KVTEST_VARIANCE_SHARE: (u64, u64) = (1, 5);
 /// The blog's 200..4000 KiB: 2100 KiB +/- 1900 KiB.
 const BLOG_VARIANCE_SHARE: (u64, u64) = (19, 21);
 
-/// quick's rounds when none are asked for: +/-5%, within 10 s of rounds,
-/// so the whole command takes under 20 s on a 2-core machine (making and
-/// removing the datasets and the warm-up round take about 6 s, a round
-/// about 1.8 s).
+/// quick's rounds when none are asked for: +/-5%, within 10 s of rounds:
+/// on a 2-core machine the floor of 6 rounds (about 2 s each) already
+/// fills it, and making and removing the datasets and the warm-up round
+/// take about 6 s more, so the whole command takes 20-24 s.
 pub const QUICK_ROUNDS: DefaultRounds = DefaultRounds::Precision {
     precision: 0.05,
     max_time: std::time::Duration::from_secs(10),
