@@ -36,11 +36,7 @@ fn options(args: &FasterThanFsArgs) -> Result<FasterThanFsOptions> {
         crate::cli::FASTERTHANFS_ROUNDS,
         super::output::judged_floor(FASTERTHANFS_CASES),
     )?;
-    let inject = args
-        .inject
-        .as_deref()
-        .map(crate::store::inject::parse_case)
-        .transpose()?;
+    let inject = crate::store::inject::parse_optional_case(args.inject.as_deref())?;
     crate::command::output::check_result_files(&args.outputs, args.folder.dir.as_deref())?;
     let spec = spec_from_options(
         args.count,

@@ -39,11 +39,7 @@ fn options(args: &InternalExternalArgs) -> Result<InternalExternalOptions> {
         crate::cli::INTERNAL_EXTERNAL_ROUNDS,
         super::output::judged_floor(2),
     )?;
-    let inject = args
-        .inject
-        .as_deref()
-        .map(crate::store::inject::parse_case)
-        .transpose()?;
+    let inject = crate::store::inject::parse_optional_case(args.inject.as_deref())?;
     // Internal blobs are single SQLite values: its limit, asked of the library.
     let max = crate::store::max_blob_bytes();
     if let Some(n) = args.sizes.iter().find(|&&n| n == 0 || n > max) {

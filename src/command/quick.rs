@@ -20,11 +20,7 @@ pub fn run(args: &QuickArgs) -> Result<()> {
     let rule = args
         .rounds
         .rule(crate::cli::QUICK_ROUNDS, super::output::judged_floor(cases))?;
-    let inject = args
-        .inject
-        .as_deref()
-        .map(crate::store::inject::parse_case)
-        .transpose()?;
+    let inject = crate::store::inject::parse_optional_case(args.inject.as_deref())?;
     if let Some((case, _)) = &inject
         && case.ends_with(":s3")
         && args.s3.is_none()

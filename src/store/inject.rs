@@ -146,6 +146,11 @@ pub fn parse_case(text: &str) -> Result<(String, Injection)> {
     }
 }
 
+/// `--inject CASE=SPEC` when given (the suites' option), parsed.
+pub fn parse_optional_case(text: Option<&str>) -> Result<Option<(String, Injection)>> {
+    text.map(parse_case).transpose()
+}
+
 /// What an injection delivered: the timed operations' own time and the
 /// extra spun after them, summed over the sessions that share it, ns. A run
 /// records it, so a result says whether its named cost was delivered.
