@@ -308,8 +308,12 @@ restart_galera_node() {
     old=$(_gl_pid "$n")
     _gl_pids=()
     _gl_alive "$old" && { _gl_shutdown "$n" || return 1; }
-    # No saved state: the node asks its donor for everything.
-    [ "$sst" = --sst ] && rm -f "$dir/data/grastate.dat"
+    # No saved state: the node asks its donor for everything. Removing only
+    # grastate.dat is not enough: MariaDB recovers the position InnoDB
+    # recorded and asks for an IST (seen in CI), so the folder is emptied.
+    if [ "$sst" = --sst ]; then
+        rm -rf "$dir/data" && mkdir "$dir/data" && rm -f "$dir/mysqld.pid"
+    fi
     _gl_own "$n"
     lines=$(wc -l <"$dir/server.log" 2>/dev/null || echo 0)
     started=$SECONDS
