@@ -88,8 +88,10 @@ impl PrecisionTarget {
     /// The rounds a group is expected to take in all, for the time left
     /// shown: an interval narrows as one over the square root of the
     /// rounds, so a width `widest` after `rounds` rounds needs about
-    /// `rounds * (widest / target)^2`, between the floor and the ceiling.
-    pub fn projected_rounds(&self, rounds: u64, widest: Option<f64>) -> u64 {
+    /// `rounds * (widest / target)^2`, between the floor and the ceiling,
+    /// and no more than the time budget holds at the pace so far
+    /// (`elapsed` seconds for `rounds` rounds).
+    pub fn projected_rounds(&self, rounds: u64, widest: Option<f64>, elapsed: f64) -> u64 {
         let need = match widest {
             Some(w) if w > 0.0 && rounds > 0 => {
                 (rounds as f64 * (w / self.half_width).powi(2)).ceil() as u64
@@ -97,7 +99,15 @@ impl PrecisionTarget {
             Some(_) => rounds,
             None => self.max_rounds,
         };
-        need.clamp(self.min_rounds.max(rounds), self.max_rounds.max(rounds))
+        let budget_holds = if rounds > 0 && elapsed > 0.0 && self.max_seconds.is_finite() {
+            // The budget is checked after each round: the round that
+            // passes it is the last.
+            (self.max_seconds * rounds as f64 / elapsed).ceil() as u64
+        } else {
+            u64::MAX
+        };
+        need.min(budget_holds)
+            .clamp(self.min_rounds.max(rounds), self.max_rounds.max(rounds))
     }
 
     /// The target as printed: "+/-3% (6-30 rounds, 60 s)".
@@ -167,16 +177,26 @@ mod tests {
     #[test]
     fn projection_follows_the_square_root_law_within_floor_and_ceiling() {
         let t = target(0.03);
-        assert_eq!(t.projected_rounds(6, Some(0.06)), 24);
-        assert_eq!(t.projected_rounds(6, Some(0.01)), 6);
-        assert_eq!(t.projected_rounds(6, Some(0.3)), 30);
+        assert_eq!(t.projected_rounds(6, Some(0.06), 1.0), 24);
+        assert_eq!(t.projected_rounds(6, Some(0.01), 1.0), 6);
+        assert_eq!(t.projected_rounds(6, Some(0.3), 1.0), 30);
         assert_eq!(
-            t.projected_rounds(2, Some(0.01)),
+            t.projected_rounds(2, Some(0.01), 1.0),
             6,
             "never below the floor"
         );
-        assert_eq!(t.projected_rounds(6, None), 30);
+        assert_eq!(t.projected_rounds(6, None, 1.0), 30);
         assert_eq!(t.describe(), "+/-3% (6-30 rounds, inf s)");
+        let budget = PrecisionTarget {
+            max_seconds: 10.0,
+            ..t
+        };
+        // 2 s a round: the 5th round passes 10 s, but the floor is 6.
+        assert_eq!(budget.projected_rounds(2, Some(0.3), 4.0), 6);
+        // 0.5 s a round: 20 rounds fill the budget, short of the ceiling.
+        assert_eq!(budget.projected_rounds(6, Some(0.3), 3.0), 20);
+        assert_eq!(budget.projected_rounds(6, Some(0.06), 3.0), 20);
+        assert_eq!(budget.projected_rounds(6, Some(0.04), 3.0), 11);
     }
 
     /// Draws rounds from `draw` until the rule stops, then reports whether

@@ -263,7 +263,7 @@ impl<'a> Runner<'a> {
                 let widest = self.widest(&live);
                 (
                     t.stop_after(k, widest, elapsed),
-                    t.projected_rounds(k, widest),
+                    t.projected_rounds(k, widest, elapsed),
                     widest,
                 )
             }
