@@ -38,6 +38,9 @@
 #   SUITE=fasterthanfs COUNT=2000 bench/calibrate.sh (a suite with many cases)
 #   SUITE=internal-external bench/calibrate.sh       (2 sizes x 2 page sizes of 20M
 #                                                     each: IE_ARGS for others)
+#   SUITE=http bench/calibrate.sh                    (suite http, 200 blobs of 100k,
+#                                                     -c 4, 10 rounds; HTTP_ARGS for
+#                                                     others; INJECT_CASE a system)
 #   SUITE=run bench/calibrate.sh                     (blobbench run: one case, its
 #                                                     repetitions the samples; ARGS
 #                                                     for its options, e.g. "--random")
@@ -68,6 +71,14 @@ internal-external)
     read -r -a IE <<<"${IE_ARGS:---sizes 10k,100k --page-sizes 4096,16384 --total 20M}"
     INJECT_CASE=${INJECT_CASE:-100000-page-4096:internal}
     ;;
+http)
+    # Small blobs, one level, two systems (SQLite's kv table and the
+    # folder), ten rounds: every system at one level is a section of cases.
+    # The injection waits inside each request of the system (no spin: the
+    # load generator takes no core from the servers).
+    read -r -a HTTP <<<"${HTTP_ARGS:---count 200 --size 100k --variance 0 -c 4 -t 5s --rounds 10 --layout kv}"
+    INJECT_CASE=${INJECT_CASE:-dir}
+    ;;
 run)
     # One dataset, made once; every run reads (or, with ARGS="--update",
     # updates) it, and the injection goes on the target (?inject=xF).
@@ -75,7 +86,7 @@ run)
     INJECT_CASE=${INJECT_CASE:-run}
     ;;
 *)
-    echo "SUITE=$SUITE: quick, fasterthanfs, internal-external or run" >&2
+    echo "SUITE=$SUITE: quick, fasterthanfs, internal-external, http or run" >&2
     exit 2
     ;;
 esac
@@ -123,6 +134,7 @@ case "$SUITE" in
 quick) PROBE=(quick) ;;
 fasterthanfs) PROBE=(suite fasterthanfs) ;;
 internal-external) PROBE=(suite internal-external "${IE[@]}") ;;
+http) PROBE=(suite http "${HTTP[@]}") ;;
 run) PROBE=() ;;
 esac
 # The suite's cases, from its own refusal of one it does not have (it
@@ -162,6 +174,9 @@ measure() {
     internal-external)
         "$BLOBBENCH" suite internal-external --dir "$WORK" "${IE[@]}" --json "$out" "${inject[@]}" "${EXTRA[@]}" >"$out.log" 2>&1
         ;;
+    http)
+        "$BLOBBENCH" suite http --dir "$WORK" "${HTTP[@]}" --json "$out" "${inject[@]}" "${EXTRA[@]}" >"$out.log" 2>&1
+        ;;
     run)
         local target="$WORK/run.db"
         [ -n "$factor" ] && target="$target?inject=x$factor"
@@ -195,12 +210,18 @@ src = sys.argv[1]
 with open(src) as f:
     doc = json.load(f)
 round_of = lambda run: int(re.search(r"\(round (\d+)\)$", run["name"]).group(1))
-rounds = max(round_of(r) for r in doc["runs"])
 reference = doc["environment"].get("reference") or {}
+http = doc["tables"].get("http")
+if http:  # suite http: each system's rounds per level, in round order
+    rounds = max(len(level) for s in http["http"] for level in s.get("rounds", [[]]))
+else:
+    rounds = max(round_of(r) for r in doc["runs"])
 for which in (0, 1):
     keep = lambda k: ((k - 1) // 2) % 2 == which
     half = copy.deepcopy(doc)
     half["runs"] = [r for r in doc["runs"] if keep(round_of(r))]
+    for s in (half["tables"]["http"]["http"] if http else []):
+        s["rounds"] = [[f for k, f in enumerate(level, start=1) if keep(k)] for level in s.get("rounds", [])]
     if reference:
         half["environment"]["reference"] = {
             name: [x for i, x in enumerate(samples) if keep(i // max(1, len(samples) // rounds) + 1)]
@@ -400,8 +421,30 @@ def per_round(path):
 def relative(times, case, ref):
     return median([times[case][k] / times[ref][k] for k in times[case] if k in times[ref]])
 
+def per_round_http(path):
+    """suite http: each system's rounds at the first level as times (one
+    over requests/s), so the injected system's over the other's reads as
+    the slowdown; the system with an injection named."""
+    with open(path) as f:
+        systems = json.load(f)["tables"]["http"]["http"]
+    times = {s["system"]: {k: 1 / f["requests_per_s"] for k, f in enumerate(s["rounds"][0], start=1)}
+             for s in systems if s.get("rounds")}
+    injected = next((s["system"] for s in systems if s.get("injected")), None)
+    return times, injected
+
 delivered = []
 for k, factor in enumerate(factors, start=1):
+    if suite == "http":
+        by = {"quiet": [], "loaded": []}
+        for i in range(1, pairs + 1):
+            b, case = per_round_http(f"{work}/b{k}-{i}.json")
+            a, _ = per_round_http(f"{work}/{'a' if k == 1 else 'a2'}-{i}.json")
+            refs = [n for n in b if case and n != case and n in a]
+            if case in a and refs:
+                ratio = relative(b, case, refs[0]) / relative(a, case, refs[0])
+                by["loaded" if i in loaded else "quiet"].append(ratio)
+        delivered.append({"factor": float(factor), **by})
+        continue
     by = {"quiet": [], "loaded": []}
     for i in range(1, pairs + 1):
         b, case = per_round(f"{work}/b{k}-{i}.json")
@@ -441,7 +484,7 @@ for row in ab:
         print(f"  warning: {row['missing']} comparison(s) did not mark the injected case")
 for d in delivered:
     parts = [f"{len(d[k])} {k} pair(s) {median(d[k]):.3f}x" for k in ("quiet", "loaded") if d[k]]
-    print(f"x{d['factor']:.2f} delivered (the injected case over an untouched one of its operation, B's over A's, "
+    print(f"x{d['factor']:.2f} delivered (the injected case over an untouched one: of its operation, or for http the other system; B's over A's, "
           f"median): {'; '.join(parts) or 'no pair had an untouched case to set it against'}")
 walls = []
 for i in range(1, pairs + 1):

@@ -796,6 +796,9 @@ pub struct HttpSuiteArgs {
     /// Another server over the same blobs: NAME=FILE of URLs (one per line)
     #[arg(long, value_name = "NAME=URLFILE", value_parser = values::extra_server)]
     pub extra: Vec<values::ExtraServerArg>,
+    /// Testing aid for the calibration bench (bench/calibrate.sh): a known extra wait in every request of one system, SYSTEM=SPEC, e.g. dir=x1.25. SYSTEM is sqlite-blog, sqlite-kv, dir or an --extra NAME; SPEC is +N with ns, us or ms (a fixed wait) or xF (each request's own time, sent to body read, times F, 1 to 100). The wait falls inside the request's timed interval and takes no core (as if the server answered later); recorded in the result with what it delivered. An unknown SYSTEM is refused with the list of valid ones
+    #[arg(long, value_name = "SYSTEM=SPEC", value_parser = Utf8Arg)]
+    pub inject: Option<String>,
     /// Where the command keeps its data
     #[command(flatten)]
     pub folder: WorkFolderArgs,

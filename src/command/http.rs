@@ -16,6 +16,7 @@ use crate::target::SqliteLayout;
 /// Runs `suite http`.
 pub fn run(args: &HttpSuiteArgs) -> Result<()> {
     let options = options(args)?;
+    crate::suite::http::check_injection(&options)?;
     crate::command::output::check_result_files(&args.outputs, args.folder.dir.as_deref())?;
     // compare tests the systems of one level together: the databases, the folder, the extras.
     let systems = options.layouts.len() + 1 + options.extras.len();
@@ -68,6 +69,7 @@ fn options(args: &HttpSuiteArgs) -> Result<HttpOptions> {
         extras,
         dir: args.folder.dir.clone(),
         keep: args.folder.keep,
+        inject: crate::store::inject::parse_optional_case(args.inject.as_deref())?,
     })
 }
 

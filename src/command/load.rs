@@ -88,6 +88,7 @@ pub fn run(args: &LoadArgs) -> Result<()> {
             timeout: *args.timeout,
             verify: verify.clone(),
             max_errors,
+            inject: None,
         };
         bars.start(&format!("-c {c}"), 1000);
         let scheduled = schedule.map(|s| s.wait_for(i, &bars));

@@ -11,7 +11,7 @@ use crate::target::{Target, split_injection};
 pub fn run(args: &ServeArgs) -> Result<()> {
     if let (_, Some(spec)) = split_injection(&args.target)? {
         return Err(Error::usage(format!(
-            "inject={spec}: inject is a testing aid for timed runs (blobbench run, quick, suite fasterthanfs); serve refuses it: drop ?inject= from the target"
+            "inject={spec}: inject is a testing aid for timed runs (blobbench run, quick, suite fasterthanfs, internal-external; suite http --inject waits in the load instead); serve refuses it: drop ?inject= from the target"
         )));
     }
     if args.max_connections == 0 {

@@ -28,6 +28,8 @@ use crate::progress::Progress;
 use crate::result::load::{
     ERROR_EVENTS_KEPT, ErrorEvent, ErrorKind, OpenLoopStats, TIMELINE_BUCKET_NS, Timeline, WallSpan,
 };
+use crate::result::run::InjectedExtra;
+use crate::store::inject::Injection;
 // The records a level produces are result types; re-exported so callers of
 // the load generator find them here.
 pub use crate::result::load::{Errors, LevelResult, Order};
@@ -148,6 +150,9 @@ pub struct LoadPlan {
     /// Stop the level early once this many requests failed (None: go on to
     /// its end whatever fails).
     pub max_errors: Option<crate::result::budget::ErrorBudget>,
+    /// A known extra wait inside every successful request's timed interval
+    /// (a testing aid for the calibration bench; see [`Injector`]).
+    pub inject: Option<Injection>,
 }
 
 struct WorkerOutcome {
@@ -172,6 +177,8 @@ struct WorkerOutcome {
     cut: u64,
     /// The server's clock against this one's, from its Date headers.
     clock: clock::OffsetBounds,
+    /// With an injection: the requests' own time and the waits added.
+    injected: InjectedExtra,
 }
 
 impl Default for WorkerOutcome {
@@ -189,6 +196,10 @@ impl Default for WorkerOutcome {
             timeline: Timeline::new(TIMELINE_BUCKET_NS),
             cut: 0,
             clock: clock::OffsetBounds::default(),
+            injected: InjectedExtra {
+                own_ns: 0,
+                extra_ns: 0,
+            },
         }
     }
 }
@@ -574,6 +585,7 @@ async fn worker(shared: Arc<Shared>, id: u64) -> WorkerOutcome {
     let mut rng = 0x9E3779B97F4A7C15u64 ^ (id + 1).wrapping_mul(0xBF58476D1CE4E5B9);
     let mut body_buf = Vec::new();
     let mut pacer = shared.plan.rate.map(|_| pacing::Pacer::new());
+    let mut injector = shared.plan.inject.map(Injector::new);
     let mut dates = clock::DateCache::default();
     let mut reported = 0;
     loop {
@@ -644,6 +656,10 @@ async fn worker(shared: Arc<Shared>, id: u64) -> WorkerOutcome {
                 shared.started_unix_ns + t.duration_since(shared.started).as_nanos() as u64
             };
             out.clock.record(date, unix(sent), unix(r.done));
+        }
+        let mut result = result;
+        if let (Some(injector), Ok(Ok(r))) = (&mut injector, &mut result) {
+            r.done = injector.wait_after(sent, r.done, &mut out.injected).await;
         }
         let times = Times {
             started: shared.started,
@@ -764,6 +780,16 @@ impl LevelOutcome {
     /// Mean response time of the successful requests, ns (0 without any).
     pub fn mean_ns(&self) -> f64 {
         self.all.latencies.summary().mean_ns
+    }
+
+    /// With an injection: the requests' own time and the waits it added.
+    pub fn injected(&self) -> Option<InjectedExtra> {
+        self.plan.inject.map(|_| self.all.injected)
+    }
+
+    /// The injection its plan named, if any.
+    pub fn plan_injection(&self) -> Option<Injection> {
+        self.plan.inject
     }
 
     /// Adds `later`, run after this one: its failures are timed from this
@@ -931,6 +957,60 @@ impl WorkerOutcome {
         self.cut += o.cut;
         self.timeline.add(&o.timeline);
         self.clock.absorb(&o.clock);
+        self.injected.own_ns += o.injected.own_ns;
+        self.injected.extra_ns += o.injected.extra_ns;
+    }
+}
+
+/// A known extra wait after each successful response of one worker, inside
+/// its timed interval (before its end is read): the calibration bench's
+/// injected cost for HTTP. Unlike the store's injection, it waits without
+/// spinning (a timerfd, then yields; the worker's other requests go on),
+/// so the load generator takes no core from the server under test: the
+/// request is as if its server answered later. A wait that ends late (a
+/// busy machine) is credited against the waits after it, so a run's total
+/// extra stays what was named.
+struct Injector {
+    injection: Injection,
+    pacer: pacing::Pacer,
+    /// The extra still owed (negative: paid ahead), ns.
+    owed_ns: i64,
+}
+
+impl Injector {
+    fn new(injection: Injection) -> Injector {
+        Injector {
+            injection,
+            pacer: pacing::Pacer::new(),
+            owed_ns: 0,
+        }
+    }
+
+    /// Waits the extra a request sent at `sent` and done at `done` owes;
+    /// returns its new end and adds both times to `totals`.
+    async fn wait_after(
+        &mut self,
+        sent: Instant,
+        done: Instant,
+        totals: &mut InjectedExtra,
+    ) -> Instant {
+        let own = done.saturating_duration_since(sent).as_nanos() as u64;
+        totals.own_ns += own;
+        let extra = self.injection.extra_ns(own);
+        self.owed_ns = self
+            .owed_ns
+            .saturating_add(i64::try_from(extra).unwrap_or(i64::MAX));
+        if self.owed_ns <= 0 {
+            return done;
+        }
+        self.pacer
+            .wait_until(done + Duration::from_nanos(self.owed_ns as u64))
+            .await;
+        let end = Instant::now();
+        let waited = end.saturating_duration_since(done).as_nanos() as u64;
+        self.owed_ns -= i64::try_from(waited).unwrap_or(i64::MAX);
+        totals.extra_ns += waited;
+        end
     }
 }
 
@@ -1036,6 +1116,7 @@ mod tests {
             timeout: Duration::from_secs(1),
             verify: None,
             max_errors: None,
+            inject: None,
         }
     }
 

@@ -184,11 +184,12 @@ pub fn lob_measures(doc: &ResultDocument, push: &mut dyn FnMut(Measure)) {
 /// and level, one sample per round where the suite ran rounds.
 pub fn http_measures(doc: &ResultDocument, push: &mut dyn FnMut(Measure)) {
     let (command, tables) = (doc.command.as_str(), &doc.tables);
+    let suite_system = |system: &str| match tables {
+        Tables::Http(t) => t.http.iter().find(|s| s.system == system),
+        _ => None,
+    };
     let rounds = |system: &str, i: usize| -> Option<Vec<f64>> {
-        let Tables::Http(t) = tables else {
-            return None;
-        };
-        let s = t.http.iter().find(|s| s.system == system)?;
+        let s = suite_system(system)?;
         let r: Vec<f64> = s.rounds.get(i)?.iter().map(|f| f.requests_per_s).collect();
         (!r.is_empty()).then_some(r)
     };
@@ -209,7 +210,9 @@ pub fn http_measures(doc: &ResultDocument, push: &mut dyn FnMut(Measure)) {
                 samples: rounds(system, i).unwrap_or_else(|| vec![l.requests_per_s]),
                 conditions: Vec::new(),
                 section: format!("c={}{rate_text}", l.concurrency),
-                injected: None,
+                injected: suite_system(system)
+                    .and_then(|s| s.injected)
+                    .map(|i| i.inject.to_string()),
             });
         }
     }

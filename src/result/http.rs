@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::load::{LevelResult, Order};
 use crate::dataset::{DatasetSpec, SizeDistribution};
 use crate::measure::estimate::{Estimate, median_estimate, paired_ratio};
+use crate::store::inject::Injection;
 
 /// What one measured round of one level gave one system.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -34,6 +35,29 @@ pub struct HttpSystem {
     /// order (absent in results from before rounds: one run per level).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rounds: Vec<Vec<RoundFigures>>,
+    /// A known wait injected into every request of this system (a testing
+    /// aid of the calibration bench), and what it delivered over the
+    /// measured rounds of every level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub injected: Option<InjectedRequests>,
+}
+
+/// What `suite http --inject SYSTEM=SPEC` added to a system's requests.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct InjectedRequests {
+    /// The injection as given (`x1.25`, `+200us`).
+    pub inject: Injection,
+    /// The requests' own time (sent to body read), summed, ns.
+    pub own_ns: u64,
+    /// The waits added after them, summed, ns.
+    pub extra_ns: u64,
+}
+
+impl InjectedRequests {
+    /// The requests' time with the waits over their own time.
+    pub fn delivered_factor(&self) -> Option<f64> {
+        (self.own_ns > 0).then(|| 1.0 + self.extra_ns as f64 / self.own_ns as f64)
+    }
 }
 
 impl HttpSystem {
@@ -273,6 +297,7 @@ mod tests {
             table: None,
             levels: rates.iter().map(level).collect(),
             rounds: Vec::new(),
+            injected: None,
         }
     }
 

@@ -97,8 +97,9 @@ impl Injection {
         Err(bad("start with + (a fixed extra) or x (a factor)"))
     }
 
-    /// The spin after an operation whose own time was `own_ns`.
-    fn extra_ns(self, own_ns: u64) -> u64 {
+    /// The extra (a spin, or a wait) after an operation whose own time was
+    /// `own_ns`, ns.
+    pub fn extra_ns(self, own_ns: u64) -> u64 {
         match self {
             Injection::Fixed { ns } => ns,
             Injection::Scaled { factor } => ((factor - 1.0) * own_ns as f64).ceil() as u64,

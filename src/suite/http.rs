@@ -17,8 +17,11 @@ use crate::error::{Error, Result};
 use crate::http::load::{LevelOutcome, LoadPlan, Order, Url, measure_level, parse_url};
 use crate::measure::cache;
 use crate::progress::{Progress, Silent};
-use crate::result::http::{HttpSystem, HttpTables, RoundFigures, describe_order, describe_sizes};
+use crate::result::http::{
+    HttpSystem, HttpTables, InjectedRequests, RoundFigures, describe_order, describe_sizes,
+};
 use crate::result::{ResultDocument, ResultKind, Tables};
+use crate::store::inject::Injection;
 use crate::store::{self, Access, FileLayout};
 use crate::target::{SqliteLayout, Target};
 use crate::units::human_bytes;
@@ -52,6 +55,9 @@ pub struct HttpOptions {
     pub dir: Option<PathBuf>,
     /// Keep the datasets after the run.
     pub keep: bool,
+    /// A known extra wait in every request of one system (SYSTEM, the
+    /// injection): a testing aid for the calibration bench.
+    pub inject: Option<(String, Injection)>,
 }
 
 /// A server the suite does not start (e.g. nginx over the exported files):
@@ -120,12 +126,16 @@ struct System {
     files: Vec<PathBuf>,
     /// Per level: the measured rounds merged, and each round's figures.
     results: Vec<(LevelOutcome, Vec<RoundFigures>)>,
+    /// The wait injected into its requests, if any, and what the measured
+    /// rounds delivered.
+    injected: Option<InjectedRequests>,
 }
 
 /// Runs the suite: builds the dataset in a work folder, serves it from a
 /// database and from a folder, loads every system at every level and
 /// returns the result (nothing printed, nothing written but the datasets).
 pub fn run(options: &HttpOptions, progress: &dyn Progress) -> Result<ResultDocument> {
+    check_injection(options)?;
     let work = WorkDir::new(options.dir.as_deref(), options.keep, "blobbench-http-")?;
     let mut names: Vec<String> = options.layouts.iter().map(|l| db_name(*l)).collect();
     let dbs: Vec<(SqliteLayout, PathBuf)> = options
@@ -140,6 +150,30 @@ pub fn run(options: &HttpOptions, progress: &dyn Progress) -> Result<ResultDocum
     work.remove(&names, outcome.is_err());
     work.report_kept(progress);
     outcome
+}
+
+/// The systems the suite loads, by name, in table order.
+fn system_names(options: &HttpOptions) -> Vec<String> {
+    let mut names: Vec<String> = options.layouts.iter().map(|l| system_name(*l)).collect();
+    names.push("dir".into());
+    names.extend(options.extras.iter().map(|e| e.name.clone()));
+    names
+}
+
+/// Checks `--inject`'s system before any work; an unknown one is refused
+/// with every system's name.
+pub fn check_injection(options: &HttpOptions) -> Result<()> {
+    let Some((name, injection)) = &options.inject else {
+        return Ok(());
+    };
+    let names = system_names(options);
+    if names.contains(name) {
+        return Ok(());
+    }
+    Err(Error::usage(format!(
+        "--inject {name}={injection}: suite http has no system \"{name}\"; use one of: {}",
+        names.join(", ")
+    )))
 }
 
 /// The database file of `layout` in the work folder.
@@ -210,6 +244,7 @@ fn run_in(
         urls: e.urls.clone(),
         files: Vec::new(),
         results: Vec::new(),
+        injected: None,
     }));
     load_all(options, &mut systems, progress)?;
     drop(servers);
@@ -227,6 +262,7 @@ fn run_in(
                     table: s.table,
                     levels,
                     rounds,
+                    injected: s.injected,
                 }
             })
             .collect(),
@@ -284,6 +320,7 @@ fn local_system(
         urls,
         files: store::open(target, Access::ReadOnly)?.files()?,
         results: Vec::new(),
+        injected: None,
     })
 }
 
@@ -335,6 +372,7 @@ fn load_all(options: &HttpOptions, systems: &mut [System], progress: &dyn Progre
                     timeout: Duration::from_secs(30),
                     verify: None,
                     max_errors: None,
+                    inject: injection_for(options, &s.name),
                 };
                 // The level's own progress would overwrite this stage's.
                 let outcome = runtime.block_on(measure_level(plan, &Silent));
@@ -342,6 +380,7 @@ fn load_all(options: &HttpOptions, systems: &mut [System], progress: &dyn Progre
                 walked[i] += outcome.requests();
                 progress.advance(1);
                 if !warmup {
+                    add_injected(&mut systems[i].injected, &outcome);
                     add_round(&mut merged[i], outcome);
                 }
             }
@@ -352,6 +391,29 @@ fn load_all(options: &HttpOptions, systems: &mut [System], progress: &dyn Progre
     }
     progress.finish();
     Ok(())
+}
+
+/// The injection `--inject` names for `system`, if it names that one.
+fn injection_for(options: &HttpOptions, system: &str) -> Option<Injection> {
+    options
+        .inject
+        .as_ref()
+        .filter(|(name, _)| name == system)
+        .map(|(_, i)| *i)
+}
+
+/// Adds what a measured round's injection delivered to its system's sum.
+fn add_injected(sum: &mut Option<InjectedRequests>, outcome: &LevelOutcome) {
+    let (Some(inject), Some(d)) = (outcome.plan_injection(), outcome.injected()) else {
+        return;
+    };
+    let s = sum.get_or_insert(InjectedRequests {
+        inject,
+        own_ns: 0,
+        extra_ns: 0,
+    });
+    s.own_ns += d.own_ns;
+    s.extra_ns += d.extra_ns;
 }
 
 /// `warm-up 1/1`, `round 3/5`: where the suite is, for the progress line.

@@ -459,8 +459,8 @@ fn the_calibration_script_refuses_bad_settings_before_it_runs() {
     for (name, value, needle) in [
         (
             "SUITE",
-            "http",
-            "SUITE=http: quick, fasterthanfs, internal-external or run",
+            "aging",
+            "SUITE=aging: quick, fasterthanfs, internal-external, http or run",
         ),
         ("SIZES", "abc", "abc is not a factor above 1"),
         ("SIZES", "0.9", "0.9 is not a factor above 1"),
@@ -498,6 +498,7 @@ fn the_calibration_script_refuses_bad_settings_before_it_runs() {
             "9-page-4096:internal",
             "use one of: 10000-page-4096:internal",
         ),
+        ("http", "nginx", "use one of: sqlite-kv, dir"),
         ("run", "read:db", "SUITE=run has one case, the run itself"),
     ] {
         let out = common::output(

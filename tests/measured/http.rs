@@ -255,6 +255,67 @@ fn http_suite_serves_both_sides_and_adds_extra_servers() {
     common::usage_error(d, &["suite", "http", "-c", "0"], "-c 0");
 }
 
+/// `suite http --inject dir=x2`: the folder's every request waits as long
+/// again inside its timed interval (the waits at least the factor asks,
+/// late wake-ups credited), the result records it on that system only,
+/// the table says so, and compare marks the case.
+#[test]
+#[ignore = "measured tier: run scripts/test.sh --measured"]
+fn an_injected_wait_falls_in_one_systems_requests_and_is_marked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let suite = |json: &str, inject: &[&str]| {
+        let mut args = vec![
+            "suite",
+            "http",
+            "--count",
+            "40",
+            "--size",
+            "30k",
+            "--variance",
+            "0",
+            "-c",
+            "2",
+            "-t",
+            "1s",
+            "--rounds",
+            "4",
+            "--layout",
+            "kv",
+            "--dir",
+            "work",
+            "--json",
+            json,
+        ];
+        args.extend(inject);
+        ok(d, &args)
+    };
+    suite("plain.json", &[]);
+    let out = suite("injected.json", &["--inject", "dir=x2"]);
+    assert!(
+        out.contains("injected x2 per request into dir: a testing aid"),
+        "{out}"
+    );
+    let doc = json(&d.join("injected.json"));
+    let systems = doc["tables"]["http"].as_array().unwrap();
+    assert!(systems[0]["injected"].is_null(), "{}", systems[0]);
+    let i = &systems[1]["injected"];
+    assert_eq!(i["inject"], "x2", "{i}");
+    let (own, extra) = (
+        i["own_ns"].as_u64().unwrap(),
+        i["extra_ns"].as_u64().unwrap(),
+    );
+    // Each wait ends at or after what is owed, a late end is credited: the
+    // extra is never short of (x - 1) times the own time, and over at most
+    // by the last wake-up's lateness.
+    assert!(own > 0 && extra >= own, "{i}");
+    assert!(extra < 2 * own, "{i}");
+    let cmp = common::run(d, &["compare", "plain.json", "injected.json"]);
+    let text = String::from_utf8_lossy(&cmp.stdout);
+    assert!(text.contains("dir c=2 (injected: after x2)"), "{text}");
+    assert!(!text.contains("sqlite-kv c=2 (injected"), "{text}");
+}
+
 #[test]
 #[ignore = "measured tier: run scripts/test.sh --measured"]
 fn open_loop_latency_is_counted_from_each_requests_due_time() {

@@ -56,6 +56,18 @@ pub fn render(t: &HttpTables) -> String {
             out.push('\n');
         }
     }
+    for s in &t.http {
+        if let Some(i) = &s.injected {
+            let delivered = i
+                .delivered_factor()
+                .map(|f| format!("; delivered x{f:.3} (the waits over the requests' own time)"))
+                .unwrap_or_default();
+            out.push_str(&format!(
+                "injected {} per request into {}: a testing aid (calibration), its figures include it{delivered}\n",
+                i.inject, s.system
+            ));
+        }
+    }
     out.push_str(&blog_lines(t));
     for s in &t.http {
         let errors: u64 = s.levels.iter().map(|r| r.errors.total()).sum();

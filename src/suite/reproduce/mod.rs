@@ -337,6 +337,7 @@ fn http(scale: Scale, o: &ReproduceOptions) -> Result<HttpOptions> {
         extras: Vec::new(),
         dir: o.dir.clone(),
         keep: o.keep,
+        inject: None,
     })
 }
 
