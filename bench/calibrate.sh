@@ -213,14 +213,14 @@ round_of = lambda run: int(re.search(r"\(round (\d+)\)$", run["name"]).group(1))
 reference = doc["environment"].get("reference") or {}
 http = doc["tables"].get("http")
 if http:  # suite http: each system's rounds per level, in round order
-    rounds = max(len(level) for s in http["http"] for level in s.get("rounds", [[]]))
+    rounds = max(len(level) for s in http for level in s.get("rounds", [[]]))
 else:
     rounds = max(round_of(r) for r in doc["runs"])
 for which in (0, 1):
     keep = lambda k: ((k - 1) // 2) % 2 == which
     half = copy.deepcopy(doc)
     half["runs"] = [r for r in doc["runs"] if keep(round_of(r))]
-    for s in (half["tables"]["http"]["http"] if http else []):
+    for s in (half["tables"]["http"] if http else []):
         s["rounds"] = [[f for k, f in enumerate(level, start=1) if keep(k)] for level in s.get("rounds", [])]
     if reference:
         half["environment"]["reference"] = {
@@ -426,7 +426,7 @@ def per_round_http(path):
     over requests/s), so the injected system's over the other's reads as
     the slowdown; the system with an injection named."""
     with open(path) as f:
-        systems = json.load(f)["tables"]["http"]["http"]
+        systems = json.load(f)["tables"]["http"]
     times = {s["system"]: {k: 1 / f["requests_per_s"] for k, f in enumerate(s["rounds"][0], start=1)}
              for s in systems if s.get("rounds")}
     injected = next((s["system"] for s in systems if s.get("injected")), None)

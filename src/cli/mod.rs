@@ -787,9 +787,27 @@ pub struct HttpSuiteArgs {
     #[arg(long, value_enum, default_value = "both")]
     pub layout: TableChoice,
     /// Measured rounds per level and system (each -t / N long), the systems' order reversed
-    /// every round; every figure is their median with its interval over this run's rounds
+    /// every round; every figure is their median with its interval over this run's rounds.
+    /// With a precision option the rounds keep that length and their number follows the target
     #[arg(long, default_value = "5", value_parser = number_in::<u32>(1, 1000))]
     pub rounds: u32,
+    /// Run rounds at each level until every system's ratio to the first has an interval within
+    /// +/-P% of it (on the interval's width only, never its verdict; the intervals printed keep
+    /// 95% after stopping) [default: --rounds rounds, no target; 5% when --min-rounds,
+    /// --max-rounds or --max-time is given]
+    #[arg(long, value_name = "P%", help_heading = "Rounds", value_parser = values::precision)]
+    pub precision: Option<f64>,
+    /// Rounds every level runs before the precision is looked at (6 or more) [default: 6, or
+    /// the fewest at which compare can judge the level's systems together, if more]
+    #[arg(long, value_name = "N", help_heading = "Rounds", value_parser = number_in::<u64>(crate::result::rounds::MIN_FLOOR, crate::units::MAX_ROUNDS))]
+    pub min_rounds: Option<u64>,
+    /// Rounds after which a level stops, precise or not [default: 30]
+    #[arg(long, value_name = "N", help_heading = "Rounds", value_parser = number_in::<u64>(crate::result::rounds::MIN_FLOOR, crate::units::MAX_ROUNDS))]
+    pub max_rounds: Option<u64>,
+    /// Time a level's measured rounds may take: past it no round starts beyond --min-rounds
+    /// [default: 2m per level]
+    #[arg(long, value_name = "DURATION", help_heading = "Rounds", value_parser = duration_in(std::time::Duration::from_secs(1), std::time::Duration::from_secs(7 * 86_400)))]
+    pub max_time: Option<humantime::Duration>,
     /// Rounds of the same length run first at each level and discarded
     #[arg(long, default_value = "1", value_parser = number_in::<u32>(0, 100))]
     pub warmup: u32,
@@ -1250,6 +1268,12 @@ pub const INTERNAL_EXTERNAL_ROUNDS: DefaultRounds = DefaultRounds::Fixed {
     precision: 0.05,
     max_time: std::time::Duration::from_secs(120),
 };
+
+/// suite http's target when a precision option is given: +/-5% within 2
+/// minutes of rounds per level (--rounds sets the rounds otherwise).
+pub const HTTP_PRECISION: f64 = 0.05;
+/// The time budget of suite http's precision target, per level.
+pub const HTTP_MAX_TIME: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// fasterthanfs's rounds when none are asked for: 7, or +/-3% within 10
 /// minutes of rounds when a precision option is given.

@@ -20,7 +20,7 @@ pub fn run(args: &HttpSuiteArgs) -> Result<()> {
     crate::command::output::check_result_files(&args.outputs, args.folder.dir.as_deref())?;
     // compare tests the systems of one level together: the databases, the folder, the extras.
     let systems = options.layouts.len() + 1 + options.extras.len();
-    crate::command::output::warn_if_never_judged(u64::from(options.rounds), systems);
+    crate::command::output::warn_if_rule_never_judged(&options.rule, systems);
     let mut doc = crate::suite::http::run(&options, &Bars::new())?;
     crate::command::output::finish_environment(&mut doc.environment);
     if let Tables::Http(t) = &doc.tables {
@@ -53,12 +53,33 @@ fn options(args: &HttpSuiteArgs) -> Result<HttpOptions> {
             humantime::format_duration(round)
         )));
     }
-    let extras = args.extra.iter().map(extra_server).collect::<Result<_>>()?;
+    let extras: Vec<ExtraServer> = args.extra.iter().map(extra_server).collect::<Result<_>>()?;
+    let systems = match args.layout {
+        TableChoice::Both => 2,
+        _ => 1,
+    } + 1
+        + extras.len();
+    let rounds = crate::cli::RoundsArgs {
+        rounds: None,
+        precision: args.precision,
+        min_rounds: args.min_rounds,
+        max_rounds: args.max_rounds,
+        max_time: args.max_time,
+    };
+    let rule = rounds.rule(
+        crate::cli::DefaultRounds::Fixed {
+            rounds: u64::from(args.rounds),
+            precision: crate::cli::HTTP_PRECISION,
+            max_time: crate::cli::HTTP_MAX_TIME,
+        },
+        super::output::judged_floor(systems),
+    )?;
     Ok(HttpOptions {
         dataset,
         levels: args.concurrency.clone(),
         duration: *args.duration,
         rounds: args.rounds,
+        rule,
         warmup: args.warmup,
         order: Order::from(args.order),
         layouts: match args.layout {

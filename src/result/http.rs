@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use super::load::{LevelResult, Order};
 use crate::dataset::{DatasetSpec, SizeDistribution};
-use crate::measure::estimate::{Estimate, median_estimate, paired_ratio};
+use crate::measure::estimate::{Estimate, Stopping};
+use crate::result::rounds::RoundsRecord;
 use crate::store::inject::Injection;
 
 /// What one measured round of one level gave one system.
@@ -40,6 +41,11 @@ pub struct HttpSystem {
     /// measured rounds of every level.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub injected: Option<InjectedRequests>,
+    /// Whether its rounds stopped on the width of their intervals
+    /// (`--precision`): its intervals then use the ranks that keep 95%
+    /// after such a stop.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stopped_on_width: bool,
 }
 
 /// What `suite http --inject SYSTEM=SPEC` added to a system's requests.
@@ -84,8 +90,17 @@ impl HttpSystem {
         Some(if rounds.is_empty() {
             Estimate::point(one(level), 1)
         } else {
-            median_estimate(rounds)
+            self.stopping().median(rounds)
         })
+    }
+
+    /// How its rounds ended, which sets its intervals' ranks.
+    fn stopping(&self) -> Stopping {
+        if self.stopped_on_width {
+            Stopping::OnWidth
+        } else {
+            Stopping::Fixed
+        }
     }
 
     /// This system's requests/s over `base`'s at level `i`: the median of
@@ -97,7 +112,7 @@ impl HttpSystem {
             return Some(Estimate::point(a.requests_per_s / b.requests_per_s, 1));
         }
         let rate = |r: &[RoundFigures]| r.iter().map(|f| f.requests_per_s).collect::<Vec<_>>();
-        Some(paired_ratio(&rate(mine), &rate(theirs)))
+        Some(self.stopping().ratio(&rate(mine), &rate(theirs)))
     }
 }
 
@@ -120,6 +135,14 @@ pub struct HttpTables {
     /// (absent in results from before rounds).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warmup_rounds: Option<u32>,
+    /// How long each round lasted, ns (absent in results from before
+    /// `--precision`, whose rounds lasted `duration_ns` over their number).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round_ns: Option<u64>,
+    /// The rounds' rule and where each level stopped (absent in results
+    /// from before `--precision`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopping: Option<RoundsRecord>,
 }
 
 impl HttpTables {
@@ -272,6 +295,8 @@ mod tests {
             duration_ns: 1,
             order: None,
             warmup_rounds: None,
+            round_ns: None,
+            stopping: None,
         };
         assert_eq!(t.url_order(), Order::Random);
         let text = serde_json::to_string(&t).unwrap();
@@ -298,6 +323,7 @@ mod tests {
             levels: rates.iter().map(level).collect(),
             rounds: Vec::new(),
             injected: None,
+            stopped_on_width: false,
         }
     }
 
@@ -314,6 +340,8 @@ mod tests {
             duration_ns: 1,
             order: None,
             warmup_rounds: None,
+            round_ns: None,
+            stopping: None,
         };
         let b = t.blog_beside().expect("dir and a database");
         assert_eq!((b.files.as_str(), b.db.as_str()), ("dir", "sqlite-blog"));

@@ -16,10 +16,13 @@ use crate::dataset::DatasetSpec;
 use crate::error::{Error, Result};
 use crate::http::load::{LevelOutcome, LoadPlan, Order, Url, measure_level, parse_url};
 use crate::measure::cache;
+use crate::measure::estimate::{Estimate, paired_ratio_sequential};
+use crate::measure::precision::StopReason;
 use crate::progress::{Progress, Silent};
 use crate::result::http::{
     HttpSystem, HttpTables, InjectedRequests, RoundFigures, describe_order, describe_sizes,
 };
+use crate::result::rounds::{CaseRounds, RoundsRecord, RoundsRule};
 use crate::result::{ResultDocument, ResultKind, Tables};
 use crate::store::inject::Injection;
 use crate::store::{self, Access, FileLayout};
@@ -38,9 +41,13 @@ pub struct HttpOptions {
     /// How long each system is loaded at each level, in all: split into
     /// `rounds` rounds of equal length.
     pub duration: Duration,
-    /// Measured rounds per level and system, the systems' order
-    /// alternating from round to round.
+    /// The rounds `duration` is split into: each round lasts
+    /// `duration / rounds`.
     pub rounds: u32,
+    /// How many measured rounds each level runs: `rounds` of them, or
+    /// until a precision target is met (the systems' order alternating
+    /// from round to round either way).
+    pub rule: RoundsRule,
     /// Rounds of the same length run first at each level and discarded.
     pub warmup: u32,
     /// Which URL each connection asks for next: the list in order (siege's
@@ -129,6 +136,8 @@ struct System {
     /// The wait injected into its requests, if any, and what the measured
     /// rounds delivered.
     injected: Option<InjectedRequests>,
+    /// Whether its levels' rounds stopped on their intervals' width.
+    stopped_on_width: bool,
 }
 
 /// Runs the suite: builds the dataset in a work folder, serves it from a
@@ -245,8 +254,9 @@ fn run_in(
         files: Vec::new(),
         results: Vec::new(),
         injected: None,
+        stopped_on_width: false,
     }));
-    load_all(options, &mut systems, progress)?;
+    let stopping = load_all(options, &mut systems, progress)?;
     drop(servers);
     let tables = HttpTables {
         http: systems
@@ -263,6 +273,7 @@ fn run_in(
                     levels,
                     rounds,
                     injected: s.injected,
+                    stopped_on_width: s.stopped_on_width,
                 }
             })
             .collect(),
@@ -270,6 +281,8 @@ fn run_in(
         duration_ns: options.duration.as_nanos() as u64,
         order: Some(options.order),
         warmup_rounds: Some(options.warmup),
+        round_ns: Some(options.duration.as_nanos() as u64 / u64::from(options.rounds.max(1))),
+        stopping: Some(stopping),
     };
     Ok(ResultDocument::new(
         ResultKind::Http,
@@ -321,42 +334,55 @@ fn local_system(
         files: store::open(target, Access::ReadOnly)?.files()?,
         results: Vec::new(),
         injected: None,
+        stopped_on_width: false,
     })
 }
 
 /// Loads every system at every level in rounds (warm-up rounds first,
 /// discarded), the systems' order reversed from one round to the next, the
-/// page cache warmed before each run.
-fn load_all(options: &HttpOptions, systems: &mut [System], progress: &dyn Progress) -> Result<()> {
+/// page cache warmed before each run; each level's rounds stop as the rule
+/// says. Returns where each level stopped.
+fn load_all(
+    options: &HttpOptions,
+    systems: &mut [System],
+    progress: &dyn Progress,
+) -> Result<RoundsRecord> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| Error::io("cannot start the runtime", Path::new("load"), e))?;
-    let rounds = options.warmup + options.rounds;
-    let runs = options.levels.len() * systems.len() * rounds as usize;
-    progress.start("loading", runs as u64);
+    let per_level = u64::from(options.warmup) + options.rule.floor();
+    let n = systems.len() as u64;
+    progress.start("loading", options.levels.len() as u64 * n * per_level);
     let round_time = options.duration / options.rounds.max(1);
+    let mut cases = Vec::new();
     let mut turn = 0usize;
-    for &c in &options.levels {
+    let mut done = 0u64;
+    for (l, &c) in options.levels.iter().enumerate() {
         let mut merged: Vec<Option<(LevelOutcome, Vec<RoundFigures>)>> =
             systems.iter().map(|_| None).collect();
         // Where each system's walk of its URL list is: a round goes on
         // from where the last left off, as one siege run would.
         let mut walked = vec![0u64; systems.len()];
-        for round in 0..rounds {
+        let mut measuring_since = None;
+        let mut round = 0u32;
+        let (reason, widest) = loop {
+            let warmup = round < options.warmup;
+            if !warmup && measuring_since.is_none() {
+                measuring_since = Some(std::time::Instant::now());
+            }
             let mut order: Vec<usize> = (0..systems.len()).collect();
             if turn % 2 == 1 {
                 order.reverse();
             }
             turn += 1;
-            let warmup = round < options.warmup;
             for i in order {
                 crate::interrupt::check()?;
                 let s = &systems[i];
                 progress.message(&format!(
                     "-c {c}: {} {}",
                     s.name,
-                    round_label(round, options.warmup, options.rounds)
+                    round_label(round, options.warmup, options.rule)
                 ));
                 cache::warm(&s.files)?;
                 let mut urls = s.urls.clone();
@@ -379,18 +405,86 @@ fn load_all(options: &HttpOptions, systems: &mut [System], progress: &dyn Progre
                 crate::interrupt::check()?;
                 walked[i] += outcome.requests();
                 progress.advance(1);
+                done += 1;
                 if !warmup {
                     add_injected(&mut systems[i].injected, &outcome);
                     add_round(&mut merged[i], outcome);
                 }
             }
-        }
+            round += 1;
+            if warmup {
+                continue;
+            }
+            let measured = u64::from(round - options.warmup);
+            let elapsed = measuring_since.map_or(0.0, |t| t.elapsed().as_secs_f64());
+            let (stop, projected, widest) = judge(options.rule, measured, &merged, elapsed);
+            if let Some(reason) = stop {
+                break (reason, widest);
+            }
+            let later_levels = (options.levels.len() - l - 1) as u64;
+            progress.set_total(
+                done + (projected.saturating_sub(measured) + later_levels * per_level) * n,
+            );
+        };
+        let on_width = matches!(options.rule, RoundsRule::Precision(_));
         for (s, m) in systems.iter_mut().zip(merged) {
+            let rounds = m.as_ref().map_or(0, |(_, r)| r.len() as u64);
+            cases.push(CaseRounds {
+                case: format!("{} c={c}", s.name),
+                group: format!("c={c}"),
+                rounds,
+                stopped: reason,
+                half_width: widest,
+            });
             s.results.extend(m);
+            s.stopped_on_width |= on_width;
         }
     }
     progress.finish();
-    Ok(())
+    Ok(RoundsRecord {
+        rule: options.rule,
+        cases,
+    })
+}
+
+/// After `measured` rounds of a level: whether it stops and why, the
+/// rounds it is now expected to take, and the widest relative half-width
+/// of its ratios (each system's requests/s over the first's, paired round
+/// by round; intervals of the sequential rule, which keeps 95% when the
+/// rounds stop on their width).
+fn judge(
+    rule: RoundsRule,
+    measured: u64,
+    merged: &[Option<(LevelOutcome, Vec<RoundFigures>)>],
+    elapsed: f64,
+) -> (Option<StopReason>, u64, Option<f64>) {
+    match rule {
+        RoundsRule::Fixed { rounds } => (
+            (measured >= rounds).then_some(StopReason::Fixed),
+            rounds,
+            None,
+        ),
+        RoundsRule::Precision(t) => {
+            let rates = |m: &Option<(LevelOutcome, Vec<RoundFigures>)>| -> Vec<f64> {
+                m.as_ref()
+                    .map(|(_, r)| r.iter().map(|f| f.requests_per_s).collect())
+                    .unwrap_or_default()
+            };
+            let base = merged.first().map(rates).unwrap_or_default();
+            let widest = merged
+                .iter()
+                .skip(1)
+                .map(|m| paired_ratio_sequential(&rates(m), &base))
+                .filter(Estimate::has_interval)
+                .map(|e| e.half_width())
+                .reduce(f64::max);
+            (
+                t.stop_after(measured, widest, elapsed),
+                t.projected_rounds(measured, widest, elapsed),
+                widest,
+            )
+        }
+    }
 }
 
 /// The injection `--inject` names for `system`, if it names that one.
@@ -416,12 +510,16 @@ fn add_injected(sum: &mut Option<InjectedRequests>, outcome: &LevelOutcome) {
     s.extra_ns += d.extra_ns;
 }
 
-/// `warm-up 1/1`, `round 3/5`: where the suite is, for the progress line.
-fn round_label(round: u32, warmup: u32, rounds: u32) -> String {
+/// `warm-up 1/1`, `round 3/5`, `round 7 (of 6-30)`: where the suite is,
+/// for the progress line.
+fn round_label(round: u32, warmup: u32, rule: RoundsRule) -> String {
     if round < warmup {
-        format!("warm-up {}/{warmup}", round + 1)
-    } else {
-        format!("round {}/{rounds}", round - warmup + 1)
+        return format!("warm-up {}/{warmup}", round + 1);
+    }
+    let k = round - warmup + 1;
+    match rule {
+        RoundsRule::Fixed { rounds } => format!("round {k}/{rounds}"),
+        RoundsRule::Precision(t) => format!("round {k} (of {}-{})", t.min_rounds, t.max_rounds),
     }
 }
 

@@ -718,6 +718,11 @@ const SUITE_CLOCKS: &[(&str, usize, &str)] = &[
     ),
     ("suite/sweep/mod.rs", 1, "the sweep's --time-budget"),
     (
+        "suite/http.rs",
+        1,
+        "when a level's measured rounds began, for --max-time (the load times every request itself)",
+    ),
+    (
         "suite/reproduce/mod.rs",
         1,
         "reproduce's --budget: the time left, shown with each experiment, and each experiment's wall time",

@@ -183,20 +183,6 @@ fn quick_refuses_an_unknown_case_naming_the_valid_ones() {
         ],
         "suite fasterthanfs has no case \"read-random:db\"; use one of: read:db, read-blob-api:db,",
     );
-    usage_error(
-        d,
-        &[
-            "suite",
-            "http",
-            "--inject",
-            "nginx=x1.25",
-            "--extra",
-            "other=none.txt",
-            "--dir",
-            "data",
-        ],
-        "none.txt",
-    );
     std::fs::write(d.join("urls.txt"), "http://127.0.0.1:9/blobs/1\n").unwrap();
     usage_error(
         d,

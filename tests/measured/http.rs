@@ -316,6 +316,85 @@ fn an_injected_wait_falls_in_one_systems_requests_and_is_marked() {
     assert!(!text.contains("sqlite-kv c=2 (injected"), "{text}");
 }
 
+/// `suite http --precision`: each level runs rounds until its ratios are
+/// within the target or the ceiling, records where each stopped, and says
+/// so under the table.
+#[test]
+#[ignore = "measured tier: run scripts/test.sh --measured"]
+fn http_levels_stop_at_the_precision_target_and_say_why() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let out = ok(
+        d,
+        &[
+            "suite",
+            "http",
+            "--count",
+            "40",
+            "--size",
+            "30k",
+            "--variance",
+            "0",
+            "-c",
+            "1,2",
+            "-t",
+            "600ms",
+            "--rounds",
+            "6",
+            "--layout",
+            "kv",
+            "--precision",
+            "50%",
+            "--max-rounds",
+            "8",
+            "--dir",
+            "work",
+            "--json",
+            "h.json",
+        ],
+    );
+    assert!(
+        out.contains("rounds per level and system as the target needed")
+            && out.contains("after 1 warm-up, each level until +/-50%), keep-alive"),
+        "{out}"
+    );
+    assert!(
+        out.contains("rounds, target +/-50% (6-8 rounds, 120 s): c=1 "),
+        "{out}"
+    );
+    let doc = json(&d.join("h.json"));
+    let stopping = &doc["tables"]["stopping"];
+    assert_eq!(stopping["rule"]["rule"], "precision", "{stopping}");
+    assert_eq!(stopping["rule"]["half_width"], 0.5, "{stopping}");
+    let cases = stopping["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 4, "{stopping}");
+    for c in cases {
+        let rounds = c["rounds"].as_u64().unwrap();
+        assert!((6..=8).contains(&rounds), "{c}");
+        assert!(
+            ["precision", "ceiling"].contains(&c["stopped"].as_str().unwrap()),
+            "{c}"
+        );
+    }
+    for s in doc["tables"]["http"].as_array().unwrap() {
+        assert_eq!(s["stopped_on_width"], true, "{s}");
+        // Each level's rounds are the ones its record counts.
+        for (l, level) in s["rounds"].as_array().unwrap().iter().enumerate() {
+            let name = format!("{} c={}", s["system"].as_str().unwrap(), l + 1);
+            let c = cases.iter().find(|c| c["case"] == name.as_str()).unwrap();
+            assert_eq!(
+                level.as_array().unwrap().len() as u64,
+                c["rounds"].as_u64().unwrap()
+            );
+        }
+    }
+    common::usage_error(
+        d,
+        &["suite", "http", "--min-rounds", "9", "--max-rounds", "8"],
+        "--min-rounds 9 is above --max-rounds 8",
+    );
+}
+
 #[test]
 #[ignore = "measured tier: run scripts/test.sh --measured"]
 fn open_loop_latency_is_counted_from_each_requests_due_time() {

@@ -18,12 +18,24 @@ use crate::units::human_duration_ns;
 /// The whole terminal report of a `suite http` result, lines ending in "\n".
 pub fn render(t: &HttpTables) -> String {
     let spec = &t.dataset;
+    let on_target = t
+        .stopping
+        .as_ref()
+        .is_some_and(|r| matches!(r.rule, crate::result::rounds::RoundsRule::Precision(_)));
+    // With a precision target, the time per level is what the rounds took.
+    let load = if on_target {
+        "rounds per level and system as the target needed".to_string()
+    } else {
+        format!(
+            "{} per level and system",
+            humantime::format_duration(std::time::Duration::from_nanos(t.duration_ns))
+        )
+    };
     let mut out = format!(
-        "blobbench suite http: {} blobs of {}, {}, {} per level and system{}, keep-alive\n",
+        "blobbench suite http: {} blobs of {}, {}, {load}{}, keep-alive\n",
         spec.count,
         describe_sizes(spec),
         describe_order(t.url_order()),
-        humantime::format_duration(std::time::Duration::from_nanos(t.duration_ns)),
         rounds_text(t)
     );
     for s in t.http.iter().filter(|s| s.table.is_some()) {
@@ -55,6 +67,14 @@ pub fn render(t: &HttpTables) -> String {
             out.push_str(NOISY_ADVICE);
             out.push('\n');
         }
+    }
+    for line in t
+        .stopping
+        .iter()
+        .flat_map(|r| r.lines("--max-rounds, --max-time (per level)"))
+    {
+        out.push_str(&line);
+        out.push('\n');
     }
     for s in &t.http {
         if let Some(i) = &s.injected {
@@ -121,10 +141,31 @@ fn rounds_text(t: &HttpTables) -> String {
     let Some(n) = t.http.first().and_then(|s| s.rounds.first()).map(Vec::len) else {
         return String::new();
     };
-    let each = t.duration_ns as f64 / n.max(1) as f64;
+    let each = t
+        .round_ns
+        .map_or(t.duration_ns as f64 / n.max(1) as f64, |r| r as f64);
     let warmup = t.warmup_rounds.unwrap_or(0);
+    let (taken, target) = match &t.stopping {
+        Some(r) => {
+            let (lo, hi) = r.range();
+            let taken = if lo == hi {
+                format!("{hi} rounds")
+            } else {
+                format!("{lo}-{hi} rounds")
+            };
+            let target = match &r.rule {
+                crate::result::rounds::RoundsRule::Precision(p) => format!(
+                    ", each level until +/-{}",
+                    crate::measure::precision::percent(p.half_width)
+                ),
+                crate::result::rounds::RoundsRule::Fixed { .. } => String::new(),
+            };
+            (taken, target)
+        }
+        None => (format!("{n} rounds"), String::new()),
+    };
     format!(
-        " ({n} rounds of {} after {warmup} warm-up)",
+        " ({taken} of {} after {warmup} warm-up{target})",
         human_duration_ns(each)
     )
 }

@@ -337,6 +337,9 @@ fn http(scale: Scale, o: &ReproduceOptions) -> Result<HttpOptions> {
         extras: Vec::new(),
         dir: o.dir.clone(),
         keep: o.keep,
+        rule: crate::result::rounds::RoundsRule::Fixed {
+            rounds: u64::from(rounds),
+        },
         inject: None,
     })
 }
