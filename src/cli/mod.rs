@@ -21,7 +21,7 @@ use crate::units::{
     MAX_BLOB_SIZE, MAX_KEY, MAX_ROUNDS, MAX_TOTAL, duration_in, float_in, number_arg, number_in,
 };
 use crate::workload::mix::Mix;
-pub use shared::{DefaultRounds, RoundsArgs};
+pub use shared::{DefaultRounds, PrecisionArgs, RoundsArgs};
 use shared::{LobServerArgs, ResultFileArgs, WorkFolderArgs};
 use values::{
     DistChoice, DurabilityChoice, LobOrderChoice, Logging, TableChoice, UrlOrder, YcsbWorkload,
@@ -731,9 +731,13 @@ pub struct ScalingArgs {
     /// Time per point (layout, mix, threads), split into --rounds rounds
     #[arg(short = 't', long, default_value = "5s", value_parser = duration_in(MIN_WAIT, MAX_WAIT))]
     pub duration: humantime::Duration,
-    /// Measured rounds per point
+    /// Measured rounds per point (each -t / N long), the layouts' order reversed every round.
+    /// With a precision option the rounds keep that length and their number follows the target
     #[arg(long, default_value = "5", value_parser = number_in::<u32>(1, 1000))]
     pub rounds: u32,
+    /// Precision target per point, instead of --rounds rounds
+    #[command(flatten)]
+    pub target: PrecisionArgs,
     /// How long a writer waits for another connection's lock before it counts as busy
     #[arg(long, default_value = "5s", value_parser = duration_in(std::time::Duration::ZERO, MAX_WAIT))]
     pub busy_timeout: humantime::Duration,
@@ -759,6 +763,8 @@ pub struct ScalingArgs {
 #[derive(Args, Debug)]
 #[command(
     mut_arg("json", |a| a.required(false).default_value("http.json")),
+    mut_arg("precision", |a| a.help("Run each level's rounds until every system's ratio to the first has an interval within +/-P% of it (on the interval's width only, never its verdict; the intervals printed keep 95% after stopping) [default: --rounds rounds, no target; 5% when --min-rounds, --max-rounds or --max-time is given]")),
+    mut_arg("max_time", |a| a.help("Time a level's measured rounds may take: past it no round starts beyond --min-rounds [default: 2m per level]")),
 )]
 pub struct HttpSuiteArgs {
     /// Number of blobs
@@ -791,23 +797,9 @@ pub struct HttpSuiteArgs {
     /// With a precision option the rounds keep that length and their number follows the target
     #[arg(long, default_value = "5", value_parser = number_in::<u32>(1, 1000))]
     pub rounds: u32,
-    /// Run rounds at each level until every system's ratio to the first has an interval within
-    /// +/-P% of it (on the interval's width only, never its verdict; the intervals printed keep
-    /// 95% after stopping) [default: --rounds rounds, no target; 5% when --min-rounds,
-    /// --max-rounds or --max-time is given]
-    #[arg(long, value_name = "P%", help_heading = "Rounds", value_parser = values::precision)]
-    pub precision: Option<f64>,
-    /// Rounds every level runs before the precision is looked at (6 or more) [default: 6, or
-    /// the fewest at which compare can judge the level's systems together, if more]
-    #[arg(long, value_name = "N", help_heading = "Rounds", value_parser = number_in::<u64>(crate::result::rounds::MIN_FLOOR, crate::units::MAX_ROUNDS))]
-    pub min_rounds: Option<u64>,
-    /// Rounds after which a level stops, precise or not [default: 30]
-    #[arg(long, value_name = "N", help_heading = "Rounds", value_parser = number_in::<u64>(crate::result::rounds::MIN_FLOOR, crate::units::MAX_ROUNDS))]
-    pub max_rounds: Option<u64>,
-    /// Time a level's measured rounds may take: past it no round starts beyond --min-rounds
-    /// [default: 2m per level]
-    #[arg(long, value_name = "DURATION", help_heading = "Rounds", value_parser = duration_in(std::time::Duration::from_secs(1), std::time::Duration::from_secs(7 * 86_400)))]
-    pub max_time: Option<humantime::Duration>,
+    /// Precision target per level, instead of --rounds rounds
+    #[command(flatten)]
+    pub target: PrecisionArgs,
     /// Rounds of the same length run first at each level and discarded
     #[arg(long, default_value = "1", value_parser = number_in::<u32>(0, 100))]
     pub warmup: u32,
@@ -1269,12 +1261,6 @@ pub const INTERNAL_EXTERNAL_ROUNDS: DefaultRounds = DefaultRounds::Fixed {
     precision: 0.05,
     max_time: std::time::Duration::from_secs(120),
 };
-
-/// suite http's target when a precision option is given: +/-5% within 2
-/// minutes of rounds per level (--rounds sets the rounds otherwise).
-pub const HTTP_PRECISION: f64 = 0.05;
-/// The time budget of suite http's precision target, per level.
-pub const HTTP_MAX_TIME: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// fasterthanfs's rounds when none are asked for: 7, or +/-3% within 10
 /// minutes of rounds when a precision option is given.

@@ -74,6 +74,62 @@ pub struct RoundsArgs {
     pub max_time: Option<humantime::Duration>,
 }
 
+/// `--precision`, `--min-rounds`, `--max-rounds`, `--max-time` for a
+/// command whose `--rounds` also sets the length of a round (a time split
+/// into rounds: suite http, suite concurrency): with a precision option the
+/// rounds keep their length and their number follows the target.
+#[derive(Args, Debug)]
+pub struct PrecisionArgs {
+    /// Run each point's rounds until every figure it prints has an interval within +/-P% of it
+    /// (on the interval's width only, never its verdict; the intervals printed keep 95% after
+    /// stopping) [default: --rounds rounds, no target; 5% when --min-rounds, --max-rounds or
+    /// --max-time is given]
+    #[arg(long, value_name = "P%", help_heading = "Rounds", value_parser = super::values::precision)]
+    pub precision: Option<f64>,
+    /// Rounds every point runs before the precision is looked at (6 or more) [default: 6, or
+    /// the fewest at which compare can judge the point's systems together, if more]
+    #[arg(long, value_name = "N", help_heading = "Rounds", value_parser = crate::units::number_in::<u64>(crate::result::rounds::MIN_FLOOR, crate::units::MAX_ROUNDS))]
+    pub min_rounds: Option<u64>,
+    /// Rounds after which a point stops, precise or not [default: 30]
+    #[arg(long, value_name = "N", help_heading = "Rounds", value_parser = crate::units::number_in::<u64>(crate::result::rounds::MIN_FLOOR, crate::units::MAX_ROUNDS))]
+    pub max_rounds: Option<u64>,
+    /// Time a point's measured rounds may take: past it no round starts beyond --min-rounds
+    /// [default: 2m per point]
+    #[arg(long, value_name = "DURATION", help_heading = "Rounds", value_parser = crate::units::duration_in(std::time::Duration::from_secs(1), std::time::Duration::from_secs(7 * 86_400)))]
+    pub max_time: Option<humantime::Duration>,
+}
+
+/// The target a [`PrecisionArgs`] command aims at when only a floor, a
+/// ceiling or a time is given: +/-5% within 2 minutes per point.
+const POINT_PRECISION: f64 = 0.05;
+const POINT_MAX_TIME: std::time::Duration = std::time::Duration::from_secs(120);
+
+impl PrecisionArgs {
+    /// `rounds` fixed rounds, or the precision target the options ask for
+    /// (its floor at least `judged_floor`, as [`RoundsArgs::rule`]).
+    pub fn rule(
+        &self,
+        rounds: u64,
+        judged_floor: u64,
+    ) -> crate::error::Result<crate::result::rounds::RoundsRule> {
+        RoundsArgs {
+            rounds: None,
+            precision: self.precision,
+            min_rounds: self.min_rounds,
+            max_rounds: self.max_rounds,
+            max_time: self.max_time,
+        }
+        .rule(
+            DefaultRounds::Fixed {
+                rounds,
+                precision: POINT_PRECISION,
+                max_time: POINT_MAX_TIME,
+            },
+            judged_floor,
+        )
+    }
+}
+
 /// A command's rounds when the user sets none.
 #[derive(Debug, Clone, Copy)]
 pub enum DefaultRounds {

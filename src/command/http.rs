@@ -59,21 +59,9 @@ fn options(args: &HttpSuiteArgs) -> Result<HttpOptions> {
         _ => 1,
     } + 1
         + extras.len();
-    let rounds = crate::cli::RoundsArgs {
-        rounds: None,
-        precision: args.precision,
-        min_rounds: args.min_rounds,
-        max_rounds: args.max_rounds,
-        max_time: args.max_time,
-    };
-    let rule = rounds.rule(
-        crate::cli::DefaultRounds::Fixed {
-            rounds: u64::from(args.rounds),
-            precision: crate::cli::HTTP_PRECISION,
-            max_time: crate::cli::HTTP_MAX_TIME,
-        },
-        super::output::judged_floor(systems),
-    )?;
+    let rule = args
+        .target
+        .rule(u64::from(args.rounds), super::output::judged_floor(systems))?;
     Ok(HttpOptions {
         dataset,
         levels: args.concurrency.clone(),

@@ -72,6 +72,10 @@ fn options(args: &ScalingArgs) -> Result<ScalingOptions> {
         keys: args.keys,
         duration: *args.duration,
         rounds: args.rounds,
+        rule: args.target.rule(
+            u64::from(args.rounds),
+            super::output::judged_floor(crate::suite::scaling::LOCAL_LAYOUTS + servers.len()),
+        )?,
         busy_timeout: *args.busy_timeout,
         servers,
         dir: args.folder.dir.clone(),

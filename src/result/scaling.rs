@@ -5,9 +5,10 @@
 use serde::{Deserialize, Serialize};
 
 use crate::dataset::DatasetSpec;
-use crate::measure::estimate::{Estimate, median_estimate, paired_ratio};
+use crate::measure::estimate::{Estimate, Stopping};
 use crate::result::faults::{SystemFailure, failed_layouts_line};
 use crate::result::mixed_run::KeyDistribution;
+use crate::result::rounds::RoundsRecord;
 
 /// One store layout the suite loaded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -52,19 +53,33 @@ pub struct ScalingPoint {
     pub threads: usize,
     /// Every measured round, in order.
     pub rounds: Vec<PointRound>,
+    /// Whether its rounds stopped on the width of their intervals
+    /// (`--precision`): its intervals then use the ranks that keep 95%
+    /// after such a stop.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stopped_on_width: bool,
 }
 
 impl ScalingPoint {
     /// Operations per second: the median of the rounds and its interval.
     pub fn rate(&self) -> Estimate {
         let v: Vec<f64> = self.rounds.iter().map(|r| r.ops_per_s).collect();
-        median_estimate(&v)
+        self.stopping().median(&v)
+    }
+
+    /// How its rounds ended, which sets its intervals' ranks.
+    fn stopping(&self) -> Stopping {
+        if self.stopped_on_width {
+            Stopping::OnWidth
+        } else {
+            Stopping::Fixed
+        }
     }
 
     /// The 99th percentile, ns: the median of the rounds and its interval.
     pub fn p99(&self) -> Estimate {
         let v: Vec<f64> = self.rounds.iter().map(|r| r.p99_ns as f64).collect();
-        median_estimate(&v)
+        self.stopping().median(&v)
     }
 
     /// Busy outcomes over every round.
@@ -80,7 +95,7 @@ impl ScalingPoint {
     /// This point's throughput over `base`'s, paired round by round.
     pub fn speedup_over(&self, base: &ScalingPoint) -> Estimate {
         let rate = |p: &ScalingPoint| p.rounds.iter().map(|r| r.ops_per_s).collect::<Vec<_>>();
-        paired_ratio(&rate(self), &rate(base))
+        self.stopping().ratio(&rate(self), &rate(base))
     }
 }
 
@@ -110,6 +125,14 @@ pub struct ScalingTables {
     /// when nothing failed (and in older results).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failed: Vec<SystemFailure>,
+    /// How long each round lasted, ns (absent in results from before
+    /// `--precision`, whose rounds lasted `duration_ns` over their number).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round_ns: Option<u64>,
+    /// The rounds' rule and where each point stopped (absent in results
+    /// from before `--precision`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopping: Option<RoundsRecord>,
 }
 
 impl ScalingTables {
@@ -117,12 +140,26 @@ impl ScalingTables {
     /// zipf:0.99, 5s per point in 5 rounds, 2 core(s)`.
     pub fn describe(&self) -> String {
         let rounds = self.points.first().map_or(0, |p| p.rounds.len());
+        let time = match (&self.stopping, self.round_ns) {
+            (Some(r), Some(each))
+                if matches!(r.rule, crate::result::rounds::RoundsRule::Precision(_)) =>
+            {
+                format!(
+                    "{} per point, in rounds of {}",
+                    r.header(),
+                    humantime::format_duration(std::time::Duration::from_nanos(each))
+                )
+            }
+            _ => format!(
+                "{} per point in {rounds} rounds",
+                humantime::format_duration(std::time::Duration::from_nanos(self.duration_ns))
+            ),
+        };
         format!(
-            "{} blobs of {} bytes per layout, keys {}, {} per point in {rounds} rounds, {} core(s)",
+            "{} blobs of {} bytes per layout, keys {}, {time}, {} core(s)",
             self.dataset.count,
             self.dataset.size,
             self.keys.describe(),
-            humantime::format_duration(std::time::Duration::from_nanos(self.duration_ns)),
             self.cores
         )
     }

@@ -30,6 +30,7 @@ use crate::target::{SqliteLayout, Target};
 use crate::units::human_bytes;
 
 use super::common::{WorkDir, sqlite};
+use super::rounds::judge_point;
 
 /// What `suite http` measures, checked by the command before any work.
 #[derive(Debug, Clone)]
@@ -447,44 +448,26 @@ fn load_all(
     })
 }
 
-/// After `measured` rounds of a level: whether it stops and why, the
-/// rounds it is now expected to take, and the widest relative half-width
-/// of its ratios (each system's requests/s over the first's, paired round
-/// by round; intervals of the sequential rule, which keeps 95% when the
-/// rounds stop on their width).
+/// After `measured` rounds of a level (see [`judge_point`]): its figures
+/// are each system's requests/s over the first's, paired round by round.
 fn judge(
     rule: RoundsRule,
     measured: u64,
     merged: &[Option<(LevelOutcome, Vec<RoundFigures>)>],
     elapsed: f64,
 ) -> (Option<StopReason>, u64, Option<f64>) {
-    match rule {
-        RoundsRule::Fixed { rounds } => (
-            (measured >= rounds).then_some(StopReason::Fixed),
-            rounds,
-            None,
-        ),
-        RoundsRule::Precision(t) => {
-            let rates = |m: &Option<(LevelOutcome, Vec<RoundFigures>)>| -> Vec<f64> {
-                m.as_ref()
-                    .map(|(_, r)| r.iter().map(|f| f.requests_per_s).collect())
-                    .unwrap_or_default()
-            };
-            let base = merged.first().map(rates).unwrap_or_default();
-            let widest = merged
-                .iter()
-                .skip(1)
-                .map(|m| paired_ratio_sequential(&rates(m), &base))
-                .filter(Estimate::has_interval)
-                .map(|e| e.half_width())
-                .reduce(f64::max);
-            (
-                t.stop_after(measured, widest, elapsed),
-                t.projected_rounds(measured, widest, elapsed),
-                widest,
-            )
-        }
-    }
+    let rates = |m: &Option<(LevelOutcome, Vec<RoundFigures>)>| -> Vec<f64> {
+        m.as_ref()
+            .map(|(_, r)| r.iter().map(|f| f.requests_per_s).collect())
+            .unwrap_or_default()
+    };
+    let base = merged.first().map(rates).unwrap_or_default();
+    let ratios: Vec<Estimate> = merged
+        .iter()
+        .skip(1)
+        .map(|m| paired_ratio_sequential(&rates(m), &base))
+        .collect();
+    judge_point(rule, measured, &ratios, elapsed)
 }
 
 /// The injection `--inject` names for `system`, if it names that one.

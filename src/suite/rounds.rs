@@ -129,6 +129,39 @@ pub fn run_rounds_keeping(
     Ok(run.finish())
 }
 
+/// Where a point stands after `measured` rounds (`elapsed` seconds of
+/// them), its figures' `estimates` made with the sequential rule (which
+/// keeps 95% when rounds stop on their width): whether it stops and why,
+/// the rounds it is now expected to take, and its widest relative
+/// half-width. For suites whose rounds are timed loads of several systems
+/// (suite http, suite concurrency).
+pub fn judge_point(
+    rule: RoundsRule,
+    measured: u64,
+    estimates: &[Estimate],
+    elapsed: f64,
+) -> (Option<StopReason>, u64, Option<f64>) {
+    match rule {
+        RoundsRule::Fixed { rounds } => (
+            (measured >= rounds).then_some(StopReason::Fixed),
+            rounds,
+            None,
+        ),
+        RoundsRule::Precision(t) => {
+            let widest = estimates
+                .iter()
+                .filter(|e| e.has_interval())
+                .map(Estimate::half_width)
+                .reduce(f64::max);
+            (
+                t.stop_after(measured, widest, elapsed),
+                t.projected_rounds(measured, widest, elapsed),
+                widest,
+            )
+        }
+    }
+}
+
 /// The state of a suite's rounds while they run.
 struct Runner<'a> {
     cases: &'a [RunPlan],

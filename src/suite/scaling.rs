@@ -5,6 +5,10 @@
 //! (and servers when their URLs are given). Every point runs in rounds, the
 //! layouts' order reversed every round, every read checked.
 
+use super::rounds::judge_point;
+use crate::measure::estimate::{Estimate, median_estimate_sequential};
+use crate::measure::precision::StopReason;
+use crate::result::rounds::{CaseRounds, RoundsRecord, RoundsRule};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -36,8 +40,12 @@ pub struct ScalingOptions {
     pub keys: KeyDistribution,
     /// Time per point, split into `rounds`.
     pub duration: Duration,
-    /// Measured rounds per point.
+    /// The rounds `duration` is split into: each round lasts
+    /// `duration / rounds`.
     pub rounds: u32,
+    /// How many measured rounds each point runs: `rounds` of them, or
+    /// until a precision target is met.
+    pub rule: RoundsRule,
     /// How long a writer waits for a lock.
     pub busy_timeout: Duration,
     /// Servers to load as well: (name, target).
@@ -74,6 +82,9 @@ pub fn run(options: &ScalingOptions, progress: &dyn Progress) -> Result<ResultDo
 }
 
 /// The local layouts in the work folder, then the servers.
+/// The layouts the suite makes on this machine (servers come on top).
+pub const LOCAL_LAYOUTS: usize = 4;
+
 fn layouts(work: &WorkDir, options: &ScalingOptions) -> Vec<Layout> {
     let sqlite = |name: &str, file: &str, wal: bool| Layout {
         name: name.into(),
@@ -101,6 +112,7 @@ fn layouts(work: &WorkDir, options: &ScalingOptions) -> Vec<Layout> {
             entry: Some("conc-ext.db".into()),
         },
     ];
+    debug_assert_eq!(all.len(), LOCAL_LAYOUTS);
     all.extend(options.servers.iter().map(|(name, target)| Layout {
         name: name.clone(),
         target: target.clone(),
@@ -155,7 +167,7 @@ fn run_in(
             }
         });
     }
-    let points = measure(options, layouts, &mut failed, progress)?;
+    let (points, stopping) = measure(options, layouts, &mut failed, progress)?;
     let tables = ScalingTables {
         dataset: spec.clone(),
         keys: options.keys,
@@ -166,6 +178,8 @@ fn run_in(
         threads: options.threads.clone(),
         points,
         failed: failed.into_iter().flatten().collect(),
+        round_ns: Some(options.duration.as_nanos() as u64 / u64::from(options.rounds.max(1))),
+        stopping: Some(stopping),
     };
     Ok(ResultDocument::new(
         ResultKind::Scaling,
@@ -216,15 +230,19 @@ fn measure(
     layouts: &[Layout],
     failed: &mut [Option<SystemFailure>],
     progress: &dyn Progress,
-) -> Result<Vec<ScalingPoint>> {
-    let rounds = options.rounds.max(1);
-    let each = options.duration / rounds;
-    let total = options.mixes.len() * options.threads.len() * rounds as usize * layouts.len();
-    progress.start("measuring", total as u64);
+) -> Result<(Vec<ScalingPoint>, RoundsRecord)> {
+    let each = options.duration / options.rounds.max(1);
+    let per_point = options.rule.floor() * layouts.len() as u64;
+    let point_count = (options.mixes.len() * options.threads.len()) as u64;
+    progress.start("measuring", point_count * per_point);
     let mut points = Vec::new();
+    let mut cases = Vec::new();
     let mut turn = 0usize;
+    let mut done = 0u64;
+    let mut point_index = 0u64;
     for mix in &options.mixes {
         for &threads in &options.threads {
+            point_index += 1;
             let mut here: Vec<ScalingPoint> = layouts
                 .iter()
                 .map(|l| ScalingPoint {
@@ -232,23 +250,28 @@ fn measure(
                     mix: mix.describe(),
                     threads,
                     rounds: Vec::new(),
+                    stopped_on_width: matches!(options.rule, RoundsRule::Precision(_)),
                 })
                 .collect();
-            for round in 0..rounds {
+            let since = std::time::Instant::now();
+            let mut measured = 0u64;
+            let (reason, widest) = loop {
                 let mut order: Vec<usize> = (0..layouts.len()).collect();
                 if turn % 2 == 1 {
                     order.reverse();
                 }
                 turn += 1;
+                measured += 1;
                 for i in order {
                     progress.advance(1);
+                    done += 1;
                     if failed[i].is_some() {
                         continue;
                     }
                     let during = format!(
-                        "threads={threads} mix {} round {}/{rounds}",
+                        "threads={threads} mix {} {}",
                         mix.describe(),
-                        round + 1
+                        round_label(measured, options.rule)
                     );
                     progress.message(&format!("{} {during}", layouts[i].name));
                     crate::pause::at("concurrency-round");
@@ -263,13 +286,63 @@ fn measure(
                         }
                     }
                 }
+                // Each live layout's rate, as the table prints it.
+                let rates: Vec<Estimate> = here
+                    .iter()
+                    .zip(failed.iter())
+                    .filter(|(_, f)| f.is_none())
+                    .map(|(p, _)| {
+                        let v: Vec<f64> = p.rounds.iter().map(|r| r.ops_per_s).collect();
+                        median_estimate_sequential(&v)
+                    })
+                    .collect();
+                let elapsed = since.elapsed().as_secs_f64();
+                let (stop, projected, widest) =
+                    judge_point(options.rule, measured, &rates, elapsed);
+                if rates.is_empty() {
+                    break (StopReason::Failed, None);
+                }
+                if let Some(reason) = stop {
+                    break (reason, widest);
+                }
+                let later = (point_count - point_index) * per_point;
+                progress.set_total(
+                    done + projected.saturating_sub(measured) * layouts.len() as u64 + later,
+                );
+            };
+            for (p, f) in here.iter().zip(failed.iter()) {
+                cases.push(CaseRounds {
+                    case: format!("{} {} threads={threads}", p.layout, p.mix),
+                    group: format!("{} threads={threads}", p.mix),
+                    rounds: p.rounds.len() as u64,
+                    stopped: if f.is_some() {
+                        StopReason::Failed
+                    } else {
+                        reason
+                    },
+                    half_width: if f.is_some() { None } else { widest },
+                });
             }
             let whole = here.into_iter().zip(failed.iter());
             points.extend(whole.filter(|(_, f)| f.is_none()).map(|(p, _)| p));
         }
     }
     progress.finish();
-    Ok(points)
+    Ok((
+        points,
+        RoundsRecord {
+            rule: options.rule,
+            cases,
+        },
+    ))
+}
+
+/// `round 3/5` or `round 7 (of 6-30)`: where a point is, for the progress line.
+fn round_label(k: u64, rule: RoundsRule) -> String {
+    match rule {
+        RoundsRule::Fixed { rounds } => format!("round {k}/{rounds}"),
+        RoundsRule::Precision(t) => format!("round {k} (of {}-{})", t.min_rounds, t.max_rounds),
+    }
 }
 
 /// One timed round of `threads` workers running `mix` on `target`, every

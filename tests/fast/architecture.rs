@@ -718,6 +718,11 @@ const SUITE_CLOCKS: &[(&str, usize, &str)] = &[
     ),
     ("suite/sweep/mod.rs", 1, "the sweep's --time-budget"),
     (
+        "suite/scaling.rs",
+        1,
+        "when a point's measured rounds began, for --max-time (the mixed run times every operation itself)",
+    ),
+    (
         "suite/http.rs",
         1,
         "when a level's measured rounds began, for --max-time (the load times every request itself)",

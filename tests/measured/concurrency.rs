@@ -150,6 +150,65 @@ fn ycsb_workloads_and_the_open_loop() {
     assert!((achieved - expected).abs() <= expected * 1e-9, "{s}");
 }
 
+/// `suite concurrency --precision`: each point (mix and threads) runs
+/// rounds until every layout's rate is within the target or the ceiling,
+/// the result records where each stopped, the header and foot say so.
+#[test]
+#[ignore = "measured tier: run scripts/test.sh --measured"]
+fn concurrency_points_stop_at_the_precision_target_and_say_why() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let out = ok(
+        d,
+        &[
+            "suite",
+            "concurrency",
+            "--count",
+            "200",
+            "--size",
+            "2k",
+            "--threads",
+            "1",
+            "--mixes",
+            "read=100",
+            "-t",
+            "600ms",
+            "--rounds",
+            "6",
+            "--precision",
+            "50%",
+            "--max-rounds",
+            "7",
+            "--dir",
+            "data",
+            "--json",
+            "c.json",
+        ],
+    );
+    assert!(
+        out.contains("rounds, each group until +/-50% per point, in rounds of 100ms"),
+        "{out}"
+    );
+    assert!(
+        out.contains("rounds, target +/-50% (6-7 rounds, 120 s): read=100 threads=1 "),
+        "{out}"
+    );
+    let t = &json(&d.join("c.json"))["tables"];
+    assert_eq!(t["round_ns"], 100_000_000, "{t}");
+    let cases = t["stopping"]["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 4, "one per layout: {t}");
+    for (c, p) in cases.iter().zip(t["points"].as_array().unwrap()) {
+        let rounds = c["rounds"].as_u64().unwrap();
+        assert!((6..=7).contains(&rounds), "{c}");
+        assert!(
+            ["precision", "ceiling"].contains(&c["stopped"].as_str().unwrap()),
+            "{c}"
+        );
+        assert_eq!(p["rounds"].as_array().unwrap().len() as u64, rounds, "{p}");
+        assert_eq!(p["stopped_on_width"], true, "{p}");
+    }
+}
+
 #[test]
 #[ignore = "measured tier: run scripts/test.sh --measured"]
 fn the_concurrency_suite_draws_every_layout_against_threads() {

@@ -68,6 +68,13 @@ pub fn render(t: &ScalingTables) -> String {
     if noisy {
         let _ = writeln!(out, "{NOISY_ADVICE}");
     }
+    for line in t
+        .stopping
+        .iter()
+        .flat_map(|r| r.lines("--max-rounds, --max-time (per point)"))
+    {
+        let _ = writeln!(out, "{line}");
+    }
     let _ = writeln!(
         out,
         "\nbusy = writes that found another connection's lock past the busy timeout (rolled back, not failed); SQLite lets one writer in at a time, files and servers lock per row or file"
