@@ -765,6 +765,8 @@ pub struct ScalingArgs {
     mut_arg("json", |a| a.required(false).default_value("http.json")),
     mut_arg("precision", |a| a.help("Run each level's rounds until every system's ratio to the first has an interval within +/-P% of it (on the interval's width only, never its verdict; the intervals printed keep 95% after stopping) [default: --rounds rounds, no target; 5% when --min-rounds, --max-rounds or --max-time is given]")),
     mut_arg("max_time", |a| a.help("Time a level's measured rounds may take: past it no round starts beyond --min-rounds [default: 2m per level]")),
+    mut_arg("min_rounds", |a| a.help("Rounds every level runs before the precision is looked at (6 or more) [default: 6, or the fewest at which compare can judge the level's systems together, if more]")),
+    mut_arg("max_rounds", |a| a.help("Rounds after which a level stops, precise or not [default: 30]")),
 )]
 pub struct HttpSuiteArgs {
     /// Number of blobs
