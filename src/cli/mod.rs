@@ -650,6 +650,10 @@ pub struct AgingArgs {
     mut_arg("dir", |a| a.help("Folder for the databases [default: a new temporary folder, removed afterwards]")),
     mut_arg("keep", |a| a.help("Keep the databases (source, restored, Litestream's configuration and log) afterwards")),
     mut_arg("json", |a| a.required(false).default_value("replicate.json")),
+    mut_arg("precision", |a| a.help("Run rounds until the with/alone ratio of writes/s has an interval within +/-P% of it (on the interval's width only, never its verdict; the intervals printed keep 95% after stopping) [default: --rounds rounds, no target; 5% when --min-rounds, --max-rounds or --max-time is given]")),
+    mut_arg("min_rounds", |a| a.help("Rounds run before the precision is looked at (6 or more) [default: 6]")),
+    mut_arg("max_rounds", |a| a.help("Rounds after which the suite stops, precise or not [default: 30]")),
+    mut_arg("max_time", |a| a.help("Time the measured rounds may take: past it no round starts beyond --min-rounds [default: 2m]")),
 )]
 pub struct ReplicateArgs {
     /// The bucket Litestream replicates to: s3://BUCKET/PREFIX?endpoint=URL&region=R
@@ -690,9 +694,13 @@ pub struct ReplicateArgs {
     /// Time per arm, split into --rounds rounds (each arm of each round runs -t/rounds)
     #[arg(short = 't', long, default_value = "25s", value_parser = duration_in(MIN_WAIT, MAX_WAIT))]
     pub duration: humantime::Duration,
-    /// Measured rounds (both arms each)
+    /// Measured rounds (both arms each, -t/N long). With a precision option the rounds keep
+    /// that length and their number follows the target
     #[arg(long, default_value = "5", value_parser = number_in::<u32>(1, 1000))]
     pub rounds: u32,
+    /// Precision target, instead of --rounds rounds
+    #[command(flatten)]
+    pub target: PrecisionArgs,
     /// Rounds of the same length run first and discarded
     #[arg(long, default_value = "1", value_parser = number_in::<u32>(0, 100))]
     pub warmup: u32,

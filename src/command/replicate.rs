@@ -20,7 +20,7 @@ pub fn run(args: &ReplicateArgs) -> Result<()> {
     let options = options(args)?;
     crate::command::output::check_result_files(&args.outputs, args.folder.dir.as_deref())?;
     // compare tests one figure of both arms together.
-    crate::command::output::warn_if_never_judged(u64::from(args.rounds), 2);
+    crate::command::output::warn_if_rule_never_judged(&options.rule, 2);
     let mut doc = crate::suite::replicate::run(&options, &Bars::new())?;
     crate::command::output::finish_environment(&mut doc.environment);
     let mut failed = None;
@@ -97,6 +97,9 @@ fn options(args: &ReplicateArgs) -> Result<ReplicateOptions> {
     crate::store::reach(&Target::S3 {
         bucket: replica.clone(),
     })?;
+    let rule = args
+        .target
+        .rule(u64::from(args.rounds), super::output::judged_floor(2))?;
     Ok(ReplicateOptions {
         dataset: spec_from_options(args.count, args.size, 0, SizeShape::Uniform, 1)?,
         threads: args.threads,
@@ -104,6 +107,7 @@ fn options(args: &ReplicateArgs) -> Result<ReplicateOptions> {
         keys: args.keys,
         round,
         rounds: args.rounds,
+        rule,
         warmup: args.warmup,
         busy_timeout: *args.busy_timeout,
         replica,

@@ -8,8 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::dataset::DatasetSpec;
 use crate::error::FailureClass;
-use crate::measure::estimate::{Estimate, median_estimate, paired_ratio};
+use crate::measure::estimate::{Estimate, Stopping};
 use crate::result::mixed_run::KeyDistribution;
+use crate::result::rounds::{RoundsRecord, RoundsRule};
 
 /// The two arms every round measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -222,6 +223,10 @@ pub struct ReplicateTables {
     /// What ended the suite early, if anything did (absent in older results).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<ReplicateFailure>,
+    /// The rounds' rule and where they stopped (absent in results from
+    /// before `--precision`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopping: Option<RoundsRecord>,
 }
 
 impl ReplicateTables {
@@ -246,6 +251,14 @@ impl ReplicateTables {
         ))
     }
 
+    /// How the rounds ended, which sets the intervals' ranks.
+    fn stopping_kind(&self) -> Stopping {
+        match self.stopping.as_ref().map(|r| r.rule) {
+            Some(RoundsRule::Precision(_)) => Stopping::OnWidth,
+            _ => Stopping::Fixed,
+        }
+    }
+
     fn arm(&self, arm: Arm) -> impl Iterator<Item = &ArmRound> {
         self.rounds.iter().map(move |r| match arm {
             Arm::Alone => &r.alone,
@@ -260,27 +273,31 @@ impl ReplicateTables {
 
     /// An arm's writes/s: the median of the rounds and its interval.
     pub fn rate(&self, arm: Arm) -> Estimate {
-        median_estimate(&self.samples(arm, |r| r.writes_per_s))
+        self.stopping_kind()
+            .median(&self.samples(arm, |r| r.writes_per_s))
     }
 
     /// An arm's median write time, ns.
     pub fn p50(&self, arm: Arm) -> Estimate {
-        median_estimate(&self.samples(arm, |r| r.p50_ns as f64))
+        self.stopping_kind()
+            .median(&self.samples(arm, |r| r.p50_ns as f64))
     }
 
     /// An arm's 99th percentile write time, ns.
     pub fn p99(&self, arm: Arm) -> Estimate {
-        median_estimate(&self.samples(arm, |r| r.p99_ns as f64))
+        self.stopping_kind()
+            .median(&self.samples(arm, |r| r.p99_ns as f64))
     }
 
     /// An arm's peak WAL size, bytes.
     pub fn wal_peak(&self, arm: Arm) -> Estimate {
-        median_estimate(&self.samples(arm, |r| r.wal_peak_bytes as f64))
+        self.stopping_kind()
+            .median(&self.samples(arm, |r| r.wal_peak_bytes as f64))
     }
 
     /// with / alone of `figure`, paired round by round.
     pub fn ratio(&self, figure: fn(&ArmRound) -> f64) -> Estimate {
-        paired_ratio(
+        self.stopping_kind().ratio(
             &self.samples(Arm::WithLitestream, figure),
             &self.samples(Arm::Alone, figure),
         )
@@ -294,7 +311,7 @@ impl ReplicateTables {
             .iter()
             .map(|r| r.litestream.cpu_ns as f64 / 1e9 / secs)
             .collect();
-        median_estimate(&v)
+        self.stopping_kind().median(&v)
     }
 
     /// Bytes Litestream uploaded per byte of blobs written in the round,
@@ -309,7 +326,8 @@ impl ReplicateTables {
                 Some(up as f64 / written)
             })
             .collect();
-        v.filter(|v| !v.is_empty()).map(|v| median_estimate(&v))
+        v.filter(|v| !v.is_empty())
+            .map(|v| self.stopping_kind().median(&v))
     }
 
     /// The replica's lag after each round's last write, ns.
@@ -319,7 +337,7 @@ impl ReplicateTables {
             .iter()
             .map(|r| r.litestream.catch_up_ns as f64)
             .collect();
-        median_estimate(&v)
+        self.stopping_kind().median(&v)
     }
 
     /// What ran, in words.
@@ -397,6 +415,7 @@ mod tests {
             restore: None,
             notes: Vec::new(),
             failure: None,
+            stopping: None,
         }
     }
 

@@ -734,8 +734,8 @@ const SUITE_CLOCKS: &[(&str, usize, &str)] = &[
     ),
     (
         "suite/replicate/mod.rs",
-        2,
-        "when a round failed, from the suite's start; Litestream's start and first sync, a step of another process",
+        3,
+        "when a round failed, from the suite's start; Litestream's start and first sync, a step of another process; when the measured rounds began, for --max-time",
     ),
     (
         "suite/replicate/litestream.rs",

@@ -34,6 +34,62 @@ pub(crate) fn litestream() -> PathBuf {
     PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
 }
 
+/// `suite replicate --precision`: rounds run until the with/alone ratio
+/// of writes/s is within the target or the ceiling; the result records
+/// where they stopped and the foot says so.
+#[test]
+#[ignore = "needs an S3 server: run scripts/test.sh"]
+fn replicate_rounds_stop_at_the_precision_target_and_say_why() {
+    let url = std::env::var("BLOBBENCH_S3_URL").expect("BLOBBENCH_S3_URL: run scripts/test.sh");
+    let litestream = litestream();
+    let dir = tempfile::tempdir().unwrap();
+    let out = ok_s3(
+        dir.path(),
+        &[
+            "suite",
+            "replicate",
+            "--s3",
+            &url,
+            "--litestream",
+            litestream.to_str().unwrap(),
+            "--count",
+            "40",
+            "--size",
+            "20k",
+            "-t",
+            "1200ms",
+            "--rounds",
+            "6",
+            "--warmup",
+            "0",
+            "--sync-interval",
+            "200ms",
+            "--precision",
+            "50%",
+            "--max-rounds",
+            "7",
+            "--json",
+            "r.json",
+        ],
+    );
+    assert!(
+        out.contains("rounds, target +/-50% (6-7 rounds, 120 s): with/alone "),
+        "{out}"
+    );
+    let t = &json(&dir.path().join("r.json"))["tables"];
+    let stopping = &t["stopping"];
+    assert_eq!(stopping["rule"]["rule"], "precision", "{stopping}");
+    let rounds = t["rounds"].as_array().unwrap().len() as u64;
+    assert!((6..=7).contains(&rounds), "{t}");
+    for c in stopping["cases"].as_array().unwrap() {
+        assert_eq!(c["rounds"], rounds, "{c}");
+        assert!(
+            ["precision", "ceiling"].contains(&c["stopped"].as_str().unwrap()),
+            "{c}"
+        );
+    }
+}
+
 #[test]
 #[ignore = "needs an S3 server: run scripts/test.sh"]
 fn both_arms_are_measured_and_the_restore_holds_every_blob() {

@@ -48,6 +48,13 @@ pub fn render(t: &ReplicateTables) -> String {
     if noisy {
         let _ = writeln!(out, "{NOISY_ADVICE}");
     }
+    for line in t
+        .stopping
+        .iter()
+        .flat_map(|r| r.lines("--max-rounds, --max-time"))
+    {
+        let _ = writeln!(out, "{line}");
+    }
     out
 }
 

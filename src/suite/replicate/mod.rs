@@ -12,6 +12,10 @@
 
 mod litestream;
 
+use super::rounds::judge_point;
+use crate::measure::estimate::paired_ratio_sequential;
+use crate::measure::precision::StopReason;
+use crate::result::rounds::{CaseRounds, RoundsRecord, RoundsRule};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -55,8 +59,12 @@ pub struct ReplicateOptions {
     pub keys: KeyDistribution,
     /// Each arm's time per round.
     pub round: Duration,
-    /// Measured rounds.
+    /// Measured rounds (a fixed rule's count; the planned count said when
+    /// the suite ends early).
     pub rounds: u32,
+    /// How many measured rounds run: `rounds`, or until the with/alone
+    /// ratio of writes/s meets a precision target.
+    pub rule: RoundsRule,
     /// Warm-up rounds (both arms), discarded.
     pub warmup: u32,
     /// How long a writer waits for another's lock.
@@ -146,7 +154,23 @@ fn run_in(
         options.keep,
     )?;
     let started = Instant::now();
-    let (rounds, mut failure) = measure(options, &target, &setup, started, progress)?;
+    let mut stopped = None;
+    let (rounds, mut failure) = measure(options, &target, &setup, started, progress, &mut stopped)?;
+    // Where the rounds stopped: a failure ends them where it happened.
+    let (reason, half_width) = stopped.unwrap_or((StopReason::Failed, None));
+    let stopping = RoundsRecord {
+        rule: options.rule,
+        cases: [Arm::Alone, Arm::WithLitestream]
+            .iter()
+            .map(|arm| CaseRounds {
+                case: arm.name().to_string(),
+                group: "with/alone".into(),
+                rounds: rounds.len() as u64,
+                stopped: reason,
+                half_width,
+            })
+            .collect(),
+    };
     // The restore needs a replica the rounds left whole: not after a failure.
     let restore = match failure {
         Some(_) => None,
@@ -201,6 +225,7 @@ fn run_in(
         rounds,
         restore,
         failure,
+        stopping: Some(stopping),
     };
     Ok(ResultDocument::new(
         ResultKind::Replicate,
@@ -269,11 +294,16 @@ fn measure(
     setup: &Setup,
     started: Instant,
     progress: &dyn Progress,
+    stopped: &mut Option<(StopReason, Option<f64>)>,
 ) -> Result<(Vec<ReplicateRound>, Option<ReplicateFailure>)> {
-    let turns = options.warmup + options.rounds;
-    progress.start("measuring", u64::from(turns) * 2);
-    let mut out = Vec::new();
-    for turn in 0..turns {
+    let floor = u64::from(options.warmup) + options.rule.floor();
+    progress.start("measuring", floor * 2);
+    let mut out: Vec<ReplicateRound> = Vec::new();
+    let mut measuring_since = None;
+    for turn in 0.. {
+        if turn == options.warmup {
+            measuring_since = Some(Instant::now());
+        }
         let first = if turn % 2 == 0 {
             Arm::Alone
         } else {
@@ -282,7 +312,13 @@ fn measure(
         let label = if turn < options.warmup {
             format!("warm-up {}/{}", turn + 1, options.warmup)
         } else {
-            format!("round {}/{}", turn - options.warmup + 1, options.rounds)
+            let k = turn - options.warmup + 1;
+            match options.rule {
+                RoundsRule::Fixed { rounds } => format!("round {k}/{rounds}"),
+                RoundsRule::Precision(t) => {
+                    format!("round {k} (of {}-{})", t.min_rounds, t.max_rounds)
+                }
+            }
         };
         let (mut alone, mut with) = (None, None);
         let order = match first {
@@ -316,6 +352,23 @@ fn measure(
                 litestream,
             });
         }
+        if turn < options.warmup {
+            continue;
+        }
+        // The figure that decides: with / alone of writes/s, paired by round.
+        let rates = |arm: fn(&ReplicateRound) -> f64| out.iter().map(arm).collect::<Vec<f64>>();
+        let ratio = paired_ratio_sequential(
+            &rates(|r| r.with.writes_per_s),
+            &rates(|r| r.alone.writes_per_s),
+        );
+        let measured = out.len() as u64;
+        let elapsed = measuring_since.map_or(0.0, |t| t.elapsed().as_secs_f64());
+        let (stop, projected, widest) = judge_point(options.rule, measured, &[ratio], elapsed);
+        if let Some(reason) = stop {
+            *stopped = Some((reason, widest));
+            break;
+        }
+        progress.set_total((u64::from(options.warmup) + projected) * 2);
     }
     progress.finish();
     Ok((out, None))
