@@ -1258,7 +1258,7 @@ const BLOG_VARIANCE_SHARE: (u64, u64) = (19, 21);
 /// on a 2-core machine the floor of 6 rounds (about 2 s each) already
 /// fills it, and making and removing the datasets and the warm-up round
 /// take 6-9 s more, so the whole command takes 19.5-22 s (21.6 s median
-/// back to back, 10 calibration pairs at 23127e6).
+/// back to back, 10 calibration pairs at 507fd24).
 pub const QUICK_ROUNDS: DefaultRounds = DefaultRounds::Precision {
     precision: 0.05,
     max_time: std::time::Duration::from_secs(10),
