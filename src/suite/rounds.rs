@@ -288,19 +288,12 @@ impl<'a> Runner<'a> {
         let elapsed = self
             .measuring_since
             .map_or(0.0, |t| t.elapsed().as_secs_f64());
-        let (stop, projected, widest) = match self.plan.rule {
-            RoundsRule::Fixed { rounds } => {
-                ((k >= rounds).then_some(StopReason::Fixed), rounds, None)
-            }
-            RoundsRule::Precision(t) => {
-                let widest = self.widest(&live);
-                (
-                    t.stop_after(k, widest, elapsed),
-                    t.projected_rounds(k, widest, elapsed),
-                    widest,
-                )
-            }
+        // A fixed count needs no interval: none is computed.
+        let estimates = match self.plan.rule {
+            RoundsRule::Fixed { .. } => Vec::new(),
+            RoundsRule::Precision(_) => self.estimates(&live),
         };
+        let (stop, projected, widest) = judge_point(self.plan.rule, k, &estimates, elapsed);
         let projected = if stop.is_some() {
             k
         } else {
@@ -336,10 +329,9 @@ impl<'a> Runner<'a> {
             .unwrap_or(0)
     }
 
-    /// The widest relative half-width of the figures among `live` cases
-    /// (each case's own median where no figure holds it); None when no
-    /// figure has two rounds yet.
-    fn widest(&self, live: &[usize]) -> Option<f64> {
+    /// The figures among `live` cases, with the sequential rule's
+    /// intervals (each case's own median where no figure holds it).
+    fn estimates(&self, live: &[usize]) -> Vec<Estimate> {
         let times = |i: usize, with_checkpoint: bool| -> Vec<f64> {
             self.results[i]
                 .iter()
@@ -363,10 +355,6 @@ impl<'a> Runner<'a> {
             }
         }
         estimates
-            .iter()
-            .filter(|e| e.has_interval())
-            .map(Estimate::half_width)
-            .reduce(f64::max)
     }
 
     /// The results and each case's record.
