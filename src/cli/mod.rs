@@ -254,8 +254,9 @@ blobbench sweep --experiment 7 --dir /mnt/hdd/bench --against first.json   (expe
 sweep) and, as root, the aging study, each at a scale chosen to fit --budget (under 5m: a smoke test; \
 5m-30m: about a fifth of the documents' counts; 30m-2h: about half; 2h or more: the documents' own), \
 then prints every claim with the document's figure, this machine's figure with its interval, and a \
-verdict: holds when the whole interval lies on the claim's side, does not hold when it lies wholly on \
-the other side, inconclusive otherwise. Servers not given are listed as not run, with what to pass; \
+verdict: holds when the whole interval, widened by the 10% a rerun can move a figure of one run's \
+rounds, lies on the claim's side, does not hold when it lies wholly on the other side, inconclusive \
+otherwise. Servers not given are listed as not run, with what to pass; \
 an experiment that fails is recorded and the others go on.\n\n\
 Examples:\n  blobbench reproduce                                   (--budget 20m)\n  \
 blobbench reproduce --budget 2h --pg postgres://postgres@127.0.0.1:5432/bench --mysql mysql://root@127.0.0.1:3306/bench\n  \
@@ -420,6 +421,10 @@ pub struct MergeArgs {
     mut_arg("dir", |a| a.help("Folder for the databases [default: a new temporary folder, removed afterwards]")),
     mut_arg("keep", |a| a.help("Keep the folder after the run")),
     mut_arg("json", |a| a.required(false).default_value("sweep.json").help("Where to write the JSON result (rewritten after every run)")),
+    mut_arg("precision", |a| a.help("Run rounds (each runs every case once) until every parameter effect (a value's time over its default's, paired by round) has an interval within +/-P% of it (on the interval's width only, never its verdict; the intervals printed keep 95% after stopping) [default: --rounds rounds, no target; 5% when --min-rounds, --max-rounds or --max-time is given]")),
+    mut_arg("min_rounds", |a| a.help("Rounds run before the precision is looked at (6 or more) [default: 6]")),
+    mut_arg("max_rounds", |a| a.help("Rounds after which the sweep stops, precise or not [default: 30]")),
+    mut_arg("max_time", |a| a.help("Time the rounds may take: past it no round starts beyond --min-rounds [default: 1h]; --time-budget stops mid-round instead, for --resume")),
 )]
 pub struct SweepArgs {
     /// Repeat one of the article's 8 experiments (1-8, listed by --help), its conclusion beside this machine's
@@ -452,9 +457,13 @@ Experiment 7 is 6 on another disk: it needs --dir on that disk."
     /// Workload to time for every case (repeat for more) [default: insert:50k, or the experiment's]
     #[arg(long, value_name = "WORKLOAD", value_parser = Workload::parse)]
     pub workload: Vec<Workload>,
-    /// Runs of every case; each round runs the cases in a new shuffled order
+    /// Runs of every case; each round runs the cases in a new shuffled order. With a precision
+    /// option the number of rounds follows the target
     #[arg(long, default_value = "3", value_parser = number_in::<u64>(1, MAX_ROUNDS))]
     pub rounds: u64,
+    /// Precision target, instead of --rounds rounds
+    #[command(flatten)]
+    pub target: PrecisionArgs,
     /// Keep only cases with NAME among the values, e.g. --filter page_size=8192 (repeat: all must hold)
     #[arg(long, value_name = "NAME=VALUES")]
     pub filter: Vec<String>,
@@ -1445,6 +1454,11 @@ pub struct CompareArgs {
     /// (the machine's measured drift, same machine and setup, divided out)
     #[arg(long, requires = "fail_on_slower")]
     pub allow_drift: bool,
+    /// Compare only the cases whose name contains TEXT (repeat for more): the cases a change
+    /// could have moved, tested as their own family, so a small change there needs fewer
+    /// samples (e.g. --case "read:db")
+    #[arg(long, value_name = "TEXT")]
+    pub case: Vec<String>,
     /// Also write the comparison as JSON to FILE
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,

@@ -112,6 +112,17 @@ impl PrecisionArgs {
         rounds: u64,
         judged_floor: u64,
     ) -> crate::error::Result<crate::result::rounds::RoundsRule> {
+        self.rule_within(rounds, judged_floor, POINT_MAX_TIME)
+    }
+
+    /// As [`PrecisionArgs::rule`], with `max_time` the time budget when
+    /// --max-time is not given (a sweep's rounds are long).
+    pub fn rule_within(
+        &self,
+        rounds: u64,
+        judged_floor: u64,
+        max_time: std::time::Duration,
+    ) -> crate::error::Result<crate::result::rounds::RoundsRule> {
         RoundsArgs {
             rounds: None,
             precision: self.precision,
@@ -123,7 +134,7 @@ impl PrecisionArgs {
             DefaultRounds::Fixed {
                 rounds,
                 precision: POINT_PRECISION,
-                max_time: POINT_MAX_TIME,
+                max_time,
             },
             judged_floor,
         )

@@ -5,7 +5,7 @@ use crate::cli::CompareArgs;
 use crate::error::{Error, Result};
 use std::path::PathBuf;
 
-use crate::report::compare::{compare_many, inconsistent_side};
+use crate::report::compare::{compare_cases, compare_many, inconsistent_side};
 use crate::report::terminal;
 use crate::result::compare::{CompareTables, Verdict};
 use crate::result::{ResultDocument, ResultKind, Tables};
@@ -40,7 +40,16 @@ pub fn run(args: &CompareArgs) -> Result<()> {
     if let Some(done) = compare_ledgers(&before, &after, args)? {
         return Ok(done);
     }
-    let c = compare_many(&before, &after, args.threshold / 100.0);
+    let c = compare_cases(&before, &after, args.threshold / 100.0, &args.case);
+    if !args.case.is_empty() && c.changes.is_empty() {
+        let every = compare_many(&before, &after, args.threshold / 100.0);
+        let names: Vec<&str> = every.changes.iter().map(|x| x.label.as_str()).collect();
+        return Err(Error::usage(format!(
+            "--case {}: no case of both results has such a name; give part of one of: {}",
+            args.case.join(" --case "),
+            names.join(", ")
+        )));
+    }
     print!(
         "{}",
         terminal::compare::header((&before, before_files), (&after, after_files), &c)
@@ -128,10 +137,11 @@ fn compare_ledgers(
         let (Some(rb), Some(ra)) = (&eb.result, ea.and_then(|e| e.result.as_ref())) else {
             continue;
         };
-        let c = compare_many(
+        let c = compare_cases(
             std::slice::from_ref(&**rb),
             std::slice::from_ref(&**ra),
             args.threshold / 100.0,
+            &args.case,
         );
         if !c.changes.is_empty() {
             println!("\n{}:", eb.experiment);

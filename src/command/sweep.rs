@@ -33,7 +33,7 @@ pub fn run(args: &SweepArgs) -> Result<()> {
         Vec::new()
     };
     // compare tests every case of a sweep together.
-    crate::command::output::warn_if_never_judged(options.rounds, options.plan.cases().len());
+    crate::command::output::warn_if_rule_never_judged(&options.rule, options.plan.cases().len());
     // Every save records the load and CPU steal up to then: a sweep
     // interrupted after hours still says how busy the machine was.
     // Standard output takes one document: the last, written once below.
@@ -60,6 +60,10 @@ pub fn run(args: &SweepArgs) -> Result<()> {
     );
     Ok(())
 }
+
+/// A sweep's time budget for its rounds under a precision target when
+/// --max-time is not given: its rounds are long (every case once).
+const SWEEP_MAX_TIME: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// The arguments as typed options; every mistake is a usage error here,
 /// before anything runs.
@@ -116,9 +120,16 @@ fn options(args: &SweepArgs) -> Result<SweepOptions> {
             "--time-budget 0s: no case could run; give e.g. --time-budget 10m, or leave it out",
         ));
     }
+    // A precision target looks at every parameter effect after each round:
+    // its floor is the fewest rounds compare can judge the cases with.
+    let rule = args.target.rule_within(
+        args.rounds,
+        crate::command::output::judged_floor(plan.cases().len()),
+        SWEEP_MAX_TIME,
+    )?;
     Ok(SweepOptions {
         plan,
-        rounds: args.rounds,
+        rule,
         time_budget,
         dir: args.folder.dir.clone(),
         keep: args.folder.keep,

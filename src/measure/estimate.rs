@@ -33,6 +33,15 @@ pub const INTERVAL_MEANING: &str = "[low-high] = interval over this run's rounds
 order statistics, 95% unless another coverage is printed beside it); a rerun can land outside it: \
 compare several results a side for the between-run answer.";
 
+/// How far past 1.00 a time ratio's interval over one run's rounds must
+/// lie before a decision or a verdict moves on it: two runs of one build on
+/// one machine commonly differ by 5-10% (where a new dataset's pages
+/// landed, the disk's state), which no round of either run reveals, so a
+/// within-run interval at 0.96x [0.88-0.97] decides nothing. compare's
+/// default threshold, for the same reason. An interval between independent
+/// runs (`quick --runs K`) carries that variation itself and needs no margin.
+pub const WITHIN_RUN_MARGIN: f64 = 0.10;
+
 /// How an estimate's interval was obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -180,6 +189,27 @@ impl Estimate {
     /// Whether the interval contains `x`.
     pub fn contains(&self, x: f64) -> bool {
         self.low <= x && x <= self.high
+    }
+
+    /// The factor a rerun could move this figure by beyond its interval:
+    /// [`WITHIN_RUN_MARGIN`] for an interval over one run's rounds (two
+    /// runs of one build here differ by 5-10%, which no round reveals), 1
+    /// for one between independent runs, which carries that variation, and
+    /// for a figure without an interval (disk space, which a rerun gives
+    /// again).
+    pub fn rerun_factor(&self) -> f64 {
+        match self.method.interval_over() {
+            Some(OVER_ROUNDS_OF_ONE_RUN) => 1.0 + WITHIN_RUN_MARGIN,
+            _ => 1.0,
+        }
+    }
+
+    /// The interval widened by [`Estimate::rerun_factor`] each way: where a
+    /// rerun's figure could land. A verdict that must survive a rerun is
+    /// taken on it.
+    pub fn rerun_reach(&self) -> (f64, f64) {
+        let f = self.rerun_factor();
+        (self.low / f, self.high * f)
     }
 
     /// Whether two intervals share any value.

@@ -437,6 +437,20 @@ pub fn compare_many(
     after: &[ResultDocument],
     threshold: f64,
 ) -> Comparison {
+    compare_cases(before, after, threshold, &[])
+}
+
+/// [`compare_many`] of only the cases whose label contains one of `only`
+/// (every case when empty): the cases a change could have moved, tested
+/// as their own family, so the Holm correction and the simultaneous
+/// intervals span those cases alone and a small change in one of them
+/// needs fewer samples to be found.
+pub fn compare_cases(
+    before: &[ResultDocument],
+    after: &[ResultDocument],
+    threshold: f64,
+    only: &[String],
+) -> Comparison {
     let (Some(first_before), Some(first_after)) = (before.first(), after.first()) else {
         return Comparison::default();
     };
@@ -456,6 +470,7 @@ pub fn compare_many(
                 .find(|m| m.key == mb.key && m.figure == mb.figure)?;
             Some((mb, ma))
         })
+        .filter(|(mb, _)| only.is_empty() || only.iter().any(|c| mb.label.contains(c.as_str())))
         .collect();
     // Why each pair is not comparable (empty: it is).
     let reasons: Vec<Vec<(String, String, String)>> = pairs

@@ -683,23 +683,13 @@ pub struct AgainstDefault<T> {
     pub others: Vec<(T, Estimate)>,
 }
 
-/// How far past 1.00 a time ratio's interval over one run's rounds must
-/// lie before a decision moves on it: two runs of one build on one machine
-/// commonly differ by 5-10% (where a new dataset's pages landed, the
-/// disk's state), which no round of either run reveals, so a within-run
-/// interval at 0.96x [0.88-0.97] decides nothing. compare's default
-/// threshold, for the same reason. An interval between independent runs
-/// (`quick --runs K`) carries that variation itself and needs no margin.
-pub const WITHIN_RUN_MARGIN: f64 = 0.10;
+pub use crate::measure::estimate::WITHIN_RUN_MARGIN;
 
 /// The factor a time ratio's interval must pass, below 1 or above it
-/// (1.10: 1/1.10 = 0.91 below, 1.10 above), by the kind of its interval.
+/// (1.10: 1/1.10 = 0.91 below, 1.10 above), by the kind of its interval
+/// ([`Estimate::rerun_factor`]).
 pub fn decision_factor(e: &Estimate) -> f64 {
-    if e.method == crate::measure::estimate::Method::BetweenRuns {
-        1.0
-    } else {
-        1.0 + WITHIN_RUN_MARGIN
-    }
+    e.rerun_factor()
 }
 
 /// Whether a time ratio's whole interval lies below 1.00 by more than a

@@ -12,9 +12,10 @@ use super::ResultDocument;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ClaimVerdict {
-    /// The whole interval lies on the claim's side.
+    /// The whole interval, widened by what a rerun could move it, lies on
+    /// the claim's side (inside a range claim: the plain interval).
     Holds,
-    /// The whole interval lies on the other side.
+    /// The whole widened interval lies on the other side.
     DoesNotHold,
     /// The interval reaches both sides: more rounds or a larger scale may decide it.
     Inconclusive,
@@ -35,12 +36,15 @@ impl ClaimVerdict {
 }
 
 /// The verdict rule, said once under every ledger (terminal, HTML, Markdown).
-pub const VERDICT_RULE: &str = "verdicts follow the interval of this machine's figure: \
-holds when the whole interval lies on the claim's side of the document's figure (or inside its \
-range), does not hold when the whole interval lies on the other side (or outside the range), \
-inconclusive when it reaches both; \"about X\" is read as X within a factor 1.25 and \"no \
-noticeable impact\" as within a factor 1.10; a figure without an interval (disk space, a best \
-size from means, a fragment count) is judged by its value, as the document's own figure was.";
+pub const VERDICT_RULE: &str = "verdicts follow the interval of this machine's figure, \
+widened by what a rerun could move it (10% each way for an interval over one run's rounds: two \
+runs of one build here differ by 5-10%, which no round reveals), so that a firm verdict survives \
+a rerun: holds when it lies wholly on the claim's side of the document's figure, does not hold \
+when it lies wholly on the other side (or outside the claim's range), inconclusive when it \
+reaches both; a range claim holds when the plain interval lies inside the range, which is its own \
+allowance for noise; \"about X\" is read as X within a factor 1.25 and \"no noticeable impact\" \
+as within a factor 1.10; a figure without an interval (disk space, a best size from means, a \
+fragment count) is judged by its value, as the document's own figure was.";
 
 /// One claim of the ledger as this machine measured it.
 #[derive(Debug, Clone, Serialize, Deserialize)]

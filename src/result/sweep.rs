@@ -7,10 +7,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::measure::estimate::{Estimate, median_estimate, paired_ratio};
+use crate::measure::estimate::{Estimate, Stopping, median_estimate};
 use crate::measure::stats::summarize;
 
 use super::advise::AgainstDefault;
+use super::rounds::{RoundsRecord, RoundsRule};
 
 /// The kind-specific part of a `sweep` result.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -46,6 +47,10 @@ pub struct SweepState {
     /// in older results: [`SweepState::effects`] computes them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub effects: Vec<ParamEffect>,
+    /// Where the rounds ended and why, per parameter effect (absent while
+    /// the sweep runs and in older results).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopping: Option<RoundsRecord>,
 }
 
 /// The runs of the same plan on the first disk, for the article's "four
@@ -453,25 +458,30 @@ fn by_round(records: &[Record], case: &Case, w: &Workload) -> Vec<(u64, f64)> {
 }
 
 /// Each ranked case's standing against the first (the fastest), in order.
-pub fn standings(records: &[Record], ranked: &[RankedCase], w: &Workload) -> Vec<Standing> {
+pub fn standings(
+    records: &[Record],
+    ranked: &[RankedCase],
+    w: &Workload,
+    kind: Stopping,
+) -> Vec<Standing> {
     let Some((fastest, _, _)) = ranked.first() else {
         return Vec::new();
     };
     let best = by_round(records, fastest, w);
-    let best_time = median_estimate(&best.iter().map(|x| x.1).collect::<Vec<_>>());
+    let best_time = kind.median(&best.iter().map(|x| x.1).collect::<Vec<_>>());
     ranked
         .iter()
         .enumerate()
         .map(|(i, (c, _, _))| {
             let mine = by_round(records, c, w);
             let times: Vec<f64> = mine.iter().map(|x| x.1).collect();
-            let time = median_estimate(&times);
+            let time = kind.median(&times);
             // Pairs of the same round on both sides.
             let (num, den): (Vec<f64>, Vec<f64>) = mine
                 .iter()
                 .filter_map(|(r, t)| best.iter().find(|b| b.0 == *r).map(|b| (*t, b.1)))
                 .unzip();
-            let vs_fastest = paired_ratio(&num, &den);
+            let vs_fastest = kind.ratio(&num, &den);
             let tied = if vs_fastest.has_interval() {
                 vs_fastest.contains(1.0)
             } else {
@@ -549,20 +559,25 @@ fn value_series(records: &[Record], w: &Workload, param: &str) -> Vec<ValueSerie
 
 /// `num`'s time over `den`'s, paired round by round (rounds on one side
 /// only are left out).
-fn paired_by_round(num: &[(u64, f64)], den: &[(u64, f64)]) -> Estimate {
+fn paired_by_round(num: &[(u64, f64)], den: &[(u64, f64)], kind: Stopping) -> Estimate {
     let (a, b): (Vec<f64>, Vec<f64>) = num
         .iter()
         .filter_map(|(r, t)| den.iter().find(|d| d.0 == *r).map(|d| (*t, d.1)))
         .unzip();
-    paired_ratio(&a, &b)
+    kind.ratio(&a, &b)
 }
 
 /// Each value of `param` for workload `w`, fastest first. Each round gives
 /// a value one time (the median over the cases having it), so values are
 /// compared round by round as cases are.
-pub fn value_effects(records: &[Record], w: &Workload, param: &str) -> Vec<ValueEffect> {
+pub fn value_effects(
+    records: &[Record],
+    w: &Workload,
+    param: &str,
+    kind: Stopping,
+) -> Vec<ValueEffect> {
     let series = value_series(records, w, param);
-    let time = |s: &[(u64, f64)]| median_estimate(&s.iter().map(|x| x.1).collect::<Vec<_>>());
+    let time = |s: &[(u64, f64)]| kind.median(&s.iter().map(|x| x.1).collect::<Vec<_>>());
     let Some(best) = series
         .iter()
         .min_by(|a, b| time(&a.1).value.total_cmp(&time(&b.1).value))
@@ -575,7 +590,7 @@ pub fn value_effects(records: &[Record], w: &Workload, param: &str) -> Vec<Value
         .map(|(v, s, cases)| ValueEffect {
             value: v.clone(),
             time: time(s),
-            vs_best: paired_by_round(s, &best),
+            vs_best: paired_by_round(s, &best, kind),
             cases: *cases,
         })
         .collect();
@@ -654,7 +669,12 @@ impl ParamEffect {
 /// Each parameter the plan varies, its effect on workload `w` decided
 /// against its default; parameters with fewer than two values measured are
 /// left out.
-pub fn param_effects(plan: &SweepPlan, records: &[Record], w: &Workload) -> Vec<ParamEffect> {
+pub fn param_effects(
+    plan: &SweepPlan,
+    records: &[Record],
+    w: &Workload,
+    kind: Stopping,
+) -> Vec<ParamEffect> {
     plan.params
         .iter()
         .filter(|p| p.values.len() > 1)
@@ -673,7 +693,7 @@ pub fn param_effects(plan: &SweepPlan, records: &[Record], w: &Workload) -> Vec<
                     .iter()
                     .enumerate()
                     .filter(|(i, _)| *i != base)
-                    .map(|(_, s)| (s.0.clone(), paired_by_round(&s.1, &default.1)))
+                    .map(|(_, s)| (s.0.clone(), paired_by_round(&s.1, &default.1, kind)))
                     .collect();
                 ParamEffect {
                     workload: *w,
@@ -683,7 +703,7 @@ pub fn param_effects(plan: &SweepPlan, records: &[Record], w: &Workload) -> Vec<
                         .iter()
                         .map(|s| ValueTime {
                             value: s.0.clone(),
-                            time: median_estimate(&s.1.iter().map(|x| x.1).collect::<Vec<_>>()),
+                            time: kind.median(&s.1.iter().map(|x| x.1).collect::<Vec<_>>()),
                             cases: s.2,
                         })
                         .collect(),
@@ -695,20 +715,29 @@ pub fn param_effects(plan: &SweepPlan, records: &[Record], w: &Workload) -> Vec<
 }
 
 /// Every workload's parameter effects ([`param_effects`]).
-pub fn all_param_effects(plan: &SweepPlan, records: &[Record]) -> Vec<ParamEffect> {
+pub fn all_param_effects(plan: &SweepPlan, records: &[Record], kind: Stopping) -> Vec<ParamEffect> {
     plan.workloads
         .iter()
-        .flat_map(|w| param_effects(plan, records, w))
+        .flat_map(|w| param_effects(plan, records, w, kind))
         .collect()
 }
 
 impl SweepState {
+    /// How the rounds ended, which sets the intervals' ranks: on the
+    /// effects' width under a precision target, else a fixed count.
+    pub fn stopping_kind(&self) -> Stopping {
+        match self.stopping.as_ref().map(|r| r.rule) {
+            Some(RoundsRule::Precision(_)) => Stopping::OnWidth,
+            _ => Stopping::Fixed,
+        }
+    }
+
     /// The parameter effects on workload `w`: as stored when the sweep
     /// stopped, or computed from the records (a sweep interrupted, or a
     /// result from before effects were stored).
     pub fn effects_on(&self, w: &Workload) -> Vec<ParamEffect> {
         if self.effects.is_empty() {
-            return param_effects(&self.plan, &self.records, w);
+            return param_effects(&self.plan, &self.records, w, self.stopping_kind());
         }
         self.effects
             .iter()
@@ -725,8 +754,13 @@ impl SweepState {
 /// (time / fastest time) over the workloads. None when that case was not
 /// measured on every workload. A median alone never moves it, so a rerun
 /// or `--resume` that adds rounds changes it only when a decision changes.
-pub fn recommendation(plan: &SweepPlan, records: &[Record], cases: &[Case]) -> Option<(Case, f64)> {
-    let effects: Vec<ParamEffect> = all_param_effects(plan, records);
+pub fn recommendation(
+    plan: &SweepPlan,
+    records: &[Record],
+    cases: &[Case],
+    kind: Stopping,
+) -> Option<(Case, f64)> {
+    let effects: Vec<ParamEffect> = all_param_effects(plan, records, kind);
     let wanted: Case = plan
         .params
         .iter()
@@ -830,7 +864,7 @@ mod tests {
         }
         let w = Workload::BlobRead { count: 1, size: 1 };
         let ranked = ranked(&records, &[a, b, c], &w);
-        let st = standings(&records, &ranked, &w);
+        let st = standings(&records, &ranked, &w, Stopping::Fixed);
         assert_eq!(st.len(), 3);
         assert!(st[0].tied);
         assert!(st[1].tied, "{:?}", st[1]);
@@ -860,23 +894,23 @@ mod tests {
             records.push(record(&case("wal", "normal"), r, d * 3 / 2 + down));
         }
         let w = Workload::BlobRead { count: 1, size: 1 };
-        let journal = value_effects(&records, &w, "journal_mode");
+        let journal = value_effects(&records, &w, "journal_mode", Stopping::Fixed);
         assert_eq!(journal.len(), 2);
         assert_eq!(journal[0].value, "truncate");
         assert_eq!(journal[0].cases, 2);
         assert!((journal[1].vs_best.value - 1.5).abs() < 0.02, "{journal:?}");
         assert!(!journal[1].vs_best.contains(1.0), "{journal:?}");
-        let sync = value_effects(&records, &w, "synchronous");
+        let sync = value_effects(&records, &w, "synchronous", Stopping::Fixed);
         assert_eq!(sync.len(), 2);
         assert!(sync[1].vs_best.contains(1.0), "{sync:?}");
-        assert!(value_effects(&records, &w, "page_size").is_empty());
+        assert!(value_effects(&records, &w, "page_size", Stopping::Fixed).is_empty());
     }
 
     /// journal_mode wal at 0.6x delete's time every round; synchronous
     /// normal at `normal` of full's time per round; rounds drift together.
     fn effects_of(normal: [f64; 5]) -> Vec<ParamEffect> {
         let (plan, records) = sweep_of(normal);
-        param_effects(&plan, &records, &plan.workloads[0])
+        param_effects(&plan, &records, &plan.workloads[0], Stopping::Fixed)
     }
 
     /// The plan and records behind [`effects_of`].
@@ -936,7 +970,8 @@ mod tests {
         let cases = plan.cases();
         let fastest = &ranked(&records, &cases, &plan.workloads[0])[0].0;
         assert_eq!(setting(fastest, "synchronous"), "normal");
-        let (rec, geo) = recommendation(&plan, &records, &cases).expect("a recommendation");
+        let (rec, geo) =
+            recommendation(&plan, &records, &cases, Stopping::Fixed).expect("a recommendation");
         assert_eq!(setting(&rec, "journal_mode"), "wal");
         assert_eq!(setting(&rec, "synchronous"), "full");
         assert_eq!(
@@ -947,7 +982,7 @@ mod tests {
         assert!(geo > 1.0 && geo < 1.1, "{geo}");
         // Half the time every round: normal is taken.
         let (plan, records) = sweep_of([0.5; 5]);
-        let (rec, _) = recommendation(&plan, &records, &plan.cases()).unwrap();
+        let (rec, _) = recommendation(&plan, &records, &plan.cases(), Stopping::Fixed).unwrap();
         assert_eq!(setting(&rec, "synchronous"), "normal");
     }
 

@@ -250,6 +250,30 @@ fn compare_matches_cases_and_judges_changes_against_the_noise() {
         .unwrap()
         .to_string();
     assert!(reason.contains("blobs per size 0 -> 50"), "{reason}");
+    // --case: only the named cases, tested as their own family, so Holm's
+    // correction no longer doubles the write's p for the unchanged reads.
+    let out = ok(
+        d,
+        &[
+            "compare", "a.json", "b.json", "--case", "write", "--json", "w.json",
+        ],
+    );
+    assert!(out.contains("1.50x slower"), "{out}");
+    let w = json(&d.join("w.json"));
+    let changes = w["tables"]["compare"]["changes"].as_array().unwrap();
+    assert_eq!(changes.len(), 1, "{w}");
+    assert!(changes[0]["label"].as_str().unwrap().contains("write"));
+    let p = |c: &serde_json::Value| (c["p"].as_f64().unwrap(), c["p_adjusted"].as_f64().unwrap());
+    let (alone, alone_adjusted) = p(&changes[0]);
+    assert_eq!(alone, alone_adjusted, "a family of one is not corrected");
+    let (both, both_adjusted) = p(write_case);
+    assert_eq!(both, alone);
+    assert!(both_adjusted > both, "two cases: Holm corrects");
+    usage_error(
+        d,
+        &["compare", "a.json", "b.json", "--case", "nosuch"],
+        "--case nosuch: no case of both results has such a name; give part of one of: ",
+    );
     usage_error(
         d,
         &["compare", "a.json", "run.json"],

@@ -767,6 +767,71 @@ fn sweep_ranks_cases_resumes_and_recommends_a_power_safe_setting() {
 }
 
 #[test]
+fn sweep_rounds_stop_at_the_precision_target_and_say_why() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let args = [
+        "sweep",
+        "--param",
+        "journal_mode=delete,truncate",
+        "--workload",
+        "insert:300",
+        "--precision",
+        "40%",
+        "--max-rounds",
+        "9",
+        "--dir",
+        "data",
+        "--json",
+        "s.json",
+    ];
+    let out = ok(d, &args);
+    let doc = json(&d.join("s.json"));
+    let sweep = &doc["tables"]["sweep"];
+    let stopping = &sweep["stopping"];
+    assert_eq!(stopping["rule"]["rule"], "precision", "{stopping}");
+    assert_eq!(stopping["rule"]["half_width"], 0.4, "{stopping}");
+    let cases = stopping["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 1, "one effect: journal_mode on the insert");
+    let rounds = cases[0]["rounds"].as_u64().unwrap();
+    assert!((6..=9).contains(&rounds), "{stopping}");
+    let why = cases[0]["stopped"].as_str().unwrap();
+    assert!(["precision", "ceiling"].contains(&why), "{stopping}");
+    // Every round ran both cases, and no round beyond where it stopped.
+    let records = sweep["records"].as_array().unwrap();
+    assert_eq!(records.len() as u64, 2 * rounds, "{sweep}");
+    assert_eq!(sweep["complete"], true);
+    // The effect's interval is the sequential one, which keeps 95% after
+    // stopping on its width.
+    let effect = &sweep["effects"][0]["decision"]["others"][0][1];
+    assert_eq!(
+        effect["method"], "paired-log-sequential-order-statistic",
+        "{effect}"
+    );
+    assert!(
+        out.contains(&format!(
+            "median of {rounds} rounds, each group until +/-40%"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "rounds, target +/-40% (6-9 rounds, 3600 s): the sweep {rounds} ("
+        )),
+        "{out}"
+    );
+    // Resuming the finished sweep runs nothing more.
+    let mut again = args.to_vec();
+    again.push("--resume");
+    ok(d, &again);
+    let records = json(&d.join("s.json"))["tables"]["sweep"]["records"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(records as u64, 2 * rounds);
+}
+
+#[test]
 fn sweep_parameters_are_checked_before_anything_runs() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();

@@ -55,16 +55,19 @@ pub fn render(doc: &ResultDocument, sweep: &SweepState, top: u64) -> String {
         .filter(|p| p.values.len() == 1)
         .map(|p| format!("{}={}", p.name, p.values[0]))
         .collect();
+    let rounds = match &sweep.stopping {
+        Some(st) => format!("median of {}", st.header()),
+        None => format!("median of up to {} round(s)", sweep.rounds),
+    };
     let _ = writeln!(
         out,
-        "blobbench sweep: {} cases{}, median of up to {} round(s); SQLite {}",
+        "blobbench sweep: {} cases{}, {rounds}; SQLite {}",
         cases.len(),
         if sweep.complete {
             ""
         } else {
             " (incomplete: --resume continues)"
         },
-        sweep.rounds,
         doc.environment.sqlite_version
     );
     if let Some(e) = &sweep.experiment {
@@ -96,7 +99,7 @@ pub fn render(doc: &ResultDocument, sweep: &SweepState, top: u64) -> String {
         }
     }
     let _ = writeln!(out);
-    match recommendation(plan, &sweep.records, &cases) {
+    match recommendation(plan, &sweep.records, &cases, sweep.stopping_kind()) {
         Some((c, geo)) => {
             let settings: Vec<String> = c.iter().map(|(n, v)| format!("{n}={v}")).collect();
             let _ = writeln!(
@@ -116,6 +119,11 @@ pub fn render(doc: &ResultDocument, sweep: &SweepState, top: u64) -> String {
                 out,
                 "recommendation: none: the case each parameter's effect points to (power-safe) did not run every workload"
             );
+        }
+    }
+    if let Some(st) = &sweep.stopping {
+        for l in st.lines("--max-rounds, --max-time") {
+            let _ = writeln!(out, "{l}");
         }
     }
     if let Some(e) = &sweep.experiment {
@@ -263,7 +271,7 @@ fn check(
     c: &Check,
 ) -> String {
     let params = &sweep.plan.params;
-    let standings = standings(&sweep.records, ranked, w);
+    let standings = standings(&sweep.records, ranked, w, sweep.stopping_kind());
     let last = ranked.len() - 1;
     match c {
         Check::Fastest => format!(
@@ -293,7 +301,7 @@ fn check(
 
 /// `journal_mode: wal fastest (1.2 ms [..]); truncate 1.08x [1.02-1.15]`.
 fn value_line(sweep: &SweepState, w: &Workload, param: &str) -> String {
-    let effects = value_effects(&sweep.records, w, param);
+    let effects = value_effects(&sweep.records, w, param, sweep.stopping_kind());
     let Some(best) = effects.first() else {
         return format!("{param}: not measured");
     };
@@ -421,7 +429,7 @@ fn workload(out: &mut String, sweep: &SweepState, w: &Workload, ranked: &[Ranked
     let best = ranked[0].1;
     let _ = writeln!(out, "\n{} ({} cases measured)", w.describe(), ranked.len());
     let top = top.max(1) as usize;
-    let standings = standings(&sweep.records, ranked, w);
+    let standings = standings(&sweep.records, ranked, w, sweep.stopping_kind());
     let line = |out: &mut String, i: usize, (c, _, _): &RankedCase| {
         let st = &standings[i];
         let _ = writeln!(

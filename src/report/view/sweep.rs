@@ -4,8 +4,8 @@ use super::{DataTable, Figure, Section, interval_caption};
 use crate::measure::estimate::Estimate;
 use crate::report::chart::{AxisSpec, Bar, BarChart, BarGroup, Chart, Scale, Unit};
 use crate::result::sweep::{
-    ParamEffect, RankedCase, Record, SweepState, SweepTables, Workload, bracketed, power_safe,
-    product, ranked, recommendation, standings,
+    ParamEffect, RankedCase, SweepState, SweepTables, Workload, bracketed, power_safe, product,
+    ranked, recommendation, standings,
 };
 
 /// Cases shown at each end of a ranking chart.
@@ -30,7 +30,7 @@ pub(in crate::report) fn sweep(tables: &SweepTables, s: &mut Section) {
         if let Some(f) = effect_figure(wi, w, &effects) {
             s.figures.push(f);
         }
-        s.tables.push(ranked_table(wi, w, &ranked, records));
+        s.tables.push(ranked_table(wi, w, &ranked, sw));
         if !effects.is_empty() {
             s.tables.push(effect_table(wi, w, &effects));
         }
@@ -42,7 +42,7 @@ pub(in crate::report) fn sweep(tables: &SweepTables, s: &mut Section) {
             ));
         }
     }
-    match recommendation(plan, records, &cases) {
+    match recommendation(plan, records, &cases, sw.stopping_kind()) {
         Some((c, geo)) => s.summary.push(format!(
             "recommendation: {} ({geo:.2}x the fastest case; power-safe; each parameter at its default unless another value is faster beyond the noise)",
             c.iter()
@@ -86,7 +86,7 @@ fn ranked_figure(
     shown: &[usize],
 ) -> Figure {
     let (plan, records) = (&sw.plan, &sw.records);
-    let standings = standings(records, ranked, w);
+    let standings = standings(records, ranked, w, sw.stopping_kind());
     let groups: Vec<BarGroup> = shown
         .iter()
         .map(|&i| {
@@ -220,8 +220,9 @@ fn effect_table(wi: usize, w: &Workload, effects: &[ParamEffect]) -> DataTable {
 }
 
 /// Every ranked case as a table row.
-fn ranked_table(wi: usize, w: &Workload, ranked: &[RankedCase], records: &[Record]) -> DataTable {
-    let standings = standings(records, ranked, w);
+fn ranked_table(wi: usize, w: &Workload, ranked: &[RankedCase], sw: &SweepState) -> DataTable {
+    let records = &sw.records;
+    let standings = standings(records, ranked, w, sw.stopping_kind());
     let mut t = DataTable::new(
         &format!("sweep-{}", wi + 1),
         format!(

@@ -4,11 +4,12 @@
 //! experiment's result, and the side of that figure the claim is on.
 //!
 //! A claim is judged by the interval of this machine's figure
-//! ([`Rule::judge`]): it holds when the whole interval lies on the claim's
-//! side, does not hold when the whole interval lies on the other side, and
-//! is inconclusive otherwise ([`crate::result::reproduce::VERDICT_RULE`]).
+//! ([`Rule::judge`]), widened by what a rerun could move it: it holds when
+//! the whole of that lies on the claim's side, does not hold when it lies
+//! on the other side, and is inconclusive otherwise
+//! ([`crate::result::reproduce::VERDICT_RULE`]).
 
-use crate::measure::estimate::{Estimate, Side, paired_ratio};
+use crate::measure::estimate::{Estimate, paired_ratio};
 use crate::measure::stats::summarize;
 use crate::result::fasterthanfs::{FasterThanFsRow, FasterThanFsTables};
 use crate::result::http::{BLOG_FILES_OVER_SQLITE, HttpTables};
@@ -108,7 +109,13 @@ impl Rule {
         }
     }
 
-    /// The verdict the figure gives: by its whole interval.
+    /// The verdict the figure gives: by its whole interval, widened by what
+    /// a rerun could move it ([`Estimate::rerun_reach`]: 10% each way for
+    /// an interval over one run's rounds), so that a firm verdict survives
+    /// an immediate rerun. A range claim ("about X", "no noticeable
+    /// impact") holds on the plain interval inside it, as the range is
+    /// itself the claim's allowance for noise, and fails on the widened one
+    /// wholly outside it.
     pub fn judge(self, figure: &Figure) -> ClaimVerdict {
         let e = match figure {
             Figure::Number(e) => e,
@@ -120,27 +127,15 @@ impl Rule {
                 };
             }
         };
+        let (low, high) = e.rerun_reach();
         match self {
-            Rule::AtLeast(t) => match e.side_of(t) {
-                Side::Above => ClaimVerdict::Holds,
-                Side::Below => ClaimVerdict::DoesNotHold,
-                Side::Across => ClaimVerdict::Inconclusive,
-            },
-            Rule::Below(t) => match e.side_of(t) {
-                Side::Below => ClaimVerdict::Holds,
-                Side::Above => ClaimVerdict::DoesNotHold,
-                Side::Across => ClaimVerdict::Inconclusive,
-            },
-            Rule::Between(a, b) => {
-                if e.low >= a && e.high <= b {
-                    ClaimVerdict::Holds
-                } else if e.high < a || e.low > b {
-                    ClaimVerdict::DoesNotHold
-                } else {
-                    ClaimVerdict::Inconclusive
-                }
-            }
-            Rule::Choice => ClaimVerdict::Inconclusive,
+            Rule::AtLeast(t) if low >= t => ClaimVerdict::Holds,
+            Rule::AtLeast(t) if high < t => ClaimVerdict::DoesNotHold,
+            Rule::Below(t) if high < t => ClaimVerdict::Holds,
+            Rule::Below(t) if low >= t => ClaimVerdict::DoesNotHold,
+            Rule::Between(a, b) if e.low >= a && e.high <= b => ClaimVerdict::Holds,
+            Rule::Between(a, b) if high < a || low > b => ClaimVerdict::DoesNotHold,
+            _ => ClaimVerdict::Inconclusive,
         }
     }
 }
@@ -1182,34 +1177,70 @@ mod tests {
     }
 
     fn e(low: f64, value: f64, high: f64) -> Figure {
+        e_over(low, value, high, Method::PairedLogOrderStatistic)
+    }
+
+    fn e_over(low: f64, value: f64, high: f64, method: Method) -> Figure {
         Figure::Number(Estimate {
             value,
             low,
             high,
-            n: 5,
-            method: Method::PairedLogOrderStatistic,
-            coverage: Some(0.9375),
+            n: 6,
+            method,
+            coverage: Some(0.96875),
         })
     }
 
     #[test]
-    fn verdicts_follow_the_whole_interval() {
+    fn verdicts_follow_the_whole_interval_and_what_a_rerun_could_move() {
         let at_least = Rule::AtLeast(1.35);
-        assert_eq!(at_least.judge(&e(1.4, 1.5, 1.6)), ClaimVerdict::Holds);
+        // 1.50/1.10 = 1.36: past the claim's figure even if a rerun moves it 10%.
+        assert_eq!(at_least.judge(&e(1.5, 1.6, 1.7)), ClaimVerdict::Holds);
+        // Wholly past it, but a rerun could land below: not firm.
+        assert_eq!(
+            at_least.judge(&e(1.4, 1.5, 1.6)),
+            ClaimVerdict::Inconclusive
+        );
         assert_eq!(
             at_least.judge(&e(1.2, 1.5, 1.6)),
             ClaimVerdict::Inconclusive
         );
-        assert_eq!(at_least.judge(&e(1.0, 1.1, 1.3)), ClaimVerdict::DoesNotHold);
+        assert_eq!(at_least.judge(&e(1.0, 1.1, 1.2)), ClaimVerdict::DoesNotHold);
+        assert_eq!(
+            at_least.judge(&e(1.0, 1.1, 1.3)),
+            ClaimVerdict::Inconclusive
+        );
+        // Between independent runs the interval carries a rerun's movement.
+        let between_runs = |l, v, h| e_over(l, v, h, Method::BetweenRuns);
+        assert_eq!(
+            at_least.judge(&between_runs(1.4, 1.5, 1.6)),
+            ClaimVerdict::Holds
+        );
+        assert_eq!(
+            at_least.judge(&between_runs(1.0, 1.1, 1.3)),
+            ClaimVerdict::DoesNotHold
+        );
+        // A figure without an interval (disk space) by its value.
+        let space = Figure::Number(Estimate::point(1.36, 1));
+        assert_eq!(at_least.judge(&space), ClaimVerdict::Holds);
         let below = Rule::Below(1.0);
         assert_eq!(below.judge(&e(0.7, 0.8, 0.9)), ClaimVerdict::Holds);
+        assert_eq!(below.judge(&e(0.8, 0.9, 0.95)), ClaimVerdict::Inconclusive);
         assert_eq!(below.judge(&e(0.9, 1.0, 1.1)), ClaimVerdict::Inconclusive);
-        assert_eq!(below.judge(&e(1.0, 1.1, 1.2)), ClaimVerdict::DoesNotHold);
+        assert_eq!(below.judge(&e(1.15, 1.2, 1.3)), ClaimVerdict::DoesNotHold);
+        assert_eq!(below.judge(&e(1.0, 1.1, 1.2)), ClaimVerdict::Inconclusive);
+        // A range holds on the plain interval inside it (the range is the
+        // claim's own allowance), and fails on the widened one outside it.
         let range = Rule::Between(5.0, 15.0);
-        assert_eq!(range.judge(&e(6.0, 8.0, 14.0)), ClaimVerdict::Holds);
+        assert_eq!(range.judge(&e(5.0, 8.0, 15.0)), ClaimVerdict::Holds);
         assert_eq!(range.judge(&e(4.0, 8.0, 14.0)), ClaimVerdict::Inconclusive);
         assert_eq!(range.judge(&e(1.0, 2.0, 3.0)), ClaimVerdict::DoesNotHold);
-        assert_eq!(range.judge(&e(16.0, 20.0, 30.0)), ClaimVerdict::DoesNotHold);
+        assert_eq!(range.judge(&e(4.0, 4.2, 4.6)), ClaimVerdict::Inconclusive);
+        assert_eq!(range.judge(&e(17.0, 20.0, 30.0)), ClaimVerdict::DoesNotHold);
+        assert_eq!(
+            range.judge(&e(16.0, 20.0, 30.0)),
+            ClaimVerdict::Inconclusive
+        );
         let choice = |in_claim, firm| Figure::Choice {
             text: String::new(),
             in_claim,

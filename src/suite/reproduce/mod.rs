@@ -31,6 +31,7 @@ use super::http::HttpOptions;
 use super::internal_external::InternalExternalOptions;
 use super::lob::LobOptions;
 use super::sweep::SweepOptions;
+use crate::result::rounds::RoundsRule;
 use ledger::{CLAIMS, Experiment};
 use scale::Scale;
 
@@ -362,7 +363,7 @@ fn sweep(scale: Scale, o: &ReproduceOptions) -> Result<SweepOptions> {
             excludes: Vec::new(),
             seed: 1,
         },
-        rounds,
+        rule: RoundsRule::Fixed { rounds },
         time_budget: None,
         dir: o.dir.clone(),
         keep: o.keep,

@@ -5,11 +5,14 @@
 //! minute on a loaded 2-core machine, where most verdicts will be
 //! inconclusive: that is what a small sample honestly gives.
 //!
-//! From the small step up every experiment has at least six rounds (or
-//! twelve blobs per size), the fewest whose sign-test interval covers 95%,
-//! and each step aims at under half its budget on a quiet 2-core machine,
-//! so a slower or busier one still fits: the default 20m took 3.5 minutes
-//! with 3-5 rounds and now took 7m 56s, 40% of it (the ledger prints its time).
+//! Every step gives every experiment at least six rounds (or twelve blobs
+//! per size), the fewest whose sign-test interval covers 95%; the smoke
+//! test runs eight, with 2000 blobs and 6 MB cells: with three rounds of
+//! 400 blobs and 2 MB its 75% intervals gave firm verdicts that a rerun
+//! flipped (35 of 163 in 5 back-to-back pairs; 18 of 268 now). Each step
+//! aims at under half its budget on a quiet 2-core machine, so a slower or
+//! busier one still fits: the default 20m took 7m 56s, 40% of it, and the
+//! smoke test about 21 s (the ledger prints its time).
 
 use std::time::Duration;
 
@@ -75,7 +78,7 @@ impl Scale {
     /// fasterthanfs: blobs (10k +/- 2k each) and rounds.
     pub fn fasterthanfs(self) -> (u64, u64) {
         match self {
-            Scale::Tiny => (400, 3),
+            Scale::Tiny => (2_000, 8),
             Scale::Small => (20_000, 7),
             Scale::Medium => (50_000, 7),
             Scale::Documents => (100_000, 7),
@@ -90,8 +93,8 @@ impl Scale {
             Scale::Tiny => (
                 vec![10_000, 50_000, 200_000, 1_000_000],
                 vec![4096, 8192, 16384],
-                2_000_000,
-                3,
+                6_000_000,
+                8,
             ),
             Scale::Small => (all_sizes, all_pages, 20_000_000, 6),
             Scale::Medium => (all_sizes, all_pages, 50_000_000, 7),
@@ -106,7 +109,7 @@ impl Scale {
             10_000_000,
         ];
         match self {
-            Scale::Tiny => (vec![1_000, 10_000, 50_000, 100_000, 1_000_000], 5),
+            Scale::Tiny => (vec![1_000, 10_000, 50_000, 100_000, 1_000_000], 12),
             Scale::Small => (paper, 12),
             Scale::Medium | Scale::Documents => (paper, 20),
         }
@@ -116,7 +119,7 @@ impl Scale {
     /// per level, rounds.
     pub fn http(self) -> (u64, Vec<usize>, Duration, u32) {
         match self {
-            Scale::Tiny => (12, vec![1, 4], Duration::from_millis(900), 3),
+            Scale::Tiny => (12, vec![1, 4], Duration::from_millis(1600), 8),
             Scale::Small => (400, vec![1, 2, 4, 8, 16], Duration::from_secs(5), 6),
             Scale::Medium => (1000, vec![1, 2, 4, 8, 16, 32], Duration::from_secs(10), 7),
             Scale::Documents => (2000, vec![1, 2, 4, 8, 16, 32], Duration::from_secs(10), 7),
@@ -138,7 +141,7 @@ impl Scale {
             params.extend(["cache_size=1000,8000", "transaction=immediate,exclusive"]);
         }
         match self {
-            Scale::Tiny => (params, 300, 2, 3),
+            Scale::Tiny => (params, 300, 2, 8),
             Scale::Small => (params, 10_000, 2, 6),
             Scale::Medium => (params, 20_000, 5, 6),
             Scale::Documents => (params, 50_000, 10, 6),
