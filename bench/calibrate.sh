@@ -20,7 +20,7 @@
 #   compare A B1    A/B: the injected case called slower is a detection;
 #   compare A' B2   any other case flagged is a false alarm.
 # and, from every A/A pair, each case: does A's interval (this run's rounds)
-# hold A''s median? (the rerun coverage the README states). Then every run
+# hold A''s median? (the rerun coverage docs/METHODS.md states). Then every run
 # is also compared with itself: its rounds 1, 2, 5, 6, ... against 3, 4,
 # 7, 8, ... (within-run A/A). Both halves span the whole run, so whatever
 # the machine did between runs is not in that comparison: its false alarms

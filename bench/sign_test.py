@@ -1,4 +1,4 @@
-"""The median's sign-test interval, as blobbench computes it (README, "How
+"""The median's sign-test interval, as blobbench computes it (docs/METHODS.md, "How
 blobbench measures"): shared by the benches that set blobbench beside a peer."""
 from math import comb
 

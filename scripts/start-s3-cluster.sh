@@ -37,8 +37,8 @@
 #               in S s". Exit status 1, with the end of its log, when not.
 #   Each process's pid is in DIR/NAME.pid (kept current by --restart), its
 #   log in DIR/NAME.log. The master keeps listing a killed volume server in
-#   /dir/status until it has missed its heartbeats for a while (see the
-#   README); the server itself stops answering at once.
+#   /dir/status until it has missed its heartbeats for a while (see
+#   docs/TARGETS.md); the server itself stops answering at once.
 #
 # The credentials are those of start-s3.sh (both may run at once). The S3
 # endpoint refuses unsigned requests. S3_CLUSTER_PORT picks where the search

@@ -341,7 +341,7 @@ impl Error {
 }
 
 /// How an operation failed: the classes a run counts failures by
-/// (README, "How blobbench measures": "Failures are outcomes").
+/// (docs/METHODS.md, "How blobbench measures": "Failures are outcomes").
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
 )]

@@ -9,7 +9,7 @@
 //! a third of them may be. 3x, not the 1.5x a quiet machine always finds: beside
 //! the rest of the suite and two CPU hogs, 1.5x was missed in 1 of 3 pairs
 //! (a 3-microsecond read's time swings more than 1.5x under that load); the
-//! README's calibration table gives the detection rates of +10% and +25%
+//! docs/METHODS.md's calibration table gives the detection rates of +10% and +25%
 //! on a quiet machine.
 //!
 //! A measurement of the instrument needs the machine to itself: beside the
@@ -84,7 +84,7 @@ fn the_small_calibration_finds_an_injected_slowdown_every_time() {
     // machine). Their rate is the machine's as much as compare's: a run's
     // rounds cannot show what the disk does between runs, and on this
     // project's 2-core VMs durable writes drift by minutes further than
-    // the flush probe follows (README, Calibration). Measured with no code
+    // the flush probe follows (docs/METHODS.md, Calibration). Measured with no code
     // change: 0 to 4 of 6 families flagged, at most 9 of 63 case
     // comparisons (14%). So this bound only catches a compare that calls
     // most noise a change: at most a third of the case comparisons.

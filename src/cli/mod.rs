@@ -1454,9 +1454,9 @@ pub struct CompareArgs {
     /// (the machine's measured drift, same machine and setup, divided out)
     #[arg(long, requires = "fail_on_slower")]
     pub allow_drift: bool,
-    /// Compare only the cases whose name contains TEXT (repeat for more): the cases a change
-    /// could have moved, tested as their own family, so a small change there needs fewer
-    /// samples (e.g. --case "read:db")
+    /// Compare only the case named TEXT, or, when no case has exactly that name, every case
+    /// whose name contains it (repeat for more): the cases a change could have moved, tested
+    /// as their own family, so a small change there needs fewer samples (e.g. --case "read sql")
     #[arg(long, value_name = "TEXT")]
     pub case: Vec<String>,
     /// Also write the comparison as JSON to FILE

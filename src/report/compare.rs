@@ -470,8 +470,8 @@ pub fn compare_cases(
                 .find(|m| m.key == mb.key && m.figure == mb.figure)?;
             Some((mb, ma))
         })
-        .filter(|(mb, _)| only.is_empty() || only.iter().any(|c| mb.label.contains(c.as_str())))
         .collect();
+    let pairs = only_named(pairs, only);
     // Why each pair is not comparable (empty: it is).
     let reasons: Vec<Vec<(String, String, String)>> = pairs
         .iter()
@@ -585,6 +585,35 @@ pub fn compare_cases(
         not_same_machine,
         results: (before.len(), after.len()),
     }
+}
+
+/// The pairs `only` names (all when it is empty): each name selects the
+/// case of exactly that label, or, when no label is exactly it, every
+/// case whose label contains it ("read sql" is one case; "read" all reads).
+fn only_named<'a>(
+    pairs: Vec<(&'a Measure, &'a Measure)>,
+    only: &[String],
+) -> Vec<(&'a Measure, &'a Measure)> {
+    if only.is_empty() {
+        return pairs;
+    }
+    let named = |label: &str, name: &str| {
+        let exact = pairs.iter().any(|(m, _)| m.label == name);
+        if exact {
+            label == name
+        } else {
+            label.contains(name)
+        }
+    };
+    let keep: Vec<bool> = pairs
+        .iter()
+        .map(|(m, _)| only.iter().any(|name| named(&m.label, name.as_str())))
+        .collect();
+    pairs
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(p, k)| k.then_some(p))
+        .collect()
 }
 
 /// Which side ran the case with an injected cost, and how much.

@@ -1,4 +1,4 @@
-//! What went wrong during a run, as data (README, "Failures are
+//! What went wrong during a run, as data (docs/METHODS.md, "Failures are
 //! outcomes"): failed operations counted by class, each class with the
 //! first message seen; when they happened, beside the completions, per
 //! tenth of a second; and the cluster's shape at the start and the end

@@ -81,7 +81,7 @@ impl Errors {
         .join(", ")
     }
 
-    /// The failures as classes (README, "How blobbench measures"): connect and io are
+    /// The failures as classes (docs/METHODS.md, "How blobbench measures"): connect and io are
     /// connection failures, each status code its own (429 throttled),
     /// length and content wrong bytes.
     pub fn as_failures(&self) -> Failures {

@@ -1,5 +1,5 @@
 //! A known extra cost per timed store operation: the testing aid with which
-//! the instrument checks itself (README, "How blobbench measures": "Calibration").
+//! the instrument checks itself (docs/METHODS.md, "How blobbench measures": "Calibration").
 //!
 //! An [`Injection`] is either a fixed extra (`+20us`) or the operation's own
 //! time scaled (`x1.10`). [`wrap`] puts a [`Session`] around a store's

@@ -114,7 +114,7 @@ fn refuse_lo(client: &mut PgClient, display: &Path, mode: PgMode) -> Result<()> 
         None => Ok(()),
         Some(name) => Err(Error::usage(format!(
             "{}: the server is {name} ({}), which does not support PostgreSQL's large objects: \
-             mode=lo cannot run there; use mode=bytea and keep values small (see the README's \
+             mode=lo cannot run there; use mode=bytea and keep values small (see docs/TARGETS.md, \
              \"Distributed SQL that cannot run here\")",
             display.display(),
             short_version(&version)

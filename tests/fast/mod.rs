@@ -10,6 +10,7 @@ pub(crate) mod architecture;
 pub(crate) mod cli;
 pub(crate) mod concurrency;
 pub(crate) mod conformance;
+pub(crate) mod docs;
 pub(crate) mod hints;
 pub(crate) mod hostile_datasets;
 pub(crate) mod hostile_files;

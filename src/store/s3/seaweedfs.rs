@@ -3,7 +3,7 @@
 //! for its own `/status`, beside the master itself and the S3 gateway.
 //!
 //! The master keeps listing a volume server that died until its
-//! heartbeats have been missing for a while (measured: see the README's
+//! heartbeats have been missing for a while (measured: see docs/TARGETS.md's
 //! fault section), so each volume server is asked itself: one that does
 //! not answer within [`PROBE_BOUND`] is "unreachable" at once. Every
 //! request runs at the same time; the whole read ends by [`DEADLINE`].
