@@ -410,8 +410,10 @@ def per_round(path):
         doc = json.load(f)
     times, injected = {}, None
     for r in doc["runs"]:
-        m = re.match(r"^(.*) \(round (\d+)\)$", r["name"])
-        name, rnd = (m.group(1), int(m.group(2))) if m else (r["name"], 1)
+        # "read sql (round 3)", or with --runs K "read sql (run 2) (round 3)":
+        # a round is keyed by its run as well, so runs are never crossed.
+        m = re.match(r"^(.*?)(?: \(run (\d+)\))? \(round (\d+)\)$", r["name"])
+        name, rnd = (m.group(1), (int(m.group(2) or 0), int(m.group(3)))) if m else (r["name"], (0, 1))
         rep = r["repetitions"][0]
         times.setdefault(name, {})[rnd] = (rep["ops_ns"] + rep["commit_ns"]) / max(1, rep["ops"])
         if r["plan"]["session"].get("inject"):

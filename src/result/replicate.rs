@@ -230,12 +230,24 @@ pub struct ReplicateTables {
 }
 
 impl ReplicateTables {
+    /// The rounds the suite set out to measure, as a failure line says
+    /// them: `--rounds`, or a precision target's "6-30".
+    pub fn rounds_planned_text(&self) -> String {
+        match self.stopping.as_ref().map(|r| r.rule) {
+            Some(RoundsRule::Precision(t)) => format!("{}-{}", t.min_rounds, t.max_rounds),
+            _ => self
+                .rounds_planned
+                .max(self.rounds.len() as u32)
+                .to_string(),
+        }
+    }
+
     /// The one line the command exits 1 with when the suite ended early:
     /// "litestream failed in round 2/5 (catch-up): timeout: ...; 1 of 5
     /// rounds measured, no restore; see the result". None when it did not.
     pub fn failures_line(&self) -> Option<String> {
         let f = self.failure.as_ref()?;
-        let planned = self.rounds_planned.max(self.rounds.len() as u32);
+        let planned = self.rounds_planned_text();
         Some(format!(
             "suite replicate failed in {} ({}): {}: {}; {} of {planned} rounds measured, {}; see the result",
             f.round,
@@ -477,6 +489,25 @@ mod tests {
         assert_eq!(
             t.failures_line().unwrap(),
             "suite replicate failed in round 2/3 (catch-up): timeout: litestream sync: timeout after 30 s (--sync-timeout); 1 of 3 rounds measured, no restore; see the result"
+        );
+        // Under a precision target the plan is its floor and ceiling.
+        let mut target = t.clone();
+        target.stopping = Some(RoundsRecord {
+            rule: RoundsRule::Precision(crate::measure::precision::PrecisionTarget {
+                half_width: 0.05,
+                min_rounds: 6,
+                max_rounds: 30,
+                max_seconds: 120.0,
+            }),
+            cases: Vec::new(),
+        });
+        assert!(
+            target
+                .failures_line()
+                .unwrap()
+                .contains("; 1 of 6-30 rounds measured, no restore"),
+            "{:?}",
+            target.failures_line()
         );
         assert_eq!(
             t.failure.as_ref().unwrap().describe(),

@@ -178,7 +178,7 @@ fn failure_lines(t: &ReplicateTables) -> Vec<String> {
             "FAILED {}; {} of {} rounds were measured before it and are kept below; nothing after it ran",
             f.describe(),
             t.rounds.len(),
-            t.rounds_planned.max(t.rounds.len() as u32)
+            t.rounds_planned_text()
         ),
         format!(
             "waits on litestream were bounded: start/stop {}, each sync {}, the restore {} (--start-timeout, --sync-timeout, --restore-timeout)",
