@@ -661,7 +661,7 @@ pub fn other_page_sizes(tried: &[u32], default: u32) -> Vec<u32> {
 /// A setting decided against its default, never by the median alone:
 /// another value is chosen only when its time is below the default's
 /// beyond the noise (the whole interval of their paired ratio below 1.00,
-/// by [`WITHIN_RUN_MARGIN`] for an interval over one run's rounds);
+/// by [`crate::measure::estimate::WITHIN_RUN_MARGIN`] for an interval over one run's rounds);
 /// otherwise the default is kept, and when some value could not be told
 /// from it (its interval contains 1.00, or it has none), the decision is
 /// within noise. Of several values faster beyond the noise, the fastest at
@@ -683,25 +683,17 @@ pub struct AgainstDefault<T> {
     pub others: Vec<(T, Estimate)>,
 }
 
-pub use crate::measure::estimate::WITHIN_RUN_MARGIN;
-
-/// The factor a time ratio's interval must pass, below 1 or above it
-/// (1.10: 1/1.10 = 0.91 below, 1.10 above), by the kind of its interval
-/// ([`Estimate::rerun_factor`]).
-pub fn decision_factor(e: &Estimate) -> f64 {
-    e.rerun_factor()
-}
-
 /// Whether a time ratio's whole interval lies below 1.00 by more than a
-/// rerun could move it ([`decision_factor`]).
+/// rerun could move it ([`Estimate::rerun_factor`]: 1.10, so below 0.91,
+/// for an interval over one run's rounds).
 pub fn faster_beyond_noise(e: &Estimate) -> bool {
-    e.has_interval() && e.high < 1.0 / decision_factor(e)
+    e.has_interval() && e.high < 1.0 / e.rerun_factor()
 }
 
 /// Whether a time ratio's whole interval lies above 1.00 by more than a
 /// rerun could move it.
 pub fn slower_beyond_noise(e: &Estimate) -> bool {
-    e.has_interval() && e.low > decision_factor(e)
+    e.has_interval() && e.low > e.rerun_factor()
 }
 
 impl<T: Clone + PartialEq> AgainstDefault<T> {

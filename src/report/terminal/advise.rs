@@ -446,12 +446,12 @@ fn undecided_why(e: &crate::measure::estimate::Estimate) -> String {
     if e.contains(1.0) {
         return "the interval contains 1.00".into();
     }
-    let f = crate::result::advise::decision_factor(e);
+    let f = e.rerun_factor();
     format!(
         "an interval over one run's rounds decides only past {:.2}x or {:.2}x: two runs here can differ by {:.0}%",
         1.0 / f,
         f,
-        crate::result::advise::WITHIN_RUN_MARGIN * 100.0
+        crate::measure::estimate::WITHIN_RUN_MARGIN * 100.0
     )
 }
 

@@ -336,7 +336,7 @@ fn value_line(sweep: &SweepState, w: &Workload, param: &str) -> String {
 
 /// What a value's time over its parameter's default's says: an effect only
 /// where the interval lies past 1.00 by more than a rerun could move it
-/// (`result::advise::decision_factor`).
+/// (`Estimate::rerun_factor`).
 pub(crate) fn effect_word(vs_default: &Estimate) -> &'static str {
     if faster_beyond_noise(vs_default) {
         "faster"
