@@ -597,22 +597,22 @@ fn only_named<'a>(
     if only.is_empty() {
         return pairs;
     }
-    let named = |label: &str, name: &str| {
-        let exact = pairs.iter().any(|(m, _)| m.label == name);
-        if exact {
-            label == name
-        } else {
-            label.contains(name)
-        }
-    };
-    let keep: Vec<bool> = pairs
+    // Each name once: exactly a label, or else a part of labels.
+    let exact: Vec<(&str, bool)> = only
         .iter()
-        .map(|(m, _)| only.iter().any(|name| named(&m.label, name.as_str())))
+        .map(|name| (name.as_str(), pairs.iter().any(|(m, _)| m.label == *name)))
         .collect();
     pairs
         .into_iter()
-        .zip(keep)
-        .filter_map(|(p, k)| k.then_some(p))
+        .filter(|(m, _)| {
+            exact.iter().any(|&(name, exact)| {
+                if exact {
+                    m.label == name
+                } else {
+                    m.label.contains(name)
+                }
+            })
+        })
         .collect()
 }
 
