@@ -18,8 +18,9 @@
 #
 # MariaDB from Debian (apt-get install mariadb-server if missing), started
 # with --no-defaults so the machine's configuration does not leak in, with
-# the ARCHIVE engine's plugin loaded. MYSQL_PORT picks the port (default: a
-# free one from 33060 up).
+# the ARCHIVE engine's plugin loaded. MYSQL_PORT picks where the search for a
+# free port starts (default: 23306, below Linux's ephemeral range, where an
+# outgoing connection's local port could hold the port without listening).
 
 _my_fail() { echo "start-mariadb: $*" >&2; return 1; }
 # One word for sh -c, whatever it holds: single-quoted, ' as '\''.
@@ -55,8 +56,12 @@ _my_launch() {
 }
 
 _my_free_port() {
-    local p=${MYSQL_PORT:-33060}
-    while (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; do p=$((p + 1)); done
+    local p=${MYSQL_PORT:-23306}
+    # ss, when present, also sees sockets bound or connected on the port.
+    while (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null \
+        || { command -v ss >/dev/null && [ -n "$(ss -Htan "sport = :$p" 2>/dev/null)" ]; }; do
+        p=$((p + 1))
+    done
     echo "$p"
 }
 

@@ -17,7 +17,9 @@
 #
 # PostgreSQL 15 from Debian (installed with apt-get if missing). initdb
 # refuses to run as root, so the cluster belongs to the postgres user.
-# PG_PORT picks the port (default: a free one from 54320 up).
+# PG_PORT picks where the search for a free port starts (default: 25432,
+# below Linux's ephemeral range, where an outgoing connection's local port
+# could hold the port without listening on it).
 
 # This script's absolute path, for the restart command it exports.
 _pg_script="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
@@ -34,10 +36,22 @@ _pg_bindir() {
     return 1
 }
 
+# A port from $1 (default PG_PORT, else 25432) up that nothing listens on
+# and no socket holds (ss, when present, also sees bound or connected ones).
 _pg_free_port() {
-    local p=${PG_PORT:-54320}
-    while (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; do p=$((p + 1)); done
+    local p=${1:-${PG_PORT:-25432}}
+    while (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null \
+        || { command -v ss >/dev/null && [ -n "$(ss -Htan "sport = :$p" 2>/dev/null)" ]; }; do
+        p=$((p + 1))
+    done
     echo "$p"
+}
+
+# Starts the cluster of folder $1 on port $2 (pg_ctl waits until it accepts),
+# as start_postgres's runas and bin.
+_pg_launch() {
+    "${runas[@]}" "$bin/pg_ctl" -D "$1/data" -l "$1/server.log" -w -t 60 \
+        -o "-c listen_addresses=127.0.0.1 -p $2 -k $1" start >/dev/null 2>&1
 }
 
 start_postgres() {
@@ -61,9 +75,21 @@ start_postgres() {
     "${runas[@]}" "$bin/initdb" -D "$BLOBBENCH_PG_DIR/data" -U postgres --auth=trust \
         --encoding=UTF8 --locale=C >"$BLOBBENCH_PG_DIR/initdb.log" 2>&1 \
         || { cat "$BLOBBENCH_PG_DIR/initdb.log" >&2; _pg_fail "initdb failed"; return 1; }
-    "${runas[@]}" "$bin/pg_ctl" -D "$BLOBBENCH_PG_DIR/data" -l "$BLOBBENCH_PG_DIR/server.log" -w -t 60 \
-        -o "-c listen_addresses=127.0.0.1 -p $port -k $BLOBBENCH_PG_DIR" start >/dev/null \
-        || { cat "$BLOBBENCH_PG_DIR/server.log" >&2; _pg_fail "the server did not start"; return 1; }
+    # Another process may take the port between the probe and the bind (two
+    # test runs starting at once): then try the next free port, a few times.
+    local try
+    for try in 1 2 3 4 5; do
+        : >"$BLOBBENCH_PG_DIR/server.log"
+        [ "$(id -u)" = 0 ] && chown postgres "$BLOBBENCH_PG_DIR/server.log"
+        _pg_launch "$BLOBBENCH_PG_DIR" "$port" && break
+        if ! grep -q "Address already in use" "$BLOBBENCH_PG_DIR/server.log" || [ "$try" = 5 ]; then
+            cat "$BLOBBENCH_PG_DIR/server.log" >&2
+            _pg_fail "the server did not start"
+            return 1
+        fi
+        echo "start-postgres: port $port was taken meanwhile; trying the next free one" >&2
+        port=$(_pg_free_port $((port + 1)))
+    done
     BLOBBENCH_PG_BIN=$bin
     local i
     for i in $(seq 60); do
