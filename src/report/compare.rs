@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::figures::{median_text, p_text, percent_text, ratio_text, single_valued};
 use super::measures::{Measure, run_measures};
-use crate::measure::estimate::median_estimate;
+use crate::measure::estimate::{between_runs, median_estimate};
 use crate::measure::reference::MachineReference;
 use crate::measure::significance::{
     ALPHA, Assessment, Call, Case, Family, LEVEL, MIN_SAMPLES, RESAMPLES, assess, median,
@@ -22,10 +22,16 @@ use crate::result::compare::{SAMPLES_ARE_RESULTS, SAMPLES_ARE_ROUNDS};
 use crate::result::{ResultDocument, Tables};
 
 /// The median, spread and count of one side's samples, each of which is
-/// a round of one run or one result's median (`results` > 1).
+/// a round of one run or one result's median (`results` > 1). Several
+/// results' medians get the between-run interval, which holds a rerun's
+/// figure; one run's rounds, the interval of their median.
 fn side_of(samples: &[f64], results: usize) -> Side {
     let s = summarize(samples);
-    let e = median_estimate(samples);
+    let e = if results > 1 {
+        between_runs(samples)
+    } else {
+        median_estimate(samples)
+    };
     Side {
         median: s.median,
         min: s.min,

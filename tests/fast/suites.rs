@@ -587,9 +587,22 @@ fn quick_runs_give_intervals_between_runs_that_compare_reads_run_by_run() {
         assert_eq!(e["coverage"], 0.875, "{r}");
     }
     // compare takes each run as one result: 4 samples a side, judged.
-    let cmp = ok(d, &["compare", "q.json", "q.json"]);
+    let cmp = ok(d, &["compare", "q.json", "q.json", "--json", "c.json"]);
     assert!(cmp.contains("(4)"), "{cmp}");
     assert!(!cmp.contains("insufficient data (2 vs 2"), "{cmp}");
+    // Each side's interval says where a rerun's figure lands: wider than
+    // the runs themselves span, as a rerun's figure is as uncertain.
+    let changes = json(&d.join("c.json"))["tables"]["compare"]["changes"].clone();
+    let mut widened = 0;
+    for c in changes.as_array().unwrap() {
+        let side = &c["before"];
+        let (min, max) = (side["min"].as_f64().unwrap(), side["max"].as_f64().unwrap());
+        let interval = side["interval"].as_array().unwrap();
+        let (low, high) = (interval[0].as_f64().unwrap(), interval[1].as_f64().unwrap());
+        assert!(low <= min && high >= max, "{side}");
+        widened += usize::from(low < min && high > max);
+    }
+    assert!(widened > 0, "{changes}");
     usage_error(
         d,
         &[

@@ -218,7 +218,7 @@ pub(in crate::report) fn interval_caption_over<'a>(
                 }
                 Method::BetweenRuns => {
                     format!(
-                        "whiskers: {coverage} sign-test interval between {} runs",
+                        "whiskers: where a rerun of {} runs lands ({coverage}: the runs' sign-test interval, widened)",
                         e.n
                     )
                 }
