@@ -1231,7 +1231,7 @@ pub struct QuickArgs {
     pub rounds: RoundsArgs,
     /// Independent runs, each on a fresh dataset, in one invocation: every figure becomes the
     /// median of the runs' figures with the interval between the runs (where a rerun lands), which
-    /// one run's rounds cannot give; compare takes each run as one result. 6 or more for 95%
+    /// one run's rounds cannot give (with --s3 the objects are copied anew each run too); compare takes each run as one result. 6 or more for 95%
     #[arg(long, value_name = "K", help_heading = "Rounds", default_value = "1", value_parser = number_in::<u64>(1, 100))]
     pub runs: u64,
     /// Where to write the JSON result

@@ -29,12 +29,6 @@ pub fn run(args: &QuickArgs) -> Result<()> {
             "--inject {case}=...: the s3 side runs only with --s3 URL; add it, or name a db, dir or tree case"
         )));
     }
-    if args.runs > 1 && args.s3.is_some() {
-        return Err(Error::usage(format!(
-            "--runs {} with --s3: runs on a fresh object-store dataset each are not measured yet; use --runs 1 with --s3, or leave --s3 out",
-            args.runs
-        )));
-    }
     let report = report_path(args);
     check_outputs(&args.json, report, args.folder.dir.as_deref())?;
     crate::command::output::warn_if_rule_never_judged(&rule, cases);

@@ -179,6 +179,11 @@ fn run_each(
             let names = ThreeLayouts::names("quick");
             let paths: Vec<_> = names.iter().map(|n| work.join(n)).collect();
             super::common::remove_entries(&paths);
+            // The object store's copy is made anew too (its prefix is
+            // this invocation's own, so only blobbench's objects go).
+            if let Some(t) = &options.object_store {
+                crate::store::remove_target(t);
+            }
         }
         progress.note(&format!(
             "blobbench quick: run {k} of {} (a fresh dataset)",

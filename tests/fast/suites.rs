@@ -603,17 +603,6 @@ fn quick_runs_give_intervals_between_runs_that_compare_reads_run_by_run() {
         widened += usize::from(low < min && high > max);
     }
     assert!(widened > 0, "{changes}");
-    usage_error(
-        d,
-        &[
-            "quick",
-            "--runs",
-            "2",
-            "--s3",
-            "s3://b/p?endpoint=http://127.0.0.1:1",
-        ],
-        "--runs 2 with --s3",
-    );
 }
 
 #[test]

@@ -155,6 +155,58 @@ fn quick_measures_an_object_store_column_and_removes_its_objects() {
 
 #[test]
 #[ignore = "needs an S3 server: run scripts/test.sh"]
+fn quick_runs_copy_the_object_store_dataset_anew_each_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let (url, prefix) = s3_url("quick-runs-test");
+    let out = ok_s3(
+        d,
+        &[
+            "quick", "--count", "40", "--size", "2k", "--rounds", "2", "--runs", "2", "--dir",
+            "data", "--json", "q.json", "--report", "none", "--s3", &url,
+        ],
+    );
+    assert!(out.contains("interval between the 2 runs"), "{out}");
+    let doc = json(&d.join("q.json"));
+    assert_eq!(doc["tables"]["between_runs"], 2);
+    for r in doc["tables"]["quick"].as_array().unwrap() {
+        let e = &r["estimates"]["s3_over_db"];
+        assert_eq!(e["method"], "between-runs", "{r}");
+        assert_eq!(e["n"], 2, "{r}");
+    }
+    // Each run copied the blobs to the store anew, after removing its
+    // copy: the object-store dataset's manifest differs run to run.
+    let s3_runs: Vec<(&str, &str)> = doc["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["store"]["kind"] == "s3")
+        .map(|r| {
+            let name = r["name"].as_str().unwrap();
+            (name, r["catalog"]["manifest"]["id"].as_str().unwrap())
+        })
+        .collect();
+    let id_of = |run: &str| {
+        let ids: Vec<&str> = s3_runs
+            .iter()
+            .filter(|(n, _)| n.contains(run))
+            .map(|(_, id)| *id)
+            .collect();
+        assert!(
+            !ids.is_empty() && ids.iter().all(|i| *i == ids[0]),
+            "{s3_runs:?}"
+        );
+        ids[0]
+    };
+    assert_ne!(id_of("(run 1)"), id_of("(run 2)"), "{s3_runs:?}");
+    assert!(
+        objects_under(&prefix).is_empty(),
+        "quick left objects behind"
+    );
+}
+
+#[test]
+#[ignore = "needs an S3 server: run scripts/test.sh"]
 fn advise_measures_the_object_store_as_a_layout_and_removes_its_objects() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
