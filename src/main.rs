@@ -86,6 +86,14 @@ fn main() -> ExitCode {
                 .map(str::trim)
                 .collect();
             let mut msg = first.join(" ");
+            // clap's tips ("a similar argument exists: '--count'") are
+            // further down: they are the fix, so they stay on the line.
+            for tip in rendered
+                .lines()
+                .filter_map(|l| l.trim().strip_prefix("tip: "))
+            {
+                msg = format!("{msg}; {tip}");
+            }
             if e.kind() == MissingRequiredArgument
                 && let Some(usage) = rendered.lines().find_map(|l| l.strip_prefix("Usage: "))
             {

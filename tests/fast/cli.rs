@@ -546,6 +546,12 @@ fn bad_input_is_one_line_and_exit_2() {
     usage_error(d, &["run", "sqlite:notes.txt"], "not an SQLite database");
     usage_error(d, &["run", "t.db", "--jmode", "fast", "--update"], "fast");
     usage_error(d, &["run", "t.db", "--write-style", "sideways"], "sideways");
+    // A typo keeps clap's tip, which is the fix.
+    usage_error(
+        d,
+        &["quick", "--cout", "5"],
+        "unexpected argument '--cout' found; a similar argument exists: '--count'",
+    );
     usage_error(
         d,
         &["run", "t.db", "--count", "301"],
@@ -721,9 +727,10 @@ fn quick_prints_ratios_and_writes_json() {
     assert!(
         html.contains("<details class=\"environment\">") && html.contains("SQLite compile options")
     );
-    // --dir was given without --keep: blobbench's datasets stay (the user chose the place).
-    assert!(d.join("data/quick.db").exists());
-    // Running again over its own datasets is allowed.
+    // --dir was given without --keep: the datasets went, and the folder
+    // this run made for them.
+    assert!(!d.join("data").exists());
+    // Running again makes them anew.
     ok(
         d,
         &[
@@ -804,7 +811,7 @@ fn a_second_quick_keeps_the_first_result_by_its_time() {
     let first = common::run(d, &args);
     assert!(first.status.success(), "{first:?}");
     assert!(!String::from_utf8_lossy(&first.stderr).contains("kept the earlier"));
-    assert_eq!(common::names_in(d), ["data", "quick.json", "report.html"]);
+    assert_eq!(common::names_in(d), ["quick.json", "report.html"]);
     let first_json = std::fs::read(d.join("quick.json")).unwrap();
     let first_html = std::fs::read(d.join("report.html")).unwrap();
     let finished = json(&d.join("quick.json"))["finished_at"]
@@ -844,7 +851,7 @@ fn a_second_quick_keeps_the_first_result_by_its_time() {
         "{err}"
     );
     assert_eq!(std::fs::read(d.join(kept_html)).unwrap(), first_html);
-    assert_eq!(names.len(), 5, "{names:?}");
+    assert_eq!(names.len(), 4, "{names:?}");
     assert_ne!(std::fs::read(d.join("quick.json")).unwrap(), first_json);
 }
 
