@@ -11,10 +11,11 @@ use clap::Args;
 /// and whether it stays afterwards.
 #[derive(Args, Debug)]
 pub struct WorkFolderArgs {
-    /// Folder for the datasets [default: a new temporary folder, removed afterwards]
+    /// Folder for the datasets, on the disk you want measured (created if missing, when its parent
+    /// exists); the datasets are removed afterwards unless --keep [default: a new temporary folder]
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
-    /// Keep the datasets after the run
+    /// Keep the datasets after the run (in --dir, or in the temporary folder, which is then named)
     #[arg(long)]
     pub keep: bool,
 }

@@ -13,9 +13,10 @@ use crate::target::{SqliteSettings, Target};
 use crate::workload::run::SessionOptionsRecord;
 use crate::workload::{CacheMode, Operation, RunPlan, RunResult};
 
-/// The folder a suite creates its datasets in: `--dir` (kept) or a fresh
-/// temporary folder (removed afterwards unless `--keep`). Only the entries
-/// the suite names as its own are ever removed. While it lives, Ctrl-C,
+/// The folder a suite creates its datasets in: `--dir` or a fresh
+/// temporary folder; either way the datasets go afterwards unless `--keep`.
+/// Only the entries the suite names as its own are ever removed, and a
+/// `--dir` folder itself only when this run created it and it is empty. While it lives, Ctrl-C,
 /// SIGTERM and SIGHUP stop the suite at its next step instead of killing
 /// it (see `interrupt`), so the folder and its datasets are removed as
 /// after a failure.
@@ -26,7 +27,7 @@ pub struct WorkDir {
     /// --keep: datasets stay even when the suite fails, to be looked at.
     keep: bool,
     /// `--dir` named a folder this run created (removed again, if empty,
-    /// when the suite fails).
+    /// when its datasets go).
     created: bool,
     /// Set when a failure removed the datasets: nothing is left to report.
     discarded: std::cell::Cell<bool>,
@@ -37,8 +38,9 @@ pub struct WorkDir {
 }
 
 impl WorkDir {
-    /// `dir` (created when missing) or a new temporary folder named
-    /// `prefix...`, removed on drop unless `keep`.
+    /// `dir` (created when missing, if its parent exists: a mistyped path
+    /// is refused, not made) or a new temporary folder named `prefix...`;
+    /// the datasets are removed afterwards unless `keep`.
     pub fn new(dir: Option<&Path>, keep: bool, prefix: &str) -> Result<WorkDir> {
         // Caught before anything is made, so nothing is made unguarded.
         let signals = crate::interrupt::install();
@@ -46,8 +48,7 @@ impl WorkDir {
             Some(d) => {
                 let created = !d.exists();
                 if created {
-                    std::fs::create_dir_all(d)
-                        .map_err(|e| Error::io("cannot create folder", d, e))?;
+                    create_named_folder(d)?;
                 } else if !d.is_dir() {
                     return Err(Error::usage(format!(
                         "--dir {}: is a file, not a folder",
@@ -56,7 +57,7 @@ impl WorkDir {
                 }
                 Ok(WorkDir {
                     path: d.to_path_buf(),
-                    remove_after: false,
+                    remove_after: !keep,
                     keep,
                     created,
                     discarded: Default::default(),
@@ -118,9 +119,11 @@ impl WorkDir {
             return;
         }
         let paths: Vec<PathBuf> = names.iter().map(|n| self.path.join(n)).collect();
+        // A test holds the suite here to interrupt it while its datasets go.
+        crate::pause::at("work-remove");
         remove_entries(&paths);
         self.discarded.set(discard);
-        if discard && self.created {
+        if self.created {
             // remove_dir removes only an empty folder: nothing of the user's.
             let _ = std::fs::remove_dir(&self.path);
         }
@@ -135,6 +138,24 @@ impl WorkDir {
             progress.note(&format!("datasets kept in {}", self.path.display()));
         }
     }
+}
+
+/// Creates the `--dir` folder `d`, whose parent must exist: `--dir
+/// /data/blobench` (a typo of an existing /data/blobbench) is one folder
+/// deep, but `--dir /dat/blobbench` would make a tree nobody asked for.
+fn create_named_folder(d: &Path) -> Result<()> {
+    let parent = match d.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !parent.is_dir() {
+        return Err(Error::usage(format!(
+            "--dir {}: its parent folder {} does not exist; check the path, or create the parent first",
+            d.display(),
+            parent.display()
+        )));
+    }
+    std::fs::create_dir(d).map_err(|e| Error::io("cannot create folder", d, e))
 }
 
 /// Removes a dataset blobbench made in the work folder: a folder, or a

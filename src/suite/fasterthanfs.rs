@@ -150,7 +150,8 @@ pub fn run(options: &FasterThanFsOptions, progress: &dyn Progress) -> Result<Res
     let outcome = run_in(options, &work, progress);
     work.remove(&ThreeLayouts::names("fasterthanfs"), outcome.is_err());
     work.report_kept(progress);
-    outcome
+    // A Ctrl-C while the datasets went is still an interruption.
+    outcome.and_then(|doc| crate::interrupt::check().map(|()| doc))
 }
 
 fn run_in(

@@ -159,7 +159,8 @@ pub fn run(options: &QuickOptions, progress: &dyn Progress) -> Result<ResultDocu
             crate::store::remove_target(t);
         }
     }
-    outcome
+    // A Ctrl-C while the datasets went is still an interruption.
+    outcome.and_then(|doc| crate::interrupt::check().map(|()| doc))
 }
 
 /// One run, or `options.runs` independent runs each on a fresh dataset

@@ -31,6 +31,7 @@ const EXPANSIONS: &[(&str, &str)] = &[
         "s3://blobbench/bench?endpoint=http://127.0.0.1:8333&region=us-east-1",
     ),
     ("$ENDPOINT", "http://127.0.0.1:8333"),
+    ("\"$TOKEN\"", "0123456789abcdef0123456789abcdef"),
     (
         "$(openssl rand -hex 16)",
         "0123456789abcdef0123456789abcdef",

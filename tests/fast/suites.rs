@@ -1380,3 +1380,38 @@ pub(crate) fn assert_one_system_failed(
     assert!(stdout.contains(&format!("FAILED {system} (")), "{stdout}");
     assert!(stdout.contains(&format!("failed: {class}: ")), "{stdout}");
 }
+
+/// `--dir` names where the datasets go, not whether they stay: they are
+/// removed afterwards unless `--keep`, as in a temporary folder; a folder
+/// the run created goes with them, a user's folder and its files stay;
+/// and a path whose parent does not exist (a typo) is refused, not made.
+#[test]
+fn dir_datasets_go_unless_kept_and_a_mistyped_dir_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let quick = |dir: &str, extra: &[&str]| {
+        let mut args = vec![
+            "quick", "--count", "200", "--size", "2k", "--rounds", "1", "--report", "none",
+            "--json", "q.json", "--dir", dir,
+        ];
+        args.extend_from_slice(extra);
+        ok(d, &args)
+    };
+    quick("made", &[]);
+    assert!(!d.join("made").exists(), "the folder this run made stays");
+    std::fs::create_dir(d.join("mine")).unwrap();
+    std::fs::write(d.join("mine/notes.txt"), "mine").unwrap();
+    quick("mine", &[]);
+    assert_eq!(common::names_in(&d.join("mine")), ["notes.txt"]);
+    quick("mine", &["--keep"]);
+    assert_eq!(
+        common::names_in(&d.join("mine")),
+        ["notes.txt", "quick.db", "quick.dir", "quick.tree"]
+    );
+    usage_error(
+        d,
+        &["quick", "--count", "200", "--dir", "no/such/place"],
+        "--dir no/such/place: its parent folder no/such does not exist",
+    );
+    assert!(!d.join("no").exists());
+}

@@ -169,8 +169,10 @@ fn a_signal_removes_a_suites_temporary_folder() {
         "--rounds",
         "2",
     ];
-    let cases: [(&[&str], &str, i32, bool); 5] = [
+    let cases: [(&[&str], &str, i32, bool); 6] = [
         (quick, "round-case@3", libc::SIGINT, false),
+        // At the end, while the datasets go: still an interruption.
+        (quick, "work-remove@1", libc::SIGINT, false),
         (quick, "round-case@2", libc::SIGTERM, false),
         (quick, "round-case@2", libc::SIGINT, true),
         (advise, "advise-round@2", libc::SIGTERM, false),
