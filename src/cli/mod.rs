@@ -21,7 +21,7 @@ use crate::units::{
     MAX_BLOB_SIZE, MAX_KEY, MAX_ROUNDS, MAX_TOTAL, duration_in, float_in, number_arg, number_in,
 };
 use crate::workload::mix::Mix;
-pub use shared::{DefaultRounds, PrecisionArgs, RoundsArgs};
+pub use shared::{DefaultRounds, PrecisionArgs, RoundsArgs, TableFileArgs};
 use shared::{LobServerArgs, ResultFileArgs, WorkFolderArgs};
 use values::{
     DistChoice, DurabilityChoice, LobOrderChoice, Logging, TableChoice, UrlOrder, YcsbWorkload,
@@ -1240,6 +1240,9 @@ pub struct QuickArgs {
     /// Where to write the HTML report with charts (--report none: no report)
     #[arg(long, value_name = "FILE", default_value = "report.html")]
     pub report: Option<PathBuf>,
+    /// The result's tables as Markdown or CSV
+    #[command(flatten)]
+    pub export: shared::TableFileArgs,
     /// Also measure an object store (one more column): the same blobs under a fresh
     /// prefix PREFIX/blobbench-quick-PID-TIME of this S3 URL, removed afterwards
     /// (credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the AWS profile)
@@ -1387,6 +1390,7 @@ impl clap::builder::TypedValueParser for Utf8Arg {
 #[derive(Args, Debug)]
 #[command(
     mut_arg("json", |a| a.required(false).default_value("reproduce.json").help("Where to write the JSON result (the ledger and every experiment's result)")),
+    mut_arg("markdown", |a| a.help("Also write the ledger as Markdown to FILE (- for standard output), for pasting into an issue (the experiments' tables: --csv, the report)")),
 )]
 pub struct ReproduceArgs {
     /// The time the whole should fit in: picks each experiment's counts, rounds and sizes (2h: the documents' own scale)
@@ -1395,9 +1399,6 @@ pub struct ReproduceArgs {
     /// The servers suite lob measures beside sqlite and dir
     #[command(flatten)]
     pub servers: LobServerArgs,
-    /// Also write the ledger as Markdown to FILE (- for standard output), for pasting into an issue
-    #[arg(long, value_name = "FILE")]
-    pub markdown: Option<PathBuf>,
     /// Where the command keeps its data
     #[command(flatten)]
     pub folder: WorkFolderArgs,

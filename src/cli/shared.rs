@@ -30,6 +30,22 @@ pub struct ResultFileArgs {
     /// Also write an HTML report with charts to FILE
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+    /// The result's tables as Markdown or CSV
+    #[command(flatten)]
+    pub export: TableFileArgs,
+}
+
+/// `--markdown` and `--csv`: the result's tables written straight from
+/// the measuring command (as hyperfine's --export-markdown), the same files
+/// `blobbench report RESULT --markdown FILE --csv DIR` writes.
+#[derive(Args, Debug, Default)]
+pub struct TableFileArgs {
+    /// Also write the result's tables as Markdown to FILE (- for standard output)
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub markdown: Option<PathBuf>,
+    /// Also write each of the result's tables as a CSV file into DIR (new, empty, or one blobbench wrote)
+    #[arg(long, value_name = "DIR", help_heading = "Output")]
+    pub csv: Option<PathBuf>,
 }
 
 /// `--pg`, `--mysql` and `--s3`: the servers `suite lob` measures beside

@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use std::time::SystemTime;
 
 use super::streams;
-use crate::cli::shared::ResultFileArgs;
+use crate::cli::shared::{ResultFileArgs, TableFileArgs};
 use crate::error::{Error, Result};
 use crate::measure::environment::{Environment, busy_warning};
 use crate::report::{html, sections, text};
@@ -446,13 +446,36 @@ pub fn write_result_with_report(
 pub fn write_result_files(doc: &mut ResultDocument, files: &ResultFileArgs) -> Result<()> {
     write_result_with_report(doc, &files.json, files.report.as_deref())?;
     println!("result written to {}", streams::shown(&files.json));
-    Ok(())
+    write_exports(doc, &files.json, &files.export)
 }
 
-/// Checks a suite's `--json` and `--report` destinations (and its work
-/// folder, when it has one) before any work.
+/// Checks a suite's `--json`, `--report`, `--markdown` and `--csv`
+/// destinations (and its work folder, when it has one) before any work.
 pub fn check_result_files(files: &ResultFileArgs, dir: Option<&Path>) -> Result<()> {
-    check_outputs(&files.json, files.report.as_deref(), dir)
+    check_outputs(&files.json, files.report.as_deref(), dir)?;
+    check_exports(&files.export)
+}
+
+/// Checks `--markdown FILE` and `--csv DIR` before any work.
+pub fn check_exports(export: &TableFileArgs) -> Result<()> {
+    super::report::check_exports(export.markdown.as_deref(), export.csv.as_deref())
+}
+
+/// Writes the result's tables as `--markdown` and `--csv` ask, as
+/// `blobbench report` would from the result file at `source`.
+pub fn write_exports(doc: &ResultDocument, source: &Path, export: &TableFileArgs) -> Result<()> {
+    if export.markdown.is_none() && export.csv.is_none() {
+        return Ok(());
+    }
+    let sections =
+        crate::report::sections::sections(&[(doc.clone(), source.display().to_string())]);
+    if let Some(md) = &export.markdown {
+        super::report::write_markdown(&sections, md)?;
+    }
+    if let Some(dir) = &export.csv {
+        super::report::write_csv(&sections, dir)?;
+    }
+    Ok(())
 }
 
 /// Says at the start, before anything is measured, when `compare` could

@@ -31,6 +31,7 @@ pub fn run(args: &QuickArgs) -> Result<()> {
     }
     let report = report_path(args);
     check_outputs(&args.json, report, args.folder.dir.as_deref())?;
+    crate::command::output::check_exports(&args.export)?;
     crate::command::output::warn_if_rule_never_judged(&rule, cases);
     let object_store = match &args.s3 {
         Some(url) => Some(super::object_store::fresh_prefix(url, "quick")?),
@@ -59,6 +60,7 @@ pub fn run(args: &QuickArgs) -> Result<()> {
     }
     write_result_with_report(&mut doc, &args.json, report)?;
     println!("result written to {}", super::streams::shown(&args.json));
+    crate::command::output::write_exports(&doc, &args.json, &args.export)?;
     // A side that failed is in the table and the result; then exit 1.
     match doc.tables.failures_line() {
         Some(line) => Err(Error::OperationsFailed(line)),

@@ -61,23 +61,10 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         args.output.display()
     );
     if let Some(md) = &args.markdown {
-        let text = text::markdown(&sections);
-        if md == Path::new("-") {
-            print!("{text}");
-        } else {
-            crate::command::output::write_atomically(md, text.as_bytes())?;
-            println!("markdown -> {}", md.display());
-        }
+        write_markdown(&sections, md)?;
     }
     if let Some(dir) = &args.csv {
-        prepare_folder(dir)?;
-        for s in &sections {
-            for t in &s.tables {
-                let path = dir.join(text::csv_name(s, t));
-                crate::command::output::write_atomically(&path, &text::csv(t)?)?;
-            }
-        }
-        println!("csv: {tables} file(s) -> {}", dir.display());
+        write_csv(&sections, dir)?;
     }
     if let (Some(dir), Some(r)) = (&args.png, &rasterizer) {
         prepare_folder(dir)?;
@@ -89,6 +76,45 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         }
         println!("png: {charts} file(s) -> {}", dir.display());
     }
+    Ok(())
+}
+
+/// Checks the destinations of `--markdown FILE` and `--csv DIR` before
+/// any work.
+pub fn check_exports(markdown: Option<&Path>, csv: Option<&Path>) -> Result<()> {
+    if let Some(md) = markdown.filter(|p| *p != Path::new("-")) {
+        crate::command::output::check_markdown_target("--markdown", md)?;
+    }
+    if let Some(dir) = csv {
+        check_folder("--csv", dir)?;
+    }
+    Ok(())
+}
+
+/// Writes the sections' tables as Markdown to `md` (`-`: standard output).
+pub fn write_markdown(sections: &[crate::report::view::Section], md: &Path) -> Result<()> {
+    let text = text::markdown(sections);
+    if md == Path::new("-") {
+        print!("{text}");
+    } else {
+        crate::command::output::write_atomically(md, text.as_bytes())?;
+        println!("markdown -> {}", md.display());
+    }
+    Ok(())
+}
+
+/// Writes each of the sections' tables as a CSV file into `dir`.
+pub fn write_csv(sections: &[crate::report::view::Section], dir: &Path) -> Result<()> {
+    prepare_folder(dir)?;
+    let mut tables = 0;
+    for s in sections {
+        for t in &s.tables {
+            let path = dir.join(text::csv_name(s, t));
+            crate::command::output::write_atomically(&path, &text::csv(t)?)?;
+            tables += 1;
+        }
+    }
+    println!("csv: {tables} file(s) -> {}", dir.display());
     Ok(())
 }
 

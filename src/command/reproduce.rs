@@ -23,8 +23,19 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
     if let Tables::Reproduce(t) = &doc.tables {
         print!("{}", crate::report::terminal::reproduce::render(t));
     }
-    super::output::write_result_files(&mut doc, &args.outputs)?;
-    if let Some(md) = &args.markdown {
+    let files = &args.outputs;
+    super::output::write_result_with_report(&mut doc, &files.json, files.report.as_deref())?;
+    println!(
+        "result written to {}",
+        crate::command::streams::shown(&files.json)
+    );
+    // --csv: every table, the experiments' too.
+    let csv_only = crate::cli::TableFileArgs {
+        markdown: None,
+        csv: files.export.csv.clone(),
+    };
+    super::output::write_exports(&doc, &files.json, &csv_only)?;
+    if let Some(md) = &files.export.markdown {
         let source = args.outputs.json.display().to_string();
         // The ledger only, for pasting into an issue: the experiments'
         // tables are in the report and the JSON.
@@ -52,9 +63,6 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
 /// server given that cannot be reached is refused here (exit 2).
 fn options(args: &ReproduceArgs) -> Result<ReproduceOptions> {
     super::output::check_result_files(&args.outputs, args.folder.dir.as_deref())?;
-    if let Some(md) = args.markdown.as_deref().filter(|p| *p != Path::new("-")) {
-        super::output::check_markdown_target("--markdown", md)?;
-    }
     let servers = lob::servers(
         args.servers.pg.as_deref(),
         args.servers.mysql.as_deref(),

@@ -207,3 +207,41 @@ fn commands_are_cut_where_the_shell_would_cut_them() {
         ["blobbench quick --count 2k", "blobbench stat x.db"]
     );
 }
+
+/// Every file or folder of the repository the docs and ARCHITECTURE.md
+/// name in backticks (`src/report/chart/`, `bench/calibrate.sh`) exists:
+/// a module moved or renamed cannot leave the map pointing at nothing.
+/// Placeholders (`src/suite/NAME.rs`) and patterns are not paths.
+#[test]
+fn every_path_the_docs_name_exists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut pages = documentation();
+    pages.push(root.join("ARCHITECTURE.md"));
+    let tops = ["src/", "tests/", "bench/", "scripts/", "docs/", ".ci/"];
+    let (mut checked, mut missing) = (0, Vec::new());
+    for page in pages {
+        let text = std::fs::read_to_string(&page).unwrap();
+        for (i, span) in text.split('`').enumerate() {
+            let path = span.trim_end_matches(['.', '/']);
+            let placeholder = path
+                .chars()
+                .any(|c| c.is_ascii_uppercase() || "*{}<> ".contains(c));
+            if i % 2 == 0 || placeholder || !tops.iter().any(|t| span.starts_with(t)) {
+                continue;
+            }
+            checked += 1;
+            if !root.join(path).exists() {
+                missing.push(format!(
+                    "{}: {span}",
+                    page.file_name().unwrap().to_string_lossy()
+                ));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "named but not there:\n{}",
+        missing.join("\n")
+    );
+    assert!(checked > 20, "only {checked} paths found");
+}

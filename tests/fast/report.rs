@@ -1,5 +1,6 @@
 //! End-to-end tests of `report`, `compare` and `advise` on real results.
 
+use crate::common;
 use crate::common::small;
 use std::path::{Path, PathBuf};
 
@@ -621,4 +622,85 @@ fn every_chart_says_what_its_whiskers_and_marks_are() {
         }
     }
     assert!(with_whiskers >= 8, "{with_whiskers} figures with whiskers");
+}
+
+/// A measuring command writes its tables as Markdown and CSV itself
+/// (hyperfine's --export-markdown), the same files `report` writes from
+/// its result; a destination it may not write is refused before any work.
+#[test]
+fn measuring_commands_export_the_tables_report_would() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let quick = [
+        "quick", "--count", "200", "--size", "2k", "--rounds", "1", "--report", "none",
+    ];
+    let args: Vec<&str> = quick
+        .iter()
+        .copied()
+        .chain(["--markdown", "q.md", "--csv", "qt"])
+        .collect();
+    let out = ok(d, &args);
+    assert!(
+        out.contains("markdown -> q.md") && out.contains("-> qt"),
+        "{out}"
+    );
+    ok(
+        d,
+        &[
+            "report",
+            "quick.json",
+            "-o",
+            "r.html",
+            "--markdown",
+            "r.md",
+            "--csv",
+            "rt",
+        ],
+    );
+    let read = |p: &str| std::fs::read_to_string(d.join(p)).unwrap();
+    assert_eq!(read("q.md"), read("r.md"));
+    assert!(read("q.md").contains("| case |"), "{}", read("q.md"));
+    let tables = common::names_in(&d.join("qt"));
+    assert_eq!(tables, common::names_in(&d.join("rt")));
+    assert!(
+        tables.iter().any(|t| t.ends_with("-quick-quick.csv")),
+        "{tables:?}"
+    );
+    for t in tables.iter().filter(|t| t.ends_with(".csv")) {
+        assert_eq!(read(&format!("qt/{t}")), read(&format!("rt/{t}")), "{t}");
+    }
+    // Markdown to standard output, after the table.
+    let args: Vec<&str> = quick.iter().copied().chain(["--markdown", "-"]).collect();
+    assert!(ok(d, &args).contains("| case |"));
+    // A folder of someone else's files is refused before anything is measured.
+    std::fs::create_dir(d.join("mine")).unwrap();
+    std::fs::write(d.join("mine/notes.txt"), "mine").unwrap();
+    let args: Vec<&str> = quick.iter().copied().chain(["--csv", "mine"]).collect();
+    usage_error(
+        d,
+        &args,
+        "--csv mine: the folder holds files blobbench did not write",
+    );
+    let args = [
+        "suite",
+        "fasterthanfs",
+        "--count",
+        "200",
+        "--size",
+        "2k",
+        "--rounds",
+        "1",
+        "--json",
+        "f.json",
+        "--csv",
+        "ft",
+    ];
+    ok(d, &args);
+    assert!(
+        common::names_in(&d.join("ft"))
+            .iter()
+            .any(|t| t.ends_with(".csv")),
+        "{:?}",
+        common::names_in(&d.join("ft"))
+    );
 }
